@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { backendNames, type BackendName } from './backends/catalog.js';
+import type { GatewayConfig } from './config.js';
+import { TokenVerifier } from './http/auth.js';
+import { registerErrorHandling } from './http/errors.js';
+import { registerGuard } from './http/guard.js';
+import { loadTrustedKeys } from './http/keys.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
+import { registerOpenApi } from './http/openapi.js';
+import { registerPassthroughs } from './http/passthrough.js';
+import { Forwarder, type BackendTarget } from './http/proxy.js';
+import { FallbackBuckets, MemoryBuckets, RedisBuckets, type BucketStore } from './http/rate-limit.js';
+import { miscRoutes } from './routes/misc.js';
+import { operationsRoutes } from './routes/operations.js';
+import { passthroughRoutes } from './routes/passthrough-table.js';
+import { openStore, type Store } from './store/database.js';
+
+export interface Gateway {
+  app: FastifyInstance;
+  config: GatewayConfig;
+  store: Store;
+  forwarder: Forwarder;
+  verifier: TokenVerifier;
+  buckets: BucketStore;
+  metrics: Metrics;
+  close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  /** Where embedded backends listen; remote URLs from the configuration take precedence. */
+  embeddedTargets?: Partial<Record<BackendName, BackendTarget>>;
+}
+
+const requestIdPattern = /^[\w.:-]{1,128}$/;
+
+/** Accepts a caller's `X-Request-Id` when it is short and plain (it ends up in logs), else makes one. */
+function requestId(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
+}
+
+function remoteTargets(config: GatewayConfig): Partial<Record<BackendName, BackendTarget>> {
+  const targets: Partial<Record<BackendName, BackendTarget>> = {};
+  for (const name of backendNames) {
+    const { url, timeoutMs } = config.backends[name];
+    if (url) targets[name] = { origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), timeoutMs };
+  }
+  return targets;
+}
+
+function createBuckets(config: GatewayConfig, app: FastifyInstance, metrics: Metrics): BucketStore {
+  const local = new MemoryBuckets();
+  if (!config.redisUrl) return local;
+  const shared = new RedisBuckets(config.redisUrl, config.redisKeyPrefix);
+  return new FallbackBuckets(shared, local, app.log, () => metrics.rateLimitFallbacks.inc());
+}
+
+/** Builds a gateway instance (not yet listening): the unit that main.ts runs and tests start. */
+export async function buildGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    genReqId: requestId,
+    requestIdHeader: false,
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    ajv: { customOptions: { coerceTypes: 'array', allErrors: false } },
+  });
+
+  const metrics = createMetrics();
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth);
+  const buckets = createBuckets(config, app, metrics);
+  const remote = remoteTargets(config);
+  const forwarder = new Forwarder({ ...options.embeddedTargets, ...remote }, config.uidDomain, metrics);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+    metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    metrics.requestDuration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
+  });
+
+  registerErrorHandling(app);
+  await registerOpenApi(app);
+  registerGuard(app, { config, verifier, buckets, metrics });
+  await app.register(miscRoutes);
+  await app.register(operationsRoutes, { store, forwarder, metrics, remoteBackends: Object.keys(remote) as BackendName[] });
+  await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
+
+  app.addHook('onClose', async () => {
+    await Promise.allSettled([forwarder.close(), buckets.close(), store.close()]);
+  });
+
+  return { app, config, store, forwarder, verifier, buckets, metrics, close: () => app.close() };
+}

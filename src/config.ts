@@ -1,0 +1,151 @@
+import path from 'node:path';
+import { backendEnvPrefix, backendNames, type BackendName } from './backends/catalog.js';
+
+export interface BackendSetting {
+  /** Remote base URL; undefined means "use the embedded service". */
+  url?: URL;
+  timeoutMs: number;
+}
+
+export interface GatewayConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  redisKeyPrefix: string;
+  logLevel: string;
+  trustProxy: boolean;
+  bodyLimitBytes: number;
+  uidDomain: string;
+  auth: {
+    jwksUrl?: URL;
+    publicKeyFiles: string[];
+    issuer?: string;
+    audience?: string;
+    requireExp: boolean;
+    clockSkewSeconds: number;
+    adminRoles: string[];
+    dataStoreAdminRoles: string[];
+    /** True when neither a JWKS URL nor PEM files are set: the gateway signs and trusts its own key. */
+    embeddedKeys: boolean;
+  };
+  rateLimit: {
+    userPerMin: number;
+    anonPerMin: number;
+    burst: number;
+  };
+  backends: Record<BackendName, BackendSetting>;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${message}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): URL | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${raw}"`);
+  }
+  return parsed;
+}
+
+function list(env: Env, name: string, fallback: string[]): string[] {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): GatewayConfig {
+  const defaultTimeoutMs = integer(env, 'BACKEND_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  const backends = {} as Record<BackendName, BackendSetting>;
+  for (const name of backendNames) {
+    const prefix = backendEnvPrefix(name);
+    backends[name] = {
+      url: url(env, `${prefix}_URL`, ['http:', 'https:']),
+      timeoutMs: integer(env, `${prefix}_TIMEOUT_MS`, defaultTimeoutMs, 100, 3_600_000),
+    };
+  }
+
+  const jwksUrl = url(env, 'AUTH_JWKS_URL', ['http:', 'https:']);
+  const publicKeyFiles = list(env, 'AUTH_PUBLIC_KEYS', []);
+  const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
+  if (!logLevels.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${logLevels.join(', ')}, got "${logLevel}"`);
+  }
+
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const userPerMin = integer(env, 'RATE_LIMIT_USER_PER_MIN', 100, 1, 1_000_000);
+
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    dataDir: path.resolve(text(env, 'GATEWAY_DATA_DIR') ?? './data'),
+    databaseUrl: databaseUrl?.toString(),
+    redisUrl: redisUrl?.toString(),
+    redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'gateway:',
+    logLevel,
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 2 ** 40),
+    uidDomain: text(env, 'UID_DOMAIN') ?? 'localhost',
+    auth: {
+      jwksUrl,
+      publicKeyFiles,
+      issuer: text(env, 'AUTH_ISSUER'),
+      audience: text(env, 'AUTH_AUDIENCE'),
+      requireExp: boolean(env, 'AUTH_REQUIRE_EXP', true),
+      clockSkewSeconds: integer(env, 'AUTH_CLOCK_SKEW_SECONDS', 30, 0, 600),
+      adminRoles: list(env, 'ADMIN_ROLES', ['de-admin', 'super-admin']),
+      dataStoreAdminRoles: list(env, 'DATA_STORE_ADMIN_ROLES', ['data-store-admin', 'super-admin']),
+      embeddedKeys: jwksUrl === undefined && publicKeyFiles.length === 0,
+    },
+    rateLimit: {
+      userPerMin,
+      anonPerMin: integer(env, 'RATE_LIMIT_ANON_PER_MIN', 10, 1, 1_000_000),
+      burst: integer(env, 'RATE_LIMIT_BURST', 150, 1, 1_000_000),
+    },
+    backends,
+  };
+}

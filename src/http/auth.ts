@@ -1,0 +1,221 @@
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { LRUCache } from 'lru-cache';
+import type { GatewayConfig } from '../config.js';
+import { GatewayError } from './errors.js';
+import type { TrustedKeys } from './keys.js';
+
+/** Who is calling, as read from a verified token. */
+export interface Identity {
+  username: string;
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+  name?: string;
+  roles: readonly string[];
+  groups: readonly string[];
+}
+
+/**
+ * Route auth levels (routes.md §1.2): `none` reads no credentials; `optional` uses them when
+ * present; `user` requires them; `admin` and `data-store-admin` also require a role;
+ * `{serviceRole}` requires a service account holding that role.
+ */
+export type AuthLevel = 'none' | 'optional' | 'user' | 'admin' | 'data-store-admin' | { serviceRole: string };
+
+/** Asymmetric algorithms only: HMAC would let anyone holding a public key mint tokens. */
+export const allowedAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+/** Why authentication failed; also the label of the auth-failure metric. */
+export type AuthFailure =
+  | 'missing'
+  | 'malformed'
+  | 'algorithm'
+  | 'expired'
+  | 'not_yet_valid'
+  | 'claims'
+  | 'untrusted'
+  | 'key_unavailable'
+  | 'forbidden';
+
+export class AuthError extends GatewayError {
+  constructor(
+    readonly failure: AuthFailure,
+    reason: string,
+  ) {
+    super(
+      failure === 'forbidden' ? 403 : 401,
+      failure === 'forbidden' ? 'ERR_FORBIDDEN' : 'ERR_NOT_AUTHORIZED',
+      reason,
+      {},
+      failure === 'forbidden' ? {} : { 'www-authenticate': 'Bearer realm="platform-gateway"' },
+    );
+  }
+}
+
+export const noCredentials = () => new AuthError('missing', 'No user authentication information found in request.');
+
+const compactJwt = /^[\w-]+\.[\w-]*\.[\w-]*$/;
+
+/** The token of a request: `X-Vendor-De-Jwt` first, then `Authorization: Bearer` (any case). */
+export function extractToken(headers: IncomingHttpHeaders): string | undefined {
+  const vendor = headers['x-vendor-de-jwt'];
+  if (typeof vendor === 'string' && vendor.trim() !== '') return vendor.trim();
+  const authorization = headers.authorization;
+  if (typeof authorization === 'string') {
+    const match = /^bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match) return match[1];
+  }
+  return undefined;
+}
+
+function strings(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
+  return typeof value === 'string' ? [value] : [];
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+export function identityFromClaims(claims: JWTPayload): Identity {
+  const username = optionalString(claims.preferred_username) ?? optionalString(claims.sub);
+  if (!username) throw new AuthError('claims', 'Missing required JWT claims: [preferred_username]');
+  const roles = new Set(strings((claims.realm_access as { roles?: unknown } | undefined)?.roles));
+  const resourceAccess = claims.resource_access;
+  if (resourceAccess && typeof resourceAccess === 'object') {
+    for (const client of Object.values(resourceAccess as Record<string, { roles?: unknown }>)) {
+      for (const role of strings(client?.roles)) roles.add(role);
+    }
+  }
+  // Legacy signers put groups under a namespaced `<ns>:entitlement` claim.
+  const groups = new Set(strings(claims.entitlement));
+  for (const [claim, value] of Object.entries(claims)) {
+    if (claim.endsWith(':entitlement')) for (const group of strings(value)) groups.add(group);
+  }
+  return {
+    username,
+    email: optionalString(claims.email),
+    firstName: optionalString(claims.given_name),
+    lastName: optionalString(claims.family_name),
+    name: optionalString(claims.name),
+    roles: [...roles],
+    groups: [...groups],
+  };
+}
+
+function failureOf(error: unknown): AuthError {
+  if (error instanceof AuthError) return error;
+  if (error instanceof errors.JWTExpired) return new AuthError('expired', 'Token has expired.');
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'nbf') return new AuthError('not_yet_valid', 'Token is not yet valid.');
+    return new AuthError('claims', `Token claim "${error.claim}" is not acceptable (${error.reason}).`);
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) return new AuthError('algorithm', 'Token algorithm is not allowed.');
+  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) {
+    return new AuthError('untrusted', 'Untrusted JWT signature.');
+  }
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) {
+    return new AuthError('key_unavailable', 'Signing keys are unavailable; try again later.');
+  }
+  if (error instanceof errors.JOSEError) return new AuthError('malformed', 'Malformed token.');
+  // Network failures while fetching the JWKS surface as plain errors.
+  return new AuthError('key_unavailable', 'Signing keys are unavailable; try again later.');
+}
+
+export interface VerifiedToken {
+  identity: Identity;
+  /** Seconds since the epoch, when known. */
+  expiresAt?: number;
+}
+
+/**
+ * Verifies tokens against the trusted keys. A verified token is remembered by its SHA-256 until
+ * it expires, so a client repeating its token costs a hash, not a signature check.
+ */
+export class TokenVerifier {
+  private readonly cache = new LRUCache<string, VerifiedToken>({ max: 10_000 });
+  private readonly options: JWTVerifyOptions;
+  /** Signature checks performed (cache misses that reached a key); exposed for tests and metrics. */
+  signatureChecks = 0;
+
+  constructor(
+    private readonly keys: TrustedKeys,
+    auth: GatewayConfig['auth'],
+  ) {
+    this.options = {
+      algorithms: allowedAlgorithms,
+      clockTolerance: auth.clockSkewSeconds,
+      issuer: auth.issuer,
+      audience: auth.audience,
+      requiredClaims: auth.requireExp ? ['exp'] : [],
+    };
+  }
+
+  async verify(token: string): Promise<VerifiedToken> {
+    const cacheKey = createHash('sha256').update(token).digest('base64url');
+    const cached = this.cache.get(cacheKey);
+    if (cached) return cached;
+    if (!compactJwt.test(token)) throw new AuthError('malformed', 'Malformed token.');
+    let verified: VerifiedToken;
+    try {
+      const payload = await this.verifySignature(token);
+      verified = { identity: identityFromClaims(payload), expiresAt: payload.exp };
+    } catch (error) {
+      throw failureOf(error);
+    }
+    const ttl = verified.expiresAt === undefined ? 5 * 60_000 : verified.expiresAt * 1000 - Date.now();
+    if (ttl > 0) this.cache.set(cacheKey, verified, { ttl });
+    return verified;
+  }
+
+  private async verifySignature(token: string): Promise<JWTPayload> {
+    const header = decodeProtectedHeader(token);
+    if (typeof header.alg !== 'string' || !allowedAlgorithms.includes(header.alg)) {
+      throw new AuthError('algorithm', 'Token algorithm is not allowed.');
+    }
+    const byKid = this.keys.local.filter((local) => local.kid === header.kid);
+    const candidates = byKid.length > 0 ? byKid : this.keys.local;
+    for (const { key } of candidates) {
+      this.signatureChecks++;
+      try {
+        return (await jwtVerify(token, key, this.options)).payload;
+      } catch (error) {
+        // A key of the wrong type or a signature made by another key: try the next one.
+        if (error instanceof TypeError || error instanceof errors.JWSSignatureVerificationFailed) continue;
+        if (error instanceof errors.JOSENotSupported) continue;
+        throw error;
+      }
+    }
+    if (this.keys.remote) {
+      this.signatureChecks++;
+      return (await jwtVerify(token, this.keys.remote, this.options)).payload;
+    }
+    throw new AuthError('untrusted', 'Untrusted JWT signature.');
+  }
+}
+
+function hasAny(identity: Identity, roles: readonly string[]): boolean {
+  return identity.roles.some((role) => roles.includes(role));
+}
+
+/** Checks what an identified (or anonymous) caller may do at a route's auth level. */
+export function authorize(level: AuthLevel, identity: Identity | undefined, auth: GatewayConfig['auth']): void {
+  if (level === 'none' || level === 'optional') return;
+  if (!identity) throw noCredentials();
+  if (level === 'user') return;
+  if (level === 'admin') {
+    if (!hasAny(identity, auth.adminRoles)) throw new AuthError('forbidden', 'You are not in one of the admin groups.');
+    return;
+  }
+  if (level === 'data-store-admin') {
+    if (!hasAny(identity, auth.adminRoles) && !hasAny(identity, auth.dataStoreAdminRoles)) {
+      throw new AuthError('forbidden', 'You are not in one of the admin groups.');
+    }
+    return;
+  }
+  if (!identity.username.startsWith('service-account-') || !identity.roles.includes(level.serviceRole)) {
+    throw new AuthError('forbidden', 'This account is not permitted to call this endpoint.');
+  }
+}

@@ -1,0 +1,94 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+
+/**
+ * An error the gateway answers itself. Every one becomes `{error_code, reason, ...extra}`;
+ * backend errors never pass through here (they are relayed unchanged by the forwarder).
+ */
+export class GatewayError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly errorCode: string,
+    readonly reason: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(reason);
+  }
+}
+
+export function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
+  return reply
+    .code(error.statusCode)
+    .headers(error.headers)
+    .type('application/json; charset=utf-8')
+    .send({ error_code: error.errorCode, reason: error.reason, ...error.extra });
+}
+
+const validationCodes: Record<string, { code: string; noun: string }> = {
+  body: { code: 'ERR_BAD_OR_MISSING_FIELD', noun: 'body field' },
+  querystring: { code: 'ERR_BAD_QUERY_PARAMETER', noun: 'query parameter' },
+  params: { code: 'ERR_BAD_REQUEST', noun: 'path parameter' },
+  headers: { code: 'ERR_BAD_REQUEST', noun: 'header' },
+};
+
+/** Turns a Fastify schema failure into a 400 that names the offending field. */
+function fromValidation(error: FastifyError): GatewayError {
+  const context = error.validationContext ?? 'body';
+  const first = error.validation?.[0];
+  const params = (first?.params ?? {}) as Record<string, unknown>;
+  const pointer = (first?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  const field =
+    typeof params.missingProperty === 'string'
+      ? [pointer, params.missingProperty].filter(Boolean).join('.')
+      : typeof params.additionalProperty === 'string'
+        ? [pointer, params.additionalProperty].filter(Boolean).join('.')
+        : pointer;
+  const { code, noun } = validationCodes[context] ?? validationCodes.body!;
+  const missing = typeof params.missingProperty === 'string';
+  const errorCode = missing && context === 'querystring' ? 'ERR_MISSING_QUERY_PARAMETER' : code;
+  const reason = field
+    ? `${missing ? 'missing' : 'invalid'} ${noun} "${field}"${missing ? '' : `: ${first?.message ?? 'invalid value'}`}`
+    : `invalid ${context}: ${first?.message ?? 'schema violation'}`;
+  return new GatewayError(400, errorCode, reason, field ? { field } : {});
+}
+
+/** Maps whatever a handler or Fastify threw onto the gateway's error model. */
+export function toGatewayError(error: FastifyError | Error): GatewayError {
+  if (error instanceof GatewayError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) return fromValidation(fastifyError);
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new GatewayError(400, 'ERR_INVALID_JSON', fastifyError.message);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', 'Request body is larger than the limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new GatewayError(415, 'ERR_UNSUPPORTED_MEDIA_TYPE', fastifyError.message);
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GatewayError(400, 'ERR_BAD_REQUEST', fastifyError.message);
+  }
+  // JSON.parse failures thrown by the body parser carry a 400 status.
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
+    return new GatewayError(400, 'ERR_INVALID_JSON', `Malformed JSON body: ${error.message}`);
+  }
+  const status = fastifyError.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new GatewayError(status, 'ERR_BAD_REQUEST', fastifyError.message);
+  }
+  return new GatewayError(500, 'ERR_UNCHECKED_EXCEPTION', 'Internal error');
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const gatewayError = toGatewayError(error);
+    if (gatewayError.statusCode >= 500) {
+      request.log.error({ err: error }, 'request failed');
+    }
+    return sendError(reply, gatewayError);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new GatewayError(404, 'ERR_NOT_FOUND', `unrecognized service path: ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

@@ -1,0 +1,110 @@
+import { createPublicKey, generateKeyPairSync, type KeyObject, createPrivateKey } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, linkSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { calculateJwkThumbprint, createRemoteJWKSet, exportJWK, SignJWT, type JWTVerifyGetKey } from 'jose';
+import { ConfigError, type GatewayConfig } from '../config.js';
+
+export interface LocalKey {
+  /** RFC 7638 thumbprint; tokens signed by the embedded key carry it as `kid`. */
+  kid: string;
+  key: KeyObject;
+}
+
+export interface TrustedKeys {
+  local: LocalKey[];
+  remote?: JWTVerifyGetKey;
+}
+
+export const EMBEDDED_ISSUER = 'platform-gateway';
+const EMBEDDED_ALG = 'ES256';
+
+async function thumbprint(key: KeyObject): Promise<string> {
+  return calculateJwkThumbprint(await exportJWK(key));
+}
+
+function embeddedKeyPath(dataDir: string): string {
+  return path.join(dataDir, 'auth', 'signing-key.pem');
+}
+
+/**
+ * The embedded signing key: created on first use, then read from the data directory.
+ * Linking a finished temp file into place means two processes starting at once agree on one key.
+ */
+export function ensureEmbeddedPrivateKey(dataDir: string): KeyObject {
+  const file = embeddedKeyPath(dataDir);
+  try {
+    return createPrivateKey(readFileSync(file));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  try {
+    linkSync(temp, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(temp, { force: true });
+  }
+  return createPrivateKey(readFileSync(file));
+}
+
+export interface TokenOptions {
+  username: string;
+  email?: string;
+  givenName?: string;
+  familyName?: string;
+  roles?: string[];
+  ttlSeconds?: number;
+}
+
+/** Signs a token with the embedded key, shaped like an identity provider's access token. */
+export async function signEmbeddedToken(dataDir: string, options: TokenOptions): Promise<string> {
+  const privateKey = ensureEmbeddedPrivateKey(dataDir);
+  const kid = await thumbprint(createPublicKey(privateKey));
+  const givenName = options.givenName ?? options.username;
+  const familyName = options.familyName ?? '';
+  return new SignJWT({
+    preferred_username: options.username,
+    email: options.email ?? `${options.username}@example.org`,
+    given_name: givenName,
+    family_name: familyName,
+    name: [givenName, familyName].filter(Boolean).join(' '),
+    realm_access: { roles: options.roles ?? [] },
+    entitlement: [],
+  })
+    .setProtectedHeader({ alg: EMBEDDED_ALG, kid, typ: 'JWT' })
+    .setSubject(options.username)
+    .setIssuer(EMBEDDED_ISSUER)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + (options.ttlSeconds ?? 3600))
+    .sign(privateKey);
+}
+
+function readPublicKeyFile(file: string): KeyObject {
+  try {
+    return createPublicKey(readFileSync(file));
+  } catch (error) {
+    throw new ConfigError('AUTH_PUBLIC_KEYS', `lists ${file}, which is not a readable PEM public key or certificate (${(error as Error).message})`);
+  }
+}
+
+/** Every key the gateway trusts, from the configuration (or the embedded pair when none is set). */
+export async function loadTrustedKeys(config: GatewayConfig): Promise<TrustedKeys> {
+  const { auth } = config;
+  const keyObjects = auth.embeddedKeys
+    ? [createPublicKey(ensureEmbeddedPrivateKey(config.dataDir))]
+    : auth.publicKeyFiles.map(readPublicKeyFile);
+  const local = await Promise.all(keyObjects.map(async (key) => ({ kid: await thumbprint(key), key })));
+  const remote = auth.jwksUrl
+    ? createRemoteJWKSet(auth.jwksUrl, {
+        // An unknown kid triggers a refetch, at most once per cooldown, so forged kids can't flood the provider.
+        cooldownDuration: 30_000,
+        cacheMaxAge: 10 * 60_000,
+        timeoutDuration: 5_000,
+      })
+    : undefined;
+  return { local, remote };
+}

@@ -1,0 +1,121 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import { defaultIdentityStyle, type BackendName, type IdentityStyle } from '../backends/catalog.js';
+import type { Tag } from '../routes/tags.js';
+import type { AuthLevel } from './auth.js';
+import { routeSecurity } from './openapi.js';
+import { qualifiedUsername, type Forwarder } from './proxy.js';
+
+/**
+ * A route the gateway serves by forwarding to one backend: the table row of DEVELOPERS.md.
+ * Paths use the spec's `{name}` syntax; a backend path may also use `{user}` (short username)
+ * and `{qualified-user}` (`user@uid-domain`) for backends that take the caller in the path.
+ */
+export interface PassthroughRoute {
+  method: HTTPMethods | HTTPMethods[];
+  path: string;
+  backend: BackendName;
+  /** Backend path; defaults to `path`. */
+  backendPath?: string;
+  /** Defaults to `user`. */
+  auth?: AuthLevel;
+  /** Defaults to the backend's convention. */
+  identity?: IdentityStyle;
+  tag: Tag;
+  summary: string;
+  /** Also serve the route under `/secured` (where a user is always required). */
+  securedAlias?: boolean;
+  /** Documented (and validated) query parameters; other parameters still pass through. */
+  query?: TSchema;
+  /** When set, the body is parsed and validated as JSON, then re-sent; otherwise it is streamed. */
+  body?: TSchema;
+  /** Streamed bodies larger than this are refused with 413 (default: the gateway's body limit). */
+  bodyLimitBytes?: number;
+}
+
+const paramPattern = /\{([^}]+)\}/g;
+
+function camel(name: string): string {
+  return name.replace(/-([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+/** `/apps/{system-id}/{app-id}` → `/apps/:systemId/:appId` (find-my-way reads `-` as a separator). */
+export function fastifyPath(specPath: string): string {
+  return specPath.replace(paramPattern, (_match, name: string) => `:${camel(name)}`);
+}
+
+function pathParamNames(specPath: string): string[] {
+  return [...specPath.matchAll(paramPattern)].map((match) => match[1]!);
+}
+
+function resolveBackendPath(template: string, params: Record<string, string>, username: string, uidDomain: string): string {
+  return template.replace(paramPattern, (_match, name: string) => {
+    if (name === 'user') return encodeURIComponent(username);
+    if (name === 'qualified-user') return encodeURIComponent(qualifiedUsername(username, uidDomain));
+    return encodeURIComponent(params[camel(name)] ?? '');
+  });
+}
+
+export interface PassthroughDeps {
+  forwarder: Forwarder;
+  uidDomain: string;
+  bodyLimitBytes: number;
+}
+
+function registerOne(app: FastifyInstance, route: PassthroughRoute, path: string, auth: AuthLevel, deps: PassthroughDeps): void {
+  const names = pathParamNames(route.path);
+  const identityStyle = route.identity ?? defaultIdentityStyle[route.backend];
+  const backendTemplate = route.backendPath ?? route.path;
+  app.route({
+    method: route.method,
+    url: fastifyPath(path),
+    config: { auth },
+    schema: {
+      tags: [route.tag],
+      summary: route.summary,
+      description: `Forwarded to the ${route.backend} service (${backendTemplate}); its status, headers and body are relayed unchanged.`,
+      security: routeSecurity(auth),
+      ...(names.length > 0 ? { params: Type.Object(Object.fromEntries(names.map((name) => [camel(name), Type.String()]))) } : {}),
+      ...(route.query ? { querystring: route.query } : {}),
+      ...(route.body ? { body: route.body } : {}),
+      response: { default: { description: `Relayed from the ${route.backend} service` } },
+    },
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const params = request.params as Record<string, string>;
+      const username = request.identity?.username ?? 'anonymous';
+      const questionMark = request.url.indexOf('?');
+      return deps.forwarder.forward(request, reply, route.backend, {
+        method: request.method,
+        path: resolveBackendPath(backendTemplate, params, username, deps.uidDomain),
+        rawQuery: questionMark === -1 ? '' : request.url.slice(questionMark + 1),
+        identity: request.identity,
+        identityStyle,
+        json: route.body ? request.body : undefined,
+        bodyLimitBytes: route.bodyLimitBytes ?? deps.bodyLimitBytes,
+      });
+    },
+  });
+}
+
+/**
+ * Registers a table of passthrough routes. Streamed routes live in a context with no body
+ * parsers, so the request body reaches the backend untouched; routes with a body schema
+ * keep Fastify's JSON parser and validation.
+ */
+export async function registerPassthroughs(app: FastifyInstance, routes: readonly PassthroughRoute[], deps: PassthroughDeps): Promise<void> {
+  const register = (instance: FastifyInstance, route: PassthroughRoute) => {
+    const auth = route.auth ?? 'user';
+    registerOne(instance, route, route.path, auth, deps);
+    if (route.securedAlias) registerOne(instance, route, `/secured${route.path}`, auth === 'none' || auth === 'optional' ? 'user' : auth, deps);
+  };
+
+  await app.register(async (streamed) => {
+    streamed.removeAllContentTypeParsers();
+    // Leave the body unread: the forwarder pipes request.raw to the backend.
+    streamed.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    for (const route of routes) if (!route.body) register(streamed, route);
+  });
+  await app.register(async (parsed) => {
+    for (const route of routes) if (route.body) register(parsed, route);
+  });
+}

@@ -1,0 +1,320 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Transform, type Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Pool, type Dispatcher } from 'undici';
+import type { BackendName, IdentityStyle } from '../backends/catalog.js';
+import { backendEnvPrefix } from '../backends/catalog.js';
+import type { Identity } from './auth.js';
+import { GatewayError } from './errors.js';
+import type { Metrics } from './metrics.js';
+
+/** Where a backend lives: a base URL (origin plus path prefix), or a Unix socket for embedded services. */
+export interface BackendTarget {
+  origin: string;
+  basePath: string;
+  socketPath?: string;
+  timeoutMs: number;
+}
+
+export interface BackendCall {
+  method: string;
+  /** Backend path, appended to the target's base path; already encoded. */
+  path: string;
+  identity?: Identity;
+  identityStyle: IdentityStyle;
+  /** Extra query parameters; the caller's query string is not forwarded by `call`. */
+  query?: Record<string, string | string[] | undefined>;
+  /** A JSON value to send. */
+  json?: unknown;
+}
+
+export interface ForwardOptions extends Omit<BackendCall, 'query' | 'json'> {
+  /** The raw query string to forward (`a=1&b=2`), identity parameters stripped before use. */
+  rawQuery: string;
+  /** A parsed JSON body to re-send; when absent, the request body is streamed through. */
+  json?: unknown;
+  bodyLimitBytes: number;
+}
+
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'host',
+]);
+
+/** The caller's credentials stop at the gateway: backends trust identity parameters instead. */
+const credentialHeaders = new Set(['authorization', 'x-vendor-de-jwt', 'cookie']);
+
+/** Identity parameters a client must never set itself (backends trust them). */
+const identityKeys = new Set(['user', 'email', 'first-name', 'last-name', 'first_name', 'last_name']);
+
+function connectionTokens(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Set<string> {
+  const value = headers.connection;
+  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  return new Set(
+    text
+      .split(',')
+      .map((token) => token.trim().toLowerCase())
+      .filter(Boolean),
+  );
+}
+
+/** Copies end-to-end headers only: hop-by-hop ones (and those named in `Connection`) stay behind. */
+export function endToEndHeaders(
+  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
+  drop: ReadonlySet<string> = new Set(),
+): Record<string, string | string[]> {
+  const named = connectionTokens(headers);
+  const result: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (value === undefined || hopByHop.has(lower) || named.has(lower) || drop.has(lower)) continue;
+    result[lower] = value;
+  }
+  return result;
+}
+
+export function identityParams(style: IdentityStyle, identity: Identity | undefined, uidDomain: string): [string, string][] {
+  const user = identity?.username ?? 'anonymous';
+  const email = identity?.email ?? (identity ? '' : 'anonymous');
+  switch (style) {
+    case 'apps':
+      return [
+        ['user', user],
+        ['email', email],
+        ['first-name', identity?.firstName ?? ''],
+        ['last-name', identity?.lastName ?? ''],
+      ];
+    case 'notification':
+      return [
+        ['user', user],
+        ['email', email],
+        ['first_name', identity?.firstName ?? ''],
+        ['last_name', identity?.lastName ?? ''],
+      ];
+    case 'user':
+      return [['user', user]];
+    case 'qualified-user':
+      return [['user', qualifiedUsername(user, uidDomain)]];
+    case 'path':
+    case 'none':
+      return [];
+  }
+}
+
+export function qualifiedUsername(username: string, uidDomain: string): string {
+  return username.includes('@') ? username : `${username}@${uidDomain}`;
+}
+
+/** Keeps the client's encoding of every pair, minus identity parameters and `ip-address`. */
+function filteredQuery(rawQuery: string): string[] {
+  return rawQuery
+    .split('&')
+    .filter((pair) => pair !== '')
+    .filter((pair) => {
+      const rawKey = pair.split('=', 1)[0] ?? '';
+      let key: string;
+      try {
+        key = decodeURIComponent(rawKey.replace(/\+/g, ' ')).toLowerCase();
+      } catch {
+        key = rawKey.toLowerCase();
+      }
+      return !identityKeys.has(key) && key !== 'ip-address';
+    });
+}
+
+function encodePairs(pairs: [string, string][]): string[] {
+  return pairs.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`);
+}
+
+function objectPairs(query: BackendCall['query']): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) pairs.push([key, item]);
+  }
+  return pairs;
+}
+
+function limitBytes(max: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > max) callback(new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${max} bytes`));
+      else callback(null, chunk);
+    },
+  });
+}
+
+export interface BackendResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+/**
+ * The forwarding core: one undici pool per backend, identity added per backend convention,
+ * bodies streamed both ways, and backend failures turned into fast 502/503/504 answers.
+ */
+export class Forwarder {
+  private readonly pools = new Map<BackendName, Pool>();
+
+  constructor(
+    private readonly targets: Partial<Record<BackendName, BackendTarget>>,
+    private readonly uidDomain: string,
+    private readonly metrics: Metrics,
+  ) {}
+
+  target(backend: BackendName): BackendTarget {
+    const target = this.targets[backend];
+    if (!target) {
+      throw new GatewayError(
+        501,
+        'ERR_NOT_IMPLEMENTED',
+        `The ${backend} service is not part of this deployment; set ${backendEnvPrefix(backend)}_URL to reach one.`,
+        { backend },
+      );
+    }
+    return target;
+  }
+
+  private pool(backend: BackendName): Pool {
+    let pool = this.pools.get(backend);
+    if (!pool) {
+      const target = this.target(backend);
+      pool = new Pool(target.origin, {
+        connections: 128,
+        connectTimeout: Math.min(target.timeoutMs, 5_000),
+        headersTimeout: target.timeoutMs,
+        bodyTimeout: target.timeoutMs,
+        ...(target.socketPath ? { socketPath: target.socketPath } : {}),
+      });
+      this.pools.set(backend, pool);
+    }
+    return pool;
+  }
+
+  /** Sends a request to a backend; the caller reads (or dumps) the body. */
+  async request(
+    backend: BackendName,
+    method: string,
+    pathAndQuery: string,
+    headers: Record<string, string | string[]>,
+    body: Readable | string | undefined,
+    signal?: AbortSignal,
+  ): Promise<BackendResponse> {
+    const target = this.target(backend);
+    const started = process.hrtime.bigint();
+    const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      const response = await this.pool(backend).request({
+        method: method as Dispatcher.HttpMethod,
+        path: target.basePath + pathAndQuery,
+        headers,
+        body,
+        signal,
+      });
+      this.metrics.backendDuration.observe({ backend, status: String(response.statusCode) }, elapsed());
+      return { statusCode: response.statusCode, headers: response.headers, body: response.body };
+    } catch (error) {
+      const failure = backendFailure(backend, target, error);
+      this.metrics.backendDuration.observe({ backend, status: failure.errorCode === 'ERR_UNAVAILABLE' ? String(failure.statusCode) : 'error' }, elapsed());
+      throw failure;
+    }
+  }
+
+  /** A backend call made by an aggregating route: JSON in, response handed back. */
+  async call(backend: BackendName, call: BackendCall, requestId?: string): Promise<BackendResponse> {
+    const query = [...encodePairs(identityParams(call.identityStyle, call.identity, this.uidDomain)), ...encodePairs(objectPairs(call.query))];
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (requestId) headers['x-request-id'] = requestId;
+    let body: string | undefined;
+    if (call.json !== undefined) {
+      body = JSON.stringify(call.json);
+      headers['content-type'] = 'application/json';
+    }
+    return this.request(backend, call.method, call.path + (query.length ? `?${query.join('&')}` : ''), headers, body);
+  }
+
+  /** Relays a client request to a backend and the backend's answer to the client, unchanged. */
+  async forward(request: FastifyRequest, reply: FastifyReply, backend: BackendName, options: ForwardOptions): Promise<FastifyReply> {
+    const query = [...filteredQuery(options.rawQuery), ...encodePairs(identityParams(options.identityStyle, options.identity, this.uidDomain))];
+    const headers = endToEndHeaders(request.headers, credentialHeaders);
+    // Behind a trusted proxy the chain grows by the peer; otherwise a client-sent chain is not believed.
+    const priorFor = request.headers['x-forwarded-for'];
+    headers['x-forwarded-for'] = request.ips && priorFor ? `${priorFor}, ${request.socket.remoteAddress}` : request.ip;
+    headers['x-forwarded-proto'] = request.protocol;
+    headers['x-forwarded-host'] = request.host;
+    headers['x-request-id'] = request.id;
+
+    let body: Readable | string | undefined;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(body));
+    } else if (request.method !== 'GET' && request.method !== 'HEAD' && hasBody(request)) {
+      const declared = Number(request.headers['content-length'] ?? 0);
+      if (declared > options.bodyLimitBytes) {
+        throw new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${options.bodyLimitBytes} bytes`);
+      }
+      body = request.raw.pipe(limitBytes(options.bodyLimitBytes));
+      request.raw.on('error', (error) => body instanceof Transform && body.destroy(error));
+    } else {
+      delete headers['content-length'];
+      delete headers['content-type'];
+    }
+
+    // A client that goes away cancels its backend call.
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    };
+    reply.raw.once('close', onClose);
+
+    const response = await this.request(backend, request.method, options.path + (query.length ? `?${query.join('&')}` : ''), headers, body, abort.signal).catch((error: unknown) => {
+      // A body over the limit surfaces as the backend call failing; report the limit, not the backend.
+      const limitError = body instanceof Transform ? (body as Transform & { errored?: unknown }).errored : undefined;
+      throw limitError instanceof GatewayError ? limitError : error;
+    });
+    reply.code(response.statusCode);
+    reply.headers(endToEndHeaders(response.headers));
+    return reply.send(response.body);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
+    this.pools.clear();
+  }
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+const unreachable = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT', 'ECONNRESET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
+
+function backendFailure(backend: BackendName, target: BackendTarget, error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  const code = (error as { code?: string }).code ?? '';
+  const causeCode = ((error as { cause?: { code?: string } }).cause?.code ?? '') as string;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new GatewayError(504, 'ERR_UNAVAILABLE', `The ${backend} service did not answer within ${target.timeoutMs} ms.`, { backend });
+  }
+  if (unreachable.has(code) || unreachable.has(causeCode)) {
+    return new GatewayError(503, 'ERR_UNAVAILABLE', `The ${backend} service is unavailable.`, { backend });
+  }
+  if ((error as Error).name === 'AbortError' || code === 'UND_ERR_ABORTED') {
+    return new GatewayError(499, 'ERR_CLIENT_CLOSED_REQUEST', 'The client closed the request.', { backend });
+  }
+  return new GatewayError(502, 'ERR_UNAVAILABLE', `The ${backend} service failed: ${(error as Error).message}`, { backend });
+}

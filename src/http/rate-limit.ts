@@ -1,0 +1,163 @@
+import { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import type { FastifyBaseLogger } from 'fastify';
+
+/**
+ * Token-bucket rate limiting (spec "Limits" 1): a bucket of `capacity` tokens per key, refilled
+ * continuously at `refillPerMinute`. rate-limiter-flexible offers fixed and sliding windows only,
+ * so the bucket arithmetic is ours; Redis runs it atomically (one Lua script, Redis's own clock)
+ * so every gateway instance draws on the same budget.
+ */
+export interface BucketPolicy {
+  capacity: number;
+  refillPerMinute: number;
+}
+
+export interface Decision {
+  allowed: boolean;
+  limit: number;
+  /** Whole tokens left after this request. */
+  remaining: number;
+  /** Seconds until the bucket is full again. */
+  resetSeconds: number;
+  /** Seconds until the next token, when refused. */
+  retryAfterSeconds: number;
+}
+
+export interface BucketStore {
+  take(key: string, policy: BucketPolicy): Promise<Decision>;
+  close(): Promise<void>;
+}
+
+function decide(tokensAfter: number, allowed: boolean, policy: BucketPolicy): Decision {
+  const perSecond = policy.refillPerMinute / 60;
+  return {
+    allowed,
+    limit: policy.capacity,
+    remaining: Math.max(0, Math.floor(tokensAfter)),
+    resetSeconds: Math.ceil((policy.capacity - tokensAfter) / perSecond),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokensAfter) / perSecond)),
+  };
+}
+
+export class MemoryBuckets implements BucketStore {
+  private readonly buckets = new LRUCache<string, { tokens: number; at: number }>({ max: 100_000 });
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async take(key: string, policy: BucketPolicy): Promise<Decision> {
+    const now = this.now();
+    const perMs = policy.refillPerMinute / 60_000;
+    const bucket = this.buckets.get(key);
+    let tokens = bucket ? Math.min(policy.capacity, bucket.tokens + (now - bucket.at) * perMs) : policy.capacity;
+    const allowed = tokens >= 1;
+    if (allowed) tokens -= 1;
+    this.buckets.set(key, { tokens, at: now });
+    return decide(tokens, allowed, policy);
+  }
+
+  async close(): Promise<void> {}
+}
+
+// KEYS[1] bucket; ARGV capacity, refill per ms. Returns {allowed, tokens as string}.
+const takeScript = `
+local capacity = tonumber(ARGV[1])
+local per_ms = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = capacity
+if state[1] then
+  tokens = math.min(capacity, tonumber(state[1]) + (now - tonumber(state[2])) * per_ms)
+end
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - tokens) / per_ms) + 1000)
+return {allowed, tostring(tokens)}
+`;
+
+type TakeCommand = (key: string, capacity: number, perMs: number) => Promise<[number, string]>;
+
+export class RedisBuckets implements BucketStore {
+  readonly redis: Redis;
+
+  constructor(
+    url: string,
+    private readonly prefix: string,
+  ) {
+    this.redis = new Redis(url, {
+      // Fail fast while Redis is away so callers fall back instead of queueing.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 250,
+      connectTimeout: 1000,
+      lazyConnect: false,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    });
+    this.redis.on('error', () => {
+      // Reported through the fallback path; ioredis keeps reconnecting on its own.
+    });
+    this.redis.defineCommand('takeToken', { numberOfKeys: 1, lua: takeScript });
+  }
+
+  async take(key: string, policy: BucketPolicy): Promise<Decision> {
+    const take = (this.redis as unknown as { takeToken: TakeCommand }).takeToken.bind(this.redis);
+    const [allowed, tokens] = await take(this.prefix + key, policy.capacity, policy.refillPerMinute / 60_000);
+    return decide(Number(tokens), allowed === 1, policy);
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
+
+/**
+ * Uses the shared store while it answers and local buckets while it doesn't, so an outage of
+ * Redis degrades to per-instance limits instead of refusing or unthrottling traffic.
+ */
+export class FallbackBuckets implements BucketStore {
+  private degraded = false;
+
+  constructor(
+    private readonly shared: BucketStore,
+    private readonly local: BucketStore,
+    private readonly log: FastifyBaseLogger,
+    private readonly onFallback: () => void,
+  ) {}
+
+  async take(key: string, policy: BucketPolicy): Promise<Decision> {
+    try {
+      const decision = await this.shared.take(key, policy);
+      if (this.degraded) {
+        this.degraded = false;
+        this.log.info('rate-limit store reachable again; using shared counters');
+      }
+      return decision;
+    } catch (error) {
+      this.onFallback();
+      if (!this.degraded) {
+        this.degraded = true;
+        this.log.warn({ err: error }, 'rate-limit store unreachable; using local counters');
+      }
+      return this.local.take(key, policy);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.shared.close(), this.local.close()]);
+  }
+}
+
+export function rateLimitHeaders(decision: Decision): Record<string, string> {
+  const headers: Record<string, string> = {
+    'ratelimit-limit': String(decision.limit),
+    'ratelimit-remaining': String(decision.remaining),
+    'ratelimit-reset': String(decision.resetSeconds),
+  };
+  if (!decision.allowed) headers['retry-after'] = String(decision.retryAfterSeconds);
+  return headers;
+}

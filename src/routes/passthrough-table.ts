@@ -1,0 +1,2 @@
+import type { PassthroughRoute } from '../http/passthrough.js';
+export const passthroughRoutes: readonly PassthroughRoute[] = [];

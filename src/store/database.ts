@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
+import pg from 'pg';
+import { migrations } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Kysely<Database>;
+  engine: Engine;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** PostgreSQL connection string; absent means the embedded SQLite file. */
+  databaseUrl?: string;
+  dataDir: string;
+}
+
+// pg returns int8 as strings to protect precision beyond 2^53; our int8 columns hold epoch milliseconds.
+const int8 = 20;
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === int8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+function sqliteDialect(dataDir: string): SqliteDialect {
+  mkdirSync(dataDir, { recursive: true });
+  const database = new SQLite(path.join(dataDir, 'gateway.sqlite'));
+  // WAL for concurrent readers; FULL sync so a committed write survives a power cut.
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = FULL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  return new SqliteDialect({ database });
+}
+
+function postgresDialect(databaseUrl: string): PostgresDialect {
+  return new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl, max: 10, types: pgTypes }) });
+}
+
+export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationResultSet> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const result = await migrator.migrateToLatest();
+  if (result.error) throw result.error;
+  return result;
+}
+
+/** Opens the configured engine and brings its schema up to date. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const engine: Engine = options.databaseUrl ? 'postgres' : 'sqlite';
+  const db = new Kysely<Database>({
+    dialect: options.databaseUrl ? postgresDialect(options.databaseUrl) : sqliteDialect(options.dataDir),
+  });
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return {
+    db,
+    engine,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
