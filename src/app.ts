@@ -31,6 +31,8 @@ export interface Gateway {
 export interface GatewayOptions {
   /** Where embedded backends listen; remote URLs from the configuration take precedence. */
   embeddedTargets?: Partial<Record<BackendName, BackendTarget>>;
+  /** Where JSON log lines go (default: stdout). */
+  logStream?: { write(line: string): void };
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -60,7 +62,7 @@ function createBuckets(config: GatewayConfig, app: FastifyInstance, metrics: Met
 /** Builds a gateway instance (not yet listening): the unit that main.ts runs and tests start. */
 export async function buildGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
     genReqId: requestId,
     requestIdHeader: false,
     trustProxy: config.trustProxy,

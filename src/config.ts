@@ -25,6 +25,8 @@ export interface GatewayConfig {
     audience?: string;
     requireExp: boolean;
     clockSkewSeconds: number;
+    /** Least time between two JWKS fetches caused by unknown `kid`s (AUTH_JWKS_COOLDOWN_SECONDS). */
+    jwksCooldownSeconds: number;
     adminRoles: string[];
     dataStoreAdminRoles: string[];
     /** True when neither a JWKS URL nor PEM files are set: the gateway signs and trusts its own key. */
@@ -137,6 +139,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       audience: text(env, 'AUTH_AUDIENCE'),
       requireExp: boolean(env, 'AUTH_REQUIRE_EXP', true),
       clockSkewSeconds: integer(env, 'AUTH_CLOCK_SKEW_SECONDS', 30, 0, 600),
+      // At least 1 s: the cooldown is what stops forged kids from flooding the identity provider.
+      jwksCooldownSeconds: integer(env, 'AUTH_JWKS_COOLDOWN_SECONDS', 30, 1, 3600),
       adminRoles: list(env, 'ADMIN_ROLES', ['de-admin', 'super-admin']),
       dataStoreAdminRoles: list(env, 'DATA_STORE_ADMIN_ROLES', ['data-store-admin', 'super-admin']),
       embeddedKeys: jwksUrl === undefined && publicKeyFiles.length === 0,

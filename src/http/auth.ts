@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import type { KeyObject } from 'node:crypto';
+import { decodeProtectedHeader, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { GatewayConfig } from '../config.js';
 import { GatewayError } from './errors.js';
@@ -171,13 +172,38 @@ export class TokenVerifier {
   }
 
   private async verifySignature(token: string): Promise<JWTPayload> {
-    const header = decodeProtectedHeader(token);
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      // jose throws a plain TypeError here, which would otherwise read as "keys unavailable".
+      throw new AuthError('malformed', 'Malformed token.');
+    }
     if (typeof header.alg !== 'string' || !allowedAlgorithms.includes(header.alg)) {
       throw new AuthError('algorithm', 'Token algorithm is not allowed.');
     }
     const byKid = this.keys.local.filter((local) => local.kid === header.kid);
-    const candidates = byKid.length > 0 ? byKid : this.keys.local;
-    for (const { key } of candidates) {
+    const local = await this.verifyWithAny(token, (byKid.length > 0 ? byKid : this.keys.local).map(({ key }) => key));
+    if (local) return local;
+    if (this.keys.remote) {
+      this.signatureChecks++;
+      try {
+        return (await jwtVerify(token, this.keys.remote, this.options)).payload;
+      } catch (error) {
+        // A token without a kid can match several JWKS keys (say, during a rotation): jose then
+        // hands back the candidates for the caller to try in turn.
+        if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
+        this.signatureChecks--; // that attempt checked no signature; verifyWithAny counts each one
+        const remote = await this.verifyWithAny(token, error);
+        if (remote) return remote;
+      }
+    }
+    throw new AuthError('untrusted', 'Untrusted JWT signature.');
+  }
+
+  /** The payload from the first key whose signature check passes, or undefined when none does. */
+  private async verifyWithAny(token: string, keys: Iterable<KeyObject | CryptoKey> | AsyncIterable<CryptoKey>): Promise<JWTPayload | undefined> {
+    for await (const key of keys) {
       this.signatureChecks++;
       try {
         return (await jwtVerify(token, key, this.options)).payload;
@@ -188,11 +214,7 @@ export class TokenVerifier {
         throw error;
       }
     }
-    if (this.keys.remote) {
-      this.signatureChecks++;
-      return (await jwtVerify(token, this.keys.remote, this.options)).payload;
-    }
-    throw new AuthError('untrusted', 'Untrusted JWT signature.');
+    return undefined;
   }
 }
 

@@ -101,7 +101,8 @@ export async function loadTrustedKeys(config: GatewayConfig): Promise<TrustedKey
   const remote = auth.jwksUrl
     ? createRemoteJWKSet(auth.jwksUrl, {
         // An unknown kid triggers a refetch, at most once per cooldown, so forged kids can't flood the provider.
-        cooldownDuration: 30_000,
+        // AUTH_JWKS_COOLDOWN_SECONDS (default 30) sets it; tests shorten it to see a key rotation quickly.
+        cooldownDuration: auth.jwksCooldownSeconds * 1000,
         cacheMaxAge: 10 * 60_000,
         timeoutDuration: 5_000,
       })

@@ -48,11 +48,16 @@ function pathParamNames(specPath: string): string[] {
   return [...specPath.matchAll(paramPattern)].map((match) => match[1]!);
 }
 
+/** Percent-encodes one path segment, keeping `@` and `:` readable (both are legal there, RFC 3986 pchar). */
+function encodeSegment(value: string): string {
+  return encodeURIComponent(value).replace(/%40/g, '@').replace(/%3A/gi, ':');
+}
+
 function resolveBackendPath(template: string, params: Record<string, string>, username: string, uidDomain: string): string {
   return template.replace(paramPattern, (_match, name: string) => {
-    if (name === 'user') return encodeURIComponent(username);
-    if (name === 'qualified-user') return encodeURIComponent(qualifiedUsername(username, uidDomain));
-    return encodeURIComponent(params[camel(name)] ?? '');
+    if (name === 'user') return encodeSegment(username);
+    if (name === 'qualified-user') return encodeSegment(qualifiedUsername(username, uidDomain));
+    return encodeSegment(params[camel(name)] ?? '');
   });
 }
 

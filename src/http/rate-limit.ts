@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { FastifyBaseLogger } from 'fastify';
@@ -82,6 +83,9 @@ return {allowed, tostring(tokens)}
 
 type TakeCommand = (key: string, capacity: number, perMs: number) => Promise<[number, string]>;
 
+/** How long a request waits for a connection that is being (re)established, like a command's timeout. */
+const connectingWaitMs = 250;
+
 export class RedisBuckets implements BucketStore {
   readonly redis: Redis;
 
@@ -104,7 +108,28 @@ export class RedisBuckets implements BucketStore {
     this.redis.defineCommand('takeToken', { numberOfKeys: 1, lua: takeScript });
   }
 
+  private connecting?: Promise<void>;
+
+  /**
+   * Without an offline queue, commands sent before the connection is ready fail at once: right
+   * after start every instance would count locally (and report an outage). So wait briefly, all
+   * callers on one shared listener, for a connection in progress; if it fails, the command fails.
+   */
+  private async ready(): Promise<void> {
+    if (!['wait', 'connecting', 'connect'].includes(this.redis.status)) return;
+    this.connecting ??= once(this.redis, 'ready', { signal: AbortSignal.timeout(connectingWaitMs) })
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        this.connecting = undefined;
+      });
+    await this.connecting;
+  }
+
   async take(key: string, policy: BucketPolicy): Promise<Decision> {
+    await this.ready();
     const take = (this.redis as unknown as { takeToken: TakeCommand }).takeToken.bind(this.redis);
     const [allowed, tokens] = await take(this.prefix + key, policy.capacity, policy.refillPerMinute / 60_000);
     return decide(Number(tokens), allowed === 1, policy);

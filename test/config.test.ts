@@ -1,0 +1,122 @@
+// Configuration: defaults, validation that names the variable, and the process refusing to start.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { backendNames } from '../src/backends/catalog.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const projectDir = path.resolve(import.meta.dirname, '..');
+
+describe('loadConfig defaults (empty environment)', () => {
+  const config = loadConfig({});
+
+  test('listener and data directory', () => {
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.dataDir, path.resolve('./data'));
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.redisUrl, undefined);
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.trustProxy, false);
+  });
+
+  test('auth: embedded keys, default admin roles, 30 s skew and JWKS cooldown', () => {
+    assert.equal(config.auth.embeddedKeys, true);
+    assert.equal(config.auth.jwksUrl, undefined);
+    assert.deepEqual(config.auth.publicKeyFiles, []);
+    assert.deepEqual(config.auth.adminRoles, ['de-admin', 'super-admin']);
+    assert.deepEqual(config.auth.dataStoreAdminRoles, ['data-store-admin', 'super-admin']);
+    assert.equal(config.auth.requireExp, true);
+    assert.equal(config.auth.clockSkewSeconds, 30);
+    assert.equal(config.auth.jwksCooldownSeconds, 30);
+  });
+
+  test('rate limits: 100 per user per minute, 10 anonymous, burst 150', () => {
+    assert.deepEqual(config.rateLimit, { userPerMin: 100, anonPerMin: 10, burst: 150 });
+  });
+
+  test('every backend is embedded (no URL) with the 30 s default timeout', () => {
+    assert.deepEqual(Object.keys(config.backends).sort(), [...backendNames].sort());
+    for (const name of backendNames) assert.deepEqual(config.backends[name], { url: undefined, timeoutMs: 30_000 }, name);
+  });
+});
+
+describe('loadConfig reads the environment', () => {
+  test('values are parsed and trimmed', () => {
+    const config = loadConfig({
+      PORT: ' 9000 ',
+      APPS_URL: 'http://apps.internal:8080/base',
+      AUTH_JWKS_URL: 'https://idp.example.org/certs',
+      ADMIN_ROLES: 'ops, auditors,,',
+      TRUST_PROXY: 'yes',
+      DATABASE_URL: 'postgresql://gw@db/gateway',
+    });
+    assert.equal(config.port, 9000);
+    assert.equal(config.backends.apps.url?.href, 'http://apps.internal:8080/base');
+    assert.equal(config.backends.metadata.url, undefined);
+    assert.equal(config.auth.jwksUrl?.href, 'https://idp.example.org/certs');
+    assert.equal(config.auth.embeddedKeys, false);
+    assert.deepEqual(config.auth.adminRoles, ['ops', 'auditors']);
+    assert.equal(config.trustProxy, true);
+    assert.equal(config.databaseUrl, 'postgresql://gw@db/gateway');
+  });
+
+  test('AUTH_PUBLIC_KEYS alone also turns the embedded key off', () => {
+    const config = loadConfig({ AUTH_PUBLIC_KEYS: '/keys/a.pem,/keys/b.pem' });
+    assert.deepEqual(config.auth.publicKeyFiles, ['/keys/a.pem', '/keys/b.pem']);
+    assert.equal(config.auth.embeddedKeys, false);
+  });
+});
+
+describe('invalid values throw a ConfigError naming the variable', () => {
+  const cases: Record<string, string>[] = [
+    { PORT: 'abc' },
+    { PORT: '70000' },
+    { RATE_LIMIT_BURST: '0' },
+    { RATE_LIMIT_USER_PER_MIN: '-5' },
+    { APPS_URL: 'not-a-url' },
+    { DATA_INFO_URL: 'ftp://data-info' },
+    { DATABASE_URL: 'mysql://x' },
+    { REDIS_URL: 'http://x' },
+    { LOG_LEVEL: 'loud' },
+    { TRUST_PROXY: 'maybe' },
+    { AUTH_JWKS_URL: 'file:///etc/jwks.json' },
+    { AUTH_CLOCK_SKEW_SECONDS: '1.5' },
+    { AUTH_JWKS_COOLDOWN_SECONDS: '0' },
+  ];
+  for (const env of cases) {
+    const [[variable, value]] = Object.entries(env) as [[string, string]];
+    test(`${variable}=${value}`, () => {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.variable === variable &&
+          error.message.includes(variable) &&
+          error.message.includes(value) &&
+          !error.message.includes('\n'),
+      );
+    });
+  }
+});
+
+describe('the gateway process', () => {
+  test('a wrong value stops it with exit code 1 and one stderr line naming the variable', async (t) => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-config-'));
+    t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env = { ...process.env, PORT: 'abc', GATEWAY_DATA_DIR: dataDir };
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: projectDir, env, timeout: 30_000 }, (_error, out, err) =>
+        resolve({ code: child.exitCode, stdout: out, stderr: err }),
+      );
+    });
+    assert.equal(code, 1);
+    assert.equal(stdout, '');
+    const lines = stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 1, stderr);
+    assert.match(lines[0]!, /PORT.*"abc"/);
+  });
+});
