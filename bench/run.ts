@@ -1,0 +1,98 @@
+/**
+ * `npm run bench`: throughput and latency of the gateway's hot paths on this machine, against a
+ * real local backend. Prints one table; compare "passthrough" with "backend direct" for the cost
+ * the gateway adds (auth from cache, rate limit, forwarding, logging, metrics).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { buildGateway } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { TokenVerifier } from '../src/http/auth.js';
+import { loadTrustedKeys, signEmbeddedToken } from '../src/http/keys.js';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+interface Row {
+  scenario: string;
+  'req/s': number;
+  'p50 ms': number;
+  'p99 ms': number;
+  errors: number;
+}
+
+async function load(scenario: string, url: string, headers: Record<string, string> = {}): Promise<Row> {
+  const result = await autocannon({ url, headers, connections, duration: seconds });
+  const non2xx = result.non2xx + result.errors + result.timeouts;
+  return { scenario, 'req/s': Math.round(result.requests.average), 'p50 ms': result.latency.p50, 'p99 ms': result.latency.p99, errors: non2xx };
+}
+
+async function startBackend(): Promise<{ url: string; close(): void }> {
+  const body = JSON.stringify({ id: '00000000-0000-0000-0000-000000000001', name: 'word count', description: 'counts words' });
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+async function verifyCost(dataDir: string): Promise<Row[]> {
+  const config = loadConfig({ GATEWAY_DATA_DIR: dataDir });
+  const count = 2000;
+  const tokens = await Promise.all(Array.from({ length: count }, (_, i) => signEmbeddedToken(dataDir, { username: `user${i}` })));
+  const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth);
+  const timed = async (scenario: string, run: () => Promise<unknown>): Promise<Row> => {
+    const started = process.hrtime.bigint();
+    await run();
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    return { scenario, 'req/s': Math.round((count / ms) * 1000), 'p50 ms': Number((ms / count).toFixed(4)), 'p99 ms': NaN, errors: 0 };
+  };
+  const first = await timed('token verify: signature (ES256)', async () => {
+    for (const token of tokens) await verifier.verify(token);
+  });
+  const cached = await timed('token verify: cached', async () => {
+    for (const token of tokens) await verifier.verify(token);
+  });
+  return [first, cached];
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
+  const backend = await startBackend();
+  const generous = { RATE_LIMIT_USER_PER_MIN: '100000000', RATE_LIMIT_BURST: '100000000', RATE_LIMIT_ANON_PER_MIN: '100000000' };
+  const rows: Row[] = [];
+  try {
+    const token = await signEmbeddedToken(dataDir, { username: 'bench' });
+    const auth = { authorization: `Bearer ${token}` };
+    const appPath = '/apps/de/00000000-0000-0000-0000-000000000001';
+
+    rows.push(await load('backend direct', backend.url + appPath));
+    for (const [label, extra] of [
+      ['in-process limits', {}],
+      ...(process.env.REDIS_URL ? [['Redis limits', { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `bench:${Date.now()}:` }]] : []),
+    ] as Array<[string, Record<string, string>]>) {
+      const gateway = await buildGateway(loadConfig({ ...generous, ...extra, LOG_LEVEL: 'warn', GATEWAY_DATA_DIR: dataDir, APPS_URL: backend.url }));
+      await gateway.app.listen({ port: 0, host: '127.0.0.1' });
+      const base = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
+      rows.push(await load(`gateway GET /uuid (${label})`, `${base}/uuid`));
+      rows.push(await load(`gateway passthrough (${label})`, base + appPath, auth));
+      await gateway.close();
+    }
+    rows.push(...(await verifyCost(dataDir)));
+  } finally {
+    backend.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  console.log(`\n${connections} connections, ${seconds} s per scenario, node ${process.version}`);
+  console.table(rows);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
