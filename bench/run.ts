@@ -64,7 +64,7 @@ async function verifyCost(dataDir: string): Promise<Row[]> {
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
   const backend = await startBackend();
-  const generous = { RATE_LIMIT_USER_PER_MIN: '100000000', RATE_LIMIT_BURST: '100000000', RATE_LIMIT_ANON_PER_MIN: '100000000' };
+  const generous = { RATE_LIMIT_USER_PER_MIN: '1000000', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_ANON_PER_MIN: '1000000' };
   const rows: Row[] = [];
   try {
     const token = await signEmbeddedToken(dataDir, { username: 'bench' });

@@ -120,6 +120,10 @@ function failureOf(error: unknown): AuthError {
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) {
     return new AuthError('key_unavailable', 'Signing keys are unavailable; try again later.');
   }
+  // jose reports a JWKS endpoint answering non-200 with its generic error class.
+  if (error instanceof errors.JOSEError && error.code === 'ERR_JOSE_GENERIC') {
+    return new AuthError('key_unavailable', 'Signing keys are unavailable; try again later.');
+  }
   if (error instanceof errors.JOSEError) return new AuthError('malformed', 'Malformed token.');
   // Network failures while fetching the JWKS surface as plain errors.
   return new AuthError('key_unavailable', 'Signing keys are unavailable; try again later.');
