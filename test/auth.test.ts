@@ -8,7 +8,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { startBackend, type TestBackend } from './helpers/backend.js';
-import { startGateway, type RunningGateway } from './helpers/gateway.js';
+import { noRateLimits, startGateway, type RunningGateway } from './helpers/gateway.js';
 import {
   bearer,
   craftToken,
@@ -44,9 +44,7 @@ async function gatewayWith(env: Record<string, string>): Promise<RunningGateway>
   const running = await startGateway({
     APPS_URL: backend.url,
     METADATA_URL: backend.url,
-    RATE_LIMIT_USER_PER_MIN: '100000',
-    RATE_LIMIT_BURST: '100000',
-    RATE_LIMIT_ANON_PER_MIN: '100000',
+    ...noRateLimits,
     ...env,
   });
   gateways.push(running);

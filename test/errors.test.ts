@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startBackend, type TestBackend } from './helpers/backend.js';
-import { startGateway, type RunningGateway } from './helpers/gateway.js';
+import { noRateLimits, startGateway, type RunningGateway } from './helpers/gateway.js';
 import { createSigningKey, signToken, startJwksServer, userClaims, type JwksServer } from './helpers/tokens.js';
 
-const generous = { RATE_LIMIT_USER_PER_MIN: '100000', RATE_LIMIT_BURST: '100000', RATE_LIMIT_ANON_PER_MIN: '100000' };
 
 describe('error model', () => {
   let jwks: JwksServer;
@@ -16,7 +15,7 @@ describe('error model', () => {
     const key = await createSigningKey('ES256', 'errors-key');
     jwks = await startJwksServer([key]);
     backend = await startBackend();
-    running = await startGateway({ ...generous, AUTH_JWKS_URL: jwks.url, NOTIFICATION_AGENT_URL: backend.url, BODY_LIMIT_BYTES: '2048' });
+    running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, NOTIFICATION_AGENT_URL: backend.url, BODY_LIMIT_BYTES: '2048' });
     token = await signToken(key, userClaims('carol'));
   });
 

@@ -4,11 +4,10 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startBackend, type TestBackend } from './helpers/backend.js';
-import { startGateway, type RunningGateway } from './helpers/gateway.js';
+import { noRateLimits, startGateway, type RunningGateway } from './helpers/gateway.js';
 import { createSigningKey, signToken, startJwksServer, userClaims, type JwksServer, type SigningKey } from './helpers/tokens.js';
 
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000001';
-const generous = { RATE_LIMIT_USER_PER_MIN: '100000', RATE_LIMIT_BURST: '100000', RATE_LIMIT_ANON_PER_MIN: '100000' };
 
 /** Sends bytes exactly as written (fetch refuses hop-by-hop headers) and returns the raw answer. */
 function rawRequest(baseUrl: string, text: string): Promise<string> {
@@ -38,7 +37,7 @@ describe('forwarding core', () => {
     backend = await startBackend();
     const url = backend.url;
     running = await startGateway({
-      ...generous,
+      ...noRateLimits,
       AUTH_JWKS_URL: jwks.url,
       UID_DOMAIN: 'example.org',
       APPS_URL: url,
@@ -222,7 +221,7 @@ describe('streaming', () => {
     key = await createSigningKey('ES256', 'stream-key');
     jwks = await startJwksServer([key]);
     backend = await startBackend(undefined, { recordBody: false });
-    running = await startGateway({ ...generous, AUTH_JWKS_URL: jwks.url, APPS_URL: backend.url, BODY_LIMIT_BYTES: String(256 * 1024 * 1024) });
+    running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, APPS_URL: backend.url, BODY_LIMIT_BYTES: String(256 * 1024 * 1024) });
     token = await signToken(key, userClaims('streamer'));
   });
 
@@ -306,7 +305,7 @@ describe('streaming', () => {
   });
 
   test('a streamed body over the limit is refused with 413 before it reaches the backend', async () => {
-    const limited = await startGateway({ ...generous, AUTH_JWKS_URL: jwks.url, APPS_URL: backend.url, BODY_LIMIT_BYTES: '4096' });
+    const limited = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, APPS_URL: backend.url, BODY_LIMIT_BYTES: '4096' });
     try {
       const before = backend.requests.length;
       const response = await fetch(`${limited.url}/apps/de`, {
@@ -336,7 +335,7 @@ describe('backend failures', () => {
   after(() => jwks.close());
 
   test('a backend that is down gives 503 ERR_UNAVAILABLE naming it', async () => {
-    const running = await startGateway({ ...generous, AUTH_JWKS_URL: jwks.url, APPS_URL: 'http://127.0.0.1:1' });
+    const running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, APPS_URL: 'http://127.0.0.1:1' });
     try {
       const response = await fetch(`${running.url}${appPath}`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(response.status, 503);
@@ -353,7 +352,7 @@ describe('backend failures', () => {
     const slow = await startBackend((_request, response) => {
       setTimeout(() => response.end('{}'), 3_000).unref();
     });
-    const running = await startGateway({ ...generous, AUTH_JWKS_URL: jwks.url, APPS_URL: slow.url, APPS_TIMEOUT_MS: '300' });
+    const running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, APPS_URL: slow.url, APPS_TIMEOUT_MS: '300' });
     try {
       const response = await fetch(`${running.url}${appPath}`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(response.status, 504);
@@ -367,7 +366,7 @@ describe('backend failures', () => {
   });
 
   test('a backend with neither a URL nor an embedded service answers 501 naming its variable', async () => {
-    const running = await startGateway({ ...generous, AUTH_JWKS_URL: jwks.url });
+    const running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url });
     try {
       const response = await fetch(`${running.url}/subjects?search=al`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(response.status, 501);

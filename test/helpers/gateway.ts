@@ -4,6 +4,9 @@ import path from 'node:path';
 import { buildGateway, type Gateway, type GatewayOptions } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 
+/** Rate limits high enough that tests of other behaviour never meet them. */
+export const noRateLimits = { RATE_LIMIT_USER_PER_MIN: '100000', RATE_LIMIT_BURST: '100000', RATE_LIMIT_ANON_PER_MIN: '100000' };
+
 export interface RunningGateway {
   url: string;
   gateway: Gateway;
