@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Transform, type Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Pool, type Dispatcher } from 'undici';
 import type { BackendName, IdentityStyle } from '../backends/catalog.js';
@@ -257,6 +257,7 @@ export class Forwarder {
     headers['x-request-id'] = request.id;
 
     let body: Readable | string | undefined;
+    let limiter: Transform | undefined;
     if (options.json !== undefined) {
       body = JSON.stringify(options.json);
       headers['content-type'] = 'application/json';
@@ -266,8 +267,10 @@ export class Forwarder {
       if (declared > options.bodyLimitBytes) {
         throw new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${options.bodyLimitBytes} bytes`);
       }
-      body = request.raw.pipe(limitBytes(options.bodyLimitBytes));
-      request.raw.on('error', (error) => body instanceof Transform && body.destroy(error));
+      limiter = limitBytes(options.bodyLimitBytes);
+      // pipeline ties both ends: a client that aborts mid-upload also ends the backend's body.
+      pipeline(request.raw, limiter, () => {});
+      body = limiter;
     } else {
       delete headers['content-length'];
       delete headers['content-type'];
@@ -282,8 +285,7 @@ export class Forwarder {
 
     const response = await this.request(backend, request.method, options.path + (query.length ? `?${query.join('&')}` : ''), headers, body, abort.signal).catch((error: unknown) => {
       // A body over the limit surfaces as the backend call failing; report the limit, not the backend.
-      const limitError = body instanceof Transform ? (body as Transform & { errored?: unknown }).errored : undefined;
-      throw limitError instanceof GatewayError ? limitError : error;
+      throw limiter?.errored instanceof GatewayError ? limiter.errored : error;
     });
     reply.code(response.statusCode);
     reply.headers(endToEndHeaders(response.headers));
