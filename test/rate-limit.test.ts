@@ -6,7 +6,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { Redis } from 'ioredis';
-import { MemoryBuckets, type BucketPolicy } from '../src/http/rate-limit.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { FallbackBuckets, MemoryBuckets, type BucketPolicy, type BucketStore } from '../src/http/rate-limit.js';
 import { startBackend, type TestBackend } from './helpers/backend.js';
 import { requiredInCi, startGateway, type RunningGateway } from './helpers/gateway.js';
 import { createSigningKey, signToken, startJwksServer, userClaims, type JwksServer, type SigningKey } from './helpers/tokens.js';
@@ -527,5 +528,40 @@ describe('shared budget through Redis', { skip: redisUrl ? false : 'REDIS_URL is
     assert.ok(slowest < 1_000, `no request hangs on the stalled Redis (slowest ${slowest.toFixed(0)} ms)`);
     t.diagnostic(`request latency with Redis stalled: ${answers.map((a) => a.ms.toFixed(0)).join(', ')} ms`);
     assert.equal(await metric(url, 'gateway_rate_limit_store_fallbacks_total'), 3);
+  });
+});
+
+describe('FallbackBuckets', () => {
+  /** A shared store that fails or answers on demand, counting the calls that reach it. */
+  function flakyStore() {
+    const state = { up: false, calls: 0 };
+    const healthy = new MemoryBuckets();
+    const store: BucketStore = {
+      take: async (key, policy) => {
+        state.calls++;
+        if (!state.up) throw new Error('store down');
+        return healthy.take(key, policy);
+      },
+      close: async () => {},
+    };
+    return { state, store };
+  }
+  const policy = { capacity: 100, refillPerMinute: 60 };
+  const quietLog = { info() {}, warn() {} } as unknown as FastifyBaseLogger;
+
+  test('after a failure the shared store is skipped until the retry interval passes, then used again', async () => {
+    const { state, store } = flakyStore();
+    let fallbacks = 0;
+    const buckets = new FallbackBuckets(store, new MemoryBuckets(), quietLog, () => fallbacks++, 200);
+    for (let i = 0; i < 5; i++) assert.equal((await buckets.take('k', policy)).allowed, true);
+    assert.equal(state.calls, 1, 'only the first call waited on the failing store');
+    assert.equal(fallbacks, 5, 'every local decision is counted');
+    state.up = true;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await buckets.take('k', policy);
+    assert.equal(state.calls, 2, 'retried once the interval passed');
+    await buckets.take('k', policy);
+    assert.equal(state.calls, 3, 'back on the shared store');
+    assert.equal(fallbacks, 5);
   });
 });

@@ -146,30 +146,37 @@ export class RedisBuckets implements BucketStore {
  */
 export class FallbackBuckets implements BucketStore {
   private degraded = false;
+  /** While degraded, the shared store is retried once this time has passed (epoch ms). */
+  private retryAt = 0;
 
   constructor(
     private readonly shared: BucketStore,
     private readonly local: BucketStore,
     private readonly log: FastifyBaseLogger,
     private readonly onFallback: () => void,
+    /** A store that hangs costs its timeout per call; after a failure, skip it this long. */
+    private readonly retryIntervalMs = 1_000,
   ) {}
 
   async take(key: string, policy: BucketPolicy): Promise<Decision> {
-    try {
-      const decision = await this.shared.take(key, policy);
-      if (this.degraded) {
-        this.degraded = false;
-        this.log.info('rate-limit store reachable again; using shared counters');
+    if (!this.degraded || Date.now() >= this.retryAt) {
+      try {
+        const decision = await this.shared.take(key, policy);
+        if (this.degraded) {
+          this.degraded = false;
+          this.log.info('rate-limit store reachable again; using shared counters');
+        }
+        return decision;
+      } catch (error) {
+        this.retryAt = Date.now() + this.retryIntervalMs;
+        if (!this.degraded) {
+          this.degraded = true;
+          this.log.warn({ err: error }, 'rate-limit store unreachable; using local counters');
+        }
       }
-      return decision;
-    } catch (error) {
-      this.onFallback();
-      if (!this.degraded) {
-        this.degraded = true;
-        this.log.warn({ err: error }, 'rate-limit store unreachable; using local counters');
-      }
-      return this.local.take(key, policy);
     }
+    this.onFallback();
+    return this.local.take(key, policy);
   }
 
   async close(): Promise<void> {
