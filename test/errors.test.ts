@@ -1,29 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startBackend, type TestBackend } from './helpers/backend.js';
-import { noRateLimits, startGateway, type RunningGateway } from './helpers/gateway.js';
-import { createSigningKey, signToken, startJwksServer, userClaims, type JwksServer } from './helpers/tokens.js';
-
+import type { TestBackend } from './helpers/backend.js';
+import { startSecuredFixture, type SecuredFixture } from './helpers/fixture.js';
+import type { RunningGateway } from './helpers/gateway.js';
 
 describe('error model', () => {
-  let jwks: JwksServer;
+  let fixture: SecuredFixture;
   let backend: TestBackend;
   let running: RunningGateway;
   let token: string;
 
   before(async () => {
-    const key = await createSigningKey('ES256', 'errors-key');
-    jwks = await startJwksServer([key]);
-    backend = await startBackend();
-    running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, NOTIFICATION_AGENT_URL: backend.url, BODY_LIMIT_BYTES: '2048' });
-    token = await signToken(key, userClaims('carol'));
+    fixture = await startSecuredFixture((url) => ({ NOTIFICATION_AGENT_URL: url, BODY_LIMIT_BYTES: '2048' }));
+    ({ backend, running } = fixture);
+    token = await fixture.tokenFor('carol');
   });
 
-  after(async () => {
-    await running.close();
-    await backend.close();
-    await jwks.close();
-  });
+  after(() => fixture.close());
 
   const postJson = (path: string, body: string, headers: Record<string, string> = {}) =>
     fetch(running.url + path, {

@@ -1,35 +1,29 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startBackend, type TestBackend } from './helpers/backend.js';
+import { startSecuredFixture, type SecuredFixture } from './helpers/fixture.js';
 import { requiredInCi, startGateway, type RunningGateway } from './helpers/gateway.js';
-import { createSigningKey, signToken, startJwksServer, userClaims, type JwksServer } from './helpers/tokens.js';
 import { pgSchemaUrl } from './helpers/postgres.js';
 
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000002';
 
 describe('request ids, logs and metrics', () => {
-  let jwks: JwksServer;
+  let fixture: SecuredFixture;
   let backend: TestBackend;
   let running: RunningGateway;
   let token: string;
   const logLines: Array<Record<string, unknown>> = [];
 
   before(async () => {
-    const key = await createSigningKey('RS256', 'obs-key');
-    jwks = await startJwksServer([key]);
-    backend = await startBackend();
-    running = await startGateway(
-      { AUTH_JWKS_URL: jwks.url, APPS_URL: backend.url, LOG_LEVEL: 'info' },
-      { logStream: { write: (line: string) => void logLines.push(JSON.parse(line)) } },
-    );
-    token = await signToken(key, userClaims('dave'));
+    fixture = await startSecuredFixture((url) => ({ APPS_URL: url, LOG_LEVEL: 'info' }), {
+      alg: 'RS256',
+      gateway: { logStream: { write: (line: string) => void logLines.push(JSON.parse(line)) } },
+    });
+    ({ backend, running } = fixture);
+    token = await fixture.tokenFor('dave');
   });
 
-  after(async () => {
-    await running.close();
-    await backend.close();
-    await jwks.close();
-  });
+  after(() => fixture.close());
 
   test('a plain X-Request-Id is kept, echoed, logged and forwarded', async () => {
     const response = await fetch(running.url + appPath, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'req-abc.1' } });

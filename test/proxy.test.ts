@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startBackend, type TestBackend } from './helpers/backend.js';
+import { startSecuredFixture, type SecuredFixture } from './helpers/fixture.js';
 import { noRateLimits, startGateway, type RunningGateway } from './helpers/gateway.js';
 import { createSigningKey, signToken, startJwksServer, userClaims, type JwksServer, type SigningKey } from './helpers/tokens.js';
 
@@ -25,35 +26,28 @@ function rawRequest(baseUrl: string, text: string): Promise<string> {
 }
 
 describe('forwarding core', () => {
-  let jwks: JwksServer;
-  let key: SigningKey;
+  let fixture: SecuredFixture;
   let backend: TestBackend;
   let running: RunningGateway;
   let alice: string;
 
   before(async () => {
-    key = await createSigningKey('RS256', 'proxy-key');
-    jwks = await startJwksServer([key]);
-    backend = await startBackend();
-    const url = backend.url;
-    running = await startGateway({
-      ...noRateLimits,
-      AUTH_JWKS_URL: jwks.url,
-      UID_DOMAIN: 'example.org',
-      APPS_URL: url,
-      METADATA_URL: url,
-      ANALYSES_URL: url,
-      USER_INFO_URL: url,
-      NOTIFICATION_AGENT_URL: `${url}/v1`,
-    });
-    alice = await signToken(key, userClaims('alice'));
+    fixture = await startSecuredFixture(
+      (url) => ({
+        UID_DOMAIN: 'example.org',
+        APPS_URL: url,
+        METADATA_URL: url,
+        ANALYSES_URL: url,
+        USER_INFO_URL: url,
+        NOTIFICATION_AGENT_URL: `${url}/v1`,
+      }),
+      { alg: 'RS256' },
+    );
+    ({ backend, running } = fixture);
+    alice = await fixture.tokenFor('alice');
   });
 
-  after(async () => {
-    await running.close();
-    await backend.close();
-    await jwks.close();
-  });
+  after(() => fixture.close());
 
   const get = (path: string, headers: Record<string, string> = {}) =>
     fetch(running.url + path, { headers: { authorization: `Bearer ${alice}`, ...headers } });
@@ -211,25 +205,19 @@ describe('forwarding core', () => {
 });
 
 describe('streaming', () => {
+  let fixture: SecuredFixture;
   let jwks: JwksServer;
-  let key: SigningKey;
   let backend: TestBackend;
   let running: RunningGateway;
   let token: string;
 
   before(async () => {
-    key = await createSigningKey('ES256', 'stream-key');
-    jwks = await startJwksServer([key]);
-    backend = await startBackend(undefined, { recordBody: false });
-    running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, APPS_URL: backend.url, BODY_LIMIT_BYTES: String(256 * 1024 * 1024) });
-    token = await signToken(key, userClaims('streamer'));
+    fixture = await startSecuredFixture((url) => ({ APPS_URL: url, BODY_LIMIT_BYTES: String(256 * 1024 * 1024) }), { recordBody: false });
+    ({ jwks, backend, running } = fixture);
+    token = await fixture.tokenFor('streamer');
   });
 
-  after(async () => {
-    await running.close();
-    await backend.close();
-    await jwks.close();
-  });
+  after(() => fixture.close());
 
   test('a large request body reaches the backend before the client has finished sending it', async () => {
     let firstBytesAtBackend!: () => void;
