@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { backendNames, type BackendName } from './backends/catalog.js';
+import { buildBackendHost, embeddedTargets, listenPrivately, processSecret } from './backends/host.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
@@ -10,6 +11,7 @@ import { loadTrustedKeys } from './http/keys.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerPassthroughs } from './http/passthrough.js';
+import { SeenUsers } from './http/seen-users.js';
 import { Forwarder, type BackendTarget } from './http/proxy.js';
 import { FallbackBuckets, MemoryBuckets, RedisBuckets, type BucketStore } from './http/rate-limit.js';
 import { miscRoutes } from './routes/misc.js';
@@ -29,8 +31,6 @@ export interface Gateway {
 }
 
 export interface GatewayOptions {
-  /** Where embedded backends listen; remote URLs from the configuration take precedence. */
-  embeddedTargets?: Partial<Record<BackendName, BackendTarget>>;
   /** Where JSON log lines go (default: stdout). */
   logStream?: { write(line: string): void };
 }
@@ -47,9 +47,26 @@ function remoteTargets(config: GatewayConfig): Partial<Record<BackendName, Backe
   const targets: Partial<Record<BackendName, BackendTarget>> = {};
   for (const name of backendNames) {
     const { url, timeoutMs } = config.backends[name];
-    if (url) targets[name] = { origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), timeoutMs };
+    if (url) targets[name] = { origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), timeoutMs, secret: config.backendSecret };
   }
   return targets;
+}
+
+/** Runs the embedded backends this process is asked for (those without a URL) behind a private listener. */
+async function startEmbeddedBackends(config: GatewayConfig, store: Store, log: FastifyBaseLogger) {
+  const names = config.embeddedBackends.filter((name) => !config.backends[name].url);
+  if (names.length === 0) return { targets: {}, host: undefined };
+  const secret = processSecret();
+  const host = await buildBackendHost({
+    names,
+    context: { store, config },
+    secret,
+    logger: log.child({ component: 'embedded-backends' }),
+    bodyLimitBytes: config.bodyLimitBytes,
+    logRequests: false,
+  });
+  const address = await listenPrivately(host, config.dataDir);
+  return { targets: embeddedTargets(names, address, secret, config), host };
 }
 
 function createBuckets(config: GatewayConfig, app: FastifyInstance, metrics: Metrics): BucketStore {
@@ -75,7 +92,8 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth);
   const buckets = createBuckets(config, app, metrics);
   const remote = remoteTargets(config);
-  const forwarder = new Forwarder({ ...options.embeddedTargets, ...remote }, config.uidDomain, metrics);
+  const embedded = await startEmbeddedBackends(config, store, app.log);
+  const forwarder = new Forwarder({ ...embedded.targets, ...remote }, config.uidDomain, metrics);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -88,13 +106,15 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
 
   registerErrorHandling(app);
   await registerOpenApi(app);
-  registerGuard(app, { config, verifier, buckets, metrics });
+  registerGuard(app, { config, verifier, buckets, metrics, seenUsers: new SeenUsers(store.db, config.uidDomain, app.log) });
   await app.register(miscRoutes);
   await app.register(operationsRoutes, { store, forwarder, metrics, remoteBackends: Object.keys(remote) as BackendName[] });
   await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
 
   app.addHook('onClose', async () => {
-    await Promise.allSettled([forwarder.close(), buckets.close(), store.close()]);
+    // Backends finish their requests before the store they write to closes.
+    await Promise.allSettled([forwarder.close(), buckets.close(), embedded.host?.close()]);
+    await store.close();
   });
 
   return { app, config, store, forwarder, verifier, buckets, metrics, close: () => app.close() };

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { backendEnvPrefix, backendNames, type BackendName } from './backends/catalog.js';
+import { backendEnvPrefix, backendNames, embeddedBackendNames, type BackendName, type EmbeddedBackendName } from './backends/catalog.js';
 
 export interface BackendSetting {
   /** Remote base URL; undefined means "use the embedded service". */
@@ -38,6 +38,16 @@ export interface GatewayConfig {
     burst: number;
   };
   backends: Record<BackendName, BackendSetting>;
+  /** Embedded backend services this process runs (EMBEDDED_BACKENDS or `--backends`); a backend with a URL is never embedded. */
+  embeddedBackends: EmbeddedBackendName[];
+  /** Shared secret sent to (and required by) embedded backends run as their own process (BACKEND_SECRET). */
+  backendSecret?: string;
+  dataStore: {
+    /** The data store's zone: homes live under `/<zone>/home/<user>` (DATA_STORE_ZONE). */
+    zone: string;
+    /** Name of the system default output folder inside a user's home (DEFAULT_OUTPUT_FOLDER). */
+    defaultOutputFolder: string;
+  };
 }
 
 export class ConfigError extends Error {
@@ -97,6 +107,34 @@ function list(env: Env, name: string, fallback: string[]): string[] {
     .filter((item) => item !== '');
 }
 
+/** `all`, `none`, or a comma list of embedded backend names. */
+function embeddedSelection(env: Env, name: string): EmbeddedBackendName[] {
+  const raw = text(env, name)?.toLowerCase() ?? 'all';
+  if (raw === 'all') return [...embeddedBackendNames];
+  if (raw === 'none') return [];
+  const chosen = list(env, name, []);
+  for (const item of chosen) {
+    if (!(embeddedBackendNames as readonly string[]).includes(item)) {
+      throw new ConfigError(name, `names "${item}", which has no embedded implementation; choose from ${embeddedBackendNames.join(', ')}, all or none`);
+    }
+  }
+  return [...new Set(chosen)] as EmbeddedBackendName[];
+}
+
+function pathSegment(env: Env, name: string, fallback: string): string {
+  const value = text(env, name) ?? fallback;
+  if (!/^[\w.-]+$/.test(value) || value === '.' || value === '..') {
+    throw new ConfigError(name, `must be one path segment of letters, digits, '.', '_' or '-', got "${value}"`);
+  }
+  return value;
+}
+
+function secret(env: Env, name: string): string | undefined {
+  const value = text(env, name);
+  if (value !== undefined && value.length < 16) throw new ConfigError(name, 'must be at least 16 characters long');
+  return value;
+}
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): GatewayConfig {
@@ -151,5 +189,11 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       burst: integer(env, 'RATE_LIMIT_BURST', 150, 1, 1_000_000),
     },
     backends,
+    embeddedBackends: embeddedSelection(env, 'EMBEDDED_BACKENDS'),
+    backendSecret: secret(env, 'BACKEND_SECRET'),
+    dataStore: {
+      zone: pathSegment(env, 'DATA_STORE_ZONE', 'platform'),
+      defaultOutputFolder: pathSegment(env, 'DEFAULT_OUTPUT_FOLDER', 'analyses'),
+    },
   };
 }

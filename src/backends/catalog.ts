@@ -29,6 +29,11 @@ export const backendNames = [
 
 export type BackendName = (typeof backendNames)[number];
 
+/** Backends this project implements itself (`src/backends/<name>/`), run in-process unless given a URL. */
+export const embeddedBackendNames = ['user-info', 'groups', 'data-info', 'apps'] as const satisfies readonly BackendName[];
+
+export type EmbeddedBackendName = (typeof embeddedBackendNames)[number];
+
 /**
  * How the caller's identity travels to a backend (routes.md §1.4):
  * - `apps`: query `user`, `email`, `first-name`, `last-name`

@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../config.js';
 import { AuthError, authorize, extractToken, type AuthLevel, type Identity, type TokenVerifier } from './auth.js';
 import { GatewayError } from './errors.js';
 import type { Metrics } from './metrics.js';
+import type { SeenUsers } from './seen-users.js';
 import { rateLimitHeaders, type BucketPolicy, type BucketStore } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -22,6 +23,7 @@ export interface GuardDeps {
   verifier: TokenVerifier;
   buckets: BucketStore;
   metrics: Metrics;
+  seenUsers: SeenUsers;
 }
 
 /**
@@ -31,7 +33,7 @@ export interface GuardDeps {
  * Unmatched paths skip all three and get their 404 first.
  */
 export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
-  const { config, verifier, buckets, metrics } = deps;
+  const { config, verifier, buckets, metrics, seenUsers } = deps;
   const userPolicy: BucketPolicy = { capacity: config.rateLimit.burst, refillPerMinute: config.rateLimit.userPerMin };
   const anonPolicy: BucketPolicy = { capacity: config.rateLimit.anonPerMin, refillPerMinute: config.rateLimit.anonPerMin };
 
@@ -74,5 +76,6 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
       if (error instanceof AuthError) metrics.authFailures.inc({ reason: error.failure });
       throw error;
     }
+    if (request.identity) await seenUsers.record(request.identity);
   });
 }

@@ -14,6 +14,8 @@ export interface BackendTarget {
   basePath: string;
   socketPath?: string;
   timeoutMs: number;
+  /** Sent as `X-Backend-Secret`: embedded backends answer only a gateway that holds it. */
+  secret?: string;
 }
 
 export interface BackendCall {
@@ -50,8 +52,8 @@ const hopByHop = new Set([
   'host',
 ]);
 
-/** The caller's credentials stop at the gateway: backends trust identity parameters instead. */
-const credentialHeaders = new Set(['authorization', 'x-vendor-de-jwt', 'cookie']);
+/** The caller's credentials stop at the gateway: backends trust identity parameters (and the backend secret) instead. */
+const credentialHeaders = new Set(['authorization', 'x-vendor-de-jwt', 'cookie', 'x-backend-secret']);
 
 /** Identity parameters a client must never set itself (backends trust them). */
 const identityKeys = new Set(['user', 'email', 'first-name', 'last-name', 'first_name', 'last_name']);
@@ -219,7 +221,7 @@ export class Forwarder {
       const response = await this.pool(backend).request({
         method: method as Dispatcher.HttpMethod,
         path: target.basePath + pathAndQuery,
-        headers,
+        headers: target.secret ? { ...headers, 'x-backend-secret': target.secret } : headers,
         body,
         signal,
       });

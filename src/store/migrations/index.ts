@@ -1,7 +1,11 @@
 import type { Migration } from 'kysely';
 import * as users from './001-users.js';
+import * as userInfo from './002-user-info.js';
+import * as appsAccounts from './003-apps-accounts.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
   '001-users': users,
+  '002-user-info': userInfo,
+  '003-apps-accounts': appsAccounts,
 };

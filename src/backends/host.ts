@@ -1,0 +1,106 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { GatewayConfig } from '../config.js';
+import { GatewayError, registerErrorHandling } from '../http/errors.js';
+import type { BackendTarget } from '../http/proxy.js';
+import type { EmbeddedBackendName } from './catalog.js';
+import { embeddedServices } from './registry.js';
+import { answerUnimplemented, type BackendContext } from './service.js';
+
+/** The header that proves a request comes from a gateway: backends trust identity parameters only then. */
+export const backendSecretHeader = 'x-backend-secret';
+
+export interface BackendHostOptions {
+  names: readonly EmbeddedBackendName[];
+  context: BackendContext;
+  secret: string;
+  logger: FastifyBaseLogger;
+  bodyLimitBytes: number;
+  /** Standalone hosts log each request; in-process ones leave that to the gateway. */
+  logRequests: boolean;
+}
+
+function sameSecret(given: string | string[] | undefined, expected: Buffer): boolean {
+  if (typeof given !== 'string') return false;
+  const actual = Buffer.from(given);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/**
+ * One listener for a set of embedded backends, each mounted under `/<name>` (its base URL's path).
+ * Every request must carry the shared secret; `/livez` alone answers without it.
+ */
+export async function buildBackendHost(options: BackendHostOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    disableRequestLogging: !options.logRequests,
+    bodyLimit: options.bodyLimitBytes,
+    requestIdHeader: 'x-request-id',
+  });
+  const expected = Buffer.from(options.secret);
+  registerErrorHandling(app);
+
+  app.get('/livez', async () => ({ status: 'ok', backends: options.names }));
+  app.addHook('onRequest', async (request) => {
+    if (request.url === '/livez') return;
+    if (!sameSecret(request.headers[backendSecretHeader], expected)) {
+      throw new GatewayError(403, 'ERR_FORBIDDEN', `Embedded backends answer only a gateway holding the backend secret (${backendSecretHeader}).`);
+    }
+  });
+
+  for (const name of options.names) {
+    await app.register(
+      async (scope) => {
+        answerUnimplemented(scope, name);
+        await scope.register(embeddedServices[name].plugin, options.context);
+      },
+      { prefix: `/${name}` },
+    );
+  }
+  return app;
+}
+
+export interface PrivateAddress {
+  origin: string;
+  socketPath?: string;
+}
+
+/**
+ * Listens where the public listener's clients cannot connect: a Unix socket in a 0700 folder of
+ * the data directory, or, when that path is too long for a socket, a loopback port (the secret guards it).
+ */
+export async function listenPrivately(host: FastifyInstance, dataDir: string): Promise<PrivateAddress> {
+  const folder = path.join(dataDir, 'run');
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  chmodSync(folder, 0o700);
+  const socketPath = path.join(folder, `backends-${process.pid}-${randomBytes(4).toString('hex')}.sock`);
+  if (Buffer.byteLength(socketPath) < 100) {
+    await host.listen({ path: socketPath });
+    chmodSync(socketPath, 0o600);
+    host.addHook('onClose', async () => rmSync(socketPath, { force: true }));
+    return { origin: 'http://embedded-backends', socketPath };
+  }
+  await host.listen({ host: '127.0.0.1', port: 0 });
+  const address = host.server.address();
+  if (!address || typeof address === 'string') throw new Error('embedded backends did not bind a port');
+  return { origin: `http://127.0.0.1:${address.port}` };
+}
+
+/** Forwarder targets for backends served by a host at `address`: the same shape as a remote base URL. */
+export function embeddedTargets(
+  names: readonly EmbeddedBackendName[],
+  address: PrivateAddress,
+  secret: string,
+  config: Pick<GatewayConfig, 'backends'>,
+): Partial<Record<EmbeddedBackendName, BackendTarget>> {
+  return Object.fromEntries(
+    names.map((name) => [name, { ...address, basePath: `/${name}`, timeoutMs: config.backends[name].timeoutMs, secret }]),
+  );
+}
+
+/** A fresh secret for backends that live and die with this process. */
+export function processSecret(): string {
+  return randomBytes(32).toString('base64url');
+}

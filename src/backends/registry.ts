@@ -1,0 +1,13 @@
+import type { EmbeddedBackendName } from './catalog.js';
+import { appsService } from './apps/index.js';
+import { dataInfoService } from './data-info/index.js';
+import { groupsService } from './groups/index.js';
+import type { EmbeddedService } from './service.js';
+import { userInfoService } from './user-info/index.js';
+
+export const embeddedServices: Record<EmbeddedBackendName, EmbeddedService> = {
+  'user-info': userInfoService,
+  groups: groupsService,
+  'data-info': dataInfoService,
+  apps: appsService,
+};

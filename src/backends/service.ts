@@ -1,0 +1,44 @@
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { GatewayConfig } from '../config.js';
+import { GatewayError, sendError } from '../http/errors.js';
+import type { Store } from '../store/database.js';
+import { backendEnvPrefix, type EmbeddedBackendName } from './catalog.js';
+
+/** What every embedded backend service is given: the store and the platform settings. */
+export interface BackendContext {
+  store: Store;
+  config: Pick<GatewayConfig, 'uidDomain' | 'dataStore'>;
+}
+
+/**
+ * An embedded backend: a Fastify plugin serving that backend's own paths and shapes
+ * (backends.md). The host mounts it under `/<name>`; it never sees the public listener.
+ */
+export interface EmbeddedService {
+  name: EmbeddedBackendName;
+  plugin: FastifyPluginAsync<BackendContext>;
+}
+
+/** Paths a partial embedded service does not serve answer 501 naming the variable that points elsewhere. */
+export function answerUnimplemented(app: FastifyInstance, name: EmbeddedBackendName): void {
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      new GatewayError(
+        501,
+        'ERR_NOT_IMPLEMENTED',
+        `The embedded ${name} service does not implement ${request.method} ${request.url.split('?')[0]}; set ${backendEnvPrefix(name)}_URL to reach a full one.`,
+        { backend: name },
+      ),
+    ),
+  );
+}
+
+/** The `user` query parameter every identity-taking backend route requires. */
+export function requireUserParam(query: unknown): string {
+  const user = (query as { user?: unknown } | undefined)?.user;
+  if (typeof user !== 'string' || user === '') {
+    throw new GatewayError(400, 'ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "user"', { field: 'user' });
+  }
+  return user;
+}

@@ -1,0 +1,19 @@
+import type { EmbeddedService } from '../service.js';
+import { registerDocumentRoutes } from './documents.js';
+
+/**
+ * The user-info service (backends.md §7): preferences, sessions and saved searches per user
+ * (`{username}` is qualified), bags and global alerts. Bodies are read as text so a document is
+ * stored exactly as the client sent it, whatever content type it came with.
+ */
+export const userInfoService: EmbeddedService = {
+  name: 'user-info',
+  plugin: async (app, { store }) => {
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+    registerDocumentRoutes(app, store, { segment: 'preferences', table: 'user_preferences', column: 'preferences', key: 'preferences', objectOnly: true, unwrapOnRead: true });
+    registerDocumentRoutes(app, store, { segment: 'sessions', table: 'user_sessions', column: 'session', key: 'session', objectOnly: false, unwrapOnRead: false });
+    registerDocumentRoutes(app, store, { segment: 'searches', table: 'user_saved_searches', column: 'saved_searches', key: 'saved_searches', objectOnly: false, unwrapOnRead: false });
+  },
+};
