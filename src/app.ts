@@ -14,9 +14,12 @@ import { registerPassthroughs } from './http/passthrough.js';
 import { SeenUsers } from './http/seen-users.js';
 import { Forwarder, type BackendTarget } from './http/proxy.js';
 import { FallbackBuckets, MemoryBuckets, RedisBuckets, type BucketStore } from './http/rate-limit.js';
+import { bootstrapRoutes } from './routes/bootstrap.js';
 import { miscRoutes } from './routes/misc.js';
 import { operationsRoutes } from './routes/operations.js';
 import { passthroughRoutes } from './routes/passthrough-table.js';
+import { preferencesRoutes } from './routes/preferences.js';
+import { userInfoRoutes } from './routes/user-info.js';
 import { openStore, type Store } from './store/database.js';
 
 export interface Gateway {
@@ -109,6 +112,10 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   registerGuard(app, { config, verifier, buckets, metrics, seenUsers: new SeenUsers(store.db, config.uidDomain, app.log) });
   await app.register(miscRoutes);
   await app.register(operationsRoutes, { store, forwarder, metrics, remoteBackends: Object.keys(remote) as BackendName[] });
+  const aggregateDeps = { forwarder, config };
+  await app.register(preferencesRoutes, aggregateDeps);
+  await app.register(bootstrapRoutes, aggregateDeps);
+  await app.register(userInfoRoutes, { forwarder });
   await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
 
   app.addHook('onClose', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../config.js';
 import { GatewayError, registerErrorHandling } from '../http/errors.js';
 import type { BackendTarget } from '../http/proxy.js';
@@ -35,7 +35,7 @@ function sameSecret(given: string | string[] | undefined, expected: Buffer): boo
 export async function buildBackendHost(options: BackendHostOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.logger,
-    disableRequestLogging: !options.logRequests,
+    logController: new LogController({ disableRequestLogging: !options.logRequests }),
     bodyLimit: options.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
   });
@@ -77,9 +77,9 @@ export async function listenPrivately(host: FastifyInstance, dataDir: string): P
   chmodSync(folder, 0o700);
   const socketPath = path.join(folder, `backends-${process.pid}-${randomBytes(4).toString('hex')}.sock`);
   if (Buffer.byteLength(socketPath) < 100) {
+    host.addHook('onClose', async () => rmSync(socketPath, { force: true }));
     await host.listen({ path: socketPath });
     chmodSync(socketPath, 0o600);
-    host.addHook('onClose', async () => rmSync(socketPath, { force: true }));
     return { origin: 'http://embedded-backends', socketPath };
   }
   await host.listen({ host: '127.0.0.1', port: 0 });

@@ -247,6 +247,31 @@ export class Forwarder {
     return this.request(backend, call.method, call.path + (query.length ? `?${query.join('&')}` : ''), headers, body);
   }
 
+  /**
+   * A backend call whose JSON answer the gateway uses itself. A non-2xx answer becomes a
+   * GatewayError with the backend's status, keeping its `error_code` and reason when it sent them.
+   */
+  async callJson<T>(backend: BackendName, call: BackendCall, requestId?: string): Promise<T> {
+    const response = await this.call(backend, call, requestId);
+    const text = await response.body.text();
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300) {
+      if (body === undefined && text !== '') {
+        throw new GatewayError(502, 'ERR_BAD_GATEWAY', `The ${backend} service answered with something other than JSON.`, { backend });
+      }
+      return body as T;
+    }
+    const details = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    const errorCode = typeof details.error_code === 'string' ? details.error_code : 'ERR_REQUEST_FAILED';
+    const reason = [details.reason, details.message].find((value) => typeof value === 'string') as string | undefined;
+    throw new GatewayError(response.statusCode, errorCode, reason ?? (text.trim() || `The ${backend} service answered ${response.statusCode}.`), { backend });
+  }
+
   /** Relays a client request to a backend and the backend's answer to the client, unchanged. */
   async forward(request: FastifyRequest, reply: FastifyReply, backend: BackendName, options: ForwardOptions): Promise<FastifyReply> {
     const query = [...filteredQuery(options.rawQuery), ...encodePairs(identityParams(options.identityStyle, options.identity, this.uidDomain))];

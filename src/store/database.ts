@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationRe
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { SqliteBooleanPlugin } from './sqlite-booleans.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -56,6 +57,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const engine: Engine = options.databaseUrl ? 'postgres' : 'sqlite';
   const db = new Kysely<Database>({
     dialect: options.databaseUrl ? postgresDialect(options.databaseUrl) : sqliteDialect(options.dataDir),
+    plugins: options.databaseUrl ? [] : [new SqliteBooleanPlugin()],
   });
   try {
     await migrateToLatest(db);
