@@ -356,11 +356,19 @@ describe('backend failures', () => {
   test('a backend with neither a URL nor an embedded service answers 501 naming its variable', async () => {
     const running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url });
     try {
-      const response = await fetch(`${running.url}/subjects?search=al`, { headers: { authorization: `Bearer ${token}` } });
+      const response = await fetch(`${running.url}/qms/plans`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(response.status, 501);
       const body = (await response.json()) as Record<string, string>;
       assert.equal(body.error_code, 'ERR_NOT_IMPLEMENTED');
-      assert.match(body.reason ?? "", /GROUPS_URL/);
+      assert.match(body.reason ?? "", /QMS_URL/);
+
+      // An embedded service that serves only part of its backend's API says the same for the rest.
+      const partial = await fetch(`${running.url}/teams`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(partial.status, 501);
+      const partialBody = (await partial.json()) as Record<string, string>;
+      assert.equal(partialBody.error_code, 'ERR_NOT_IMPLEMENTED');
+      assert.equal(partialBody.backend, 'groups');
+      assert.match(partialBody.reason ?? "", /GROUPS_URL/);
     } finally {
       await running.close();
     }

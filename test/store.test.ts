@@ -5,8 +5,31 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { openStore, type Store } from '../src/store/database.js';
+import { migrations } from '../src/store/migrations/index.js';
+import { recordUser } from '../src/store/users.js';
 import { requiredInCi } from './helpers/gateway.js';
 import { pgSchemaUrl } from './helpers/postgres.js';
+
+/** Upserts, booleans and cascades: the query features embedded backends rely on, on each engine. */
+async function exerciseUserQueries(store: Store): Promise<void> {
+  const username = `frank-${randomUUID()}@example.org`;
+  const first = await recordUser(store.db, username, { email: 'old@example.org' }, 1_000);
+  const again = await recordUser(store.db, username, { email: 'new@example.org', firstName: 'Frank' }, 2_000);
+  assert.equal(again, first, 'recording a known user keeps its id');
+  const user = await store.db.selectFrom('users').selectAll().where('id', '=', first).executeTakeFirstOrThrow();
+  assert.deepEqual([user.email, user.first_name, user.created_at, user.last_seen_at], ['new@example.org', 'Frank', 1_000, 2_000]);
+
+  await store.db.insertInto('workspace').values({ id: randomUUID(), user_id: first, root_category_id: randomUUID(), is_public: true }).execute();
+  const workspace = await store.db.selectFrom('workspace').select('is_public').where('user_id', '=', first).executeTakeFirstOrThrow();
+  assert.equal(Boolean(workspace.is_public), true, 'booleans are written on both engines');
+  const publicOnes = await store.db.selectFrom('workspace').select('id').where('is_public', '=', true).where('user_id', '=', first).execute();
+  assert.equal(publicOnes.length, 1, 'booleans compare on both engines');
+
+  await store.db.insertInto('user_sessions').values({ id: randomUUID(), user_id: first, session: '{"a":1}' }).execute();
+  await store.db.deleteFrom('users').where('id', '=', first).execute();
+  const orphans = await store.db.selectFrom('user_sessions').select('id').where('user_id', '=', first).execute();
+  assert.equal(orphans.length, 0, "deleting a user deletes their documents");
+}
 
 /** The same checks, run against each engine: one query layer over both. */
 async function exerciseStore(open: () => Promise<Store>, expectedEngine: string): Promise<void> {
@@ -23,6 +46,7 @@ async function exerciseStore(open: () => Promise<Store>, expectedEngine: string)
       store.db.insertInto('users').values({ id: randomUUID(), username: 'erin@example.org' }).execute(),
       'usernames are unique',
     );
+    await exerciseUserQueries(store);
   } finally {
     await store.close();
   }
@@ -32,7 +56,7 @@ async function exerciseStore(open: () => Promise<Store>, expectedEngine: string)
     const row = await reopened.db.selectFrom('users').select('username').where('id', '=', id).executeTakeFirst();
     assert.equal(row?.username, 'erin@example.org');
     const applied = await reopened.db.selectFrom('kysely_migration' as never).select('name' as never).execute();
-    assert.deepEqual(applied.map((migration) => (migration as { name: string }).name), ['001-users']);
+    assert.deepEqual(applied.map((migration) => (migration as { name: string }).name), Object.keys(migrations));
   } finally {
     await reopened.close();
   }
