@@ -115,7 +115,7 @@ function embeddedSelection(env: Env, name: string): EmbeddedBackendName[] {
   const chosen = list(env, name, []);
   for (const item of chosen) {
     if (!(embeddedBackendNames as readonly string[]).includes(item)) {
-      throw new ConfigError(name, `names "${item}", which has no embedded implementation; choose from ${embeddedBackendNames.join(', ')}, all or none`);
+      throw new ConfigError(name, `"${raw}" names ${item}, which has no embedded implementation; choose from ${embeddedBackendNames.join(', ')}, all or none`);
     }
   }
   return [...new Set(chosen)] as EmbeddedBackendName[];

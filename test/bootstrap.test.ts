@@ -143,3 +143,24 @@ describe('bootstrap with failing parts', () => {
     assert.equal(body.preferences.systemDefaultOutputDir.path, '/platform/home/hank/analyses');
   });
 });
+
+describe('a gateway running only some embedded backends', () => {
+  let running: RunningGateway;
+  before(async () => {
+    running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, EMBEDDED_BACKENDS: 'user-info' });
+  });
+  after(async () => running.close());
+
+  test('serves what it runs and names the URL to set for the rest', async () => {
+    const stored = await call(running, 'ivan', '/secured/sessions', { method: 'POST', body: JSON.stringify({ tabs: 3 }) });
+    assert.equal(stored.status, 200);
+    const logins = await call(running, 'ivan', '/secured/logins?limit=1');
+    assert.equal(logins.status, 501);
+    assert.equal(logins.body.error_code, 'ERR_NOT_IMPLEMENTED');
+    assert.match(logins.body.reason, /APPS_URL/);
+    const { body } = await call(running, 'ivan', '/secured/bootstrap');
+    assert.equal(body.apps_info.status, 501);
+    assert.equal(body.data_info.status, 501);
+    assert.equal(body.preferences.defaultOutputFolder.path, '/platform/home/ivan/analyses');
+  });
+});

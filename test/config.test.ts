@@ -44,6 +44,29 @@ describe('loadConfig defaults (empty environment)', () => {
   });
 });
 
+describe('embedded platform settings', () => {
+  test('by default every embedded backend runs, in zone "platform", with no shared backend secret', () => {
+    const config = loadConfig({});
+    assert.deepEqual(config.embeddedBackends, ['user-info', 'groups', 'data-info', 'apps']);
+    assert.deepEqual(config.dataStore, { zone: 'platform', defaultOutputFolder: 'analyses' });
+    assert.equal(config.backendSecret, undefined);
+  });
+
+  test('EMBEDDED_BACKENDS takes a list, all or none', () => {
+    assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: ' user-info , groups,user-info' }).embeddedBackends, ['user-info', 'groups']);
+    assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'none' }).embeddedBackends, []);
+    assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 4);
+  });
+
+  test('a short BACKEND_SECRET is refused without echoing it', () => {
+    assert.throws(
+      () => loadConfig({ BACKEND_SECRET: 'hunter2' }),
+      (error: unknown) => error instanceof ConfigError && error.variable === 'BACKEND_SECRET' && !error.message.includes('hunter2'),
+    );
+    assert.equal(loadConfig({ BACKEND_SECRET: 'x'.repeat(16) }).backendSecret, 'x'.repeat(16));
+  });
+});
+
 describe('loadConfig reads the environment', () => {
   test('values are parsed and trimmed', () => {
     const config = loadConfig({
@@ -86,6 +109,9 @@ describe('invalid values throw a ConfigError naming the variable', () => {
     { AUTH_JWKS_URL: 'file:///etc/jwks.json' },
     { AUTH_CLOCK_SKEW_SECONDS: '1.5' },
     { AUTH_JWKS_COOLDOWN_SECONDS: '0' },
+    { EMBEDDED_BACKENDS: 'user-info,qms' },
+    { DATA_STORE_ZONE: 'a/b' },
+    { DEFAULT_OUTPUT_FOLDER: '..' },
   ];
   for (const env of cases) {
     const [[variable, value]] = Object.entries(env) as [[string, string]];
@@ -103,7 +129,26 @@ describe('invalid values throw a ConfigError naming the variable', () => {
   }
 });
 
+async function runMain(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: projectDir, env: { ...process.env, ...env }, timeout: 30_000 }, (_error, out, err) =>
+      resolve({ code: child.exitCode, stdout: out, stderr: err }),
+    );
+  });
+}
+
 describe('the gateway process', () => {
+  test('--backends is checked like EMBEDDED_BACKENDS; an unknown flag prints the usage', async (t) => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-config-'));
+    t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+    const wrong = await runMain(['--backends', 'user-info,bogus'], { GATEWAY_DATA_DIR: dataDir });
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /EMBEDDED_BACKENDS.*bogus/);
+    const unknown = await runMain(['--frobnicate'], { GATEWAY_DATA_DIR: dataDir });
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /Usage: npm start -- \[--backends/);
+  });
+
   test('a wrong value stops it with exit code 1 and one stderr line naming the variable', async (t) => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-config-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
