@@ -69,20 +69,21 @@ export function registerDocumentRoutes(app: FastifyInstance, store: Store, kind:
     if (kind.unwrapOnRead) {
       const value = JSON.parse(text) as Record<string, unknown>;
       const keys = Object.keys(value);
-      if (keys.length === 1 && keys[0] === kind.key && typeof value[kind.key] === 'object') return value[kind.key];
+      const inner = value[kind.key];
+      if (keys.length === 1 && keys[0] === kind.key && typeof inner === 'object' && inner !== null) return inner;
     }
     return reply.type('application/json').send(text);
   });
 
-  const store_ = async (request: { params: unknown; body: unknown }) => {
+  const saveDocument = async (request: { params: unknown; body: unknown }) => {
     const { username } = request.params as { username: string };
     const text = typeof request.body === 'string' ? request.body : '';
     const value = parseDocument(text, kind);
     await writeDocument(store, kind, username, text);
     return { [kind.key]: value };
   };
-  app.post(url, store_);
-  app.put(url, store_);
+  app.post(url, saveDocument);
+  app.put(url, saveDocument);
 
   app.delete(url, async (request, reply) => {
     const { username } = request.params as { username: string };
