@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { backendNames, type BackendName } from './backends/catalog.js';
+import { backendNames, isEmbeddedBackend, type BackendName } from './backends/catalog.js';
 import { buildBackendHost, embeddedTargets, listenPrivately, processSecret } from './backends/host.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
@@ -57,7 +57,10 @@ function remoteTargets(config: GatewayConfig): Partial<Record<BackendName, Backe
 
 /** Runs the embedded backends this process is asked for (those without a URL) behind a private listener. */
 async function startEmbeddedBackends(config: GatewayConfig, store: Store, log: FastifyBaseLogger) {
-  const names = config.embeddedBackends.filter((name) => !config.backends[name].url);
+  const wanted = config.embeddedBackends.filter((name) => !config.backends[name].url);
+  const names = wanted.filter(isEmbeddedBackend);
+  const missing = wanted.filter((name) => !isEmbeddedBackend(name));
+  if (missing.length > 0) log.warn({ backends: missing }, 'no embedded implementation yet: these answer 501 until their <SERVICE>_URL is set');
   if (names.length === 0) return { targets: {}, host: undefined };
   const secret = processSecret();
   const host = await buildBackendHost({

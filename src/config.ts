@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { backendEnvPrefix, backendNames, embeddedBackendNames, type BackendName, type EmbeddedBackendName } from './backends/catalog.js';
+import { backendEnvPrefix, backendNames, embeddedBackendNames, type BackendName } from './backends/catalog.js';
 
 export interface BackendSetting {
   /** Remote base URL; undefined means "use the embedded service". */
@@ -38,8 +38,11 @@ export interface GatewayConfig {
     burst: number;
   };
   backends: Record<BackendName, BackendSetting>;
-  /** Embedded backend services this process runs (EMBEDDED_BACKENDS or `--backends`); a backend with a URL is never embedded. */
-  embeddedBackends: EmbeddedBackendName[];
+  /**
+   * Backends to run embedded (EMBEDDED_BACKENDS or `--backends`). A backend with a URL is never
+   * embedded, and one without an embedded implementation yet is skipped with a warning.
+   */
+  embeddedBackends: BackendName[];
   /** Shared secret sent to (and required by) embedded backends run as their own process (BACKEND_SECRET). */
   backendSecret?: string;
   dataStore: {
@@ -107,18 +110,18 @@ function list(env: Env, name: string, fallback: string[]): string[] {
     .filter((item) => item !== '');
 }
 
-/** `all`, `none`, or a comma list of embedded backend names. */
-function embeddedSelection(env: Env, name: string): EmbeddedBackendName[] {
+/** `all` (every backend with an embedded implementation), `none`, or a comma list of backend names. */
+function embeddedSelection(env: Env, name: string): BackendName[] {
   const raw = text(env, name)?.toLowerCase() ?? 'all';
   if (raw === 'all') return [...embeddedBackendNames];
   if (raw === 'none') return [];
   const chosen = list(env, name, []);
   for (const item of chosen) {
-    if (!(embeddedBackendNames as readonly string[]).includes(item)) {
-      throw new ConfigError(name, `"${raw}" names ${item}, which has no embedded implementation; choose from ${embeddedBackendNames.join(', ')}, all or none`);
+    if (!(backendNames as readonly string[]).includes(item)) {
+      throw new ConfigError(name, `"${raw}" names ${item}, which is not a backend; use all, none or names from: ${backendNames.join(', ')}`);
     }
   }
-  return [...new Set(chosen)] as EmbeddedBackendName[];
+  return [...new Set(chosen)] as BackendName[];
 }
 
 function pathSegment(env: Env, name: string, fallback: string): string {

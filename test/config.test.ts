@@ -52,9 +52,11 @@ describe('embedded platform settings', () => {
     assert.equal(config.backendSecret, undefined);
   });
 
-  test('EMBEDDED_BACKENDS takes a list, all or none', () => {
+  test('EMBEDDED_BACKENDS takes a list of backend names, all or none', () => {
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: ' user-info , groups,user-info' }).embeddedBackends, ['user-info', 'groups']);
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'none' }).embeddedBackends, []);
+    // A backend not embedded yet may be named: it is skipped (with a warning) until it is.
+    assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'user-info,metadata' }).embeddedBackends, ['user-info', 'metadata']);
     assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 4);
   });
 
@@ -109,7 +111,7 @@ describe('invalid values throw a ConfigError naming the variable', () => {
     { AUTH_JWKS_URL: 'file:///etc/jwks.json' },
     { AUTH_CLOCK_SKEW_SECONDS: '1.5' },
     { AUTH_JWKS_COOLDOWN_SECONDS: '0' },
-    { EMBEDDED_BACKENDS: 'user-info,qms' },
+    { EMBEDDED_BACKENDS: 'user-info,bogus' },
     { DATA_STORE_ZONE: 'a/b' },
     { DEFAULT_OUTPUT_FOLDER: '..' },
   ];

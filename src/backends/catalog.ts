@@ -34,6 +34,10 @@ export const embeddedBackendNames = ['user-info', 'groups', 'data-info', 'apps']
 
 export type EmbeddedBackendName = (typeof embeddedBackendNames)[number];
 
+export function isEmbeddedBackend(name: BackendName): name is EmbeddedBackendName {
+  return (embeddedBackendNames as readonly string[]).includes(name);
+}
+
 /**
  * How the caller's identity travels to a backend (routes.md §1.4):
  * - `apps`: query `user`, `email`, `first-name`, `last-name`

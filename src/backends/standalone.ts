@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { ConfigError, type GatewayConfig } from '../config.js';
 import { openStore } from '../store/database.js';
+import { embeddedBackendNames, isEmbeddedBackend } from './catalog.js';
 import { buildBackendHost } from './host.js';
 
 /**
@@ -11,10 +12,11 @@ import { buildBackendHost } from './host.js';
  */
 export async function serveBackendsStandalone(config: GatewayConfig): Promise<FastifyInstance> {
   if (!config.backendSecret) throw new ConfigError('BACKEND_SECRET', 'must be set to serve backends on their own (--backends-only)');
-  if (config.embeddedBackends.length === 0) throw new ConfigError('EMBEDDED_BACKENDS', 'names no backend to serve (--backends-only)');
+  const names = config.embeddedBackends.filter(isEmbeddedBackend);
+  if (names.length === 0) throw new ConfigError('EMBEDDED_BACKENDS', `names no backend with an embedded implementation (${embeddedBackendNames.join(', ')}) to serve with --backends-only`);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const host = await buildBackendHost({
-    names: config.embeddedBackends,
+    names,
     context: { store, config },
     secret: config.backendSecret,
     logger: pino({ level: config.logLevel }),
