@@ -1,4 +1,6 @@
 import type { EmbeddedService } from '../service.js';
+import { registerAlertRoutes } from './alerts.js';
+import { registerBagRoutes } from './bags.js';
 import { registerDocumentRoutes } from './documents.js';
 
 /**
@@ -8,12 +10,14 @@ import { registerDocumentRoutes } from './documents.js';
  */
 export const userInfoService: EmbeddedService = {
   name: 'user-info',
-  plugin: async (app, { store }) => {
+  plugin: async (app, { store, config }) => {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
     registerDocumentRoutes(app, store, { segment: 'preferences', table: 'user_preferences', column: 'preferences', key: 'preferences', objectOnly: true, unwrapOnRead: true });
     registerDocumentRoutes(app, store, { segment: 'sessions', table: 'user_sessions', column: 'session', key: 'session', objectOnly: false, unwrapOnRead: false });
     registerDocumentRoutes(app, store, { segment: 'searches', table: 'user_saved_searches', column: 'saved_searches', key: 'saved_searches', objectOnly: false, unwrapOnRead: false });
+    registerBagRoutes(app, store, config.uidDomain);
+    registerAlertRoutes(app, store);
   },
 };
