@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { openStore, type Store } from '../src/store/database.js';
 import { migrations } from '../src/store/migrations/index.js';
 import { recordUser } from '../src/store/users.js';
@@ -87,6 +88,24 @@ describe('store', () => {
       await exerciseStore(() => openStore({ databaseUrl: url, dataDir: tmpdir() }), 'postgres');
     } finally {
       await drop();
+    }
+  });
+
+  test('PostgreSQL: a schema migrates on its own even when another schema of the database already was', async (t) => {
+    const databaseUrl = requiredInCi('DATABASE_URL');
+    if (!databaseUrl) return t.skip('DATABASE_URL is not set (CI sets it)');
+    const first = await pgSchemaUrl(databaseUrl);
+    const second = await pgSchemaUrl(databaseUrl);
+    const opened: Store[] = [];
+    try {
+      opened.push(await openStore({ databaseUrl: first.url, dataDir: tmpdir() }));
+      opened.push(await openStore({ databaseUrl: second.url, dataDir: tmpdir() }));
+      const { rows } = await sql<{ tables: number }>`select count(*)::int as tables from information_schema.tables where table_schema = ${second.schema} and table_name like 'kysely_migration%'`.execute(opened[1]!.db);
+      assert.equal(rows[0]?.tables, 2, "the second schema has its own migration bookkeeping");
+    } finally {
+      await Promise.all(opened.map((store) => store.close()));
+      await first.drop();
+      await second.drop();
     }
   });
 

@@ -45,8 +45,11 @@ function postgresDialect(databaseUrl: string): PostgresDialect {
   return new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl, max: 10, types: pgTypes }) });
 }
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationResultSet> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+export async function migrateToLatest(db: Kysely<Database>, engine: Engine): Promise<MigrationResultSet> {
+  // Kysely looks for its bookkeeping tables in every schema unless told which one: a database whose
+  // other schema was migrated before would otherwise make it skip creating them in ours.
+  const schema = engine === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
   return result;
@@ -60,7 +63,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     plugins: options.databaseUrl ? [] : [new SqliteBooleanPlugin()],
   });
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db, engine);
   } catch (error) {
     await db.destroy();
     throw error;
