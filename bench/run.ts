@@ -81,6 +81,13 @@ async function main(): Promise<void> {
       const base = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
       rows.push(await load(`gateway GET /uuid (${label})`, `${base}/uuid`));
       rows.push(await load(`gateway passthrough (${label})`, base + appPath, auth));
+      if (label === 'in-process limits') {
+        // The embedded platform: a Unix-socket hop to user-info and apps, and the store (SQLite here).
+        await fetch(`${base}/secured/sessions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ windowConfigs: [] }) });
+        rows.push(await load('embedded GET /secured/sessions', `${base}/secured/sessions`, auth));
+        rows.push(await load('embedded GET /secured/preferences', `${base}/secured/preferences`, auth));
+        rows.push(await load('embedded GET /secured/bootstrap (records a login)', `${base}/secured/bootstrap`, auth));
+      }
       await gateway.close();
     }
     rows.push(...(await verifyCost(dataDir)));
