@@ -49,8 +49,8 @@ function requestId(request: IncomingMessage): string {
 function remoteTargets(config: GatewayConfig): Partial<Record<BackendName, BackendTarget>> {
   const targets: Partial<Record<BackendName, BackendTarget>> = {};
   for (const name of backendNames) {
-    const { url, timeoutMs } = config.backends[name];
-    if (url) targets[name] = { origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), timeoutMs, secret: config.backendSecret };
+    const { url, timeoutMs, secret } = config.backends[name];
+    if (url) targets[name] = { origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), timeoutMs, secret };
   }
   return targets;
 }

@@ -5,6 +5,8 @@ export interface BackendSetting {
   /** Remote base URL; undefined means "use the embedded service". */
   url?: URL;
   timeoutMs: number;
+  /** Sent as `X-Backend-Secret` to that URL: set it when the URL is one of our embedded backends run standalone. */
+  secret?: string;
 }
 
 export interface GatewayConfig {
@@ -43,7 +45,7 @@ export interface GatewayConfig {
    * embedded, and one without an embedded implementation yet is skipped with a warning.
    */
   embeddedBackends: BackendName[];
-  /** Shared secret sent to (and required by) embedded backends run as their own process (BACKEND_SECRET). */
+  /** The secret a standalone backend process (`--backends-only`) requires of gateways (BACKEND_SECRET). */
   backendSecret?: string;
   dataStore: {
     /** The data store's zone: homes live under `/<zone>/home/<user>` (DATA_STORE_ZONE). */
@@ -148,6 +150,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     backends[name] = {
       url: url(env, `${prefix}_URL`, ['http:', 'https:']),
       timeoutMs: integer(env, `${prefix}_TIMEOUT_MS`, defaultTimeoutMs, 100, 3_600_000),
+      secret: secret(env, `${prefix}_SECRET`),
     };
   }
 

@@ -40,7 +40,7 @@ describe('loadConfig defaults (empty environment)', () => {
 
   test('every backend is embedded (no URL) with the 30 s default timeout', () => {
     assert.deepEqual(Object.keys(config.backends).sort(), [...backendNames].sort());
-    for (const name of backendNames) assert.deepEqual(config.backends[name], { url: undefined, timeoutMs: 30_000 }, name);
+    for (const name of backendNames) assert.deepEqual(config.backends[name], { url: undefined, timeoutMs: 30_000, secret: undefined }, name);
   });
 });
 

@@ -392,7 +392,7 @@ describe('user-info in a separate process', () => {
         try {
           standalone = await startStandalone({ BACKEND_SECRET: secret, GATEWAY_DATA_DIR: childDir, ...databaseEnv });
           // The gateway keeps its own (SQLite) store: the user-info data must live with the child.
-          running = await gatewayWith({ USER_INFO_URL: `${standalone.url}/user-info`, BACKEND_SECRET: secret, EMBEDDED_BACKENDS: 'groups,data-info,apps' });
+          running = await gatewayWith({ USER_INFO_URL: `${standalone.url}/user-info`, USER_INFO_SECRET: secret, EMBEDDED_BACKENDS: 'groups,data-info,apps' });
           await exerciseSessionsAndPreferences(running.url);
 
           const marker = { where: 'child', n: randomBytes(4).toString('hex') };

@@ -25,6 +25,8 @@ function rawRequest(baseUrl: string, text: string): Promise<string> {
   });
 }
 
+const userInfoSecret = 'user-info-shared-secret';
+
 describe('forwarding core', () => {
   let fixture: SecuredFixture;
   let backend: TestBackend;
@@ -39,6 +41,7 @@ describe('forwarding core', () => {
         METADATA_URL: url,
         ANALYSES_URL: url,
         USER_INFO_URL: url,
+        USER_INFO_SECRET: userInfoSecret,
         NOTIFICATION_AGENT_URL: `${url}/v1`,
       }),
       { alg: 'RS256' },
@@ -52,6 +55,13 @@ describe('forwarding core', () => {
   const get = (path: string, headers: Record<string, string> = {}) =>
     fetch(running.url + path, { headers: { authorization: `Bearer ${alice}`, ...headers } });
   const lastRequest = () => backend.requests.at(-1)!;
+
+  test("a backend's secret goes to that backend only, and a client cannot send one", async () => {
+    assert.equal((await get('/secured/sessions')).status, 200);
+    assert.equal(lastRequest().headers['x-backend-secret'], userInfoSecret);
+    assert.equal((await get(appPath, { 'x-backend-secret': 'forged-by-the-client' })).status, 200);
+    assert.equal(lastRequest().headers['x-backend-secret'], undefined);
+  });
 
   test('apps calls carry user, email, first-name and last-name', async () => {
     const response = await get(appPath);
