@@ -184,6 +184,11 @@ async function exerciseSessionsAndPreferences(url: string): Promise<void> {
   assert2xx(await sessions('alice', 'DELETE'), 'DELETE with nothing stored');
   assert.deepEqual((await sessions('alice', 'GET')).body, {});
   assert.deepEqual((await sessions('bob', 'GET')).body, bobSession, 'alice’s DELETE leaves bob’s session');
+  // Byte for byte: numbers JavaScript cannot hold exactly, and the sender's spacing, survive.
+  const exact = '{"id": 12345678901234567890, "ratio": 1.50, "tiny": 1e-400}';
+  assert2xx(await sessions('alice', 'POST', { raw: exact }), 'POST exact session');
+  assert.equal((await sessions('alice', 'GET')).text, exact);
+  assert2xx(await sessions('alice', 'DELETE'), 'DELETE exact session');
 
   // Preferences: the output-folder defaults, under every spelling.
   const aliceSystem = folder(`${aliceHome}/analyses`);

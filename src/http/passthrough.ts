@@ -29,6 +29,8 @@ export interface PassthroughRoute {
   query?: TSchema;
   /** When set, the body is parsed and validated as JSON, then re-sent; otherwise it is streamed. */
   body?: TSchema;
+  /** Describes a streamed body in the OpenAPI document; the backend receives the bytes unchanged. */
+  streamedBody?: TSchema;
   /** Streamed bodies larger than this are refused with 413 (default: the gateway's body limit). */
   bodyLimitBytes?: number;
 }
@@ -82,7 +84,7 @@ function registerOne(app: FastifyInstance, route: PassthroughRoute, path: string
       security: routeSecurity(auth),
       ...(names.length > 0 ? { params: Type.Object(Object.fromEntries(names.map((name) => [camel(name), Type.String()]))) } : {}),
       ...(route.query ? { querystring: route.query } : {}),
-      ...(route.body ? { body: route.body } : {}),
+      ...(route.body || route.streamedBody ? { body: route.body ?? route.streamedBody } : {}),
       response: { default: { description: `Relayed from the ${route.backend} service` } },
     },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {

@@ -11,7 +11,8 @@ export const sessionsRoutes: PassthroughRoute[] = [
     backendPath: '/sessions/{qualified-user}',
     tag: 'misc',
     summary: 'Store session data: any JSON document, returned as given by GET',
-    body: Type.Unknown({ description: 'Any JSON document' }),
+    // Streamed, so the document is kept byte for byte (a parse and re-serialise would round big numbers).
+    streamedBody: Type.Unknown({ description: 'Any JSON document' }),
   },
   {
     method: 'GET',
