@@ -48,7 +48,7 @@ export interface GatewayConfig {
   /** The secret a standalone backend process (`--backends-only`) requires of gateways (BACKEND_SECRET). */
   backendSecret?: string;
   dataStore: {
-    /** The data store's zone: homes live under `/<zone>/home/<user>` (DATA_STORE_ZONE). */
+    /** The data store's zone: homes live under `/<zone>/home/<user>` (DATA_ZONE). */
     zone: string;
     /** Name of the system default output folder inside a user's home (DEFAULT_OUTPUT_FOLDER). */
     defaultOutputFolder: string;
@@ -198,7 +198,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     embeddedBackends: embeddedSelection(env, 'EMBEDDED_BACKENDS'),
     backendSecret: secret(env, 'BACKEND_SECRET'),
     dataStore: {
-      zone: pathSegment(env, 'DATA_STORE_ZONE', 'platform'),
+      zone: pathSegment(env, 'DATA_ZONE', 'platform'),
       defaultOutputFolder: pathSegment(env, 'DEFAULT_OUTPUT_FOLDER', 'analyses'),
     },
   };

@@ -26,7 +26,7 @@ async function call(running: RunningGateway, username: string, path: string, ini
 describe('bootstrap and account routes on the embedded platform', () => {
   let running: RunningGateway;
   before(async () => {
-    running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, DATA_STORE_ZONE: 'lab' });
+    running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, DATA_ZONE: 'lab' });
   });
   after(async () => running.close());
 

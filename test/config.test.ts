@@ -112,7 +112,7 @@ describe('invalid values throw a ConfigError naming the variable', () => {
     { AUTH_CLOCK_SKEW_SECONDS: '1.5' },
     { AUTH_JWKS_COOLDOWN_SECONDS: '0' },
     { EMBEDDED_BACKENDS: 'user-info,bogus' },
-    { DATA_STORE_ZONE: 'a/b' },
+    { DATA_ZONE: 'a/b' },
     { DEFAULT_OUTPUT_FOLDER: '..' },
   ];
   for (const env of cases) {
