@@ -36,6 +36,43 @@ export interface Database {
     login_time: number;
     session_id: string | null;
   };
+  data_objects: {
+    id: string;
+    path: string;
+    parent_path: string;
+    name: string;
+    type: 'file' | 'dir';
+    /** Short username. */
+    owner: string;
+    /** Milliseconds since the epoch. */
+    created_at: number;
+    modified_at: number;
+    size: ColumnType<number, number | undefined, number>;
+    md5: string | null;
+    content_type: string | null;
+    info_type: ColumnType<string, string | undefined, string>;
+    trash_origin: string | null;
+    trashed_at: number | null;
+  };
+  data_permissions: {
+    object_id: string;
+    /** Short username, or `public` for everyone. */
+    username: string;
+    permission: 'read' | 'write' | 'own';
+  };
+  data_tickets: {
+    /** Upper-case UUID. */
+    id: string;
+    object_id: string;
+    owner: string;
+    mode: 'read' | 'write';
+    public: ColumnType<boolean | number, boolean | undefined, boolean>;
+    for_job: ColumnType<boolean | number, boolean | undefined, boolean>;
+    uses_limit: number | null;
+    uses_count: ColumnType<number, number | undefined, number>;
+    file_write_limit: number | null;
+    created_at: number;
+  };
   global_alerts: {
     /** Milliseconds since the epoch; null means "from the start". */
     start_date: number | null;

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as users from './001-users.js';
 import * as userInfo from './002-user-info.js';
 import * as appsAccounts from './003-apps-accounts.js';
+import * as dataStore from './004-data-store.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
   '001-users': users,
   '002-user-info': userInfo,
   '003-apps-accounts': appsAccounts,
+  '004-data-store': dataStore,
 };
