@@ -52,6 +52,16 @@ export interface GatewayConfig {
     zone: string;
     /** Name of the system default output folder inside a user's home (DEFAULT_OUTPUT_FOLDER). */
     defaultOutputFolder: string;
+    /** Where file bytes live (DATA_STORE_DIR, default `<GATEWAY_DATA_DIR>/data-store`). */
+    dir: string;
+    /** Largest upload (MAX_UPLOAD_BYTES); larger ones get 413. */
+    maxUploadBytes: number;
+    /** Largest content `save`/`saveas` accept (FILEIO_MAX_EDIT_BYTES). */
+    maxEditBytes: number;
+    /** Days an item stays in the trash before the sweep deletes it (TRASH_RETENTION_DAYS). */
+    trashRetentionDays: number;
+    /** Let URL imports reach loopback, private and link-local addresses (URL_IMPORT_ALLOW_PRIVATE_NETWORKS). */
+    urlImportAllowPrivateNetworks: boolean;
   };
 }
 
@@ -165,10 +175,12 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const userPerMin = integer(env, 'RATE_LIMIT_USER_PER_MIN', 100, 1, 1_000_000);
 
+  const dataDir = path.resolve(text(env, 'GATEWAY_DATA_DIR') ?? './data');
+
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
-    dataDir: path.resolve(text(env, 'GATEWAY_DATA_DIR') ?? './data'),
+    dataDir,
     databaseUrl: databaseUrl?.toString(),
     redisUrl: redisUrl?.toString(),
     redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'gateway:',
@@ -200,6 +212,11 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     dataStore: {
       zone: pathSegment(env, 'DATA_ZONE', 'platform'),
       defaultOutputFolder: pathSegment(env, 'DEFAULT_OUTPUT_FOLDER', 'analyses'),
+      dir: path.resolve(text(env, 'DATA_STORE_DIR') ?? path.join(dataDir, 'data-store')),
+      maxUploadBytes: integer(env, 'MAX_UPLOAD_BYTES', 10 * 1024 ** 3, 1, 2 ** 50),
+      maxEditBytes: integer(env, 'FILEIO_MAX_EDIT_BYTES', 8 * 1024 ** 2, 1, 2 ** 40),
+      trashRetentionDays: integer(env, 'TRASH_RETENTION_DAYS', 30, 1, 36_500),
+      urlImportAllowPrivateNetworks: boolean(env, 'URL_IMPORT_ALLOW_PRIVATE_NETWORKS', false),
     },
   };
 }

@@ -48,7 +48,15 @@ describe('embedded platform settings', () => {
   test('by default every embedded backend runs, in zone "platform", with no shared backend secret', () => {
     const config = loadConfig({});
     assert.deepEqual(config.embeddedBackends, ['user-info', 'groups', 'data-info', 'apps']);
-    assert.deepEqual(config.dataStore, { zone: 'platform', defaultOutputFolder: 'analyses' });
+    assert.deepEqual(config.dataStore, {
+      zone: 'platform',
+      defaultOutputFolder: 'analyses',
+      dir: path.resolve('./data/data-store'),
+      maxUploadBytes: 10 * 1024 ** 3,
+      maxEditBytes: 8 * 1024 ** 2,
+      trashRetentionDays: 30,
+      urlImportAllowPrivateNetworks: false,
+    });
     assert.equal(config.backendSecret, undefined);
   });
 
@@ -114,6 +122,9 @@ describe('invalid values throw a ConfigError naming the variable', () => {
     { EMBEDDED_BACKENDS: 'user-info,bogus' },
     { DATA_ZONE: 'a/b' },
     { DEFAULT_OUTPUT_FOLDER: '..' },
+    { MAX_UPLOAD_BYTES: '0' },
+    { TRASH_RETENTION_DAYS: 'forever' },
+    { URL_IMPORT_ALLOW_PRIVATE_NETWORKS: 'sometimes' },
   ];
   for (const env of cases) {
     const [[variable, value]] = Object.entries(env) as [[string, string]];

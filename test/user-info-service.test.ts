@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { backendSecretHeader, buildBackendHost } from '../src/backends/host.js';
+import { loadConfig } from '../src/config.js';
 import { openStore, type Store } from '../src/store/database.js';
 import { startSecuredFixture } from './helpers/fixture.js';
 import { requiredInCi } from './helpers/gateway.js';
@@ -29,7 +30,7 @@ interface Service {
 async function startService(store: Store, cleanup: () => Promise<void>): Promise<Service> {
   const host: FastifyInstance = await buildBackendHost({
     names: ['user-info'],
-    context: { store, config: { uidDomain, dataStore: { zone: 'platform', defaultOutputFolder: 'analyses' } } },
+    context: { store, config: loadConfig({ UID_DOMAIN: uidDomain }) },
     secret,
     logger: pino({ level: 'silent' }),
     bodyLimitBytes: 1024 * 1024,
