@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database } from '../../store/schema.js';
+import { basePaths, type BasePaths } from './paths.js';
+
+export type Permission = 'read' | 'write' | 'own';
+export type DataObject = Selectable<Database['data_objects']>;
+type Db = Kysely<Database> | Transaction<Database>;
+
+const levels: Record<Permission, number> = { read: 1, write: 2, own: 3 };
+
+/** A grant to `public` is a grant to every user (community data). */
+export const everyone = 'public';
+/** Owner of the zone's scaffolding folders, which carry no grants and so pass on no access. */
+export const systemOwner = 'data-store';
+
+export function atLeast(permission: Permission | undefined, needed: Permission): boolean {
+  return permission !== undefined && levels[permission] >= levels[needed];
+}
+
+function strongest(permissions: Permission[]): Permission | undefined {
+  return permissions.reduce<Permission | undefined>((best, next) => (best === undefined || levels[next] > levels[best] ? next : best), undefined);
+}
+
+function parentAndName(path: string): { parent: string; name: string } {
+  const cut = path.lastIndexOf('/');
+  return { parent: cut === 0 ? '/' : path.slice(0, cut), name: path.slice(cut + 1) };
+}
+
+/** `/z/home/a/b` → [`/z`, `/z/home`, `/z/home/a`, `/z/home/a/b`]. */
+function selfAndAncestors(path: string): string[] {
+  const segments = path.split('/').slice(1);
+  return segments.map((_segment, index) => `/${segments.slice(0, index + 1).join('/')}`);
+}
+
+export interface NewObject {
+  path: string;
+  type: 'file' | 'dir';
+  owner: string;
+  id?: string;
+  size?: number;
+  md5?: string | null;
+  contentType?: string | null;
+  infoType?: string;
+}
+
+/**
+ * The data store's catalog: objects by path and id, and who may do what. A grant on a folder
+ * covers everything below it, so sharing a folder shares its contents and a home's owner owns
+ * all of it. Scaffolding folders (`/<zone>`, `/<zone>/home`, the trash roots) carry no grants.
+ */
+export class Catalog {
+  private readonly prepared = new Set<string>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    readonly zone: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  basePaths(user: string): BasePaths {
+    return basePaths(this.zone, user);
+  }
+
+  get communityPath(): string {
+    return `/${this.zone}/home/shared`;
+  }
+
+  /** Makes the zone scaffolding, the community folder, and the user's home and trash, once per process. */
+  async prepareUser(user: string): Promise<void> {
+    if (this.prepared.has(user)) return;
+    const { user_home_path: home, user_trash_path: trash } = this.basePaths(user);
+    const zone = `/${this.zone}`;
+    for (const path of [zone, `${zone}/home`, `${zone}/trash`, `${zone}/trash/home`]) {
+      await this.insertIfMissing({ path, type: 'dir', owner: systemOwner }, []);
+    }
+    await this.insertIfMissing({ path: this.communityPath, type: 'dir', owner: systemOwner }, [[everyone, 'read']]);
+    await this.insertIfMissing({ path: home, type: 'dir', owner: user }, [[user, 'own']]);
+    await this.insertIfMissing({ path: trash, type: 'dir', owner: user }, [[user, 'own']]);
+    this.prepared.add(user);
+  }
+
+  private async insertIfMissing(object: NewObject, grants: [string, Permission][]): Promise<void> {
+    if (await this.byPath(object.path)) return;
+    await this.db.transaction().execute(async (trx) => {
+      const inserted = await this.insertRow(trx, object, true);
+      if (inserted) for (const [username, permission] of grants) await this.grant(trx, inserted, username, permission);
+    });
+  }
+
+  private async insertRow(db: Db, object: NewObject, ignoreExisting = false): Promise<string | undefined> {
+    const { parent, name } = parentAndName(object.path);
+    const now = this.now();
+    const id = object.id ?? randomUUID();
+    const query = db.insertInto('data_objects').values({
+      id,
+      path: object.path,
+      parent_path: parent,
+      name,
+      type: object.type,
+      owner: object.owner,
+      created_at: now,
+      modified_at: now,
+      size: object.size ?? 0,
+      md5: object.md5 ?? null,
+      content_type: object.contentType ?? null,
+      info_type: object.infoType ?? '',
+    });
+    const result = await (ignoreExisting ? query.onConflict((conflict) => conflict.column('path').doNothing()) : query).executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 1) > 0 ? id : undefined;
+  }
+
+  async grant(db: Db, objectId: string, username: string, permission: Permission): Promise<void> {
+    await db
+      .insertInto('data_permissions')
+      .values({ object_id: objectId, username, permission })
+      .onConflict((conflict) => conflict.columns(['object_id', 'username']).doUpdateSet({ permission }))
+      .execute();
+  }
+
+  /** Adds an object owned by `object.owner` (who gets `own`); a path already taken throws the engine's unique error. */
+  async create(object: NewObject, db: Db = this.db): Promise<DataObject> {
+    const id = (await this.insertRow(db, object))!;
+    await this.grant(db, id, object.owner, 'own');
+    return (await db.selectFrom('data_objects').selectAll().where('id', '=', id).executeTakeFirstOrThrow()) as DataObject;
+  }
+
+  async byPath(path: string, db: Db = this.db): Promise<DataObject | undefined> {
+    return db.selectFrom('data_objects').selectAll().where('path', '=', path).executeTakeFirst() as Promise<DataObject | undefined>;
+  }
+
+  async byId(id: string, db: Db = this.db): Promise<DataObject | undefined> {
+    return db.selectFrom('data_objects').selectAll().where('id', '=', id).executeTakeFirst() as Promise<DataObject | undefined>;
+  }
+
+  async children(path: string, db: Db = this.db): Promise<DataObject[]> {
+    return db.selectFrom('data_objects').selectAll().where('parent_path', '=', path).execute() as Promise<DataObject[]>;
+  }
+
+  /** The caller's level on a path: the strongest grant to them or to everyone on it or any folder above. */
+  async permission(user: string, path: string, db: Db = this.db): Promise<Permission | undefined> {
+    const rows = await db
+      .selectFrom('data_permissions')
+      .innerJoin('data_objects', 'data_objects.id', 'data_permissions.object_id')
+      .select('data_permissions.permission')
+      .where('data_objects.path', 'in', selfAndAncestors(path))
+      .where('data_permissions.username', 'in', [user, everyone])
+      .execute();
+    return strongest(rows.map((row) => row.permission));
+  }
+
+  /** Users other than `owner` holding a grant on the object itself (its `share-count`). */
+  async shareCount(object: DataObject, db: Db = this.db): Promise<number> {
+    const row = await db
+      .selectFrom('data_permissions')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('object_id', '=', object.id)
+      .where('username', '!=', object.owner)
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+}
