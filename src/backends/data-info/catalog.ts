@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
+import { ancestorsOf, baseName, parentOf } from './data-path.js';
 import { basePaths, type BasePaths } from './paths.js';
 
 export type Permission = 'read' | 'write' | 'own';
@@ -20,17 +21,6 @@ export function atLeast(permission: Permission | undefined, needed: Permission):
 
 function strongest(permissions: Permission[]): Permission | undefined {
   return permissions.reduce<Permission | undefined>((best, next) => (best === undefined || levels[next] > levels[best] ? next : best), undefined);
-}
-
-function parentAndName(path: string): { parent: string; name: string } {
-  const cut = path.lastIndexOf('/');
-  return { parent: cut === 0 ? '/' : path.slice(0, cut), name: path.slice(cut + 1) };
-}
-
-/** `/z/home/a/b` → [`/z`, `/z/home`, `/z/home/a`, `/z/home/a/b`]. */
-function selfAndAncestors(path: string): string[] {
-  const segments = path.split('/').slice(1);
-  return segments.map((_segment, index) => `/${segments.slice(0, index + 1).join('/')}`);
 }
 
 export interface NewObject {
@@ -89,7 +79,8 @@ export class Catalog {
   }
 
   private async insertRow(db: Db, object: NewObject, ignoreExisting = false): Promise<string | undefined> {
-    const { parent, name } = parentAndName(object.path);
+    const parent = parentOf(object.path);
+    const name = baseName(object.path);
     const now = this.now();
     const id = object.id ?? randomUUID();
     const query = db.insertInto('data_objects').values({
@@ -143,7 +134,7 @@ export class Catalog {
       .selectFrom('data_permissions')
       .innerJoin('data_objects', 'data_objects.id', 'data_permissions.object_id')
       .select('data_permissions.permission')
-      .where('data_objects.path', 'in', selfAndAncestors(path))
+      .where('data_objects.path', 'in', [...ancestorsOf(path), path])
       .where('data_permissions.username', 'in', [user, everyone])
       .execute();
     return strongest(rows.map((row) => row.permission));
