@@ -1,0 +1,229 @@
+/**
+ * File bytes for the embedded data store (backends.md §2.7). The catalog (SQL) knows paths and
+ * names; this store only knows object UUIDs, so a user path can never influence where bytes land:
+ *
+ *   <root>/objects/<first 2 hex chars of id>/<id>   the current content of one object
+ *   <root>/tmp/<id>.<random>.tmp                     a write in progress
+ *
+ * Every write goes to its own temporary file in `<root>/tmp` (same filesystem as `objects`, so
+ * rename is atomic), is fsynced, then renamed over the final path. Readers therefore see either the
+ * old content or the new one, never a mix, and of two concurrent writes to one id the last rename
+ * wins whole. Assumes one process owns `root` (init() deletes whatever is in `tmp`).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { constants, createReadStream } from 'node:fs';
+import { copyFile, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { addAbortSignal, Readable } from 'node:stream';
+
+/** Thrown by write() when the source has more than `maxBytes`; nothing is kept. */
+export class BlobTooLarge extends Error {
+  override readonly name = 'BlobTooLarge';
+  constructor(readonly limit: number) {
+    super(`content is larger than ${limit} bytes`);
+  }
+}
+
+export interface WriteOptions {
+  maxBytes?: number;
+  signal?: AbortSignal;
+}
+
+export interface WrittenBlob {
+  size: number;
+  /** Lower-case hex MD5 of the bytes written. */
+  md5: string;
+}
+
+/** An inclusive byte range, as fs.createReadStream and Content-Range use it. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The one gate between a caller's id and a file path: only a UUID gets through. */
+function checkId(id: string): string {
+  if (typeof id !== 'string' || !uuidPattern.test(id)) throw new Error(`invalid blob id: ${JSON.stringify(id)}`);
+  // One spelling per object, so `ABC…` and `abc…` cannot become two files.
+  return id.toLowerCase();
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+}
+
+/** Makes a directory's entries (a rename, a new subfolder) durable. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export class BlobStore {
+  private readonly objectsDir: string;
+  private readonly tmpDir: string;
+
+  constructor(readonly root: string) {
+    this.objectsDir = path.join(root, 'objects');
+    this.tmpDir = path.join(root, 'tmp');
+  }
+
+  /** Creates the folders and deletes temporary files a crashed process left behind. */
+  async init(): Promise<void> {
+    await mkdir(this.objectsDir, { recursive: true, mode: 0o700 });
+    await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
+    for (const name of await readdir(this.tmpDir)) {
+      await rm(path.join(this.tmpDir, name), { force: true, recursive: true });
+    }
+  }
+
+  private pathOf(id: string): string {
+    const key = checkId(id);
+    return path.join(this.objectsDir, key.slice(0, 2), key);
+  }
+
+  private tempPath(id: string): string {
+    // Unique per call: concurrent writes to one id never share a temporary file.
+    return path.join(this.tmpDir, `${checkId(id)}.${randomUUID()}.tmp`);
+  }
+
+  /** Renames a complete, fsynced temporary file over the object's path, durably. */
+  private async install(tmp: string, id: string): Promise<void> {
+    const final = this.pathOf(id);
+    const shard = path.dirname(final);
+    const created = await mkdir(shard, { recursive: true, mode: 0o700 });
+    await rename(tmp, final);
+    await syncDirectory(shard);
+    if (created !== undefined) await syncDirectory(this.objectsDir); // the new shard's own entry
+  }
+
+  /**
+   * Streams `source` into the object `id`, replacing any previous content atomically. On any
+   * failure (too large, source error or premature close, abort) the previous content is untouched,
+   * no temporary file remains, and a stream source has been destroyed.
+   */
+  async write(id: string, source: Readable | Buffer | string, options: WriteOptions = {}): Promise<WrittenBlob> {
+    const { maxBytes, signal } = options;
+    const tmp = this.tempPath(id); // validates id before anything touches the disk
+    signal?.throwIfAborted();
+    const input = source instanceof Readable ? source : Readable.from([Buffer.from(source)]);
+    // While we await open() nobody iterates the input yet: an error it emits then must not crash
+    // the process as an unhandled 'error' event; the loop still sees it (the stream is errored).
+    const ignore = () => {};
+    input.on('error', ignore);
+
+    const hash = createHash('md5');
+    let size = 0;
+    let handle: FileHandle | undefined;
+    try {
+      handle = await open(tmp, 'wx', 0o600);
+      // Abort destroys the input, which makes the loop below throw even if the source is stalled.
+      if (signal) addAbortSignal(signal, input);
+      // Sequential awaits: when the loop exits, no write to the handle is still in flight.
+      // Leaving the loop by throwing destroys the input (the async iterator's return()).
+      for await (const chunk of input) {
+        const bytes: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+        size += bytes.length;
+        if (maxBytes !== undefined && size > maxBytes) throw new BlobTooLarge(maxBytes);
+        hash.update(bytes);
+        await handle.write(bytes);
+      }
+      signal?.throwIfAborted(); // an abort racing the last chunk still cancels the write
+      await handle.sync();
+      await handle.close();
+      handle = undefined;
+      await this.install(tmp, id);
+      return { size, md5: hash.digest('hex') };
+    } catch (error) {
+      input.destroy(); // e.g. open() failed before the loop: the source is not left half-read
+      await handle?.close().catch(() => {});
+      await rm(tmp, { force: true });
+      throw error;
+    } finally {
+      input.off('error', ignore);
+    }
+  }
+
+  /** The object's bytes, or the inclusive `range` of them. A missing object errors the stream (ENOENT). */
+  read(id: string, range?: ByteRange): Readable {
+    const file = this.pathOf(id);
+    return range ? createReadStream(file, { start: range.start, end: range.end }) : createReadStream(file);
+  }
+
+  /** Size in bytes; rejects with ENOENT if the object has no content. */
+  async size(id: string): Promise<number> {
+    return (await stat(this.pathOf(id))).size;
+  }
+
+  async exists(id: string): Promise<boolean> {
+    try {
+      await stat(this.pathOf(id));
+      return true;
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Deletes the object's bytes; a missing object is not an error. */
+  async remove(id: string): Promise<void> {
+    await rm(this.pathOf(id), { force: true });
+  }
+
+  /** Copies `fromId`'s bytes to `toId`, atomically like write(). Rejects with ENOENT if `fromId` is missing. */
+  async copy(fromId: string, toId: string): Promise<void> {
+    const from = this.pathOf(fromId);
+    const tmp = this.tempPath(toId);
+    try {
+      // FICLONE: a reflink where the filesystem supports it, an ordinary copy otherwise.
+      await copyFile(from, tmp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      const handle = await open(tmp, 'r+');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await this.install(tmp, toId);
+    } catch (error) {
+      await rm(tmp, { force: true });
+      throw error;
+    }
+  }
+}
+
+/**
+ * A single HTTP byte range (RFC 9110 §14.1.2, §14.2) for a representation of `size` bytes:
+ * `bytes=a-b`, `bytes=a-`, `bytes=-n`. Returns the inclusive range to serve (an end past the last
+ * byte is clamped), `undefined` when the header should be ignored and the whole content served
+ * (absent, another unit, malformed, `b < a`, or several ranges, which we do not serve as
+ * multipart), or `'unsatisfiable'` for a 416 (start at or past the end, `-0`, any range of an
+ * empty file).
+ */
+export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
+  if (header === undefined) return undefined;
+  const unit = /^\s*bytes\s*=(.*)$/i.exec(header); // range units are case-insensitive
+  if (!unit) return undefined;
+  const set = unit[1] ?? '';
+  if (set.includes(',')) return undefined;
+  const spec = /^\s*(\d*)-(\d*)\s*$/.exec(set);
+  if (!spec) return undefined;
+  const [, first = '', last = ''] = spec;
+  if (first === '' && last === '') return undefined;
+
+  if (first === '') {
+    // Suffix range: the last n bytes (all of them if n >= size).
+    const length = Number(last);
+    if (length === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - length), end: size - 1 };
+  }
+  const start = Number(first);
+  if (last !== '' && Number(last) < start) return undefined; // invalid range-spec: ignore
+  if (start >= size) return 'unsatisfiable';
+  const end = last === '' ? size - 1 : Math.min(Number(last), size - 1);
+  return { start, end };
+}
