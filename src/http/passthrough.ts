@@ -4,7 +4,8 @@ import { defaultIdentityStyle, type BackendName, type IdentityStyle } from '../b
 import type { Tag } from '../routes/tags.js';
 import type { AuthLevel } from './auth.js';
 import { routeSecurity } from './openapi.js';
-import { qualifiedUsername, type Forwarder } from './proxy.js';
+import { qualifiedUsername } from '../store/users.js';
+import type { Forwarder } from './proxy.js';
 
 /**
  * A route the gateway serves by forwarding to one backend: the table row of DEVELOPERS.md.

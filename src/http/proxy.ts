@@ -7,6 +7,7 @@ import { backendEnvPrefix } from '../backends/catalog.js';
 import type { Identity } from './auth.js';
 import { GatewayError } from './errors.js';
 import type { Metrics } from './metrics.js';
+import { qualifiedUsername } from '../store/users.js';
 
 /** Where a backend lives: a base URL (origin plus path prefix), or a Unix socket for embedded services. */
 export interface BackendTarget {
@@ -110,10 +111,6 @@ export function identityParams(style: IdentityStyle, identity: Identity | undefi
     case 'none':
       return [];
   }
-}
-
-export function qualifiedUsername(username: string, uidDomain: string): string {
-  return username.includes('@') ? username : `${username}@${uidDomain}`;
 }
 
 /** Keeps the client's encoding of every pair, minus identity parameters and `ip-address`. */

@@ -2,9 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../store/schema.js';
-import { recordUser } from '../store/users.js';
 import type { Identity } from './auth.js';
-import { qualifiedUsername } from './proxy.js';
+import { qualifiedUsername, recordUser } from '../store/users.js';
 
 /**
  * Records every identity that gets through authentication, so the platform can describe its

@@ -5,7 +5,7 @@ import type { BasePaths } from '../backends/data-info/paths.js';
 import type { Identity } from '../http/auth.js';
 import { toGatewayError } from '../http/errors.js';
 import { routeSecurity } from '../http/openapi.js';
-import { qualifiedUsername } from '../http/proxy.js';
+import { qualifiedUsername } from '../store/users.js';
 import { loadPreferences, PreferencesSchema, type PreferencesDeps } from './preferences.js';
 
 type Part<T> = T | { status?: number; error: string };

@@ -1,12 +1,13 @@
 // Tag misc: per-user preferences, kept by the user-info service, with the output-folder defaults always present.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { basePaths } from '../backends/data-info/paths.js';
 import type { GatewayConfig } from '../config.js';
 import type { Identity } from '../http/auth.js';
 import { GatewayError } from '../http/errors.js';
 import { routeSecurity } from '../http/openapi.js';
-import { qualifiedUsername, type Forwarder } from '../http/proxy.js';
+import type { Forwarder } from '../http/proxy.js';
+import { qualifiedUsername } from '../store/users.js';
 
 export interface Folder {
   id: string;
@@ -136,17 +137,13 @@ export const PreferencesSchema = Type.Object(
   { additionalProperties: true, description: 'Any JSON object; the output-folder keys are always present' },
 );
 
-function caller(request: FastifyRequest): Identity {
-  if (!request.identity) throw new GatewayError(401, 'ERR_NOT_AUTHORIZED', 'No user authentication information found in request.');
-  return request.identity;
-}
-
 export async function preferencesRoutes(app: FastifyInstance, deps: PreferencesDeps): Promise<void> {
+  // Routes default to auth level `user`: the guard has set request.identity before a handler runs.
   const common = { tags: ['misc'], security: routeSecurity('user') };
 
   app.get('/secured/preferences', {
     schema: { ...common, summary: "The caller's preferences, with output-folder defaults filled in", response: { 200: PreferencesSchema } },
-    handler: async (request) => loadPreferences(deps, caller(request), request.id),
+    handler: async (request) => loadPreferences(deps, request.identity!, request.id),
   });
 
   app.post('/secured/preferences', {
@@ -156,13 +153,13 @@ export async function preferencesRoutes(app: FastifyInstance, deps: PreferencesD
       body: Type.Object({}, { additionalProperties: true, description: 'The whole preferences object' }),
       response: { 200: Type.Object({ preferences: PreferencesSchema }) },
     },
-    handler: async (request) => ({ preferences: await replacePreferences(deps, caller(request), request.body as Preferences, request.id) }),
+    handler: async (request) => ({ preferences: await replacePreferences(deps, request.identity!, request.body as Preferences, request.id) }),
   });
 
   app.delete('/secured/preferences', {
     schema: { ...common, summary: 'Remove stored preferences (the defaults remain)', response: { 200: Type.Object({}) } },
     handler: async (request) => {
-      const identity = caller(request);
+      const identity = request.identity!;
       await deps.forwarder.callJson('user-info', { method: 'DELETE', path: userInfoPath(identity, deps.config.uidDomain), identityStyle: 'path' }, request.id);
       return {};
     },

@@ -27,6 +27,16 @@ export async function recordUser(db: Kysely<Database>, username: string, attribu
   return row.id;
 }
 
+/** The row id of a user, recording them (with these attributes) only when the platform has never seen them. */
+export async function userIdFor(db: Kysely<Database>, username: string, attributes: UserAttributes = {}): Promise<string> {
+  return (await findUserId(db, username)) ?? recordUser(db, username, attributes);
+}
+
+/** `alice` → `alice@<uid-domain>`; a name that already has a domain is kept. */
+export function qualifiedUsername(username: string, uidDomain: string): string {
+  return username.includes('@') ? username : `${username}@${uidDomain}`;
+}
+
 /** The row id of a user, or undefined when the platform has never seen them. */
 export async function findUserId(db: Kysely<Database>, username: string): Promise<string | undefined> {
   const row = await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import type { Store } from '../../store/database.js';
-import { recordUser } from '../../store/users.js';
+import { qualifiedUsername, userIdFor } from '../../store/users.js';
 import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../service.js';
 
@@ -14,12 +14,11 @@ interface AppsIdentity {
   'last-name'?: string;
 }
 
-/** The apps service qualifies the short `user` itself and records who called (backends.md §1.2). */
+/** The apps service qualifies the short `user` itself (backends.md §1.2); a caller it has never seen is recorded. */
 async function callerId(store: Store, query: unknown, uidDomain: string): Promise<string> {
   const user = requireUserParam(query);
   const { email, 'first-name': firstName, 'last-name': lastName } = query as AppsIdentity;
-  const qualified = user.includes('@') ? user : `${user}@${uidDomain}`;
-  return recordUser(store.db, qualified, {
+  return userIdFor(store.db, qualifiedUsername(user, uidDomain), {
     ...(email ? { email } : {}),
     ...(firstName ? { firstName } : {}),
     ...(lastName ? { lastName } : {}),

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
+import { qualifiedUsername } from '../../store/users.js';
 import type { EmbeddedService } from '../service.js';
 
 type UserRow = Pick<Database['users'], 'username' | 'email' | 'first_name' | 'last_name'>;
@@ -42,8 +43,7 @@ export const groupsService: EmbeddedService = {
 
     app.get('/subjects/:subject', async (request) => {
       const { subject } = request.params as { subject: string };
-      const qualified = subject.includes('@') ? subject : `${subject}@${config.uidDomain}`;
-      const row = await store.db.selectFrom('users').select(columns).where('username', '=', qualified).executeTakeFirst();
+      const row = await store.db.selectFrom('users').select(columns).where('username', '=', qualifiedUsername(subject, config.uidDomain)).executeTakeFirst();
       if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `subject not found: ${subject}`, { subject });
       return subjectOf(row, config.uidDomain);
     });

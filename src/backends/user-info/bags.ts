@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { GatewayError } from '../../http/errors.js';
 import type { Store } from '../../store/database.js';
 import type { Database } from '../../store/schema.js';
-import { findUserId, recordUser } from '../../store/users.js';
+import { findUserId, qualifiedUsername, userIdFor } from '../../store/users.js';
 
 interface BagRow {
   id: string;
@@ -94,7 +94,7 @@ async function ensureDefaultBag(store: Store, userId: string): Promise<BagRow> {
 export function registerBagRoutes(app: FastifyInstance, store: Store, uidDomain: string): void {
   const ownerOf = (params: unknown): string => {
     const { username } = params as { username: string };
-    return username.includes('@') ? username : `${username}@${uidDomain}`;
+    return qualifiedUsername(username, uidDomain);
   };
   const bagIdOf = (params: unknown): string => (params as { bagId: string }).bagId;
 
@@ -111,7 +111,7 @@ export function registerBagRoutes(app: FastifyInstance, store: Store, uidDomain:
 
   app.put('/bags/:username', async (request) => {
     const contents = contentsOf(request.body);
-    const userId = await recordUser(store.db, ownerOf(request.params));
+    const userId = await userIdFor(store.db, ownerOf(request.params));
     const id = randomUUID();
     await store.db.insertInto('bags').values({ id, user_id: userId, contents }).execute();
     return { id };
@@ -125,13 +125,13 @@ export function registerBagRoutes(app: FastifyInstance, store: Store, uidDomain:
 
   // Static `default` is matched before the `:bagId` routes below.
   app.get('/bags/:username/default', async (request) => {
-    const userId = await recordUser(store.db, ownerOf(request.params));
+    const userId = await userIdFor(store.db, ownerOf(request.params));
     return present(await ensureDefaultBag(store, userId));
   });
 
   app.post('/bags/:username/default', async (request) => {
     const contents = contentsOf(request.body);
-    const userId = await recordUser(store.db, ownerOf(request.params));
+    const userId = await userIdFor(store.db, ownerOf(request.params));
     const bag = await ensureDefaultBag(store, userId);
     await store.db.updateTable('bags').set({ contents }).where('id', '=', bag.id).execute();
     return present({ ...bag, contents });
@@ -145,7 +145,7 @@ export function registerBagRoutes(app: FastifyInstance, store: Store, uidDomain:
       const current = store.db.selectFrom('default_bags').select('bag_id').where('user_id', '=', known);
       await store.db.deleteFrom('bags').where('id', 'in', current).execute();
     }
-    return present(await ensureDefaultBag(store, known ?? (await recordUser(store.db, owner))));
+    return present(await ensureDefaultBag(store, known ?? (await userIdFor(store.db, owner))));
   });
 
   app.get('/bags/:username/:bagId', async (request) => {

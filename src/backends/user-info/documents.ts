@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { GatewayError } from '../../http/errors.js';
 import type { Store } from '../../store/database.js';
 import type { UserDocumentTableName } from '../../store/schema.js';
-import { findUserId, recordUser } from '../../store/users.js';
+import { findUserId, userIdFor } from '../../store/users.js';
 
 /** One kind of per-user JSON document: preferences, sessions or saved searches (backends.md §7.1–7.3). */
 export interface DocumentKind {
@@ -45,7 +45,7 @@ async function readDocument(store: Store, kind: DocumentKind, username: string):
 
 async function writeDocument(store: Store, kind: DocumentKind, username: string, text: string): Promise<void> {
   // The gateway is trusted: a user it names is recorded rather than refused.
-  const userId = await recordUser(store.db, username);
+  const userId = await userIdFor(store.db, username);
   await store.db
     .insertInto(kind.table)
     .values({ id: randomUUID(), user_id: userId, [kind.column]: text } as never)
