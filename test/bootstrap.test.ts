@@ -164,3 +164,34 @@ describe('a gateway running only some embedded backends', () => {
     assert.equal(body.preferences.defaultOutputFolder.path, '/platform/home/ivan/analyses');
   });
 });
+
+describe('bootstrap relaying parts of other shapes', () => {
+  let running: RunningGateway;
+  let odd: TestBackend;
+  before(async () => {
+    // A remote backend whose answers differ from the documented shapes: they are relayed, not refused.
+    odd = await startBackend((request, response) => {
+      const body = request.path.endsWith('/users/login') ? { login_time: '1700000000000', extra: [1] } : { unexpected: true, webhooks: null };
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+    running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, APPS_URL: odd.url, GROUPS_URL: odd.url });
+  });
+  after(async () => {
+    await running.close();
+    await odd.close();
+  });
+
+  test('bootstrap answers 200 with each part as its backend sent it', async () => {
+    const { status, body } = await call(running, 'iris', '/secured/bootstrap');
+    assert.equal(status, 200);
+    assert.deepEqual(body.session, { login_time: '1700000000000', extra: [1] });
+    assert.deepEqual(body.apps_info, { unexpected: true, webhooks: null });
+    assert.equal(body.user_info.username, 'iris');
+  });
+
+  test('user-info relays subjects of other shapes', async () => {
+    const { status, body } = await call(running, 'iris', '/secured/user-info?username=zed');
+    assert.equal(status, 200);
+    assert.deepEqual(body, { zed: { unexpected: true, webhooks: null } });
+  });
+});

@@ -4,7 +4,7 @@ import { Type, type TSchema } from 'typebox';
 import type { BasePaths } from '../backends/data-info/paths.js';
 import type { Identity } from '../http/auth.js';
 import { toGatewayError } from '../http/errors.js';
-import { routeSecurity } from '../http/openapi.js';
+import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { qualifiedUsername } from '../store/users.js';
 import { loadPreferences, PreferencesSchema, type PreferencesDeps } from './preferences.js';
 
@@ -56,6 +56,7 @@ export async function bootstrapRoutes(app: FastifyInstance, deps: PreferencesDep
   const { forwarder, config } = deps;
 
   app.get('/secured/bootstrap', {
+    ...documentedNotEnforced,
     schema: {
       tags: ['bootstrap'],
       summary: 'User info, session, apps info, data-store paths and preferences in one call',
