@@ -61,6 +61,23 @@ async function verifyCost(dataDir: string): Promise<Row[]> {
   return [first, cached];
 }
 
+/** The embedded platform: a Unix-socket hop to user-info and apps, and the store (SQLite here). */
+async function embeddedPlatform(dataDir: string, limits: Record<string, string>, auth: Record<string, string>): Promise<Row[]> {
+  const gateway = await buildGateway(loadConfig({ ...limits, LOG_LEVEL: 'warn', GATEWAY_DATA_DIR: dataDir }));
+  await gateway.app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
+  try {
+    await fetch(`${base}/secured/sessions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ windowConfigs: [] }) });
+    return [
+      await load('embedded GET /secured/sessions', `${base}/secured/sessions`, auth),
+      await load('embedded GET /secured/preferences', `${base}/secured/preferences`, auth),
+      await load('embedded GET /secured/bootstrap (records a login)', `${base}/secured/bootstrap`, auth),
+    ];
+  } finally {
+    await gateway.close();
+  }
+}
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
   const backend = await startBackend();
@@ -81,15 +98,9 @@ async function main(): Promise<void> {
       const base = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
       rows.push(await load(`gateway GET /uuid (${label})`, `${base}/uuid`));
       rows.push(await load(`gateway passthrough (${label})`, base + appPath, auth));
-      if (label === 'in-process limits') {
-        // The embedded platform: a Unix-socket hop to user-info and apps, and the store (SQLite here).
-        await fetch(`${base}/secured/sessions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ windowConfigs: [] }) });
-        rows.push(await load('embedded GET /secured/sessions', `${base}/secured/sessions`, auth));
-        rows.push(await load('embedded GET /secured/preferences', `${base}/secured/preferences`, auth));
-        rows.push(await load('embedded GET /secured/bootstrap (records a login)', `${base}/secured/bootstrap`, auth));
-      }
       await gateway.close();
     }
+    rows.push(...(await embeddedPlatform(dataDir, generous, auth)));
     rows.push(...(await verifyCost(dataDir)));
   } finally {
     backend.close();
