@@ -15,6 +15,9 @@ import { SeenUsers } from './http/seen-users.js';
 import { Forwarder, type BackendTarget } from './http/proxy.js';
 import { FallbackBuckets, MemoryBuckets, RedisBuckets, type BucketStore } from './http/rate-limit.js';
 import { bootstrapRoutes } from './routes/bootstrap.js';
+import { sharingRoutes } from './routes/data.js';
+import { fileioRoutes } from './routes/fileio.js';
+import { filesystemAggregateRoutes } from './routes/filesystem.js';
 import { miscRoutes } from './routes/misc.js';
 import { operationsRoutes } from './routes/operations.js';
 import { passthroughRoutes } from './routes/passthrough-table.js';
@@ -119,6 +122,9 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await app.register(preferencesRoutes, aggregateDeps);
   await app.register(bootstrapRoutes, aggregateDeps);
   await app.register(userInfoRoutes, { forwarder });
+  await app.register(fileioRoutes, aggregateDeps);
+  await app.register(filesystemAggregateRoutes, aggregateDeps);
+  await app.register(sharingRoutes, aggregateDeps);
   await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
 
   app.addHook('onClose', async () => {

@@ -269,8 +269,11 @@ export class Forwarder {
     throw new GatewayError(response.statusCode, errorCode, reason ?? (text.trim() || `The ${backend} service answered ${response.statusCode}.`), { backend });
   }
 
-  /** Relays a client request to a backend and the backend's answer to the client, unchanged. */
-  async forward(request: FastifyRequest, reply: FastifyReply, backend: BackendName, options: ForwardOptions): Promise<FastifyReply> {
+  /**
+   * Sends a client's request on to a backend (body streamed, identity added, client abort
+   * cancelling the call) and hands back the backend's answer for the caller to relay or reshape.
+   */
+  async exchange(request: FastifyRequest, reply: FastifyReply, backend: BackendName, options: ForwardOptions): Promise<BackendResponse> {
     const query = [...filteredQuery(options.rawQuery), ...encodePairs(identityParams(options.identityStyle, options.identity, this.uidDomain))];
     const headers = endToEndHeaders(request.headers, credentialHeaders);
     // Behind a trusted proxy the chain grows by the peer; otherwise a client-sent chain is not believed.
@@ -307,10 +310,15 @@ export class Forwarder {
     };
     reply.raw.once('close', onClose);
 
-    const response = await this.request(backend, request.method, options.path + (query.length ? `?${query.join('&')}` : ''), headers, body, abort.signal).catch((error: unknown) => {
+    return this.request(backend, options.method, options.path + (query.length ? `?${query.join('&')}` : ''), headers, body, abort.signal).catch((error: unknown) => {
       // A body over the limit surfaces as the backend call failing; report the limit, not the backend.
       throw limiter?.errored instanceof GatewayError ? limiter.errored : error;
     });
+  }
+
+  /** Relays a client request to a backend and the backend's answer to the client, unchanged. */
+  async forward(request: FastifyRequest, reply: FastifyReply, backend: BackendName, options: ForwardOptions): Promise<FastifyReply> {
+    const response = await this.exchange(request, reply, backend, options);
     reply.code(response.statusCode);
     reply.headers(endToEndHeaders(response.headers));
     return reply.send(response.body);

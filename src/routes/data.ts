@@ -1,5 +1,8 @@
 // Tags: data, admin-filesystem (data metadata, metadata templates, file types).
+import type { FastifyInstance } from 'fastify';
+import type { GatewayConfig } from '../config.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
+import type { Forwarder } from '../http/proxy.js';
 
 export const dataRoutes: PassthroughRoute[] = [
   { method: 'GET', path: '/filesystem/{data-id}/metadata', backend: 'data-info', backendPath: '/data/{data-id}/metadata', auth: 'optional', securedAlias: true, tag: 'data', summary: 'Get the metadata of a file or folder' },
@@ -17,3 +20,12 @@ export const dataRoutes: PassthroughRoute[] = [
   { method: 'DELETE', path: '/admin/filesystem/metadata/templates/{template-id}', backend: 'metadata', backendPath: '/admin/templates/{template-id}', auth: 'data-store-admin', tag: 'admin-filesystem', summary: 'Delete a metadata template' },
   { method: 'GET', path: '/filetypes/type-list', backend: 'data-info', backendPath: '/file-types', auth: 'optional', securedAlias: true, tag: 'data', summary: 'List file types' },
 ];
+
+export interface DataDeps {
+  forwarder: Forwarder;
+  config: GatewayConfig;
+}
+
+/** Sharing (routes.md §13): one data-info call per sharee, per-path results. */
+// TODO(issue 4)
+export async function sharingRoutes(_app: FastifyInstance, _deps: DataDeps): Promise<void> {}

@@ -1,5 +1,8 @@
 // Tags: filesystem.
+import type { FastifyInstance } from 'fastify';
+import type { GatewayConfig } from '../config.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
+import type { Forwarder } from '../http/proxy.js';
 
 export const filesystemRoutes: PassthroughRoute[] = [
   { method: 'POST', path: '/secured/filesystem/exists', backend: 'data-info', backendPath: '/existence-marker', tag: 'filesystem', summary: 'Check whether paths exist' },
@@ -15,3 +18,12 @@ export const filesystemRoutes: PassthroughRoute[] = [
   { method: 'POST', path: '/filesystem/user-permissions', backend: 'data-info', backendPath: '/permissions-gatherer', securedAlias: true, tag: 'filesystem', summary: 'List the user permissions of paths' },
   { method: 'POST', path: '/filesystem/anon-files', backend: 'data-info', backendPath: '/anonymizer', securedAlias: true, tag: 'filesystem', summary: 'Make files publicly readable' },
 ];
+
+export interface FilesystemDeps {
+  forwarder: Forwarder;
+  config: GatewayConfig;
+}
+
+/** Filesystem routes that reshape data-info answers or take several calls (routes.md §12). */
+// TODO(issue 4)
+export async function filesystemAggregateRoutes(_app: FastifyInstance, _deps: FilesystemDeps): Promise<void> {}

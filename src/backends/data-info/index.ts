@@ -1,11 +1,27 @@
 import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../service.js';
+import { filesRoutes } from './files.js';
+import { mutationRoutes } from './mutations.js';
+import { navigationRoutes } from './navigation.js';
 import { basePaths } from './paths.js';
+import { sharingRoutes } from './sharing.js';
+import { statRoutes } from './stats.js';
+import { DataStore } from './store.js';
+import { ticketRoutes } from './tickets.js';
+import { startTrashSweep } from './trash.js';
 
-/** The data-info service (backends.md §2). */
+/** The data-info service (backends.md §2): the catalog in the store, file bytes under DATA_STORE_DIR. */
 export const dataInfoService: EmbeddedService = {
   name: 'data-info',
-  plugin: async (app, { config }) => {
+  plugin: async (app, { store, config }) => {
+    const data = new DataStore(store.db, { ...config.dataStore });
+    await data.init();
+    const sweep = startTrashSweep(data, app.log);
+    app.addHook('onClose', async () => sweep.stop());
+
     app.get('/navigation/base-paths', async (request) => basePaths(config.dataStore.zone, requireUserParam(request.query)));
+    for (const routes of [navigationRoutes, filesRoutes, statRoutes, mutationRoutes, sharingRoutes, ticketRoutes]) {
+      await app.register(routes, { data });
+    }
   },
 };

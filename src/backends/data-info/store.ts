@@ -1,0 +1,172 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/schema.js';
+import { BlobStore } from './blobs.js';
+import { atLeast, Catalog, everyone, systemOwner, type DataObject, type Permission } from './catalog.js';
+import { baseName, MAX_SEGMENT_BYTES, normalizeDataPath } from './data-path.js';
+import { dataError } from './errors.js';
+
+export interface DataStoreOptions {
+  zone: string;
+  /** Where file bytes live (DATA_STORE_DIR). */
+  dir: string;
+  maxUploadBytes: number;
+  maxEditBytes: number;
+  trashRetentionDays: number;
+  /** The clock; tests pass their own to drive the trash sweep. */
+  now?: () => number;
+}
+
+/** Who is asking: a user with a home, or the anonymous caller, who can only read public data. */
+export interface Caller {
+  name: string;
+  anonymous: boolean;
+}
+
+export const anonymousUser = 'anonymous';
+
+/**
+ * Names that can never be a data-store user: `public` is the grant that means everyone,
+ * `shared` is the community folder's name under /<zone>/home, `data-store` owns the scaffolding.
+ */
+const reservedUsernames = new Set([everyone, 'shared', systemOwner]);
+const CONTROL_OR_SLASH = /[\u0000-\u001f\u007f-\u009f/\\]/;
+
+/** backends.md §2.2: the stat object. Optional keys depend on the type and the caller's level. */
+export interface Stat {
+  id: string;
+  path: string;
+  type: 'file' | 'dir';
+  label: string;
+  'date-created': number;
+  'date-modified': number;
+  permission: Permission;
+  'share-count'?: number;
+  'file-size'?: number;
+  md5?: string;
+  'content-type'?: string;
+  infoType?: string;
+  'file-count'?: number;
+  'dir-count'?: number;
+}
+
+/**
+ * The embedded data store: the catalog (paths, grants) plus the bytes (BlobStore), and the rules
+ * every data-info route shares: who the caller is, which path they mean, what they may do, and
+ * how an object is described.
+ */
+export class DataStore {
+  readonly catalog: Catalog;
+  readonly blobs: BlobStore;
+  readonly zone: string;
+  readonly now: () => number;
+
+  constructor(
+    readonly db: Kysely<Database>,
+    readonly options: DataStoreOptions,
+  ) {
+    this.zone = options.zone;
+    this.now = options.now ?? Date.now;
+    this.catalog = new Catalog(db, options.zone, this.now);
+    this.blobs = new BlobStore(options.dir);
+  }
+
+  async init(): Promise<void> {
+    await this.blobs.init();
+  }
+
+  /**
+   * The caller named by the `user` parameter. Backends trust it (only the gateway reaches them),
+   * but it must still be a name that can own a home: `ERR_NOT_A_USER` otherwise. A real user's
+   * home and trash are made on first sight.
+   */
+  async caller(user: string): Promise<Caller> {
+    if (user === anonymousUser) return { name: user, anonymous: true };
+    if (
+      user === '' ||
+      user === '.' ||
+      user === '..' ||
+      reservedUsernames.has(user) ||
+      CONTROL_OR_SLASH.test(user) ||
+      user !== user.normalize('NFC') ||
+      Buffer.byteLength(user) > MAX_SEGMENT_BYTES
+    ) {
+      throw dataError('ERR_NOT_A_USER', `${JSON.stringify(user)} is not a data-store user`, { user });
+    }
+    await this.catalog.prepareUser(user);
+    return { name: user, anonymous: false };
+  }
+
+  /** A caller who may change things: the anonymous caller is refused as not a user. */
+  async writer(user: string): Promise<Caller> {
+    const caller = await this.caller(user);
+    if (caller.anonymous) throw dataError('ERR_NOT_A_USER', 'The anonymous user cannot change the data store', { user });
+    return caller;
+  }
+
+  /** The canonical form of a client path (400 ERR_BAD_OR_MISSING_FIELD naming `field` otherwise). */
+  path(input: unknown, field = 'path'): string {
+    return normalizeDataPath(input, this.zone, field);
+  }
+
+  /** The object at a canonical path, or ERR_DOES_NOT_EXIST naming it. */
+  async existing(path: string): Promise<DataObject> {
+    const object = await this.catalog.byPath(path);
+    if (!object) throw dataError('ERR_DOES_NOT_EXIST', `${path} does not exist`, { path });
+    return object;
+  }
+
+  /** The caller's level on a path, if any. */
+  async permission(caller: Caller, path: string): Promise<Permission | undefined> {
+    return this.catalog.permission(caller.name, path);
+  }
+
+  /**
+   * Checks that the caller has at least `needed` on `object` and answers their actual level.
+   * An object the caller cannot read is reported as not readable (not as missing): the data store
+   * has always named existing paths, and clients rely on the distinction.
+   */
+  async require(caller: Caller, object: DataObject, needed: Permission): Promise<Permission> {
+    const permission = await this.permission(caller, object.path);
+    if (atLeast(permission, needed)) return permission!;
+    const code = needed === 'read' ? 'ERR_NOT_READABLE' : needed === 'write' ? 'ERR_NOT_WRITEABLE' : 'ERR_NOT_OWNER';
+    throw dataError(code, `${caller.name} cannot ${needed === 'own' ? 'own' : needed} ${object.path}`, { path: object.path, user: caller.name });
+  }
+
+  /** backends.md §2.2: label rules for the special folders. */
+  label(caller: Caller, object: DataObject): string {
+    if (object.path === this.catalog.basePaths(caller.name).user_trash_path) return 'Trash';
+    if (object.path === `/${this.zone}/home`) return 'Shared With Me';
+    if (object.path === this.catalog.communityPath) return 'Community Data';
+    return baseName(object.path);
+  }
+
+  /** The stat object of backends.md §2.2 for an object the caller holds `permission` on. */
+  async stat(caller: Caller, object: DataObject, permission: Permission): Promise<Stat> {
+    const stat: Stat = {
+      id: object.id,
+      path: object.path,
+      type: object.type,
+      label: this.label(caller, object),
+      'date-created': Number(object.created_at),
+      'date-modified': Number(object.modified_at),
+      permission,
+    };
+    if (permission === 'own') stat['share-count'] = await this.catalog.shareCount(object);
+    if (object.type === 'file') {
+      stat['file-size'] = Number(object.size);
+      stat.md5 = object.md5 ?? '';
+      stat['content-type'] = object.content_type ?? 'application/octet-stream';
+      stat.infoType = object.info_type;
+    } else {
+      const counts = await this.db
+        .selectFrom('data_objects')
+        .select(['type', (eb) => eb.fn.countAll<number>().as('count')])
+        .where('parent_path', '=', object.path)
+        .groupBy('type')
+        .execute();
+      stat['file-count'] = Number(counts.find((row) => row.type === 'file')?.count ?? 0);
+      stat['dir-count'] = Number(counts.find((row) => row.type === 'dir')?.count ?? 0);
+    }
+    return stat;
+  }
+}
