@@ -62,6 +62,11 @@ export interface GatewayConfig {
     trashRetentionDays: number;
     /** Let URL imports reach loopback, private and link-local addresses (URL_IMPORT_ALLOW_PRIVATE_NETWORKS). */
     urlImportAllowPrivateNetworks: boolean;
+    /**
+     * Public base URL of ticket downloads (TICKET_BASE_URL, default `http://localhost:<PORT>/tickets`):
+     * a ticket's `download-url` is `<base>/d/<ticket-id>/<name>`, its page `<base>/<ticket-id>`.
+     */
+    ticketBaseUrl: string;
   };
 }
 
@@ -153,6 +158,7 @@ function secret(env: Env, name: string): string | undefined {
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): GatewayConfig {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
   const defaultTimeoutMs = integer(env, 'BACKEND_TIMEOUT_MS', 30_000, 100, 3_600_000);
   const backends = {} as Record<BackendName, BackendSetting>;
   for (const name of backendNames) {
@@ -178,7 +184,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
   const dataDir = path.resolve(text(env, 'GATEWAY_DATA_DIR') ?? './data');
 
   return {
-    port: integer(env, 'PORT', 8080, 0, 65535),
+    port,
     host: text(env, 'HOST') ?? '127.0.0.1',
     dataDir,
     databaseUrl: databaseUrl?.toString(),
@@ -217,6 +223,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       maxEditBytes: integer(env, 'FILEIO_MAX_EDIT_BYTES', 8 * 1024 ** 2, 1, 2 ** 40),
       trashRetentionDays: integer(env, 'TRASH_RETENTION_DAYS', 30, 1, 36_500),
       urlImportAllowPrivateNetworks: boolean(env, 'URL_IMPORT_ALLOW_PRIVATE_NETWORKS', false),
+      ticketBaseUrl: (url(env, 'TICKET_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/tickets`).replace(/\/+$/, ''),
     },
   };
 }
