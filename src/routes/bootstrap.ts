@@ -77,7 +77,7 @@ export async function bootstrapRoutes(app: FastifyInstance, deps: PreferencesDep
         ),
         part(() => forwarder.callJson<unknown>('apps', { method: 'GET', path: '/bootstrap', identity, identityStyle: 'apps' }, request.id)),
         part(() => forwarder.callJson<BasePaths>('data-info', { method: 'GET', path: '/navigation/base-paths', identity, identityStyle: 'user' }, request.id)),
-        part(() => loadPreferences(deps, identity, request.id)),
+        part(() => loadPreferences(deps, identity, request.id, request.log)),
       ]);
       return { user_info: userInfo(identity, config.uidDomain), session, apps_info: appsInfo, data_info: dataInfo, preferences };
     },

@@ -1,5 +1,6 @@
 // Tag misc: per-user preferences, kept by the user-info service, with the output-folder defaults always present.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import { basePaths } from '../backends/data-info/paths.js';
 import type { GatewayConfig } from '../config.js';
@@ -96,8 +97,30 @@ async function writeStored(deps: PreferencesDeps, identity: Identity, preference
   await deps.forwarder.callJson('user-info', { method: 'POST', path: userInfoPath(identity, deps.config.uidDomain), identityStyle: 'path', json: preferences }, requestId);
 }
 
+/** Output folders known to exist, per gateway (its forwarder), so the data store is asked once per user and process. */
+const ensuredFolders = new WeakMap<Forwarder, LRUCache<string, true>>();
+
+/**
+ * Makes sure the default output folder exists, so the first analysis has somewhere to write.
+ * Best effort: a data store that is down or remote and partial must not break preferences.
+ */
+async function ensureOutputFolder(deps: PreferencesDeps, identity: Identity, folder: Folder, requestId: string, log?: FastifyBaseLogger): Promise<void> {
+  let ensured = ensuredFolders.get(deps.forwarder);
+  if (!ensured) ensuredFolders.set(deps.forwarder, (ensured = new LRUCache({ max: 10_000 })));
+  const key = `${identity.username}\u0000${folder.path}`;
+  if (ensured.has(key)) return;
+  try {
+    await deps.forwarder.callJson('data-info', { method: 'POST', path: '/data/directories', identity, identityStyle: 'user', json: { paths: [folder.path] } }, requestId);
+    ensured.set(key, true);
+  } catch (error) {
+    if (error instanceof GatewayError && error.errorCode === 'ERR_EXISTS') ensured.set(key, true);
+    else if (error instanceof GatewayError && error.statusCode < 500) log?.debug({ err: error, folder: folder.path }, 'default output folder not created');
+    else log?.warn({ err: error, folder: folder.path }, 'could not make sure the default output folder exists');
+  }
+}
+
 /** GET processing: fills in the folder keys (writing them back once, so stored preferences always carry them). */
-export async function loadPreferences(deps: PreferencesDeps, identity: Identity, requestId: string): Promise<Preferences> {
+export async function loadPreferences(deps: PreferencesDeps, identity: Identity, requestId: string, log?: FastifyBaseLogger): Promise<Preferences> {
   const stored = await readStored(deps, identity, requestId);
   const system = systemDefaultFolder(deps.config, identity.username);
   const chosen = storedFolder(stored, defaultFolderKeys) ?? system;
@@ -105,6 +128,7 @@ export async function loadPreferences(deps: PreferencesDeps, identity: Identity,
   if (!sameFolder(stored.defaultOutputFolder as Folder, chosen) || !sameFolder(stored.systemDefaultOutputDir as Folder, system)) {
     await writeStored(deps, identity, complete, requestId);
   }
+  await ensureOutputFolder(deps, identity, chosen, requestId, log);
   return answeredForm(complete);
 }
 
@@ -143,7 +167,7 @@ export async function preferencesRoutes(app: FastifyInstance, deps: PreferencesD
 
   app.get('/secured/preferences', {
     schema: { ...common, summary: "The caller's preferences, with output-folder defaults filled in", response: { 200: PreferencesSchema } },
-    handler: async (request) => loadPreferences(deps, request.identity!, request.id),
+    handler: async (request) => loadPreferences(deps, request.identity!, request.id, request.log),
   });
 
   app.post('/secured/preferences', {
