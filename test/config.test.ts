@@ -56,8 +56,14 @@ describe('embedded platform settings', () => {
       maxEditBytes: 8 * 1024 ** 2,
       trashRetentionDays: 30,
       urlImportAllowPrivateNetworks: false,
+      ticketBaseUrl: 'http://localhost:8080/tickets',
     });
     assert.equal(config.backendSecret, undefined);
+  });
+
+  test('ticket links follow PORT unless TICKET_BASE_URL says where the public reaches them', () => {
+    assert.equal(loadConfig({ PORT: '9000' }).dataStore.ticketBaseUrl, 'http://localhost:9000/tickets');
+    assert.equal(loadConfig({ TICKET_BASE_URL: 'https://data.example.org/t/' }).dataStore.ticketBaseUrl, 'https://data.example.org/t');
   });
 
   test('EMBEDDED_BACKENDS takes a list of backend names, all or none', () => {
@@ -125,6 +131,7 @@ describe('invalid values throw a ConfigError naming the variable', () => {
     { MAX_UPLOAD_BYTES: '0' },
     { TRASH_RETENTION_DAYS: 'forever' },
     { URL_IMPORT_ALLOW_PRIVATE_NETWORKS: 'sometimes' },
+    { TICKET_BASE_URL: 'ftp://files.example.org' },
   ];
   for (const env of cases) {
     const [[variable, value]] = Object.entries(env) as [[string, string]];
