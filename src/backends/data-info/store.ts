@@ -12,6 +12,8 @@ export interface DataStoreOptions {
   maxUploadBytes: number;
   maxEditBytes: number;
   trashRetentionDays: number;
+  /** Public base URL of ticket downloads (TICKET_BASE_URL), no trailing slash. */
+  ticketBaseUrl: string;
   /** The clock; tests pass their own to drive the trash sweep. */
   now?: () => number;
 }
