@@ -1,8 +1,10 @@
 // Tags: data, admin-filesystem (data metadata, metadata templates, file types).
-import type { FastifyInstance } from 'fastify';
-import type { GatewayConfig } from '../config.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { GatewayError, toGatewayError } from '../http/errors.js';
+import { documentedNotEnforced } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
-import type { Forwarder } from '../http/proxy.js';
+import { dataInfo, routeAtBoth, type FilesystemDeps } from './filesystem-calls.js';
 
 export const dataRoutes: PassthroughRoute[] = [
   { method: 'GET', path: '/filesystem/{data-id}/metadata', backend: 'data-info', backendPath: '/data/{data-id}/metadata', auth: 'optional', securedAlias: true, tag: 'data', summary: 'Get the metadata of a file or folder' },
@@ -21,11 +23,128 @@ export const dataRoutes: PassthroughRoute[] = [
   { method: 'GET', path: '/filetypes/type-list', backend: 'data-info', backendPath: '/file-types', auth: 'optional', securedAlias: true, tag: 'data', summary: 'List file types' },
 ];
 
-export interface DataDeps {
-  forwarder: Forwarder;
-  config: GatewayConfig;
+export type DataDeps = FilesystemDeps;
+
+/** A sharee as clients name one: a username, or a groups-service subject whose `id` is the name. */
+interface Sharee {
+  user?: string;
+  subject?: { id: string; source_id?: string };
+}
+
+const Subject = Type.Object({ id: Type.String({ minLength: 1 }), source_id: Type.Optional(Type.String()) }, { additionalProperties: true });
+const ShareeFields = { user: Type.Optional(Type.String({ minLength: 1 })), subject: Type.Optional(Subject) };
+const Permission = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('own')]);
+const PathError = Type.Object({ error_code: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
+const Outcome = { success: Type.Boolean(), reason: Type.Optional(Type.String()), error: Type.Optional(PathError) };
+
+const ShareBody = Type.Object({
+  sharing: Type.Array(Type.Object({ ...ShareeFields, paths: Type.Array(Type.Object({ path: Type.String(), permission: Permission })) })),
+});
+const UnshareBody = Type.Object({ unshare: Type.Array(Type.Object({ ...ShareeFields, paths: Type.Array(Type.String()) })) });
+const ShareAnswer = Type.Object({
+  sharing: Type.Array(Type.Object({ ...ShareeFields, sharing: Type.Array(Type.Object({ path: Type.String(), permission: Type.String(), ...Outcome }, { additionalProperties: true })) })),
+});
+const UnshareAnswer = Type.Object({
+  unshare: Type.Array(Type.Object({ ...ShareeFields, unshare: Type.Array(Type.Object({ path: Type.String(), ...Outcome }, { additionalProperties: true })) })),
+});
+
+function shareeName(sharee: Sharee): string {
+  const name = sharee.user ?? sharee.subject?.id;
+  if (name === undefined) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'each entry needs "user" or "subject"', { field: 'user' });
+  return name;
+}
+
+/** How the client named the sharee, echoed in the answer. */
+const shareeKey = (sharee: Sharee) => (sharee.user !== undefined ? { user: sharee.user } : { subject: sharee.subject });
+
+/** A whole data-info call that failed becomes the error of each of its paths: failures are reported, not thrown. */
+function asPathError(error: unknown): { error_code: string; reason: string } & Record<string, unknown> {
+  const failure = toGatewayError(error as Error);
+  return { error_code: failure.errorCode, reason: failure.reason, ...failure.extra };
+}
+
+/**
+ * Notifications to the sharer and each sharee (routes.md §13: a `data` notification, action
+ * `share`/`unshare`, the paths inline when fewer than 10) belong to the notifications issue.
+ * This is the one place they will be sent from; until then it only logs.
+ */
+async function notifySharing(request: FastifyRequest, action: 'share' | 'unshare', sharee: string, paths: string[]): Promise<void> {
+  if (paths.length > 0) request.log.debug({ action, sharee, count: paths.length }, 'sharing notification not sent yet');
 }
 
 /** Sharing (routes.md §13): one data-info call per sharee, per-path results. */
-// TODO(issue 4)
-export async function sharingRoutes(_app: FastifyInstance, _deps: DataDeps): Promise<void> {}
+export async function sharingRoutes(app: FastifyInstance, deps: DataDeps): Promise<void> {
+  routeAtBoth(app, 'user', {
+    method: 'POST',
+    url: '/share',
+    ...documentedNotEnforced,
+    schema: {
+      tags: ['data'],
+      summary: 'Grant users read, write or own permission on files and folders',
+      description: 'One data-info call per sharee; each path reports `success` and, when it failed, `error` `{error_code, reason}`.',
+      body: ShareBody,
+      response: { 200: ShareAnswer },
+    },
+    handler: async (request: FastifyRequest) => {
+      const { sharing } = request.body as { sharing: (Sharee & { paths: { path: string; permission: string }[] })[] };
+      const users = sharing.map(shareeName);
+      const results = await Promise.all(
+        sharing.map(async (entry, index) => {
+          const user = users[index]!;
+          let outcomes: { path: string; permission: string; success: boolean }[];
+          try {
+            const answer = await dataInfo<{ sharing: { user: string; sharing: { path: string; permission: string; success: boolean }[] }[] }>(deps, request, {
+              method: 'POST',
+              path: '/sharer',
+              json: { sharing: [{ user, paths: entry.paths }] },
+            });
+            outcomes = answer.sharing.flatMap((item) => item.sharing);
+          } catch (error) {
+            const failure = asPathError(error);
+            outcomes = entry.paths.map(({ path, permission }) => ({ path, permission, success: false, error: failure }));
+          }
+          await notifySharing(request, 'share', user, outcomes.filter((outcome) => outcome.success).map((outcome) => outcome.path));
+          return { ...shareeKey(entry), sharing: outcomes };
+        }),
+      );
+      return { sharing: results };
+    },
+  });
+
+  routeAtBoth(app, 'user', {
+    method: 'POST',
+    url: '/unshare',
+    ...documentedNotEnforced,
+    schema: {
+      tags: ['data'],
+      summary: "Revoke users' permissions on files and folders",
+      description: 'One data-info call per sharee; each path reports `success` and, when it failed, `error` `{error_code, reason}`.',
+      body: UnshareBody,
+      response: { 200: UnshareAnswer },
+    },
+    handler: async (request: FastifyRequest) => {
+      const { unshare } = request.body as { unshare: (Sharee & { paths: string[] })[] };
+      const users = unshare.map(shareeName);
+      const results = await Promise.all(
+        unshare.map(async (entry, index) => {
+          const user = users[index]!;
+          let outcomes: { path: string; success: boolean }[];
+          try {
+            const answer = await dataInfo<{ unshare: { user: string; unshare: { path: string; success: boolean }[] }[] }>(deps, request, {
+              method: 'POST',
+              path: '/unsharer',
+              json: { unshare: [{ user, paths: entry.paths }] },
+            });
+            outcomes = answer.unshare.flatMap((item) => item.unshare);
+          } catch (error) {
+            const failure = asPathError(error);
+            outcomes = entry.paths.map((path) => ({ path, success: false, error: failure }));
+          }
+          await notifySharing(request, 'unshare', user, outcomes.filter((outcome) => outcome.success).map((outcome) => outcome.path));
+          return { ...shareeKey(entry), unshare: outcomes };
+        }),
+      );
+      return { unshare: results };
+    },
+  });
+}
