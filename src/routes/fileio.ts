@@ -1,12 +1,350 @@
-// Tag fileio: download, upload, URL import, save and save-as (spec "File I/O"), on data-info.
-import type { FastifyInstance } from 'fastify';
+// Tags fileio and filesystem: download, display-download, upload, overwrite, URL import, save and
+// save-as (spec "File I/O", routes.md §6), on data-info. Bodies are streamed both ways: uploads go to
+// the store as the client sends them (the multipart body is not parsed here), downloads come back
+// as the store reads them. Errors follow the spec: 500 with `{error_code, ...context}`.
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import { baseName, normalizeDataPath } from '../backends/data-info/data-path.js';
 import type { GatewayConfig } from '../config.js';
+import type { AuthLevel } from '../http/auth.js';
+import { GatewayError } from '../http/errors.js';
+import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { Forwarder } from '../http/proxy.js';
+import {
+  backendError,
+  contentDisposition,
+  dataInfoRaw,
+  dataPathUrl,
+  FileioErrorSchema,
+  fileResult,
+  FileResultSchema,
+  jsonAnswer,
+  optionalJsonBody,
+  registerFileioErrors,
+  uuidOf,
+  type DataInfoCall,
+  type FileStat,
+} from './fileio-support.js';
+import { prepareImport, runImport, type UrlImportDeps } from './fileio-url-import.js';
+import type { Tag } from './tags.js';
 
 export interface FileioDeps {
   forwarder: Forwarder;
   config: GatewayConfig;
 }
 
-// TODO(issue 4)
-export async function fileioRoutes(_app: FastifyInstance, _deps: FileioDeps): Promise<void> {}
+type RouteSpec = Omit<RouteOptions, 'url' | 'method' | 'handler' | 'schema'> & {
+  method: 'GET' | 'POST';
+  path: string;
+  /** Auth of the unprefixed path; `/secured<path>` always requires a user. */
+  auth: AuthLevel;
+  tag: Tag;
+  summary: string;
+  description?: string;
+  schema: Record<string, unknown>;
+  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+};
+
+/** Serves a route at `path` and at `/secured<path>` (routes.md §1.1). */
+function both(app: FastifyInstance, spec: RouteSpec): void {
+  const { path, auth, tag, summary, description, schema, ...rest } = spec;
+  for (const [url, level] of [
+    [path, auth],
+    [`/secured${path}`, 'user'],
+  ] as const) {
+    app.route({
+      ...rest,
+      url,
+      config: { auth: level },
+      schema: { tags: [tag], summary, ...(description ? { description } : {}), security: routeSecurity(level), ...schema },
+      ...documentedNotEnforced,
+    });
+  }
+}
+
+const errorResponses = { 500: FileioErrorSchema };
+
+const fileBytes = (description: string) => ({
+  description,
+  content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+});
+
+/**
+ * A body the gateway documents but does not parse (multipart, or a JSON body that may be absent):
+ * `nullable`, so the absent body (null to the validator) passes, and `required` only documents.
+ */
+const documentedBody = (schema: TSchema & { properties?: unknown; required?: unknown }, description: string) =>
+  Type.Unsafe({ type: 'object', nullable: true, description, properties: schema.properties, ...(schema.required ? { required: schema.required } : {}) });
+
+const MultipartFile = documentedBody(
+  Type.Object({ file: Type.String({ format: 'binary', description: 'The file; its multipart filename (UTF-8) names it' }) }),
+  'multipart/form-data with one part named `file`, streamed to the data store unparsed',
+);
+
+function missingQuery(name: string): GatewayError {
+  return new GatewayError(400, 'ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
+}
+
+function requiredQuery(request: FastifyRequest, name: string): string {
+  const value = (request.query as Record<string, unknown>)[name];
+  if (value === undefined || value === '') throw missingQuery(name);
+  if (typeof value !== 'string') throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `query parameter "${name}" must be given once`, { field: name });
+  return value;
+}
+
+/** Relays a file from data-info: status, ranges and length as the store answered, our own type and disposition. */
+async function relayFile(deps: FileioDeps, request: FastifyRequest, reply: FastifyReply, display: boolean): Promise<FastifyReply> {
+  const body = await optionalJsonBody(request);
+  const query = request.query as { path?: unknown; attachment?: unknown };
+  const given = query.path ?? body?.path;
+  if (given === undefined || given === '') throw missingQuery('path');
+  const path = normalizeDataPath(given, deps.config.dataStore.zone, 'path');
+  const attachment = !display || !['0', 'false'].includes(String(query.attachment ?? '1').toLowerCase());
+
+  const response = await deps.forwarder.exchange(request, reply, 'data-info', {
+    method: request.method === 'HEAD' ? 'HEAD' : 'GET',
+    path: dataPathUrl(path),
+    rawQuery: `attachment=${attachment}`,
+    identity: request.identity,
+    identityStyle: 'user',
+    bodyLimitBytes: 0,
+  });
+  if (response.statusCode === 416) {
+    const range = response.headers['content-range'];
+    const error = await backendError(response);
+    throw new GatewayError(416, 'ERR_RANGE_NOT_SATISFIABLE', error.reason, { path }, typeof range === 'string' ? { 'content-range': range } : {});
+  }
+  if (response.statusCode < 200 || response.statusCode >= 300) throw await backendError(response);
+  if (response.headers['content-disposition'] === undefined && String(response.headers['content-type'] ?? '').includes('json')) {
+    // A folder: data-info answered a listing, not bytes.
+    response.body.destroy();
+    throw new GatewayError(500, 'ERR_NOT_A_FILE', `${path} is a folder, not a file`, { path });
+  }
+
+  reply.code(response.statusCode);
+  for (const name of ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified']) {
+    const value = response.headers[name];
+    if (value !== undefined) reply.header(name, value);
+  }
+  const storedType = response.headers['content-type'];
+  reply.header('content-type', display && typeof storedType === 'string' ? storedType : 'application/octet-stream');
+  reply.header('content-disposition', contentDisposition(attachment ? 'attachment' : 'inline', baseName(path)));
+  // Shown inline on the gateway's origin: never let a stored HTML file run as a page of it.
+  reply.header('x-content-type-options', 'nosniff');
+  if (!attachment) reply.header('content-security-policy', 'sandbox');
+  return reply.send(response.body);
+}
+
+/** The caller's multipart body, streamed to data-info; answers the file result. */
+async function streamUpload(
+  deps: FileioDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  target: { method: 'POST' | 'PUT'; path: string; rawQuery: string },
+): Promise<ReturnType<typeof fileResult>> {
+  const response = await deps.forwarder.exchange(request, reply, 'data-info', {
+    ...target,
+    identity: request.identity,
+    identityStyle: 'user',
+    bodyLimitBytes: deps.config.dataStore.maxUploadBytes,
+  });
+  const { file } = await jsonAnswer<{ file: FileStat }>(response);
+  return fileResult(file);
+}
+
+/** Checks before any backend call that the body is a multipart form of allowed size. */
+function checkUploadBody(deps: FileioDeps, request: FastifyRequest): void {
+  const type = request.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) {
+    throw new GatewayError(400, 'ERR_MISSING_FORM_FIELD', 'The body must be multipart/form-data with a part named "file"', { field: 'file' });
+  }
+  const max = deps.config.dataStore.maxUploadBytes;
+  if (Number(request.headers['content-length'] ?? 0) > max) {
+    throw new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${max} bytes`, { limit: max });
+  }
+}
+
+function dataInfoCall(deps: FileioDeps, request: FastifyRequest): DataInfoCall {
+  return { forwarder: deps.forwarder, identity: request.identity, requestId: request.id };
+}
+
+/** save and save-as content: a string of at most FILEIO_MAX_EDIT_BYTES UTF-8 bytes. */
+function editContent(deps: FileioDeps, content: string): string {
+  const size = Buffer.byteLength(content, 'utf8');
+  const limit = deps.config.dataStore.maxEditBytes;
+  if (size > limit) throw new GatewayError(500, 'ERR_FILE_SIZE_TOO_LARGE', `The content (${size} bytes) is larger than the maximum edit size of ${limit} bytes`, { size, limit });
+  return content;
+}
+
+const EditBody = Type.Object({
+  dest: Type.String({ description: 'File path' }),
+  content: Type.String({ description: 'The whole new content (UTF-8)' }),
+});
+
+export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Promise<void> {
+  registerFileioErrors(app);
+  const zone = deps.config.dataStore.zone;
+  // JSON bodies of save/save-as may hold FILEIO_MAX_EDIT_BYTES of content, escaped (up to 6 bytes a character).
+  const editBodyLimit = Math.max(deps.config.bodyLimitBytes, deps.config.dataStore.maxEditBytes * 6 + 64 * 1024);
+  const running = new Set<AbortController>();
+  app.addHook('onClose', async () => {
+    for (const abort of running) abort.abort();
+  });
+
+  const pathQuery = Type.Object({ path: Type.Optional(Type.String({ description: 'File path' })) });
+
+  both(app, {
+    method: 'GET',
+    path: '/fileio/download',
+    auth: 'optional',
+    tag: 'fileio',
+    summary: 'Download a file',
+    description: 'Always an attachment of type application/octet-stream; `Range` requests are answered with 206.',
+    schema: { querystring: pathQuery, response: { 200: fileBytes('The file'), 206: fileBytes('The requested range'), ...errorResponses } },
+    handler: (request, reply) => relayFile(deps, request, reply, false),
+  });
+
+  both(app, {
+    method: 'GET',
+    path: '/filesystem/display-download',
+    auth: 'optional',
+    tag: 'filesystem',
+    summary: 'Download a file, as an attachment or for display',
+    description: '`attachment=1` (default) answers an attachment, `attachment=0` an inline file; both with the detected content type.',
+    schema: {
+      querystring: Type.Object({
+        path: Type.Optional(Type.String({ description: 'File path' })),
+        attachment: Type.Optional(Type.String({ enum: ['0', '1', 'true', 'false'], default: '1' })),
+      }),
+      response: { 200: fileBytes('The file'), 206: fileBytes('The requested range'), ...errorResponses },
+    },
+    handler: (request, reply) => relayFile(deps, request, reply, true),
+  });
+
+  // Streamed bodies: no parser reads them, and the gateway's body limit does not apply (MAX_UPLOAD_BYTES does).
+  await app.register(async (streamed) => {
+    streamed.removeAllContentTypeParsers();
+    streamed.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+    both(streamed, {
+      method: 'POST',
+      path: '/fileio/upload',
+      auth: 'user',
+      tag: 'fileio',
+      summary: 'Upload a file into a folder',
+      schema: {
+        querystring: Type.Object({ dest: Type.String({ description: 'Destination folder' }) }),
+        consumes: ['multipart/form-data'],
+        body: MultipartFile,
+        response: { 200: FileResultSchema, ...errorResponses },
+      },
+      handler: async (request, reply) => {
+        const dest = normalizeDataPath(requiredQuery(request, 'dest'), zone, 'dest');
+        checkUploadBody(deps, request);
+        return streamUpload(deps, request, reply, { method: 'POST', path: '/data', rawQuery: `dest=${encodeURIComponent(dest)}` });
+      },
+    });
+
+    both(streamed, {
+      method: 'POST',
+      path: '/fileio/overwrite',
+      auth: 'user',
+      tag: 'fileio',
+      summary: 'Replace the content of an existing file',
+      schema: {
+        querystring: Type.Object({ dest: Type.String({ description: 'The existing file' }) }),
+        consumes: ['multipart/form-data'],
+        body: MultipartFile,
+        response: { 200: FileResultSchema, ...errorResponses },
+      },
+      handler: async (request, reply) => {
+        const dest = normalizeDataPath(requiredQuery(request, 'dest'), zone, 'dest');
+        checkUploadBody(deps, request);
+        const id = await uuidOf(dataInfoCall(deps, request), dest);
+        return streamUpload(deps, request, reply, { method: 'PUT', path: `/data/${encodeURIComponent(id)}`, rawQuery: '' });
+      },
+    });
+  });
+
+  both(app, {
+    method: 'POST',
+    path: '/fileio/save',
+    auth: 'user',
+    tag: 'fileio',
+    summary: 'Overwrite an existing file with new content',
+    bodyLimit: editBodyLimit,
+    schema: { body: EditBody, response: { 200: FileResultSchema, ...errorResponses } },
+    handler: async (request) => {
+      const { dest, content } = request.body as { dest: string; content: string };
+      const path = normalizeDataPath(dest, zone, 'dest');
+      editContent(deps, content);
+      const call = dataInfoCall(deps, request);
+      const id = await uuidOf(call, path);
+      const { file } = await dataInfoRaw<{ file: FileStat }>(call, 'PUT', `/data/${encodeURIComponent(id)}`, {}, content);
+      return fileResult(file);
+    },
+  });
+
+  both(app, {
+    method: 'POST',
+    path: '/fileio/saveas',
+    auth: 'user',
+    tag: 'fileio',
+    summary: 'Save content as a new file',
+    bodyLimit: editBodyLimit,
+    schema: { body: EditBody, response: { 200: FileResultSchema, ...errorResponses } },
+    handler: async (request) => {
+      const { dest, content } = request.body as { dest: string; content: string };
+      const path = normalizeDataPath(dest, zone, 'dest');
+      editContent(deps, content);
+      const parent = path.slice(0, path.lastIndexOf('/')) || '/';
+      const { file } = await dataInfoRaw<{ file: FileStat }>(dataInfoCall(deps, request), 'POST', '/data', { dest: parent, filename: baseName(path) }, content);
+      return fileResult(file);
+    },
+  });
+
+  const importDeps: UrlImportDeps = { forwarder: deps.forwarder, config: deps.config, log: app.log.child({ component: 'url-import' }), running };
+  both(app, {
+    method: 'POST',
+    path: '/fileio/urlupload',
+    auth: 'user',
+    tag: 'fileio',
+    summary: 'Import a file from a URL into a folder',
+    description:
+      'Answers at once; the file is fetched in the background and a `data` notification reports the outcome. ' +
+      '`dest` and `address` may also be given as query parameters when there is no JSON body.',
+    schema: {
+      querystring: Type.Object({ dest: Type.Optional(Type.String()), address: Type.Optional(Type.String()) }),
+      body: documentedBody(
+        Type.Object({ dest: Type.String({ description: 'Destination folder' }), address: Type.String({ description: 'http(s) URL of the file' }) }),
+        'The destination folder and the source URL',
+      ),
+      response: {
+        200: Type.Object({ msg: Type.String(), url: Type.String(), label: Type.String(), dest: Type.String() }, { description: 'URL upload result' }),
+        ...errorResponses,
+      },
+    },
+    handler: async (request) => {
+      const body = request.body as Record<string, unknown> | undefined | null;
+      const query = request.query as Record<string, unknown>;
+      const hasBody = body !== undefined && body !== null;
+      if (hasBody && (typeof body !== 'object' || Array.isArray(body))) {
+        throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'The body must be a JSON object with "dest" and "address"');
+      }
+      const field = (name: 'dest' | 'address'): string => {
+        const value = (hasBody ? body[name] : undefined) ?? query[name];
+        if (typeof value === 'string' && value !== '') return value;
+        if (value === undefined || value === '') {
+          if (!hasBody) throw missingQuery(name);
+          throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `missing body field "${name}"`, { field: name });
+        }
+        throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `body field "${name}" must be a string`, { field: name });
+      };
+      const requested = { dest: field('dest'), address: field('address') };
+      const call = dataInfoCall(deps, request);
+      const job = await prepareImport(call, importDeps, requested);
+      void runImport(call, importDeps, job);
+      return { msg: 'Upload scheduled.', url: requested.address, label: job.label, dest: job.dest };
+    },
+  });
+}

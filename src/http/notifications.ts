@@ -1,0 +1,42 @@
+/**
+ * The one way the gateway sends a user a notification: POST /notification to the notification
+ * agent (backends.md §4.1, §4.4). Notifications report something that already happened, so a
+ * failure to send one must never fail (or crash) the work it reports: it is logged and reported
+ * as `false`, never thrown.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Forwarder } from './proxy.js';
+
+export interface UserNotification {
+  /** `data`, `analysis`, `tool`, …: at most 32 characters, no `.`. */
+  type: string;
+  /** Short username of the recipient. */
+  user: string;
+  subject: string;
+  /** Longer text; the agent shows the subject when absent. */
+  message?: string;
+  payload?: Record<string, unknown>;
+}
+
+/** Sends one notification; answers whether the agent accepted it. */
+export async function sendNotification(
+  forwarder: Forwarder,
+  notification: UserNotification,
+  log: Pick<FastifyBaseLogger, 'warn'>,
+  requestId?: string,
+): Promise<boolean> {
+  const { type, user, subject, message = subject, payload = {} } = notification;
+  try {
+    const response = await forwarder.call(
+      'notification-agent',
+      { method: 'POST', path: '/notification', identityStyle: 'none', json: { type, user, subject, message, email: false, payload } },
+      requestId,
+    );
+    const text = await response.body.text();
+    if (response.statusCode >= 200 && response.statusCode < 300) return true;
+    log.warn({ status: response.statusCode, body: text.slice(0, 500), type, user, subject }, 'the notification agent refused a notification');
+  } catch (error) {
+    log.warn({ err: error, type, user, subject }, 'could not send a notification');
+  }
+  return false;
+}
