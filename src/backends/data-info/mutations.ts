@@ -1,5 +1,112 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { DataStore } from './store.js';
+import { Type } from 'typebox';
+import { asyncTaskId, bodyObject, newChildPath, pathList, stringField, userOf } from './bulk.js';
+import type { DataObject } from './catalog.js';
+import { baseName, parentOf } from './data-path.js';
+import { dataError } from './errors.js';
+import { moveAll } from './moves.js';
+import { pathListRoutes } from './path-lists.js';
+import type { Caller, DataStore } from './store.js';
+import { deletePaths, emptyTrash, restorePaths } from './trash.js';
 
-// TODO(issue 4): routes of backends.md §2.1 for this area.
-export const mutationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (_app, _options) => {};
+const idParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const userQuery = Type.Object({ user: Type.String({ minLength: 1 }) }, { additionalProperties: true });
+
+/**
+ * Moves, renames, deletes and restores (backends.md §2.1, §2.4). Each request is all-or-nothing
+ * (one transaction) and finishes before the answer, which still carries an `async-task-id` as the
+ * reference service's asynchronous tasks do.
+ */
+export const mutationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, { data }) => {
+  const byId = async (id: string): Promise<DataObject> => {
+    const object = await data.catalog.byId(id);
+    if (!object) throw dataError('ERR_DOES_NOT_EXIST', `no data item has the id ${id}`, { id });
+    return object;
+  };
+  const folderById = async (id: string): Promise<DataObject> => {
+    const folder = await byId(id);
+    if (folder.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
+    return folder;
+  };
+  const caller = (request: { query: unknown }): Promise<Caller> => data.writer(userOf(request));
+
+  const schema = (extra: Record<string, unknown> = {}) => ({ schema: { querystring: userQuery, ...extra } });
+
+  app.put<{ Params: { id: string } }>('/data/:id/name', schema({ params: idParams }), async (request) => {
+    const who = await caller(request);
+    const object = await byId(request.params.id);
+    const dest = newChildPath(parentOf(object.path), stringField(request.body, 'filename'), 'filename');
+    await moveAll(data, who, [{ from: object.path, to: dest }], 'rename');
+    return { user: who.name, source: object.path, dest, 'async-task-id': asyncTaskId() };
+  });
+
+  app.put<{ Params: { id: string } }>('/data/:id/dir', schema({ params: idParams }), async (request) => {
+    const who = await caller(request);
+    const object = await byId(request.params.id);
+    const dest = data.path(stringField(request.body, 'dirname'), 'dirname');
+    await moveAll(data, who, [{ from: object.path, to: `${dest}/${baseName(object.path)}` }], 'move');
+    return { user: who.name, source: object.path, dest, 'async-task-id': asyncTaskId() };
+  });
+
+  app.put<{ Params: { id: string } }>('/data/:id/children/dir', schema({ params: idParams }), async (request) => {
+    const who = await caller(request);
+    const folder = await folderById(request.params.id);
+    const dest = data.path(stringField(request.body, 'dirname'), 'dirname');
+    const sources = (await data.catalog.children(folder.path)).map((child) => child.path).sort();
+    if (sources.length > 0) await moveAll(data, who, sources.map((from) => ({ from, to: `${dest}/${baseName(from)}` })), 'move');
+    return { user: who.name, sources, dest, 'async-task-id': asyncTaskId() };
+  });
+
+  app.post('/mover', schema(), async (request) => {
+    const who = await caller(request);
+    const sources = pathList(data, request.body, 'sources');
+    const dest = data.path(stringField(request.body, 'dest'), 'dest');
+    await moveAll(data, who, sources.map((from) => ({ from, to: `${dest}/${baseName(from)}` })), 'move');
+    return { user: who.name, sources, dest, 'async-task-id': asyncTaskId() };
+  });
+
+  const deleted = async (who: Caller, paths: string[]) => {
+    const { events: _events, ...result } = await deletePaths(data, who, paths, app.log);
+    return { ...result, 'async-task-id': asyncTaskId() };
+  };
+
+  app.post('/deleter', schema(), async (request) => {
+    const who = await caller(request);
+    return deleted(who, pathList(data, request.body, 'paths'));
+  });
+
+  app.delete<{ Params: { id: string } }>('/data/:id', schema({ params: idParams }), async (request) => {
+    const who = await caller(request);
+    return deleted(who, [(await byId(request.params.id)).path]);
+  });
+
+  app.delete<{ Params: { id: string } }>('/data/:id/children', schema({ params: idParams }), async (request) => {
+    const who = await caller(request);
+    const folder = await folderById(request.params.id);
+    const children = (await data.catalog.children(folder.path)).map((child) => child.path).sort();
+    if (children.length === 0) return { paths: [], 'trash-paths': {}, 'async-task-id': asyncTaskId() };
+    return deleted(who, children);
+  });
+
+  app.delete('/trash', schema(), async (request) => {
+    const who = await caller(request);
+    const { trash, paths } = await emptyTrash(data, who, app.log);
+    return { trash, paths, 'async-task-id': asyncTaskId() };
+  });
+
+  app.post('/restorer', schema(), async (request) => {
+    const who = await caller(request);
+    const { restored } = await restorePaths(data, who, restoreRequest(data, request.body));
+    return { restored, 'async-task-id': asyncTaskId() };
+  });
+
+  await app.register(pathListRoutes, { data });
+};
+
+/** `{}`, `[]`, no body or `{paths: []}` all mean the whole trash. */
+function restoreRequest(data: DataStore, body: unknown): string[] {
+  if (body === undefined || body === null || (Array.isArray(body) && body.length === 0)) return [];
+  const object = bodyObject(body);
+  if (object.paths === undefined || object.paths === null) return [];
+  return pathList(data, object, 'paths', true);
+}

@@ -1,0 +1,119 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../../store/schema.js';
+import type { DataEvent } from './bulk.js';
+import { atLeast, type DataObject } from './catalog.js';
+import { isWithin, parentOf } from './data-path.js';
+import { dataError } from './errors.js';
+import type { Caller, DataStore } from './store.js';
+import { isUniqueViolation, relocate } from './tree.js';
+
+/**
+ * Moves and renames (backends.md §2.1): all-or-nothing in one transaction. The caller must own
+ * every source and be able to write every destination folder. Only catalog rows change; a
+ * folder's descendants are rewritten in the same transaction.
+ */
+
+export interface Move {
+  from: string;
+  to: string;
+}
+
+const depth = (path: string): number => path.split('/').length;
+
+/**
+ * The folders no one may move, rename or delete: `/<zone>`, the home and trash scaffolding, every
+ * user's home and trash root, and the community folder.
+ */
+export function isProtectedRoot(zone: string, path: string): boolean {
+  const segments = depth(path) - 1;
+  if (segments <= 1) return true;
+  if (isWithin(path, `/${zone}/home`)) return segments <= 3;
+  if (isWithin(path, `/${zone}/trash`)) return segments <= 4;
+  return segments <= 2;
+}
+
+export function trashBase(zone: string): string {
+  return `/${zone}/trash`;
+}
+
+/** Runs `work` in a transaction; a path taken meanwhile by a concurrent request becomes ERR_EXISTS. */
+export async function inTransaction<T>(data: DataStore, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  try {
+    return await data.db.transaction().execute(work);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw dataError('ERR_EXISTS', 'a target path was taken by a concurrent change; nothing was changed');
+    throw error;
+  }
+}
+
+/** Every source must exist: ERR_DOES_NOT_EXIST naming all the missing ones. */
+export async function existingAll(data: DataStore, trx: Transaction<Database>, paths: string[]): Promise<Map<string, DataObject>> {
+  const found = new Map<string, DataObject>();
+  const missing: string[] = [];
+  for (const path of paths) {
+    const object = await data.catalog.byPath(path, trx);
+    if (object) found.set(path, object);
+    else missing.push(path);
+  }
+  if (missing.length > 0) throw dataError('ERR_DOES_NOT_EXIST', `${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist`, { paths: missing });
+  return found;
+}
+
+/** The caller must own every path: ERR_NOT_OWNER naming those they do not. */
+export async function ownedAll(data: DataStore, trx: Transaction<Database>, caller: Caller, paths: string[]): Promise<void> {
+  const notOwned: string[] = [];
+  for (const path of paths) {
+    if (!atLeast(await data.catalog.permission(caller.name, path, trx), 'own')) notOwned.push(path);
+  }
+  if (notOwned.length > 0) throw dataError('ERR_NOT_OWNER', `${caller.name} does not own ${notOwned.join(', ')}`, { paths: notOwned, user: caller.name });
+}
+
+/** Applies `moves` (already checked to be distinct sources) in one transaction; answers the event. */
+export async function moveAll(data: DataStore, caller: Caller, moves: Move[], action: 'move' | 'rename'): Promise<DataEvent> {
+  const zone = data.zone;
+  // A source below another source moves first, so both end up where they were sent.
+  const ordered = [...moves].sort((a, b) => depth(b.from) - depth(a.from));
+  await inTransaction(data, async (trx) => {
+    await existingAll(data, trx, ordered.map((move) => move.from));
+
+    const roots = ordered.filter((move) => isProtectedRoot(zone, move.from)).map((move) => move.from);
+    if (roots.length > 0) throw dataError('ERR_NOT_AUTHORIZED', `home, trash and zone folders cannot be moved: ${roots.join(', ')}`, { paths: roots });
+
+    const folders = [...new Set(ordered.map((move) => parentOf(move.to)))];
+    for (const folder of folders) {
+      const target = await data.catalog.byPath(folder, trx);
+      if (!target) throw dataError('ERR_DOES_NOT_EXIST', `${folder} does not exist`, { path: folder });
+      if (target.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${folder} is not a folder`, { path: folder });
+      if (isWithin(folder, trashBase(zone))) {
+        throw dataError('ERR_ILLEGAL_ARGUMENT', `${folder} is in the trash; delete items to move them there`, { path: folder });
+      }
+    }
+
+    await ownedAll(data, trx, caller, ordered.map((move) => move.from));
+    for (const folder of folders) {
+      if (!atLeast(await data.catalog.permission(caller.name, folder, trx), 'write')) {
+        throw dataError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${folder}`, { path: folder, user: caller.name });
+      }
+    }
+
+    const intoItself = ordered.filter((move) => isWithin(parentOf(move.to), move.from));
+    if (intoItself.length > 0) {
+      throw dataError('ERR_ILLEGAL_ARGUMENT', `a folder cannot be moved into itself or below itself: ${intoItself.map((move) => move.from).join(', ')}`, {
+        paths: intoItself.map((move) => move.from),
+      });
+    }
+
+    const targets = ordered.map((move) => move.to);
+    const clashes = targets.filter((target, index) => targets.indexOf(target) !== index);
+    for (const target of targets) if (await data.catalog.byPath(target, trx)) clashes.push(target);
+    if (clashes.length > 0) {
+      const paths = [...new Set(clashes)];
+      throw dataError('ERR_EXISTS', `${paths.join(', ')} already ${paths.length === 1 ? 'exists' : 'exist'}; nothing was moved`, { paths });
+    }
+
+    const now = data.now();
+    // Leaving the trash by a move ends the item's trash life (the sweep must not find it later).
+    for (const move of ordered) await relocate(trx, move.from, move.to, now, { origin: null, at: null });
+  });
+  return { action, user: caller.name, paths: moves.map((move) => move.from), dest: action === 'move' ? parentOf(moves[0]?.to ?? '') : moves[0]?.to };
+}

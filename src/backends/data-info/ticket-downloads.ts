@@ -1,0 +1,97 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { GatewayError } from '../../http/errors.js';
+import { parseRange } from './blobs.js';
+import { atLeast, type DataObject } from './catalog.js';
+import { baseName } from './data-path.js';
+import { dataError } from './errors.js';
+import type { DataStore } from './store.js';
+import { ticketDefinition } from './tickets.js';
+
+/**
+ * What a ticket grants (backends.md §2.6): anyone holding its id may download the object, with no
+ * `user` parameter. Each download counts one use; a ticket whose uses-limit is reached, whose
+ * object is gone, or whose creator can no longer read the object answers ERR_TICKET_DOES_NOT_EXIST.
+ */
+
+/** RFC 6266 `attachment` with an ASCII fallback and the exact UTF-8 name (RFC 8187). */
+export function attachmentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+const ticketPattern = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
+
+interface ValidTicket {
+  id: string;
+  object: DataObject;
+  usesLimit: number | null;
+}
+
+const noSuchTicket = (id: string, why = 'does not exist') => dataError('ERR_TICKET_DOES_NOT_EXIST', `ticket ${id} ${why}`);
+
+async function validTicket(data: DataStore, rawId: string): Promise<ValidTicket> {
+  if (!ticketPattern.test(rawId)) throw noSuchTicket(rawId);
+  const id = rawId.toUpperCase();
+  const ticket = await data.db.selectFrom('data_tickets').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!ticket) throw noSuchTicket(id);
+  const object = await data.catalog.byId(ticket.object_id);
+  // The ticket lends its creator's access: once that is gone, so is the ticket's.
+  if (!object || !atLeast(await data.catalog.permission(ticket.owner, object.path), 'read')) throw noSuchTicket(id, 'is no longer valid');
+  return { id, object, usesLimit: ticket.uses_limit };
+}
+
+const params = Type.Object({ ticketId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const ticketDownloadRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, { data }) => {
+  app.get<{ Params: { ticketId: string } }>('/ticket-downloads/:ticketId/info', { schema: { params } }, async (request) => {
+    const { id, object } = await validTicket(data, request.params.ticketId);
+    return {
+      'ticket-id': id,
+      path: object.path,
+      label: baseName(object.path),
+      type: object.type,
+      'file-size': object.type === 'file' ? Number(object.size) : 0,
+      'download-url': ticketDefinition(data, object.path, id)['download-url'],
+    };
+  });
+
+  app.get<{ Params: { ticketId: string } }>('/ticket-downloads/:ticketId', { schema: { params } }, async (request, reply) => {
+    const { id, object, usesLimit } = await validTicket(data, request.params.ticketId);
+    if (object.type !== 'file') throw dataError('ERR_NOT_A_FILE', `ticket ${id} is for the folder ${object.path}; only files can be downloaded`);
+
+    let size: number;
+    try {
+      size = await data.blobs.size(object.id);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || Number(object.size) !== 0) throw error;
+      size = 0; // an empty file may have no bytes on disk
+    }
+    const range = parseRange(typeof request.headers.range === 'string' ? request.headers.range : undefined, size);
+    if (range === 'unsatisfiable') {
+      throw new GatewayError(416, 'ERR_RANGE_NOT_SATISFIABLE', `the requested range is outside the ${size} bytes of the file`, {}, { 'content-range': `bytes */${size}` });
+    }
+
+    // Counting and checking the limit is one statement, so concurrent downloads cannot overrun it.
+    const counted = await data.db
+      .updateTable('data_tickets')
+      .set((eb) => ({ uses_count: eb('uses_count', '+', 1) }))
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('uses_limit', 'is', null), eb('uses_count', '<', eb.ref('uses_limit'))]))
+      .executeTakeFirst();
+    if (Number(counted.numUpdatedRows) === 0) throw noSuchTicket(id, `has reached its uses limit (${usesLimit})`);
+
+    reply
+      .header('content-type', object.content_type || 'application/octet-stream')
+      .header('content-disposition', attachmentDisposition(baseName(object.path)))
+      .header('accept-ranges', 'bytes')
+      .header('cache-control', 'no-store');
+    if (size === 0) return reply.header('content-length', 0).send(Buffer.alloc(0));
+    if (range) {
+      reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1);
+      return reply.send(data.blobs.read(object.id, range));
+    }
+    return reply.header('content-length', size).send(data.blobs.read(object.id));
+  });
+};

@@ -1,0 +1,117 @@
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import type { Database } from '../../store/schema.js';
+import type { DataObject } from './catalog.js';
+import { baseName, parentOf } from './data-path.js';
+
+/**
+ * Whole-subtree catalog work for moves, trash and deletion. A folder's descendants are the rows
+ * whose path starts with `<folder>/`; that is tested with substr, never LIKE, because names may
+ * contain `%` and `_`, and SQLite's LIKE ignores ASCII case. substr counts characters (code
+ * points) on both engines, so the prefix length is counted in code points too, not UTF-16 units.
+ */
+export type Db = Kysely<Database> | Transaction<Database>;
+type ObjectsExpression = ExpressionBuilder<Database, 'data_objects'>;
+
+const codePoints = (text: string): number => Array.from(text).length;
+
+/** `column` starts with `prefix` (compared as text). */
+function startsWith(column: 'path' | 'parent_path', prefix: string): Expression<SqlBool> {
+  return sql<SqlBool>`substr(${sql.ref(column)}, 1, ${codePoints(prefix)}) = ${prefix}`;
+}
+
+/** The object at `path` and everything below it. */
+export function inSubtree(path: string) {
+  return (eb: ObjectsExpression) => eb.or([eb('path', '=', path), startsWith('path', `${path}/`)]);
+}
+
+/** Everything strictly below `path`. */
+export function below(path: string) {
+  return (_eb: ObjectsExpression) => startsWith('path', `${path}/`);
+}
+
+export async function subtree(db: Db, path: string): Promise<DataObject[]> {
+  return db.selectFrom('data_objects').selectAll().where(inSubtree(path)).execute() as Promise<DataObject[]>;
+}
+
+/** Number of objects strictly below `path`. */
+export async function countBelow(db: Db, path: string): Promise<number> {
+  const row = await db
+    .selectFrom('data_objects')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where(below(path))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/**
+ * Moves the object at `from` (and its whole subtree) to `to`, whose parent must exist and which
+ * must be free. Only catalog rows change: bytes are keyed by id. `trash` sets (or, with null,
+ * clears) the trash columns of the moved object itself.
+ */
+export async function relocate(
+  db: Db,
+  from: string,
+  to: string,
+  now: number,
+  trash?: { origin: string | null; at: number | null },
+): Promise<void> {
+  const tail = codePoints(from) + 1; // first character after the old prefix
+  const newPrefix = sql<string>`cast(${to} as varchar(4096))`;
+  // Descendants first: their paths are all below `from/`, which nothing else can be.
+  await db
+    .updateTable('data_objects')
+    .set({
+      path: sql<string>`${newPrefix} || substr(path, ${tail})`,
+      parent_path: sql<string>`${newPrefix} || substr(parent_path, ${tail})`,
+    })
+    .where(below(from))
+    .execute();
+  await db
+    .updateTable('data_objects')
+    .set({
+      path: to,
+      parent_path: parentOf(to),
+      name: baseName(to),
+      ...(trash ? { trash_origin: trash.origin, trashed_at: trash.at } : {}),
+    })
+    .where('path', '=', from)
+    .execute();
+  await touch(db, [parentOf(from), parentOf(to)], now);
+}
+
+/** Marks folders as modified (a child came or went). */
+export async function touch(db: Db, folders: string[], now: number): Promise<void> {
+  await db.updateTable('data_objects').set({ modified_at: now }).where('path', 'in', [...new Set(folders)]).execute();
+}
+
+/**
+ * Deletes the object at `path` and everything below it from the catalog (grants and tickets go
+ * with them by foreign-key cascade) and answers the ids of the files, whose bytes the caller
+ * removes once the transaction has committed.
+ */
+export async function removeSubtree(db: Db, path: string, now: number): Promise<string[]> {
+  const files = await db.selectFrom('data_objects').select('id').where(inSubtree(path)).where('type', '=', 'file').execute();
+  await db.deleteFrom('data_objects').where(inSubtree(path)).execute();
+  await touch(db, [parentOf(path)], now);
+  return files.map((file) => file.id);
+}
+
+/** Removes every ticket on the object at `path` or below it. */
+export async function removeTickets(db: Db, path: string): Promise<void> {
+  await db
+    .deleteFrom('data_tickets')
+    .where('object_id', 'in', (eb) => eb.selectFrom('data_objects').select('id').where(inSubtree(path)))
+    .execute();
+}
+
+/** True for an error the engine raises when a unique constraint (here: a path) is violated. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** Drops duplicates and paths that lie below another path of the list (they travel with it). */
+export function outermost(paths: string[]): string[] {
+  const unique = [...new Set(paths)].sort();
+  return unique.filter((path) => !unique.some((other) => other !== path && path.startsWith(`${other}/`)));
+}
