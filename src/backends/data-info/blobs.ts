@@ -35,6 +35,13 @@ export interface WrittenBlob {
   md5: string;
 }
 
+/** An object's content opened for reading (BlobStore.openRead). */
+export interface OpenBlob {
+  size: number;
+  stream(range?: ByteRange): Readable;
+  close(): Promise<void>;
+}
+
 /** An inclusive byte range, as fs.createReadStream and Content-Range use it. */
 export interface ByteRange {
   start: number;
@@ -153,6 +160,26 @@ export class BlobStore {
   read(id: string, range?: ByteRange): Readable {
     const file = this.pathOf(id);
     return range ? createReadStream(file, { start: range.start, end: range.end }) : createReadStream(file);
+  }
+
+  /**
+   * Opens the object's current content: the size and the bytes come from one open file, so an
+   * overwrite renamed over the path meanwhile cannot make them disagree. Call `stream` once (it
+   * closes the file when done) or `close`. Rejects with ENOENT if the object has no content.
+   */
+  async openRead(id: string): Promise<OpenBlob> {
+    const handle = await open(this.pathOf(id), 'r');
+    try {
+      const { size } = await handle.stat();
+      return {
+        size,
+        stream: (range) => handle.createReadStream({ autoClose: true, ...(range ? { start: range.start, end: range.end } : {}) }),
+        close: () => handle.close(),
+      };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   }
 
   /** Size in bytes; rejects with ENOENT if the object has no content. */

@@ -1,5 +1,201 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { DataStore } from './store.js';
+import { sql } from 'kysely';
+import { Type } from 'typebox';
+import { GatewayError } from '../../http/errors.js';
+import { requireUserParam } from '../service.js';
+import { MAX_BULK_PATHS } from './bulk.js';
+import { atLeast, type DataObject, type Permission } from './catalog.js';
+import { ancestorsOf } from './data-path.js';
+import { dataError } from './errors.js';
+import { isUuid } from './ids.js';
+import { orderObjects, sortDirs, sortFields } from './listing.js';
+import { badParameter, booleanParam, choiceParam, commaListParam, integerParam, valuesOf } from './query.js';
+import type { Caller, DataStore, Stat } from './store.js';
+import { reported, visibilityOf } from './visibility.js';
 
-// TODO(issue 4): routes of backends.md §2.1 for this area.
-export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (_app, _options) => {};
+/** backends.md §2.2: the keys `filter-include` / `filter-exclude` choose among. */
+const statKeys = [
+  'id',
+  'path',
+  'type',
+  'label',
+  'date-created',
+  'date-modified',
+  'permission',
+  'share-count',
+  'file-size',
+  'md5',
+  'content-type',
+  'infoType',
+  'file-count',
+  'dir-count',
+] as const;
+
+const validations = ['read', 'write', 'own'] as const;
+
+/** Picks the stat keys the query asks for (all when it names none). */
+function statFilter(query: unknown): (stat: Stat) => Partial<Stat> {
+  const include = commaListParam(query, 'filter-include');
+  const exclude = commaListParam(query, 'filter-exclude');
+  for (const [name, keys] of [
+    ['filter-include', include],
+    ['filter-exclude', exclude],
+  ] as const) {
+    const unknown = keys.filter((key) => !(statKeys as readonly string[]).includes(key));
+    if (unknown.length > 0) throw badParameter(name, `names unknown stat keys (${unknown.join(', ')}); known: ${statKeys.join(', ')}`, keys.join(','));
+  }
+  if (include.length === 0 && exclude.length === 0) return (stat) => stat;
+  return (stat) =>
+    Object.fromEntries(
+      Object.entries(stat).filter(([key]) => (include.length === 0 || include.includes(key)) && !exclude.includes(key)),
+    ) as Partial<Stat>;
+}
+
+function bulkLimit(count: number): void {
+  if (count > MAX_BULK_PATHS) {
+    throw dataError('ERR_TOO_MANY_RESULTS', `at most ${MAX_BULK_PATHS} paths or ids are accepted; ${count} were sent`, { count, limit: MAX_BULK_PATHS });
+  }
+}
+
+const pathsAndIds = Type.Object({ paths: Type.Optional(Type.Array(Type.String())), ids: Type.Optional(Type.Array(Type.String())) });
+const pathsOnly = Type.Object({ paths: Type.Array(Type.String()) });
+const idsOnly = Type.Object({ ids: Type.Array(Type.String()) });
+
+/**
+ * Stats in bulk (backends.md §2.1): `/stat-gatherer`, `/path-info`, `/stat-lister`,
+ * `/existence-marker`, `/creatability-marker`.
+ */
+export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, { data }) => {
+  const visibility = visibilityOf(data);
+
+  /** The stat of an object the caller holds `needed` on (read also admits pass-through folders). */
+  const checkedStat = async (caller: Caller, object: DataObject, needed: Permission): Promise<Stat> => {
+    if (needed === 'read') return data.stat(caller, object, reported(await visibility.requireRead(caller, object)));
+    return data.stat(caller, object, await visibility.requireLevel(caller, object, needed));
+  };
+
+  /** stat-gatherer and path-info: one stat per requested path and id, or the first failure (unless told to skip it). */
+  const gather = async (request: { query: unknown; body: unknown }) => {
+    const caller = await data.caller(requireUserParam(request.query));
+    const needed = choiceParam(request.query, 'validation-behavior', validations, 'read');
+    const ignoreMissing = booleanParam(request.query, 'ignore-missing');
+    const ignoreInaccessible = booleanParam(request.query, 'ignore-inaccessible');
+    const pick = statFilter(request.query);
+    const { paths = [], ids = [] } = request.body as { paths?: string[]; ids?: string[] };
+    bulkLimit(paths.length + ids.length);
+    const canonical = paths.map((path) => data.path(path, 'paths'));
+    for (const id of ids) if (!isUuid(id)) throw dataError('ERR_BAD_OR_MISSING_FIELD', `${JSON.stringify(id)} is not an id`, { field: 'ids', id });
+
+    const statOne = async (object: DataObject | undefined, missing: () => GatewayError): Promise<Partial<Stat> | undefined> => {
+      if (!object) {
+        if (ignoreMissing) return undefined;
+        throw missing();
+      }
+      try {
+        return pick(await checkedStat(caller, object, needed));
+      } catch (error) {
+        if (ignoreInaccessible && error instanceof GatewayError && ['ERR_NOT_READABLE', 'ERR_NOT_WRITEABLE', 'ERR_NOT_OWNER'].includes(error.errorCode)) {
+          return undefined;
+        }
+        throw error;
+      }
+    };
+
+    const byPath: Record<string, Partial<Stat>> = {};
+    const pathStats = await Promise.all(
+      canonical.map(async (path) =>
+        statOne(await data.catalog.byPath(path), () => dataError('ERR_DOES_NOT_EXIST', `${path} does not exist`, { path, paths: [path] })),
+      ),
+    );
+    paths.forEach((path, index) => {
+      const stat = pathStats[index];
+      if (stat) byPath[path] = stat;
+    });
+    const byId: Record<string, Partial<Stat>> = {};
+    const idStats = await Promise.all(
+      ids.map(async (id) => statOne(await data.catalog.byId(id.toLowerCase()), () => dataError('ERR_DOES_NOT_EXIST', `no file or folder has the id ${id}`, { id, ids: [id] }))),
+    );
+    ids.forEach((id, index) => {
+      const stat = idStats[index];
+      if (stat) byId[id] = stat;
+    });
+    return { paths: byPath, ids: byId };
+  };
+
+  app.post('/stat-gatherer', { schema: { body: pathsAndIds } }, gather);
+  app.post('/path-info', { schema: { body: pathsAndIds } }, gather);
+
+  app.post('/stat-lister', { schema: { body: idsOnly } }, async (request) => {
+    const caller = await data.caller(requireUserParam(request.query));
+    const { ids } = request.body as { ids: string[] };
+    bulkLimit(ids.length);
+    for (const id of ids) if (!isUuid(id)) throw dataError('ERR_BAD_OR_MISSING_FIELD', `${JSON.stringify(id)} is not an id`, { field: 'ids', id });
+    const sortField = choiceParam(request.query, ['sort-field', 'sort-col'], sortFields, 'name');
+    const sortDir = choiceParam(request.query, 'sort-dir', sortDirs, 'ASC');
+    const limit = integerParam(request.query, 'limit', 0, 100_000);
+    const offset = integerParam(request.query, 'offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
+    const infoTypes = valuesOf(request.query, 'info-type').filter((type) => type !== '');
+    const pick = statFilter(request.query);
+    if (ids.length === 0) return { files: [], folders: [], total: 0 };
+
+    let matching = data.db
+      .selectFrom('data_objects as o')
+      .where(
+        'o.id',
+        'in',
+        ids.map((id) => id.toLowerCase()),
+      )
+      .where(visibility.readable(caller, sql.ref('o.path')));
+    if (infoTypes.length > 0) matching = matching.where((eb) => eb.or([eb('o.type', '=', 'dir'), eb('o.info_type', 'in', infoTypes)]));
+    const [counted, page] = await Promise.all([
+      matching.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+      (() => {
+        const ordered = orderObjects(data.db, matching.selectAll('o'), sortField, sortDir);
+        if (limit === undefined) return ordered.offset(offset).limit(Number.MAX_SAFE_INTEGER).execute();
+        return ordered.limit(limit).offset(offset).execute();
+      })() as Promise<DataObject[]>,
+    ]);
+    const stats = await Promise.all(
+      page.map(async (object) => pick(await data.stat(caller, object, (await visibility.level(caller, object.path)) ?? 'read'))),
+    );
+    return {
+      files: stats.filter((_stat, index) => page[index]!.type === 'file'),
+      folders: stats.filter((_stat, index) => page[index]!.type === 'dir'),
+      total: Number(counted.count),
+    };
+  });
+
+  app.post('/existence-marker', { schema: { body: pathsOnly } }, async (request) => {
+    const caller = await data.caller(requireUserParam(request.query));
+    const { paths } = request.body as { paths: string[] };
+    bulkLimit(paths.length);
+    const canonical = paths.map((path) => data.path(path, 'paths'));
+    const answers = await Promise.all(
+      canonical.map(async (path) => {
+        const object = await data.catalog.byPath(path);
+        return object !== undefined && (await visibility.access(caller, object)) !== undefined;
+      }),
+    );
+    return { paths: Object.fromEntries(paths.map((path, index) => [path, answers[index]!])) };
+  });
+
+  app.post('/creatability-marker', { schema: { body: pathsOnly } }, async (request) => {
+    const caller = await data.caller(requireUserParam(request.query));
+    const { paths } = request.body as { paths: string[] };
+    bulkLimit(paths.length);
+    const canonical = paths.map((path) => data.path(path, 'paths'));
+    const answers = await Promise.all(canonical.map((path) => creatable(data, caller, path)));
+    return { paths: Object.fromEntries(paths.map((path, index) => [path, answers[index]!])) };
+  });
+};
+
+/** A path can be created when nothing is there and its nearest existing ancestor is a folder the caller can write. */
+async function creatable(data: DataStore, caller: Caller, path: string): Promise<boolean> {
+  if (caller.anonymous) return false;
+  const chain = [...ancestorsOf(path), path];
+  const existing = await data.db.selectFrom('data_objects').select(['path', 'type']).where('path', 'in', chain).execute();
+  if (existing.some((object) => object.path === path)) return false;
+  const nearest = existing.sort((a, b) => b.path.length - a.path.length)[0];
+  if (!nearest || nearest.type !== 'dir') return false;
+  return atLeast(await visibilityOf(data).level(caller, nearest.path), 'write');
+}
