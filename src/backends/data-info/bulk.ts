@@ -50,14 +50,15 @@ export function stringField(body: unknown, field: string): string {
   return value;
 }
 
-/** A boolean query parameter: `true`/`1`/`false`/`0` (any case); absent gives `fallback`, or 400 when required. */
+/** A boolean query parameter: `true`/`1`/`false`/`0` (any case); absent gives `fallback`, or 400 when required; empty is false. */
 export function booleanParam(query: unknown, name: string, fallback?: boolean): boolean {
   const raw = (query as Record<string, unknown> | undefined)?.[name];
   const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  if (value === undefined || value === '') {
+  if (value === undefined) {
     if (fallback === undefined) throw new GatewayError(400, 'ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
     return fallback;
   }
+  if (value === '') return fallback ?? false; // `?public=` is present, and says nothing true
   const text = String(value).toLowerCase();
   if (text === 'true' || text === '1') return true;
   if (text === 'false' || text === '0') return false;

@@ -51,6 +51,7 @@ export const mutationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
   app.put<{ Params: { id: string } }>('/data/:id/children/dir', schema({ params: idParams }), async (request) => {
     const who = await caller(request);
     const folder = await folderById(request.params.id);
+    await data.require(who, folder, 'own');
     const dest = data.path(stringField(request.body, 'dirname'), 'dirname');
     const sources = (await data.catalog.children(folder.path)).map((child) => child.path).sort();
     if (sources.length > 0) await moveAll(data, who, sources.map((from) => ({ from, to: `${dest}/${baseName(from)}` })), 'move');
@@ -83,6 +84,7 @@ export const mutationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
   app.delete<{ Params: { id: string } }>('/data/:id/children', schema({ params: idParams }), async (request) => {
     const who = await caller(request);
     const folder = await folderById(request.params.id);
+    await data.require(who, folder, 'own'); // and each child is checked too; no names leak to others
     const children = (await data.catalog.children(folder.path)).map((child) => child.path).sort();
     if (children.length === 0) return { paths: [], 'trash-paths': {}, 'async-task-id': asyncTaskId() };
     return deleted(who, children);
