@@ -1,5 +1,8 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
+import type { ExpressionBuilder } from 'kysely';
 import { Type } from 'typebox';
+import type { Database } from '../../store/schema.js';
 import { GatewayError } from '../../http/errors.js';
 import { parseRange } from './blobs.js';
 import { atLeast, type DataObject } from './catalog.js';
@@ -73,25 +76,24 @@ export const ticketDownloadRoutes: FastifyPluginAsync<{ data: DataStore }> = asy
       throw new GatewayError(416, 'ERR_RANGE_NOT_SATISFIABLE', `the requested range is outside the ${size} bytes of the file`, {}, { 'content-range': `bytes */${size}` });
     }
 
+    const head = request.method === 'HEAD'; // a probe (link previews, download managers) is not a use
+    const usable = (eb: ExpressionBuilder<Database, 'data_tickets'>) => eb.or([eb('uses_limit', 'is', null), eb('uses_count', '<', eb.ref('uses_limit'))]);
     // Counting and checking the limit is one statement, so concurrent downloads cannot overrun it.
-    const counted = await data.db
-      .updateTable('data_tickets')
-      .set((eb) => ({ uses_count: eb('uses_count', '+', 1) }))
-      .where('id', '=', id)
-      .where((eb) => eb.or([eb('uses_limit', 'is', null), eb('uses_count', '<', eb.ref('uses_limit'))]))
-      .executeTakeFirst();
-    if (Number(counted.numUpdatedRows) === 0) throw noSuchTicket(id, `has reached its uses limit (${usesLimit})`);
+    const counted = head
+      ? (await data.db.selectFrom('data_tickets').select('id').where('id', '=', id).where(usable).execute()).length
+      : Number((await data.db.updateTable('data_tickets').set((eb) => ({ uses_count: eb('uses_count', '+', 1) })).where('id', '=', id).where(usable).executeTakeFirst()).numUpdatedRows);
+    if (counted === 0) throw noSuchTicket(id, `has reached its uses limit (${usesLimit})`);
 
     reply
       .header('content-type', object.content_type || 'application/octet-stream')
       .header('content-disposition', attachmentDisposition(baseName(object.path)))
       .header('accept-ranges', 'bytes')
       .header('cache-control', 'no-store');
-    if (size === 0) return reply.header('content-length', 0).send(Buffer.alloc(0));
-    if (range) {
-      reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1);
-      return reply.send(data.blobs.read(object.id, range));
-    }
-    return reply.header('content-length', size).send(data.blobs.read(object.id));
+    if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
+    reply.header('content-length', range ? range.end - range.start + 1 : size);
+    // Fastify's HEAD handling keeps our Content-Length only for a stream; an empty one reads nothing.
+    if (head) return reply.send(Readable.from([]));
+    if (size === 0) return reply.send();
+    return reply.send(data.blobs.read(object.id, range));
   });
 };
