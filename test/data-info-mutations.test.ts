@@ -179,6 +179,23 @@ for (const engine of engines) {
       assert.equal((await s().data.catalog.byPath(`${a}/bob.txt`))?.id, bobs.id);
     });
 
+    test('concurrent requests: one rename wins a name, one delete wins a path', async (t) => {
+      if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
+      const r = `${home('rita')}/race`;
+      await s().folder('rita', r);
+      const files = await Promise.all([0, 1, 2, 3, 4].map((n) => s().file('rita', `${r}/f${n}.txt`)));
+      const renames = await Promise.all(files.map((file) => s().call('PUT', `/data/${file.id}/name`, { user: 'rita', body: { filename: 'same.txt' } })));
+      assert.deepEqual(renames.map((answer) => answer.status).sort(), [200, 409, 409, 409, 409], renames.map((answer) => answer.body).join('\n'));
+      for (const answer of renames.filter((answer) => answer.status === 409)) assert.equal(answer.json().error_code, 'ERR_EXISTS');
+
+      await s().folder('rita', `${r}/doomed`);
+      await s().file('rita', `${r}/doomed/inside.txt`);
+      const deletes = await Promise.all([0, 1, 2, 3].map(() => s().call('POST', '/deleter', { user: 'rita', body: { paths: [`${r}/doomed`] } })));
+      assert.deepEqual(deletes.map((answer) => answer.status).sort(), [200, 404, 404, 404], deletes.map((answer) => answer.body).join('\n'));
+      const entries = (await paths(trash('rita'))).filter((path) => path !== trash('rita'));
+      assert.equal(entries.length, 2, `one trash entry and its file: ${entries.join(', ')}`);
+    });
+
     test('moving a folder\'s contents', async (t) => {
       if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
       const a = `${home('dave')}/from`;

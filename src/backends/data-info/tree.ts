@@ -2,6 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool
 import type { Database } from '../../store/schema.js';
 import type { DataObject } from './catalog.js';
 import { baseName, parentOf } from './data-path.js';
+import { dataError } from './errors.js';
 
 /**
  * Whole-subtree catalog work for moves, trash and deletion. A folder's descendants are the rows
@@ -57,16 +58,9 @@ export async function relocate(
 ): Promise<void> {
   const tail = codePoints(from) + 1; // first character after the old prefix
   const newPrefix = sql<string>`cast(${to} as varchar(4096))`;
-  // Descendants first: their paths are all below `from/`, which nothing else can be.
-  await db
-    .updateTable('data_objects')
-    .set({
-      path: sql<string>`${newPrefix} || substr(path, ${tail})`,
-      parent_path: sql<string>`${newPrefix} || substr(parent_path, ${tail})`,
-    })
-    .where(below(from))
-    .execute();
-  await db
+  // The object itself first: if a concurrent request moved or deleted it meanwhile, nothing matches
+  // and the whole transaction is abandoned rather than reporting a move that did not happen.
+  const moved = await db
     .updateTable('data_objects')
     .set({
       path: to,
@@ -75,6 +69,16 @@ export async function relocate(
       ...(trash ? { trash_origin: trash.origin, trashed_at: trash.at } : {}),
     })
     .where('path', '=', from)
+    .executeTakeFirst();
+  if (Number(moved.numUpdatedRows) === 0) throw dataError('ERR_DOES_NOT_EXIST', `${from} was changed by a concurrent request; nothing was changed`, { path: from });
+  // Then its descendants: all below `from/`, where nothing else can be.
+  await db
+    .updateTable('data_objects')
+    .set({
+      path: sql<string>`${newPrefix} || substr(path, ${tail})`,
+      parent_path: sql<string>`${newPrefix} || substr(parent_path, ${tail})`,
+    })
+    .where(below(from))
     .execute();
   await touch(db, [parentOf(from), parentOf(to)], now);
 }
