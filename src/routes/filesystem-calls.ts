@@ -75,8 +75,9 @@ export function requireCommunityAccess(config: GatewayConfig, request: FastifyRe
   if (paths.some((path) => !isWithin(path, root))) throw noCredentials();
 }
 
-/** The data-info id of a path (`GET /data/uuid`). */
-export async function uuidOf(deps: FilesystemDeps, request: FastifyRequest, path: string): Promise<string> {
+/** The data-info id of a path (`GET /data/uuid`), the path checked first (`field` names it in a refusal). */
+export async function uuidOf(deps: FilesystemDeps, request: FastifyRequest, input: unknown, field = 'path'): Promise<string> {
+  const path = dataPath(deps.config, input, field);
   const { id } = await dataInfo<{ id: string }>(deps, request, { method: 'GET', path: '/data/uuid', query: { path } });
   return id;
 }
@@ -126,3 +127,6 @@ export function routeAtBoth(app: FastifyInstance, auth: AuthLevel, options: Rout
   const securedAuth: AuthLevel = auth === 'none' || auth === 'optional' ? 'user' : auth;
   app.route({ ...options, url: `/secured${options.url}`, config: { ...options.config, auth: securedAuth }, schema: { ...schema, security: routeSecurity(securedAuth) } });
 }
+
+/** False for strings holding an unpaired surrogate: they cannot be percent-encoded for a backend call. */
+export const wellFormed = (text: string): boolean => !/\p{Cs}/u.test(text);

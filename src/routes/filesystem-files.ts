@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
-import { dataInfo, dataPath, queryNormalizer, requireCommunityAccess, routeAtBoth, uuidOf, type FilesystemDeps } from './filesystem-calls.js';
+import { dataInfo, dataPath, queryNormalizer, requireCommunityAccess, routeAtBoth, uuidOf, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
 
 const Paths = Type.Array(Type.String(), { description: 'Absolute data-store paths' });
 const Json = Type.Object({}, { additionalProperties: true });
@@ -16,18 +16,19 @@ const StatBody = Type.Object({ paths: Type.Optional(Paths), ids: Type.Optional(T
 const CsvBody = Type.Object({
   path: Type.String(),
   separator: Type.Optional(Type.String({ description: 'Column separator, percent-encoded as clients send it (`%2C`, `%09`)' })),
-  page: Type.Optional(Count('Page number, from 0')),
+  page: Type.Optional(Count('Page number, from 1')),
   'chunk-size': Count('Bytes per page'),
 });
 
-/** read-csv-chunk's separator arrives percent-encoded inside the JSON body (clients.md §3.2). */
-function decodeSeparator(raw: string | undefined): string {
-  if (raw === undefined || raw === '') return ',';
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'separator is not a valid percent-encoded string', { field: 'separator' });
-  }
+/**
+ * read-csv-chunk's separator arrives percent-encoded inside the JSON body (clients.md §3.2), and
+ * data-info's `separator` parameter takes it percent-encoded: it is passed on as given, so it is
+ * decoded exactly once (by data-info), and a literal `%` (sent as `%25`) stays a `%`.
+ */
+function encodedSeparator(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!wellFormed(raw)) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'separator must be valid Unicode', { field: 'separator' });
+  return raw;
 }
 
 /** Tickets' `public` flag: `1`/`true` or `0`/`false`, absent = false (data-info requires it). */
@@ -68,6 +69,9 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
       tags: ['filesystem'],
       summary: 'Describe files and folders by path or id',
       description: 'Answers `{paths: {<path>: Stat}, ids: {<id>: Stat}}`. Anonymous callers may name only paths under the community data folder, and no ids.',
+      querystring: Type.Object({
+        'validation-behavior': Type.Optional(Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('own')], { description: 'Refuse paths the caller holds less than this on' })),
+      }),
       body: StatBody,
       response: { 200: Type.Object({ paths: Type.Record(Type.String(), Json), ids: Type.Record(Type.String(), Json) }) },
     },
@@ -76,7 +80,7 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
       if (!request.identity) {
         requireCommunityAccess(config, request, (body.paths ?? []).map((path, index) => dataPath(config, path, `paths.${index}`)), body.ids ?? []);
       }
-      const { 'validation-behavior': validation } = request.query as { 'validation-behavior'?: string };
+      const { 'validation-behavior': validation } = request.query as { 'validation-behavior'?: 'read' | 'write' | 'own' };
       return dataInfo(deps, request, { method: 'POST', path: '/stat-gatherer', query: { 'validation-behavior': validation }, json: body });
     },
   });
@@ -144,12 +148,12 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
     },
     handler: async (request: FastifyRequest) => {
       const body = request.body as { path: string; separator?: string; page?: number; 'chunk-size': number };
-      const separator = decodeSeparator(body.separator);
+      const separator = encodedSeparator(body.separator);
       const id = await uuidOf(deps, request, body.path);
       return dataInfo(deps, request, {
         method: 'GET',
         path: `/data/${encodeURIComponent(id)}/chunks-tabular`,
-        query: { separator, page: String(body.page ?? 0), size: String(body['chunk-size']) },
+        query: { separator, page: body.page === undefined ? undefined : String(body.page), size: String(body['chunk-size']) },
       });
     },
   });

@@ -6,7 +6,7 @@ import { baseName } from '../backends/data-info/data-path.js';
 import { basePaths } from '../backends/data-info/paths.js';
 import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
-import { communityRoot, dataInfo, dataPath, pathSuffix, queryNormalizer, relayedError, requireCommunityAccess, routeAtBoth, type FilesystemDeps } from './filesystem-calls.js';
+import { communityRoot, dataInfo, dataPath, pathSuffix, queryNormalizer, relayedError, requireCommunityAccess, routeAtBoth, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
 
 /**
  * Name policy sent with listings (backends.md §2): the data store's default bad characters.
@@ -232,6 +232,10 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
       const sortDir = enumValue('sort-dir', query['sort-dir'], ['asc', 'desc']);
       const entityType = enumValue('entity-type', query['entity-type'], ['any', 'file', 'folder']);
       const username = request.identity?.username ?? 'anonymous';
+      const infoTypes = query['info-type'] ?? [];
+      if (infoTypes.some((infoType) => !wellFormed(infoType))) {
+        throw new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', 'query parameter "info-type" must be valid Unicode', { field: 'info-type' });
+      }
 
       const response = await deps.forwarder.call(
         'data-info',
@@ -246,7 +250,7 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
             'sort-field': sortColumn ? sortColumns[sortColumn] : undefined,
             'sort-dir': sortDir?.toUpperCase(),
             'entity-type': entityType,
-            'info-type': query['info-type'],
+            'info-type': infoTypes,
             'bad-chars': badCharacters,
             'bad-name': [...badNames],
             'bad-path': badPaths(deps, username),

@@ -1,0 +1,122 @@
+// A gateway with the embedded backends (data-info included) and clients for named users, for the
+// filesystem, sharing and traversal tests: every call is real HTTP through the public listener.
+import { Readable } from 'node:stream';
+import { noRateLimits, requiredInCi, startGateway, type RunningGateway } from './gateway.js';
+import { pgSchemaUrl } from './postgres.js';
+import { bearer, createSigningKey, signToken, startJwksServer, userClaims, type JwksServer } from './tokens.js';
+
+export interface Answer {
+  status: number;
+  body: any;
+  text: string;
+  headers: Headers;
+}
+
+export interface CallOptions {
+  json?: unknown;
+  /** Sent as is (with content-type application/json unless headers say otherwise). */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+export interface DataStoreGateway {
+  running: RunningGateway;
+  url: string;
+  zone: string;
+  home(user: string): string;
+  trash(user: string): string;
+  community: string;
+  /** One request; `user` null sends no credentials. */
+  call(user: string | null, method: string, route: string, options?: CallOptions): Promise<Answer>;
+  /** Like call, but fails the test unless the answer is 200, and answers the body. */
+  ok(user: string | null, method: string, route: string, options?: CallOptions): Promise<any>;
+  /** Puts a file with `content` at `<folder>/<name>` as `user`, straight into data-info (fixture setup). */
+  upload(user: string, folder: string, name: string, content: string | Buffer): Promise<any>;
+  /** `/secured/filesystem/stat` of one path (undefined when the caller gets an error). */
+  stat(user: string, path: string): Promise<any>;
+  close(): Promise<void>;
+}
+
+const q = encodeURIComponent;
+export { q };
+
+/**
+ * Starts the gateway with all embedded backends. `engine: 'postgres'` runs it on a private
+ * PostgreSQL schema (skipped, i.e. undefined, when DATABASE_URL is unset outside CI).
+ */
+export async function startDataStoreGateway(options: { engine?: 'sqlite' | 'postgres'; env?: Record<string, string> } = {}): Promise<DataStoreGateway | undefined> {
+  let schema: Awaited<ReturnType<typeof pgSchemaUrl>> | undefined;
+  if (options.engine === 'postgres') {
+    const databaseUrl = requiredInCi('DATABASE_URL');
+    if (!databaseUrl) return undefined;
+    schema = await pgSchemaUrl(databaseUrl);
+  }
+  const key = await createSigningKey('ES256', 'data-store-key');
+  const jwks: JwksServer = await startJwksServer([key]);
+  const zone = options.env?.DATA_ZONE ?? 'platform';
+  const running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, ...(schema ? { DATABASE_URL: schema.url } : {}), ...options.env });
+  const tokens = new Map<string, string>();
+  const tokenFor = async (user: string) => {
+    if (!tokens.has(user)) tokens.set(user, await signToken(key, userClaims(user)));
+    return tokens.get(user)!;
+  };
+
+  const call = async (user: string | null, method: string, route: string, callOptions: CallOptions = {}): Promise<Answer> => {
+    const body = callOptions.raw ?? (callOptions.json === undefined ? undefined : JSON.stringify(callOptions.json));
+    const response = await fetch(running.url + route, {
+      method,
+      headers: { ...(user ? bearer(await tokenFor(user)) : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...callOptions.headers },
+      body,
+    });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, body: parsed, text, headers: response.headers };
+  };
+
+  const ok = async (user: string | null, method: string, route: string, callOptions?: CallOptions) => {
+    const answer = await call(user, method, route, callOptions);
+    if (answer.status !== 200) throw new Error(`${method} ${route} as ${user}: ${answer.status} ${answer.text}`);
+    return answer.body;
+  };
+
+  const upload = async (user: string, folder: string, name: string, content: string | Buffer) => {
+    const response = await running.gateway.forwarder.request(
+      'data-info',
+      'POST',
+      `/data?user=${q(user)}&dest=${q(folder)}&filename=${q(name)}`,
+      { 'content-type': 'application/octet-stream' },
+      typeof content === 'string' ? content : Readable.from([content]),
+    );
+    const text = await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`upload ${folder}/${name} as ${user}: ${response.statusCode} ${text}`);
+    return JSON.parse(text).file;
+  };
+
+  const stat = async (user: string, path: string) => {
+    const answer = await call(user, 'POST', '/secured/filesystem/stat', { json: { paths: [path] } });
+    return answer.status === 200 ? answer.body.paths[path] : undefined;
+  };
+
+  return {
+    running,
+    url: running.url,
+    zone,
+    home: (user) => `/${zone}/home/${user}`,
+    trash: (user) => `/${zone}/trash/home/${user}`,
+    community: `/${zone}/home/shared`,
+    call,
+    ok,
+    upload,
+    stat,
+    close: async () => {
+      await running.close();
+      await jwks.close();
+      await schema?.drop();
+    },
+  };
+}
