@@ -161,7 +161,7 @@ describe('URL import (private networks allowed, as in a closed test network)', (
     assert.equal(status, 200, JSON.stringify(body));
     assert.deepEqual(body, { msg: 'Upload scheduled.', url: address, label: 'data set é.bin', dest });
 
-    const [notification] = await eventually(() => notificationsOf(agent, 'alice').filter((n) => n.payload?.url === address).slice(0, 1), 10_000, 'the notification');
+    const notification = await eventually(() => notificationsOf(agent, 'alice').find((n) => n.payload?.url === address), 10_000, 'the notification');
     assert.equal(notification!.type, 'data');
     assert.equal(notification!.subject, 'data set é.bin imported');
     assert.equal(notification!.email, false);
@@ -191,7 +191,7 @@ describe('URL import (private networks allowed, as in a closed test network)', (
     const { status, body } = await gateway.call('alice', 'POST', `/secured/fileio/urlupload?dest=${encodeURIComponent(dest)}&address=${encodeURIComponent(address)}`);
     assert.equal(status, 200, JSON.stringify(body));
     assert.equal(body.label, 'chunked.bin');
-    const [notification] = await eventually(() => notificationsOf(agent, 'alice').filter((n) => n.payload?.url === address), 10_000, 'the notification');
+    const notification = await eventually(() => notificationsOf(agent, 'alice').find((n) => n.payload?.url === address), 10_000, 'the notification');
     assert.equal(notification!.subject, 'chunked.bin imported');
   });
 
@@ -207,7 +207,7 @@ describe('URL import (private networks allowed, as in a closed test network)', (
       const label = route.slice(1);
       const { status } = await importAs('alice', address);
       assert.equal(status, 200);
-      const [notification] = await eventually(() => notificationsOf(agent, 'alice').filter((n) => n.payload?.url === address), 10_000, 'the notification');
+      const notification = await eventually(() => notificationsOf(agent, 'alice').find((n) => n.payload?.url === address), 10_000, 'the notification');
       assert.equal(notification!.subject, `URL import of ${label} failed`);
       assert.equal(notification!.payload.action, 'url_import');
       assert.equal(notification!.payload.dest, dest);

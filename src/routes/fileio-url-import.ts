@@ -104,6 +104,12 @@ export async function prepareImport(call: DataInfoCall, deps: UrlImportDeps, req
   return { url, label, dest, target };
 }
 
+/** Drops a body nobody will read (an error listener first: undici reports the abort as one). */
+function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
 /** Counts bytes on their way through and fails past `max`. */
 function byteLimit(max: number): Transform {
   let seen = 0;
@@ -127,12 +133,12 @@ async function fetchInto(call: DataInfoCall, deps: UrlImportDeps, job: Scheduled
   });
   try {
     if (response.statusCode < 200 || response.statusCode >= 300) {
-      response.body.destroy();
+      discard(response.body);
       throw new Error(`the source answered HTTP ${response.statusCode}`);
     }
     const declared = Number(response.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
-      response.body.destroy();
+      discard(response.body);
       throw new Error(`the file (${declared} bytes) is larger than the upload limit of ${maxBytes} bytes`);
     }
     // Streamed straight into the store: a failure midway aborts the store's request, which then

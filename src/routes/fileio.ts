@@ -104,7 +104,8 @@ async function relayFile(deps: FileioDeps, request: FastifyRequest, reply: Fasti
   const response = await deps.forwarder.exchange(request, reply, 'data-info', {
     method: request.method === 'HEAD' ? 'HEAD' : 'GET',
     path: dataPathUrl(path),
-    rawQuery: `attachment=${attachment}`,
+    // `limit` matters only for a folder, which then answers a (short) listing instead of a complaint.
+    rawQuery: `attachment=${attachment}&limit=1`,
     identity: request.identity,
     identityStyle: 'user',
     bodyLimitBytes: 0,
@@ -117,7 +118,7 @@ async function relayFile(deps: FileioDeps, request: FastifyRequest, reply: Fasti
   if (response.statusCode < 200 || response.statusCode >= 300) throw await backendError(response);
   if (response.headers['content-disposition'] === undefined && String(response.headers['content-type'] ?? '').includes('json')) {
     // A folder: data-info answered a listing, not bytes.
-    response.body.destroy();
+    await response.body.dump();
     throw new GatewayError(500, 'ERR_NOT_A_FILE', `${path} is a folder, not a file`, { path });
   }
 
@@ -161,6 +162,21 @@ function checkUploadBody(deps: FileioDeps, request: FastifyRequest): void {
   const max = deps.config.dataStore.maxUploadBytes;
   if (Number(request.headers['content-length'] ?? 0) > max) {
     throw new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${max} bytes`, { limit: max });
+  }
+}
+
+/**
+ * The id of a file about to be written. Levels are ordered (read < write < own), so a caller who
+ * cannot even read it cannot write it: that is reported as the write failure it is.
+ */
+async function writableFileId(call: DataInfoCall, path: string): Promise<string> {
+  try {
+    return await uuidOf(call, path);
+  } catch (error) {
+    if (error instanceof GatewayError && error.errorCode === 'ERR_NOT_READABLE') {
+      throw new GatewayError(error.statusCode, 'ERR_NOT_WRITEABLE', error.reason.replace(/cannot read/, 'cannot write'), error.extra);
+    }
+    throw error;
   }
 }
 
@@ -260,7 +276,7 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
       handler: async (request, reply) => {
         const dest = normalizeDataPath(requiredQuery(request, 'dest'), zone, 'dest');
         checkUploadBody(deps, request);
-        const id = await uuidOf(dataInfoCall(deps, request), dest);
+        const id = await writableFileId(dataInfoCall(deps, request), dest);
         return streamUpload(deps, request, reply, { method: 'PUT', path: `/data/${encodeURIComponent(id)}`, rawQuery: '' });
       },
     });
@@ -279,7 +295,7 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
       const path = normalizeDataPath(dest, zone, 'dest');
       editContent(deps, content);
       const call = dataInfoCall(deps, request);
-      const id = await uuidOf(call, path);
+      const id = await writableFileId(call, path);
       const { file } = await dataInfoRaw<{ file: FileStat }>(call, 'PUT', `/data/${encodeURIComponent(id)}`, {}, content);
       return fileResult(file);
     },
