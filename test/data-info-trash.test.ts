@@ -165,6 +165,21 @@ for (const engine of engines) {
       assert.equal(foreign.json().error_code, 'ERR_NOT_WRITEABLE');
     });
 
+    test('moving an item out of the trash ends its trash life', async (t) => {
+      if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
+      const k = home('kai');
+      await s().file('kai', `${k}/keep.txt`);
+      const trashed = (await s().call('POST', '/deleter', { user: 'kai', body: { paths: [`${k}/keep.txt`] } })).json()['trash-paths'][`${k}/keep.txt`];
+      const moved = await s().call('POST', '/mover', { user: 'kai', body: { sources: [trashed], dest: k } });
+      assert.equal(moved.status, 200, moved.body);
+      const back = (await byPath(`${k}/${trashed.split('/').at(-1)}`))!;
+      assert.equal(back.trash_origin, null);
+      assert.equal(back.trashed_at, null);
+      const later = s().withClock(() => Date.now() + 400 * DAY);
+      await sweepTrash(later);
+      assert.ok(await byPath(back.path), 'the sweep leaves it alone');
+    });
+
     test('an empty or omitted list restores the whole trash', async (t) => {
       if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
       for (const [index, body] of [{}, [], { paths: [] }, undefined].entries()) {
