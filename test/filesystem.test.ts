@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { q, startDataStoreGateway, type DataStoreGateway } from './helpers/data-store.js';
+import { requiredInCi } from './helpers/gateway.js';
 
 let gw: DataStoreGateway;
 let home: string;
@@ -278,26 +279,38 @@ describe('filesystem: reading files', () => {
   });
 });
 
+/** The index of a fresh user with a known tree: two folders, two files (123 bytes), one trashed file. */
+async function checkIndex(gw: DataStoreGateway, zone: string) {
+  const fresh = 'ivan';
+  const home = gw.home(fresh);
+  await gw.ok(fresh, 'POST', '/secured/filesystem/directories', { json: { paths: [`${home}/a/b`] } });
+  await gw.upload(fresh, `${home}/a`, 'one.bin', Buffer.alloc(100));
+  await gw.upload(fresh, `${home}/a/b`, 'two.bin', Buffer.alloc(23));
+  await gw.upload(fresh, home, 'bin.txt', 'trash me');
+  await gw.ok(fresh, 'POST', '/secured/filesystem/delete', { json: { paths: [`${home}/bin.txt`] } });
+
+  const index = await gw.ok(fresh, 'GET', '/secured/filesystem/index');
+  assert.equal(index.user, fresh);
+  assert.equal(index.zone, zone);
+  assert.deepEqual(index['base-paths'], { user_home_path: home, user_trash_path: gw.trash(fresh), base_trash_path: `/${zone}/trash` });
+  assert.equal(index.roots.length, 4);
+  for (const root of index.roots) assert.equal(root.hasSubDirs, true);
+  assert.deepEqual(index.usage, { files: 2, folders: 2, bytes: 123 });
+  assert.deepEqual(index.trash, { items: 1, bytes: 8 });
+  assert.equal((await gw.call(null, 'GET', '/secured/filesystem/index')).status, 401);
+}
+
 describe('filesystem: index', () => {
   test("summarises the caller's store: paths, roots, usage under the home and the trash", async () => {
-    const fresh = 'ivan';
-    const home = gw.home(fresh);
-    await gw.ok(fresh, 'POST', '/secured/filesystem/directories', { json: { paths: [`${home}/a/b`] } });
-    await gw.upload(fresh, `${home}/a`, 'one.bin', Buffer.alloc(100));
-    await gw.upload(fresh, `${home}/a/b`, 'two.bin', Buffer.alloc(23));
-    await gw.upload(fresh, home, 'bin.txt', 'trash me');
-    await gw.ok(fresh, 'POST', '/secured/filesystem/delete', { json: { paths: [`${home}/bin.txt`] } });
+    await checkIndex(gw, 'lab');
+  });
 
-    const index = await gw.ok(fresh, 'GET', '/secured/filesystem/index');
-    assert.equal(index.user, fresh);
-    assert.equal(index.zone, 'lab');
-    assert.deepEqual(index['base-paths'], { user_home_path: home, user_trash_path: gw.trash(fresh), base_trash_path: '/lab/trash' });
-    assert.equal(index.roots.length, 4);
-    for (const root of index.roots) assert.equal(root.hasSubDirs, true);
-    const defaultFolders = index.usage.folders - 2;
-    assert.ok(defaultFolders >= 0 && defaultFolders <= 1, 'a and a/b, plus perhaps the default output folder');
-    assert.deepEqual({ files: index.usage.files, bytes: index.usage.bytes }, { files: 2, bytes: 123 });
-    assert.deepEqual(index.trash, { items: 1, bytes: 8 });
-    assert.equal((await gw.call(null, 'GET', '/secured/filesystem/index')).status, 401);
+  test('the same on PostgreSQL', { skip: requiredInCi('DATABASE_URL') ? false : 'DATABASE_URL is not set' }, async () => {
+    const pg = (await startDataStoreGateway({ engine: 'postgres' }))!;
+    try {
+      await checkIndex(pg, 'platform');
+    } finally {
+      await pg.close();
+    }
   });
 });

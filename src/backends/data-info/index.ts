@@ -5,7 +5,7 @@ import { mutationRoutes } from './mutations.js';
 import { navigationRoutes } from './navigation.js';
 import { basePaths } from './paths.js';
 import { sharingRoutes } from './sharing.js';
-import { statRoutes } from './stats.js';
+import { statRoutes, usageSummaryRoutes } from './stats.js';
 import { DataStore } from './store.js';
 import { ticketRoutes } from './tickets.js';
 import { startTrashSweep } from './trash.js';
@@ -20,7 +20,7 @@ export const dataInfoService: EmbeddedService = {
     app.addHook('onClose', async () => sweep.stop());
 
     app.get('/navigation/base-paths', async (request) => basePaths(config.dataStore.zone, requireUserParam(request.query)));
-    for (const routes of [navigationRoutes, filesRoutes, statRoutes, mutationRoutes, sharingRoutes, ticketRoutes]) {
+    for (const routes of [navigationRoutes, filesRoutes, statRoutes, mutationRoutes, sharingRoutes, ticketRoutes, usageSummaryRoutes]) {
       await app.register(routes, { data });
     }
   },

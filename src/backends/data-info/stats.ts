@@ -12,6 +12,7 @@ import { orderObjects, sortDirs, sortFields } from './listing.js';
 import { badParameter, booleanParam, choiceParam, commaListParam, integerParam, valuesOf } from './query.js';
 import type { Caller, DataStore, Stat } from './store.js';
 import { reported, visibilityOf } from './visibility.js';
+import { below } from './tree.js';
 
 /** backends.md §2.2: the keys `filter-include` / `filter-exclude` choose among. */
 const statKeys = [
@@ -199,3 +200,32 @@ async function creatable(data: DataStore, caller: Caller, path: string): Promise
   if (!nearest || nearest.type !== 'dir') return false;
   return atLeast(await visibilityOf(data).level(caller, nearest.path), 'write');
 }
+
+/**
+ * GET /usage-summary (an addition to backends.md §2, for the gateway's `/secured/filesystem/index`):
+ * everything below the caller's home (`files`, `folders`, `bytes`) and their trash (`items` at its
+ * top level, `bytes` of all its files). Anonymous callers have neither: ERR_NOT_A_USER.
+ */
+export const usageSummaryRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, { data }) => {
+  const totalsBelow = async (folder: string) => {
+    const rows = await data.db
+      .selectFrom('data_objects')
+      .select(['type', (eb) => eb.fn.countAll<number>().as('count'), (eb) => eb.fn.sum<number>('size').as('bytes')])
+      .where(below(folder))
+      .groupBy('type')
+      .execute();
+    const of = (type: 'file' | 'dir') => rows.find((row) => row.type === type);
+    return { files: Number(of('file')?.count ?? 0), folders: Number(of('dir')?.count ?? 0), bytes: Number(of('file')?.bytes ?? 0) };
+  };
+
+  app.get('/usage-summary', async (request) => {
+    const caller = await data.writer(requireUserParam(request.query));
+    const { user_home_path: home, user_trash_path: trash } = data.catalog.basePaths(caller.name);
+    const [inHome, inTrash, trashItems] = await Promise.all([
+      totalsBelow(home),
+      totalsBelow(trash),
+      data.db.selectFrom('data_objects').select((eb) => eb.fn.countAll<number>().as('count')).where('parent_path', '=', trash).executeTakeFirstOrThrow(),
+    ]);
+    return { home: inHome, trash: { items: Number(trashItems.count), bytes: inTrash.bytes } };
+  });
+};
