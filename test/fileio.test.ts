@@ -282,6 +282,10 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`file I/O (${engi
     };
     before(async () => {
       await gw.upload('alice', alice, 'exists.txt', 'exists');
+      await gw.upload('alice', alice, 'readable.txt', 'bob may read this');
+      const shared = await gw.call('alice', 'POST', '/secured/share', { json: { sharing: [{ user: 'bob', paths: [{ path: `${alice}/readable.txt`, permission: 'read' }] }] } });
+      assert.equal(shared.body?.sharing?.[0]?.sharing?.[0]?.success, true, shared.text);
+      assert.equal((await gw.call('bob', 'GET', `/fileio/download?path=${q(`${alice}/readable.txt`)}`)).text, 'bob may read this');
     });
 
     for (const [endpoint, route] of [
@@ -311,6 +315,7 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`file I/O (${engi
       ['save', 'ERR_BAD_OR_MISSING_FIELD', () => gw.call('alice', 'POST', '/secured/fileio/save', { json: { dest: 'exists.txt', content: 'x' } })],
       ['save', 'ERR_NOT_A_USER', () => gw.call('shared', 'POST', '/secured/fileio/save', { json: { dest: `${alice}/exists.txt`, content: 'x' } })],
       ['save', 'ERR_DOES_NOT_EXIST', () => gw.call('alice', 'POST', '/secured/fileio/save', { json: { dest: `${alice}/missing.txt`, content: 'x' } })],
+      ['save', 'ERR_NOT_WRITEABLE', () => gw.call('bob', 'POST', '/secured/fileio/save', { json: { dest: `${alice}/readable.txt`, content: 'x' } })],
       ['save', 'ERR_NOT_WRITEABLE', () => gw.call('bob', 'POST', '/secured/fileio/save', { json: { dest: `${alice}/exists.txt`, content: 'x' } })],
       ['save', 'ERR_FILE_SIZE_TOO_LARGE', () => gw.call('alice', 'POST', '/secured/fileio/save', { json: { dest: `${alice}/exists.txt`, content: 'x'.repeat(MAX_EDIT + 1) } })],
       ['saveas', 'ERR_INVALID_JSON', () => gw.call('alice', 'POST', '/secured/fileio/saveas', bad)],
@@ -322,7 +327,10 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`file I/O (${engi
       ['saveas', 'ERR_EXISTS', () => gw.call('alice', 'POST', '/secured/fileio/saveas', { json: { dest: `${alice}/exists.txt`, content: 'x' } })],
       ['overwrite', 'ERR_MISSING_QUERY_PARAMETER', () => gw.call('alice', 'POST', '/secured/fileio/overwrite', { raw: multipart('x', 'x'), headers: { 'content-type': multipartType } })],
       ['overwrite', 'ERR_DOES_NOT_EXIST', () => gw.call('alice', 'POST', `/secured/fileio/overwrite?dest=${q(`${alice}/missing.txt`)}`, { raw: multipart('x', 'x'), headers: { 'content-type': multipartType } })],
+      ['overwrite', 'ERR_NOT_WRITEABLE', () => gw.call('bob', 'POST', `/secured/fileio/overwrite?dest=${q(`${alice}/readable.txt`)}`, { raw: multipart('x', 'x'), headers: { 'content-type': multipartType } })],
       ['overwrite', 'ERR_NOT_WRITEABLE', () => gw.call('bob', 'POST', `/secured/fileio/overwrite?dest=${q(`${alice}/exists.txt`)}`, { raw: multipart('x', 'x'), headers: { 'content-type': multipartType } })],
+      ['overwrite', 'ERR_MISSING_FORM_FIELD', () => gw.call('alice', 'POST', `/secured/fileio/overwrite?dest=${q(`${alice}/exists.txt`)}`, { raw: multipart('x', 'x', 'other'), headers: { 'content-type': multipartType } })],
+      ['overwrite', 'ERR_NOT_A_USER', () => gw.call('shared', 'POST', `/secured/fileio/overwrite?dest=${q(`${alice}/exists.txt`)}`, { raw: multipart('x', 'x'), headers: { 'content-type': multipartType } })],
     );
 
     for (const [endpoint, code, send, context] of cases) {
@@ -337,6 +345,7 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`file I/O (${engi
 
     test('the failed writes changed nothing', async () => {
       assert.equal((await gw.call('alice', 'GET', `/fileio/download?path=${q(`${alice}/exists.txt`)}`)).text, 'exists');
+      assert.equal((await gw.call('alice', 'GET', `/fileio/download?path=${q(`${alice}/readable.txt`)}`)).text, 'bob may read this');
       assert.deepEqual(await gw.rows(`${alice}/new.txt`), []);
       assert.deepEqual(await gw.rows(`${alice}/x.txt`), []);
     });

@@ -50,6 +50,10 @@ const sourceRoutes: Record<string, (response: ServerResponse) => void> = {
     response.write(payload.subarray(0, 1000));
     setTimeout(() => response.end(payload.subarray(1000)), 20);
   },
+  '/files/second.bin': (response) => {
+    response.writeHead(200, { 'content-length': String(payload.length) });
+    response.end(payload);
+  },
   '/hop': (response) => {
     response.writeHead(302, { location: '/files/chunked.bin' });
     response.end();
@@ -193,6 +197,15 @@ describe('URL import (private networks allowed, as in a closed test network)', (
     assert.equal(body.label, 'chunked.bin');
     const notification = await eventually(() => notificationsOf(agent, 'alice').find((n) => n.payload?.url === address), 10_000, 'the notification');
     assert.equal(notification!.subject, 'chunked.bin imported');
+    // The web UI's proxy sends `{}` with every call: that is no body either.
+    const second = `${source.url}/files/second.bin`;
+    const withEmpty = await gateway.call('alice', 'POST', `/secured/fileio/urlupload?dest=${encodeURIComponent(dest)}&address=${encodeURIComponent(second)}`, { json: {} });
+    assert.equal(withEmpty.status, 200, withEmpty.text);
+    assert.equal(withEmpty.body.label, 'second.bin');
+    await eventually(() => notificationsOf(agent, 'alice').find((n) => n.payload?.url === second), 10_000, 'the notification');
+    const missing = await gateway.call('alice', 'POST', `/secured/fileio/urlupload?dest=${encodeURIComponent(dest)}`, { json: {} });
+    assert.equal(missing.status, 500);
+    assert.equal(missing.body.error_code, 'ERR_MISSING_QUERY_PARAMETER');
   });
 
   for (const [name, route, why] of [

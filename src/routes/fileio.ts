@@ -332,8 +332,9 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
     schema: {
       querystring: Type.Object({ dest: Type.Optional(Type.String()), address: Type.Optional(Type.String()) }),
       body: documentedBody(
-        Type.Object({ dest: Type.String({ description: 'Destination folder' }), address: Type.String({ description: 'http(s) URL of the file' }) }),
-        'The destination folder and the source URL',
+        // Both are needed, from the body or the query; `{}` (the web UI's "no body") is no body.
+        Type.Object({ dest: Type.Optional(Type.String({ description: 'Destination folder' })), address: Type.Optional(Type.String({ description: 'http(s) URL of the file' })) }),
+        'The destination folder and the source URL (both required, here or in the query)',
       ),
       response: {
         200: Type.Object({ msg: Type.String(), url: Type.String(), label: Type.String(), dest: Type.String() }, { description: 'URL upload result' }),
@@ -343,7 +344,7 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
     handler: async (request) => {
       const body = request.body as Record<string, unknown> | undefined | null;
       const query = request.query as Record<string, unknown>;
-      const hasBody = body !== undefined && body !== null;
+      const hasBody = body !== undefined && body !== null && !(typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
       if (hasBody && (typeof body !== 'object' || Array.isArray(body))) {
         throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'The body must be a JSON object with "dest" and "address"');
       }
