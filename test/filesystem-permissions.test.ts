@@ -30,6 +30,7 @@ async function share(user: string, path: string, permission: string) {
   assert.equal(answer.sharing[0].sharing[0].success, true, JSON.stringify(answer));
 }
 
+const download = (user: string, path: string) => gw.call(user, 'GET', `/fileio/download?path=${q(path)}`);
 const readChunk = (user: string, path: string) => gw.call(user, 'POST', '/filesystem/read-chunk', { json: { path, position: 0, 'chunk-size': 100 } });
 
 describe('bob and alice', () => {
@@ -39,6 +40,8 @@ describe('bob and alice', () => {
     refused(await gw.call('bob', 'GET', `/filesystem/paged-directory?path=${q(`${home}/private`)}&limit=10`), 'ERR_NOT_READABLE', 'list');
     refused(await gw.call('bob', 'GET', `/secured/filesystem/directory?path=${q(`${home}/private`)}`), 'ERR_NOT_READABLE', 'navigate');
     refused(await readChunk('bob', file), 'ERR_NOT_READABLE', 'read-chunk');
+    assert.equal((await download('bob', file)).body?.error_code, 'ERR_NOT_READABLE', 'download');
+    assert.equal((await gw.uploadThroughGateway('bob', `${home}/private`, 'planted.txt', 'x')).body?.error_code, 'ERR_NOT_WRITEABLE', 'upload');
     refused(await gw.call('bob', 'GET', `/filesystem/file/manifest?path=${q(file)}`), 'ERR_NOT_READABLE', 'manifest');
     refused(await gw.call('bob', 'POST', '/secured/filesystem/directory/create', { json: { path: `${home}/private/bobs` } }), 'ERR_NOT_WRITEABLE', 'create a folder');
     refused(await gw.call('bob', 'POST', '/secured/filesystem/delete', { json: { paths: [file] } }), 'ERR_NOT_OWNER', 'delete');
@@ -67,6 +70,10 @@ describe('bob and alice', () => {
       ['r.txt', 'read'],
     ]);
     assert.equal((await readChunk('bob', `${home}/ro/r.txt`)).body.chunk, 'readable data');
+    const downloaded = await download('bob', `${home}/ro/r.txt`);
+    assert.equal(downloaded.status, 200);
+    assert.equal(downloaded.text, 'readable data');
+    assert.equal((await gw.uploadThroughGateway('bob', `${home}/ro`, 'planted.txt', 'x')).body?.error_code, 'ERR_NOT_WRITEABLE', 'upload into a read share');
     assert.equal((await gw.stat('bob', `${home}/ro/r.txt`)).permission, 'read');
     const shared = await gw.ok('bob', 'GET', `/filesystem/paged-directory?path=${q(`/${gw.zone}/home`)}&limit=50`);
     assert.ok([...shared.folders].some((entry: any) => entry.path === home || entry.path === `${home}/ro`), 'visible under Shared With Me');
@@ -90,7 +97,9 @@ describe('bob and alice', () => {
   test('a write share lets bob add files and folders, and delete what he made, not what alice made', async () => {
     await share('bob', `${home}/rw`, 'write');
     assert.equal((await gw.stat('bob', `${home}/rw`)).permission, 'write');
-    await gw.upload('bob', `${home}/rw`, 'bobs.txt', 'from bob');
+    const uploaded = await gw.uploadThroughGateway('bob', `${home}/rw`, 'bobs.txt', 'from bob');
+    assert.equal(uploaded.status, 200, uploaded.text);
+    assert.equal(uploaded.body.file.path, `${home}/rw/bobs.txt`);
     const made = await gw.ok('bob', 'POST', '/secured/filesystem/directory/create', { json: { path: `${home}/rw/bobs-folder` } });
     assert.equal(made.permission, 'own', 'bob owns what he made');
     assert.equal((await gw.stat('alice', `${home}/rw/bobs.txt`))['file-size'], 8, 'alice sees it');
@@ -107,6 +116,7 @@ describe('bob and alice', () => {
     assert.deepEqual(answer.unshare[0].unshare.map((entry: any) => [entry.path, entry.success]), [[`${home}/ro`, true]]);
     refused(await gw.call('bob', 'POST', '/filesystem/stat', { json: { paths: [`${home}/ro/r.txt`] } }), 'ERR_NOT_READABLE', 'stat after unshare');
     refused(await readChunk('bob', `${home}/ro/r.txt`), 'ERR_NOT_READABLE', 'read after unshare');
+    assert.equal((await download('bob', `${home}/ro/r.txt`)).body?.error_code, 'ERR_NOT_READABLE', 'download after unshare');
     assert.equal((await gw.stat('alice', `${home}/ro`))['share-count'], 0);
   });
 });

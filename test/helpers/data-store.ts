@@ -32,6 +32,8 @@ export interface DataStoreGateway {
   ok(user: string | null, method: string, route: string, options?: CallOptions): Promise<any>;
   /** Puts a file with `content` at `<folder>/<name>` as `user`, straight into data-info (fixture setup). */
   upload(user: string, folder: string, name: string, content: string | Buffer): Promise<any>;
+  /** Uploads through the gateway (`/secured/fileio/upload`, multipart part `file`), as the web UI does. */
+  uploadThroughGateway(user: string, folder: string, name: string, content: string): Promise<Answer>;
   /** `/secured/filesystem/stat` of one path (undefined when the caller gets an error). */
   stat(user: string, path: string): Promise<any>;
   close(): Promise<void>;
@@ -97,6 +99,20 @@ export async function startDataStoreGateway(options: { engine?: 'sqlite' | 'post
     return JSON.parse(text).file;
   };
 
+  const uploadThroughGateway = async (user: string, folder: string, name: string, content: string): Promise<Answer> => {
+    const form = new FormData();
+    form.append('file', new Blob([content]), name);
+    const response = await fetch(`${running.url}/secured/fileio/upload?dest=${q(folder)}`, { method: 'POST', headers: bearer(await tokenFor(user)), body: form });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, body: parsed, text, headers: response.headers };
+  };
+
   const stat = async (user: string, path: string) => {
     const answer = await call(user, 'POST', '/secured/filesystem/stat', { json: { paths: [path] } });
     return answer.status === 200 ? answer.body.paths[path] : undefined;
@@ -112,6 +128,7 @@ export async function startDataStoreGateway(options: { engine?: 'sqlite' | 'post
     call,
     ok,
     upload,
+    uploadThroughGateway,
     stat,
     close: async () => {
       await running.close();
