@@ -216,8 +216,14 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`file I/O (${engi
   });
 
   test('an upload over MAX_UPLOAD_BYTES is 413 and leaves nothing behind', async () => {
+    const exact = await gw.upload('alice', alice, 'exactly-max.bin', randomContent(MAX_UPLOAD));
+    assertFileResult(exact, `${alice}/exactly-max.bin`, MAX_UPLOAD);
     const before = gw.blobFiles();
-    const content = randomContent(MAX_UPLOAD + 1024);
+    // One byte over: the multipart framing fits the gateway's allowance, the store finds the file too large.
+    const justOver = await gw.upload('alice', alice, 'too-big.bin', randomContent(MAX_UPLOAD + 1));
+    assert.equal(justOver.status, 413, justOver.text);
+    assert.equal(justOver.body.error_code, 'ERR_REQUEST_BODY_TOO_LARGE');
+    const content = randomContent(MAX_UPLOAD + 2 * 1024 * 1024);
     const declared = await gw.upload('alice', alice, 'too-big.bin', content);
     assert.equal(declared.status, 413);
     assert.equal(declared.body.error_code, 'ERR_REQUEST_BODY_TOO_LARGE');

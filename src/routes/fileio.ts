@@ -115,6 +115,12 @@ async function relayFile(deps: FileioDeps, request: FastifyRequest, reply: Fasti
     const error = await backendError(response);
     throw new GatewayError(416, 'ERR_RANGE_NOT_SATISFIABLE', error.reason, { path }, typeof range === 'string' ? { 'content-range': range } : {});
   }
+  if (response.statusCode === 304) {
+    // A conditional request the store answered "unchanged": nothing to reshape.
+    await response.body.dump();
+    for (const name of ['etag', 'last-modified']) if (response.headers[name] !== undefined) reply.header(name, response.headers[name]);
+    return reply.code(304).send();
+  }
   if (response.statusCode < 200 || response.statusCode >= 300) throw await backendError(response);
   if (response.headers['content-disposition'] === undefined && String(response.headers['content-type'] ?? '').includes('json')) {
     // A folder: data-info answered a listing, not bytes.
@@ -147,11 +153,16 @@ async function streamUpload(
     ...target,
     identity: request.identity,
     identityStyle: 'user',
-    bodyLimitBytes: deps.config.dataStore.maxUploadBytes,
+    bodyLimitBytes: uploadBodyLimit(deps),
   });
   const { file } = await jsonAnswer<{ file: FileStat }>(response);
   return fileResult(file);
 }
+
+/** Room for multipart boundaries and part headers: the file itself is held to MAX_UPLOAD_BYTES by the store. */
+const MULTIPART_OVERHEAD = 1024 * 1024;
+
+const uploadBodyLimit = (deps: FileioDeps) => deps.config.dataStore.maxUploadBytes + MULTIPART_OVERHEAD;
 
 /** Checks before any backend call that the body is a multipart form of allowed size. */
 function checkUploadBody(deps: FileioDeps, request: FastifyRequest): void {
@@ -160,8 +171,8 @@ function checkUploadBody(deps: FileioDeps, request: FastifyRequest): void {
     throw new GatewayError(400, 'ERR_MISSING_FORM_FIELD', 'The body must be multipart/form-data with a part named "file"', { field: 'file' });
   }
   const max = deps.config.dataStore.maxUploadBytes;
-  if (Number(request.headers['content-length'] ?? 0) > max) {
-    throw new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${max} bytes`, { limit: max });
+  if (Number(request.headers['content-length'] ?? 0) > uploadBodyLimit(deps)) {
+    throw new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `The file is larger than the upload limit of ${max} bytes`, { limit: max });
   }
 }
 
