@@ -100,6 +100,23 @@ describe('bootstrap and account routes on the embedded platform', () => {
     assert.equal(read.body.defaultOutputFolder.path, '/lab/home/frank/other');
   });
 
+  test('reading preferences makes the default output folder, so the first analysis can write there', async () => {
+    const stat = () =>
+      call(running, 'hana', '/secured/filesystem/stat', { method: 'POST', body: JSON.stringify({ paths: ['/lab/home/hana/analyses'] }) });
+    const { body: prefs } = await call(running, 'hana', '/secured/preferences');
+    assert.equal(prefs.systemDefaultOutputDir.path, '/lab/home/hana/analyses');
+    const { status, body } = await stat();
+    assert.equal(status, 200);
+    assert.equal(body.paths['/lab/home/hana/analyses'].type, 'dir');
+    assert.equal(body.paths['/lab/home/hana/analyses'].permission, 'own');
+
+    // A user who picks another folder of their own gets that one made too; bootstrap does the same.
+    await call(running, 'hana', '/secured/preferences', { method: 'POST', body: JSON.stringify({ defaultOutputFolder: '/lab/home/hana/results' }) });
+    await call(running, 'hana', '/secured/bootstrap');
+    const made = await call(running, 'hana', '/secured/filesystem/stat', { method: 'POST', body: JSON.stringify({ paths: ['/lab/home/hana/results'] }) });
+    assert.equal(made.body.paths['/lab/home/hana/results'].type, 'dir');
+  });
+
   test('a default folder that is not a path is refused and nothing is stored', async () => {
     await call(running, 'gina', '/secured/preferences', { method: 'POST', body: JSON.stringify({ theme: 'dark' }) });
     for (const folder of [42, 'relative/path', { path: 7 }, 'bad\u0000path']) {
