@@ -42,10 +42,12 @@ for (const [network, prefix] of [
   blocked.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128], // unspecified
+  ['::', 96], // unspecified, and IPv4-compatible addresses (deprecated), which could embed a private IPv4
   ['::1', 128], // loopback
-  ['100::', 64], // discard-only
+  ['64:ff9b::', 96], // NAT64: would reach whatever IPv4 address it embeds, private ones included
   ['64:ff9b:1::', 48], // local-use NAT64
+  ['100::', 64], // discard-only
+  ['2002::', 16], // 6to4 (deprecated): embeds an IPv4 address
   ['fc00::', 7], // unique local (ULA)
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated, still routed by some stacks)
@@ -54,56 +56,17 @@ for (const [network, prefix] of [
   blocked.addSubnet(network, prefix, 'ipv6');
 }
 
-/** The 16 bytes of an IPv6 address (already known to be valid), zone id dropped. */
-function ipv6Bytes(address: string): number[] {
-  let text = address.split('%')[0]!;
-  const bytes: number[] = [];
-  // A trailing dotted quad (`::ffff:1.2.3.4`) is the last 32 bits.
-  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  let tail: number[] = [];
-  if (quad) {
-    tail = quad.slice(1, 5).map(Number);
-    text = text.slice(0, quad.index) + '0:0';
-  }
-  const [head, rest] = text.includes('::') ? text.split('::') : [text, undefined];
-  const groups = (part: string | undefined) => (part ? part.split(':').filter((group) => group !== '') : []);
-  const left = groups(head);
-  const right = groups(rest);
-  const middle = rest === undefined ? [] : Array.from({ length: 8 - left.length - right.length }, () => '0');
-  for (const group of [...left, ...middle, ...right]) {
-    const value = parseInt(group, 16);
-    bytes.push(value >> 8, value & 0xff);
-  }
-  if (quad) bytes.splice(12, 4, ...tail);
-  return bytes;
-}
-
-/** IPv6 forms that carry an IPv4 address a host may route to: mapped, compatible, NAT64, 6to4. */
-function embeddedIpv4(address: string): string | undefined {
-  const bytes = ipv6Bytes(address);
-  const zero = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
-  const quad = (at: number) => bytes.slice(at, at + 4).join('.');
-  if (zero(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return quad(12); // ::ffff:a.b.c.d
-  if (zero(0, 12)) return quad(12); // ::a.b.c.d (deprecated IPv4-compatible)
-  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zero(4, 12)) return quad(12); // 64:ff9b::/96
-  if (bytes[0] === 0x20 && bytes[1] === 0x02) return quad(2); // 2002::/16 (6to4)
-  return undefined;
-}
-
 /**
  * True for addresses an outbound request must not reach: loopback, private (RFC 1918, CGNAT,
- * ULA), link-local, unspecified, multicast and reserved ranges, also when written as IPv6 forms
- * that embed such an IPv4 address. Something that is not an IP address at all is refused too.
+ * ULA), link-local, unspecified, multicast and reserved ranges. BlockList applies the IPv4 rules to
+ * IPv4-mapped IPv6 addresses (`::ffff:127.0.0.1`) itself; the other IPv6 forms that embed an IPv4
+ * address are refused as whole ranges above. Something that is not an IP address is refused too.
  */
 export function isForbiddenAddress(address: string): boolean {
-  const bare = address.replace(/^\[|\]$/g, '');
-  const family = isIP(bare.split('%')[0]!);
+  const bare = address.replace(/^\[|\]$/g, '').split('%')[0]!;
+  const family = isIP(bare);
   if (family === 4) return blocked.check(bare, 'ipv4');
-  if (family !== 6) return true;
-  const plain = bare.split('%')[0]!;
-  if (blocked.check(plain, 'ipv6')) return true;
-  const inner = embeddedIpv4(plain);
-  return inner !== undefined && blocked.check(inner, 'ipv4');
+  return family !== 6 || blocked.check(bare, 'ipv6');
 }
 
 function refused(host: string, address: string): OutboundError {
