@@ -23,12 +23,14 @@ interface Row {
   'p50 ms': number;
   'p99 ms': number;
   errors: number;
+  'MB/s'?: number;
 }
 
 async function load(scenario: string, url: string, headers: Record<string, string> = {}): Promise<Row> {
   const result = await autocannon({ url, headers, connections, duration: seconds });
   const non2xx = result.non2xx + result.errors + result.timeouts;
-  return { scenario, 'req/s': Math.round(result.requests.average), 'p50 ms': result.latency.p50, 'p99 ms': result.latency.p99, errors: non2xx };
+  const mbPerSecond = Number((result.throughput.average / 1e6).toFixed(1));
+  return { scenario, 'req/s': Math.round(result.requests.average), 'p50 ms': result.latency.p50, 'p99 ms': result.latency.p99, errors: non2xx, 'MB/s': mbPerSecond };
 }
 
 async function startBackend(): Promise<{ url: string; close(): void }> {
@@ -68,7 +70,20 @@ async function embeddedPlatform(dataDir: string, limits: Record<string, string>,
   const base = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
   try {
     await fetch(`${base}/secured/sessions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ windowConfigs: [] }) });
+    const home = '/platform/home/bench';
+    const saveAs = (dest: string, content: string) =>
+      fetch(`${base}/secured/fileio/saveas`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ dest, content }) });
+    await fetch(`${base}/secured/bootstrap`, { headers: auth }); // makes the home
+    await saveAs(`${home}/one-mib.txt`, 'x'.repeat(1024 * 1024));
+    await fetch(`${base}/secured/filesystem/directory/create`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ path: `${home}/listing` }) });
+    for (let i = 0; i < 500; i++) await saveAs(`${home}/listing/file-${String(i).padStart(3, '0')}.txt`, 'x'.repeat(i));
     return [
+      await load('embedded GET /secured/fileio/download (1 MiB)', `${base}/secured/fileio/download?path=${encodeURIComponent(`${home}/one-mib.txt`)}`, auth),
+      await load(
+        'embedded GET paged-directory (50 of 500, by size desc)',
+        `${base}/secured/filesystem/paged-directory?path=${encodeURIComponent(`${home}/listing`)}&limit=50&offset=200&sort-col=SIZE&sort-dir=desc`,
+        auth,
+      ),
       await load('embedded GET /secured/sessions', `${base}/secured/sessions`, auth),
       await load('embedded GET /secured/preferences', `${base}/secured/preferences`, auth),
       await load('embedded GET /secured/bootstrap (records a login)', `${base}/secured/bootstrap`, auth),
