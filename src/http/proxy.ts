@@ -5,6 +5,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { BackendName, IdentityStyle } from '../backends/catalog.js';
 import { backendEnvPrefix } from '../backends/catalog.js';
 import type { Identity } from './auth.js';
+import { jsonAnswer } from './backend-answer.js';
 import { GatewayError } from './errors.js';
 import type { Metrics } from './metrics.js';
 import { qualifiedUsername } from '../store/users.js';
@@ -29,9 +30,13 @@ export interface BackendCall {
   query?: Record<string, string | string[] | undefined>;
   /** A JSON value to send. */
   json?: unknown;
+  /** Bytes to send as they are (a file's content, say), with their content type; instead of `json`. */
+  raw?: { content: string | Readable; contentType: string };
+  /** Ends the call early (a client gone, a server closing). */
+  signal?: AbortSignal;
 }
 
-export interface ForwardOptions extends Omit<BackendCall, 'query' | 'json'> {
+export interface ForwardOptions extends Omit<BackendCall, 'query' | 'json' | 'raw' | 'signal'> {
   /** The raw query string to forward (`a=1&b=2`), identity parameters stripped before use. */
   rawQuery: string;
   /** A parsed JSON body to re-send; when absent, the request body is streamed through. */
@@ -231,42 +236,31 @@ export class Forwarder {
     }
   }
 
-  /** A backend call made by an aggregating route: JSON in, response handed back. */
+  /**
+   * A backend call the gateway makes itself (JSON or raw bytes in, response handed back): the one
+   * place, besides `exchange`, that builds a backend URL with identity parameters.
+   */
   async call(backend: BackendName, call: BackendCall, requestId?: string): Promise<BackendResponse> {
     const query = [...encodePairs(identityParams(call.identityStyle, call.identity, this.uidDomain)), ...encodePairs(objectPairs(call.query))];
     const headers: Record<string, string> = { accept: 'application/json' };
     if (requestId) headers['x-request-id'] = requestId;
-    let body: string | undefined;
-    if (call.json !== undefined) {
+    let body: string | Readable | undefined;
+    if (call.raw !== undefined) {
+      body = call.raw.content;
+      headers['content-type'] = call.raw.contentType;
+    } else if (call.json !== undefined) {
       body = JSON.stringify(call.json);
       headers['content-type'] = 'application/json';
     }
-    return this.request(backend, call.method, call.path + (query.length ? `?${query.join('&')}` : ''), headers, body);
+    return this.request(backend, call.method, call.path + (query.length ? `?${query.join('&')}` : ''), headers, body, call.signal);
   }
 
   /**
    * A backend call whose JSON answer the gateway uses itself. A non-2xx answer becomes a
-   * GatewayError with the backend's status, keeping its `error_code` and reason when it sent them.
+   * GatewayError with the backend's status and its error body (see `backendError`).
    */
   async callJson<T>(backend: BackendName, call: BackendCall, requestId?: string): Promise<T> {
-    const response = await this.call(backend, call, requestId);
-    const text = await response.body.text();
-    let body: unknown;
-    try {
-      body = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    if (response.statusCode >= 200 && response.statusCode < 300) {
-      if (body === undefined && text !== '') {
-        throw new GatewayError(502, 'ERR_BAD_GATEWAY', `The ${backend} service answered with something other than JSON.`, { backend });
-      }
-      return body as T;
-    }
-    const details = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-    const errorCode = typeof details.error_code === 'string' ? details.error_code : 'ERR_REQUEST_FAILED';
-    const reason = [details.reason, details.message].find((value) => typeof value === 'string') as string | undefined;
-    throw new GatewayError(response.statusCode, errorCode, reason ?? (text.trim() || `The ${backend} service answered ${response.statusCode}.`), { backend });
+    return jsonAnswer<T>(backend, await this.call(backend, call, requestId));
   }
 
   /**

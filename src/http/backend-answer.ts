@@ -1,0 +1,53 @@
+// Reading a backend's answer when the gateway uses it itself (rather than relaying it): the one
+// place that turns a backend's error body into a GatewayError.
+import type { BackendName } from '../backends/catalog.js';
+import { GatewayError } from './errors.js';
+import type { BackendResponse } from './proxy.js';
+
+function parsed(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A backend's non-2xx answer as a GatewayError with the backend's status. A JSON error body keeps
+ * its `error_code`, its `reason` (or `message`) and every context key (`path`, `paths`, `user`,
+ * `count`…): clients read them (clients.md §4). Any other body is described, naming the backend.
+ */
+export function backendErrorOf(backend: BackendName, statusCode: number, text: string): GatewayError {
+  const body = parsed(text);
+  // A 5xx without a code of its own is the backend failing, not the caller's request.
+  const fallbackCode = statusCode >= 500 ? 'ERR_BAD_GATEWAY' : 'ERR_REQUEST_FAILED';
+  // An HTML error page is no reason: a short start of it is enough to recognise it in a log.
+  const described = text.trim().slice(0, 200) || `The ${backend} service answered ${statusCode}.`;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return new GatewayError(statusCode, fallbackCode, described, { backend });
+  }
+  const { error_code: code, reason, ...context } = body as Record<string, unknown>;
+  let why = typeof reason === 'string' ? reason : undefined;
+  if (why === undefined && typeof context.message === 'string') {
+    why = context.message;
+    delete context.message;
+  }
+  return new GatewayError(statusCode, typeof code === 'string' ? code : fallbackCode, why ?? described, context);
+}
+
+/** Reads a backend's error answer (see backendErrorOf). */
+export async function backendError(backend: BackendName, response: BackendResponse): Promise<GatewayError> {
+  const text = await response.body.text().catch(() => '');
+  return backendErrorOf(backend, response.statusCode, text);
+}
+
+/** A backend's JSON answer: the value of a 2xx (undefined for an empty body), otherwise its error. */
+export async function jsonAnswer<T>(backend: BackendName, response: BackendResponse): Promise<T> {
+  if (response.statusCode < 200 || response.statusCode >= 300) throw await backendError(backend, response);
+  const text = await response.body.text();
+  const body = parsed(text);
+  if (body === undefined && text !== '') {
+    throw new GatewayError(502, 'ERR_BAD_GATEWAY', `The ${backend} service answered with something other than JSON.`, { backend });
+  }
+  return body as T;
+}
