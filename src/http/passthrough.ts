@@ -4,6 +4,7 @@ import { defaultIdentityStyle, type BackendName, type IdentityStyle } from '../b
 import type { Tag } from '../routes/tags.js';
 import type { AuthLevel } from './auth.js';
 import { routeSecurity } from './openapi.js';
+import { securedAuth } from './secured-alias.js';
 import { qualifiedUsername } from '../store/users.js';
 import type { Forwarder } from './proxy.js';
 
@@ -114,7 +115,7 @@ export async function registerPassthroughs(app: FastifyInstance, routes: readonl
   const register = (instance: FastifyInstance, route: PassthroughRoute) => {
     const auth = route.auth ?? 'user';
     registerOne(instance, route, route.path, auth, deps);
-    if (route.securedAlias) registerOne(instance, route, `/secured${route.path}`, auth === 'none' || auth === 'optional' ? 'user' : auth, deps);
+    if (route.securedAlias) registerOne(instance, route, `/secured${route.path}`, securedAuth(auth), deps);
   };
 
   await app.register(async (streamed) => {
