@@ -205,13 +205,3 @@ function trimPartialUtf8(bytes: Buffer): Buffer {
   if (needed > back + 1) end = leadIndex;
   return bytes.subarray(0, end);
 }
-
-/**
- * RFC 6266 Content-Disposition for a file name: an ASCII `filename` for old clients (non-ASCII and
- * unsafe characters become `_`) and the exact name as `filename*=UTF-8''…` (RFC 8187).
- */
-export function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
-  const fallback = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const encoded = encodeURIComponent(name).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
-}

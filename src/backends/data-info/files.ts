@@ -1,12 +1,13 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { contentDisposition } from '../../http/content-disposition.js';
 import { GatewayError, toGatewayError } from '../../http/errors.js';
 import { requireUserParam } from '../service.js';
 import { parseRange } from './blobs.js';
 import { MAX_BULK_PATHS, newChildPath } from './bulk.js';
 import type { DataObject } from './catalog.js';
 import { chunkRoutes } from './chunks.js';
-import { contentDisposition, infoTypes, isInfoType } from './content-types.js';
+import { infoTypes, isInfoType } from './content-types.js';
 import { ancestorsOf, baseName, parentOf } from './data-path.js';
 import { dataError } from './errors.js';
 import { idParam, objectById, requireFile } from './ids.js';

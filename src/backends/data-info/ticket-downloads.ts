@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ExpressionBuilder } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
+import { contentDisposition } from '../../http/content-disposition.js';
 import { GatewayError } from '../../http/errors.js';
 import { parseRange } from './blobs.js';
 import { atLeast, type DataObject } from './catalog.js';
@@ -16,13 +17,6 @@ import { ticketDefinition } from './tickets.js';
  * `user` parameter. Each download counts one use; a ticket whose uses-limit is reached, whose
  * object is gone, or whose creator can no longer read the object answers ERR_TICKET_DOES_NOT_EXIST.
  */
-
-/** RFC 6266 `attachment` with an ASCII fallback and the exact UTF-8 name (RFC 8187). */
-export function attachmentDisposition(name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  const encoded = encodeURIComponent(name).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
 
 const ticketPattern = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
 
@@ -86,7 +80,7 @@ export const ticketDownloadRoutes: FastifyPluginAsync<{ data: DataStore }> = asy
 
     reply
       .header('content-type', object.content_type || 'application/octet-stream')
-      .header('content-disposition', attachmentDisposition(baseName(object.path)))
+      .header('content-disposition', contentDisposition('attachment', baseName(object.path)))
       .header('accept-ranges', 'bytes')
       .header('cache-control', 'no-store');
     if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
