@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import { GatewayError, toGatewayError } from '../http/errors.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
-import { dataInfo, routeAtBoth, type FilesystemDeps } from './filesystem-calls.js';
+import { routeAtBoth } from '../http/secured-alias.js';
+import { dataInfo, type FilesystemDeps } from './filesystem-calls.js';
 
 export const dataRoutes: PassthroughRoute[] = [
   { method: 'GET', path: '/filesystem/{data-id}/metadata', backend: 'data-info', backendPath: '/data/{data-id}/metadata', auth: 'optional', securedAlias: true, tag: 'data', summary: 'Get the metadata of a file or folder' },

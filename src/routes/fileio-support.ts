@@ -1,11 +1,8 @@
-// Tag fileio: what the file I/O routes share: data-info calls that keep error context, the file
-// result, the spec's 500 error bodies, and attachment headers.
-import type { Readable } from 'node:stream';
+// Tag fileio: what the file I/O routes share: the file result, the spec's 500 error bodies, and
+// GET bodies that must still be read.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Identity } from '../http/auth.js';
 import { GatewayError, sendError, toGatewayError } from '../http/errors.js';
-import { identityParams, type BackendResponse, type Forwarder } from '../http/proxy.js';
 
 /** backends.md §2.2, the part of a data-info stat object the file result is made from. */
 export interface FileStat {
@@ -52,88 +49,6 @@ export const FileioErrorSchema = Type.Object(
   { error_code: Type.String(), reason: Type.Optional(Type.String()) },
   { additionalProperties: true, description: 'File I/O error: `error_code` plus context fields (`path`, `url`, `msg`, …)' },
 );
-
-/** `/data/path/<zone>/<rest>` for a canonical path, each segment encoded. */
-export function dataPathUrl(path: string): string {
-  return `/data/path/${path.slice(1).split('/').map(encodeURIComponent).join('/')}`;
-}
-
-/** A data-info error answer as a GatewayError that keeps the backend's code and context fields. */
-export async function backendError(response: BackendResponse): Promise<GatewayError> {
-  const text = await response.body.text().catch(() => '');
-  let body: unknown;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  const { error_code, reason, message, success: _success, ...context } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const code = typeof error_code === 'string' ? error_code : response.statusCode >= 500 ? 'ERR_BAD_GATEWAY' : 'ERR_REQUEST_FAILED';
-  const why = [reason, message].find((value) => typeof value === 'string') as string | undefined;
-  return new GatewayError(response.statusCode, code, why ?? (text.trim().slice(0, 200) || `The data-info service answered ${response.statusCode}.`), context);
-}
-
-/** Reads a data-info JSON answer, or throws its error. */
-export async function jsonAnswer<T>(response: BackendResponse): Promise<T> {
-  if (response.statusCode < 200 || response.statusCode >= 300) throw await backendError(response);
-  const text = await response.body.text();
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    throw new GatewayError(502, 'ERR_BAD_GATEWAY', 'The data-info service answered with something other than JSON.', { backend: 'data-info' });
-  }
-}
-
-export interface DataInfoCall {
-  forwarder: Forwarder;
-  identity: Identity | undefined;
-  requestId: string;
-}
-
-/** A JSON call to data-info as the caller. */
-export async function dataInfoJson<T>(
-  call: DataInfoCall,
-  method: string,
-  path: string,
-  query: Record<string, string> = {},
-  json?: unknown,
-): Promise<T> {
-  const response = await call.forwarder.call('data-info', { method, path, identity: call.identity, identityStyle: 'user', query, json }, call.requestId);
-  return jsonAnswer<T>(response);
-}
-
-/** Sends raw bytes (a string or a stream) to data-info as a file body: no multipart, nothing parsed. */
-export async function dataInfoRaw<T>(
-  call: DataInfoCall,
-  method: string,
-  path: string,
-  query: Record<string, string>,
-  body: string | Readable,
-  signal?: AbortSignal,
-): Promise<T> {
-  const pairs = [...identityParams('user', call.identity, ''), ...Object.entries(query)];
-  const search = pairs.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&');
-  const headers: Record<string, string> = { 'content-type': 'application/octet-stream', accept: 'application/json', 'x-request-id': call.requestId };
-  if (typeof body === 'string') headers['content-length'] = String(Buffer.byteLength(body));
-  const response = await call.forwarder.request('data-info', method, `${path}?${search}`, headers, body, signal);
-  return jsonAnswer<T>(response);
-}
-
-/** The canonical file's UUID (data-info GET /data/uuid). */
-export async function uuidOf(call: DataInfoCall, path: string): Promise<string> {
-  const { id } = await dataInfoJson<{ id: string }>(call, 'GET', '/data/uuid', { path });
-  return id;
-}
-
-/**
- * RFC 6266 `Content-Disposition`: an ASCII `filename` for old clients and the exact name as
- * RFC 5987 `filename*` (attr-char leaves out `'()*`, which encodeURIComponent keeps).
- */
-export function contentDisposition(kind: 'attachment' | 'inline', name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
 
 /**
  * Codes that keep their own status on the file I/O routes: authentication, rate limits, body

@@ -10,7 +10,8 @@ import { GatewayError } from '../http/errors.js';
 import { sendNotification } from '../http/notifications.js';
 import { checkHost, OutboundError, outboundGet } from '../http/outbound-fetch.js';
 import type { Forwarder } from '../http/proxy.js';
-import { dataInfoJson, dataInfoRaw, type DataInfoCall, type FileStat } from './fileio-support.js';
+import { dataInfoJson, fileContent, type DataInfoCall } from './data-info-calls.js';
+import type { FileStat } from './fileio-support.js';
 
 /** The longest a whole import may take, connect to last byte. */
 export const URL_IMPORT_TIMEOUT_MS = 60 * 60 * 1000;
@@ -96,10 +97,10 @@ export async function prepareImport(call: DataInfoCall, deps: UrlImportDeps, req
     }
   };
   const stats = await started(() =>
-    dataInfoJson<{ paths: Record<string, FileStat & { type?: string }> }>(call, 'POST', '/stat-gatherer', { 'validation-behavior': 'write' }, { paths: [dest] }),
+    dataInfoJson<{ paths: Record<string, FileStat & { type?: string }> }>(call, { method: 'POST', path: '/stat-gatherer', query: { 'validation-behavior': 'write' }, json: { paths: [dest] } }),
   );
   if (stats.paths[dest]?.type === 'file') throw new GatewayError(500, 'ERR_NOT_A_FOLDER', `${dest} is not a folder`, { path: dest });
-  const existing = await started(() => dataInfoJson<{ paths: Record<string, boolean> }>(call, 'POST', '/existence-marker', {}, { paths: [target] }));
+  const existing = await started(() => dataInfoJson<{ paths: Record<string, boolean> }>(call, { method: 'POST', path: '/existence-marker', json: { paths: [target] } }));
   if (existing.paths[target]) throw new GatewayError(500, 'ERR_EXISTS', `${target} already exists`, { path: target });
   return { url, label, dest, target };
 }
@@ -149,7 +150,13 @@ async function fetchInto(call: DataInfoCall, deps: UrlImportDeps, job: Scheduled
       if (error) sourceError = error;
     });
     try {
-      const answer = await dataInfoRaw<{ file: FileStat }>(call, 'POST', '/data', { dest: job.dest, filename: job.label }, limit, signal);
+      const answer = await dataInfoJson<{ file: FileStat }>(call, {
+        method: 'POST',
+        path: '/data',
+        query: { dest: job.dest, filename: job.label },
+        raw: fileContent(limit),
+        signal,
+      });
       return answer.file;
     } catch (error) {
       throw sourceError ?? limit.errored ?? error;

@@ -2,64 +2,23 @@
 // save-as (spec "File I/O", routes.md §6), on data-info. Bodies are streamed both ways: uploads go to
 // the store as the client sends them (the multipart body is not parsed here), downloads come back
 // as the store reads them. Errors follow the spec: 500 with `{error_code, ...context}`.
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { baseName, normalizeDataPath } from '../backends/data-info/data-path.js';
 import type { GatewayConfig } from '../config.js';
-import type { AuthLevel } from '../http/auth.js';
+import { backendError, jsonAnswer } from '../http/backend-answer.js';
+import { contentDisposition } from '../http/content-disposition.js';
 import { GatewayError } from '../http/errors.js';
-import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
+import { documentedNotEnforced } from '../http/openapi.js';
 import type { Forwarder } from '../http/proxy.js';
-import {
-  backendError,
-  contentDisposition,
-  dataInfoRaw,
-  dataPathUrl,
-  FileioErrorSchema,
-  fileResult,
-  FileResultSchema,
-  jsonAnswer,
-  optionalJsonBody,
-  registerFileioErrors,
-  uuidOf,
-  type DataInfoCall,
-  type FileStat,
-} from './fileio-support.js';
+import { routeAtBoth } from '../http/secured-alias.js';
+import { dataInfoCall, dataInfoJson, encodedPath, fileContent, uuidOf, type DataInfoCall } from './data-info-calls.js';
+import { FileioErrorSchema, fileResult, FileResultSchema, optionalJsonBody, registerFileioErrors, type FileStat } from './fileio-support.js';
 import { prepareImport, runImport, type UrlImportDeps } from './fileio-url-import.js';
-import type { Tag } from './tags.js';
 
 export interface FileioDeps {
   forwarder: Forwarder;
   config: GatewayConfig;
-}
-
-type RouteSpec = Omit<RouteOptions, 'url' | 'method' | 'handler' | 'schema'> & {
-  method: 'GET' | 'POST';
-  path: string;
-  /** Auth of the unprefixed path; `/secured<path>` always requires a user. */
-  auth: AuthLevel;
-  tag: Tag;
-  summary: string;
-  description?: string;
-  schema: Record<string, unknown>;
-  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
-};
-
-/** Serves a route at `path` and at `/secured<path>` (routes.md §1.1). */
-function both(app: FastifyInstance, spec: RouteSpec): void {
-  const { path, auth, tag, summary, description, schema, ...rest } = spec;
-  for (const [url, level] of [
-    [path, auth],
-    [`/secured${path}`, 'user'],
-  ] as const) {
-    app.route({
-      ...rest,
-      url,
-      config: { auth: level },
-      schema: { tags: [tag], summary, ...(description ? { description } : {}), security: routeSecurity(level), ...schema },
-      ...documentedNotEnforced,
-    });
-  }
 }
 
 const errorResponses = { 500: FileioErrorSchema };
@@ -80,6 +39,16 @@ const MultipartFile = documentedBody(
   Type.Object({ file: Type.String({ format: 'binary', description: 'The file; its multipart filename (UTF-8) names it' }) }),
   'multipart/form-data with one part named `file`, streamed to the data store unparsed',
 );
+
+/** upload and overwrite: a multipart body with the file, written to `dest`. */
+const multipartSchema = (summary: string, dest: string) => ({
+  tags: ['fileio'],
+  summary,
+  querystring: Type.Object({ dest: Type.String({ description: dest }) }),
+  consumes: ['multipart/form-data'],
+  body: MultipartFile,
+  response: { 200: FileResultSchema, ...errorResponses },
+});
 
 function missingQuery(name: string): GatewayError {
   return new GatewayError(400, 'ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
@@ -103,7 +72,7 @@ async function relayFile(deps: FileioDeps, request: FastifyRequest, reply: Fasti
 
   const response = await deps.forwarder.exchange(request, reply, 'data-info', {
     method: request.method === 'HEAD' ? 'HEAD' : 'GET',
-    path: dataPathUrl(path),
+    path: `/data/path${encodedPath(path)}`,
     // `limit` matters only for a folder, which then answers a (short) listing instead of a complaint.
     rawQuery: `attachment=${attachment}&limit=1`,
     identity: request.identity,
@@ -112,7 +81,7 @@ async function relayFile(deps: FileioDeps, request: FastifyRequest, reply: Fasti
   });
   if (response.statusCode === 416) {
     const range = response.headers['content-range'];
-    const error = await backendError(response);
+    const error = await backendError('data-info', response);
     throw new GatewayError(416, 'ERR_RANGE_NOT_SATISFIABLE', error.reason, { path }, typeof range === 'string' ? { 'content-range': range } : {});
   }
   if (response.statusCode === 304) {
@@ -121,7 +90,7 @@ async function relayFile(deps: FileioDeps, request: FastifyRequest, reply: Fasti
     for (const name of ['etag', 'last-modified']) if (response.headers[name] !== undefined) reply.header(name, response.headers[name]);
     return reply.code(304).send();
   }
-  if (response.statusCode < 200 || response.statusCode >= 300) throw await backendError(response);
+  if (response.statusCode < 200 || response.statusCode >= 300) throw await backendError('data-info', response);
   if (response.headers['content-disposition'] === undefined && String(response.headers['content-type'] ?? '').includes('json')) {
     // A folder: data-info answered a listing, not bytes.
     await response.body.dump();
@@ -155,7 +124,7 @@ async function streamUpload(
     identityStyle: 'user',
     bodyLimitBytes: uploadBodyLimit(deps),
   });
-  const { file } = await jsonAnswer<{ file: FileStat }>(response);
+  const { file } = await jsonAnswer<{ file: FileStat }>('data-info', response);
   return fileResult(file);
 }
 
@@ -191,10 +160,6 @@ async function writableFileId(call: DataInfoCall, path: string): Promise<string>
   }
 }
 
-function dataInfoCall(deps: FileioDeps, request: FastifyRequest): DataInfoCall {
-  return { forwarder: deps.forwarder, identity: request.identity, requestId: request.id };
-}
-
 /** save and save-as content: a string of at most FILEIO_MAX_EDIT_BYTES UTF-8 bytes. */
 function editContent(deps: FileioDeps, content: string): string {
   const size = Buffer.byteLength(content, 'utf8');
@@ -220,25 +185,28 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
 
   const pathQuery = Type.Object({ path: Type.Optional(Type.String({ description: 'File path' })) });
 
-  both(app, {
+  routeAtBoth(app, 'optional', {
     method: 'GET',
-    path: '/fileio/download',
-    auth: 'optional',
-    tag: 'fileio',
-    summary: 'Download a file',
-    description: 'Always an attachment of type application/octet-stream; `Range` requests are answered with 206.',
-    schema: { querystring: pathQuery, response: { 200: fileBytes('The file'), 206: fileBytes('The requested range'), ...errorResponses } },
+    url: '/fileio/download',
+    ...documentedNotEnforced,
+    schema: {
+      tags: ['fileio'],
+      summary: 'Download a file',
+      description: 'Always an attachment of type application/octet-stream; `Range` requests are answered with 206.',
+      querystring: pathQuery,
+      response: { 200: fileBytes('The file'), 206: fileBytes('The requested range'), ...errorResponses },
+    },
     handler: (request, reply) => relayFile(deps, request, reply, false),
   });
 
-  both(app, {
+  routeAtBoth(app, 'optional', {
     method: 'GET',
-    path: '/filesystem/display-download',
-    auth: 'optional',
-    tag: 'filesystem',
-    summary: 'Download a file, as an attachment or for display',
-    description: '`attachment=1` (default) answers an attachment, `attachment=0` an inline file; both with the detected content type.',
+    url: '/filesystem/display-download',
+    ...documentedNotEnforced,
     schema: {
+      tags: ['filesystem'],
+      summary: 'Download a file, as an attachment or for display',
+      description: '`attachment=1` (default) answers an attachment, `attachment=0` an inline file; both with the detected content type.',
       querystring: Type.Object({
         path: Type.Optional(Type.String({ description: 'File path' })),
         attachment: Type.Optional(Type.String({ enum: ['0', '1', 'true', 'false'], default: '1' })),
@@ -253,18 +221,11 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
     streamed.removeAllContentTypeParsers();
     streamed.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
-    both(streamed, {
+    routeAtBoth(streamed, 'user', {
       method: 'POST',
-      path: '/fileio/upload',
-      auth: 'user',
-      tag: 'fileio',
-      summary: 'Upload a file into a folder',
-      schema: {
-        querystring: Type.Object({ dest: Type.String({ description: 'Destination folder' }) }),
-        consumes: ['multipart/form-data'],
-        body: MultipartFile,
-        response: { 200: FileResultSchema, ...errorResponses },
-      },
+      url: '/fileio/upload',
+      ...documentedNotEnforced,
+      schema: multipartSchema('Upload a file into a folder', 'Destination folder'),
       handler: async (request, reply) => {
         const dest = normalizeDataPath(requiredQuery(request, 'dest'), zone, 'dest');
         checkUploadBody(deps, request);
@@ -272,18 +233,11 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
       },
     });
 
-    both(streamed, {
+    routeAtBoth(streamed, 'user', {
       method: 'POST',
-      path: '/fileio/overwrite',
-      auth: 'user',
-      tag: 'fileio',
-      summary: 'Replace the content of an existing file',
-      schema: {
-        querystring: Type.Object({ dest: Type.String({ description: 'The existing file' }) }),
-        consumes: ['multipart/form-data'],
-        body: MultipartFile,
-        response: { 200: FileResultSchema, ...errorResponses },
-      },
+      url: '/fileio/overwrite',
+      ...documentedNotEnforced,
+      schema: multipartSchema('Replace the content of an existing file', 'The existing file'),
       handler: async (request, reply) => {
         const dest = normalizeDataPath(requiredQuery(request, 'dest'), zone, 'dest');
         checkUploadBody(deps, request);
@@ -293,54 +247,65 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
     });
   });
 
-  both(app, {
+  routeAtBoth(app, 'user', {
     method: 'POST',
-    path: '/fileio/save',
-    auth: 'user',
-    tag: 'fileio',
-    summary: 'Overwrite an existing file with new content',
+    url: '/fileio/save',
+    ...documentedNotEnforced,
     bodyLimit: editBodyLimit,
-    schema: { body: EditBody, response: { 200: FileResultSchema, ...errorResponses } },
+    schema: {
+      tags: ['fileio'],
+      summary: 'Overwrite an existing file with new content',
+      body: EditBody,
+      response: { 200: FileResultSchema, ...errorResponses },
+    },
     handler: async (request) => {
       const { dest, content } = request.body as { dest: string; content: string };
       const path = normalizeDataPath(dest, zone, 'dest');
       editContent(deps, content);
       const call = dataInfoCall(deps, request);
       const id = await writableFileId(call, path);
-      const { file } = await dataInfoRaw<{ file: FileStat }>(call, 'PUT', `/data/${encodeURIComponent(id)}`, {}, content);
+      const { file } = await dataInfoJson<{ file: FileStat }>(call, { method: 'PUT', path: `/data/${encodeURIComponent(id)}`, raw: fileContent(content) });
       return fileResult(file);
     },
   });
 
-  both(app, {
+  routeAtBoth(app, 'user', {
     method: 'POST',
-    path: '/fileio/saveas',
-    auth: 'user',
-    tag: 'fileio',
-    summary: 'Save content as a new file',
+    url: '/fileio/saveas',
+    ...documentedNotEnforced,
     bodyLimit: editBodyLimit,
-    schema: { body: EditBody, response: { 200: FileResultSchema, ...errorResponses } },
+    schema: {
+      tags: ['fileio'],
+      summary: 'Save content as a new file',
+      body: EditBody,
+      response: { 200: FileResultSchema, ...errorResponses },
+    },
     handler: async (request) => {
       const { dest, content } = request.body as { dest: string; content: string };
       const path = normalizeDataPath(dest, zone, 'dest');
       editContent(deps, content);
       const parent = path.slice(0, path.lastIndexOf('/')) || '/';
-      const { file } = await dataInfoRaw<{ file: FileStat }>(dataInfoCall(deps, request), 'POST', '/data', { dest: parent, filename: baseName(path) }, content);
+      const { file } = await dataInfoJson<{ file: FileStat }>(dataInfoCall(deps, request), {
+        method: 'POST',
+        path: '/data',
+        query: { dest: parent, filename: baseName(path) },
+        raw: fileContent(content),
+      });
       return fileResult(file);
     },
   });
 
   const importDeps: UrlImportDeps = { forwarder: deps.forwarder, config: deps.config, log: app.log.child({ component: 'url-import' }), running };
-  both(app, {
+  routeAtBoth(app, 'user', {
     method: 'POST',
-    path: '/fileio/urlupload',
-    auth: 'user',
-    tag: 'fileio',
-    summary: 'Import a file from a URL into a folder',
-    description:
-      'Answers at once; the file is fetched in the background and a `data` notification reports the outcome. ' +
-      '`dest` and `address` may also be given as query parameters when there is no JSON body.',
+    url: '/fileio/urlupload',
+    ...documentedNotEnforced,
     schema: {
+      tags: ['fileio'],
+      summary: 'Import a file from a URL into a folder',
+      description:
+        'Answers at once; the file is fetched in the background and a `data` notification reports the outcome. ' +
+        '`dest` and `address` may also be given as query parameters when there is no JSON body.',
       querystring: Type.Object({ dest: Type.Optional(Type.String()), address: Type.Optional(Type.String()) }),
       body: documentedBody(
         // Both are needed, from the body or the query; `{}` (the web UI's "no body") is no body.

@@ -5,7 +5,8 @@ import { Type } from 'typebox';
 import { baseName, parentOf } from '../backends/data-info/data-path.js';
 import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced } from '../http/openapi.js';
-import { dataInfo, dataPath, routeAtBoth, uuidOf, type FilesystemDeps } from './filesystem-calls.js';
+import { routeAtBoth } from '../http/secured-alias.js';
+import { dataInfo, dataPath, idOfPath, type FilesystemDeps } from './filesystem-calls.js';
 
 const Json = Type.Object({}, { additionalProperties: true });
 const SourceDest = Type.Object({ source: Type.String(), dest: Type.String() });
@@ -62,7 +63,7 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
       if (parentOf(source) !== parentOf(dest)) {
         throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', 'A rename keeps the item in its folder; use move to change folders', { source, dest });
       }
-      const id = await uuidOf(deps, request, source);
+      const id = await idOfPath(deps, request, source);
       return dataInfo(deps, request, { method: 'PUT', path: `${idPath(id)}/name`, json: { filename: baseName(dest) } });
     },
   });
@@ -81,7 +82,7 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
       const body = request.body as { source: unknown; dest: unknown };
       const source = dataPath(config, body.source, 'source');
       const dest = dataPath(config, body.dest, 'dest');
-      const id = await uuidOf(deps, request, source);
+      const id = await idOfPath(deps, request, source);
       return dataInfo(deps, request, { method: 'PUT', path: `${idPath(id)}/children/dir`, json: { dirname: dest } });
     },
   });
@@ -98,7 +99,7 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
     },
     handler: async (request: FastifyRequest) => {
       const path = dataPath(config, (request.body as { path: unknown }).path);
-      const id = await uuidOf(deps, request, path);
+      const id = await idOfPath(deps, request, path);
       return dataInfo(deps, request, { method: 'DELETE', path: `${idPath(id)}/children` });
     },
   });

@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
-import { dataInfo, dataPath, queryNormalizer, requireCommunityAccess, routeAtBoth, uuidOf, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
+import { routeAtBoth } from '../http/secured-alias.js';
+import { dataInfo, dataPath, idOfPath, queryNormalizer, requireCommunityAccess, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
 
 const Paths = Type.Array(Type.String(), { description: 'Absolute data-store paths' });
 const Json = Type.Object({}, { additionalProperties: true });
@@ -98,7 +99,7 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
     },
     handler: async (request: FastifyRequest) => {
       const { path } = request.query as { path: string };
-      const id = await uuidOf(deps, request, path);
+      const id = await idOfPath(deps, request, path);
       return dataInfo(deps, request, { method: 'GET', path: `/data/${encodeURIComponent(id)}/manifest` });
     },
   });
@@ -117,7 +118,7 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
     },
     handler: async (request: FastifyRequest) => {
       const body = request.body as { path: string; position: number; 'chunk-size': number };
-      const id = await uuidOf(deps, request, body.path);
+      const id = await idOfPath(deps, request, body.path);
       return dataInfo(deps, request, { method: 'GET', path: `/data/${encodeURIComponent(id)}/chunks`, query: { position: String(body.position), size: String(body['chunk-size']) } });
     },
   });
@@ -149,7 +150,7 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
     handler: async (request: FastifyRequest) => {
       const body = request.body as { path: string; separator?: string; page?: number; 'chunk-size': number };
       const separator = encodedSeparator(body.separator);
-      const id = await uuidOf(deps, request, body.path);
+      const id = await idOfPath(deps, request, body.path);
       return dataInfo(deps, request, {
         method: 'GET',
         path: `/data/${encodeURIComponent(id)}/chunks-tabular`,

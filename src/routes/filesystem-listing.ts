@@ -4,9 +4,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { baseName } from '../backends/data-info/data-path.js';
 import { basePaths } from '../backends/data-info/paths.js';
+import { jsonAnswer } from '../http/backend-answer.js';
 import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
-import { communityRoot, dataInfo, dataPath, pathSuffix, queryNormalizer, relayedError, requireCommunityAccess, routeAtBoth, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
+import { routeAtBoth } from '../http/secured-alias.js';
+import { communityRoot, dataInfo, dataPath, queryNormalizer, requireCommunityAccess, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
+import { encodedPath } from './data-info-calls.js';
 
 /**
  * Name policy sent with listings (backends.md §2): the data store's default bad characters.
@@ -200,7 +203,7 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
         return { roots: answer.roots.filter((root) => root.path !== trash).map(withSubDirs) };
       }
       const path = dataPath(config, rawPath);
-      const { folder } = await dataInfo<{ folder: NavigationFolder }>(deps, request, { method: 'GET', path: `/navigation/path${pathSuffix(path)}` });
+      const { folder } = await dataInfo<{ folder: NavigationFolder }>(deps, request, { method: 'GET', path: `/navigation/path${encodedPath(path)}` });
       const children = folder.folders ?? [];
       const favorites = await favoritesAmong(deps, request, [folder.id, ...children.map((child) => child.id)]);
       const describe = (entry: NavigationFolder) => ({
@@ -241,7 +244,7 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
         'data-info',
         {
           method: 'GET',
-          path: `/data/path${pathSuffix(path)}`,
+          path: `/data/path${encodedPath(path)}`,
           identity: request.identity,
           identityStyle: 'user',
           query: {
@@ -263,14 +266,7 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
         await response.body.dump();
         throw new GatewayError(400, 'ERR_NOT_A_FOLDER', `${path} is not a folder`, { path });
       }
-      const text = await response.body.text();
-      let listing: Listing;
-      try {
-        listing = JSON.parse(text) as Listing;
-      } catch {
-        throw new GatewayError(502, 'ERR_BAD_GATEWAY', 'The data-info service answered with something other than JSON.', { backend: 'data-info' });
-      }
-      if (response.statusCode >= 300) throw relayedError(response.statusCode, listing, text);
+      const listing = await jsonAnswer<Listing>('data-info', response);
 
       const entries = [...listing.folders, ...listing.files];
       const favorites = await favoritesAmong(deps, request, [listing.id, ...entries.map((entry) => entry.id)]);
