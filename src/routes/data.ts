@@ -73,6 +73,39 @@ async function notifySharing(request: FastifyRequest, action: 'share' | 'unshare
   if (paths.length > 0) request.log.debug({ action, sharee, count: paths.length }, 'sharing notification not sent yet');
 }
 
+interface PathOutcome {
+  path: string;
+  success: boolean;
+}
+type ShareOutcome = PathOutcome & { permission: string };
+
+/**
+ * Runs one data-info call per sharee, side by side (every sharee named before any call). A call
+ * that fails as a whole becomes the error of each of its paths: failures are reported, not thrown.
+ */
+async function perSharee<E extends Sharee, O extends PathOutcome>(
+  request: FastifyRequest,
+  action: 'share' | 'unshare',
+  entries: E[],
+  change: (user: string, entry: E) => Promise<O[]>,
+  failed: (entry: E, error: ReturnType<typeof asPathError>) => O[],
+): Promise<{ sharee: ReturnType<typeof shareeKey>; outcomes: O[] }[]> {
+  const users = entries.map(shareeName);
+  return Promise.all(
+    entries.map(async (entry, index) => {
+      const user = users[index]!;
+      let outcomes: O[];
+      try {
+        outcomes = await change(user, entry);
+      } catch (error) {
+        outcomes = failed(entry, asPathError(error));
+      }
+      await notifySharing(request, action, user, outcomes.filter((outcome) => outcome.success).map((outcome) => outcome.path));
+      return { sharee: shareeKey(entry), outcomes };
+    }),
+  );
+}
+
 /** Sharing (routes.md §13): one data-info call per sharee, per-path results. */
 export async function sharingRoutes(app: FastifyInstance, deps: DataDeps): Promise<void> {
   routeAtBoth(app, 'user', {
@@ -88,27 +121,21 @@ export async function sharingRoutes(app: FastifyInstance, deps: DataDeps): Promi
     },
     handler: async (request: FastifyRequest) => {
       const { sharing } = request.body as { sharing: (Sharee & { paths: { path: string; permission: string }[] })[] };
-      const users = sharing.map(shareeName);
-      const results = await Promise.all(
-        sharing.map(async (entry, index) => {
-          const user = users[index]!;
-          let outcomes: { path: string; permission: string; success: boolean }[];
-          try {
-            const answer = await dataInfo<{ sharing: { user: string; sharing: { path: string; permission: string; success: boolean }[] }[] }>(deps, request, {
-              method: 'POST',
-              path: '/sharer',
-              json: { sharing: [{ user, paths: entry.paths }] },
-            });
-            outcomes = answer.sharing.flatMap((item) => item.sharing);
-          } catch (error) {
-            const failure = asPathError(error);
-            outcomes = entry.paths.map(({ path, permission }) => ({ path, permission, success: false, error: failure }));
-          }
-          await notifySharing(request, 'share', user, outcomes.filter((outcome) => outcome.success).map((outcome) => outcome.path));
-          return { ...shareeKey(entry), sharing: outcomes };
-        }),
+      const results = await perSharee(
+        request,
+        'share',
+        sharing,
+        async (user, entry) => {
+          const answer = await dataInfo<{ sharing: { user: string; sharing: ShareOutcome[] }[] }>(deps, request, {
+            method: 'POST',
+            path: '/sharer',
+            json: { sharing: [{ user, paths: entry.paths }] },
+          });
+          return answer.sharing.flatMap((item) => item.sharing);
+        },
+        (entry, error) => entry.paths.map(({ path, permission }) => ({ path, permission, success: false, error })),
       );
-      return { sharing: results };
+      return { sharing: results.map(({ sharee, outcomes }) => ({ ...sharee, sharing: outcomes })) };
     },
   });
 
@@ -125,27 +152,21 @@ export async function sharingRoutes(app: FastifyInstance, deps: DataDeps): Promi
     },
     handler: async (request: FastifyRequest) => {
       const { unshare } = request.body as { unshare: (Sharee & { paths: string[] })[] };
-      const users = unshare.map(shareeName);
-      const results = await Promise.all(
-        unshare.map(async (entry, index) => {
-          const user = users[index]!;
-          let outcomes: { path: string; success: boolean }[];
-          try {
-            const answer = await dataInfo<{ unshare: { user: string; unshare: { path: string; success: boolean }[] }[] }>(deps, request, {
-              method: 'POST',
-              path: '/unsharer',
-              json: { unshare: [{ user, paths: entry.paths }] },
-            });
-            outcomes = answer.unshare.flatMap((item) => item.unshare);
-          } catch (error) {
-            const failure = asPathError(error);
-            outcomes = entry.paths.map((path) => ({ path, success: false, error: failure }));
-          }
-          await notifySharing(request, 'unshare', user, outcomes.filter((outcome) => outcome.success).map((outcome) => outcome.path));
-          return { ...shareeKey(entry), unshare: outcomes };
-        }),
+      const results = await perSharee(
+        request,
+        'unshare',
+        unshare,
+        async (user, entry) => {
+          const answer = await dataInfo<{ unshare: { user: string; unshare: PathOutcome[] }[] }>(deps, request, {
+            method: 'POST',
+            path: '/unsharer',
+            json: { unshare: [{ user, paths: entry.paths }] },
+          });
+          return answer.unshare.flatMap((item) => item.unshare);
+        },
+        (entry, error) => entry.paths.map((path) => ({ path, success: false, error })),
       );
-      return { unshare: results };
+      return { unshare: results.map(({ sharee, outcomes }) => ({ ...sharee, unshare: outcomes })) };
     },
   });
 }

@@ -39,6 +39,21 @@ async function sharee(data: DataStore, caller: Caller, name: unknown): Promise<s
   return name;
 }
 
+/**
+ * An entry's sharee, checked once. An invalid one is refused for each of the entry's paths (the
+ * bulk routes report failures per path), so the refusal is thrown again by every call.
+ */
+async function shareeOrRefusal(data: DataStore, caller: Caller, name: unknown): Promise<() => string> {
+  try {
+    const shareWith = await sharee(data, caller, name);
+    return () => shareWith;
+  } catch (error) {
+    return () => {
+      throw error;
+    };
+  }
+}
+
 /** The object at `input`, which the caller must own; its recorded owner's access is never changed by others. */
 async function ownedObject(data: DataStore, caller: Caller, input: unknown, field: string, shareWith: string): Promise<DataObject> {
   const object = await data.existing(data.path(input, field));
@@ -108,22 +123,14 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
     const sharing = [];
     for (const entry of entries(request.body, 'sharing')) {
       const results = [];
-      let shareWith: string | undefined;
-      let userError: unknown;
-      try {
-        shareWith = await sharee(data, caller, entry.user);
-      } catch (error) {
-        userError = error;
-      }
+      const shareWith = await shareeOrRefusal(data, caller, entry.user);
       for (const item of entry.paths) {
         const { path, permission } = (typeof item === 'object' && item !== null ? item : {}) as { path?: unknown; permission?: unknown };
-        const shown = typeof path === 'string' ? path : String(path);
         try {
-          if (userError) throw userError;
-          const object = await share(data, caller, shareWith!, path, parsePermission(permission));
+          const object = await share(data, caller, shareWith(), path, parsePermission(permission));
           results.push({ path: object.path, permission, success: true });
         } catch (error) {
-          results.push({ ...failure(shown, error), permission });
+          results.push({ ...failure(String(path), error), permission });
         }
       }
       sharing.push({ user: entry.user, sharing: results });
@@ -136,21 +143,13 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
     const results = [];
     for (const entry of entries(request.body, 'unshare')) {
       const perPath: PathResult[] = [];
-      let shareWith: string | undefined;
-      let userError: unknown;
-      try {
-        shareWith = await sharee(data, caller, entry.user);
-      } catch (error) {
-        userError = error;
-      }
+      const shareWith = await shareeOrRefusal(data, caller, entry.user);
       for (const path of entry.paths) {
-        const shown = typeof path === 'string' ? path : String(path);
         try {
-          if (userError) throw userError;
-          const object = await unshare(data, caller, shareWith!, path);
+          const object = await unshare(data, caller, shareWith(), path);
           perPath.push({ path: object.path, success: true });
         } catch (error) {
-          perPath.push(failure(shown, error));
+          perPath.push(failure(String(path), error));
         }
       }
       results.push({ user: entry.user, unshare: perPath });
