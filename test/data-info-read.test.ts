@@ -4,14 +4,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { home, httpEngines, zone, type DataInfoHttp } from './helpers/data-info-http.js';
+import { engines, home, zone, type DataInfoHost } from './helpers/data-info-host.js';
 
 const enc = encodeURIComponent;
 const dataPath = (path: string) => `/data/path${path.split('/').map(enc).join('/')}`;
 
-for (const engine of httpEngines) {
+for (const engine of engines) {
   describe(`data-info read side on ${engine.name}`, () => {
-    let service: DataInfoHttp | undefined;
+    let service: DataInfoHost | undefined;
     const s = () => service!;
     const a = home('alice');
     const b = home('bob');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { backendSecretHeader } from '../src/backends/host.js';
-import { home, httpEngines, multipartBody, parseAnswer, secret, withUser, type DataInfoHttp, type HttpAnswer } from './helpers/data-info-http.js';
+import { engines, home, multipartBody, parseAnswer, secret, withUser, type DataInfoHost, type HttpAnswer } from './helpers/data-info-host.js';
 
 const enc = encodeURIComponent;
 const md5 = (content: string | Buffer) => createHash('md5').update(content).digest('hex');
@@ -22,7 +22,7 @@ interface OpenUpload {
   answer: Promise<HttpAnswer>;
 }
 
-function openUpload(service: DataInfoHttp, method: string, url: string, user: string, headers: Record<string, string>): OpenUpload {
+function openUpload(service: DataInfoHost, method: string, url: string, user: string, headers: Record<string, string>): OpenUpload {
   let request!: ClientRequest;
   const answer = new Promise<HttpAnswer>((resolve, reject) => {
     request = httpRequest(
@@ -47,9 +47,9 @@ async function until(what: string, condition: () => boolean | Promise<boolean>, 
   }
 }
 
-for (const engine of httpEngines) {
+for (const engine of engines) {
   describe(`data-info uploads on ${engine.name}`, () => {
-    let service: DataInfoHttp | undefined;
+    let service: DataInfoHost | undefined;
     const s = () => service!;
     const a = home('alice');
     const b = home('bob');
