@@ -42,6 +42,18 @@ export interface DataStoreGateway {
 const q = encodeURIComponent;
 export { q };
 
+/** The answer's text, and its JSON when it is JSON. */
+async function answerOf(response: Response): Promise<Answer> {
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, body: parsed, text, headers: response.headers };
+}
+
 /**
  * Starts the gateway with all embedded backends. `engine: 'postgres'` runs it on a private
  * PostgreSQL schema (skipped, i.e. undefined, when DATABASE_URL is unset outside CI).
@@ -70,14 +82,7 @@ export async function startDataStoreGateway(options: { engine?: 'sqlite' | 'post
       headers: { ...(user ? bearer(await tokenFor(user)) : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...callOptions.headers },
       body,
     });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, body: parsed, text, headers: response.headers };
+    return answerOf(response);
   };
 
   const ok = async (user: string | null, method: string, route: string, callOptions?: CallOptions) => {
@@ -87,13 +92,14 @@ export async function startDataStoreGateway(options: { engine?: 'sqlite' | 'post
   };
 
   const upload = async (user: string, folder: string, name: string, content: string | Buffer) => {
-    const response = await running.gateway.forwarder.request(
-      'data-info',
-      'POST',
-      `/data?user=${q(user)}&dest=${q(folder)}&filename=${q(name)}`,
-      { 'content-type': 'application/octet-stream' },
-      typeof content === 'string' ? content : Readable.from([content]),
-    );
+    const response = await running.gateway.forwarder.call('data-info', {
+      method: 'POST',
+      path: '/data',
+      identity: { username: user, roles: [], groups: [] },
+      identityStyle: 'user',
+      query: { dest: folder, filename: name },
+      raw: { content: typeof content === 'string' ? content : Readable.from([content]), contentType: 'application/octet-stream' },
+    });
     const text = await response.body.text();
     if (response.statusCode !== 200) throw new Error(`upload ${folder}/${name} as ${user}: ${response.statusCode} ${text}`);
     return JSON.parse(text).file;
@@ -103,14 +109,7 @@ export async function startDataStoreGateway(options: { engine?: 'sqlite' | 'post
     const form = new FormData();
     form.append('file', new Blob([content]), name);
     const response = await fetch(`${running.url}/secured/fileio/upload?dest=${q(folder)}`, { method: 'POST', headers: bearer(await tokenFor(user)), body: form });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, body: parsed, text, headers: response.headers };
+    return answerOf(response);
   };
 
   const stat = async (user: string, path: string) => {
