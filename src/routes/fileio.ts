@@ -4,7 +4,7 @@
 // as the store reads them. Errors follow the spec: 500 with `{error_code, ...context}`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import { baseName, normalizeDataPath } from '../backends/data-info/data-path.js';
+import { baseName, normalizeDataPath, parentOf } from '../backends/data-info/data-path.js';
 import type { GatewayConfig } from '../config.js';
 import { backendError, jsonAnswer } from '../http/backend-answer.js';
 import { contentDisposition } from '../http/content-disposition.js';
@@ -247,53 +247,31 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
     });
   });
 
-  routeAtBoth(app, 'user', {
-    method: 'POST',
-    url: '/fileio/save',
-    ...documentedNotEnforced,
-    bodyLimit: editBodyLimit,
-    schema: {
-      tags: ['fileio'],
-      summary: 'Overwrite an existing file with new content',
-      body: EditBody,
-      response: { 200: FileResultSchema, ...errorResponses },
-    },
-    handler: async (request) => {
-      const { dest, content } = request.body as { dest: string; content: string };
-      const path = normalizeDataPath(dest, zone, 'dest');
-      editContent(deps, content);
-      const call = dataInfoCall(deps, request);
-      const id = await writableFileId(call, path);
-      const { file } = await dataInfoJson<{ file: FileStat }>(call, { method: 'PUT', path: `/data/${encodeURIComponent(id)}`, raw: fileContent(content) });
-      return fileResult(file);
-    },
+  /** save and save-as: a JSON body `{dest, content}` that `write` stores; answered with the file result. */
+  const editRoute = (url: string, summary: string, write: (call: DataInfoCall, path: string, content: string) => Promise<{ file: FileStat }>) =>
+    routeAtBoth(app, 'user', {
+      method: 'POST',
+      url,
+      ...documentedNotEnforced,
+      bodyLimit: editBodyLimit,
+      schema: { tags: ['fileio'], summary, body: EditBody, response: { 200: FileResultSchema, ...errorResponses } },
+      handler: async (request) => {
+        const { dest, content } = request.body as { dest: string; content: string };
+        const path = normalizeDataPath(dest, zone, 'dest');
+        editContent(deps, content);
+        const { file } = await write(dataInfoCall(deps, request), path, content);
+        return fileResult(file);
+      },
+    });
+
+  editRoute('/fileio/save', 'Overwrite an existing file with new content', async (call, path, content) => {
+    const id = await writableFileId(call, path);
+    return dataInfoJson(call, { method: 'PUT', path: `/data/${encodeURIComponent(id)}`, raw: fileContent(content) });
   });
 
-  routeAtBoth(app, 'user', {
-    method: 'POST',
-    url: '/fileio/saveas',
-    ...documentedNotEnforced,
-    bodyLimit: editBodyLimit,
-    schema: {
-      tags: ['fileio'],
-      summary: 'Save content as a new file',
-      body: EditBody,
-      response: { 200: FileResultSchema, ...errorResponses },
-    },
-    handler: async (request) => {
-      const { dest, content } = request.body as { dest: string; content: string };
-      const path = normalizeDataPath(dest, zone, 'dest');
-      editContent(deps, content);
-      const parent = path.slice(0, path.lastIndexOf('/')) || '/';
-      const { file } = await dataInfoJson<{ file: FileStat }>(dataInfoCall(deps, request), {
-        method: 'POST',
-        path: '/data',
-        query: { dest: parent, filename: baseName(path) },
-        raw: fileContent(content),
-      });
-      return fileResult(file);
-    },
-  });
+  editRoute('/fileio/saveas', 'Save content as a new file', (call, path, content) =>
+    dataInfoJson(call, { method: 'POST', path: '/data', query: { dest: parentOf(path), filename: baseName(path) }, raw: fileContent(content) }),
+  );
 
   const importDeps: UrlImportDeps = { forwarder: deps.forwarder, config: deps.config, log: app.log.child({ component: 'url-import' }), running };
   routeAtBoth(app, 'user', {
