@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { pipeline, Transform, type Readable } from 'node:stream';
+import { pipeline, type Readable, type Transform } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Pool, type Dispatcher } from 'undici';
 import type { BackendName, IdentityStyle } from '../backends/catalog.js';
@@ -7,6 +7,7 @@ import { backendEnvPrefix } from '../backends/catalog.js';
 import type { Identity } from './auth.js';
 import { jsonAnswer } from './backend-answer.js';
 import { GatewayError } from './errors.js';
+import { byteLimit, hasBody } from './request-body.js';
 import type { Metrics } from './metrics.js';
 import { qualifiedUsername } from '../store/users.js';
 
@@ -148,17 +149,6 @@ function objectPairs(query: BackendCall['query']): [string, string][] {
   return pairs;
 }
 
-function limitBytes(max: number): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      seen += chunk.length;
-      if (seen > max) callback(new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${max} bytes`));
-      else callback(null, chunk);
-    },
-  });
-}
-
 export interface BackendResponse {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
@@ -288,7 +278,7 @@ export class Forwarder {
       if (declared > options.bodyLimitBytes) {
         throw new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${options.bodyLimitBytes} bytes`);
       }
-      limiter = limitBytes(options.bodyLimitBytes);
+      limiter = byteLimit(options.bodyLimitBytes, () => new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${options.bodyLimitBytes} bytes`));
       // pipeline ties both ends: a client that aborts mid-upload also ends the backend's body.
       pipeline(request.raw, limiter, () => {});
       body = limiter;
@@ -322,11 +312,6 @@ export class Forwarder {
     await Promise.all([...this.pools.values()].map((pool) => pool.close()));
     this.pools.clear();
   }
-}
-
-function hasBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 const unreachable = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT', 'ECONNRESET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);

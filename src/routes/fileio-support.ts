@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { GatewayError, sendError, toGatewayError } from '../http/errors.js';
+import { hasBody } from '../http/request-body.js';
 
 /** backends.md §2.2, the part of a data-info stat object the file result is made from. */
 export interface FileStat {
@@ -98,9 +99,7 @@ export function registerFileioErrors(app: FastifyInstance): void {
  */
 export async function optionalJsonBody(request: FastifyRequest, maxBytes = 64 * 1024): Promise<Record<string, unknown> | undefined> {
   const type = request.headers['content-type'] ?? '';
-  const length = request.headers['content-length'];
-  const hasBody = request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-  if (!hasBody) return undefined;
+  if (!hasBody(request)) return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request.raw as AsyncIterable<Buffer>) {

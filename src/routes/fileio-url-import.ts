@@ -1,7 +1,7 @@
 // Tag fileio: URL import (POST [/secured]/fileio/urlupload). The request is checked and answered at
 // once; the file is then fetched in the background, streamed into the data store, and the user gets
 // a `data` notification either way.
-import { Transform, pipeline } from 'node:stream';
+import { pipeline } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { joinDataPath, normalizeDataPath } from '../backends/data-info/data-path.js';
 import type { GatewayConfig } from '../config.js';
@@ -10,6 +10,7 @@ import { GatewayError } from '../http/errors.js';
 import { sendNotification } from '../http/notifications.js';
 import { checkHost, OutboundError, outboundGet } from '../http/outbound-fetch.js';
 import type { Forwarder } from '../http/proxy.js';
+import { byteLimit } from '../http/request-body.js';
 import { dataInfoJson, fileContent, type DataInfoCall } from './data-info-calls.js';
 import type { FileStat } from './fileio-support.js';
 
@@ -111,18 +112,6 @@ function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
   body.destroy();
 }
 
-/** Counts bytes on their way through and fails past `max`. */
-function byteLimit(max: number): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      seen += chunk.length;
-      if (seen > max) callback(new Error(`the file is larger than the upload limit of ${max} bytes`));
-      else callback(null, chunk);
-    },
-  });
-}
-
 /** Fetches the source and streams it into `dest/name`; throws a reason fit for the user on failure. */
 async function fetchInto(call: DataInfoCall, deps: UrlImportDeps, job: ScheduledImport, signal: AbortSignal): Promise<FileStat> {
   const maxBytes = deps.config.dataStore.maxUploadBytes;
@@ -144,7 +133,7 @@ async function fetchInto(call: DataInfoCall, deps: UrlImportDeps, job: Scheduled
     }
     // Streamed straight into the store: a failure midway aborts the store's request, which then
     // keeps nothing (the store writes to a temporary file and catalogs it only when complete).
-    const limit = byteLimit(maxBytes);
+    const limit = byteLimit(maxBytes, () => new Error(`the file is larger than the upload limit of ${maxBytes} bytes`));
     let sourceError: Error | undefined;
     pipeline(response.body, limit, (error) => {
       if (error) sourceError = error;
