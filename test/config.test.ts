@@ -47,7 +47,7 @@ describe('loadConfig defaults (empty environment)', () => {
 describe('embedded platform settings', () => {
   test('by default every embedded backend runs, in zone "platform", with no shared backend secret', () => {
     const config = loadConfig({});
-    assert.deepEqual(config.embeddedBackends, ['user-info', 'groups', 'data-info', 'apps']);
+    assert.deepEqual(config.embeddedBackends, ['user-info', 'groups', 'data-info', 'apps', 'metadata']);
     assert.deepEqual(config.dataStore, {
       zone: 'platform',
       defaultOutputFolder: 'analyses',
@@ -70,8 +70,8 @@ describe('embedded platform settings', () => {
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: ' user-info , groups,user-info' }).embeddedBackends, ['user-info', 'groups']);
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'none' }).embeddedBackends, []);
     // A backend not embedded yet may be named: it is skipped (with a warning) until it is.
-    assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'user-info,metadata' }).embeddedBackends, ['user-info', 'metadata']);
-    assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 4);
+    assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'user-info,qms' }).embeddedBackends, ['user-info', 'qms']);
+    assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 5);
   });
 
   test('a short BACKEND_SECRET is refused without echoing it', () => {

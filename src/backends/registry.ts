@@ -2,6 +2,7 @@ import type { EmbeddedBackendName } from './catalog.js';
 import { appsService } from './apps/index.js';
 import { dataInfoService } from './data-info/index.js';
 import { groupsService } from './groups/index.js';
+import { metadataService } from './metadata/index.js';
 import type { EmbeddedService } from './service.js';
 import { userInfoService } from './user-info/index.js';
 
@@ -10,4 +11,5 @@ export const embeddedServices: Record<EmbeddedBackendName, EmbeddedService> = {
   groups: groupsService,
   'data-info': dataInfoService,
   apps: appsService,
+  metadata: metadataService,
 };

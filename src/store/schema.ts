@@ -82,3 +82,62 @@ export interface Database {
 }
 
 export type UserDocumentTableName = 'user_preferences' | 'user_sessions' | 'user_saved_searches';
+
+/** `comments`, `avus`, `favorites`, `attached_tags`: what a metadata row is about (backends.md §3). */
+export type MetadataTargetType = 'analysis' | 'app' | 'avu' | 'file' | 'folder' | 'user' | 'quick_launch' | 'instant_launch';
+
+/**
+ * The metadata service's tables (migration 005, backends.md §3.1–3.4), merged into `Database`.
+ * Usernames are short; times are milliseconds since the epoch; SQLite reads booleans back as 0/1.
+ */
+export interface Database {
+  comments: {
+    id: string;
+    value: string;
+    post_time: number;
+    retracted: ColumnType<boolean | number, boolean | undefined, boolean>;
+    retracted_by: string | null;
+    deleted: ColumnType<boolean | number, boolean | undefined, boolean>;
+    target_id: string;
+    target_type: MetadataTargetType;
+    owner_id: string;
+  };
+  favorites: {
+    owner_id: string;
+    target_id: string;
+    target_type: MetadataTargetType;
+    created_on: number;
+  };
+  avus: {
+    id: string;
+    attribute: string;
+    value: string;
+    unit: ColumnType<string, string | undefined, string>;
+    /** For a nested AVU: the id of the AVU it belongs to, with `target_type` `avu`. */
+    target_id: string;
+    target_type: MetadataTargetType;
+    created_by: string;
+    modified_by: string;
+    created_on: number;
+    modified_on: number;
+  };
+  tags: {
+    id: string;
+    value: string;
+    description: string | null;
+    public: ColumnType<boolean | number, boolean | undefined, boolean>;
+    owner_id: string;
+    created_on: number;
+    modified_on: number;
+  };
+  attached_tags: {
+    target_id: string;
+    target_type: MetadataTargetType;
+    tag_id: string;
+    attacher_id: string;
+    attached_on: number;
+    detacher_id: string | null;
+    detached_on: number | null;
+  };
+}
+

@@ -3,6 +3,7 @@ import * as users from './001-users.js';
 import * as userInfo from './002-user-info.js';
 import * as appsAccounts from './003-apps-accounts.js';
 import * as dataStore from './004-data-store.js';
+import * as metadata from './005-metadata.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '002-user-info': userInfo,
   '003-apps-accounts': appsAccounts,
   '004-data-store': dataStore,
+  '005-metadata': metadata,
 };

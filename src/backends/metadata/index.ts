@@ -1,0 +1,27 @@
+import type { EmbeddedService } from '../service.js';
+import { commentRoutes } from './comments.js';
+import { favoriteRoutes } from './favorites.js';
+import { permanentIdRequestRoutes } from './permanent-id-requests.js';
+import type { MetadataRoutes } from './requests.js';
+import { templateRoutes } from './templates.js';
+
+/**
+ * The route modules of the metadata service, each a plugin given `{db, now}` (requests.ts).
+ * A new module is one more entry here.
+ */
+const routeModules: MetadataRoutes[] = [
+  commentRoutes,
+  favoriteRoutes,
+  templateRoutes,
+  permanentIdRequestRoutes,
+];
+
+/** The metadata service (backends.md §3): comments, favorites, AVUs, tags, from the store. */
+export const metadataService: EmbeddedService = {
+  name: 'metadata',
+  plugin: async (app, { store }) => {
+    for (const routes of routeModules) {
+      await app.register(routes, { db: store.db, now: Date.now });
+    }
+  },
+};

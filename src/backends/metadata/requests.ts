@@ -1,0 +1,110 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import { GatewayError } from '../../http/errors.js';
+import type { Database, MetadataTargetType } from '../../store/schema.js';
+import { requireUserParam } from '../service.js';
+
+/**
+ * What every metadata route module is given, and the request helpers they share: the trusted
+ * `user` parameter (a short name, stored verbatim), UUID targets, single-valued query parameters.
+ */
+export interface MetadataOptions {
+  db: Kysely<Database>;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+}
+
+export type MetadataRoutes = FastifyPluginAsync<MetadataOptions>;
+
+export const targetTypes: readonly MetadataTargetType[] = ['analysis', 'app', 'avu', 'file', 'folder', 'user', 'quick_launch', 'instant_launch'];
+
+const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && uuidPattern.test(value);
+}
+
+/** A UUID path parameter (schema) — ids are stored in lower case, so any case finds them. */
+export const Uuid = Type.String({ pattern: uuidPattern.source });
+
+/** Query schema of routes that take the caller: `user` required, anything else allowed. */
+export const userQuery = Type.Object({ user: Type.String({ minLength: 1 }) }, { additionalProperties: true });
+
+export const userOf = (request: { query: unknown }): string => requireUserParam(request.query);
+
+export function metadataError(status: number, code: string, reason: string, extra: Record<string, unknown> = {}): GatewayError {
+  return new GatewayError(status, code, reason, extra);
+}
+
+/**
+ * The one value of a query parameter. A parameter repeated with the same value counts once; with
+ * different values it is 409 ERR_CONFLICTING_QUERY_PARAMETER_VALUES (spec "Errors" 5).
+ */
+export function singleParam(query: unknown, name: string): string | undefined {
+  const raw = (query as Record<string, unknown> | undefined)?.[name];
+  if (raw === undefined) return undefined;
+  const values = (Array.isArray(raw) ? raw : [raw]).map(String);
+  if (new Set(values).size > 1) {
+    throw metadataError(409, 'ERR_CONFLICTING_QUERY_PARAMETER_VALUES', `query parameter "${name}" was given different values`, { field: name, values });
+  }
+  return values[0];
+}
+
+export function requiredParam(query: unknown, name: string): string {
+  const value = singleParam(query, name);
+  if (value === undefined || value === '') throw metadataError(400, 'ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
+  return value;
+}
+
+/** A query parameter that must be one of `allowed` (any letter case); answers the lower-case value. */
+export function choiceParam<T extends string>(query: unknown, name: string, allowed: readonly T[], fallback?: T): T {
+  const raw = fallback === undefined ? requiredParam(query, name) : (singleParam(query, name) ?? fallback);
+  const value = raw.toLowerCase() as T;
+  if (!allowed.includes(value)) {
+    throw metadataError(400, 'ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be one of ${allowed.join(', ')}`, { field: name, value: raw });
+  }
+  return value;
+}
+
+/** `true` or `false` (any letter case), required. */
+export function booleanParam(query: unknown, name: string): boolean {
+  const value = requiredParam(query, name).toLowerCase();
+  if (value !== 'true' && value !== 'false') {
+    throw metadataError(400, 'ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be true or false`, { field: name });
+  }
+  return value === 'true';
+}
+
+/** Every value of a repeatable query parameter. */
+export function listParam(query: unknown, name: string): string[] {
+  const raw = (query as Record<string, unknown> | undefined)?.[name];
+  if (raw === undefined) return [];
+  return (Array.isArray(raw) ? raw : [raw]).map(String);
+}
+
+/** The JSON object body, or 400 ERR_BAD_OR_MISSING_FIELD. */
+export function bodyObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be a JSON object');
+  }
+  return body as Record<string, unknown>;
+}
+
+/** A list of strings in `body[field]`. */
+export function stringList(body: Record<string, unknown>, field: string): string[] {
+  const value = body[field];
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
+    throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', `body field "${field}" must be a list of strings`, { field });
+  }
+  return value as string[];
+}
+
+/** Splits a long list so an `in (...)` never exceeds either engine's bound-parameter limit. */
+export function chunks<T>(items: readonly T[], size = 500): T[][] {
+  const parts: T[][] = [];
+  for (let start = 0; start < items.length; start += size) parts.push(items.slice(start, start + size));
+  return parts;
+}
+
+export const asBoolean = (value: boolean | number): boolean => value === true || value === 1;
