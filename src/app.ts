@@ -15,7 +15,9 @@ import { SeenUsers } from './http/seen-users.js';
 import { Forwarder, type BackendTarget } from './http/proxy.js';
 import { FallbackBuckets, MemoryBuckets, RedisBuckets, type BucketStore } from './http/rate-limit.js';
 import { bootstrapRoutes } from './routes/bootstrap.js';
+import { commentRoutes } from './routes/comments.js';
 import { sharingRoutes } from './routes/data.js';
+import { favoriteRoutes } from './routes/favorites.js';
 import { fileioRoutes } from './routes/fileio.js';
 import { filesystemAggregateRoutes } from './routes/filesystem.js';
 import { miscRoutes } from './routes/misc.js';
@@ -125,6 +127,8 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await app.register(fileioRoutes, aggregateDeps);
   await app.register(filesystemAggregateRoutes, aggregateDeps);
   await app.register(sharingRoutes, aggregateDeps);
+  await app.register(commentRoutes, aggregateDeps);
+  await app.register(favoriteRoutes, aggregateDeps);
   await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
 
   app.addHook('onClose', async () => {

@@ -19,6 +19,8 @@ export interface GatewayConfig {
   logLevel: string;
   trustProxy: boolean;
   bodyLimitBytes: number;
+  /** Largest comment text, in UTF-8 bytes (COMMENT_MAX_BYTES); longer comments get 413. */
+  commentMaxBytes: number;
   uidDomain: string;
   auth: {
     jwksUrl?: URL;
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     logLevel,
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 2 ** 40),
+    commentMaxBytes: integer(env, 'COMMENT_MAX_BYTES', 64 * 1024, 1, 16 * 1024 ** 2),
     uidDomain: text(env, 'UID_DOMAIN') ?? 'localhost',
     auth: {
       jwksUrl,

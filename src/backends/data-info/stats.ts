@@ -52,9 +52,15 @@ function statFilter(query: unknown): (stat: Stat) => Partial<Stat> {
     ) as Partial<Stat>;
 }
 
-function bulkLimit(count: number): void {
-  if (count > MAX_BULK_PATHS) {
-    throw dataError('ERR_TOO_MANY_RESULTS', `at most ${MAX_BULK_PATHS} paths or ids are accepted; ${count} were sent`, { count, limit: MAX_BULK_PATHS });
+/**
+ * `/stat-lister` takes a whole set at once (a user's favourites: the gateway lists them in one
+ * call), so it accepts more ids than the other bulk routes; both engines bind this many parameters.
+ */
+export const MAX_LISTED_IDS = 20_000;
+
+function bulkLimit(count: number, limit = MAX_BULK_PATHS): void {
+  if (count > limit) {
+    throw dataError('ERR_TOO_MANY_RESULTS', `at most ${limit} paths or ids are accepted; ${count} were sent`, { count, limit });
   }
 }
 
@@ -129,7 +135,7 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
   app.post('/stat-lister', { schema: { body: idsOnly } }, async (request) => {
     const caller = await data.caller(requireUserParam(request.query));
     const { ids } = request.body as { ids: string[] };
-    bulkLimit(ids.length);
+    bulkLimit(ids.length, MAX_LISTED_IDS);
     for (const id of ids) if (!isUuid(id)) throw dataError('ERR_BAD_OR_MISSING_FIELD', `${JSON.stringify(id)} is not an id`, { field: 'ids', id });
     const sortField = choiceParam(request.query, ['sort-field', 'sort-col'], sortFields, 'name');
     const sortDir = choiceParam(request.query, 'sort-dir', sortDirs, 'ASC');
