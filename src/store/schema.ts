@@ -141,3 +141,66 @@ export interface Database {
   };
 }
 
+/**
+ * The metadata service's templates and permanent-ID requests (migration 006, backends.md §3.5,
+ * §3.7), merged into `Database`. Times are milliseconds since the epoch.
+ */
+export interface Database {
+  metadata_value_types: { id: string; name: string };
+  metadata_templates: {
+    id: string;
+    name: string;
+    description: string | null;
+    deleted: ColumnType<boolean | number, boolean | undefined, boolean>;
+    created_by: string;
+    modified_by: string;
+    created_on: number;
+    modified_on: number;
+  };
+  metadata_attributes: {
+    id: string;
+    name: string;
+    description: string;
+    required: ColumnType<boolean | number, boolean | undefined, boolean>;
+    value_type_id: string;
+    /** JSON text. */
+    settings: string | null;
+    created_by: string;
+    modified_by: string;
+    created_on: number;
+    modified_on: number;
+  };
+  metadata_template_attrs: { template_id: string; attribute_id: string; display_order: number };
+  metadata_attr_enum_values: {
+    id: string;
+    attribute_id: string;
+    value: string;
+    is_default: ColumnType<boolean | number, boolean | undefined, boolean>;
+    display_order: number;
+  };
+  metadata_attr_synonyms: { attribute_id: string; synonym_id: string };
+  metadata_attr_attrs: { parent_id: string; child_id: string; display_order: number };
+  permanent_id_request_types: { id: string; type: string; description: string | null };
+  permanent_id_request_status_codes: { id: string; name: string; description: string | null };
+  permanent_id_requests: {
+    id: string;
+    /** Short username. */
+    requested_by: string;
+    /** → permanent_id_request_types.id */
+    type: string;
+    target_id: string;
+    target_type: 'file' | 'folder';
+    original_path: string | null;
+    permanent_id: string | null;
+  };
+  permanent_id_request_statuses: {
+    id: string;
+    permanent_id_request: string;
+    permanent_id_request_status_code: string;
+    /** 1, 2, … per request: the latest status is the highest. */
+    position: number;
+    date_assigned: number;
+    updated_by: string;
+    comments: string | null;
+  };
+}

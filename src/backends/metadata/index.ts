@@ -1,7 +1,9 @@
 import type { EmbeddedService } from '../service.js';
 import { commentRoutes } from './comments.js';
 import { favoriteRoutes } from './favorites.js';
+import { permanentIdRequestRoutes } from './permanent-id-requests.js';
 import type { MetadataRoutes } from './requests.js';
+import { templateRoutes } from './templates.js';
 
 /**
  * The route modules of the metadata service, each a plugin given `{db, now}` (requests.ts).
@@ -10,6 +12,8 @@ import type { MetadataRoutes } from './requests.js';
 const routeModules: MetadataRoutes[] = [
   commentRoutes,
   favoriteRoutes,
+  templateRoutes,
+  permanentIdRequestRoutes,
 ];
 
 /** The metadata service (backends.md §3): comments, favorites, AVUs, tags, from the store. */

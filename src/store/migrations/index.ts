@@ -4,6 +4,7 @@ import * as userInfo from './002-user-info.js';
 import * as appsAccounts from './003-apps-accounts.js';
 import * as dataStore from './004-data-store.js';
 import * as metadata from './005-metadata.js';
+import * as metadataTemplatesPids from './006-metadata-templates-pids.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '003-apps-accounts': appsAccounts,
   '004-data-store': dataStore,
   '005-metadata': metadata,
+  '006-metadata-templates-pids': metadataTemplatesPids,
 };
