@@ -148,6 +148,18 @@ async function readable(deps: FavoriteDeps, request: FastifyRequest, ids: string
   return new Map(answers.flatMap((answer) => Object.entries(answer?.ids ?? {})));
 }
 
+/**
+ * Spec "Errors" 5: a filter body that is not a data id collection is 400. Checked before
+ * validation, which would coerce a single string into a list.
+ */
+async function idCollection(request: FastifyRequest): Promise<void> {
+  const body = request.body as { filesystem?: unknown } | null;
+  const list = typeof body === 'object' && body !== null && !Array.isArray(body) ? body.filesystem : undefined;
+  if (!Array.isArray(list) || list.some((id) => typeof id !== 'string')) {
+    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be a data id collection: {"filesystem": [<uuid>, ...]}', { field: 'filesystem' });
+  }
+}
+
 const notFavorite = (favorite: string) =>
   new GatewayError(404, 'ERR_NOT_FOUND', `${JSON.stringify(favorite)} is not a file or folder the caller can read`, { 'target-id': favorite });
 
@@ -254,6 +266,7 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
       'Answers the ids of the collection that are favourites of the caller and that the caller can still read, in the order given.',
       { body: IdCollection, response: { 200: IdCollection } },
     ),
+    preValidation: idCollection,
     handler: async (request) => {
       const { filesystem } = request.body as { filesystem: string[] };
       const ids = [...new Set(filesystem.filter(isUuid).map((id) => id.toLowerCase()))];
