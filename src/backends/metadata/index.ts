@@ -1,8 +1,10 @@
 import type { EmbeddedService } from '../service.js';
+import { avuRoutes } from './avus.js';
 import { commentRoutes } from './comments.js';
 import { favoriteRoutes } from './favorites.js';
 import { permanentIdRequestRoutes } from './permanent-id-requests.js';
 import type { MetadataRoutes } from './requests.js';
+import { tagRoutes } from './tags.js';
 import { templateRoutes } from './templates.js';
 
 /**
@@ -12,6 +14,8 @@ import { templateRoutes } from './templates.js';
 const routeModules: MetadataRoutes[] = [
   commentRoutes,
   favoriteRoutes,
+  avuRoutes,
+  tagRoutes,
   templateRoutes,
   permanentIdRequestRoutes,
 ];
