@@ -10,7 +10,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { backendSecretHeader } from '../src/backends/host.js';
-import { engines, home, multipartBody, parseAnswer, secret, withUser, type DataInfoHost, type HttpAnswer } from './helpers/data-info-host.js';
+import { parseAnswer, secret, withUser, type HttpAnswer } from './helpers/backend-host.js';
+import { engines, home, multipartBody, type DataInfoHost } from './helpers/data-info-host.js';
 
 const enc = encodeURIComponent;
 const md5 = (content: string | Buffer) => createHash('md5').update(content).digest('hex');

@@ -1,0 +1,126 @@
+// Embedded backend services alone on a real backend host, for the backend tests (data-info,
+// metadata): real HTTP on a loopback port and a fresh store on each engine (SQLite in a temp
+// folder, a private PostgreSQL schema). data-info-host.ts and metadata-host.ts add each service's
+// own calls and fixtures on top.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import type { EmbeddedBackendName } from '../../src/backends/catalog.js';
+import { backendSecretHeader, buildBackendHost } from '../../src/backends/host.js';
+import { loadConfig, type GatewayConfig } from '../../src/config.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { requiredInCi } from './gateway.js';
+import { pgSchemaUrl } from './postgres.js';
+
+/** The shared secret the host requires of every caller. */
+export const secret = 'backend-test-secret';
+
+export interface HttpAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  bytes: Buffer;
+  text: string;
+  json: () => any;
+}
+
+export function parseAnswer(status: number, headers: IncomingHttpHeaders, bytes: Buffer): HttpAnswer {
+  const text = bytes.toString('utf8');
+  return { status, headers, bytes, text, json: () => JSON.parse(text) };
+}
+
+/** `url` with the `user` query parameter added, when there is a user. */
+export function withUser(url: string, user: string | undefined): string {
+  if (user === undefined) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}user=${encodeURIComponent(user)}`;
+}
+
+export interface BackendHost {
+  engine: string;
+  host: FastifyInstance;
+  store: Store;
+  config: GatewayConfig;
+  /** The temp folder the store (on SQLite) and any service files live in. */
+  dir: string;
+  port: number;
+  /** One request to `url` (the service's prefix included) with the secret header; Content-Length is set for a body. */
+  request(method: string, url: string, options?: { headers?: Record<string, string>; body?: string | Buffer }): Promise<HttpAnswer>;
+  close(): Promise<void>;
+}
+
+export interface HostOptions {
+  names: EmbeddedBackendName[];
+  /** Configuration for the services, given the temp folder (GATEWAY_DATA_DIR is always that folder). */
+  env?: (dir: string) => Record<string, string>;
+}
+
+async function start(engine: string, store: Store, dir: string, cleanup: () => Promise<void>, options: HostOptions): Promise<BackendHost> {
+  const config = loadConfig({ GATEWAY_DATA_DIR: dir, ...options.env?.(dir) });
+  const host = await buildBackendHost({
+    names: options.names,
+    context: { store, config },
+    secret,
+    logger: pino({ level: 'silent' }),
+    bodyLimitBytes: 1024 * 1024,
+    logRequests: false,
+  });
+  await host.listen({ host: '127.0.0.1', port: 0 });
+  const port = (host.server.address() as AddressInfo).port;
+
+  const request: BackendHost['request'] = (method, url, { headers = {}, body } = {}) =>
+    new Promise((resolve, reject) => {
+      const sent: Record<string, string> = { [backendSecretHeader]: secret, ...headers };
+      if (body !== undefined) sent['content-length'] = String(Buffer.byteLength(body));
+      const outgoing = httpRequest({ host: '127.0.0.1', port, method, path: url, headers: sent }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve(parseAnswer(response.statusCode ?? 0, response.headers, Buffer.concat(chunks))));
+        response.on('error', reject);
+      });
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+
+  return {
+    engine,
+    host,
+    store,
+    config,
+    dir,
+    port,
+    request,
+    close: async () => {
+      await host.close();
+      await store.close();
+      await cleanup();
+    },
+  };
+}
+
+/** The engines to run a suite on: SQLite always, PostgreSQL when DATABASE_URL is set (required in CI). */
+export const hostEngines: { name: string; open: (options: HostOptions) => Promise<BackendHost | undefined> }[] = [
+  {
+    name: 'SQLite',
+    open: async (options) => {
+      const dir = mkdtempSync(path.join(tmpdir(), `${options.names.join('-')}-`));
+      return start('SQLite', await openStore({ dataDir: dir }), dir, async () => rmSync(dir, { recursive: true, force: true }), options);
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    open: async (options) => {
+      const databaseUrl = requiredInCi('DATABASE_URL');
+      if (!databaseUrl) return undefined;
+      const { url, drop } = await pgSchemaUrl(databaseUrl);
+      const dir = mkdtempSync(path.join(tmpdir(), `${options.names.join('-')}-pg-`));
+      const store = await openStore({ databaseUrl: url, dataDir: dir });
+      return start('PostgreSQL', store, dir, async () => {
+        await drop();
+        rmSync(dir, { recursive: true, force: true });
+      }, options);
+    },
+  },
+];
