@@ -16,6 +16,7 @@ import { Forwarder, type BackendTarget } from './http/proxy.js';
 import { FallbackBuckets, MemoryBuckets, RedisBuckets, type BucketStore } from './http/rate-limit.js';
 import { bootstrapRoutes } from './routes/bootstrap.js';
 import { commentRoutes } from './routes/comments.js';
+import { dataMetadataRoutes } from './routes/data-metadata.js';
 import { sharingRoutes } from './routes/data.js';
 import { favoriteRoutes } from './routes/favorites.js';
 import { fileioRoutes } from './routes/fileio.js';
@@ -129,6 +130,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await app.register(sharingRoutes, aggregateDeps);
   await app.register(commentRoutes, aggregateDeps);
   await app.register(favoriteRoutes, aggregateDeps);
+  await app.register(dataMetadataRoutes, aggregateDeps);
   await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
 
   app.addHook('onClose', async () => {

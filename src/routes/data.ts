@@ -7,12 +7,8 @@ import type { PassthroughRoute } from '../http/passthrough.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { dataInfo, type FilesystemDeps } from './filesystem-calls.js';
 
+// File and folder metadata (AVUs, saving, ORE, CSV) are aggregates in data-metadata.ts.
 export const dataRoutes: PassthroughRoute[] = [
-  { method: 'GET', path: '/filesystem/{data-id}/metadata', backend: 'data-info', backendPath: '/data/{data-id}/metadata', auth: 'optional', securedAlias: true, tag: 'data', summary: 'Get the metadata of a file or folder' },
-  { method: 'POST', path: '/filesystem/{data-id}/metadata/copy', backend: 'data-info', backendPath: '/data/{data-id}/metadata/copy', securedAlias: true, tag: 'data', summary: 'Copy metadata to other files or folders' },
-  { method: 'POST', path: '/filesystem/{data-id}/metadata/save', backend: 'data-info', backendPath: '/data/{data-id}/metadata/save', securedAlias: true, tag: 'data', summary: 'Save metadata to a file' },
-  { method: 'POST', path: '/filesystem/{data-id}/ore/save', backend: 'data-info', backendPath: '/data/{data-id}/ore/save', securedAlias: true, tag: 'data', summary: 'Export metadata as OAI-ORE' },
-  { method: 'POST', path: '/filesystem/metadata/search', backend: 'metadata', backendPath: '/avus/search', auth: 'optional', securedAlias: true, tag: 'data', summary: 'Search metadata' },
   { method: 'GET', path: '/filesystem/metadata/templates', backend: 'metadata', backendPath: '/templates', auth: 'optional', securedAlias: true, tag: 'data', summary: 'List metadata templates' },
   { method: 'GET', path: '/filesystem/metadata/template/{template-id}', backend: 'metadata', backendPath: '/templates/{template-id}', auth: 'optional', securedAlias: true, tag: 'data', summary: 'Get a metadata template' },
   { method: 'GET', path: '/filesystem/metadata/template/{template-id}/blank-csv', backend: 'metadata', backendPath: '/templates/{template-id}/blank-csv', securedAlias: true, tag: 'data', summary: 'Download a blank CSV for a metadata template' },
