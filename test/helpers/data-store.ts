@@ -1,8 +1,10 @@
-// A gateway with the embedded backends (data-info included) and clients for named users, for the
-// filesystem, sharing and traversal tests: every call is real HTTP through the public listener.
+// A gateway with the embedded backends (data-info and metadata included) and clients for named
+// users, for the filesystem, sharing, traversal and metadata route tests: every call is real HTTP
+// through the public listener. metadata-gateway.ts adds an administrator.
 import { Readable } from 'node:stream';
 import { noRateLimits, requiredInCi, startGateway, type RunningGateway } from './gateway.js';
 import { pgSchemaUrl } from './postgres.js';
+import type { JWTPayload } from 'jose';
 import { bearer, createSigningKey, signToken, startJwksServer, userClaims, type JwksServer } from './tokens.js';
 
 export interface Answer {
@@ -32,12 +34,18 @@ export interface DataStoreGateway {
   ok(user: string | null, method: string, route: string, options?: CallOptions): Promise<any>;
   /** Puts a file with `content` at `<folder>/<name>` as `user`, straight into data-info (fixture setup). */
   upload(user: string, folder: string, name: string, content: string | Buffer): Promise<any>;
+  /** Makes a folder as `user`, straight in data-info (fixture setup), answering its stat. */
+  folder(user: string, path: string): Promise<any>;
   /** Uploads through the gateway (`/secured/fileio/upload`, multipart part `file`), as the web UI does. */
   uploadThroughGateway(user: string, folder: string, name: string, content: string): Promise<Answer>;
   /** `/secured/filesystem/stat` of one path (undefined when the caller gets an error). */
   stat(user: string, path: string): Promise<any>;
+  /** How many calls the gateway has made to `backend` so far (its backend-duration histogram count). */
+  backendCalls(backend: string): Promise<number>;
   close(): Promise<void>;
 }
+
+type DataInfoCall = Parameters<RunningGateway['gateway']['forwarder']['call']>[1];
 
 const q = encodeURIComponent;
 export { q };
@@ -58,7 +66,14 @@ async function answerOf(response: Response): Promise<Answer> {
  * Starts the gateway with all embedded backends. `engine: 'postgres'` runs it on a private
  * PostgreSQL schema (skipped, i.e. undefined, when DATABASE_URL is unset outside CI).
  */
-export async function startDataStoreGateway(options: { engine?: 'sqlite' | 'postgres'; env?: Record<string, string> } = {}): Promise<DataStoreGateway | undefined> {
+export interface GatewayOptions {
+  engine?: 'sqlite' | 'postgres';
+  env?: Record<string, string>;
+  /** Extra token claims for a user (roles, say). */
+  claims?: (user: string) => JWTPayload;
+}
+
+export async function startDataStoreGateway(options: GatewayOptions = {}): Promise<DataStoreGateway | undefined> {
   let schema: Awaited<ReturnType<typeof pgSchemaUrl>> | undefined;
   if (options.engine === 'postgres') {
     const databaseUrl = requiredInCi('DATABASE_URL');
@@ -71,7 +86,7 @@ export async function startDataStoreGateway(options: { engine?: 'sqlite' | 'post
   const running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, ...(schema ? { DATABASE_URL: schema.url } : {}), ...options.env });
   const tokens = new Map<string, string>();
   const tokenFor = async (user: string) => {
-    if (!tokens.has(user)) tokens.set(user, await signToken(key, userClaims(user)));
+    if (!tokens.has(user)) tokens.set(user, await signToken(key, userClaims(user, options.claims?.(user))));
     return tokens.get(user)!;
   };
 
@@ -91,18 +106,22 @@ export async function startDataStoreGateway(options: { engine?: 'sqlite' | 'post
     return answer.body;
   };
 
-  const upload = async (user: string, folder: string, name: string, content: string | Buffer) => {
-    const response = await running.gateway.forwarder.call('data-info', {
-      method: 'POST',
-      path: '/data',
-      identity: { username: user, roles: [], groups: [] },
-      identityStyle: 'user',
-      query: { dest: folder, filename: name },
-      raw: { content: typeof content === 'string' ? content : Readable.from([content]), contentType: 'application/octet-stream' },
-    });
+  /** One data-info call as `user` (fixture setup), answering the JSON body; anything but 200 fails the test. */
+  const dataInfo = async (user: string, request: Omit<DataInfoCall, 'identity' | 'identityStyle'>) => {
+    const response = await running.gateway.forwarder.call('data-info', { ...request, identity: { username: user, roles: [], groups: [] }, identityStyle: 'user' });
     const text = await response.body.text();
-    if (response.statusCode !== 200) throw new Error(`upload ${folder}/${name} as ${user}: ${response.statusCode} ${text}`);
-    return JSON.parse(text).file;
+    if (response.statusCode !== 200) throw new Error(`data-info ${request.method} ${request.path} as ${user}: ${response.statusCode} ${text}`);
+    return JSON.parse(text);
+  };
+
+  const upload = async (user: string, folder: string, name: string, content: string | Buffer) => {
+    const raw = { content: typeof content === 'string' ? content : Readable.from([content]), contentType: 'application/octet-stream' };
+    return (await dataInfo(user, { method: 'POST', path: '/data', query: { dest: folder, filename: name }, raw })).file;
+  };
+
+  const folder = async (user: string, path: string) => {
+    await dataInfo(user, { method: 'POST', path: '/data/directories', json: { paths: [path] } });
+    return (await dataInfo(user, { method: 'POST', path: '/stat-gatherer', json: { paths: [path] } })).paths[path];
   };
 
   const uploadThroughGateway = async (user: string, folder: string, name: string, content: string): Promise<Answer> => {
@@ -127,8 +146,15 @@ export async function startDataStoreGateway(options: { engine?: 'sqlite' | 'post
     call,
     ok,
     upload,
+    folder,
     uploadThroughGateway,
     stat,
+    backendCalls: async (backend) => {
+      const metric = await running.gateway.metrics.backendDuration.get();
+      return metric.values
+        .filter((value) => value.metricName === 'gateway_backend_request_duration_seconds_count' && value.labels.backend === backend)
+        .reduce((sum, value) => sum + value.value, 0);
+    },
     close: async () => {
       await running.close();
       await jwks.close();
