@@ -1,3 +1,4 @@
+import { valueTypeNames } from '../../store/migrations/006-metadata-templates-pids.js';
 import { metadataError } from './requests.js';
 
 /**
@@ -7,19 +8,11 @@ import { metadataError } from './requests.js';
  * this service writes itself (`created_by`, `modified_on`, enum value ids, …) are ignored.
  */
 
-export const valueTypes = [
-  'Timestamp',
-  'Boolean',
-  'Number',
-  'Integer',
-  'String',
-  'Multiline Text',
-  'URL/URI',
-  'Enum',
-  'OLS Ontology Term',
-  'UAT Ontology Term',
-  'Grouping',
-] as const;
+/**
+ * The value types are the rows of `metadata_value_types`, which migration 006 seeds from its own
+ * frozen list; a later migration that seeds another type adds its list here.
+ */
+export const valueTypes = valueTypeNames;
 
 export type ValueType = (typeof valueTypes)[number];
 
