@@ -24,6 +24,7 @@ import { filesystemAggregateRoutes } from './routes/filesystem.js';
 import { miscRoutes } from './routes/misc.js';
 import { operationsRoutes } from './routes/operations.js';
 import { passthroughRoutes } from './routes/passthrough-table.js';
+import { permanentIdRequestAggregateRoutes } from './routes/permanent-id-requests.js';
 import { preferencesRoutes } from './routes/preferences.js';
 import { userInfoRoutes } from './routes/user-info.js';
 import { openStore, type Store } from './store/database.js';
@@ -131,6 +132,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await app.register(commentRoutes, aggregateDeps);
   await app.register(favoriteRoutes, aggregateDeps);
   await app.register(dataMetadataRoutes, aggregateDeps);
+  await app.register(permanentIdRequestAggregateRoutes, aggregateDeps);
   await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
 
   app.addHook('onClose', async () => {

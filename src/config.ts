@@ -70,6 +70,23 @@ export interface GatewayConfig {
      */
     ticketBaseUrl: string;
   };
+  /**
+   * Minting permanent identifiers (routes.md §14 `/pidprovider`). With PIDPROVIDER_URL set
+   * (`backends.pidprovider.url`), a DataCite-style REST provider mints them with these credentials;
+   * without it, the gateway mints test identifiers under `prefix` itself.
+   */
+  pid: {
+    /** PIDPROVIDER_USER: basic-auth user (e.g. a DataCite repository id). */
+    user?: string;
+    /** PIDPROVIDER_PASSWORD. */
+    password?: string;
+    /** PID_PREFIX: the DOI prefix identifiers are minted under (default the DataCite test prefix 10.5072). */
+    prefix: string;
+    /** PID_PUBLISHER: the DataCite `publisher` when the folder's metadata names none. */
+    publisher: string;
+    /** PID_TARGET_BASE_URL: an identifier resolves to `<base><folder path>`. */
+    targetBaseUrl: string;
+  };
 }
 
 export class ConfigError extends Error {
@@ -228,5 +245,24 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       urlImportAllowPrivateNetworks: boolean(env, 'URL_IMPORT_ALLOW_PRIVATE_NETWORKS', false),
       ticketBaseUrl: (url(env, 'TICKET_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/tickets`).replace(/\/+$/, ''),
     },
+    pid: pidSettings(env, port),
+  };
+}
+
+/** PIDPROVIDER_USER / PIDPROVIDER_PASSWORD come as a pair; PID_PREFIX is a DOI prefix (`10.<digits>`). */
+function pidSettings(env: Env, port: number): GatewayConfig['pid'] {
+  const user = text(env, 'PIDPROVIDER_USER');
+  const password = text(env, 'PIDPROVIDER_PASSWORD');
+  if ((user === undefined) !== (password === undefined)) {
+    throw new ConfigError(user === undefined ? 'PIDPROVIDER_USER' : 'PIDPROVIDER_PASSWORD', 'must be set together with the other PID provider credential');
+  }
+  const prefix = text(env, 'PID_PREFIX') ?? '10.5072';
+  if (!/^10\.\d{4,9}(\.\d+)*$/.test(prefix)) throw new ConfigError('PID_PREFIX', `must be a DOI prefix such as 10.5072, got "${prefix}"`);
+  return {
+    user,
+    password,
+    prefix,
+    publisher: text(env, 'PID_PUBLISHER') ?? 'Platform Gateway',
+    targetBaseUrl: (url(env, 'PID_TARGET_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/published`).replace(/\/+$/, ''),
   };
 }
