@@ -17,6 +17,7 @@ import { FallbackBuckets, MemoryBuckets, RedisBuckets, type BucketStore } from '
 import { bootstrapRoutes } from './routes/bootstrap.js';
 import { commentRoutes } from './routes/comments.js';
 import { dataMetadataRoutes } from './routes/data-metadata.js';
+import { dataTagRoutes } from './routes/data-tags.js';
 import { sharingRoutes } from './routes/data.js';
 import { favoriteRoutes } from './routes/favorites.js';
 import { fileioRoutes } from './routes/fileio.js';
@@ -132,6 +133,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await app.register(commentRoutes, aggregateDeps);
   await app.register(favoriteRoutes, aggregateDeps);
   await app.register(dataMetadataRoutes, aggregateDeps);
+  await app.register(dataTagRoutes, aggregateDeps);
   await app.register(permanentIdRequestAggregateRoutes, aggregateDeps);
   await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
 
