@@ -225,7 +225,13 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       }
       await g.call(admin, 'POST', `/admin/permanent-id-requests/${ids[1]}/status`, { json: { status: 'Pending' } });
 
+      const [dataInfoBefore, metadataBefore] = [await g.backendCalls('data-info'), await g.backendCalls('metadata')];
       const erins = await g.call('erin', 'GET', '/permanent-id-requests?sort-field=date_submitted&sort-dir=asc');
+      assert.deepEqual(
+        [(await g.backendCalls('data-info')) - dataInfoBefore, (await g.backendCalls('metadata')) - metadataBefore],
+        [1, 1],
+        'one metadata listing, one batched data-info stat',
+      );
       assert.equal(erins.status, 200, erins.text);
       assert.equal(erins.body.total, 2);
       assert.deepEqual(
