@@ -1,20 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import type { RequestListing as Listing } from '../src/backends/metadata/permanent-id-model.js';
 import { metadataEngines, type MetadataHost } from './helpers/metadata-host.js';
-
-interface Listing {
-  id: string;
-  type: string;
-  target_id: string;
-  target_type: string;
-  requested_by: string;
-  original_path?: string;
-  date_submitted: number;
-  status: string;
-  date_updated: number;
-  updated_by: string;
-}
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const pause = () => new Promise((resolve) => setTimeout(resolve, 3));

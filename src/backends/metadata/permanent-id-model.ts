@@ -17,13 +17,18 @@ type Db = Kysely<Database> | Transaction<Database>;
 export const sortFields = ['type', 'target_type', 'requested_by', 'date_submitted', 'status', 'date_updated', 'updated_by'] as const;
 export type SortField = (typeof sortFields)[number];
 
-export interface RequestListing {
+/** What every view of a request names: the request, its type and what it is for. */
+export interface RequestSummary {
   id: string;
   type: string;
   target_id: string;
   target_type: string;
   requested_by: string;
   original_path?: string;
+}
+
+/** A row of the listings: the summary with the first and latest status. */
+export interface RequestListing extends RequestSummary {
   date_submitted: number;
   status: string;
   date_updated: number;
@@ -37,13 +42,7 @@ export interface StatusEntry {
   updated_by: string;
 }
 
-export interface RequestDetails {
-  id: string;
-  type: string;
-  target_id: string;
-  target_type: string;
-  requested_by: string;
-  original_path?: string;
+export interface RequestDetails extends RequestSummary {
   permanent_id?: string;
   history: StatusEntry[];
 }
