@@ -31,17 +31,9 @@ interface AvuRequest {
 
 const MAX_DEPTH = 10;
 
-export interface AvuView {
-  id: string;
+/** An AVU as the API shows it: its row, with the attribute named `attr`, and its nested AVUs. */
+export interface AvuView extends Omit<AvuRow, 'attribute'> {
   attr: string;
-  value: string;
-  unit: string;
-  target_id: string;
-  target_type: MetadataTargetType;
-  created_by: string;
-  modified_by: string;
-  created_on: number;
-  modified_on: number;
   avus: AvuView[];
 }
 
