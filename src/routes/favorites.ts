@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isUuid } from '../backends/data-info/ids.js';
+import type { Stat } from '../backends/data-info/store.js';
 import type { GatewayConfig } from '../config.js';
 import { backendError, jsonAnswer } from '../http/backend-answer.js';
 import { GatewayError } from '../http/errors.js';
@@ -34,23 +35,6 @@ const entityTypes = ['any', 'file', 'folder'];
 const MAX_PAGE = 100_000;
 /** data-info's `/path-info` takes at most this many ids per call (backends.md §2 bulk limit). */
 const PATH_INFO_BATCH = 1000;
-
-/** data-info's stat (backends.md §2.2), the keys the listing reads. */
-interface Stat {
-  id: string;
-  path: string;
-  type: 'file' | 'dir';
-  label: string;
-  'date-created': number;
-  'date-modified': number;
-  permission: string;
-  'share-count'?: number;
-  'file-size'?: number;
-  'content-type'?: string;
-  infoType?: string;
-  'file-count'?: number;
-  'dir-count'?: number;
-}
 
 const common = {
   id: Type.String({ description: 'Absolute path' }),
