@@ -121,6 +121,18 @@ const sortColumns = {
   updated_by: 'latest.updated_by',
 } as const;
 
+/** A request row's summary (the optional path left out when there is none). */
+function summaryOf(row: Omit<RequestSummary, 'original_path'> & { original_path: string | null }): RequestSummary {
+  return {
+    id: row.id,
+    type: row.type,
+    target_id: row.target_id,
+    target_type: row.target_type,
+    requested_by: row.requested_by,
+    ...(row.original_path === null ? {} : { original_path: row.original_path }),
+  };
+}
+
 /** One page of requests, sorted and paged in the database, and how many there are in all. */
 export async function listRequests(db: Db, options: ListingOptions): Promise<{ requests: RequestListing[]; total: number }> {
   let base = listingQuery(db);
@@ -149,12 +161,7 @@ export async function listRequests(db: Db, options: ListingOptions): Promise<{ r
   return {
     total: Number(counted?.total ?? 0),
     requests: rows.map((row) => ({
-      id: row.id,
-      type: row.type,
-      target_id: row.target_id,
-      target_type: row.target_type,
-      requested_by: row.requested_by,
-      ...(row.original_path === null ? {} : { original_path: row.original_path }),
+      ...summaryOf(row),
       date_submitted: Number(row.date_submitted),
       status: row.status,
       date_updated: Number(row.date_updated),
@@ -181,12 +188,7 @@ export async function findRequest(db: Db, id: string, user?: string): Promise<Re
     .orderBy('s.position')
     .execute();
   return {
-    id: row.id,
-    type: row.type,
-    target_id: row.target_id,
-    target_type: row.target_type,
-    requested_by: row.requested_by,
-    ...(row.original_path === null ? {} : { original_path: row.original_path }),
+    ...summaryOf(row),
     ...(row.permanent_id === null ? {} : { permanent_id: row.permanent_id }),
     history: history.map((entry) => ({
       status: entry.name,
