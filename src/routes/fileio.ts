@@ -111,13 +111,15 @@ async function relayFile(deps: FileioDeps, request: FastifyRequest, reply: Fasti
   return reply.send(response.body);
 }
 
+/** Where an upload goes in data-info: a new file in a folder, or new content for a file. */
+interface UploadTarget {
+  method: 'POST' | 'PUT';
+  path: string;
+  rawQuery: string;
+}
+
 /** The caller's multipart body, streamed to data-info; answers the file result. */
-async function streamUpload(
-  deps: FileioDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  target: { method: 'POST' | 'PUT'; path: string; rawQuery: string },
-): Promise<ReturnType<typeof fileResult>> {
+async function streamUpload(deps: FileioDeps, request: FastifyRequest, reply: FastifyReply, target: UploadTarget): Promise<ReturnType<typeof fileResult>> {
   const response = await deps.forwarder.exchange(request, reply, 'data-info', {
     ...target,
     identity: request.identity,
@@ -221,30 +223,30 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
     streamed.removeAllContentTypeParsers();
     streamed.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
-    routeAtBoth(streamed, 'user', {
-      method: 'POST',
-      url: '/fileio/upload',
-      ...documentedNotEnforced,
-      schema: multipartSchema('Upload a file into a folder', 'Destination folder'),
-      handler: async (request, reply) => {
-        const dest = normalizeDataPath(requiredQuery(request, 'dest'), zone, 'dest');
-        checkUploadBody(deps, request);
-        return streamUpload(deps, request, reply, { method: 'POST', path: '/data', rawQuery: `dest=${encodeURIComponent(dest)}` });
-      },
-    });
+    /** A multipart upload to a checked `dest`, streamed to the data-info call `target` names. */
+    const uploadRoute = (url: string, schema: ReturnType<typeof multipartSchema>, target: (request: FastifyRequest, dest: string) => Promise<UploadTarget>) =>
+      routeAtBoth(streamed, 'user', {
+        method: 'POST',
+        url,
+        ...documentedNotEnforced,
+        schema,
+        handler: async (request, reply) => {
+          const dest = normalizeDataPath(requiredQuery(request, 'dest'), zone, 'dest');
+          checkUploadBody(deps, request);
+          return streamUpload(deps, request, reply, await target(request, dest));
+        },
+      });
 
-    routeAtBoth(streamed, 'user', {
+    uploadRoute('/fileio/upload', multipartSchema('Upload a file into a folder', 'Destination folder'), async (_request, dest) => ({
       method: 'POST',
-      url: '/fileio/overwrite',
-      ...documentedNotEnforced,
-      schema: multipartSchema('Replace the content of an existing file', 'The existing file'),
-      handler: async (request, reply) => {
-        const dest = normalizeDataPath(requiredQuery(request, 'dest'), zone, 'dest');
-        checkUploadBody(deps, request);
-        const id = await writableFileId(dataInfoCall(deps, request), dest);
-        return streamUpload(deps, request, reply, { method: 'PUT', path: `/data/${encodeURIComponent(id)}`, rawQuery: '' });
-      },
-    });
+      path: '/data',
+      rawQuery: `dest=${encodeURIComponent(dest)}`,
+    }));
+    uploadRoute('/fileio/overwrite', multipartSchema('Replace the content of an existing file', 'The existing file'), async (request, dest) => ({
+      method: 'PUT',
+      path: `/data/${encodeURIComponent(await writableFileId(dataInfoCall(deps, request), dest))}`,
+      rawQuery: '',
+    }));
   });
 
   /** save and save-as: a JSON body `{dest, content}` that `write` stores; answered with the file result. */
