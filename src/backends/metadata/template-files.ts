@@ -64,30 +64,25 @@ export function zip(entries: { name: string; content: string }[], now = new Date
     const raw = Buffer.from(entry.content, 'utf8');
     const packed = deflateRawSync(raw);
     const crc = crc32(raw);
+    // What a local header (from byte 4) and its central directory entry (from byte 6) both say.
+    const fields = Buffer.alloc(24);
+    fields.writeUInt16LE(20, 0); // version needed: 2.0 (deflate)
+    fields.writeUInt16LE(0x0800, 2); // UTF-8 names
+    fields.writeUInt16LE(8, 4); // deflate
+    fields.writeUInt16LE(time, 6);
+    fields.writeUInt16LE(date, 8);
+    fields.writeUInt32LE(crc, 10);
+    fields.writeUInt32LE(packed.length, 14);
+    fields.writeUInt32LE(raw.length, 18);
+    fields.writeUInt16LE(name.length, 22);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(8, 8); // deflate
-    local.writeUInt16LE(time, 10);
-    local.writeUInt16LE(date, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(raw.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    local.writeUInt16LE(0, 28);
+    fields.copy(local, 4);
+    // extra length: zero
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4); // made by
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt16LE(time, 12);
-    central.writeUInt16LE(date, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(raw.length, 24);
-    central.writeUInt16LE(name.length, 28);
+    fields.copy(central, 6);
     // extra length, comment length, disk number, internal and external attributes: zero
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, packed);
