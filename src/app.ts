@@ -86,7 +86,7 @@ async function startEmbeddedBackends(config: GatewayConfig, store: Store, log: F
 function createBuckets(config: GatewayConfig, app: FastifyInstance, metrics: Metrics): BucketStore {
   const local = new MemoryBuckets();
   if (!config.redisUrl) return local;
-  const shared = new RedisBuckets(config.redisUrl, config.redisKeyPrefix);
+  const shared = new RedisBuckets(config.redisUrl, config.redisKeyPrefix, config.redisCommandTimeoutMs);
   return new FallbackBuckets(shared, local, app.log, () => metrics.rateLimitFallbacks.inc());
 }
 

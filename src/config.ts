@@ -16,6 +16,8 @@ export interface GatewayConfig {
   databaseUrl?: string;
   redisUrl?: string;
   redisKeyPrefix: string;
+  /** Longest wait for a Redis answer before a request is served with local counters (REDIS_COMMAND_TIMEOUT_MS). */
+  redisCommandTimeoutMs: number;
   logLevel: string;
   trustProxy: boolean;
   bodyLimitBytes: number;
@@ -209,6 +211,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     databaseUrl: databaseUrl?.toString(),
     redisUrl: redisUrl?.toString(),
     redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'gateway:',
+    redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 250, 10, 60_000),
     logLevel,
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 2 ** 40),

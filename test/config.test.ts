@@ -19,6 +19,7 @@ describe('loadConfig defaults (empty environment)', () => {
     assert.equal(config.dataDir, path.resolve('./data'));
     assert.equal(config.databaseUrl, undefined);
     assert.equal(config.redisUrl, undefined);
+    assert.equal(config.redisCommandTimeoutMs, 250);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.trustProxy, false);
   });
@@ -132,6 +133,7 @@ describe('invalid values throw a ConfigError naming the variable', () => {
     { TRASH_RETENTION_DAYS: 'forever' },
     { URL_IMPORT_ALLOW_PRIVATE_NETWORKS: 'sometimes' },
     { TICKET_BASE_URL: 'ftp://files.example.org' },
+    { REDIS_COMMAND_TIMEOUT_MS: '0' },
   ];
   for (const env of cases) {
     const [[variable, value]] = Object.entries(env) as [[string, string]];

@@ -83,21 +83,23 @@ return {allowed, tostring(tokens)}
 
 type TakeCommand = (key: string, capacity: number, perMs: number) => Promise<[number, string]>;
 
-/** How long a request waits for a connection that is being (re)established, like a command's timeout. */
-const connectingWaitMs = 250;
-
 export class RedisBuckets implements BucketStore {
   readonly redis: Redis;
 
+  /**
+   * @param timeoutMs how long a command may take (REDIS_COMMAND_TIMEOUT_MS); also how long a request
+   *   waits for a connection being (re)established. Past it, the request is served locally.
+   */
   constructor(
     url: string,
     private readonly prefix: string,
+    private readonly timeoutMs = 250,
   ) {
     this.redis = new Redis(url, {
       // Fail fast while Redis is away so callers fall back instead of queueing.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: 250,
+      commandTimeout: timeoutMs,
       connectTimeout: 1000,
       lazyConnect: false,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
@@ -117,7 +119,7 @@ export class RedisBuckets implements BucketStore {
    */
   private async ready(): Promise<void> {
     if (!['wait', 'connecting', 'connect'].includes(this.redis.status)) return;
-    this.connecting ??= once(this.redis, 'ready', { signal: AbortSignal.timeout(connectingWaitMs) })
+    this.connecting ??= once(this.redis, 'ready', { signal: AbortSignal.timeout(this.timeoutMs) })
       .then(
         () => undefined,
         () => undefined,
