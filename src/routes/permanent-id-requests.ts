@@ -11,6 +11,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isUuid } from '../backends/data-info/ids.js';
+import type { RequestDetails, RequestListing } from '../backends/metadata/permanent-id-model.js';
 import type { GatewayConfig } from '../config.js';
 import type { Identity } from '../http/auth.js';
 import { jsonAnswer } from '../http/backend-answer.js';
@@ -36,23 +37,9 @@ export interface PermanentIdDeps {
   minter?: PidMinter;
 }
 
-/** backends.md §3.7 Details and Listing, as metadata answers them. */
-interface Details {
-  id: string;
-  type: string;
-  target_id: string;
-  target_type: string;
-  requested_by: string;
-  original_path?: string;
-  permanent_id?: string;
-  history: Array<{ status: string; comments?: string; status_date: number; updated_by: string }>;
-}
-interface Listing {
-  id: string;
-  target_id: string;
-  requested_by: string;
-  [key: string]: unknown;
-}
+/** backends.md §3.7 Details and Listing, as metadata answers them (the embedded service's own types). */
+type Details = RequestDetails;
+type Listing = RequestListing;
 
 /** data-info's stat (backends.md §2.2), the keys read here. */
 interface Stat {
