@@ -19,9 +19,13 @@ export function atLeast(permission: Permission | undefined, needed: Permission):
   return permission !== undefined && levels[permission] >= levels[needed];
 }
 
-function strongest(permissions: Permission[]): Permission | undefined {
-  return permissions.reduce<Permission | undefined>((best, next) => (best === undefined || levels[next] > levels[best] ? next : best), undefined);
+/** The strongest of some levels (absent ones ignored). */
+export function strongest(permissions: (Permission | undefined)[]): Permission | undefined {
+  return permissions.reduce<Permission | undefined>((best, next) => (next !== undefined && (best === undefined || levels[next] > levels[best]) ? next : best), undefined);
 }
+
+/** Paths bound in one `in (...)` list, well below both engines' limits on bound parameters. */
+const MAX_BOUND_PATHS = 10_000;
 
 export interface NewObject {
   path: string;
@@ -130,24 +134,43 @@ export class Catalog {
 
   /** The caller's level on a path: the strongest grant to them or to everyone on it or any folder above. */
   async permission(user: string, path: string, db: Db = this.db): Promise<Permission | undefined> {
-    const rows = await db
-      .selectFrom('data_permissions')
-      .innerJoin('data_objects', 'data_objects.id', 'data_permissions.object_id')
-      .select('data_permissions.permission')
-      .where('data_objects.path', 'in', [...ancestorsOf(path), path])
-      .where('data_permissions.username', 'in', [user, everyone])
-      .execute();
-    return strongest(rows.map((row) => row.permission));
+    return (await this.permissions(user, [path], db)).get(path);
+  }
+
+  /** permission() for many paths at once: the grants on all of them and their folders in one query per batch. */
+  async permissions(user: string, paths: string[], db: Db = this.db): Promise<Map<string, Permission | undefined>> {
+    const chains = new Map(paths.map((path) => [path, [...ancestorsOf(path), path]]));
+    const onPath = new Map<string, Permission>();
+    const wanted = [...new Set([...chains.values()].flat())];
+    for (let start = 0; start < wanted.length; start += MAX_BOUND_PATHS) {
+      const rows = await db
+        .selectFrom('data_permissions')
+        .innerJoin('data_objects', 'data_objects.id', 'data_permissions.object_id')
+        .select(['data_objects.path', 'data_permissions.permission'])
+        .where('data_objects.path', 'in', wanted.slice(start, start + MAX_BOUND_PATHS))
+        .where('data_permissions.username', 'in', [user, everyone])
+        .execute();
+      for (const row of rows) onPath.set(row.path, strongest([onPath.get(row.path), row.permission])!);
+    }
+    return new Map([...chains].map(([path, chain]) => [path, strongest(chain.map((each) => onPath.get(each)))]));
   }
 
   /** Users other than `owner` holding a grant on the object itself (its `share-count`). */
   async shareCount(object: DataObject, db: Db = this.db): Promise<number> {
-    const row = await db
-      .selectFrom('data_permissions')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('object_id', '=', object.id)
-      .where('username', '!=', object.owner)
-      .executeTakeFirstOrThrow();
-    return Number(row.count);
+    return (await this.shareCounts([object.id], db)).get(object.id) ?? 0;
+  }
+
+  /** shareCount() for many objects by id, in one query; objects shared with no one are left out. */
+  async shareCounts(ids: string[], db: Db = this.db): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await db
+      .selectFrom('data_permissions as p')
+      .innerJoin('data_objects as o', 'o.id', 'p.object_id')
+      .select(['p.object_id', (eb) => eb.fn.countAll<number>().as('count')])
+      .where('p.object_id', 'in', ids)
+      .whereRef('p.username', '!=', 'o.owner')
+      .groupBy('p.object_id')
+      .execute();
+    return new Map(rows.map((row) => [row.object_id, Number(row.count)]));
   }
 }

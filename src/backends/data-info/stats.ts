@@ -162,9 +162,11 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
         return ordered.limit(limit).offset(offset).execute();
       })() as Promise<DataObject[]>,
     ]);
-    const stats = await Promise.all(
-      page.map(async (object) => pick(await data.stat(caller, object, (await visibility.level(caller, object.path)) ?? 'read'))),
+    const levels = await visibility.levels(
+      caller,
+      page.map((object) => object.path),
     );
+    const stats = (await data.stats(caller, page.map((object) => ({ object, permission: levels.get(object.path) ?? 'read' })))).map(pick);
     return {
       files: stats.filter((_stat, index) => page[index]!.type === 'file'),
       folders: stats.filter((_stat, index) => page[index]!.type === 'dir'),

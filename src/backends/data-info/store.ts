@@ -144,31 +144,46 @@ export class DataStore {
 
   /** The stat object of backends.md §2.2 for an object the caller holds `permission` on. */
   async stat(caller: Caller, object: DataObject, permission: Permission): Promise<Stat> {
-    const stat: Stat = {
-      id: object.id,
-      path: object.path,
-      type: object.type,
-      label: this.label(caller, object),
-      'date-created': Number(object.created_at),
-      'date-modified': Number(object.modified_at),
-      permission,
-    };
-    if (permission === 'own') stat['share-count'] = await this.catalog.shareCount(object);
-    if (object.type === 'file') {
-      stat['file-size'] = Number(object.size);
-      stat.md5 = object.md5 ?? '';
-      stat['content-type'] = object.content_type ?? 'application/octet-stream';
-      stat.infoType = object.info_type;
-    } else {
-      const counts = await this.db
-        .selectFrom('data_objects')
-        .select(['type', (eb) => eb.fn.countAll<number>().as('count')])
-        .where('parent_path', '=', object.path)
-        .groupBy('type')
-        .execute();
-      stat['file-count'] = Number(counts.find((row) => row.type === 'file')?.count ?? 0);
-      stat['dir-count'] = Number(counts.find((row) => row.type === 'dir')?.count ?? 0);
-    }
-    return stat;
+    return (await this.stats(caller, [{ object, permission }]))[0]!;
+  }
+
+  /** stat() for many objects, with one query for all share counts and one for all folder contents. */
+  async stats(caller: Caller, items: { object: DataObject; permission: Permission }[]): Promise<Stat[]> {
+    const owned = items.filter((item) => item.permission === 'own').map((item) => item.object.id);
+    const folders = items.filter((item) => item.object.type === 'dir').map((item) => item.object.path);
+    const [shareCount, contents] = await Promise.all([
+      this.catalog.shareCounts(owned),
+      folders.length === 0
+        ? []
+        : this.db
+            .selectFrom('data_objects')
+            .select(['parent_path', 'type', (eb) => eb.fn.countAll<number>().as('count')])
+            .where('parent_path', 'in', folders)
+            .groupBy(['parent_path', 'type'])
+            .execute(),
+    ]);
+    const count = new Map(contents.map((row) => [`${row.type}:${row.parent_path}`, Number(row.count)]));
+    return items.map(({ object, permission }) => {
+      const stat: Stat = {
+        id: object.id,
+        path: object.path,
+        type: object.type,
+        label: this.label(caller, object),
+        'date-created': Number(object.created_at),
+        'date-modified': Number(object.modified_at),
+        permission,
+      };
+      if (permission === 'own') stat['share-count'] = shareCount.get(object.id) ?? 0;
+      if (object.type === 'file') {
+        stat['file-size'] = Number(object.size);
+        stat.md5 = object.md5 ?? '';
+        stat['content-type'] = object.content_type ?? 'application/octet-stream';
+        stat.infoType = object.info_type;
+      } else {
+        stat['file-count'] = count.get(`file:${object.path}`) ?? 0;
+        stat['dir-count'] = count.get(`dir:${object.path}`) ?? 0;
+      }
+      return stat;
+    });
   }
 }

@@ -85,6 +85,15 @@ export class Visibility {
     return this.data.permission(caller, path);
   }
 
+  /** level() for many paths at once. */
+  async levels(caller: Caller, paths: string[]): Promise<Map<string, Permission | undefined>> {
+    const levels = await this.data.catalog.permissions(
+      caller.name,
+      paths.filter((path) => !this.hidden(caller, path)),
+    );
+    return new Map(paths.map((path) => [path, levels.get(path)]));
+  }
+
   /**
    * SQL: some grant to the caller or to everyone sits on the path column or below it, outside
    * other users' trash. Used to keep a pass-through folder's children to those that lead somewhere.
