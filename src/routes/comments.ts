@@ -11,7 +11,7 @@ import { backendError, jsonAnswer } from '../http/backend-answer.js';
 import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { BackendCall, Forwarder } from '../http/proxy.js';
-import { dataInfoCall, dataInfoJson } from './data-info-calls.js';
+import { dataInfoCall, readableStats } from './data-info-calls.js';
 import { queryNormalizer } from './filesystem-calls.js';
 
 export interface CommentDeps {
@@ -136,13 +136,7 @@ interface EntryStat {
 
 /** The entry's type and the caller's permission; 404 when it does not exist or the caller cannot read it. */
 async function readableEntry(deps: CommentDeps, request: FastifyRequest, entryId: string): Promise<EntryStat> {
-  const answer = await dataInfoJson<{ ids: Record<string, EntryStat> }>(dataInfoCall(deps, request), {
-    method: 'POST',
-    path: '/path-info',
-    query: { 'ignore-missing': 'true', 'ignore-inaccessible': 'true', 'filter-include': 'id,type,permission' },
-    json: { ids: [entryId] },
-  });
-  const stat = answer?.ids?.[entryId];
+  const stat = (await readableStats<EntryStat>(dataInfoCall(deps, request), [entryId], 'id,type,permission')).get(entryId);
   if (!stat) throw notFound(`no file or folder with the id ${entryId} is readable by the caller`, { 'entry-id': entryId });
   return stat;
 }

@@ -28,6 +28,31 @@ export async function dataInfoJson<T>(call: DataInfoCall, request: DataInfoReque
   return jsonAnswer<T>('data-info', response);
 }
 
+/** data-info's `/path-info` takes at most this many ids per call (backends.md §2 bulk limit). */
+const PATH_INFO_BATCH = 1000;
+
+/**
+ * The stats of the entries among `ids` that exist and the caller can read, by id (missing and
+ * unreadable ones left out): `/path-info` in batches of PATH_INFO_BATCH, sent together.
+ * `filterInclude` names the stat keys wanted (all of them when absent).
+ */
+export async function readableStats<T>(call: DataInfoCall, ids: readonly string[], filterInclude?: string): Promise<Map<string, T>> {
+  const unique = [...new Set(ids)];
+  const batches: string[][] = [];
+  for (let start = 0; start < unique.length; start += PATH_INFO_BATCH) batches.push(unique.slice(start, start + PATH_INFO_BATCH));
+  const answers = await Promise.all(
+    batches.map((batch) =>
+      dataInfoJson<{ ids?: Record<string, T> }>(call, {
+        method: 'POST',
+        path: '/path-info',
+        query: { 'ignore-missing': 'true', 'ignore-inaccessible': 'true', 'filter-include': filterInclude },
+        json: { ids: batch },
+      }),
+    ),
+  );
+  return new Map(answers.flatMap((answer) => Object.entries(answer?.ids ?? {})));
+}
+
 /** A file's content as data-info takes it raw: no multipart, nothing parsed. */
 export const fileContent = (content: string | Readable) => ({ content, contentType: 'application/octet-stream' });
 

@@ -5,7 +5,7 @@ import { dataError } from '../backends/data-info/errors.js';
 import { isUuid } from '../backends/data-info/ids.js';
 import { backendError, jsonAnswer } from '../http/backend-answer.js';
 import type { BackendCall } from '../http/proxy.js';
-import { dataInfoCall, dataInfoJson, encodedPath, fileContent } from './data-info-calls.js';
+import { dataInfoCall, dataInfoJson, encodedPath, fileContent, readableStats } from './data-info-calls.js';
 import type { FilesystemDeps } from './filesystem-calls.js';
 
 export type DataMetadataDeps = FilesystemDeps;
@@ -63,19 +63,8 @@ export async function statsByPath(deps: DataMetadataDeps, request: FastifyReques
 
 /** The ids among `ids` that the caller can read (missing and unreadable ones left out). */
 export async function readableIds(deps: DataMetadataDeps, request: FastifyRequest, ids: string[]): Promise<Set<string>> {
-  const readable = new Set<string>();
-  const unique = [...new Set(ids)];
-  // data-info takes at most 1000 ids per call (backends.md §2).
-  for (let start = 0; start < unique.length; start += 1000) {
-    const answer = await dataInfoJson<{ ids: Record<string, unknown> }>(dataInfoCall(deps, request), {
-      method: 'POST',
-      path: '/path-info',
-      query: { 'ignore-missing': 'true', 'ignore-inaccessible': 'true', 'filter-include': 'id' },
-      json: { ids: unique.slice(start, start + 1000) },
-    });
-    for (const id of Object.keys(answer.ids ?? {})) readable.add(id.toLowerCase());
-  }
-  return readable;
+  const readable = await readableStats(dataInfoCall(deps, request), ids, 'id');
+  return new Set([...readable.keys()].map((id) => id.toLowerCase()));
 }
 
 export type MetadataRequest = Omit<BackendCall, 'identity' | 'identityStyle'>;

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import type { PassthroughRoute } from '../http/passthrough.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { GatewayError } from '../http/errors.js';
-import { dataInfoCall, dataInfoJson } from './data-info-calls.js';
+import { dataInfoCall, readableStats } from './data-info-calls.js';
 import { entryId, metadataJson, targetType, type DataMetadataDeps, type EntryStat } from './data-metadata-calls.js';
 import { queryNormalizer } from './filesystem-calls.js';
 
@@ -24,13 +24,7 @@ const PatchBody = Type.Object({ tags: Type.Array(Type.String({ description: 'Tag
 
 /** The entry's stat; 404 when it does not exist or the caller cannot read it (both look the same to the caller). */
 async function readableEntry(deps: DataMetadataDeps, request: Parameters<typeof dataInfoCall>[1], id: string): Promise<EntryStat> {
-  const answer = await dataInfoJson<{ ids: Record<string, EntryStat> }>(dataInfoCall(deps, request), {
-    method: 'POST',
-    path: '/path-info',
-    query: { 'ignore-missing': 'true', 'ignore-inaccessible': 'true', 'filter-include': 'id,path,type,permission' },
-    json: { ids: [id] },
-  });
-  const stat = answer.ids?.[id];
+  const stat = (await readableStats<EntryStat>(dataInfoCall(deps, request), [id], 'id,path,type,permission')).get(id);
   if (!stat) throw new GatewayError(404, 'ERR_DOES_NOT_EXIST', `no file or folder with the id ${id} is readable by the caller`, { id });
   return stat;
 }

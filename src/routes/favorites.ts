@@ -13,7 +13,7 @@ import { GatewayError } from '../http/errors.js';
 import { routeSecurity } from '../http/openapi.js';
 import type { BackendCall, Forwarder } from '../http/proxy.js';
 import { routeAtBoth } from '../http/secured-alias.js';
-import { dataInfoCall, dataInfoJson } from './data-info-calls.js';
+import { dataInfoCall, dataInfoJson, readableStats } from './data-info-calls.js';
 import { queryNormalizer } from './filesystem-calls.js';
 
 export interface FavoriteDeps {
@@ -33,8 +33,6 @@ const sortDirections = ['asc', 'desc'];
 const entityTypes = ['any', 'file', 'folder'];
 /** The most entries one page may hold (data-info's `/stat-lister` maximum); larger limits are capped. */
 const MAX_PAGE = 100_000;
-/** data-info's `/path-info` takes at most this many ids per call (backends.md §2 bulk limit). */
-const PATH_INFO_BATCH = 1000;
 
 const common = {
   id: Type.String({ description: 'Absolute path' }),
@@ -116,21 +114,7 @@ async function done(reply: FastifyReply, answer: Awaited<ReturnType<typeof metad
 }
 
 /** The ids among `ids` that exist and the caller can read, with their stats (`filter-include` keys). */
-async function readable(deps: FavoriteDeps, request: FastifyRequest, ids: string[], keys: string): Promise<Map<string, Partial<Stat>>> {
-  const batches: string[][] = [];
-  for (let start = 0; start < ids.length; start += PATH_INFO_BATCH) batches.push(ids.slice(start, start + PATH_INFO_BATCH));
-  const answers = await Promise.all(
-    batches.map((batch) =>
-      dataInfoJson<{ ids: Record<string, Partial<Stat>> }>(dataInfoCall(deps, request), {
-        method: 'POST',
-        path: '/path-info',
-        query: { 'ignore-missing': 'true', 'ignore-inaccessible': 'true', 'filter-include': keys },
-        json: { ids: batch },
-      }),
-    ),
-  );
-  return new Map(answers.flatMap((answer) => Object.entries(answer?.ids ?? {})));
-}
+const readable = (deps: FavoriteDeps, request: FastifyRequest, ids: string[], keys: string) => readableStats<Partial<Stat>>(dataInfoCall(deps, request), ids, keys);
 
 /**
  * Spec "Errors" 5: a filter body that is not a data id collection is 400. Checked before

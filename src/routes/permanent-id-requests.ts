@@ -20,7 +20,7 @@ import { sendNotification } from '../http/notifications.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
 import type { BackendCall, Forwarder } from '../http/proxy.js';
-import { dataInfoJson } from './data-info-calls.js';
+import { readableStats } from './data-info-calls.js';
 import { dataCiteXml, publicationYear, type Avu } from './pid-datacite.js';
 import { candidateIdentifier, pidMinter, type Minted, type PidMinter, type PidType } from './pid-provider.js';
 
@@ -53,8 +53,6 @@ interface Stat {
   [key: string]: unknown;
 }
 
-/** data-info's `/path-info` takes at most this many ids per call. */
-const PATH_INFO_BATCH = 1000;
 const notificationType = 'permanent_id_request';
 
 const StatObject = Type.Union([Type.Object({}, { additionalProperties: true, description: 'data-info stat of the folder (backends.md §2.2)' }), Type.Null()], {
@@ -135,23 +133,9 @@ async function metadata<T>(deps: PermanentIdDeps, request: FastifyRequest, call:
   return jsonAnswer<T>('metadata', await deps.forwarder.call('metadata', { ...call, identity, identityStyle: 'user' }, request.id));
 }
 
-/** The stats of the ids `user` can read, in batches of PATH_INFO_BATCH (one call for any ordinary listing). */
-async function stats(deps: PermanentIdDeps, request: FastifyRequest, user: Identity | undefined, ids: string[]): Promise<Map<string, Stat>> {
-  const unique = [...new Set(ids)];
-  const batches: string[][] = [];
-  for (let start = 0; start < unique.length; start += PATH_INFO_BATCH) batches.push(unique.slice(start, start + PATH_INFO_BATCH));
-  const call = { forwarder: deps.forwarder, identity: user, requestId: request.id };
-  const answers = await Promise.all(
-    batches.map((batch) =>
-      dataInfoJson<{ ids?: Record<string, Stat> }>(call, {
-        method: 'POST',
-        path: '/path-info',
-        query: { 'ignore-missing': 'true', 'ignore-inaccessible': 'true' },
-        json: { ids: batch },
-      }),
-    ),
-  );
-  return new Map(answers.flatMap((answer) => Object.entries(answer?.ids ?? {})));
+/** The stats of the ids `user` can read (one data-info call for any ordinary listing). */
+function stats(deps: PermanentIdDeps, request: FastifyRequest, user: Identity | undefined, ids: string[]): Promise<Map<string, Stat>> {
+  return readableStats<Stat>({ forwarder: deps.forwarder, identity: user, requestId: request.id }, ids);
 }
 
 /** The request with its folder's stat in place of `target_id` (null when the folder is gone). */
