@@ -8,10 +8,12 @@ import { qualifiedUsername, recordUser } from '../store/users.js';
 /**
  * Records every identity that gets through authentication, so the platform can describe its
  * users (`/secured/user-info`) and backends can refer to them. A user whose token attributes
- * are unchanged is written at most once per `refreshMs` per process.
+ * are unchanged is written at most once per `refreshMs` per process: concurrent requests of one
+ * user (a client's first page load) share one write rather than each upserting the same row.
  */
 export class SeenUsers {
-  private readonly recent: LRUCache<string, true>;
+  /** The write made (or being made) for an identity; a failed one is forgotten so the next request retries. */
+  private readonly recent: LRUCache<string, Promise<void>>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -24,16 +26,24 @@ export class SeenUsers {
 
   async record(identity: Identity): Promise<void> {
     const key = JSON.stringify([identity.username, identity.email, identity.firstName, identity.lastName]);
-    if (this.recent.has(key)) return;
+    let write = this.recent.get(key);
+    if (!write) {
+      write = this.write(identity, key);
+      this.recent.set(key, write);
+    }
+    await write;
+  }
+
+  private async write(identity: Identity, key: string): Promise<void> {
     try {
       await recordUser(this.db, qualifiedUsername(identity.username, this.uidDomain), {
         email: identity.email,
         firstName: identity.firstName,
         lastName: identity.lastName,
       });
-      this.recent.set(key, true);
     } catch (error) {
       // Serving the request matters more than the directory entry; the next request retries.
+      this.recent.delete(key);
       this.log.warn({ err: error, user: identity.username }, 'could not record user');
     }
   }
