@@ -128,13 +128,50 @@ async function deleteAvus(db: Db, ids: string[]): Promise<void> {
   for (const part of chunks(all)) await db.deleteFrom('avus').where('id', 'in', part).execute();
 }
 
+/** The AVUs targeting each target (`type/id`), as far down as a write reaches. */
+type Children = Map<string, AvuRow[]>;
+
+const keyOf = (target: Target) => `${target.type}/${target.id}`;
+
+/** How many nesting levels a write visits: one per list of requests it reads the existing AVUs for. */
+function levelsOf(requests: AvuRequest[], replace: boolean): number {
+  const nested = requests.filter((avu) => avu.avus !== undefined || replace).map((avu) => levelsOf(avu.avus ?? [], replace));
+  return 1 + Math.max(0, ...nested);
+}
+
+/** The target's AVUs and those below them, `levels` deep: one query per level, not one per AVU. */
+async function existingAvus(db: Db, target: Target, levels: number): Promise<Children> {
+  const rows = await db.selectFrom('avus').selectAll().where('target_id', '=', target.id).where('target_type', '=', target.type).execute();
+  const children: Children = new Map([[keyOf(target), rows]]);
+  let frontier = rows.map((row) => row.id);
+  for (let level = 1; level < levels && frontier.length > 0; level += 1) {
+    const next: string[] = [];
+    for (const id of frontier) children.set(keyOf({ id, type: 'avu' }), []);
+    for (const part of chunks(frontier)) {
+      for (const child of await db.selectFrom('avus').selectAll().where('target_type', '=', 'avu').where('target_id', 'in', part).execute()) {
+        children.get(keyOf({ id: child.target_id, type: 'avu' }))!.push(child);
+        next.push(child.id);
+      }
+    }
+    frontier = next;
+  }
+  return children;
+}
+
 /**
  * Adds (or, with `replace`, sets) the AVUs of a target. Without an id an AVU whose triple the
  * target already has is that one; with an id it is written only when something differs. On a
  * replace, AVUs of the target not named are deleted, nested ones level by level the same way.
  */
 async function writeAvus(db: Db, user: string, now: number, target: Target, requests: AvuRequest[], replace: boolean): Promise<void> {
-  const existing = await db.selectFrom('avus').selectAll().where('target_id', '=', target.id).where('target_type', '=', target.type).execute();
+  const children = await existingAvus(db, target, levelsOf(requests, replace));
+  await writeLevel(db, user, now, children, target, requests, replace);
+}
+
+/** writeAvus below one target, given what exists there (`children`, kept up to date as rows are written). */
+async function writeLevel(db: Db, user: string, now: number, children: Children, target: Target, requests: AvuRequest[], replace: boolean): Promise<void> {
+  const existing = children.get(keyOf(target)) ?? [];
+  children.set(keyOf(target), existing);
   const kept = new Set<string>();
   for (const avu of requests) {
     let row = avu.id ? existing.find((candidate) => candidate.id === avu.id) : existing.find((candidate) => sameTriple(candidate, avu));
@@ -165,11 +202,16 @@ async function writeAvus(db: Db, user: string, now: number, target: Target, requ
       };
       await db.insertInto('avus').values(row).execute();
       existing.push(row);
+      // A new row has nothing below it, even when its id is that of a row deleted earlier in this write.
+      children.set(keyOf({ id: row.id, type: 'avu' }), []);
     }
     kept.add(row.id);
-    if (avu.avus !== undefined || replace) await writeAvus(db, user, now, { id: row.id, type: 'avu' }, avu.avus ?? [], replace);
+    if (avu.avus !== undefined || replace) await writeLevel(db, user, now, children, { id: row.id, type: 'avu' }, avu.avus ?? [], replace);
   }
-  if (replace) await deleteAvus(db, existing.filter((row) => !kept.has(row.id)).map((row) => row.id));
+  if (replace) {
+    await deleteAvus(db, existing.filter((row) => !kept.has(row.id)).map((row) => row.id));
+    existing.splice(0, existing.length, ...existing.filter((row) => kept.has(row.id)));
+  }
 }
 
 /** Copies AVU trees onto a target, skipping triples it already has. */
