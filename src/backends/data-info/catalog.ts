@@ -124,6 +124,17 @@ export class Catalog {
     return db.selectFrom('data_objects').selectAll().where('path', '=', path).executeTakeFirst() as Promise<DataObject | undefined>;
   }
 
+  /** The objects at any of `paths`, by path (absent ones left out). */
+  async byPaths(paths: string[], db: Db = this.db): Promise<Map<string, DataObject>> {
+    const found = new Map<string, DataObject>();
+    const unique = [...new Set(paths)];
+    for (let start = 0; start < unique.length; start += MAX_BOUND_PATHS) {
+      const rows = (await db.selectFrom('data_objects').selectAll().where('path', 'in', unique.slice(start, start + MAX_BOUND_PATHS)).execute()) as DataObject[];
+      for (const row of rows) found.set(row.path, row);
+    }
+    return found;
+  }
+
   async byId(id: string, db: Db = this.db): Promise<DataObject | undefined> {
     return db.selectFrom('data_objects').selectAll().where('id', '=', id).executeTakeFirst() as Promise<DataObject | undefined>;
   }

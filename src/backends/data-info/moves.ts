@@ -48,23 +48,16 @@ export async function inTransaction<T>(data: DataStore, work: (trx: Transaction<
 
 /** Every source must exist: ERR_DOES_NOT_EXIST naming all the missing ones. */
 export async function existingAll(data: DataStore, trx: Transaction<Database>, paths: string[]): Promise<Map<string, DataObject>> {
-  const found = new Map<string, DataObject>();
-  const missing: string[] = [];
-  for (const path of paths) {
-    const object = await data.catalog.byPath(path, trx);
-    if (object) found.set(path, object);
-    else missing.push(path);
-  }
+  const found = await data.catalog.byPaths(paths, trx);
+  const missing = paths.filter((path) => !found.has(path));
   if (missing.length > 0) throw dataError('ERR_DOES_NOT_EXIST', `${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist`, { paths: missing });
   return found;
 }
 
 /** The caller must own every path: ERR_NOT_OWNER naming those they do not. */
 export async function ownedAll(data: DataStore, trx: Transaction<Database>, caller: Caller, paths: string[]): Promise<void> {
-  const notOwned: string[] = [];
-  for (const path of paths) {
-    if (!atLeast(await data.catalog.permission(caller.name, path, trx), 'own')) notOwned.push(path);
-  }
+  const levels = await data.catalog.permissions(caller.name, paths, trx);
+  const notOwned = paths.filter((path) => !atLeast(levels.get(path), 'own'));
   if (notOwned.length > 0) throw dataError('ERR_NOT_OWNER', `${caller.name} does not own ${notOwned.join(', ')}`, { paths: notOwned, user: caller.name });
 }
 
@@ -80,8 +73,9 @@ export async function moveAll(data: DataStore, caller: Caller, moves: Move[], ac
     if (roots.length > 0) throw dataError('ERR_NOT_AUTHORIZED', `home, trash and zone folders cannot be moved: ${roots.join(', ')}`, { paths: roots });
 
     const folders = [...new Set(ordered.map((move) => parentOf(move.to)))];
+    const targetFolders = await data.catalog.byPaths(folders, trx);
     for (const folder of folders) {
-      const target = await data.catalog.byPath(folder, trx);
+      const target = targetFolders.get(folder);
       if (!target) throw dataError('ERR_DOES_NOT_EXIST', `${folder} does not exist`, { path: folder });
       if (target.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${folder} is not a folder`, { path: folder });
       if (isWithin(folder, trashBase(zone))) {
@@ -90,8 +84,9 @@ export async function moveAll(data: DataStore, caller: Caller, moves: Move[], ac
     }
 
     await ownedAll(data, trx, caller, ordered.map((move) => move.from));
+    const folderLevels = await data.catalog.permissions(caller.name, folders, trx);
     for (const folder of folders) {
-      if (!atLeast(await data.catalog.permission(caller.name, folder, trx), 'write')) {
+      if (!atLeast(folderLevels.get(folder), 'write')) {
         throw dataError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${folder}`, { path: folder, user: caller.name });
       }
     }
@@ -105,7 +100,8 @@ export async function moveAll(data: DataStore, caller: Caller, moves: Move[], ac
 
     const targets = ordered.map((move) => move.to);
     const clashes = targets.filter((target, index) => targets.indexOf(target) !== index);
-    for (const target of targets) if (await data.catalog.byPath(target, trx)) clashes.push(target);
+    const taken = await data.catalog.byPaths(targets, trx);
+    for (const target of targets) if (taken.has(target)) clashes.push(target);
     if (clashes.length > 0) {
       const paths = [...new Set(clashes)];
       throw dataError('ERR_EXISTS', `${paths.join(', ')} already ${paths.length === 1 ? 'exists' : 'exist'}; nothing was moved`, { paths });

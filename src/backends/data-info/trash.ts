@@ -157,8 +157,9 @@ export async function restorePaths(data: DataStore, caller: Caller, requested: s
     const objects = await existingAll(data, trx, paths);
     const outside = paths.filter((path) => !isWithin(path, trashBase(data.zone)) || isProtectedRoot(data.zone, path));
     if (outside.length > 0) throw dataError('ERR_ILLEGAL_ARGUMENT', `only items in a trash can be restored: ${outside.join(', ')}`, { paths: outside });
+    const levels = await data.catalog.permissions(caller.name, paths, trx);
     for (const path of paths) {
-      if (!atLeast(await data.catalog.permission(caller.name, path, trx), 'write')) {
+      if (!atLeast(levels.get(path), 'write')) {
         throw dataError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${path}`, { path, user: caller.name });
       }
     }
