@@ -195,12 +195,9 @@ async function writeAttribute(writing: Writing, input: AttributeInput): Promise<
     id = randomUUID();
     await trx.insertInto('metadata_attributes').values({ id, ...columns, created_by: user, created_on: now }).execute();
   }
-  for (const [order, value] of input.values.entries()) {
-    await trx
-      .insertInto('metadata_attr_enum_values')
-      .values({ id: randomUUID(), attribute_id: id, value: value.value, is_default: value.is_default, display_order: order })
-      .execute();
-  }
+  const values = input.values.map((value, order) => ({ id: randomUUID(), attribute_id: id, value: value.value, is_default: value.is_default, display_order: order }));
+  // 5 parameters a row: 100 rows stay under either engine's bound-parameter limit.
+  for (const part of chunks(values, 100)) await trx.insertInto('metadata_attr_enum_values').values(part).execute();
   for (const [order, child] of input.attributes.entries()) {
     const childId = await writeAttribute(writing, child);
     await trx.insertInto('metadata_attr_attrs').values({ parent_id: id, child_id: childId, display_order: order }).execute();
