@@ -83,8 +83,13 @@ return {allowed, tostring(tokens)}
 
 type TakeCommand = (key: string, capacity: number, perMs: number) => Promise<[number, string]>;
 
+/** ioredis states in which a connection is still being (re)established. */
+const connectingStates: ReadonlySet<string> = new Set(['wait', 'connecting', 'connect']);
+
 export class RedisBuckets implements BucketStore {
   readonly redis: Redis;
+  /** The script command, bound once (not per request). */
+  private readonly takeToken: TakeCommand;
 
   /**
    * @param timeoutMs how long a command may take (REDIS_COMMAND_TIMEOUT_MS); also how long a request
@@ -108,6 +113,7 @@ export class RedisBuckets implements BucketStore {
       // Reported through the fallback path; ioredis keeps reconnecting on its own.
     });
     this.redis.defineCommand('takeToken', { numberOfKeys: 1, lua: takeScript });
+    this.takeToken = (this.redis as unknown as { takeToken: TakeCommand }).takeToken.bind(this.redis);
   }
 
   private connecting?: Promise<void>;
@@ -118,7 +124,7 @@ export class RedisBuckets implements BucketStore {
    * callers on one shared listener, for a connection in progress; if it fails, the command fails.
    */
   private async ready(): Promise<void> {
-    if (!['wait', 'connecting', 'connect'].includes(this.redis.status)) return;
+    if (!connectingStates.has(this.redis.status)) return;
     this.connecting ??= once(this.redis, 'ready', { signal: AbortSignal.timeout(this.timeoutMs) })
       .then(
         () => undefined,
@@ -132,8 +138,7 @@ export class RedisBuckets implements BucketStore {
 
   async take(key: string, policy: BucketPolicy): Promise<Decision> {
     await this.ready();
-    const take = (this.redis as unknown as { takeToken: TakeCommand }).takeToken.bind(this.redis);
-    const [allowed, tokens] = await take(this.prefix + key, policy.capacity, policy.refillPerMinute / 60_000);
+    const [allowed, tokens] = await this.takeToken(this.prefix + key, policy.capacity, policy.refillPerMinute / 60_000);
     return decide(Number(tokens), allowed === 1, policy);
   }
 
