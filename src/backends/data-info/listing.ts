@@ -1,9 +1,9 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import type { DataObject, Permission } from './catalog.js';
+import { strongest, type DataObject, type Permission } from './catalog.js';
 import { baseName } from './data-path.js';
 import type { Caller, DataStore } from './store.js';
-import { binaryText, reported, strongest, visibilityOf, type Access } from './visibility.js';
+import { binaryText, reported, visibilityOf, type Access } from './visibility.js';
 
 /** backends.md §2.3: the paged folder listing, sorted and paged by the database. */
 
@@ -112,7 +112,7 @@ export class Lister {
       objects.map((object) => object.id),
     );
     const inherited = folderAccess && folderAccess !== 'pass-through' ? folderAccess : undefined;
-    return new Map(objects.map((object) => [object.id, strongest(inherited, direct.get(object.id)) ?? 'read']));
+    return new Map(objects.map((object) => [object.id, strongest([inherited, direct.get(object.id)]) ?? 'read']));
   }
 
   entry(object: DataObject, permission: Permission, options: ListingOptions): ListingEntry {

@@ -13,7 +13,8 @@ import { dataError } from './errors.js';
 export type Db = Kysely<Database> | Transaction<Database>;
 type ObjectsExpression = ExpressionBuilder<Database, 'data_objects'>;
 
-const codePoints = (text: string): number => Array.from(text).length;
+/** Number of Unicode code points: what SQL substr() and length() count on both engines. */
+export const codePoints = (text: string): number => Array.from(text).length;
 
 /** `column` starts with `prefix` (compared as text). */
 function startsWith(column: 'path' | 'parent_path', prefix: string): Expression<SqlBool> {

@@ -1,8 +1,9 @@
 import { PostgresAdapter, sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { atLeast, everyone, type DataObject, type Permission } from './catalog.js';
+import { atLeast, everyone, strongest, type DataObject, type Permission } from './catalog.js';
 import { isWithin } from './data-path.js';
 import { dataError } from './errors.js';
+import { codePoints } from './tree.js';
 import type { Caller, DataStore } from './store.js';
 
 /**
@@ -18,13 +19,6 @@ export type Access = Permission | 'pass-through';
 /** The level to report for an access: pass-through folders are reported as `read`. */
 export function reported(access: Access): Permission {
   return access === 'pass-through' ? 'read' : access;
-}
-
-/** Number of Unicode code points: what SQL substr() and length() count on both engines. */
-function codePoints(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
 }
 
 /** SQL: `column` is `ancestor` or lies below it (by whole segments); `ancestor` is a value. */
@@ -45,16 +39,6 @@ export function isPostgres(db: Kysely<Database>): boolean {
 /** Text compared byte-wise (code point order) on both engines, whatever the database's locale. */
 export function binaryText(db: Kysely<Database>, expression: Expression<unknown>): RawBuilder<unknown> {
   return isPostgres(db) ? sql`${expression} collate "C"` : sql`${expression}`;
-}
-
-const levels: Record<Permission, number> = { read: 1, write: 2, own: 3 };
-
-export function strongest(...permissions: (Permission | undefined)[]): Permission | undefined {
-  let best: Permission | undefined;
-  for (const permission of permissions) {
-    if (permission && (!best || levels[permission] > levels[best])) best = permission;
-  }
-  return best;
 }
 
 export class Visibility {
@@ -163,7 +147,7 @@ export class Visibility {
       .where('object_id', 'in', ids)
       .where('username', 'in', [caller.name, everyone])
       .execute();
-    for (const row of rows) grants.set(row.object_id, strongest(grants.get(row.object_id), row.permission)!);
+    for (const row of rows) grants.set(row.object_id, strongest([grants.get(row.object_id), row.permission])!);
     return grants;
   }
 }
