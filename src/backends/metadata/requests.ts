@@ -67,9 +67,11 @@ export function choiceParam<T extends string>(query: unknown, name: string, allo
   return value;
 }
 
-/** `true` or `false` (any letter case), required. */
-export function booleanParam(query: unknown, name: string): boolean {
-  const value = requiredParam(query, name).toLowerCase();
+/** `true` or `false` (any letter case); required unless there is a `fallback` (taken when absent or empty). */
+export function booleanParam(query: unknown, name: string, fallback?: boolean): boolean {
+  const raw = fallback === undefined ? requiredParam(query, name) : singleParam(query, name);
+  if (raw === undefined || raw === '') return fallback!;
+  const value = raw.toLowerCase();
   if (value !== 'true' && value !== 'false') {
     throw metadataError(400, 'ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be true or false`, { field: name });
   }

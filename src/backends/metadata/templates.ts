@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { contentDisposition } from '../../http/content-disposition.js';
-import { metadataError, singleParam, userOf, userQuery, type MetadataRoutes } from './requests.js';
+import { booleanParam, metadataError, userOf, userQuery, type MetadataRoutes } from './requests.js';
 import { templateInput } from './template-body.js';
 import { blankCsv, guideCsv, templateZip } from './template-files.js';
 import { deleteTemplate, findAttribute, listTemplates, requireTemplate, saveTemplate } from './template-model.js';
@@ -16,16 +16,8 @@ const templateParams = Type.Object({ templateId: Type.String({ minLength: 1 }) }
 const attributeParams = Type.Object({ attrId: Type.String({ minLength: 1 }) });
 
 /** `attachment` (default true): whether the download is offered as a file to save. */
-function optionalFlag(query: unknown, name: string, fallback: boolean): boolean {
-  const value = singleParam(query, name);
-  if (value === undefined || value === '') return fallback;
-  const text = value.toLowerCase();
-  if (text !== 'true' && text !== 'false') throw metadataError(400, 'ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be true or false`, { field: name });
-  return text === 'true';
-}
-
 function download(reply: FastifyReply, query: unknown, type: string, fileName: string, body: string | Buffer): FastifyReply {
-  const kind = optionalFlag(query, 'attachment', true) ? 'attachment' : 'inline';
+  const kind = booleanParam(query, 'attachment', true) ? 'attachment' : 'inline';
   return reply.type(type).header('content-disposition', contentDisposition(kind, fileName)).send(body);
 }
 
@@ -89,7 +81,7 @@ export const templateRoutes: MetadataRoutes = async (app, { db, now }) => {
   app.delete('/admin/templates/:templateId', { schema: { querystring: userQuery, params: templateParams } }, async (request, reply) => {
     const user = userOf(request);
     const { templateId } = request.params as { templateId: string };
-    await deleteTemplate(db, user, now(), templateId, optionalFlag(request.query, 'permanent', false));
+    await deleteTemplate(db, user, now(), templateId, booleanParam(request.query, 'permanent', false));
     return reply.code(204).send();
   });
 };
