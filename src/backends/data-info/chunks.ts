@@ -24,12 +24,7 @@ async function readableFile(data: DataStore, user: string, id: unknown): Promise
   const object = await objectById(data, id);
   requireFile(object);
   await visibilityOf(data).requireRead(caller, object);
-  try {
-    return { caller, object, blob: await data.blobs.openRead(object.id) };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw dataError('ERR_DOES_NOT_EXIST', `the content of ${object.path} is missing`, { path: object.path });
-  }
+  return { caller, object, blob: await data.content(object) };
 }
 
 async function collect(stream: Readable): Promise<Buffer> {

@@ -46,13 +46,7 @@ function listingOptions(query: unknown): ListingOptions {
  */
 async function sendFile(data: DataStore, object: DataObject, query: unknown, rangeHeader: string | undefined, reply: FastifyReply) {
   const attachment = booleanParam(query, 'attachment');
-  let blob;
-  try {
-    blob = await data.blobs.openRead(object.id);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw dataError('ERR_DOES_NOT_EXIST', `the content of ${object.path} is missing`, { path: object.path });
-  }
+  const blob = await data.content(object);
   // An empty file is an empty 200 whatever the Range (clients ask `bytes=0-` of everything).
   const range = blob.size === 0 ? undefined : parseRange(rangeHeader, blob.size);
   if (range === 'unsatisfiable') {

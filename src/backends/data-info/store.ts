@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { BlobStore } from './blobs.js';
+import { BlobStore, type OpenBlob } from './blobs.js';
 import { atLeast, Catalog, everyone, systemOwner, type DataObject, type Permission } from './catalog.js';
 import { baseName, MAX_SEGMENT_BYTES, normalizeDataPath } from './data-path.js';
 import { dataError } from './errors.js';
@@ -115,6 +115,16 @@ export class DataStore {
     const object = await this.catalog.byPath(path);
     if (!object) throw dataError('ERR_DOES_NOT_EXIST', `${path} does not exist`, { path });
     return object;
+  }
+
+  /** A file's bytes opened for reading (BlobStore.openRead), or ERR_DOES_NOT_EXIST when they are missing. */
+  async content(object: DataObject): Promise<OpenBlob> {
+    try {
+      return await this.blobs.openRead(object.id);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      throw dataError('ERR_DOES_NOT_EXIST', `the content of ${object.path} is missing`, { path: object.path });
+    }
   }
 
   /** The caller's level on a path, if any. */
