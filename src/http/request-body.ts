@@ -1,6 +1,7 @@
-// Request-body checks shared by the forwarder and the routes that read or pass on bodies themselves.
+// Request-body checks shared by the forwarder, the routes and the embedded backends that read or pass on bodies themselves.
 import { Transform } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
+import { GatewayError } from './errors.js';
 
 /** Whether a request announces a body: chunked, or a length other than 0. */
 export function hasBody(request: FastifyRequest): boolean {
@@ -21,4 +22,13 @@ export function byteLimit(max: number, tooLarge: () => Error): Transform {
       else callback(null, chunk);
     },
   });
+}
+
+/** A request body read as text, parsed as JSON: malformed text is 400 ERR_INVALID_JSON. */
+export function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new GatewayError(400, 'ERR_INVALID_JSON', `Malformed JSON body: ${(error as Error).message}`);
+  }
 }

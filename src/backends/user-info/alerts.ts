@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../http/errors.js';
+import { parseJsonText } from '../../http/request-body.js';
 import type { Store } from '../../store/database.js';
 
 // Go's time.Time (the original service) accepts RFC 3339 only; so do we. Offsets are ±hh:mm or Z.
@@ -29,12 +30,7 @@ function parseTime(body: Record<string, unknown>, field: string): number {
 }
 
 function parseBody(body: unknown): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(typeof body === 'string' ? body : '');
-  } catch (error) {
-    throw new GatewayError(400, 'ERR_INVALID_JSON', `Malformed JSON body: ${(error as Error).message}`);
-  }
+  const value = parseJsonText(typeof body === 'string' ? body : '');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be a JSON object {start_date?, end_date, alert}');
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { GatewayError } from '../../http/errors.js';
+import { parseJsonText } from '../../http/request-body.js';
 import type { Store } from '../../store/database.js';
 import type { Database } from '../../store/schema.js';
 import { findUserId, qualifiedUsername, userIdFor } from '../../store/users.js';
@@ -20,12 +21,7 @@ function present(row: BagRow) {
 /** The request body is the bag's contents: a JSON object, kept as the exact text sent. */
 function contentsOf(body: unknown): string {
   const text = typeof body === 'string' ? body : '';
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new GatewayError(400, 'ERR_INVALID_JSON', `Malformed JSON body: ${(error as Error).message}`);
-  }
+  const value = parseJsonText(text);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'bag contents must be a JSON object', { field: 'contents' });
   }

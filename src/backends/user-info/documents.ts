@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { GatewayError } from '../../http/errors.js';
+import { parseJsonText } from '../../http/request-body.js';
 import type { Store } from '../../store/database.js';
 import type { UserDocumentTableName } from '../../store/schema.js';
 import { findUserId, userIdFor } from '../../store/users.js';
@@ -21,12 +22,7 @@ export interface DocumentKind {
 }
 
 function parseDocument(text: string, kind: DocumentKind): unknown {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new GatewayError(400, 'ERR_INVALID_JSON', `Malformed JSON body: ${(error as Error).message}`);
-  }
+  const value = parseJsonText(text);
   if (kind.objectOnly && (typeof value !== 'object' || value === null || Array.isArray(value))) {
     throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `${kind.key} must be a JSON object`);
   }
