@@ -7,11 +7,12 @@ import { Type } from 'typebox';
 import { isUuid } from '../backends/data-info/ids.js';
 import type { GatewayConfig } from '../config.js';
 import type { Identity } from '../http/auth.js';
-import { backendError, jsonAnswer } from '../http/backend-answer.js';
+import { jsonAnswer } from '../http/backend-answer.js';
 import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
-import type { BackendCall, Forwarder } from '../http/proxy.js';
+import type { Forwarder } from '../http/proxy.js';
 import { dataInfoCall, readableStats } from './data-info-calls.js';
+import { metadataJson, type MetadataRequest } from './data-metadata-calls.js';
 import { queryNormalizer } from './filesystem-calls.js';
 
 export interface CommentDeps {
@@ -88,17 +89,12 @@ function commentText(deps: CommentDeps, body: unknown): string {
   return comment;
 }
 
-type MetadataCall = Omit<BackendCall, 'identity' | 'identityStyle'>;
-
-/** A metadata call as the caller (`user` parameter). */
-function metadata(deps: CommentDeps, request: FastifyRequest, call: MetadataCall) {
-  return deps.forwarder.call('metadata', { ...call, identity: request.identity, identityStyle: 'user' }, request.id);
-}
-
-/** Metadata's answer relayed with the route's success status; a refusal keeps metadata's status and body. */
-async function relay(reply: FastifyReply, answer: Awaited<ReturnType<typeof metadata>>, status = 200): Promise<unknown> {
-  if (answer.statusCode < 200 || answer.statusCode >= 300) throw await backendError('metadata', answer);
-  const body = await jsonAnswer<unknown>('metadata', { ...answer, statusCode: 200 });
+/**
+ * Metadata's answer to `call` (made as the caller) relayed with the route's success status; a
+ * refusal keeps metadata's status and body.
+ */
+async function relay(deps: CommentDeps, request: FastifyRequest, reply: FastifyReply, call: MetadataRequest, status = 200): Promise<unknown> {
+  const body = await metadataJson<unknown>(deps, request, call);
   reply.code(status);
   return body ?? {};
 }
@@ -175,7 +171,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
       const appId = uuidParam(request.params, 'appId');
       const comment = commentText(deps, request.body);
       await appDetails(deps, request, appId);
-      return relay(reply, await metadata(deps, request, { method: 'POST', path: `/apps/${appId}/comments`, json: { comment } }), 201);
+      return relay(deps, request, reply, { method: 'POST', path: `/apps/${appId}/comments`, json: { comment } }, 201);
     },
   });
 
@@ -187,7 +183,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
     handler: async (request, reply) => {
       const appId = uuidParam(request.params, 'appId');
       await appDetails(deps, request, appId);
-      return relay(reply, await metadata(deps, request, { method: 'GET', path: `/apps/${appId}/comments` }));
+      return relay(deps, request, reply, { method: 'GET', path: `/apps/${appId}/comments` });
     },
   });
 
@@ -201,7 +197,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
       const details = await appDetails(deps, request, appId);
       const asOwner = retracted && ownsApp(deps, request.identity, details);
       const path = `${asOwner ? '/admin' : ''}/apps/${appId}/comments/${commentId}`;
-      return relay(reply, await metadata(deps, request, { method: 'PATCH', path, query: { retracted: String(retracted) } }));
+      return relay(deps, request, reply, { method: 'PATCH', path, query: { retracted: String(retracted) } });
     },
   });
 
@@ -219,7 +215,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
       const comment = commentText(deps, request.body);
       const stat = await readableEntry(deps, request, entryId);
       const call = { method: 'POST', path: `/filesystem/entry/${entryId}/comments`, query: { 'data-type': dataType(stat) }, json: { comment } };
-      return relay(reply, await metadata(deps, request, call), 201);
+      return relay(deps, request, reply, call, 201);
     },
   });
 
@@ -231,7 +227,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
     handler: async (request, reply) => {
       const entryId = uuidParam(request.params, 'entryId');
       await readableEntry(deps, request, entryId);
-      return relay(reply, await metadata(deps, request, { method: 'GET', path: `/filesystem/entry/${entryId}/comments` }));
+      return relay(deps, request, reply, { method: 'GET', path: `/filesystem/entry/${entryId}/comments` });
     },
   });
 
@@ -247,7 +243,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
         const stat = await readableEntry(deps, request, entryId);
         const asOwner = retracted && stat.permission === 'own';
         const path = `${asOwner ? '/admin' : ''}/filesystem/entry/${entryId}/comments/${commentId}`;
-        return relay(reply, await metadata(deps, request, { method: 'PATCH', path, query: { retracted: String(retracted) } }));
+        return relay(deps, request, reply, { method: 'PATCH', path, query: { retracted: String(retracted) } });
       },
     });
   }
@@ -266,11 +262,11 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
       handler: async (request, reply) => {
         const path = pathOf(request);
         const retracted = retractedParam(request.query);
-        return relay(reply, await metadata(deps, request, { method: 'PATCH', path, query: { retracted: String(retracted) } }));
+        return relay(deps, request, reply, { method: 'PATCH', path, query: { retracted: String(retracted) } });
       },
     });
 
-    const deleteOne = async (request: FastifyRequest, reply: FastifyReply) => relay(reply, await metadata(deps, request, { method: 'DELETE', path: pathOf(request) }));
+    const deleteOne = async (request: FastifyRequest, reply: FastifyReply) => relay(deps, request, reply, { method: 'DELETE', path: pathOf(request) });
     app.delete(`/admin/${target}/:${param}/comments/:commentId`, { ...adminOptions(`Delete a comment on ${what}`, { params }), handler: deleteOne });
     // routes.md §4: the existing gateway spells this one `/admin/filsystem/...`; its clients keep working.
     if (target === 'filesystem/entry') {
@@ -285,7 +281,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
     ...adminOptions('List every comment by one user', { params: CommenterParams, response: { 200: Type.Object({ comments: Type.Array(CommentDetails) }) } }),
     handler: async (request, reply) => {
       const { commenterId: commenter } = request.params as { commenterId: string };
-      return relay(reply, await metadata(deps, request, { method: 'GET', path: `/admin/comments/${encodeURIComponent(commenter)}` }));
+      return relay(deps, request, reply, { method: 'GET', path: `/admin/comments/${encodeURIComponent(commenter)}` });
     },
   });
 
@@ -293,7 +289,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
     ...adminOptions('Delete every comment by one user, for good', { params: CommenterParams }),
     handler: async (request, reply) => {
       const { commenterId: commenter } = request.params as { commenterId: string };
-      return relay(reply, await metadata(deps, request, { method: 'DELETE', path: `/admin/comments/${encodeURIComponent(commenter)}` }));
+      return relay(deps, request, reply, { method: 'DELETE', path: `/admin/comments/${encodeURIComponent(commenter)}` });
     },
   });
 }

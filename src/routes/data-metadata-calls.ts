@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { dataError } from '../backends/data-info/errors.js';
 import { isUuid } from '../backends/data-info/ids.js';
 import { backendError, jsonAnswer } from '../http/backend-answer.js';
-import type { BackendCall } from '../http/proxy.js';
+import type { BackendCall, BackendResponse } from '../http/proxy.js';
 import { dataInfoCall, dataInfoJson, encodedPath, fileContent, readableStats } from './data-info-calls.js';
 import type { FilesystemDeps } from './filesystem-calls.js';
 
@@ -69,10 +69,14 @@ export async function readableIds(deps: DataMetadataDeps, request: FastifyReques
 
 export type MetadataRequest = Omit<BackendCall, 'identity' | 'identityStyle'>;
 
+/** A metadata-service call as the caller (`user` parameter): its answer, unread. */
+export function metadataCall(deps: Pick<DataMetadataDeps, 'forwarder'>, request: FastifyRequest, call: MetadataRequest): Promise<BackendResponse> {
+  return deps.forwarder.call('metadata', { ...call, identity: request.identity, identityStyle: 'user' }, request.id);
+}
+
 /** A metadata-service JSON answer, called as the caller; a refusal keeps the service's status and body. */
-export async function metadataJson<T>(deps: DataMetadataDeps, request: FastifyRequest, call: MetadataRequest): Promise<T> {
-  const answer = await deps.forwarder.call('metadata', { ...call, identity: request.identity, identityStyle: 'user' }, request.id);
-  return jsonAnswer<T>('metadata', answer);
+export async function metadataJson<T>(deps: Pick<DataMetadataDeps, 'forwarder'>, request: FastifyRequest, call: MetadataRequest): Promise<T> {
+  return jsonAnswer<T>('metadata', await metadataCall(deps, request, call));
 }
 
 /** Nested AVUs as the metadata service keeps them (backends.md §3.3). */

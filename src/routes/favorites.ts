@@ -8,12 +8,13 @@ import { Type } from 'typebox';
 import { isUuid } from '../backends/data-info/ids.js';
 import type { Stat } from '../backends/data-info/store.js';
 import type { GatewayConfig } from '../config.js';
-import { backendError, jsonAnswer } from '../http/backend-answer.js';
+import { backendError } from '../http/backend-answer.js';
 import { GatewayError } from '../http/errors.js';
 import { routeSecurity } from '../http/openapi.js';
-import type { BackendCall, Forwarder } from '../http/proxy.js';
+import type { BackendResponse, Forwarder } from '../http/proxy.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { dataInfoCall, dataInfoJson, readableStats } from './data-info-calls.js';
+import { metadataCall, metadataJson } from './data-metadata-calls.js';
 import { queryNormalizer } from './filesystem-calls.js';
 
 export interface FavoriteDeps {
@@ -99,14 +100,8 @@ function count(query: Record<string, unknown>, name: string): number {
   return value;
 }
 
-type MetadataCall = Omit<BackendCall, 'identity' | 'identityStyle'>;
-
-function metadata(deps: FavoriteDeps, request: FastifyRequest, call: MetadataCall) {
-  return deps.forwarder.call('metadata', { ...call, identity: request.identity, identityStyle: 'user' }, request.id);
-}
-
 /** A metadata answer with no content the client needs: 200 `{}`, or metadata's refusal as it sent it. */
-async function done(reply: FastifyReply, answer: Awaited<ReturnType<typeof metadata>>): Promise<object> {
+async function done(reply: FastifyReply, answer: BackendResponse): Promise<object> {
   if (answer.statusCode < 200 || answer.statusCode >= 300) throw await backendError('metadata', answer);
   await answer.body.dump();
   reply.code(200);
@@ -163,7 +158,7 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
       const stat = (await readable(deps, request, [id], 'id,type')).get(id);
       if (!stat) throw notFavorite(favorite);
       const dataType = stat.type === 'dir' ? 'folder' : 'file';
-      return done(reply, await metadata(deps, request, { method: 'PUT', path: `/favorites/filesystem/${id}`, query: { 'data-type': dataType } }));
+      return done(reply, await metadataCall(deps, request, { method: 'PUT', path: `/favorites/filesystem/${id}`, query: { 'data-type': dataType } }));
     },
   });
 
@@ -174,7 +169,7 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
       if (!isUuid(favorite)) {
         throw new GatewayError(404, 'ERR_NOT_FOUND', 'The target-id wasn\'t marked as a favorite by the user', { 'target-id': favorite });
       }
-      return done(reply, await metadata(deps, request, { method: 'DELETE', path: `/favorites/filesystem/${favorite.toLowerCase()}` }));
+      return done(reply, await metadataCall(deps, request, { method: 'DELETE', path: `/favorites/filesystem/${favorite.toLowerCase()}` }));
     },
   });
 
@@ -185,7 +180,7 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
     preValidation: queryNormalizer(),
     handler: async (request, reply) => {
       const entityType = choice(request.query as Record<string, unknown>, 'entity-type', entityTypes, 'any');
-      return done(reply, await metadata(deps, request, { method: 'DELETE', path: '/favorites/filesystem', query: { 'entity-type': entityType } }));
+      return done(reply, await metadataCall(deps, request, { method: 'DELETE', path: '/favorites/filesystem', query: { 'entity-type': entityType } }));
     },
   });
 
@@ -210,11 +205,7 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
       const entityType = choice(query, 'entity-type', entityTypes, 'any');
       const infoTypes = ((query['info-type'] as string[] | undefined) ?? []).filter((type) => type !== '');
 
-      const marked = await deps.forwarder.callJson<{ filesystem?: unknown }>(
-        'metadata',
-        { method: 'GET', path: '/favorites/filesystem', query: { 'entity-type': entityType }, identity: request.identity, identityStyle: 'user' },
-        request.id,
-      );
+      const marked = await metadataJson<{ filesystem?: unknown }>(deps, request, { method: 'GET', path: '/favorites/filesystem', query: { 'entity-type': entityType } });
       const ids = Array.isArray(marked?.filesystem) ? marked.filesystem.filter(isUuid) : [];
       if (ids.length === 0) return { filesystem: { files: [], folders: [], total: 0 } };
 
@@ -239,8 +230,7 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
       const { filesystem } = request.body as { filesystem: string[] };
       const ids = [...new Set(filesystem.filter(isUuid).map((id) => id.toLowerCase()))];
       if (ids.length === 0) return { filesystem: [] };
-      const answer = await metadata(deps, request, { method: 'POST', path: '/favorites/filter', json: { filesystem: ids } });
-      const marked = await jsonAnswer<{ filesystem?: unknown }>('metadata', answer);
+      const marked = await metadataJson<{ filesystem?: unknown }>(deps, request, { method: 'POST', path: '/favorites/filter', json: { filesystem: ids } });
       const favorites = Array.isArray(marked?.filesystem) ? marked.filesystem.filter(isUuid).map((id) => id.toLowerCase()) : [];
       const visible = favorites.length === 0 ? new Map() : await readable(deps, request, favorites, 'id');
       return { filesystem: filesystem.filter((id) => isUuid(id) && visible.has(id.toLowerCase())) };

@@ -10,6 +10,7 @@ import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { communityRoot, dataInfo, dataPath, queryNormalizer, requireCommunityAccess, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
 import { encodedPath } from './data-info-calls.js';
+import { metadataJson } from './data-metadata-calls.js';
 
 /**
  * Name policy sent with listings (backends.md §2): the data store's default bad characters.
@@ -36,11 +37,7 @@ export function isBadName(deps: FilesystemDeps, username: string, path: string):
 async function favoritesAmong(deps: FilesystemDeps, request: FastifyRequest, ids: string[]): Promise<Set<string>> {
   if (!request.identity || ids.length === 0) return new Set();
   try {
-    const answer = await deps.forwarder.callJson<{ filesystem?: unknown }>(
-      'metadata',
-      { method: 'POST', path: '/favorites/filter', identity: request.identity, identityStyle: 'user', json: { filesystem: ids } },
-      request.id,
-    );
+    const answer = await metadataJson<{ filesystem?: unknown }>(deps, request, { method: 'POST', path: '/favorites/filter', json: { filesystem: ids } });
     return new Set(Array.isArray(answer?.filesystem) ? answer.filesystem.filter((id): id is string => typeof id === 'string') : []);
   } catch (error) {
     request.log.debug({ err: error }, 'favorites filter failed; listing without favourites');

@@ -14,13 +14,13 @@ import { isUuid } from '../backends/data-info/ids.js';
 import type { RequestDetails, RequestListing } from '../backends/metadata/permanent-id-model.js';
 import type { GatewayConfig } from '../config.js';
 import type { Identity } from '../http/auth.js';
-import { jsonAnswer } from '../http/backend-answer.js';
 import { GatewayError } from '../http/errors.js';
 import { sendNotification } from '../http/notifications.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
-import type { BackendCall, Forwarder } from '../http/proxy.js';
+import type { Forwarder } from '../http/proxy.js';
 import { readableStats } from './data-info-calls.js';
+import { metadataJson } from './data-metadata-calls.js';
 import { dataCiteXml, publicationYear, type Avu } from './pid-datacite.js';
 import { candidateIdentifier, pidMinter, type Minted, type PidMinter, type PidType } from './pid-provider.js';
 
@@ -126,13 +126,6 @@ const CompletionSchema = Type.Intersect([
 
 const asUser = (username: string): Identity => ({ username, roles: [], groups: [] });
 
-type MetadataCall = Omit<BackendCall, 'identity' | 'identityStyle'>;
-
-/** A metadata JSON answer, the call made as `identity`; a refusal keeps metadata's status and body. */
-async function metadata<T>(deps: PermanentIdDeps, request: FastifyRequest, call: MetadataCall, identity = request.identity): Promise<T> {
-  return jsonAnswer<T>('metadata', await deps.forwarder.call('metadata', { ...call, identity, identityStyle: 'user' }, request.id));
-}
-
 /** The stats of the ids `user` can read (one data-info call for any ordinary listing). */
 function stats(deps: PermanentIdDeps, request: FastifyRequest, user: Identity | undefined, ids: string[]): Promise<Map<string, Stat>> {
   return readableStats<Stat>({ forwarder: deps.forwarder, identity: user, requestId: request.id }, ids);
@@ -207,7 +200,7 @@ const refusal = (status: number, code: string, reason: string, extra: Record<str
 
 /** The folder AVUs metadata holds (nested ones included). */
 async function folderAvus(deps: PermanentIdDeps, request: FastifyRequest, folderId: string): Promise<Avu[]> {
-  return (await metadata<{ avus?: Avu[] }>(deps, request, { method: 'GET', path: `/avus/folder/${folderId}` }))?.avus ?? [];
+  return (await metadataJson<{ avus?: Avu[] }>(deps, request, { method: 'GET', path: `/avus/folder/${folderId}` }))?.avus ?? [];
 }
 
 const identifierAvu = (avus: Avu[]) => avus.find((avu) => avu.attr.toLowerCase() === 'identifier' && avu.value.trim() !== '');
@@ -254,7 +247,7 @@ function pidType(type: string): PidType {
 
 /** A status change through metadata (`changeRequestStatus`), as the caller. */
 async function changeStatus(deps: PermanentIdDeps, request: FastifyRequest, id: string, change: Record<string, unknown>): Promise<Details> {
-  return metadata<Details>(deps, request, { method: 'POST', path: `/admin/permanent-id-requests/${id}/status`, json: change });
+  return metadataJson<Details>(deps, request, { method: 'POST', path: `/admin/permanent-id-requests/${id}/status`, json: change });
 }
 
 /**
@@ -275,7 +268,7 @@ async function complete(deps: PermanentIdDeps, minter: PidMinter, request: Fasti
       { attr: 'identifierType', value: type, unit: '' },
       { attr: 'publicationYear', value: year, unit: '' },
     ];
-    await metadata(deps, request, { method: 'POST', path: `/avus/folder/${details.target_id}`, json: { avus: written } });
+    await metadataJson(deps, request, { method: 'POST', path: `/avus/folder/${details.target_id}`, json: { avus: written } });
     const comments = `${type} ${minted.identifier} minted${minted.provider === 'embedded' ? ' by the gateway (not registered with a PID provider)' : ''} for ${stat.path}.`;
     const done = await changeStatus(deps, request, details.id, { status: 'Completion', comments, permanent_id: minted.identifier });
     await notifyRequester(deps, request, done, 'status_change');
@@ -311,7 +304,7 @@ export async function permanentIdRequestAggregateRoutes(app: FastifyInstance, de
   app.get('/permanent-id-requests', {
     ...userOptions("List the caller's permanent-ID requests", { querystring: ListingQuery, response: { 200: ListingSchema } }),
     handler: async (request) => {
-      const listing = await metadata<{ requests: Listing[]; total: number }>(deps, request, { method: 'GET', path: '/permanent-id-requests', query: listingQuery(request.query) });
+      const listing = await metadataJson<{ requests: Listing[]; total: number }>(deps, request, { method: 'GET', path: '/permanent-id-requests', query: listingQuery(request.query) });
       const found = await stats(deps, request, request.identity, listing.requests.map((item) => item.target_id));
       return { requests: listing.requests.map((item) => withFolder(item, found)), total: listing.total };
     },
@@ -329,7 +322,7 @@ export async function permanentIdRequestAggregateRoutes(app: FastifyInstance, de
       if (!isUuid(folder)) throw refusal(400, 'ERR_BAD_OR_MISSING_FIELD', 'body field "folder" must be a folder UUID', { field: 'folder' });
       const folderId = folder.toLowerCase();
       const stat = await requestableFolder(deps, request, folderId);
-      const created = await metadata<Details>(deps, request, {
+      const created = await metadataJson<Details>(deps, request, {
         method: 'POST',
         path: '/permanent-id-requests',
         json: { type, target_id: folderId, target_type: 'folder', original_path: stat.path },
@@ -342,7 +335,7 @@ export async function permanentIdRequestAggregateRoutes(app: FastifyInstance, de
   app.get('/permanent-id-requests/:requestId', {
     ...userOptions("One of the caller's permanent-ID requests", { params: RequestParams, response: { 200: DetailsSchema } }),
     handler: async (request) => {
-      const details = await metadata<Details>(deps, request, { method: 'GET', path: `/permanent-id-requests/${requestIdParam(request)}` });
+      const details = await metadataJson<Details>(deps, request, { method: 'GET', path: `/permanent-id-requests/${requestIdParam(request)}` });
       return withFolder(details, await stats(deps, request, request.identity, [details.target_id]));
     },
   });
@@ -351,13 +344,13 @@ export async function permanentIdRequestAggregateRoutes(app: FastifyInstance, de
   app.get('/admin/permanent-id-requests', {
     ...adminOptions("List every user's permanent-ID requests", { querystring: ListingQuery, response: { 200: ListingSchema } }),
     handler: async (request) => {
-      const listing = await metadata<{ requests: Listing[]; total: number }>(deps, request, { method: 'GET', path: '/admin/permanent-id-requests', query: listingQuery(request.query) });
+      const listing = await metadataJson<{ requests: Listing[]; total: number }>(deps, request, { method: 'GET', path: '/admin/permanent-id-requests', query: listingQuery(request.query) });
       const found = await statsPerRequester(deps, request, listing.requests);
       return { requests: listing.requests.map((item) => withFolder(item, found)), total: listing.total };
     },
   });
 
-  const adminDetails = (request: FastifyRequest) => metadata<Details>(deps, request, { method: 'GET', path: `/admin/permanent-id-requests/${requestIdParam(request)}` });
+  const adminDetails = (request: FastifyRequest) => metadataJson<Details>(deps, request, { method: 'GET', path: `/admin/permanent-id-requests/${requestIdParam(request)}` });
 
   app.get('/admin/permanent-id-requests/:requestId', {
     ...adminOptions('One permanent-ID request', { params: RequestParams, response: { 200: DetailsSchema } }),
