@@ -2,7 +2,7 @@
 // data-info navigation and paged listings, with favourites from the metadata service.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { baseName } from '../backends/data-info/data-path.js';
+import { defaultBadChars, isBadName } from '../backends/data-info/listing.js';
 import { basePaths } from '../backends/data-info/paths.js';
 import { jsonAnswer } from '../http/backend-answer.js';
 import { GatewayError } from '../http/errors.js';
@@ -15,19 +15,16 @@ import { metadataJson } from './data-metadata-calls.js';
 /**
  * Name policy sent with listings (backends.md §2): the data store's default bad characters.
  * There is no bad-name list configured; paths are the community root, the caller's home and
- * `/<zone>/home/public`, which are not the caller's to rename or delete.
+ * `/<zone>/home/public`, which are not the caller's to rename or delete. Navigation answers carry
+ * no `badName`: the gateway flags them with the data store's own rule (`isBadName`).
  */
-export const badCharacters = "`'\n\t";
-export const badNames: readonly string[] = [];
-
-function badPaths(deps: FilesystemDeps, username: string): string[] {
+function namePolicy(deps: FilesystemDeps, username: string) {
   const zone = deps.config.dataStore.zone;
-  return [communityRoot(deps.config), basePaths(zone, username).user_home_path, `/${zone}/home/public`];
-}
-
-export function isBadName(deps: FilesystemDeps, username: string, path: string): boolean {
-  const name = baseName(path);
-  return badPaths(deps, username).includes(path) || badNames.includes(name) || [...badCharacters].some((character) => name.includes(character));
+  return {
+    badChars: defaultBadChars,
+    badNames: [] as string[],
+    badPaths: [communityRoot(deps.config), basePaths(zone, username).user_home_path, `/${zone}/home/public`],
+  };
 }
 
 /**
@@ -193,12 +190,12 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
     },
     handler: async (request) => {
       const { path: rawPath } = request.query as { path?: string };
-      const username = request.identity!.username;
       if (rawPath === undefined || rawPath === '') {
         const answer = await dataInfo<RootAnswer>(deps, request, { method: 'GET', path: '/navigation/root' });
         const trash = answer['base-paths'].user_trash_path;
         return { roots: answer.roots.filter((root) => root.path !== trash).map(withSubDirs) };
       }
+      const policy = namePolicy(deps, request.identity!.username);
       const path = dataPath(config, rawPath);
       const { folder } = await dataInfo<{ folder: NavigationFolder }>(deps, request, { method: 'GET', path: `/navigation/path${encodedPath(path)}` });
       const children = folder.folders ?? [];
@@ -206,7 +203,7 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
       const describe = (entry: NavigationFolder) => ({
         ...entry,
         isFavorite: favorites.has(entry.id),
-        badName: isBadName(deps, username, entry.path),
+        badName: isBadName(entry.path, policy),
         hasSubDirs: true,
       });
       return { ...describe({ ...folder, folders: undefined }), folders: children.map(describe) };
@@ -231,7 +228,7 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
       const sortColumn = enumValue('sort-col', query['sort-col'] ?? query['sort-field'], Object.keys(sortColumns));
       const sortDir = enumValue('sort-dir', query['sort-dir'], ['asc', 'desc']);
       const entityType = enumValue('entity-type', query['entity-type'], ['any', 'file', 'folder']);
-      const username = request.identity?.username ?? 'anonymous';
+      const policy = namePolicy(deps, request.identity?.username ?? 'anonymous');
       const infoTypes = query['info-type'] ?? [];
       if (infoTypes.some((infoType) => !wellFormed(infoType))) {
         throw new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', 'query parameter "info-type" must be valid Unicode', { field: 'info-type' });
@@ -251,9 +248,9 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
             'sort-dir': sortDir?.toUpperCase(),
             'entity-type': entityType,
             'info-type': infoTypes,
-            'bad-chars': badCharacters,
-            'bad-name': [...badNames],
-            'bad-path': badPaths(deps, username),
+            'bad-chars': policy.badChars,
+            'bad-name': policy.badNames,
+            'bad-path': policy.badPaths,
           },
         },
         request.id,
