@@ -274,11 +274,10 @@ export class Forwarder {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(Buffer.byteLength(body));
     } else if (request.method !== 'GET' && request.method !== 'HEAD' && hasBody(request)) {
-      const declared = Number(request.headers['content-length'] ?? 0);
-      if (declared > options.bodyLimitBytes) {
-        throw new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${options.bodyLimitBytes} bytes`);
-      }
-      limiter = byteLimit(options.bodyLimitBytes, () => new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${options.bodyLimitBytes} bytes`));
+      const tooLarge = () => new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${options.bodyLimitBytes} bytes`);
+      // A declared length over the limit is refused before any byte is sent on; the rest are counted.
+      if (Number(request.headers['content-length'] ?? 0) > options.bodyLimitBytes) throw tooLarge();
+      limiter = byteLimit(options.bodyLimitBytes, tooLarge);
       // pipeline ties both ends: a client that aborts mid-upload also ends the backend's body.
       pipeline(request.raw, limiter, () => {});
       body = limiter;
