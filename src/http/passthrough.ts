@@ -4,7 +4,7 @@ import { defaultIdentityStyle, type BackendName, type IdentityStyle } from '../b
 import type { Tag } from '../routes/tags.js';
 import type { AuthLevel } from './auth.js';
 import { routeSecurity } from './openapi.js';
-import { securedAuth } from './secured-alias.js';
+import { routeAtBoth } from './secured-alias.js';
 import { qualifiedUsername } from '../store/users.js';
 import type { Forwarder } from './proxy.js';
 
@@ -71,13 +71,15 @@ export interface PassthroughDeps {
   bodyLimitBytes: number;
 }
 
-function registerOne(app: FastifyInstance, route: PassthroughRoute, path: string, auth: AuthLevel, deps: PassthroughDeps): void {
+type RouteOptions = Parameters<FastifyInstance['route']>[0];
+
+function routeOptions(route: PassthroughRoute, auth: AuthLevel, deps: PassthroughDeps): RouteOptions {
   const names = pathParamNames(route.path);
   const identityStyle = route.identity ?? defaultIdentityStyle[route.backend];
   const backendTemplate = route.backendPath ?? route.path;
-  app.route({
+  return {
     method: route.method,
-    url: fastifyPath(path),
+    url: fastifyPath(route.path),
     config: { auth },
     schema: {
       tags: [route.tag],
@@ -103,7 +105,7 @@ function registerOne(app: FastifyInstance, route: PassthroughRoute, path: string
         bodyLimitBytes: route.bodyLimitBytes ?? deps.bodyLimitBytes,
       });
     },
-  });
+  };
 }
 
 /**
@@ -114,8 +116,9 @@ function registerOne(app: FastifyInstance, route: PassthroughRoute, path: string
 export async function registerPassthroughs(app: FastifyInstance, routes: readonly PassthroughRoute[], deps: PassthroughDeps): Promise<void> {
   const register = (instance: FastifyInstance, route: PassthroughRoute) => {
     const auth = route.auth ?? 'user';
-    registerOne(instance, route, route.path, auth, deps);
-    if (route.securedAlias) registerOne(instance, route, `/secured${route.path}`, securedAuth(auth), deps);
+    const options = routeOptions(route, auth, deps);
+    if (route.securedAlias) routeAtBoth(instance, auth, options);
+    else instance.route(options);
   };
 
   await app.register(async (streamed) => {
