@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { Identity } from '../http/auth.js';
 import { jsonAnswer } from '../http/backend-answer.js';
-import type { BackendCall, Forwarder } from '../http/proxy.js';
+import type { BackendCall, BackendResponse, Forwarder } from '../http/proxy.js';
 
 /**
  * Who calls and for which request. Not the request itself: a URL import goes on calling data-info
@@ -60,6 +60,14 @@ export const fileContent = (content: string | Readable) => ({ content, contentTy
 export async function uuidOf(call: DataInfoCall, path: string): Promise<string> {
   const { id } = await dataInfoJson<{ id: string }>(call, { method: 'GET', path: '/data/uuid', query: { path } });
   return id;
+}
+
+/**
+ * Whether data-info answered `GET /data/path/<path>` with a folder's listing (JSON, no
+ * Content-Disposition) where the route wanted a file's bytes.
+ */
+export function answeredListing(response: BackendResponse): boolean {
+  return response.headers['content-disposition'] === undefined && String(response.headers['content-type'] ?? '').includes('json');
 }
 
 /** A canonical path as the tail of a backend URL path (`/data/path<here>`): every segment encoded on its own. */

@@ -5,7 +5,7 @@ import { dataError } from '../backends/data-info/errors.js';
 import { isUuid } from '../backends/data-info/ids.js';
 import { backendError, jsonAnswer } from '../http/backend-answer.js';
 import type { BackendCall, BackendResponse } from '../http/proxy.js';
-import { dataInfoCall, dataInfoJson, encodedPath, fileContent, readableStats } from './data-info-calls.js';
+import { answeredListing, dataInfoCall, dataInfoJson, encodedPath, fileContent, readableStats } from './data-info-calls.js';
 import type { FilesystemDeps } from './filesystem-calls.js';
 
 export type DataMetadataDeps = FilesystemDeps;
@@ -103,7 +103,7 @@ export async function readStoredFile(deps: DataMetadataDeps, request: FastifyReq
     request.id,
   );
   if (response.statusCode < 200 || response.statusCode >= 300) throw await backendError('data-info', response);
-  if (response.headers['content-disposition'] === undefined && String(response.headers['content-type'] ?? '').includes('json')) {
+  if (answeredListing(response)) {
     await response.body.dump();
     throw dataError('ERR_NOT_A_FILE', `${path} is a folder, not a file`, { path });
   }

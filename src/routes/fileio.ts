@@ -12,7 +12,7 @@ import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import type { Forwarder } from '../http/proxy.js';
 import { routeAtBoth } from '../http/secured-alias.js';
-import { dataInfoCall, dataInfoJson, encodedPath, fileContent, uuidOf, type DataInfoCall } from './data-info-calls.js';
+import { answeredListing, dataInfoCall, dataInfoJson, encodedPath, fileContent, uuidOf, type DataInfoCall } from './data-info-calls.js';
 import { FileioErrorSchema, fileResult, FileResultSchema, optionalJsonBody, registerFileioErrors, type FileStat } from './fileio-support.js';
 import { prepareImport, runImport, type UrlImportDeps } from './fileio-url-import.js';
 
@@ -91,7 +91,7 @@ async function relayFile(deps: FileioDeps, request: FastifyRequest, reply: Fasti
     return reply.code(304).send();
   }
   if (response.statusCode < 200 || response.statusCode >= 300) throw await backendError('data-info', response);
-  if (response.headers['content-disposition'] === undefined && String(response.headers['content-type'] ?? '').includes('json')) {
+  if (answeredListing(response)) {
     // A folder: data-info answered a listing, not bytes.
     await response.body.dump();
     throw new GatewayError(500, 'ERR_NOT_A_FILE', `${path} is a folder, not a file`, { path });
