@@ -5,6 +5,7 @@ import * as appsAccounts from './003-apps-accounts.js';
 import * as dataStore from './004-data-store.js';
 import * as metadata from './005-metadata.js';
 import * as metadataTemplatesPids from './006-metadata-templates-pids.js';
+import * as dataTicketObjectIndex from './007-data-ticket-object-index.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '004-data-store': dataStore,
   '005-metadata': metadata,
   '006-metadata-templates-pids': metadataTemplatesPids,
+  '007-data-ticket-object-index': dataTicketObjectIndex,
 };
