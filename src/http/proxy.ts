@@ -7,7 +7,7 @@ import { backendEnvPrefix } from '../backends/catalog.js';
 import type { Identity } from './auth.js';
 import { jsonAnswer } from './backend-answer.js';
 import { GatewayError } from './errors.js';
-import { byteLimit, hasBody } from './request-body.js';
+import { bodyTooLarge, byteLimit, hasBody } from './request-body.js';
 import type { Metrics } from './metrics.js';
 import { qualifiedUsername } from '../store/users.js';
 
@@ -274,7 +274,7 @@ export class Forwarder {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(Buffer.byteLength(body));
     } else if (request.method !== 'GET' && request.method !== 'HEAD' && hasBody(request)) {
-      const tooLarge = () => new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${options.bodyLimitBytes} bytes`);
+      const tooLarge = () => bodyTooLarge(options.bodyLimitBytes);
       // A declared length over the limit is refused before any byte is sent on; the rest are counted.
       if (Number(request.headers['content-length'] ?? 0) > options.bodyLimitBytes) throw tooLarge();
       limiter = byteLimit(options.bodyLimitBytes, tooLarge);

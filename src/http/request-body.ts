@@ -24,6 +24,11 @@ export function byteLimit(max: number, tooLarge: () => Error): Transform {
   });
 }
 
+/** The 413 of a request body over `limit` bytes. */
+export function bodyTooLarge(limit: number): GatewayError {
+  return new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${limit} bytes`);
+}
+
 /** A request body read as text, parsed as JSON: malformed text is 400 ERR_INVALID_JSON. */
 export function parseJsonText(text: string): unknown {
   try {

@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { GatewayError, sendError, toGatewayError } from '../http/errors.js';
-import { hasBody } from '../http/request-body.js';
+import { bodyTooLarge, hasBody, parseJsonText } from '../http/request-body.js';
 
 /** backends.md §2.2, the part of a data-info stat object the file result is made from. */
 export interface FileStat {
@@ -104,17 +104,12 @@ export async function optionalJsonBody(request: FastifyRequest, maxBytes = 64 * 
   let size = 0;
   for await (const chunk of request.raw as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) throw new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${maxBytes} bytes`);
+    if (size > maxBytes) throw bodyTooLarge(maxBytes);
     chunks.push(chunk);
   }
   if (!/\bjson\b/i.test(type)) return undefined;
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new GatewayError(400, 'ERR_INVALID_JSON', `Malformed JSON body: ${(error as Error).message}`);
-  }
+  const value = parseJsonText(text);
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
