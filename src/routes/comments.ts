@@ -11,9 +11,9 @@ import { jsonAnswer } from '../http/backend-answer.js';
 import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { Forwarder } from '../http/proxy.js';
+import { queryNormalizer } from '../http/query.js';
 import { dataInfoCall, readableStats } from './data-info-calls.js';
 import { metadataJson, type MetadataRequest } from './data-metadata-calls.js';
-import { queryNormalizer } from './filesystem-calls.js';
 
 export interface CommentDeps {
   forwarder: Forwarder;

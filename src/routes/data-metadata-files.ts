@@ -9,6 +9,7 @@ import { dataError } from '../backends/data-info/errors.js';
 import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
+import { queryNormalizer } from '../http/query.js';
 import { dataInfoCall, dataInfoJson, encodedPath } from './data-info-calls.js';
 import {
   avusOf,
@@ -24,7 +25,7 @@ import {
   type DataMetadataDeps,
   type EntryStat,
 } from './data-metadata-calls.js';
-import { dataPath, queryNormalizer } from './filesystem-calls.js';
+import { dataPath } from './filesystem-calls.js';
 import { oreDocument } from './ore-document.js';
 
 /** Entries a recursive save or an ORE export walks at most: beyond that it is a job, not a request. */

@@ -8,9 +8,9 @@ import { Type } from 'typebox';
 import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
+import { queryNormalizer } from '../http/query.js';
 import { avusOf, entryId, metadataJson, readableIds, statById, statsById, targetType, type Avu, type DataMetadataDeps } from './data-metadata-calls.js';
 import { dataMetadataFileRoutes } from './data-metadata-files.js';
-import { queryNormalizer } from './filesystem-calls.js';
 import { metadataTemplateRoutes } from './metadata-templates.js';
 
 const AvuSchema = Type.Object(

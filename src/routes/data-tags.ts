@@ -6,9 +6,9 @@ import { Type } from 'typebox';
 import type { PassthroughRoute } from '../http/passthrough.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { GatewayError } from '../http/errors.js';
+import { queryNormalizer } from '../http/query.js';
 import { dataInfoCall, readableStats } from './data-info-calls.js';
 import { entryId, metadataJson, targetType, type DataMetadataDeps, type EntryStat } from './data-metadata-calls.js';
-import { queryNormalizer } from './filesystem-calls.js';
 
 export const dataTagsRoutes: PassthroughRoute[] = [
   { method: ['GET', 'DELETE'], path: '/secured/filesystem/entry/tags', backend: 'metadata', backendPath: '/filesystem/data/tags', tag: 'tags', summary: 'List or detach all tags the user attached' },

@@ -13,9 +13,9 @@ import { GatewayError } from '../http/errors.js';
 import { routeSecurity } from '../http/openapi.js';
 import type { BackendResponse, Forwarder } from '../http/proxy.js';
 import { routeAtBoth } from '../http/secured-alias.js';
+import { queryNormalizer } from '../http/query.js';
 import { dataInfoCall, dataInfoJson, readableStats } from './data-info-calls.js';
 import { metadataCall, metadataJson } from './data-metadata-calls.js';
-import { queryNormalizer } from './filesystem-calls.js';
 
 export interface FavoriteDeps {
   forwarder: Forwarder;

@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
-import { dataInfo, dataPath, idOfPath, queryNormalizer, requireCommunityAccess, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
+import { queryNormalizer } from '../http/query.js';
+import { dataInfo, dataPath, idOfPath, requireCommunityAccess, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
 
 const Paths = Type.Array(Type.String(), { description: 'Absolute data-store paths' });
 const Json = Type.Object({}, { additionalProperties: true });

@@ -8,7 +8,8 @@ import { jsonAnswer } from '../http/backend-answer.js';
 import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
-import { communityRoot, dataInfo, dataPath, queryNormalizer, requireCommunityAccess, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
+import { queryNormalizer } from '../http/query.js';
+import { communityRoot, dataInfo, dataPath, requireCommunityAccess, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
 import { encodedPath } from './data-info-calls.js';
 import { metadataJson } from './data-metadata-calls.js';
 
