@@ -26,7 +26,7 @@ import { miscRoutes } from './routes/misc.js';
 import { operationsRoutes } from './routes/operations.js';
 import { passthroughRoutes } from './routes/passthrough-table.js';
 import { permanentIdRequestAggregateRoutes } from './routes/permanent-id-requests.js';
-import { preferencesRoutes } from './routes/preferences.js';
+import { outputFolderCache, preferencesRoutes } from './routes/preferences.js';
 import { userInfoRoutes } from './routes/user-info.js';
 import { openStore, type Store } from './store/database.js';
 
@@ -123,7 +123,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   registerGuard(app, { config, verifier, buckets, metrics, seenUsers: new SeenUsers(store.db, config.uidDomain, app.log) });
   await app.register(miscRoutes);
   await app.register(operationsRoutes, { store, forwarder, metrics, remoteBackends: Object.keys(remote) as BackendName[] });
-  const aggregateDeps = { forwarder, config };
+  const aggregateDeps = { forwarder, config, ensuredOutputFolders: outputFolderCache() };
   await app.register(preferencesRoutes, aggregateDeps);
   await app.register(bootstrapRoutes, aggregateDeps);
   await app.register(userInfoRoutes, { forwarder });

@@ -28,6 +28,12 @@ const systemFolderKeys = ['systemDefaultOutputDir', 'system_default_output_dir']
 export interface PreferencesDeps {
   forwarder: Forwarder;
   config: Pick<GatewayConfig, 'uidDomain' | 'dataStore'>;
+  /** Output folders known to exist (`user\0path`), so the data store is asked once per user and process. */
+  ensuredOutputFolders: LRUCache<string, true>;
+}
+
+export function outputFolderCache(): LRUCache<string, true> {
+  return new LRUCache({ max: 10_000 });
 }
 
 /** `<home>/<DEFAULT_OUTPUT_FOLDER>`: where analysis results go unless the user picked a folder. */
@@ -97,16 +103,12 @@ async function writeStored(deps: PreferencesDeps, identity: Identity, preference
   await deps.forwarder.callJson('user-info', { method: 'POST', path: userInfoPath(identity, deps.config.uidDomain), identityStyle: 'path', json: preferences }, requestId);
 }
 
-/** Output folders known to exist, per gateway (its forwarder), so the data store is asked once per user and process. */
-const ensuredFolders = new WeakMap<Forwarder, LRUCache<string, true>>();
-
 /**
  * Makes sure the default output folder exists, so the first analysis has somewhere to write.
  * Best effort: a data store that is down or remote and partial must not break preferences.
  */
 async function ensureOutputFolder(deps: PreferencesDeps, identity: Identity, folder: Folder, requestId: string, log?: FastifyBaseLogger): Promise<void> {
-  let ensured = ensuredFolders.get(deps.forwarder);
-  if (!ensured) ensuredFolders.set(deps.forwarder, (ensured = new LRUCache({ max: 10_000 })));
+  const ensured = deps.ensuredOutputFolders;
   const key = `${identity.username}\u0000${folder.path}`;
   if (ensured.has(key)) return;
   try {
