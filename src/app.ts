@@ -3,16 +3,18 @@ import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { backendNames, isEmbeddedBackend, type BackendName } from './backends/catalog.js';
 import { buildBackendHost, embeddedTargets, listenPrivately, processSecret } from './backends/host.js';
+import type { BackendContext } from './backends/service.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerGuard } from './http/guard.js';
 import { loadTrustedKeys } from './http/keys.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
+import { sendNotification } from './http/notifications.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerPassthroughs } from './http/passthrough.js';
 import { SeenUsers } from './http/seen-users.js';
-import { Forwarder, type BackendTarget } from './http/proxy.js';
+import { Forwarder, remoteTarget, type BackendTarget } from './http/proxy.js';
 import { FallbackBuckets, MemoryBuckets, RedisBuckets, type BucketStore } from './http/rate-limit.js';
 import { bootstrapRoutes } from './routes/bootstrap.js';
 import { commentRoutes } from './routes/comments.js';
@@ -57,14 +59,14 @@ function requestId(request: IncomingMessage): string {
 function remoteTargets(config: GatewayConfig): Partial<Record<BackendName, BackendTarget>> {
   const targets: Partial<Record<BackendName, BackendTarget>> = {};
   for (const name of backendNames) {
-    const { url, timeoutMs, secret } = config.backends[name];
-    if (url) targets[name] = { origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), timeoutMs, secret };
+    const target = remoteTarget(config.backends[name]);
+    if (target) targets[name] = target;
   }
   return targets;
 }
 
 /** Runs the embedded backends this process is asked for (those without a URL) behind a private listener. */
-async function startEmbeddedBackends(config: GatewayConfig, store: Store, log: FastifyBaseLogger) {
+async function startEmbeddedBackends(config: GatewayConfig, store: Store, log: FastifyBaseLogger, notify: BackendContext['notify']) {
   const wanted = config.embeddedBackends.filter((name) => !config.backends[name].url);
   const names = wanted.filter(isEmbeddedBackend);
   const missing = wanted.filter((name) => !isEmbeddedBackend(name));
@@ -73,7 +75,7 @@ async function startEmbeddedBackends(config: GatewayConfig, store: Store, log: F
   const secret = processSecret();
   const host = await buildBackendHost({
     names,
-    context: { store, config },
+    context: { store, config, notify },
     secret,
     logger: log.child({ component: 'embedded-backends' }),
     bodyLimitBytes: config.bodyLimitBytes,
@@ -106,7 +108,9 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth);
   const buckets = createBuckets(config, app, metrics);
   const remote = remoteTargets(config);
-  const embedded = await startEmbeddedBackends(config, store, app.log);
+  // Backends notify through the forwarder made just below; none calls before the gateway is built.
+  const notify: BackendContext['notify'] = (notification) => sendNotification(forwarder, notification, app.log);
+  const embedded = await startEmbeddedBackends(config, store, app.log, notify);
   const forwarder = new Forwarder({ ...embedded.targets, ...remote }, config.uidDomain, metrics);
 
   app.addHook('onRequest', async (request, reply) => {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { backendEnvPrefix, backendNames, embeddedBackendNames, type BackendName } from './backends/catalog.js';
 
@@ -88,6 +89,14 @@ export interface GatewayConfig {
     publisher: string;
     /** PID_TARGET_BASE_URL: an identifier resolves to `<base><folder path>`. */
     targetBaseUrl: string;
+  };
+  notifications: {
+    /** Who may POST /send-notification (SEND_NOTIFICATION_ALLOW): IP addresses and CIDR ranges; default loopback. */
+    sendAllow: string[];
+    /** How often an open notification stream gets a heartbeat and a recount (NOTIFICATION_STREAM_HEARTBEAT_MS). */
+    streamHeartbeatMs: number;
+    /** How long an app description added to job notifications is reused (APP_DESCRIPTION_CACHE_MS). */
+    appDescriptionCacheMs: number;
   };
 }
 
@@ -249,7 +258,27 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       ticketBaseUrl: (url(env, 'TICKET_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/tickets`).replace(/\/+$/, ''),
     },
     pid: pidSettings(env, port),
+    notifications: {
+      sendAllow: addressRanges(env, 'SEND_NOTIFICATION_ALLOW', ['127.0.0.0/8', '::1/128']),
+      streamHeartbeatMs: integer(env, 'NOTIFICATION_STREAM_HEARTBEAT_MS', 15_000, 100, 3_600_000),
+      appDescriptionCacheMs: integer(env, 'APP_DESCRIPTION_CACHE_MS', 60_000, 0, 86_400_000),
+    },
   };
+}
+
+/** A comma list of IP addresses and CIDR ranges (`10.0.0.0/8`, `fd00::/8`, `192.0.2.7`). */
+function addressRanges(env: Env, name: string, fallback: string[]): string[] {
+  const ranges = list(env, name, fallback);
+  for (const range of ranges) {
+    const [address = '', bits, extra] = range.split('/');
+    const family = isIP(address);
+    const maxBits = family === 6 ? 128 : 32;
+    const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if (family === 0 || !bitsOk || extra !== undefined) {
+      throw new ConfigError(name, `must list IP addresses or CIDR ranges such as 127.0.0.0/8 or ::1/128, got "${range}"`);
+    }
+  }
+  return ranges;
 }
 
 /** PIDPROVIDER_USER / PIDPROVIDER_PASSWORD come as a pair; PID_PREFIX is a DOI prefix (`10.<digits>`). */

@@ -48,7 +48,7 @@ describe('loadConfig defaults (empty environment)', () => {
 describe('embedded platform settings', () => {
   test('by default every embedded backend runs, in zone "platform", with no shared backend secret', () => {
     const config = loadConfig({});
-    assert.deepEqual(config.embeddedBackends, ['user-info', 'groups', 'data-info', 'apps', 'metadata']);
+    assert.deepEqual(config.embeddedBackends, ['user-info', 'groups', 'data-info', 'apps', 'metadata', 'notification-agent']);
     assert.deepEqual(config.dataStore, {
       zone: 'platform',
       defaultOutputFolder: 'analyses',
@@ -72,7 +72,15 @@ describe('embedded platform settings', () => {
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'none' }).embeddedBackends, []);
     // A backend not embedded yet may be named: it is skipped (with a warning) until it is.
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'user-info,qms' }).embeddedBackends, ['user-info', 'qms']);
-    assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 5);
+    assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 6);
+  });
+
+  test('SEND_NOTIFICATION_ALLOW lists addresses and CIDR ranges, loopback by default', () => {
+    assert.deepEqual(loadConfig({}).notifications.sendAllow, ['127.0.0.0/8', '::1/128']);
+    assert.deepEqual(loadConfig({ SEND_NOTIFICATION_ALLOW: '10.0.0.0/8, fd00::/8,192.0.2.7' }).notifications.sendAllow, ['10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
+    for (const bad of ['10.0.0.0/33', 'example.org', '::1/129', '10.0.0.0/8/1', '10.0.0.0/x']) {
+      assert.throws(() => loadConfig({ SEND_NOTIFICATION_ALLOW: bad }), (error: unknown) => error instanceof ConfigError && error.variable === 'SEND_NOTIFICATION_ALLOW', bad);
+    }
   });
 
   test('a short BACKEND_SECRET is refused without echoing it', () => {

@@ -30,7 +30,7 @@ interface Service {
 async function startService(store: Store, cleanup: () => Promise<void>): Promise<Service> {
   const host: FastifyInstance = await buildBackendHost({
     names: ['user-info'],
-    context: { store, config: loadConfig({ UID_DOMAIN: uidDomain }) },
+    context: { store, config: loadConfig({ UID_DOMAIN: uidDomain }), notify: async () => false },
     secret,
     logger: pino({ level: 'silent' }),
     bodyLimitBytes: 1024 * 1024,

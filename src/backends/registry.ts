@@ -3,6 +3,7 @@ import { appsService } from './apps/index.js';
 import { dataInfoService } from './data-info/index.js';
 import { groupsService } from './groups/index.js';
 import { metadataService } from './metadata/index.js';
+import { notificationAgentService } from './notification-agent/index.js';
 import type { EmbeddedService } from './service.js';
 import { userInfoService } from './user-info/index.js';
 
@@ -12,4 +13,5 @@ export const embeddedServices: Record<EmbeddedBackendName, EmbeddedService> = {
   'data-info': dataInfoService,
   apps: appsService,
   metadata: metadataService,
+  'notification-agent': notificationAgentService,
 };

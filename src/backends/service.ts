@@ -1,13 +1,21 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { GatewayConfig } from '../config.js';
 import { GatewayError, sendError } from '../http/errors.js';
+import type { UserNotification } from '../http/notifications.js';
 import type { Store } from '../store/database.js';
 import { backendEnvPrefix, type EmbeddedBackendName } from './catalog.js';
 
-/** What every embedded backend service is given: the store and the platform settings. */
+/** What every embedded backend service is given: the store, the platform settings, a way to notify users. */
 export interface BackendContext {
   store: Store;
-  config: Pick<GatewayConfig, 'uidDomain' | 'dataStore'>;
+  config: Pick<GatewayConfig, 'uidDomain' | 'dataStore' | 'notifications'>;
+  /**
+   * Sends a user a notification through the notification agent, wherever it runs (the one event
+   * path, src/http/notifications.ts); answers whether it was accepted and never throws.
+   */
+  notify: (notification: UserNotification) => Promise<boolean>;
+  /** Milliseconds since the epoch (default Date.now); tests move it. */
+  now?: () => number;
 }
 
 /**

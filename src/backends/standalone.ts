@@ -2,8 +2,21 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { ConfigError, type GatewayConfig } from '../config.js';
 import { openStore } from '../store/database.js';
-import { embeddedBackendNames, isEmbeddedBackend } from './catalog.js';
+import { createMetrics } from '../http/metrics.js';
+import { sendNotification } from '../http/notifications.js';
+import { Forwarder, remoteTarget, type BackendTarget } from '../http/proxy.js';
+import { embeddedBackendNames, isEmbeddedBackend, type BackendName, type EmbeddedBackendName } from './catalog.js';
 import { buildBackendHost } from './host.js';
+
+/** Where these backends send notifications: NOTIFICATION_AGENT_URL, else this process when it serves the agent. */
+function notificationTarget(config: GatewayConfig, names: readonly EmbeddedBackendName[]): Partial<Record<BackendName, BackendTarget>> {
+  const setting = config.backends['notification-agent'];
+  const remote = remoteTarget(setting);
+  if (remote) return { 'notification-agent': remote };
+  if (!names.includes('notification-agent')) return {};
+  const origin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  return { 'notification-agent': { origin, basePath: '/notification-agent', timeoutMs: setting.timeoutMs, secret: config.backendSecret } };
+}
 
 /**
  * Serves the selected embedded backends as their own process, for gateways that reach them
@@ -15,15 +28,20 @@ export async function serveBackendsStandalone(config: GatewayConfig): Promise<Fa
   const names = config.embeddedBackends.filter(isEmbeddedBackend);
   if (names.length === 0) throw new ConfigError('EMBEDDED_BACKENDS', `names no backend with an embedded implementation (${embeddedBackendNames.join(', ')}) to serve with --backends-only`);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const logger = pino({ level: config.logLevel });
+  const notifier = new Forwarder(notificationTarget(config, names), config.uidDomain, createMetrics());
   const host = await buildBackendHost({
     names,
-    context: { store, config },
+    context: { store, config, notify: (notification) => sendNotification(notifier, notification, logger) },
     secret: config.backendSecret,
-    logger: pino({ level: config.logLevel }),
+    logger,
     bodyLimitBytes: config.bodyLimitBytes,
     logRequests: true,
   });
-  host.addHook('onClose', async () => store.close());
+  host.addHook('onClose', async () => {
+    await notifier.close();
+    await store.close();
+  });
   await host.listen({ port: config.port, host: config.host });
   return host;
 }

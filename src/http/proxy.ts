@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Pool, type Dispatcher } from 'undici';
 import type { BackendName, IdentityStyle } from '../backends/catalog.js';
 import { backendEnvPrefix } from '../backends/catalog.js';
+import type { BackendSetting } from '../config.js';
 import type { Identity } from './auth.js';
 import { jsonAnswer } from './backend-answer.js';
 import { GatewayError } from './errors.js';
@@ -19,6 +20,11 @@ export interface BackendTarget {
   timeoutMs: number;
   /** Sent as `X-Backend-Secret`: embedded backends answer only a gateway that holds it. */
   secret?: string;
+}
+
+/** The target of a backend configured by URL (`<NAME>_URL`), or undefined when it has none. */
+export function remoteTarget({ url, timeoutMs, secret }: BackendSetting): BackendTarget | undefined {
+  return url ? { origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), timeoutMs, secret } : undefined;
 }
 
 export interface BackendCall {

@@ -12,6 +12,8 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   engine: Engine;
+  /** The PostgreSQL connection string (absent on SQLite): for connections of their own, such as LISTEN. */
+  databaseUrl?: string;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -71,6 +73,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return {
     db,
     engine,
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

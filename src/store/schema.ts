@@ -204,3 +204,40 @@ export interface Database {
     comments: string | null;
   };
 }
+
+/**
+ * The notification agent's tables (migration 008, backends.md §4.4–4.5), merged into `Database`.
+ * Usernames are short; times are milliseconds since the epoch.
+ */
+export interface Database {
+  notifications: {
+    id: string;
+    username: string;
+    /** Lower case, `_` for spaces. */
+    type: string;
+    subject: string;
+    seen: ColumnType<boolean | number, boolean | undefined, boolean>;
+    deleted: ColumnType<boolean | number, boolean | undefined, boolean>;
+    time_created: number;
+    /** The notification request as received, JSON text. */
+    incoming_json: string;
+  };
+  system_notification_types: { name: string };
+  system_notifications: {
+    id: string;
+    type: string;
+    message: string;
+    date_created: number;
+    activation_date: number;
+    deactivation_date: number;
+    dismissible: ColumnType<boolean | number, boolean | undefined, boolean>;
+    logins_disabled: ColumnType<boolean | number, boolean | undefined, boolean>;
+  };
+  system_notification_acknowledgments: {
+    username: string;
+    system_notification_id: string;
+    /** 1 received, 2 acknowledged (seen), 3 dismissed; no row = unreceived. */
+    state: number;
+    date_acknowledged: number | null;
+  };
+}

@@ -12,6 +12,7 @@ import pino from 'pino';
 import type { EmbeddedBackendName } from '../../src/backends/catalog.js';
 import { backendSecretHeader, buildBackendHost } from '../../src/backends/host.js';
 import { loadConfig, type GatewayConfig } from '../../src/config.js';
+import type { UserNotification } from '../../src/http/notifications.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { requiredInCi } from './gateway.js';
 import { pgSchemaUrl } from './postgres.js';
@@ -46,6 +47,8 @@ export interface BackendHost {
   /** The temp folder the store (on SQLite) and any service files live in. */
   dir: string;
   port: number;
+  /** Every notification the services sent, in order. */
+  notifications: UserNotification[];
   /** One request to `url` (the service's prefix included) with the secret header; Content-Length is set for a body. */
   request(method: string, url: string, options?: { headers?: Record<string, string>; body?: string | Buffer }): Promise<HttpAnswer>;
   close(): Promise<void>;
@@ -55,13 +58,24 @@ export interface HostOptions {
   names: EmbeddedBackendName[];
   /** Configuration for the services, given the temp folder (GATEWAY_DATA_DIR is always that folder). */
   env?: (dir: string) => Record<string, string>;
+  /** The services' clock (default Date.now). */
+  now?: () => number;
 }
 
 async function start(engine: string, store: Store, dir: string, cleanup: () => Promise<void>, options: HostOptions): Promise<BackendHost> {
   const config = loadConfig({ GATEWAY_DATA_DIR: dir, ...options.env?.(dir) });
+  const notifications: UserNotification[] = [];
+  let request: BackendHost['request'] | undefined;
+  // The services' notifications are kept for the test; a hosted agent records them as well.
+  const notify = async (notification: UserNotification) => {
+    notifications.push(notification);
+    if (!options.names.includes('notification-agent') || !request) return true;
+    const answer = await request('POST', '/notification-agent/notification', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(notification) });
+    return answer.status === 200;
+  };
   const host = await buildBackendHost({
     names: options.names,
-    context: { store, config },
+    context: { store, config, notify, ...(options.now ? { now: options.now } : {}) },
     secret,
     logger: pino({ level: 'silent' }),
     bodyLimitBytes: 1024 * 1024,
@@ -70,7 +84,7 @@ async function start(engine: string, store: Store, dir: string, cleanup: () => P
   await host.listen({ host: '127.0.0.1', port: 0 });
   const port = (host.server.address() as AddressInfo).port;
 
-  const request: BackendHost['request'] = (method, url, { headers = {}, body } = {}) =>
+  const send: BackendHost['request'] = (method, url, { headers = {}, body } = {}) =>
     new Promise((resolve, reject) => {
       const sent: Record<string, string> = { [backendSecretHeader]: secret, ...headers };
       if (body !== undefined) sent['content-length'] = String(Buffer.byteLength(body));
@@ -83,6 +97,7 @@ async function start(engine: string, store: Store, dir: string, cleanup: () => P
       outgoing.on('error', reject);
       outgoing.end(body);
     });
+  request = send;
 
   return {
     engine,
@@ -91,7 +106,8 @@ async function start(engine: string, store: Store, dir: string, cleanup: () => P
     config,
     dir,
     port,
-    request,
+    request: send,
+    notifications,
     close: async () => {
       await host.close();
       await store.close();

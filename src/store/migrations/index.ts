@@ -6,6 +6,7 @@ import * as dataStore from './004-data-store.js';
 import * as metadata from './005-metadata.js';
 import * as metadataTemplatesPids from './006-metadata-templates-pids.js';
 import * as dataTicketObjectIndex from './007-data-ticket-object-index.js';
+import * as notifications from './008-notifications.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '005-metadata': metadata,
   '006-metadata-templates-pids': metadataTemplatesPids,
   '007-data-ticket-object-index': dataTicketObjectIndex,
+  '008-notifications': notifications,
 };

@@ -1,0 +1,23 @@
+import { openChannel } from '../../store/channel.js';
+import type { EmbeddedService } from '../service.js';
+import { AgentEvents } from './events.js';
+import { messageRoutes } from './messages.js';
+import { streamRoutes } from './stream.js';
+import { systemMessageRoutes } from './system-messages.js';
+
+/**
+ * The notification agent (backends.md §4): user notifications, system messages, and a stream of
+ * changes. Every process on the same store hears every change (StoreChannel), so a stream served
+ * by one gateway sees notifications recorded through another.
+ */
+export const notificationAgentService: EmbeddedService = {
+  name: 'notification-agent',
+  plugin: async (app, { store, config, now = Date.now }) => {
+    const channel = openChannel(store, 'notification_events', (error) => app.log.warn({ err: error }, 'notification channel trouble'));
+    app.addHook('onClose', async () => channel.close());
+    const options = { db: store.db, now, events: new AgentEvents(channel, app.log), heartbeatMs: config.notifications.streamHeartbeatMs };
+    for (const routes of [messageRoutes, systemMessageRoutes, streamRoutes]) {
+      await app.register(routes, options);
+    }
+  },
+};

@@ -1,0 +1,95 @@
+// User notifications (backends.md §4.1–4.4), with the spec's counts: marks answer how many are still unseen.
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../../http/errors.js';
+import { notificationColumns, notificationJson, notificationRequest, storedType } from './model.js';
+import type { AgentRoutes } from './options.js';
+import { agentQuery, badParameter, markAllUser, countOf, paged, countParameter, selected, selection, spelled, systemCounts, unseenCount } from './queries.js';
+
+const sortColumns = { timestamp: 'time_created', date_created: 'time_created', uuid: 'id', subject: 'subject' } as const;
+
+/** Keeps one statement's bound parameters well inside both engines' limits. */
+export const maxIds = 1000;
+
+/** `{uuids: [...]}` of seen and delete; ids are kept in lower case. */
+function messageIds(body: unknown): string[] {
+  const uuids = (body as { uuids?: unknown } | null)?.uuids;
+  if (!Array.isArray(uuids) || uuids.some((id) => typeof id !== 'string')) {
+    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be {"uuids": [<message.id>, ...]}', { field: 'uuids' });
+  }
+  if (uuids.length > maxIds) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `at most ${maxIds} uuids per request`, { field: 'uuids' });
+  return [...new Set((uuids as string[]).map((id) => id.toLowerCase()))];
+}
+
+export const messageRoutes: AgentRoutes = async (app, { db, now, events }) => {
+  app.post('/notification', async (request) => {
+    const notification = notificationRequest(request.body);
+    const row = {
+      id: randomUUID(),
+      username: notification.user,
+      type: storedType(notification.type),
+      subject: notification.subject,
+      seen: false,
+      deleted: false,
+      time_created: now(),
+      incoming_json: JSON.stringify(notification),
+    };
+    await db.insertInto('notifications').values(row).execute();
+    await events.publish({ user: row.username, kind: 'notification', id: row.id });
+    return { notification: notificationJson(row) };
+  });
+
+  app.get('/messages', async (request) => {
+    const { user, query } = agentQuery(request.query);
+    const which = selection(user, query);
+    const limit = countParameter(query, 'limit', 0);
+    const offset = countParameter(query, 'offset', 0);
+    const sortField = (spelled(query, 'sort_field', 'sort-field', 'sortfield') ?? 'timestamp').toLowerCase();
+    const sortDir = (spelled(query, 'sort_dir', 'sort-dir', 'sortdir') ?? 'desc').toLowerCase();
+    if (!(sortField in sortColumns)) throw badParameter('sort_field', `sort_field must be one of ${Object.keys(sortColumns).join(', ')}`);
+    if (sortDir !== 'asc' && sortDir !== 'desc') throw badParameter('sort_dir', 'sort_dir must be asc or desc');
+    const column = sortColumns[sortField as keyof typeof sortColumns];
+
+    const page = paged(selected(db, which).select([...notificationColumns]).orderBy(column, sortDir).orderBy('id', sortDir), limit, offset);
+    const [rows, total, unseenTotal] = await Promise.all([
+      page.execute(),
+      countOf(selected(db, which)),
+      countOf(selected(db, { user, type: which.type, seen: false })),
+    ]);
+    return { messages: rows.map(notificationJson), total, unseen_total: unseenTotal };
+  });
+
+  app.get('/unseen-messages', async (request) => {
+    const { user } = agentQuery(request.query);
+    const rows = await selected(db, { user, seen: false }).select([...notificationColumns]).orderBy('time_created', 'asc').orderBy('id', 'asc').execute();
+    return { messages: rows.map(notificationJson), total: rows.length, unseen_total: rows.length };
+  });
+
+  app.get('/count-messages', async (request) => {
+    const { user, query } = agentQuery(request.query);
+    const [userTotal, system] = await Promise.all([countOf(selected(db, selection(user, query))), systemCounts(db, user, now())]);
+    return { 'user-total': userTotal, ...system };
+  });
+
+  /** Applies a change to some of a user's live notifications; answers the spec's count (still unseen). */
+  const change = async (user: string, set: { seen?: true; deleted?: true }, which: { ids?: string[]; type?: string; seen?: boolean } = {}) => {
+    if (which.ids?.length !== 0) {
+      let update = db.updateTable('notifications').set(set).where('username', '=', user).where('deleted', '=', false);
+      if (which.ids) update = update.where('id', 'in', which.ids);
+      if (which.type !== undefined) update = update.where('type', '=', which.type);
+      if (which.seen !== undefined) update = update.where('seen', '=', which.seen);
+      const result = await update.executeTakeFirst();
+      if (Number(result.numUpdatedRows) > 0) await events.publish({ user, kind: 'counts' });
+    }
+    return { success: true, count: await unseenCount(db, user) };
+  };
+
+  app.post('/seen', async (request) => change(agentQuery(request.query).user, { seen: true }, { ids: messageIds(request.body) }));
+  app.post('/mark-all-seen', async (request) => change(markAllUser(request), { seen: true }));
+  app.post('/delete', async (request) => change(agentQuery(request.query).user, { deleted: true }, { ids: messageIds(request.body) }));
+  // `filter` as in listings (`new`: the unseen ones), `seen` too.
+  app.delete('/delete-all', async (request) => {
+    const { user, query } = agentQuery(request.query);
+    const { type, seen } = selection(user, query);
+    return change(user, { deleted: true }, { type, seen });
+  });
+};

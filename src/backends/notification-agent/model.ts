@@ -1,0 +1,94 @@
+import type { Selectable } from 'kysely';
+import { GatewayError } from '../../http/errors.js';
+import type { Database } from '../../store/schema.js';
+
+/** 400 with the field named: the agent's one kind of bad-request answer. */
+export function badField(field: string, reason: string): GatewayError {
+  return new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field });
+}
+
+export const asBoolean = (value: boolean | number): boolean => value === true || value === 1;
+
+/** The agent qualifies usernames itself (backends.md §1.2); it keeps the short form, cut at the first `@`. */
+export function shortUsername(user: string): string {
+  const at = user.indexOf('@');
+  return at === -1 ? user : user.slice(0, at);
+}
+
+/**
+ * Types are matched ignoring case, spaces and `_` alike (clients filter by display names such as
+ * `Tool Request`): stored lower case with `_`, listed with spaces.
+ */
+export const storedType = (type: string): string => type.trim().toLowerCase().replace(/ /g, '_');
+export const listedType = (type: string): string => type.replace(/_/g, ' ');
+
+/** The notification request of backends.md §4.1, checked. */
+export interface NotificationRequest {
+  type: string;
+  user: string;
+  subject: string;
+  message?: string;
+  email?: boolean;
+  email_template?: string;
+  payload?: Record<string, unknown>;
+  outputDir?: string;
+  outputManifest?: unknown[];
+}
+
+function optional<T>(body: Record<string, unknown>, field: string, check: (value: unknown) => boolean, kind: string): T | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (!check(value)) throw badField(field, `body field "${field}" must be ${kind}`);
+  return value as T;
+}
+
+const isString = (value: unknown) => typeof value === 'string';
+const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Validates a notification request; anything unusable is a 400 naming the field. */
+export function notificationRequest(body: unknown): NotificationRequest {
+  if (!isObject(body)) throw badField('body', 'the body must be a JSON object {type, user, subject, message?, payload?}');
+  const fields = body as Record<string, unknown>;
+  const required = (field: string): string => {
+    const value = fields[field];
+    if (typeof value !== 'string' || value.trim() === '') throw badField(field, `body field "${field}" must be a non-empty string`);
+    return value;
+  };
+  const type = required('type');
+  if (type.length > 32 || type.includes('.')) throw badField('type', 'body field "type" must be at most 32 characters and contain no "."');
+  return {
+    type,
+    user: shortUsername(required('user')),
+    subject: required('subject'),
+    message: optional(fields, 'message', isString, 'a string'),
+    email: optional(fields, 'email', (value) => typeof value === 'boolean', 'true or false'),
+    email_template: optional(fields, 'email_template', isString, 'a string'),
+    payload: optional(fields, 'payload', isObject, 'a JSON object'),
+    outputDir: optional(fields, 'outputDir', isString, 'a string'),
+    outputManifest: optional(fields, 'outputManifest', Array.isArray, 'a list'),
+  };
+}
+
+export type NotificationRow = Pick<Selectable<Database['notifications']>, 'id' | 'type' | 'username' | 'subject' | 'seen' | 'deleted' | 'time_created' | 'incoming_json'>;
+
+/** The spec's Notification (gateway-spec "Notification"): times in ms, seen and deleted from the row. */
+export function notificationJson(row: NotificationRow): Record<string, unknown> {
+  const incoming = JSON.parse(row.incoming_json) as NotificationRequest;
+  const payload = incoming.payload ?? {};
+  const resultFolder = typeof payload.resultfolderid === 'string' ? payload.resultfolderid : '';
+  return {
+    type: listedType(row.type),
+    user: row.username,
+    subject: row.subject,
+    seen: asBoolean(row.seen),
+    deleted: asBoolean(row.deleted),
+    email: incoming.email ?? false,
+    email_template: incoming.email_template ?? null,
+    message: { id: row.id, text: incoming.message ?? row.subject, timestamp: row.time_created },
+    payload,
+    outputDir: incoming.outputDir ?? resultFolder,
+    outputManifest: incoming.outputManifest ?? [],
+  };
+}
+
+export const notificationColumns = ['id', 'type', 'username', 'subject', 'seen', 'deleted', 'time_created', 'incoming_json'] as const;

@@ -1,0 +1,114 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { GatewayError } from '../../http/errors.js';
+import { normalizeQuery } from '../../http/query.js';
+import type { Database } from '../../store/schema.js';
+import { storedType } from './model.js';
+
+/** The caller's query, names lower-cased (see normalizeQuery); `user` is required by every user route. */
+export function agentQuery(raw: unknown): { user: string; query: Record<string, string> } {
+  const query = normalizeQuery(raw) as Record<string, string>;
+  const user = query.user;
+  if (!user) throw new GatewayError(400, 'ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "user"', { field: 'user' });
+  return { user: user.split('@')[0]!, query };
+}
+
+/** The mark-all routes name their user in the body (backends.md §4.1, §4.5), or in the query as the others do. */
+export function markAllUser(request: { query: unknown; body?: unknown }): string {
+  const bodyUser = (request.body as { user?: unknown } | null | undefined)?.user;
+  const queryUser = (request.query as { user?: unknown } | undefined)?.user;
+  if (queryUser === undefined && typeof bodyUser === 'string' && bodyUser !== '') return bodyUser.split('@')[0]!;
+  return agentQuery(request.query).user;
+}
+
+export function badParameter(field: string, reason: string): GatewayError {
+  return new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', reason, { field });
+}
+
+/** The first of several accepted spellings (`sort_field`, `sort-field`, `sortfield`). */
+export function spelled(query: Record<string, string>, ...names: string[]): string | undefined {
+  for (const name of names) if (query[name] !== undefined && query[name] !== '') return query[name];
+  return undefined;
+}
+
+export function booleanParameter(query: Record<string, string>, name: string): boolean | undefined {
+  const value = query[name];
+  if (value === undefined || value === '') return undefined;
+  const lower = value.toLowerCase();
+  if (lower !== 'true' && lower !== 'false') throw badParameter(name, `query parameter "${name}" must be true or false`);
+  return lower === 'true';
+}
+
+export function countParameter(query: Record<string, string>, name: string, fallback: number): number {
+  const value = query[name];
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d{1,9}$/.test(value)) throw badParameter(name, `query parameter "${name}" must be a whole number of at least 0`);
+  return Number(value);
+}
+
+/** A page of a listing: `limit` 0 means all. SQLite takes an OFFSET only after a LIMIT. */
+export function paged<Q extends { limit(count: number): Q; offset(count: number): Q }>(query: Q, limit: number, offset: number): Q {
+  if (limit === 0 && offset === 0) return query;
+  return query.limit(limit > 0 ? limit : Number.MAX_SAFE_INTEGER).offset(offset);
+}
+
+/** Which of a user's notifications a listing, count or delete-all means (backends.md §4.3). */
+export interface Selection {
+  user: string;
+  seen?: boolean;
+  type?: string;
+}
+
+/** `filter`: a type name in any case, spaces for `_`; `new` means unseen of every type. */
+export function selection(user: string, query: Record<string, string>): Selection {
+  let seen = booleanParameter(query, 'seen');
+  const filter = query.filter === undefined || query.filter.trim() === '' ? undefined : storedType(query.filter);
+  if (filter === 'new') seen = false;
+  return { user, seen, type: filter === 'new' ? undefined : filter };
+}
+
+/** A user's live (not deleted) notifications as the selection says. */
+export function selected(db: Kysely<Database>, { user, seen, type }: Selection): SelectQueryBuilder<Database, 'notifications', {}> {
+  let query = db.selectFrom('notifications').where('username', '=', user).where('deleted', '=', false);
+  if (seen !== undefined) query = query.where('seen', '=', seen);
+  if (type !== undefined) query = query.where('type', '=', type);
+  return query;
+}
+
+export async function countOf(query: SelectQueryBuilder<Database, 'notifications', {}>): Promise<number> {
+  const row = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
+
+/** Live notifications of a user not yet seen, of every type: the `count` the marks answer (spec). */
+export const unseenCount = (db: Kysely<Database>, user: string): Promise<number> => countOf(selected(db, { user, seen: false }));
+
+/** System messages active at `now`, against one user's acknowledgment state (null: unreceived). */
+export function activeSystemMessages(db: Kysely<Database>, user: string, now: number) {
+  return db
+    .selectFrom('system_notifications as s')
+    .leftJoin('system_notification_acknowledgments as a', (join) => join.onRef('a.system_notification_id', '=', 's.id').on('a.username', '=', user))
+    .where('s.activation_date', '<=', now)
+    .where('s.deactivation_date', '>', now);
+}
+
+export interface SystemCounts {
+  'system-total': number;
+  'system-total-new': number;
+  'system-total-unseen': number;
+}
+
+/** The system counts of the spec's count response, in one query. */
+export async function systemCounts(db: Kysely<Database>, user: string, now: number): Promise<SystemCounts> {
+  const row = await activeSystemMessages(db, user, now)
+    .select([
+      sql<number>`sum(case when a.state is null or a.state < 3 then 1 else 0 end)`.as('total'),
+      sql<number>`sum(case when a.state is null then 1 else 0 end)`.as('unreceived'),
+      sql<number>`sum(case when a.state is null or a.state < 2 then 1 else 0 end)`.as('unseen'),
+    ])
+    .executeTakeFirst();
+  return {
+    'system-total': Number(row?.total ?? 0),
+    'system-total-new': Number(row?.unreceived ?? 0),
+    'system-total-unseen': Number(row?.unseen ?? 0),
+  };
+}

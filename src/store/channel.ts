@@ -1,0 +1,127 @@
+import { EventEmitter } from 'node:events';
+import { sql } from 'kysely';
+import pg from 'pg';
+import type { Store } from './database.js';
+
+/**
+ * A broadcast of small text messages to every process on the same store: in-process on SQLite
+ * (one process owns the file), PostgreSQL NOTIFY/LISTEN otherwise, so gateways sharing a
+ * database hear each other. Messages say that something changed; readers fetch the rest from
+ * the store (NOTIFY payloads stop at 8000 bytes).
+ */
+export interface StoreChannel {
+  publish(message: string): Promise<void>;
+  /** Calls `listener` with every message published once this resolves; answers the unsubscribe function. */
+  subscribe(listener: (message: string) => void): Promise<() => void>;
+  close(): Promise<void>;
+}
+
+class LocalChannel implements StoreChannel {
+  private readonly emitter = new EventEmitter().setMaxListeners(0);
+
+  async publish(message: string): Promise<void> {
+    this.emitter.emit('message', message);
+  }
+
+  async subscribe(listener: (message: string) => void): Promise<() => void> {
+    this.emitter.on('message', listener);
+    return () => this.emitter.off('message', listener);
+  }
+
+  async close(): Promise<void> {
+    this.emitter.removeAllListeners();
+  }
+}
+
+/** Reconnects a lost LISTEN connection after this long; messages sent meanwhile are missed. */
+const reconnectDelayMs = 1_000;
+
+class PostgresChannel implements StoreChannel {
+  private readonly local = new LocalChannel();
+  private connection: Promise<pg.Client> | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private closed = false;
+  private channelName: Promise<string> | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly name: string,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  async publish(message: string): Promise<void> {
+    await sql`select pg_notify(${await this.channel()}, ${message})`.execute(this.store.db);
+  }
+
+  // Channels are database-wide; a schema of its own (tests, tenants) gets a channel of its own.
+  private channel(): Promise<string> {
+    this.channelName ??= sql<{ schema: string }>`select current_schema() as schema`
+      .execute(this.store.db)
+      .then((result) => `${this.name}:${result.rows[0]?.schema ?? 'public'}`.slice(0, 63));
+    return this.channelName;
+  }
+
+  async subscribe(listener: (message: string) => void): Promise<() => void> {
+    await this.listening();
+    return this.local.subscribe(listener);
+  }
+
+  /** One LISTEN connection per channel, opened on the first subscription and reopened when lost. */
+  private listening(): Promise<pg.Client> {
+    this.connection ??= this.listen().catch((error: unknown) => {
+      this.connection = undefined;
+      throw error;
+    });
+    return this.connection;
+  }
+
+  private async listen(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: this.store.databaseUrl });
+    try {
+      await client.connect();
+      await client.query(`listen "${(await this.channel()).replace(/"/g, '""')}"`);
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+    let lost = false;
+    const reconnect = (error?: unknown) => {
+      if (lost) return;
+      lost = true;
+      client.end().catch(() => {});
+      if (error) this.onError(error);
+      this.connection = undefined;
+      this.reconnectLater();
+    };
+    client.on('notification', (message) => void this.local.publish(message.payload ?? ''));
+    client.on('error', reconnect);
+    client.on('end', () => reconnect());
+    return client;
+  }
+
+  /** Messages sent while reconnecting are missed; readers catch up from the store. */
+  private reconnectLater(): void {
+    if (this.closed) return;
+    this.retry = setTimeout(() => {
+      this.listening().catch((error: unknown) => {
+        this.onError(error);
+        this.reconnectLater();
+      });
+    }, reconnectDelayMs);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    const client = await this.connection?.catch(() => undefined);
+    this.connection = undefined;
+    client?.removeAllListeners();
+    await client?.end().catch(() => {});
+    await this.local.close();
+  }
+}
+
+/** The channel `name` of a store (see StoreChannel). */
+export function openChannel(store: Store, name: string, onError: (error: unknown) => void): StoreChannel {
+  return store.engine === 'postgres' && store.databaseUrl ? new PostgresChannel(store, name, onError) : new LocalChannel();
+}
