@@ -16,6 +16,7 @@ import { registerPassthroughs } from './http/passthrough.js';
 import { SeenUsers } from './http/seen-users.js';
 import { Forwarder, remoteTarget, type BackendTarget } from './http/proxy.js';
 import { FallbackBuckets, MemoryBuckets, RedisBuckets, type BucketStore } from './http/rate-limit.js';
+import { alertAdminRoutes } from './routes/alerts.js';
 import { bootstrapRoutes } from './routes/bootstrap.js';
 import { commentRoutes } from './routes/comments.js';
 import { dataMetadataRoutes } from './routes/data-metadata.js';
@@ -25,6 +26,7 @@ import { favoriteRoutes } from './routes/favorites.js';
 import { fileioRoutes } from './routes/fileio.js';
 import { filesystemAggregateRoutes } from './routes/filesystem.js';
 import { miscRoutes } from './routes/misc.js';
+import { notificationRoutes } from './routes/notifications.js';
 import { operationsRoutes } from './routes/operations.js';
 import { passthroughRoutes } from './routes/passthrough-table.js';
 import { permanentIdRequestAggregateRoutes } from './routes/permanent-id-requests.js';
@@ -139,6 +141,8 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await app.register(dataMetadataRoutes, aggregateDeps);
   await app.register(dataTagRoutes, aggregateDeps);
   await app.register(permanentIdRequestAggregateRoutes, aggregateDeps);
+  await app.register(notificationRoutes, aggregateDeps);
+  await app.register(alertAdminRoutes, { forwarder });
   await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
 
   app.addHook('onClose', async () => {

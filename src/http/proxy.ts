@@ -49,6 +49,8 @@ export interface ForwardOptions extends Omit<BackendCall, 'query' | 'json' | 'ra
   /** A parsed JSON body to re-send; when absent, the request body is streamed through. */
   json?: unknown;
   bodyLimitBytes: number;
+  /** An answer that may stay open indefinitely (an event stream): no time limit between its bytes. */
+  openEnded?: boolean;
 }
 
 const hopByHop = new Set([
@@ -211,6 +213,7 @@ export class Forwarder {
     headers: Record<string, string | string[]>,
     body: Readable | string | undefined,
     signal?: AbortSignal,
+    openEnded = false,
   ): Promise<BackendResponse> {
     const target = this.target(backend);
     const started = process.hrtime.bigint();
@@ -222,6 +225,7 @@ export class Forwarder {
         headers: target.secret ? { ...headers, 'x-backend-secret': target.secret } : headers,
         body,
         signal,
+        ...(openEnded ? { bodyTimeout: 0 } : {}),
       });
       this.metrics.backendDuration.observe({ backend, status: String(response.statusCode) }, elapsed());
       return { statusCode: response.statusCode, headers: response.headers, body: response.body };
@@ -299,7 +303,7 @@ export class Forwarder {
     };
     reply.raw.once('close', onClose);
 
-    return this.request(backend, options.method, options.path + (query.length ? `?${query.join('&')}` : ''), headers, body, abort.signal).catch((error: unknown) => {
+    return this.request(backend, options.method, options.path + (query.length ? `?${query.join('&')}` : ''), headers, body, abort.signal, options.openEnded).catch((error: unknown) => {
       // A body over the limit surfaces as the backend call failing; report the limit, not the backend.
       throw limiter?.errored instanceof GatewayError ? limiter.errored : error;
     });

@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { GatewayError, toGatewayError } from '../http/errors.js';
+import { sendNotification } from '../http/notifications.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
 import { routeAtBoth } from '../http/secured-alias.js';
@@ -60,13 +61,23 @@ function asPathError(error: unknown): { error_code: string; reason: string } & R
   return { error_code: failure.errorCode, reason: failure.reason, ...failure.extra };
 }
 
+/** Sharing notifications name the paths up to this many (routes.md §13). */
+const inlinePaths = 10;
+
 /**
- * Notifications to the sharer and each sharee (routes.md §13: a `data` notification, action
- * `share`/`unshare`, the paths inline when fewer than 10) belong to the notifications issue.
- * This is the one place they will be sent from; until then it only logs.
+ * The sharer and the sharee each get a `data` notification (routes.md §13: action `share` or
+ * `unshare`, the paths inline when fewer than 10). Not waited for: the answer reports the sharing.
  */
-async function notifySharing(request: FastifyRequest, action: 'share' | 'unshare', sharee: string, paths: string[]): Promise<void> {
-  if (paths.length > 0) request.log.debug({ action, sharee, count: paths.length }, 'sharing notification not sent yet');
+function notifySharing(deps: DataDeps, request: FastifyRequest, action: 'share' | 'unshare', sharee: string, paths: string[]): void {
+  const sharer = request.identity?.username;
+  if (!sharer || paths.length === 0) return;
+  const what = paths.length === 1 ? paths[0]!.slice(paths[0]!.lastIndexOf('/') + 1) : `${paths.length} items`;
+  const payload = { action, sharer, sharee, count: paths.length, ...(paths.length < inlinePaths ? { paths } : {}) };
+  const [toSharer, toSharee] =
+    action === 'share' ? [`${what} shared with ${sharee}`, `${sharer} shared ${what} with you`] : [`${what} no longer shared with ${sharee}`, `${sharer} stopped sharing ${what} with you`];
+  for (const [user, subject] of [[sharer, toSharer], [sharee, toSharee]] as const) {
+    void sendNotification(deps.forwarder, { type: 'data', user, subject, payload: { ...payload, user } }, request.log, request.id);
+  }
 }
 
 interface PathOutcome {
@@ -80,6 +91,7 @@ type ShareOutcome = PathOutcome & { permission: string };
  * that fails as a whole becomes the error of each of its paths: failures are reported, not thrown.
  */
 async function perSharee<E extends Sharee, O extends PathOutcome>(
+  deps: DataDeps,
   request: FastifyRequest,
   action: 'share' | 'unshare',
   entries: E[],
@@ -96,7 +108,7 @@ async function perSharee<E extends Sharee, O extends PathOutcome>(
       } catch (error) {
         outcomes = failed(entry, asPathError(error));
       }
-      await notifySharing(request, action, user, outcomes.filter((outcome) => outcome.success).map((outcome) => outcome.path));
+      notifySharing(deps, request, action, user, outcomes.filter((outcome) => outcome.success).map((outcome) => outcome.path));
       return { sharee: shareeKey(entry), outcomes };
     }),
   );
@@ -118,6 +130,7 @@ export async function sharingRoutes(app: FastifyInstance, deps: DataDeps): Promi
     handler: async (request: FastifyRequest) => {
       const { sharing } = request.body as { sharing: (Sharee & { paths: { path: string; permission: string }[] })[] };
       const results = await perSharee(
+        deps,
         request,
         'share',
         sharing,
@@ -149,6 +162,7 @@ export async function sharingRoutes(app: FastifyInstance, deps: DataDeps): Promi
     handler: async (request: FastifyRequest) => {
       const { unshare } = request.body as { unshare: (Sharee & { paths: string[] })[] };
       const results = await perSharee(
+        deps,
         request,
         'unshare',
         unshare,

@@ -1,6 +1,7 @@
 // Every passthrough table, in the order of routes.md.
 import type { PassthroughRoute } from '../http/passthrough.js';
 import { adminAppsRoutes } from './admin-apps.js';
+import { alertsRoutes } from './alerts.js';
 import { adminRoutes } from './admin.js';
 import { analysesRoutes } from './analyses.js';
 import { appMetadataRoutes } from './app-metadata.js';
@@ -26,6 +27,7 @@ export const passthroughRoutes: readonly PassthroughRoute[] = [
   ...callbacksRoutes,
   ...sessionsRoutes,
   ...notificationsRoutes,
+  ...alertsRoutes,
   ...oauthRoutes,
   ...ontologiesRoutes,
   ...appMetadataRoutes,

@@ -107,10 +107,7 @@ export function asyncTaskId(): string {
   return randomUUID();
 }
 
-/**
- * What an operation did, in the terms of a `data` notification (backends.md §2.5), so that a later
- * issue can publish it without reworking the operations.
- */
+/** What an operation did, in the terms of a `data` notification (backends.md §2.5; sent by notifications.ts). */
 export interface DataEvent {
   action: 'move' | 'rename' | 'trash' | 'delete' | 'restore' | 'empty_trash';
   user: string;

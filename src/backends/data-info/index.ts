@@ -3,6 +3,7 @@ import { requireUserParam } from '../service.js';
 import { filesRoutes } from './files.js';
 import { mutationRoutes } from './mutations.js';
 import { navigationRoutes } from './navigation.js';
+import { announcer } from './notifications.js';
 import { basePaths } from './paths.js';
 import { sharingRoutes } from './sharing.js';
 import { statRoutes, usageSummaryRoutes } from './stats.js';
@@ -13,15 +14,16 @@ import { startTrashSweep } from './trash.js';
 /** The data-info service (backends.md §2): the catalog in the store, file bytes under DATA_STORE_DIR. */
 export const dataInfoService: EmbeddedService = {
   name: 'data-info',
-  plugin: async (app, { store, config }) => {
+  plugin: async (app, { store, config, notify }) => {
     const data = new DataStore(store.db, { ...config.dataStore });
     await data.init();
     const sweep = startTrashSweep(data, app.log);
     app.addHook('onClose', async () => sweep.stop());
 
     app.get('/navigation/base-paths', async (request) => basePaths(config.dataStore.zone, requireUserParam(request.query)));
-    for (const routes of [navigationRoutes, filesRoutes, statRoutes, mutationRoutes, sharingRoutes, ticketRoutes, usageSummaryRoutes]) {
+    for (const routes of [navigationRoutes, filesRoutes, statRoutes, sharingRoutes, ticketRoutes, usageSummaryRoutes]) {
       await app.register(routes, { data });
     }
+    await app.register(mutationRoutes, { data, announce: announcer(notify) });
   },
 };

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { asyncTaskId, bodyObject, newChildPath, pathList, stringField, userOf } from './bulk.js';
+import { asyncTaskId, bodyObject, newChildPath, pathList, stringField, userOf, type DataEvent } from './bulk.js';
 import type { DataObject } from './catalog.js';
 import { baseName, parentOf } from './data-path.js';
 import { dataError } from './errors.js';
@@ -17,7 +17,7 @@ const userQuery = Type.Object({ user: Type.String({ minLength: 1 }) }, { additio
  * (one transaction) and finishes before the answer, which still carries an `async-task-id` as the
  * reference service's asynchronous tasks do.
  */
-export const mutationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, { data }) => {
+export const mutationRoutes: FastifyPluginAsync<{ data: DataStore; announce: (event: DataEvent) => void }> = async (app, { data, announce }) => {
   const byId = async (id: string): Promise<DataObject> => {
     const object = await data.catalog.byId(id);
     if (!object) throw dataError('ERR_DOES_NOT_EXIST', `no data item has the id ${id}`, { id });
@@ -36,7 +36,7 @@ export const mutationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
     const who = await caller(request);
     const object = await byId(request.params.id);
     const dest = newChildPath(parentOf(object.path), stringField(request.body, 'filename'), 'filename');
-    await moveAll(data, who, [{ from: object.path, to: dest }], 'rename');
+    announce(await moveAll(data, who, [{ from: object.path, to: dest }], 'rename'));
     return { user: who.name, source: object.path, dest, 'async-task-id': asyncTaskId() };
   });
 
@@ -44,7 +44,7 @@ export const mutationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
     const who = await caller(request);
     const object = await byId(request.params.id);
     const dest = data.path(stringField(request.body, 'dirname'), 'dirname');
-    await moveAll(data, who, [{ from: object.path, to: `${dest}/${baseName(object.path)}` }], 'move');
+    announce(await moveAll(data, who, [{ from: object.path, to: `${dest}/${baseName(object.path)}` }], 'move'));
     return { user: who.name, source: object.path, dest, 'async-task-id': asyncTaskId() };
   });
 
@@ -54,7 +54,7 @@ export const mutationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
     await data.require(who, folder, 'own');
     const dest = data.path(stringField(request.body, 'dirname'), 'dirname');
     const sources = (await data.catalog.children(folder.path)).map((child) => child.path).sort();
-    if (sources.length > 0) await moveAll(data, who, sources.map((from) => ({ from, to: `${dest}/${baseName(from)}` })), 'move');
+    if (sources.length > 0) announce(await moveAll(data, who, sources.map((from) => ({ from, to: `${dest}/${baseName(from)}` })), 'move'));
     return { user: who.name, sources, dest, 'async-task-id': asyncTaskId() };
   });
 
@@ -62,12 +62,13 @@ export const mutationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
     const who = await caller(request);
     const sources = pathList(data, request.body, 'sources');
     const dest = data.path(stringField(request.body, 'dest'), 'dest');
-    await moveAll(data, who, sources.map((from) => ({ from, to: `${dest}/${baseName(from)}` })), 'move');
+    announce(await moveAll(data, who, sources.map((from) => ({ from, to: `${dest}/${baseName(from)}` })), 'move'));
     return { user: who.name, sources, dest, 'async-task-id': asyncTaskId() };
   });
 
   const deleted = async (who: Caller, paths: string[]) => {
-    const { events: _events, ...result } = await deletePaths(data, who, paths, app.log);
+    const { events, ...result } = await deletePaths(data, who, paths, app.log);
+    events.forEach(announce);
     return { ...result, 'async-task-id': asyncTaskId() };
   };
 
@@ -92,13 +93,15 @@ export const mutationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
 
   app.delete('/trash', schema(), async (request) => {
     const who = await caller(request);
-    const { trash, paths } = await emptyTrash(data, who, app.log);
+    const { trash, paths, event } = await emptyTrash(data, who, app.log);
+    announce(event);
     return { trash, paths, 'async-task-id': asyncTaskId() };
   });
 
   app.post('/restorer', schema(), async (request) => {
     const who = await caller(request);
-    const { restored } = await restorePaths(data, who, restoreRequest(data, request.body));
+    const { restored, event } = await restorePaths(data, who, restoreRequest(data, request.body));
+    announce(event);
     return { restored, 'async-task-id': asyncTaskId() };
   });
 
