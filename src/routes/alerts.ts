@@ -25,7 +25,7 @@ export async function alertAdminRoutes(app: FastifyInstance, { forwarder }: { fo
     schema: {
       tags: ['misc'],
       summary: 'Add a global alert',
-      description: 'An alert is identified by its end date and text; adding the same one twice is 409 ERR_EXISTS.',
+      description: 'An alert is identified by its end date and text; adding the same one twice is 400 ERR_EXISTS (as user-info answers).',
       security: routeSecurity('admin'),
       body: Type.Object({ 'start-date': Type.Optional(time('When it starts showing (default: now)')), 'end-date': time('When it stops showing'), 'alert-text': Type.String({ minLength: 1 }) }),
       response: { 200: Alert },

@@ -196,6 +196,10 @@ export async function notificationRoutes(app: FastifyInstance, deps: Notificatio
       markAll.post(url, {
         ...secured,
         schema: { tags: ['notifications'], summary, security: routeSecurity('user'), body: Type.Optional(Json), response: { 200: Count } },
+        // No body at all never reaches the parser, and the body schema is checked even then: it is `{}`.
+        preValidation: async (request) => {
+          if (request.body === undefined) request.body = {};
+        },
         handler: async (request) => agentJson(request, 'POST', agentPath, { json: { ...((request.body as object | undefined) ?? {}), user: request.identity!.username } }),
       });
     markAllRoute('/secured/notifications/mark-all-seen', '/mark-all-seen', 'Mark all notifications as seen; answers `{count}` still unseen');
