@@ -30,6 +30,8 @@ export interface DataStoreGateway {
   community: string;
   /** One request; `user` null sends no credentials. */
   call(user: string | null, method: string, route: string, options?: CallOptions): Promise<Answer>;
+  /** The credentials `call` sends as `user`, for clients of one's own (event streams). */
+  authHeaders(user: string): Promise<Record<string, string>>;
   /** Like call, but fails the test unless the answer is 200, and answers the body. */
   ok(user: string | null, method: string, route: string, options?: CallOptions): Promise<any>;
   /** Puts a file with `content` at `<folder>/<name>` as `user`, straight into data-info (fixture setup). */
@@ -145,6 +147,7 @@ export async function startDataStoreGateway(options: GatewayOptions = {}): Promi
     community: `/${zone}/home/shared`,
     call,
     ok,
+    authHeaders: async (user) => bearer(await tokenFor(user)),
     upload,
     folder,
     uploadThroughGateway,

@@ -173,7 +173,8 @@ export async function restorePaths(data: DataStore, caller: Caller, requested: s
       restored[path] = { 'restored-path': target, 'partial-restore': partial };
     }
   });
-  return { restored, event: { action: 'restore', user: caller.name, paths: Object.keys(restored) } };
+  // The notification names where things are now: trash names carry a suffix the user never chose.
+  return { restored, event: { action: 'restore', user: caller.name, paths: Object.values(restored).map((entry) => entry['restored-path']) } };
 }
 
 /**

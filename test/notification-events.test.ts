@@ -1,0 +1,245 @@
+// Issue 6 events: data operations, sharing and job status changes reach the affected users as
+// notifications through the one event path, and GET /secured/notifications/stream pushes them
+// (and count changes) to a web client as they happen, on each engine and across gateways.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { jobStatusNotification, sendNotification } from '../src/http/notifications.js';
+import { openEventStream, type EventStreamClient } from './helpers/event-stream.js';
+import { eventually } from './helpers/fileio.js';
+import { requiredInCi } from './helpers/gateway.js';
+import { admin, startMetadataGateway, type MetadataGateway } from './helpers/metadata-gateway.js';
+import { pgSchemaUrl } from './helpers/postgres.js';
+
+type Notification = { type: string; user: string; subject: string; seen: boolean; message: { id: string; text: string; timestamp: number }; payload: Record<string, any>; outputDir: string };
+
+async function messagesOf(gw: MetadataGateway, user: string): Promise<Notification[]> {
+  return (await gw.ok(user, 'GET', '/secured/notifications/messages?sortDir=asc')).messages;
+}
+
+/** The first notification of `user` (oldest first) that matches, once it has arrived (data-info does not wait for it). */
+function arrival(gw: MetadataGateway, user: string, match: (notification: Notification) => boolean): Promise<Notification> {
+  return eventually(async () => (await messagesOf(gw, user)).find(match), 10_000, `a notification for ${user}`) as Promise<Notification>;
+}
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  describe(`notification events (${engine})`, () => {
+    let gw: MetadataGateway;
+    before(async () => {
+      const started = await startMetadataGateway({ engine, env: { NOTIFICATION_STREAM_HEARTBEAT_MS: '300' } });
+      if (!started) return;
+      gw = started;
+    });
+    after(async () => gw?.close());
+    const skip = () => !gw && engine === 'postgres' && !requiredInCi('DATABASE_URL');
+
+    test('moves, renames, trashing, permanent deletes, restores and emptying the trash notify the user', async (t) => {
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      const home = gw.home('alice');
+      for (const name of ['a.txt', 'b.txt', 'c.txt', 'd.txt']) await gw.upload('alice', home, name, `content of ${name}`);
+      await gw.folder('alice', `${home}/dest`);
+
+      await gw.ok('alice', 'POST', '/secured/filesystem/rename', { json: { source: `${home}/a.txt`, dest: `${home}/a2.txt` } });
+      const renamed = await arrival(gw, 'alice', (n) => n.payload.action === 'rename');
+      assert.equal(renamed.type, 'data');
+      assert.deepEqual(renamed.payload.paths, [`${home}/a.txt`]);
+      assert.equal(renamed.payload.dest, `${home}/a2.txt`);
+      assert.equal(renamed.subject, 'a.txt renamed to a2.txt');
+
+      await gw.ok('alice', 'POST', '/secured/filesystem/move', { json: { sources: [`${home}/b.txt`, `${home}/c.txt`], dest: `${home}/dest` } });
+      const moved = await arrival(gw, 'alice', (n) => n.payload.action === 'move');
+      assert.deepEqual([...moved.payload.paths].sort(), [`${home}/b.txt`, `${home}/c.txt`]);
+      assert.equal(moved.payload.dest, `${home}/dest`);
+      assert.equal(moved.payload.count, 2);
+      assert.equal(moved.subject, `2 items moved to ${home}/dest`);
+
+      const trashAnswer = await gw.ok('alice', 'POST', '/secured/filesystem/delete', { json: { paths: [`${home}/a2.txt`, `${home}/d.txt`] } });
+      const trashed = await arrival(gw, 'alice', (n) => n.payload.action === 'trash');
+      assert.deepEqual([...trashed.payload.paths].sort(), [`${home}/a2.txt`, `${home}/d.txt`]);
+
+      const trashOfA2 = trashAnswer['trash-paths'][`${home}/a2.txt`] as string;
+      const trashOfD = trashAnswer['trash-paths'][`${home}/d.txt`] as string;
+      await gw.ok('alice', 'POST', '/secured/filesystem/restore', { json: { paths: [trashOfA2] } });
+      const restored = await arrival(gw, 'alice', (n) => n.payload.action === 'restore');
+      assert.deepEqual(restored.payload.paths, [`${home}/a2.txt`]);
+      assert.equal(restored.subject, 'a2.txt restored');
+
+      // Deleting what is already in the trash deletes it for good.
+      await gw.ok('alice', 'POST', '/secured/filesystem/delete', { json: { paths: [trashOfD] } });
+      const deleted = await arrival(gw, 'alice', (n) => n.payload.action === 'delete');
+      assert.deepEqual(deleted.payload.paths, [trashOfD]);
+
+      await gw.ok('alice', 'POST', '/secured/filesystem/delete', { json: { paths: [`${home}/a2.txt`] } });
+      await eventually(async () => (await messagesOf(gw, 'alice')).filter((n) => n.payload.action === 'trash').length === 2 || undefined, 10_000, 'the second trash notification');
+      await gw.ok('alice', 'DELETE', '/secured/filesystem/trash');
+      const emptied = await arrival(gw, 'alice', (n) => n.payload.action === 'empty_trash');
+      assert.equal(emptied.payload.count, 1);
+      assert.match(emptied.subject, /^Trash emptied/);
+
+      // A failed operation tells nobody anything; other users hear nothing of alice's data.
+      const before = (await messagesOf(gw, 'alice')).length;
+      assert.equal((await gw.call('alice', 'POST', '/secured/filesystem/rename', { json: { source: `${home}/missing.txt`, dest: `${home}/x.txt` } })).status >= 400, true);
+      assert.equal((await messagesOf(gw, 'alice')).length, before);
+      assert.deepEqual((await messagesOf(gw, 'bob')).filter((n) => n.payload.user === 'alice'), []);
+    });
+
+    test('sharing and unsharing notify the sharer and each sharee', async (t) => {
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      const home = gw.home('sam');
+      await gw.upload('sam', home, 'report.txt', 'shared words');
+      await gw.ok('sam', 'POST', '/secured/share', { json: { sharing: [{ user: 'tina', paths: [{ path: `${home}/report.txt`, permission: 'read' }] }] } });
+      const toTina = await arrival(gw, 'tina', (n) => n.payload.action === 'share');
+      assert.equal(toTina.subject, 'sam shared report.txt with you');
+      assert.deepEqual(toTina.payload.paths, [`${home}/report.txt`]);
+      const toSam = await arrival(gw, 'sam', (n) => n.payload.action === 'share');
+      assert.equal(toSam.subject, 'report.txt shared with tina');
+
+      await gw.ok('sam', 'POST', '/secured/unshare', { json: { unshare: [{ user: 'tina', paths: [`${home}/report.txt`] }] } });
+      const unshared = await arrival(gw, 'tina', (n) => n.payload.action === 'unshare');
+      assert.equal(unshared.subject, 'sam stopped sharing report.txt with you');
+      await arrival(gw, 'sam', (n) => n.payload.action === 'unshare');
+
+      // A share that failed for every path (not sam's file) notifies nobody.
+      await gw.ok('sam', 'POST', '/secured/share', { json: { sharing: [{ user: 'tina', paths: [{ path: `${gw.home('tina')}/nothing`, permission: 'read' }] }] } });
+      await gw.ok('sam', 'POST', '/secured/share', { json: { sharing: [{ user: 'tina', paths: [{ path: `${home}/report.txt`, permission: 'write' }] }] } });
+      await eventually(async () => (await messagesOf(gw, 'tina')).filter((n) => n.payload.action === 'share').length === 2 || undefined, 10_000, 'the second share');
+      const shares = (await messagesOf(gw, 'tina')).filter((n) => n.payload.action === 'share');
+      assert.deepEqual(shares.map((n) => n.payload.paths), [[`${home}/report.txt`], [`${home}/report.txt`]]);
+    });
+
+    test('job status changes arrive as analysis notifications with the spec payload, in order', async (t) => {
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      const { forwarder } = gw.running.gateway;
+      const start = Date.now();
+      const job = { id: '7f3a0c1e-9d51-4f3e-8a53-2a4b0e7f6c11', name: 'word count run', user: 'uma', startDate: start, resultFolder: `${gw.home('uma')}/analyses/word-count-run`, appName: 'Word count' };
+      for (const [status, endDate] of [['Submitted'], ['Running'], ['Completed', start + 5_000]] as const) {
+        assert.equal(await sendNotification(forwarder, jobStatusNotification({ ...job, status, endDate }), gw.running.gateway.app.log), true);
+      }
+      const listed = (await gw.ok('uma', 'GET', '/secured/notifications/messages?filter=analysis&sortDir=asc')).messages as Notification[];
+      assert.deepEqual(listed.map((n) => n.payload.status), ['Submitted', 'Running', 'Completed']);
+      const completed = listed[2]!;
+      assert.equal(completed.type, 'analysis');
+      assert.equal(completed.subject, 'word count run completed');
+      assert.equal(completed.outputDir, job.resultFolder);
+      assert.deepEqual(
+        Object.fromEntries(Object.entries(completed.payload).filter(([key]) => key !== 'app_description')),
+        {
+          action: 'job_status_change',
+          'analysis-details': 'Word count',
+          analysis_id: job.id,
+          analysis_name: job.name,
+          description: '',
+          enddate: start + 5_000,
+          id: job.id,
+          name: job.name,
+          resultfolderid: job.resultFolder,
+          startdate: start,
+          status: 'Completed',
+          user: 'uma',
+        },
+      );
+      assert.equal(typeof completed.message.timestamp, 'number');
+      // The embedded apps service has no analyses yet: the notification is listed intact.
+      assert.equal(completed.payload.app_description, undefined);
+    });
+
+    test('the stream pushes new notifications and count changes to their user only', async (t) => {
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      const url = `${gw.url}/secured/notifications/stream`;
+      const unauthenticated = await fetch(url);
+      assert.equal(unauthenticated.status, 401);
+      await unauthenticated.body?.cancel();
+
+      const vera = await openEventStream(url, await gw.authHeaders('vera'));
+      const walt = await openEventStream(url, await gw.authHeaders('walt'));
+      const streams: EventStreamClient[] = [vera, walt];
+      try {
+        assert.equal(vera.status, 200);
+        assert.match(vera.headers.get('content-type') ?? '', /^text\/event-stream/);
+        const opening = await vera.next((event) => event.event === 'counts');
+        const counted = await gw.ok('vera', 'GET', '/secured/notifications/count-messages');
+        assert.deepEqual(opening.data, { ...counted, 'user-unseen': 0 });
+
+        // Created after the stream opened, by a data operation.
+        await gw.upload('vera', gw.home('vera'), 'notes.txt', 'n');
+        await gw.ok('vera', 'POST', '/secured/filesystem/rename', { json: { source: `${gw.home('vera')}/notes.txt`, dest: `${gw.home('vera')}/notes-2.txt` } });
+        const pushed = await vera.next((event) => event.event === 'notification');
+        assert.equal(pushed.data.message.payload.action, 'rename');
+        assert.equal(pushed.id, pushed.data.message.message.id);
+        assert.equal(pushed.data.total, 1);
+        const [listed] = await messagesOf(gw, 'vera');
+        assert.deepEqual(pushed.data.message, listed);
+        await vera.next((event) => event.event === 'counts' && event.data['user-unseen'] === 1);
+
+        await gw.ok('vera', 'POST', '/secured/notifications/seen', { json: { uuids: [pushed.id] } });
+        await vera.next((event) => event.event === 'counts' && event.data['user-unseen'] === 0 && event.data['user-total'] === 1);
+
+        // A system message changes everyone's counts.
+        const created = await gw.ok(admin, 'PUT', '/admin/notifications/system', {
+          json: { type: 'announcement', message: 'Maintenance tonight', deactivation_date: Date.now() + 3_600_000 },
+        });
+        await vera.next((event) => event.event === 'counts' && event.data['system-total'] >= 1);
+        await walt.next((event) => event.event === 'counts' && event.data['system-total'] >= 1);
+        await gw.ok(admin, 'DELETE', `/admin/notifications/system/${created['system-notification'].uuid}`);
+
+        await eventually(() => vera.comments > 0 || undefined, 5_000, 'a heartbeat');
+        assert.deepEqual(walt.events.filter((event) => event.event === 'notification'), []);
+
+        // Reconnecting with the last id seen replays what was missed, oldest first.
+        await gw.ok('vera', 'POST', '/secured/filesystem/rename', { json: { source: `${gw.home('vera')}/notes-2.txt`, dest: `${gw.home('vera')}/notes-3.txt` } });
+        await vera.next((event) => event.event === 'notification' && event.id !== pushed.id);
+        vera.close();
+        await gw.ok('vera', 'POST', '/secured/filesystem/rename', { json: { source: `${gw.home('vera')}/notes-3.txt`, dest: `${gw.home('vera')}/notes-4.txt` } });
+        await eventually(async () => (await messagesOf(gw, 'vera')).length === 3 || undefined, 10_000, 'the third notification');
+        const again = await openEventStream(url, { ...(await gw.authHeaders('vera')), 'last-event-id': pushed.id! });
+        streams.push(again);
+        const replayed = await again.next((event) => event.event === 'counts');
+        const replays = again.events.slice(0, again.events.indexOf(replayed)).filter((event) => event.event === 'notification');
+        assert.deepEqual(
+          replays.map((event) => event.data.message.payload.dest),
+          [`${gw.home('vera')}/notes-3.txt`, `${gw.home('vera')}/notes-4.txt`],
+        );
+      } finally {
+        for (const stream of streams) stream.close();
+      }
+    });
+  });
+}
+
+describe('notification streams and gateway shutdown', () => {
+  test('closing the gateway ends its open streams instead of waiting for them', async () => {
+    const gw = (await startMetadataGateway())!;
+    const stream = await openEventStream(`${gw.url}/secured/notifications/stream`, await gw.authHeaders('xena'));
+    await stream.next((event) => event.event === 'counts');
+    await gw.close();
+    await stream.ended;
+  });
+});
+
+describe('several gateways on one PostgreSQL database', () => {
+  test('a stream served by one gateway hears notifications recorded through another', async (t) => {
+    const databaseUrl = requiredInCi('DATABASE_URL');
+    if (!databaseUrl) return t.skip('DATABASE_URL is not set');
+    const schema = await pgSchemaUrl(databaseUrl);
+    const first = (await startMetadataGateway({ env: { DATABASE_URL: schema.url } }))!;
+    const second = (await startMetadataGateway({ env: { DATABASE_URL: schema.url } }))!;
+    const stream = await openEventStream(`${first.url}/secured/notifications/stream`, await first.authHeaders('yara'));
+    try {
+      await stream.next((event) => event.event === 'counts');
+      const sent = await fetch(`${second.url}/send-notification`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'data', user: 'yara', subject: 'through the second gateway' }),
+      });
+      assert.equal(sent.status, 200);
+      const pushed = await stream.next((event) => event.event === 'notification');
+      assert.equal(pushed.data.message.subject, 'through the second gateway');
+      // Both gateways read the same notifications.
+      assert.deepEqual((await messagesOf(first, 'yara')).map((n) => n.message.id), [pushed.id]);
+    } finally {
+      stream.close();
+      await first.close();
+      await second.close();
+      await schema.drop();
+    }
+  });
+});
