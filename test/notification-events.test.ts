@@ -2,9 +2,12 @@
 // notifications through the one event path, and GET /secured/notifications/stream pushes them
 // (and count changes) to a web client as they happen, on each engine and across gateways.
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { jobStatusNotification, sendNotification } from '../src/http/notifications.js';
 import { openEventStream, type EventStreamClient } from './helpers/event-stream.js';
+import { startBackend } from './helpers/backend.js';
 import { eventually } from './helpers/fileio.js';
 import { requiredInCi } from './helpers/gateway.js';
 import { admin, startMetadataGateway, type MetadataGateway } from './helpers/metadata-gateway.js';
@@ -24,12 +27,22 @@ function arrival(gw: MetadataGateway, user: string, match: (notification: Notifi
 for (const engine of ['sqlite', 'postgres'] as const) {
   describe(`notification events (${engine})`, () => {
     let gw: MetadataGateway;
+    let source: Server;
     before(async () => {
-      const started = await startMetadataGateway({ engine, env: { NOTIFICATION_STREAM_HEARTBEAT_MS: '300' } });
+      source = createServer((request, response) => {
+        if (request.url === '/words.txt') response.writeHead(200, { 'content-type': 'text/plain' }).end('imported words');
+        else response.writeHead(404).end();
+      });
+      await new Promise<void>((resolve) => source.listen(0, '127.0.0.1', resolve));
+      const started = await startMetadataGateway({ engine, env: { NOTIFICATION_STREAM_HEARTBEAT_MS: '300', URL_IMPORT_ALLOW_PRIVATE_NETWORKS: 'true' } });
       if (!started) return;
       gw = started;
     });
-    after(async () => gw?.close());
+    after(async () => {
+      await gw?.close();
+      source.close();
+    });
+    const sourceUrl = () => `http://127.0.0.1:${(source.address() as AddressInfo).port}`;
     const skip = () => !gw && engine === 'postgres' && !requiredInCi('DATABASE_URL');
 
     test('moves, renames, trashing, permanent deletes, restores and emptying the trash notify the user', async (t) => {
@@ -80,6 +93,23 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal((await gw.call('alice', 'POST', '/secured/filesystem/rename', { json: { source: `${home}/missing.txt`, dest: `${home}/x.txt` } })).status >= 400, true);
       assert.equal((await messagesOf(gw, 'alice')).length, before);
       assert.deepEqual((await messagesOf(gw, 'bob')).filter((n) => n.payload.user === 'alice'), []);
+    });
+
+    test('a URL import notifies its user when it finishes and when it fails', async (t) => {
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      const dest = gw.home('ivan');
+      await gw.ok('ivan', 'GET', '/secured/bootstrap');
+      await gw.ok('ivan', 'POST', '/secured/fileio/urlupload', { json: { dest, address: `${sourceUrl()}/words.txt` } });
+      const done = await arrival(gw, 'ivan', (n) => n.payload.action === 'url_import');
+      assert.equal(done.type, 'data');
+      assert.equal(done.subject, 'words.txt imported');
+      assert.equal(done.payload.path, `${dest}/words.txt`);
+      assert.equal(done.payload.error, undefined);
+
+      await gw.ok('ivan', 'POST', '/secured/fileio/urlupload', { json: { dest, address: `${sourceUrl()}/gone.txt` } });
+      const failed = await arrival(gw, 'ivan', (n) => n.payload.action === 'url_import' && n.payload.error !== undefined);
+      assert.equal(failed.subject, 'URL import of gone.txt failed');
+      assert.equal((await gw.call('ivan', 'POST', '/secured/filesystem/stat', { json: { paths: [`${dest}/gone.txt`] } })).body?.error_code, 'ERR_DOES_NOT_EXIST');
     });
 
     test('sharing and unsharing notify the sharer and each sharee', async (t) => {
@@ -240,6 +270,30 @@ describe('several gateways on one PostgreSQL database', () => {
       await first.close();
       await second.close();
       await schema.drop();
+    }
+  });
+});
+
+describe('an agent that counts only user notifications (the reference v1)', () => {
+  test('count-messages adds the system counts from its system-message listings', async () => {
+    const agent = await startBackend((request, response) => {
+      const answers: Record<string, unknown> = {
+        '/count-messages': { 'user-total': 3 },
+        '/system/messages': { 'system-messages': [{ uuid: 'a' }, { uuid: 'b' }] },
+        '/system/new-messages': { 'system-messages': [{ uuid: 'a' }] },
+        '/system/unseen-messages': { 'system-messages': [{ uuid: 'a' }, { uuid: 'b' }] },
+      };
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers[request.path] ?? {}));
+    });
+    const gw = (await startMetadataGateway({ env: { NOTIFICATION_AGENT_URL: agent.url } }))!;
+    try {
+      const counts = await gw.ok('zoe', 'GET', '/secured/notifications/count-messages?seen=false&filter=data');
+      assert.deepEqual(counts, { 'user-total': 3, 'system-total': 2, 'system-total-new': 1, 'system-total-unseen': 2 });
+      const counted = agent.requests.find((request) => request.path === '/count-messages')!;
+      assert.deepEqual([counted.query.get('user'), counted.query.get('seen'), counted.query.get('filter')], ['zoe', 'false', 'data']);
+    } finally {
+      await gw.close();
+      await agent.close();
     }
   });
 });
