@@ -77,6 +77,13 @@ async function embeddedPlatform(dataDir: string, limits: Record<string, string>,
     await saveAs(`${home}/one-mib.txt`, 'x'.repeat(1024 * 1024));
     await fetch(`${base}/secured/filesystem/directory/create`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ path: `${home}/listing` }) });
     for (let i = 0; i < 500; i++) await saveAs(`${home}/listing/file-${String(i).padStart(3, '0')}.txt`, 'x'.repeat(i));
+    for (let i = 0; i < 2000; i++) {
+      await fetch(`${base}/send-notification`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: ['data', 'analysis', 'tool'][i % 3], user: 'bench', subject: `notification ${i}` }),
+      });
+    }
     return [
       await load('embedded GET /secured/fileio/download (1 MiB)', `${base}/secured/fileio/download?path=${encodeURIComponent(`${home}/one-mib.txt`)}`, auth),
       await load(
@@ -84,6 +91,9 @@ async function embeddedPlatform(dataDir: string, limits: Record<string, string>,
         `${base}/secured/filesystem/paged-directory?path=${encodeURIComponent(`${home}/listing`)}&limit=50&offset=200&sort-col=SIZE&sort-dir=desc`,
         auth,
       ),
+      await load('embedded GET notifications (menu: 10 of 2,000)', `${base}/secured/notifications/messages?limit=10&offset=0&sortField=timestamp&sortDir=DESC`, auth),
+      await load('embedded GET notifications (filter=analysis, 100 from 300)', `${base}/secured/notifications/messages?limit=100&offset=300&filter=analysis`, auth),
+      await load('embedded GET count-messages', `${base}/secured/notifications/count-messages`, auth),
       await load('embedded GET /secured/sessions', `${base}/secured/sessions`, auth),
       await load('embedded GET /secured/preferences', `${base}/secured/preferences`, auth),
       await load('embedded GET /secured/bootstrap (records a login)', `${base}/secured/bootstrap`, auth),

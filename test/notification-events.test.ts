@@ -245,6 +245,43 @@ describe('notification streams and gateway shutdown', () => {
   });
 });
 
+describe('streams per user', () => {
+  test('a user holds at most ten streams at once; closing one makes room', async () => {
+    const gw = (await startMetadataGateway())!;
+    const url = `${gw.url}/secured/notifications/stream`;
+    const headers = await gw.authHeaders('quinn');
+    const streams: EventStreamClient[] = [];
+    try {
+      for (let i = 0; i < 10; i++) {
+        const stream = await openEventStream(url, headers);
+        streams.push(stream);
+        await stream.next((event) => event.event === 'counts');
+      }
+      const refused = await fetch(url, { headers });
+      assert.equal(refused.status, 429);
+      assert.equal(((await refused.json()) as { error_code: string }).error_code, 'ERR_TOO_MANY_STREAMS');
+      // Another user is not affected.
+      const other = await openEventStream(url, await gw.authHeaders('rosa'));
+      streams.push(other);
+      assert.equal(other.status, 200);
+
+      streams[0]!.close();
+      await streams[0]!.ended;
+      const again = await eventually(async () => {
+        const stream = await openEventStream(url, headers);
+        if (stream.status === 200) return stream;
+        stream.close();
+        return undefined;
+      }, 5_000, 'room for another stream') as EventStreamClient;
+      streams.push(again);
+      await again.next((event) => event.event === 'counts');
+    } finally {
+      for (const stream of streams) stream.close();
+      await gw.close();
+    }
+  });
+});
+
 describe('several gateways on one PostgreSQL database', () => {
   test('a stream served by one gateway hears notifications recorded through another', async (t) => {
     const databaseUrl = requiredInCi('DATABASE_URL');

@@ -35,25 +35,29 @@ export const streamRoutes: AgentRoutes = async (app, { db, now, events, heartbea
     let lastCounts = '';
     let chain = Promise.resolve();
     const response = reply.raw;
+    const closed = () => response.destroyed || response.writableEnded;
+    const send = (text: string) => {
+      if (!closed()) response.write(text);
+    };
 
     const sendCounts = async () => {
       const current = await counts(user);
       const text = JSON.stringify(current);
       if (text !== lastCounts) {
         lastCounts = text;
-        response.write(frame('counts', current));
+        send(frame('counts', current));
       }
     };
     const sendNotifications = async (rows: Parameters<typeof notificationJson>[0][]) => {
       for (const row of rows) {
         const total = await countOf(selected(db, { user, seen: false }));
-        response.write(frame('notification', { total, message: notificationJson(row) }, row.id));
+        send(frame('notification', { total, message: notificationJson(row) }, row.id));
       }
     };
     const onEvent = (event: AgentEvent) => {
       chain = chain
         .then(async () => {
-          if (response.writableEnded) return;
+          if (closed()) return;
           if (event.kind === 'notification' && event.id) {
             const rows = await selected(db, { user }).select([...notificationColumns]).where('id', '=', event.id).execute();
             await sendNotifications(rows);
@@ -75,7 +79,7 @@ export const streamRoutes: AgentRoutes = async (app, { db, now, events, heartbea
     open.add(response);
 
     const heartbeat = setInterval(() => {
-      response.write(': heartbeat\n\n');
+      send(': heartbeat\n\n');
       // System messages open and close with time, not events: a recount catches that.
       onEvent({ user, kind: 'counts' });
     }, heartbeatMs);
