@@ -212,7 +212,6 @@ for (const engine of hostEngines) {
       return note;
     };
     const current = (note: Note) => ({ ...note.json, seen: note.seen, deleted: note.deleted });
-    const byId = (id: string) => notes.find((note) => note.id === id)!;
 
     /** Everything the user routes tell about `user` agrees with `notes`. */
     const checkUser = async (user: string, label: string) => {

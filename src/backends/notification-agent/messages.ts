@@ -1,24 +1,10 @@
 // User notifications (backends.md §4.1–4.4), with the spec's counts: marks answer how many are still unseen.
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../../http/errors.js';
 import { notificationColumns, notificationJson, notificationRequest, storedType } from './model.js';
 import type { AgentRoutes } from './options.js';
-import { agentQuery, badParameter, markAllUser, countOf, paged, countParameter, selected, selection, spelled, systemCounts, unseenCount } from './queries.js';
+import { agentQuery, badParameter, markAllUser, uuidsOf, countOf, paged, countParameter, selected, selection, spelled, systemCounts, unseenCount } from './queries.js';
 
 const sortColumns = { timestamp: 'time_created', date_created: 'time_created', uuid: 'id', subject: 'subject' } as const;
-
-/** Keeps one statement's bound parameters well inside both engines' limits. */
-export const maxIds = 1000;
-
-/** `{uuids: [...]}` of seen and delete; ids are kept in lower case. */
-function messageIds(body: unknown): string[] {
-  const uuids = (body as { uuids?: unknown } | null)?.uuids;
-  if (!Array.isArray(uuids) || uuids.some((id) => typeof id !== 'string')) {
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be {"uuids": [<message.id>, ...]}', { field: 'uuids' });
-  }
-  if (uuids.length > maxIds) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `at most ${maxIds} uuids per request`, { field: 'uuids' });
-  return [...new Set((uuids as string[]).map((id) => id.toLowerCase()))];
-}
 
 export const messageRoutes: AgentRoutes = async (app, { db, now, events }) => {
   app.post('/notification', async (request) => {
@@ -83,9 +69,9 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events }) => {
     return { success: true, count: await unseenCount(db, user) };
   };
 
-  app.post('/seen', async (request) => change(agentQuery(request.query).user, { seen: true }, { ids: messageIds(request.body) }));
+  app.post('/seen', async (request) => change(agentQuery(request.query).user, { seen: true }, { ids: uuidsOf(request.body) }));
   app.post('/mark-all-seen', async (request) => change(markAllUser(request), { seen: true }));
-  app.post('/delete', async (request) => change(agentQuery(request.query).user, { deleted: true }, { ids: messageIds(request.body) }));
+  app.post('/delete', async (request) => change(agentQuery(request.query).user, { deleted: true }, { ids: uuidsOf(request.body) }));
   // `filter` as in listings (`new`: the unseen ones), `seen` too.
   app.delete('/delete-all', async (request) => {
     const { user, query } = agentQuery(request.query);

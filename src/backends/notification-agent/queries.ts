@@ -20,6 +20,19 @@ export function markAllUser(request: { query: unknown; body?: unknown }): string
   return agentQuery(request.query).user;
 }
 
+/** Keeps one statement's bound parameters well inside both engines' limits. */
+export const maxIds = 1000;
+
+/** `{uuids: [...]}` of the mark and delete routes; ids are kept in lower case. */
+export function uuidsOf(body: unknown): string[] {
+  const uuids = (body as { uuids?: unknown } | null)?.uuids;
+  if (!Array.isArray(uuids) || uuids.some((id) => typeof id !== 'string')) {
+    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be {"uuids": [<id>, ...]}', { field: 'uuids' });
+  }
+  if (uuids.length > maxIds) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `at most ${maxIds} uuids per request`, { field: 'uuids' });
+  return [...new Set((uuids as string[]).map((id) => id.toLowerCase()))];
+}
+
 export function badParameter(field: string, reason: string): GatewayError {
   return new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', reason, { field });
 }

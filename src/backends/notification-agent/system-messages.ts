@@ -4,10 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
-import { maxIds } from './messages.js';
 import { asBoolean, badField } from './model.js';
 import type { AgentOptions, AgentRoutes } from './options.js';
-import { activeSystemMessages, agentQuery, badParameter, booleanParameter, countParameter, markAllUser, paged } from './queries.js';
+import { activeSystemMessages, agentQuery, badParameter, booleanParameter, countParameter, markAllUser, maxIds, paged, uuidsOf } from './queries.js';
 import { normalizeQuery } from '../../http/query.js';
 
 const received = 1;
@@ -54,13 +53,6 @@ function booleanField(body: Record<string, unknown>, field: string): boolean | u
 function bodyObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badField('body', 'the body must be a JSON object');
   return body as Record<string, unknown>;
-}
-
-function idsOf(body: unknown): string[] {
-  const uuids = (body as { uuids?: unknown } | null)?.uuids;
-  if (!Array.isArray(uuids) || uuids.some((id) => typeof id !== 'string')) throw badField('uuids', 'the body must be {"uuids": [<uuid>, ...]}');
-  if (uuids.length > maxIds) throw badField('uuids', `at most ${maxIds} uuids per request`);
-  return [...new Set((uuids as string[]).map((id) => id.toLowerCase()))];
 }
 
 const notFound = (id: string) => new GatewayError(404, 'ERR_NOT_FOUND', `no system message ${id}`, { uuid: id });
@@ -153,11 +145,11 @@ export const systemMessageRoutes: AgentRoutes = async (app, options) => {
   app.get('/system/messages', async (request) => listFor(agentQuery(request.query).user, dismissed));
   app.get('/system/new-messages', async (request) => listFor(agentQuery(request.query).user, received));
   app.get('/system/unseen-messages', async (request) => listFor(agentQuery(request.query).user, acknowledged));
-  app.post('/system/received', async (request) => raise(agentQuery(request.query).user, received, idsOf(request.body)));
+  app.post('/system/received', async (request) => raise(agentQuery(request.query).user, received, uuidsOf(request.body)));
   app.post('/system/mark-all-received', async (request) => raise(markAllUser(request), received, 'active'));
-  app.post('/system/seen', async (request) => raise(agentQuery(request.query).user, acknowledged, idsOf(request.body)));
+  app.post('/system/seen', async (request) => raise(agentQuery(request.query).user, acknowledged, uuidsOf(request.body)));
   app.post('/system/mark-all-seen', async (request) => raise(markAllUser(request), acknowledged, 'active'));
-  app.post('/system/delete', async (request) => raise(agentQuery(request.query).user, dismissed, idsOf(request.body), true));
+  app.post('/system/delete', async (request) => raise(agentQuery(request.query).user, dismissed, uuidsOf(request.body), true));
   app.delete('/system/delete-all', async (request) => raise(agentQuery(request.query).user, dismissed, 'active', true));
 
   const find = async (id: string) => {
