@@ -26,6 +26,7 @@ import { favoriteRoutes } from './routes/favorites.js';
 import { fileioRoutes } from './routes/fileio.js';
 import { filesystemAggregateRoutes } from './routes/filesystem.js';
 import { miscRoutes } from './routes/misc.js';
+import { notificationStreamRoutes } from './routes/notification-stream.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { operationsRoutes } from './routes/operations.js';
 import { passthroughRoutes } from './routes/passthrough-table.js';
@@ -142,6 +143,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await app.register(dataTagRoutes, aggregateDeps);
   await app.register(permanentIdRequestAggregateRoutes, aggregateDeps);
   await app.register(notificationRoutes, aggregateDeps);
+  await app.register(notificationStreamRoutes, aggregateDeps);
   await app.register(alertAdminRoutes, { forwarder });
   await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
 

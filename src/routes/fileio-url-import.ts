@@ -5,7 +5,6 @@ import { pipeline } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { joinDataPath, normalizeDataPath } from '../backends/data-info/data-path.js';
 import type { GatewayConfig } from '../config.js';
-import type { Identity } from '../http/auth.js';
 import { GatewayError } from '../http/errors.js';
 import { sendNotification } from '../http/notifications.js';
 import { checkHost, OutboundError, outboundGet } from '../http/outbound-fetch.js';

@@ -1,7 +1,7 @@
 // Tag notifications: routes.md §7, spec "Notifications", "Events" and "States and transitions".
 // Marks, deletes and system messages are passthrough rows; listings (app descriptions added),
-// counts, mark-all, /send-notification (allow-listed) and the event stream are handled here.
-import { BlockList, isIPv4 } from 'node:net';
+// counts, mark-all and /send-notification (allow-listed) are handled here; the event stream in
+// notification-stream.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { GatewayConfig } from '../config.js';
@@ -11,6 +11,7 @@ import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
 import type { Forwarder } from '../http/proxy.js';
 import { queryNormalizer } from '../http/query.js';
+import { allowList } from '../http/address-allow-list.js';
 import { parseJsonText } from '../http/request-body.js';
 import { AppDescriptions } from './notification-app-descriptions.js';
 
@@ -32,9 +33,6 @@ export const notificationsRoutes: PassthroughRoute[] = [
   { method: ['GET', 'POST', 'DELETE'], path: '/admin/notifications/system/{uuid}', backend: 'notification-agent', backendPath: '/admin/system/{uuid}', auth: 'admin', tag: 'notifications', summary: 'Get, update (users see it anew) or delete a system message' },
   { method: 'GET', path: '/admin/notifications/system-types', backend: 'notification-agent', backendPath: '/admin/system-types', auth: 'admin', tag: 'notifications', summary: 'List system message types' },
 ];
-
-/** Open streams a user may hold on one gateway (a browser tab each, say); more get 429. */
-const maxStreamsPerUser = 10;
 
 export interface NotificationDeps {
   forwarder: Forwarder;
@@ -98,22 +96,6 @@ async function countMessages(deps: NotificationDeps, request: FastifyRequest, qu
   const lengthOf = async (path: string) => ((await call<{ 'system-messages'?: unknown[] }>(path))['system-messages'] ?? []).length;
   const [total, fresh, unseen] = await Promise.all([lengthOf('/system/messages'), lengthOf('/system/new-messages'), lengthOf('/system/unseen-messages')]);
   return { ...counts, 'system-total': total, 'system-total-new': fresh, 'system-total-unseen': unseen };
-}
-
-/** An IPv4 peer may arrive as `::ffff:a.b.c.d`; it is checked as the IPv4 address it is. */
-function allowList(ranges: string[]): (address: string) => boolean {
-  const list = new BlockList();
-  for (const range of ranges) {
-    const [address, bits] = range.split('/') as [string, string | undefined];
-    const family = isIPv4(address) ? 'ipv4' : 'ipv6';
-    if (bits === undefined) list.addAddress(address, family);
-    else list.addSubnet(address, Number(bits), family);
-  }
-  return (address) => {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-    const plain = mapped ?? address;
-    return list.check(plain, isIPv4(plain) ? 'ipv4' : 'ipv6');
-  };
 }
 
 const notificationRequest = Type.Object({
@@ -227,51 +209,5 @@ export async function notificationRoutes(app: FastifyInstance, deps: Notificatio
       if (!allowed(request.ip)) throw new GatewayError(403, 'ERR_FORBIDDEN', 'POST /send-notification is accepted only from the addresses in SEND_NOTIFICATION_ALLOW');
     },
     handler: async (request, reply: FastifyReply) => forwarder.forward(request, reply, 'notification-agent', { method: 'POST', path: '/notification', rawQuery: '', identityStyle: 'none', json: request.body, bodyLimitBytes: deps.config.bodyLimitBytes }),
-  });
-
-  const streams = new Set<FastifyReply>();
-  const openPerUser = new Map<string, number>();
-  // Open streams never end by themselves: a closing gateway ends them, or its close would wait for them.
-  app.addHook('preClose', async () => {
-    for (const reply of streams) reply.raw.destroy();
-  });
-  app.get('/secured/notifications/stream', {
-    config: { auth: 'user' },
-    schema: {
-      tags: ['notifications'],
-      summary: "Server-Sent Events: the caller's new notifications and count changes, as they happen",
-      description: [
-        'Beyond the spec. Events: `counts` (on open and whenever they change: `user-total`, `user-unseen`, `system-total`, `system-total-new`, `system-total-unseen`),',
-        '`notification` (`{total: unseen count, message: Notification}`, event id = `message.id`). A comment line is sent every NOTIFICATION_STREAM_HEARTBEAT_MS.',
-        'Reconnecting with `Last-Event-ID` replays the notifications recorded since that one. Polling the other routes keeps working unchanged.',
-        `A user may hold ${maxStreamsPerUser} streams at once per gateway; more are 429 \`ERR_TOO_MANY_STREAMS\`.`,
-      ].join(' '),
-      security: routeSecurity('user'),
-      response: { 200: { description: '`text/event-stream`', type: 'string' } },
-    },
-    handler: async (request, reply) => {
-      const user = request.identity!.username;
-      const open = openPerUser.get(user) ?? 0;
-      if (open >= maxStreamsPerUser) {
-        throw new GatewayError(429, 'ERR_TOO_MANY_STREAMS', `at most ${maxStreamsPerUser} notification streams per user at once; close one first`, { limit: maxStreamsPerUser });
-      }
-      openPerUser.set(user, open + 1);
-      streams.add(reply);
-      reply.raw.once('close', () => {
-        streams.delete(reply);
-        const left = (openPerUser.get(user) ?? 1) - 1;
-        if (left > 0) openPerUser.set(user, left);
-        else openPerUser.delete(user);
-      });
-      return forwarder.forward(request, reply, 'notification-agent', {
-        method: 'GET',
-        path: '/stream',
-        rawQuery: '',
-        identity: request.identity,
-        identityStyle: 'notification',
-        bodyLimitBytes: 0,
-        openEnded: true,
-      });
-    },
   });
 }
