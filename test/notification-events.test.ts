@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { jobStatusNotification, sendNotification } from '../src/http/notifications.js';
 import { openEventStream, type EventStreamClient } from './helpers/event-stream.js';
 import { startBackend } from './helpers/backend.js';
@@ -331,6 +332,39 @@ describe('an agent that counts only user notifications (the reference v1)', () =
     } finally {
       await gw.close();
       await agent.close();
+    }
+  });
+});
+
+describe('the PostgreSQL change channel', () => {
+  test('a stream keeps receiving after its LISTEN connection is cut', async (t) => {
+    const databaseUrl = requiredInCi('DATABASE_URL');
+    if (!databaseUrl) return t.skip('DATABASE_URL is not set');
+    const schema = await pgSchemaUrl(databaseUrl);
+    const gw = (await startMetadataGateway({ env: { DATABASE_URL: schema.url } }))!;
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    const stream = await openEventStream(`${gw.url}/secured/notifications/stream`, await gw.authHeaders('pia'));
+    const send = (subject: string) =>
+      fetch(`${gw.url}/send-notification`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'data', user: 'pia', subject }) });
+    try {
+      await stream.next((event) => event.event === 'counts');
+      const cut = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where query = $1`, [`listen "notification_events:${schema.schema}"`]);
+      assert.equal(cut.rowCount, 1);
+      // Messages sent while it reconnects are missed (a client catches up with Last-Event-ID); later ones arrive.
+      let sent = 0;
+      const arrived = await eventually(async () => {
+        await send(`after the cut ${++sent}`);
+        return stream.events.find((event) => event.event === 'notification');
+      }, 10_000, 'a notification after the LISTEN connection came back');
+      assert.match(arrived.data.message.subject, /^after the cut/);
+      const relistening = await admin.query(`select count(*)::int as count from pg_stat_activity where query = $1`, [`listen "notification_events:${schema.schema}"`]);
+      assert.equal(relistening.rows[0].count, 1);
+    } finally {
+      stream.close();
+      await admin.end();
+      await gw.close();
+      await schema.drop();
     }
   });
 });
