@@ -357,7 +357,7 @@ describe('the PostgreSQL change channel', () => {
         await send(`after the cut ${++sent}`);
         return stream.events.find((event) => event.event === 'notification');
       }, 10_000, 'a notification after the LISTEN connection came back');
-      assert.match(arrived.data.message.subject, /^after the cut/);
+      assert.match(arrived!.data.message.subject, /^after the cut/);
       const relistening = await admin.query(`select count(*)::int as count from pg_stat_activity where query = $1`, [`listen "notification_events:${schema.schema}"`]);
       assert.equal(relistening.rows[0].count, 1);
     } finally {
