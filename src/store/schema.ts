@@ -241,3 +241,66 @@ export interface Database {
     date_acknowledged: number | null;
   };
 }
+
+/**
+ * The apps service's catalog (migration 009, backends.md §5.1, §5.6), merged into `Database`.
+ * Usernames are short; times are milliseconds since the epoch.
+ */
+export interface Database {
+  tools: {
+    id: string;
+    name: string;
+    description: ColumnType<string, string | undefined, string>;
+    location: ColumnType<string, string | undefined, string>;
+    type: string;
+    version: ColumnType<string, string | undefined, string>;
+    attribution: ColumnType<string, string | undefined, string>;
+    /** The embedded executor that runs it; null when none does. */
+    executor: string | null;
+    integrator: string;
+    created_on: number;
+  };
+  apps: {
+    id: string;
+    system_id: ColumnType<string, string | undefined, string>;
+    name: string;
+    description: ColumnType<string, string | undefined, string>;
+    integrator: string;
+    integrator_name: ColumnType<string, string | undefined, string>;
+    integrator_email: ColumnType<string, string | undefined, string>;
+    wiki_url: string | null;
+    is_public: ColumnType<boolean | number, boolean | undefined, boolean>;
+    is_blessed: ColumnType<boolean | number, boolean | undefined, boolean>;
+    beta: ColumnType<boolean | number, boolean | undefined, boolean>;
+    deleted: ColumnType<boolean | number, boolean | undefined, boolean>;
+    disabled: ColumnType<boolean | number, boolean | undefined, boolean>;
+    integration_date: number;
+    edited_date: number;
+  };
+  app_versions: {
+    id: string;
+    app_id: string;
+    version: string;
+    version_order: number;
+    /** JSON: `{steps: [{tool_id, name}], groups: [...], requirements?}`. */
+    definition: string;
+    documentation: string | null;
+    /** JSON list of strings. */
+    reference_urls: ColumnType<string, string | undefined, string>;
+    created_by: string;
+    created_on: number;
+  };
+  app_version_tools: { app_version_id: string; step_number: number; tool_id: string | null };
+  app_categories: {
+    id: string;
+    name: string;
+    description: ColumnType<string, string | undefined, string>;
+    parent_id: string | null;
+    owner: string | null;
+    is_public: ColumnType<boolean | number, boolean | undefined, boolean>;
+    created_on: number;
+  };
+  app_category_apps: { category_id: string; app_id: string };
+  app_favorites: { username: string; app_id: string; created_on: number };
+  app_ratings: { username: string; app_id: string; rating: number; comment_id: string | null; rated_on: number };
+}

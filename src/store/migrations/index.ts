@@ -7,6 +7,7 @@ import * as metadata from './005-metadata.js';
 import * as metadataTemplatesPids from './006-metadata-templates-pids.js';
 import * as dataTicketObjectIndex from './007-data-ticket-object-index.js';
 import * as notifications from './008-notifications.js';
+import * as appsCatalog from './009-apps-catalog.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '006-metadata-templates-pids': metadataTemplatesPids,
   '007-data-ticket-object-index': dataTicketObjectIndex,
   '008-notifications': notifications,
+  '009-apps-catalog': appsCatalog,
 };
