@@ -4,6 +4,8 @@ import type { Store } from '../../store/database.js';
 import { qualifiedUsername, userIdFor } from '../../store/users.js';
 import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../service.js';
+import { installBuiltInApps } from './built-in.js';
+import { catalogRoutes } from './catalog-routes.js';
 
 const systemId = 'de';
 
@@ -54,7 +56,9 @@ const loginBody = Type.Object({
  */
 export const appsService: EmbeddedService = {
   name: 'apps',
-  plugin: async (app, { store, config }) => {
+  plugin: async (app, { store, config, now = Date.now }) => {
+    await installBuiltInApps(store.db, now());
+    await app.register(catalogRoutes, { db: store.db });
     app.get('/bootstrap', async (request) => {
       const userId = await callerId(store, request.query, config.uidDomain);
       return {

@@ -1,0 +1,125 @@
+// The catalog's read routes (backends.md §5.1): listing and search, one app's launch view
+// (AppJobView), details (AppDetails) and listing entry.
+import type { FastifyPluginAsync } from 'fastify';
+import type { Kysely } from 'kysely';
+import { GatewayError } from '../../http/errors.js';
+import { normalizeQuery } from '../../http/query.js';
+import type { Database } from '../../store/schema.js';
+import { requireUserParam } from '../service.js';
+import { currentVersions, listApps, listingEntries, sortFields, visibleApps, type SortField } from './catalog.js';
+import type { AppDefinition } from './definition.js';
+
+const badParameter = (field: string, reason: string) => new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', reason, { field });
+
+function count(query: Record<string, string>, name: string, fallback: number): number {
+  const value = query[name];
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d{1,9}$/.test(value)) throw badParameter(name, `query parameter "${name}" must be a whole number of at least 0`);
+  return Number(value);
+}
+
+const shortUser = (query: unknown) => requireUserParam(query).split('@')[0]!;
+
+/** The launch view of a definition: parameter ids become `<step id>_<parameter id>`. */
+export function jobViewGroups(definition: AppDefinition) {
+  return definition.groups.map((group) => {
+    const stepNumber = group.step_number ?? 1;
+    const step = definition.steps[stepNumber - 1];
+    return {
+      id: group.id,
+      name: group.name ?? '',
+      label: group.label,
+      description: group.description ?? '',
+      isVisible: group.isVisible ?? true,
+      step_number: stepNumber,
+      parameters: group.parameters.map((parameter) => ({ ...parameter, id: `${step?.id ?? 'step'}_${parameter.id}` })),
+    };
+  });
+}
+
+export const catalogRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async (app, { db }) => {
+  app.get('/apps', async (request) => {
+    const user = shortUser(request.query);
+    const query = normalizeQuery(request.query) as Record<string, string>;
+    const sortField = (query['sort-field'] ?? 'name').toLowerCase();
+    const sortDir = (query['sort-dir'] ?? 'asc').toLowerCase();
+    if (!(sortFields as readonly string[]).includes(sortField)) throw badParameter('sort-field', `sort-field must be one of ${sortFields.join(', ')}`);
+    if (sortDir !== 'asc' && sortDir !== 'desc') throw badParameter('sort-dir', 'sort-dir must be ASC or DESC');
+    const appType = query['app-type'];
+    return listApps(db, user, {
+      search: query.search?.trim() || undefined,
+      limit: count(query, 'limit', 0),
+      offset: count(query, 'offset', 0),
+      sortField: sortField as SortField,
+      sortDir,
+      appType: appType === undefined || appType === '' || appType.toLowerCase() === 'all' ? undefined : appType,
+    });
+  });
+
+  /** The app `user` may see, or 404 naming it. */
+  const visibleApp = async (user: string, systemId: string, appId: string) => {
+    const row = await visibleApps(db, user).selectAll('apps').where('apps.id', '=', appId.toLowerCase()).where('apps.system_id', '=', systemId.toLowerCase()).executeTakeFirst();
+    if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `no app ${appId} in system ${systemId}`, { app_id: appId, system_id: systemId });
+    return row;
+  };
+  const versionsOf = async (appId: string) =>
+    (await db.selectFrom('app_versions').select(['id', 'version']).where('app_id', '=', appId).orderBy('version_order', 'desc').execute()).map((row) => ({ version: row.version, version_id: row.id }));
+
+  app.get<{ Params: { systemId: string; appId: string } }>('/apps/:systemId/:appId', async (request) => {
+    const user = shortUser(request.query);
+    const row = await visibleApp(user, request.params.systemId, request.params.appId);
+    const [[entry], versions, current] = await Promise.all([listingEntries(db, [row], user), versionsOf(row.id), currentVersions(db, [row.id])]);
+    const definition = JSON.parse(current.get(row.id)?.definition ?? '{"steps":[],"groups":[]}') as AppDefinition;
+    return {
+      id: row.id,
+      name: row.name,
+      label: row.name,
+      description: row.description,
+      app_type: entry!.app_type,
+      system_id: row.system_id,
+      deleted: entry!.deleted,
+      disabled: entry!.disabled,
+      debug: false,
+      version: entry!.version,
+      version_id: entry!.version_id,
+      integration_date: entry!.integration_date,
+      edited_date: entry!.edited_date,
+      overall_job_type: entry!.overall_job_type,
+      requirements: definition.requirements ?? [],
+      versions,
+      limitChecks: entry!.limitChecks,
+      groups: jobViewGroups(definition),
+    };
+  });
+
+  app.get<{ Params: { systemId: string; appId: string } }>('/apps/:systemId/:appId/details', async (request) => {
+    const user = shortUser(request.query);
+    const row = await visibleApp(user, request.params.systemId, request.params.appId);
+    const [[entry], versions, current] = await Promise.all([listingEntries(db, [row], user), versionsOf(row.id), currentVersions(db, [row.id])]);
+    const version = current.get(row.id);
+    const definition = JSON.parse(version?.definition ?? '{"steps":[],"groups":[]}') as AppDefinition;
+    const toolIds = definition.steps.map((step) => step.tool_id).filter((id): id is string => id !== null);
+    const tools = toolIds.length === 0 ? [] : await db.selectFrom('tools').select(['id', 'name', 'description', 'location', 'type', 'version', 'attribution']).where('id', 'in', toolIds).execute();
+    const categories = await db
+      .selectFrom('app_category_apps as c')
+      .innerJoin('app_categories as k', 'k.id', 'c.category_id')
+      .select(['k.id', 'k.name'])
+      .where('c.app_id', '=', row.id)
+      .execute();
+    return {
+      ...entry,
+      tools,
+      references: JSON.parse(version?.reference_urls ?? '[]') as string[],
+      categories,
+      suggested_categories: [],
+      versions,
+      job_stats: { job_count_completed: 0 },
+    };
+  });
+
+  app.get<{ Params: { systemId: string; appId: string } }>('/apps/:systemId/:appId/listing', async (request) => {
+    const user = shortUser(request.query);
+    const row = await visibleApp(user, request.params.systemId, request.params.appId);
+    return { total: 1, apps: await listingEntries(db, [row], user) };
+  });
+};
