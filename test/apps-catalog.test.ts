@@ -115,6 +115,34 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       }
     });
 
+    test('favourites and ratings through the gateway', async (t) => {
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      const wordCount = builtInApps[1]!;
+      const route = `/apps/de/${wordCount.id}`;
+      const favorite = async (user: string) => (await gw.ok(user, 'GET', `${route}/listing`)).apps[0].is_favorite;
+      await gw.ok('dora', 'PUT', `${route}/favorite`);
+      await gw.ok('dora', 'PUT', `${route}/favorite`);
+      assert.equal(await favorite('dora'), true);
+      assert.equal(await favorite('ed'), false);
+      await gw.ok('dora', 'DELETE', `${route}/favorite`);
+      assert.equal(await favorite('dora'), false);
+
+      const before = (await gw.ok('dora', 'GET', `${route}/listing`)).apps[0].rating;
+      const rated = await gw.ok('dora', 'POST', `${route}/rating`, { json: { rating: 1 } });
+      assert.deepEqual(rated, { average: Number(((before.average * before.total + 1) / (before.total + 1)).toFixed(2)), total: before.total + 1 });
+      const changed = await gw.ok('dora', 'POST', `${route}/rating`, { json: { rating: 3 } });
+      assert.equal(changed.total, before.total + 1, 'rating again replaces the rating');
+      assert.equal((await gw.ok('dora', 'GET', `${route}/listing`)).apps[0].rating.user, 3);
+      assert.deepEqual(await gw.ok('dora', 'DELETE', `${route}/rating`), before);
+      for (const rating of [0, 6, 2.5, '4', null]) {
+        const answer = await gw.call('dora', 'POST', `${route}/rating`, { json: { rating } });
+        assert.equal(answer.status, 400, String(rating));
+        assert.equal(answer.body.error_code, 'ERR_BAD_OR_MISSING_FIELD');
+      }
+      assert.equal((await gw.call('dora', 'PUT', `/apps/de/${privateApp.id}/favorite`)).status, 404, "another user's private app");
+      assert.equal((await gw.call(null, 'PUT', `${route}/favorite`)).status, 401);
+    });
+
     test('the launch view and the details of a built-in app', async (t) => {
       if (skip()) return t.skip('DATABASE_URL is not set');
       const checksum = builtInApps[3]!;
