@@ -1,7 +1,7 @@
 // The catalog's read routes (backends.md §5.1): listing and search, one app's launch view
 // (AppJobView), details (AppDetails) and listing entry.
 import type { FastifyPluginAsync } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { GatewayError } from '../../http/errors.js';
 import { normalizeQuery } from '../../http/query.js';
 import type { Database } from '../../store/schema.js';
@@ -37,6 +37,50 @@ export function jobViewGroups(definition: AppDefinition) {
   });
 }
 
+type AppRow = Selectable<Database['apps']>;
+
+/** The app `user` may see, or 404 naming it. */
+export async function visibleApp(db: Kysely<Database>, user: string, systemId: string, appId: string): Promise<AppRow> {
+  const row = await visibleApps(db, user).selectAll('apps').where('apps.id', '=', appId.toLowerCase()).where('apps.system_id', '=', systemId.toLowerCase()).executeTakeFirst();
+  if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `no app ${appId} in system ${systemId}`, { app_id: appId, system_id: systemId });
+  return row;
+}
+
+async function versionsOf(db: Kysely<Database>, appId: string) {
+  const rows = await db.selectFrom('app_versions').select(['id', 'version']).where('app_id', '=', appId).orderBy('version_order', 'desc').execute();
+  return rows.map((row) => ({ version: row.version, version_id: row.id }));
+}
+
+/** The launch form (AppJobView) of an app's current version, or of `versionId`. */
+export async function launchView(db: Kysely<Database>, user: string, row: AppRow, versionId?: string) {
+  const [[entry], versions, current] = await Promise.all([listingEntries(db, [row], user), versionsOf(db, row.id), currentVersions(db, [row.id])]);
+  const version = versionId
+    ? await db.selectFrom('app_versions').selectAll().where('app_id', '=', row.id).where('id', '=', versionId.toLowerCase()).executeTakeFirst()
+    : current.get(row.id);
+  if (!version) throw new GatewayError(404, 'ERR_NOT_FOUND', `app ${row.id} has no version ${versionId}`, { app_id: row.id, version_id: versionId });
+  const definition = JSON.parse(version.definition) as AppDefinition;
+  return {
+    id: row.id,
+    name: row.name,
+    label: row.name,
+    description: row.description,
+    app_type: entry!.app_type,
+    system_id: row.system_id,
+    deleted: entry!.deleted,
+    disabled: entry!.disabled,
+    debug: false,
+    version: version.version,
+    version_id: version.id,
+    integration_date: entry!.integration_date,
+    edited_date: entry!.edited_date,
+    overall_job_type: entry!.overall_job_type,
+    requirements: definition.requirements ?? [],
+    versions,
+    limitChecks: entry!.limitChecks,
+    groups: jobViewGroups(definition),
+  };
+}
+
 export const catalogRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async (app, { db }) => {
   app.get('/apps', async (request) => {
     const user = shortUser(request.query);
@@ -56,46 +100,16 @@ export const catalogRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async
     });
   });
 
-  /** The app `user` may see, or 404 naming it. */
-  const visibleApp = async (user: string, systemId: string, appId: string) => {
-    const row = await visibleApps(db, user).selectAll('apps').where('apps.id', '=', appId.toLowerCase()).where('apps.system_id', '=', systemId.toLowerCase()).executeTakeFirst();
-    if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `no app ${appId} in system ${systemId}`, { app_id: appId, system_id: systemId });
-    return row;
-  };
-  const versionsOf = async (appId: string) =>
-    (await db.selectFrom('app_versions').select(['id', 'version']).where('app_id', '=', appId).orderBy('version_order', 'desc').execute()).map((row) => ({ version: row.version, version_id: row.id }));
 
   app.get<{ Params: { systemId: string; appId: string } }>('/apps/:systemId/:appId', async (request) => {
     const user = shortUser(request.query);
-    const row = await visibleApp(user, request.params.systemId, request.params.appId);
-    const [[entry], versions, current] = await Promise.all([listingEntries(db, [row], user), versionsOf(row.id), currentVersions(db, [row.id])]);
-    const definition = JSON.parse(current.get(row.id)?.definition ?? '{"steps":[],"groups":[]}') as AppDefinition;
-    return {
-      id: row.id,
-      name: row.name,
-      label: row.name,
-      description: row.description,
-      app_type: entry!.app_type,
-      system_id: row.system_id,
-      deleted: entry!.deleted,
-      disabled: entry!.disabled,
-      debug: false,
-      version: entry!.version,
-      version_id: entry!.version_id,
-      integration_date: entry!.integration_date,
-      edited_date: entry!.edited_date,
-      overall_job_type: entry!.overall_job_type,
-      requirements: definition.requirements ?? [],
-      versions,
-      limitChecks: entry!.limitChecks,
-      groups: jobViewGroups(definition),
-    };
+    return launchView(db, user, await visibleApp(db, user, request.params.systemId, request.params.appId));
   });
 
   app.get<{ Params: { systemId: string; appId: string } }>('/apps/:systemId/:appId/details', async (request) => {
     const user = shortUser(request.query);
-    const row = await visibleApp(user, request.params.systemId, request.params.appId);
-    const [[entry], versions, current] = await Promise.all([listingEntries(db, [row], user), versionsOf(row.id), currentVersions(db, [row.id])]);
+    const row = await visibleApp(db, user, request.params.systemId, request.params.appId);
+    const [[entry], versions, current] = await Promise.all([listingEntries(db, [row], user), versionsOf(db, row.id), currentVersions(db, [row.id])]);
     const version = current.get(row.id);
     const definition = JSON.parse(version?.definition ?? '{"steps":[],"groups":[]}') as AppDefinition;
     const toolIds = definition.steps.map((step) => step.tool_id).filter((id): id is string => id !== null);
@@ -119,7 +133,7 @@ export const catalogRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async
 
   app.get<{ Params: { systemId: string; appId: string } }>('/apps/:systemId/:appId/listing', async (request) => {
     const user = shortUser(request.query);
-    const row = await visibleApp(user, request.params.systemId, request.params.appId);
+    const row = await visibleApp(db, user, request.params.systemId, request.params.appId);
     return { total: 1, apps: await listingEntries(db, [row], user) };
   });
 };

@@ -6,6 +6,7 @@ import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../service.js';
 import { installBuiltInApps } from './built-in.js';
 import { catalogRoutes } from './catalog-routes.js';
+import { editingRoutes } from './editing-routes.js';
 import { appMarkRoutes } from './mark-routes.js';
 
 const systemId = 'de';
@@ -61,6 +62,7 @@ export const appsService: EmbeddedService = {
     await installBuiltInApps(store.db, now());
     await app.register(catalogRoutes, { db: store.db });
     await app.register(appMarkRoutes, { db: store.db, now });
+    await app.register(editingRoutes, { db: store.db, now });
     app.get('/bootstrap', async (request) => {
       const userId = await callerId(store, request.query, config.uidDomain);
       return {
