@@ -143,6 +143,17 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal((await gw.call(null, 'PUT', `${route}/favorite`)).status, 401);
     });
 
+    test('element types: every parameter type the built-in apps use is offered', async (t) => {
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      const all = await gw.ok('bob', 'GET', '/apps/elements');
+      const offered = new Set(all.parameter_types.map((type: any) => type.name));
+      for (const app of builtInApps) for (const group of app.definition.groups) for (const parameter of group.parameters) assert.ok(offered.has(parameter.type), parameter.type);
+      assert.deepEqual((await gw.ok('bob', 'GET', '/apps/elements/tool-types')).tool_types.map((type: any) => type.name), all.tool_types.map((type: any) => type.name));
+      const unknown = await gw.call('bob', 'GET', '/apps/elements/colours');
+      assert.equal(unknown.status, 404);
+      assert.equal(unknown.body.error_code, 'ERR_NOT_FOUND');
+    });
+
     test('the launch view and the details of a built-in app', async (t) => {
       if (skip()) return t.skip('DATABASE_URL is not set');
       const checksum = builtInApps[3]!;

@@ -7,6 +7,7 @@ import { requireUserParam } from '../service.js';
 import { installBuiltInApps } from './built-in.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { editingRoutes } from './editing-routes.js';
+import { elementRoutes } from './element-routes.js';
 import { appMarkRoutes } from './mark-routes.js';
 
 const systemId = 'de';
@@ -63,6 +64,7 @@ export const appsService: EmbeddedService = {
     await app.register(catalogRoutes, { db: store.db });
     await app.register(appMarkRoutes, { db: store.db, now });
     await app.register(editingRoutes, { db: store.db, now });
+    await app.register(elementRoutes);
     app.get('/bootstrap', async (request) => {
       const userId = await callerId(store, request.query, config.uidDomain);
       return {
