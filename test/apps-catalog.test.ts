@@ -143,6 +143,42 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal((await gw.call(null, 'PUT', `${route}/favorite`)).status, 401);
     });
 
+    test("categories: the caller's workspace, the virtual ones and the public ones, each listing its apps", async (t) => {
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      const db = gw.running.gateway.store.db;
+      const utilities = randomUUID();
+      await db.insertInto('app_categories').values({ id: utilities, name: 'Data utilities', is_public: true, created_on: Date.now() }).execute();
+      await db.insertInto('app_category_apps').values([builtInApps[2]!.id, builtInApps[3]!.id].map((app_id) => ({ category_id: utilities, app_id }))).execute();
+
+      const { categories } = await gw.ok('alice', 'GET', '/apps/categories');
+      const flat = (list: any[]): any[] => list.flatMap((category) => [category, ...flat(category.categories ?? [])]);
+      const byName = Object.fromEntries(flat(categories).map((category) => [category.name, category]));
+      assert.deepEqual(categories.map((category: any) => category.name), ['Workspace', 'My public apps', 'Shared with me', 'Featured Apps', 'Data utilities']);
+      assert.deepEqual(byName['Workspace'].categories.map((category: any) => category.name), ['Apps under development', 'Favorite Apps']);
+      assert.equal(byName['Apps under development'].total, 1);
+      assert.equal(byName['Favorite Apps'].total, 1);
+      assert.equal(byName['Workspace'].total, 2);
+      assert.equal(byName['My public apps'].total, 0);
+      assert.equal(byName['Shared with me'].total, 0);
+      assert.equal(byName['Featured Apps'].total, builtInApps.length);
+      assert.equal(byName['Data utilities'].total, 2);
+
+      const listed = async (user: string, id: string, query = '') => gw.ok(user, 'GET', `/apps/categories/de/${id}${query}`);
+      assert.deepEqual((await listed('alice', byName['Apps under development'].id)).apps.map((app: any) => app.id), [privateApp.id]);
+      assert.deepEqual((await listed('alice', byName['Favorite Apps'].id)).apps.map((app: any) => app.id), [builtInApps[2]!.id]);
+      const page = await listed('alice', utilities, '?sort-field=name&sort-dir=desc&limit=1&offset=1');
+      assert.equal(page.total, 2);
+      assert.deepEqual(page.apps.map((app: any) => app.name), ['Checksum']);
+      assert.equal(page.name, 'Data utilities');
+
+      // Workspaces are per user; public categories are everyone's.
+      const bob = await gw.ok('bob', 'GET', '/apps/categories');
+      assert.notEqual(bob.categories[0].id, categories[0].id);
+      assert.equal((await gw.call('bob', 'GET', `/apps/categories/de/${byName['Apps under development'].id}`)).status, 404);
+      assert.deepEqual((await gw.ok('bob', 'GET', '/apps/categories?public=true')).categories.map((category: any) => category.name), ['Data utilities']);
+      assert.equal((await gw.call('bob', 'GET', `/apps/categories/de/${randomUUID()}`)).status, 404);
+    });
+
     test('element types: every parameter type the built-in apps use is offered', async (t) => {
       if (skip()) return t.skip('DATABASE_URL is not set');
       const all = await gw.ok('bob', 'GET', '/apps/elements');

@@ -6,7 +6,7 @@ import { GatewayError } from '../../http/errors.js';
 import { normalizeQuery } from '../../http/query.js';
 import type { Database } from '../../store/schema.js';
 import { requireUserParam } from '../service.js';
-import { currentVersions, listApps, listingEntries, sortFields, visibleApps, type SortField } from './catalog.js';
+import { currentVersions, listApps, listingEntries, sortFields, visibleApps, type ListingQuery, type SortField } from './catalog.js';
 import type { AppDefinition } from './definition.js';
 
 const badParameter = (field: string, reason: string) => new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', reason, { field });
@@ -17,8 +17,6 @@ function count(query: Record<string, string>, name: string, fallback: number): n
   if (!/^\d{1,9}$/.test(value)) throw badParameter(name, `query parameter "${name}" must be a whole number of at least 0`);
   return Number(value);
 }
-
-const shortUser = (query: unknown) => requireUserParam(query).split('@')[0]!;
 
 /** The launch view of a definition: parameter ids become `<step id>_<parameter id>`. */
 export function jobViewGroups(definition: AppDefinition) {
@@ -81,25 +79,28 @@ export async function launchView(db: Kysely<Database>, user: string, row: AppRow
   };
 }
 
-export const catalogRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async (app, { db }) => {
-  app.get('/apps', async (request) => {
-    const user = shortUser(request.query);
-    const query = normalizeQuery(request.query) as Record<string, string>;
-    const sortField = (query['sort-field'] ?? 'name').toLowerCase();
-    const sortDir = (query['sort-dir'] ?? 'asc').toLowerCase();
-    if (!(sortFields as readonly string[]).includes(sortField)) throw badParameter('sort-field', `sort-field must be one of ${sortFields.join(', ')}`);
-    if (sortDir !== 'asc' && sortDir !== 'desc') throw badParameter('sort-dir', 'sort-dir must be ASC or DESC');
-    const appType = query['app-type'];
-    return listApps(db, user, {
-      search: query.search?.trim() || undefined,
-      limit: count(query, 'limit', 0),
-      offset: count(query, 'offset', 0),
-      sortField: sortField as SortField,
-      sortDir,
-      appType: appType === undefined || appType === '' || appType.toLowerCase() === 'all' ? undefined : appType,
-    });
-  });
+/** The paging, sorting and filtering of an app listing (`/apps`, category listings). */
+export function listingQuery(raw: unknown): ListingQuery {
+  const query = normalizeQuery(raw) as Record<string, string>;
+  const sortField = (query['sort-field'] ?? 'name').toLowerCase();
+  const sortDir = (query['sort-dir'] ?? 'asc').toLowerCase();
+  if (!(sortFields as readonly string[]).includes(sortField)) throw badParameter('sort-field', `sort-field must be one of ${sortFields.join(', ')}`);
+  if (sortDir !== 'asc' && sortDir !== 'desc') throw badParameter('sort-dir', 'sort-dir must be ASC or DESC');
+  const appType = query['app-type'];
+  return {
+    search: query.search?.trim() || undefined,
+    limit: count(query, 'limit', 0),
+    offset: count(query, 'offset', 0),
+    sortField: sortField as SortField,
+    sortDir,
+    appType: appType === undefined || appType === '' || appType.toLowerCase() === 'all' ? undefined : appType,
+  };
+}
 
+export const shortUser = (query: unknown) => requireUserParam(query).split('@')[0]!;
+
+export const catalogRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async (app, { db }) => {
+  app.get('/apps', async (request) => listApps(db, shortUser(request.query), listingQuery(request.query)));
 
   app.get<{ Params: { systemId: string; appId: string } }>('/apps/:systemId/:appId', async (request) => {
     const user = shortUser(request.query);

@@ -105,8 +105,13 @@ export async function listingEntries(db: Kysely<Database>, apps: AppRow[], user:
 }
 
 /** One page of the apps `user` may see, with the total before paging. */
-export async function listApps(db: Kysely<Database>, user: string, query: ListingQuery): Promise<{ total: number; apps: Record<string, unknown>[] }> {
-  let selection = visibleApps(db, user);
+export async function listApps(
+  db: Kysely<Database>,
+  user: string,
+  query: ListingQuery,
+  restrict: (apps: ReturnType<typeof visibleApps>) => ReturnType<typeof visibleApps> = (apps) => apps,
+): Promise<{ total: number; apps: Record<string, unknown>[] }> {
+  let selection = restrict(visibleApps(db, user));
   if (query.search) {
     const pattern = `%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     selection = selection.where((eb) => eb.or([sql<boolean>`lower(apps.name) like ${pattern} escape '\\'`, sql<boolean>`lower(apps.description) like ${pattern} escape '\\'`]));
