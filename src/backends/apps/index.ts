@@ -4,6 +4,9 @@ import type { Store } from '../../store/database.js';
 import { qualifiedUsername, userIdFor } from '../../store/users.js';
 import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../service.js';
+import { authRedirects, registerOAuthRoutes, type OAuthDeps } from './oauth.js';
+import { OAuthTokens, oauthClients } from './oauth-tokens.js';
+import { TokenCipher, tokenEncryptionKey } from './token-cipher.js';
 
 const systemId = 'de';
 
@@ -50,11 +53,17 @@ const loginBody = Type.Object({
 
 /**
  * The apps service (backends.md §5): so far the account side the bootstrap needs (workspace,
- * logins). Apps, analyses and the rest answer 501 until they are built (APPS_URL reaches a real one).
+ * logins) and OAuth access to the third-party job API. Apps, analyses and the rest answer 501
+ * until they are built (APPS_URL reaches a real one).
  */
 export const appsService: EmbeddedService = {
   name: 'apps',
-  plugin: async (app, { store, config }) => {
+  plugin: async (app, { store, config, now = Date.now }) => {
+    const clients = oauthClients(config);
+    const tokens = new OAuthTokens({ store, cipher: new TokenCipher(tokenEncryptionKey(config)), clients, now, log: app.log });
+    const oauth: OAuthDeps = { store, tokens, clients, now };
+    registerOAuthRoutes(app, oauth);
+
     app.get('/bootstrap', async (request) => {
       const userId = await callerId(store, request.query, config.uidDomain);
       return {
@@ -74,8 +83,8 @@ export const appsService: EmbeddedService = {
         .insertInto('logins')
         .values({ id: randomUUID(), user_id: userId, ip_address: body['ip-address'] ?? null, login_time: loginTime, session_id: body['session-id'] ?? null })
         .execute();
-      // No third-party API needs authorising until OAuth-backed apps exist: an empty object, never absent.
-      return { login_time: loginTime, auth_redirect: {} };
+      // An empty object, never absent, when nothing needs authorizing (clients read auth_redirect.extapi).
+      return { login_time: loginTime, auth_redirect: await authRedirects(oauth, requireUserParam(request.query)) };
     });
 
     app.get('/users/logins', { schema: { querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }) } }, async (request) => {
