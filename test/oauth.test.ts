@@ -3,6 +3,8 @@
 // provider's browser callback redirecting to the UI, the access-code exchange, token info.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { startBackend, type TestBackend } from './helpers/backend.js';
+import { rawRequest } from './helpers/fileio.js';
 import { admin, startMetadataGateway, type MetadataGateway } from './helpers/metadata-gateway.js';
 import { startOAuthServer, tokenLifetimeSeconds, type OAuthServer } from './helpers/oauth-server.js';
 
@@ -81,10 +83,14 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       provider.grantCode('alice-code');
       const back = await browserReturns({ code: 'alice-code', state });
       const atUi = new URL(back.location!).searchParams;
-      // The web UI calls the unprefixed route (clients.md §3.6); a client-sent user is not believed.
-      const exchanged = await gateway.call('alice', 'GET', `/oauth/access-code/extapi?code=${q(atUi.get('code')!)}&state=${q(atUi.get('state')!)}&user=mallory&extra=1`);
-      assert.equal(exchanged.status, 200, exchanged.text);
-      assert.deepEqual(exchanged.body, { state_info: JSON.stringify({ api_name: 'extapi' }) });
+      // The web UI calls the unprefixed route (clients.md §3.6) with a `{}` body (§3.1); a client-sent user is not believed.
+      const exchanged = await rawRequest(
+        `${gateway.url}/oauth/access-code/extapi?code=${q(atUi.get('code')!)}&state=${q(atUi.get('state')!)}&user=mallory&extra=1`,
+        { method: 'GET', headers: { ...(await gateway.authHeaders('alice')), 'content-type': 'application/json', 'content-length': '2' } },
+        (request) => void request.end('{}'),
+      );
+      assert.equal(exchanged.status, 200, exchanged.body);
+      assert.deepEqual(JSON.parse(exchanged.body), { state_info: JSON.stringify({ api_name: 'extapi' }) });
       const sent = provider.requests.at(-1)!;
       assert.deepEqual(sent.form, { grant_type: 'authorization_code', code: 'alice-code', redirect_uri: redirectUri, client_id: 'gw' });
       assert.deepEqual(sent.basic, { id: 'gw', secret: 'gw-secret' });
@@ -144,3 +150,27 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+describe('the access-code route forwards only code, state and the identity', () => {
+  let apps: TestBackend;
+  let gateway: MetadataGateway | undefined;
+  before(async () => {
+    apps = await startBackend();
+    gateway = await startMetadataGateway({ env: { APPS_URL: apps.url } });
+  });
+  after(async () => {
+    await gateway?.close();
+    await apps.close();
+  });
+
+  test('client parameters beyond code and state, a client-sent user included, stay behind', async () => {
+    const answer = await gateway!.call('alice', 'GET', '/oauth/access-code/extapi?code=c%26d&state=s1&user=mallory&extra=1&proxy-user=bob');
+    assert.equal(answer.status, 200);
+    const sent = apps.requests.at(-1)!;
+    assert.equal(sent.path, '/oauth/access-code/extapi');
+    assert.deepEqual([...new Set(sent.query.keys())].sort(), ['code', 'email', 'first-name', 'last-name', 'state', 'user']);
+    assert.deepEqual(sent.query.getAll('user'), ['alice']);
+    assert.equal(sent.query.get('code'), 'c&d');
+    assert.equal(sent.query.get('state'), 's1');
+  });
+});
