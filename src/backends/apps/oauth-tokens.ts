@@ -126,6 +126,7 @@ export class OAuthTokens {
     try {
       return (await this.current(username, webapp)) !== undefined;
     } catch (error) {
+      if (!(error instanceof GatewayError && error.errorCode === 'ERR_OAUTH_SERVER')) throw error;
       this.options.log.warn({ webapp, username, err: error }, 'could not refresh an OAuth token; keeping it');
       return true;
     }
