@@ -28,6 +28,7 @@ import { filesystemAggregateRoutes } from './routes/filesystem.js';
 import { miscRoutes } from './routes/misc.js';
 import { notificationStreamRoutes } from './routes/notification-stream.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { oauthGatewayRoutes } from './routes/oauth.js';
 import { operationsRoutes } from './routes/operations.js';
 import { passthroughRoutes } from './routes/passthrough-table.js';
 import { permanentIdRequestAggregateRoutes } from './routes/permanent-id-requests.js';
@@ -145,6 +146,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await app.register(notificationRoutes, aggregateDeps);
   await app.register(notificationStreamRoutes, aggregateDeps);
   await app.register(alertAdminRoutes, { forwarder });
+  await app.register(oauthGatewayRoutes, { forwarder, config });
   await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
 
   app.addHook('onClose', async () => {

@@ -98,6 +98,29 @@ export interface GatewayConfig {
     /** How long an app description added to job notifications is reused (APP_DESCRIPTION_CACHE_MS). */
     appDescriptionCacheMs: number;
   };
+  /** OAuth access to the third-party job API (spec "OAuth authorization code callback"). */
+  oauth: {
+    /** The `extapi` OAuth client; undefined unless EXTAPI_AUTHORIZE_URL, EXTAPI_TOKEN_URL and EXTAPI_CLIENT_ID are set. */
+    extapi?: OAuthClientSettings;
+    /** Where the gateway's OAuth callback sends the browser (UI_BASE_URL, default `http://localhost:<PORT>/`). */
+    uiBaseUrl: string;
+    /**
+     * The AES-256 key that seals stored access and refresh tokens (TOKEN_ENCRYPTION_KEY); when
+     * unset, the apps service makes one in `<GATEWAY_DATA_DIR>/auth/token-encryption.key`.
+     */
+    tokenEncryptionKey?: Buffer;
+  };
+}
+
+/** One OAuth 2.0 client of a third-party API (authorization code grant). */
+export interface OAuthClientSettings {
+  authorizeUrl: string;
+  tokenUrl: string;
+  clientId: string;
+  /** Sent with HTTP Basic authentication to the token endpoint when set. */
+  clientSecret?: string;
+  /** Where the provider sends the browser back: the gateway's `/oauth/callback/<api>`. */
+  redirectUri: string;
 }
 
 export class ConfigError extends Error {
@@ -263,7 +286,45 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       streamHeartbeatMs: integer(env, 'NOTIFICATION_STREAM_HEARTBEAT_MS', 15_000, 100, 3_600_000),
       appDescriptionCacheMs: integer(env, 'APP_DESCRIPTION_CACHE_MS', 60_000, 0, 86_400_000),
     },
+    oauth: {
+      extapi: extapiClient(env, port),
+      uiBaseUrl: url(env, 'UI_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/`,
+      tokenEncryptionKey: encryptionKey(env, 'TOKEN_ENCRYPTION_KEY'),
+    },
   };
+}
+
+/**
+ * The extapi OAuth client: configured when the authorize URL, token URL and client id are all set;
+ * some but not all of them is a mistake worth stopping for.
+ */
+function extapiClient(env: Env, port: number): OAuthClientSettings | undefined {
+  const authorizeUrl = url(env, 'EXTAPI_AUTHORIZE_URL', ['http:', 'https:']);
+  const tokenUrl = url(env, 'EXTAPI_TOKEN_URL', ['http:', 'https:']);
+  const clientId = text(env, 'EXTAPI_CLIENT_ID');
+  const required = { EXTAPI_AUTHORIZE_URL: authorizeUrl, EXTAPI_TOKEN_URL: tokenUrl, EXTAPI_CLIENT_ID: clientId };
+  const missing = Object.entries(required).filter(([, value]) => value === undefined).map(([name]) => name);
+  if (missing.length === 3) return undefined;
+  if (missing.length > 0) {
+    throw new ConfigError(missing[0]!, `must be set together with ${Object.keys(required).filter((name) => name !== missing[0]).join(' and ')} to use the extapi OAuth client`);
+  }
+  const clientSecret = text(env, 'EXTAPI_CLIENT_SECRET');
+  return {
+    authorizeUrl: authorizeUrl!.toString(),
+    tokenUrl: tokenUrl!.toString(),
+    clientId: clientId!,
+    ...(clientSecret ? { clientSecret } : {}),
+    redirectUri: url(env, 'EXTAPI_REDIRECT_URI', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/oauth/callback/extapi`,
+  };
+}
+
+/** 32 bytes, written as 64 hexadecimal digits or in base64 (standard or URL-safe). */
+function encryptionKey(env: Env, name: string): Buffer | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : /^[\w+/-]+={0,2}$/.test(raw) ? Buffer.from(raw, 'base64') : undefined;
+  if (key?.length !== 32) throw new ConfigError(name, 'must be 32 bytes written as 64 hexadecimal digits or in base64 (openssl rand -base64 32)');
+  return key;
 }
 
 /** A comma list of IP addresses and CIDR ranges (`10.0.0.0/8`, `fd00::/8`, `192.0.2.7`). */

@@ -92,6 +92,49 @@ describe('embedded platform settings', () => {
   });
 });
 
+describe('OAuth settings for the third-party job API', () => {
+  const client = { EXTAPI_AUTHORIZE_URL: 'https://jobs.example/authorize', EXTAPI_TOKEN_URL: 'https://jobs.example/token', EXTAPI_CLIENT_ID: 'gw' };
+
+  test('extapi is configured by its authorize URL, token URL and client id; the callback and UI follow PORT', () => {
+    const none = loadConfig({ PORT: '9000' });
+    assert.equal(none.oauth.extapi, undefined);
+    assert.equal(none.oauth.uiBaseUrl, 'http://localhost:9000/');
+    assert.equal(none.oauth.tokenEncryptionKey, undefined);
+    assert.deepEqual(loadConfig({ PORT: '9000', ...client }).oauth.extapi, {
+      authorizeUrl: 'https://jobs.example/authorize',
+      tokenUrl: 'https://jobs.example/token',
+      clientId: 'gw',
+      redirectUri: 'http://localhost:9000/oauth/callback/extapi',
+    });
+    const full = loadConfig({ ...client, EXTAPI_CLIENT_SECRET: 's', EXTAPI_REDIRECT_URI: 'https://gw.example/oauth/callback/extapi', UI_BASE_URL: 'https://ui.example/de/' });
+    assert.equal(full.oauth.extapi?.clientSecret, 's');
+    assert.equal(full.oauth.extapi?.redirectUri, 'https://gw.example/oauth/callback/extapi');
+    assert.equal(full.oauth.uiBaseUrl, 'https://ui.example/de/');
+  });
+
+  test('part of the extapi client is refused, naming what is missing', () => {
+    assert.throws(
+      () => loadConfig({ EXTAPI_AUTHORIZE_URL: client.EXTAPI_AUTHORIZE_URL, EXTAPI_CLIENT_ID: 'gw' }),
+      (error: unknown) => error instanceof ConfigError && error.variable === 'EXTAPI_TOKEN_URL',
+    );
+    assert.throws(() => loadConfig({ ...client, EXTAPI_TOKEN_URL: 'ftp://jobs.example/token' }), (error: unknown) => error instanceof ConfigError && error.variable === 'EXTAPI_TOKEN_URL');
+  });
+
+  test('TOKEN_ENCRYPTION_KEY is 32 bytes in hex or base64, and a wrong one is refused without echoing it', () => {
+    const key = Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7));
+    assert.deepEqual(loadConfig({ TOKEN_ENCRYPTION_KEY: key.toString('hex') }).oauth.tokenEncryptionKey, key);
+    assert.deepEqual(loadConfig({ TOKEN_ENCRYPTION_KEY: key.toString('base64') }).oauth.tokenEncryptionKey, key);
+    assert.deepEqual(loadConfig({ TOKEN_ENCRYPTION_KEY: key.toString('base64url') }).oauth.tokenEncryptionKey, key);
+    for (const bad of [key.subarray(0, 16).toString('base64'), `${key.toString('hex')}00`, 'not a key!']) {
+      assert.throws(
+        () => loadConfig({ TOKEN_ENCRYPTION_KEY: bad }),
+        (error: unknown) => error instanceof ConfigError && error.variable === 'TOKEN_ENCRYPTION_KEY' && !error.message.includes(bad),
+        bad,
+      );
+    }
+  });
+});
+
 describe('loadConfig reads the environment', () => {
   test('values are parsed and trimmed', () => {
     const config = loadConfig({

@@ -27,20 +27,19 @@ function embeddedKeyPath(dataDir: string): string {
 }
 
 /**
- * The embedded signing key: created on first use, then read from the data directory.
- * Linking a finished temp file into place means two processes starting at once agree on one key.
+ * A secret kept in a file of the data directory: read when it exists, else made once (mode 0600,
+ * in a 0700 folder). Linking a finished temp file into place means two processes starting at once
+ * agree on one secret.
  */
-export function ensureEmbeddedPrivateKey(dataDir: string): KeyObject {
-  const file = embeddedKeyPath(dataDir);
+export function readOrCreateSecretFile(file: string, make: () => string | Buffer): Buffer {
   try {
-    return createPrivateKey(readFileSync(file));
+    return readFileSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  writeFileSync(temp, make(), { mode: 0o600 });
   try {
     linkSync(temp, file);
   } catch (error) {
@@ -48,7 +47,15 @@ export function ensureEmbeddedPrivateKey(dataDir: string): KeyObject {
   } finally {
     rmSync(temp, { force: true });
   }
-  return createPrivateKey(readFileSync(file));
+  return readFileSync(file);
+}
+
+/** The embedded signing key: created on first use, then read from the data directory. */
+export function ensureEmbeddedPrivateKey(dataDir: string): KeyObject {
+  const pem = readOrCreateSecretFile(embeddedKeyPath(dataDir), () =>
+    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+  );
+  return createPrivateKey(pem);
 }
 
 export interface TokenOptions {

@@ -304,3 +304,29 @@ export interface Database {
   app_favorites: { username: string; app_id: string; created_on: number };
   app_ratings: { username: string; app_id: string; rating: number; comment_id: string | null; rated_on: number };
 }
+
+/**
+ * The apps service's OAuth tables (migration 010, backends.md §5.4), merged into `Database`.
+ * Usernames are short; times milliseconds since the epoch.
+ */
+export interface Database {
+  oauth_access_tokens: {
+    /** The API name (`extapi`). */
+    webapp: string;
+    username: string;
+    /** Sealed (AES-256-GCM, base64 of IV, tag and ciphertext): never the token itself. */
+    token: string;
+    /** Null when the provider gave no lifetime. */
+    expires_at: number | null;
+    /** Sealed like `token`; null when the provider gave none. */
+    refresh_token: string | null;
+  };
+  oauth_authorization_requests: {
+    /** The `state` sent to the provider. */
+    id: string;
+    username: string;
+    /** What the client gets back once the user has authorized. */
+    state_info: string;
+    created_on: number;
+  };
+}

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import type { EmbeddedService } from '../service.js';
+import { requireUserParam } from '../service.js';
 import { installBuiltInApps } from './built-in.js';
 import { catalogRoutes } from './catalog-routes.js';
-import { callerId, workspaceOf } from './workspace.js';
 import { categoryRoutes } from './category-routes.js';
 import { editingRoutes } from './editing-routes.js';
 import { elementRoutes } from './element-routes.js';
 import { appMarkRoutes } from './mark-routes.js';
+import { authRedirects, registerOAuthRoutes, type OAuthDeps } from './oauth.js';
+import { OAuthTokens, oauthClients } from './oauth-tokens.js';
+import { TokenCipher, tokenEncryptionKey } from './token-cipher.js';
+import { callerId, workspaceOf } from './workspace.js';
 
 const systemId = 'de';
 
@@ -18,8 +22,9 @@ const loginBody = Type.Object({
 });
 
 /**
- * The apps service (backends.md §5): so far the account side the bootstrap needs (workspace,
- * logins). Apps, analyses and the rest answer 501 until they are built (APPS_URL reaches a real one).
+ * The apps service (backends.md §5): the account side the bootstrap needs (workspace, logins),
+ * OAuth access to the third-party job API, and the app catalog. Analyses and the rest answer 501
+ * until they are built (APPS_URL reaches a real one).
  */
 export const appsService: EmbeddedService = {
   name: 'apps',
@@ -30,6 +35,11 @@ export const appsService: EmbeddedService = {
     await app.register(editingRoutes, { db: store.db, now });
     await app.register(elementRoutes);
     await app.register(categoryRoutes, { store, config });
+    const clients = oauthClients(config);
+    const tokens = new OAuthTokens({ store, cipher: new TokenCipher(tokenEncryptionKey(config)), clients, now, log: app.log });
+    const oauth: OAuthDeps = { store, tokens, clients, now };
+    registerOAuthRoutes(app, oauth);
+
     app.get('/bootstrap', async (request) => {
       const userId = await callerId(store, request.query, config.uidDomain);
       return {
@@ -49,8 +59,8 @@ export const appsService: EmbeddedService = {
         .insertInto('logins')
         .values({ id: randomUUID(), user_id: userId, ip_address: body['ip-address'] ?? null, login_time: loginTime, session_id: body['session-id'] ?? null })
         .execute();
-      // No third-party API needs authorising until OAuth-backed apps exist: an empty object, never absent.
-      return { login_time: loginTime, auth_redirect: {} };
+      // An empty object, never absent, when nothing needs authorizing (clients read auth_redirect.extapi).
+      return { login_time: loginTime, auth_redirect: await authRedirects(oauth, requireUserParam(request.query)) };
     });
 
     app.get('/users/logins', { schema: { querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }) } }, async (request) => {
