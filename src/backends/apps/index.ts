@@ -4,6 +4,7 @@ import type { Store } from '../../store/database.js';
 import { qualifiedUsername, userIdFor } from '../../store/users.js';
 import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../service.js';
+import { appsOntologyRoutes } from './ontologies.js';
 
 const systemId = 'de';
 
@@ -54,7 +55,9 @@ const loginBody = Type.Object({
  */
 export const appsService: EmbeddedService = {
   name: 'apps',
-  plugin: async (app, { store, config }) => {
+  plugin: async (app, { store, config, now }) => {
+    await app.register(appsOntologyRoutes, { db: store.db, now: now ?? Date.now });
+
     app.get('/bootstrap', async (request) => {
       const userId = await callerId(store, request.query, config.uidDomain);
       return {
