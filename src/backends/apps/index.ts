@@ -51,7 +51,8 @@ const loginBody = Type.Object({
 
 /**
  * The apps service (backends.md §5): so far the account side the bootstrap needs (workspace,
- * logins). Apps, analyses and the rest answer 501 until they are built (APPS_URL reaches a real one).
+ * logins) and ontology versions with app hierarchies (ontologies.ts). Apps, analyses and the
+ * rest answer 501 until they are built (APPS_URL reaches a real one).
  */
 export const appsService: EmbeddedService = {
   name: 'apps',
