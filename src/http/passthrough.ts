@@ -3,7 +3,7 @@ import { Type, type TSchema } from 'typebox';
 import { defaultIdentityStyle, type BackendName, type IdentityStyle } from '../backends/catalog.js';
 import type { Tag } from '../routes/tags.js';
 import type { AuthLevel } from './auth.js';
-import { routeSecurity } from './openapi.js';
+import { documentedNotEnforced, routeSecurity } from './openapi.js';
 import { routeAtBoth } from './secured-alias.js';
 import { qualifiedUsername } from '../store/users.js';
 import type { Forwarder } from './proxy.js';
@@ -35,6 +35,10 @@ export interface PassthroughRoute {
   streamedBody?: TSchema;
   /** Streamed bodies larger than this are refused with 413 (default: the gateway's body limit). */
   bodyLimitBytes?: number;
+  /** Request content types to document (e.g. `multipart/form-data`); bodies still reach the backend unread. */
+  consumes?: string[];
+  /** Documented answers by status; the backend's answer is still relayed unchanged. */
+  responses?: Record<number, TSchema>;
 }
 
 const paramPattern = /\{([^}]+)\}/g;
@@ -89,8 +93,11 @@ function routeOptions(route: PassthroughRoute, auth: AuthLevel, deps: Passthroug
       ...(names.length > 0 ? { params: Type.Object(Object.fromEntries(names.map((name) => [camel(name), Type.String()]))) } : {}),
       ...(route.query ? { querystring: route.query } : {}),
       ...(route.body || route.streamedBody ? { body: route.body ?? route.streamedBody } : {}),
-      response: { default: { description: `Relayed from the ${route.backend} service` } },
+      ...(route.consumes ? { consumes: route.consumes } : {}),
+      response: { ...route.responses, default: { description: `Relayed from the ${route.backend} service` } },
     },
+    // Relayed bytes are never serialised; the response schemas only document.
+    ...(route.responses ? documentedNotEnforced : {}),
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const params = request.params as Record<string, string>;
       const username = request.identity?.username ?? 'anonymous';

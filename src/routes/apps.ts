@@ -1,4 +1,4 @@
-// Tags: apps, app-versions, app-categories, app-hierarchies, app-communities, app-community-tags, app-metadata, app-element-types, app-pipelines.
+// Tags: apps, app-versions, app-categories, app-communities, app-community-tags, app-metadata, app-element-types, app-pipelines (app-hierarchies: ontologies.ts).
 import type { PassthroughRoute } from '../http/passthrough.js';
 
 const app = '/apps/{system-id}/{app-id}';
@@ -39,10 +39,6 @@ export const appsRoutes: PassthroughRoute[] = [
   { method: 'GET', path: '/apps/categories', backend: 'apps', tag: 'app-categories', summary: 'List app categories' },
   { method: 'GET', path: '/apps/categories/featured', backend: 'apps', auth: 'optional', tag: 'app-categories', summary: 'List featured apps' },
   { method: 'GET', path: '/apps/categories/{system-id}/{category-id}', backend: 'apps', tag: 'app-categories', summary: 'List the apps in a category' },
-  { method: 'GET', path: '/apps/hierarchies', backend: 'apps', tag: 'app-hierarchies', summary: 'List app hierarchies' },
-  { method: 'GET', path: '/apps/hierarchies/{root-iri}', backend: 'apps', tag: 'app-hierarchies', summary: 'Get an app hierarchy' },
-  { method: 'GET', path: '/apps/hierarchies/{root-iri}/apps', backend: 'apps', tag: 'app-hierarchies', summary: 'List the apps in a hierarchy' },
-  { method: 'GET', path: '/apps/hierarchies/{root-iri}/unclassified', backend: 'apps', tag: 'app-hierarchies', summary: 'List the unclassified apps of a hierarchy' },
   { method: 'GET', path: '/apps/communities/{community-id}/apps', backend: 'apps', tag: 'app-communities', summary: 'List the apps of a community' },
   { method: ['POST', 'DELETE'], path: '/apps/{app-id}/communities', backend: 'apps', tag: 'app-community-tags', summary: 'Add or remove community tags of an app' },
   { method: ['GET', 'POST', 'PUT'], path: '/apps/{app-id}/metadata', backend: 'apps', tag: 'app-metadata', summary: 'Get, add or replace app metadata' },

@@ -330,3 +330,29 @@ export interface Database {
     created_on: number;
   };
 }
+
+/**
+ * Ontologies (migration 011, backends.md §3.6, §5.5), merged into `Database`. Usernames are
+ * short; times are milliseconds since the epoch.
+ */
+export interface Database {
+  ontologies: {
+    version: string;
+    iri: string;
+    /** The uploaded document as received. */
+    xml: string;
+    created_by: string;
+    created_on: number;
+    deleted: ColumnType<boolean | number, boolean | undefined, boolean>;
+  };
+  /** Every class of a version, parsed at upload. */
+  ontology_classes: { ontology_version: string; iri: string; label: string | null; description: string | null };
+  /** Every named subclass edge of a version, parsed at upload. */
+  ontology_subclasses: { ontology_version: string; class_iri: string; subclass_iri: string };
+  /** The hierarchies an administrator saved, by root. */
+  ontology_saved_roots: { ontology_version: string; root_iri: string; saved_on: number };
+  /** The classes saved under those roots: what hierarchies show. */
+  ontology_saved_classes: { ontology_version: string; class_iri: string };
+  /** The apps service's active-version log: the highest position is the active version. */
+  app_hierarchy_version: { position: number; version: string; applied_by: string; applied: number };
+}

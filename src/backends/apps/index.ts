@@ -8,6 +8,7 @@ import { categoryRoutes } from './category-routes.js';
 import { editingRoutes } from './editing-routes.js';
 import { elementRoutes } from './element-routes.js';
 import { appMarkRoutes } from './mark-routes.js';
+import { appsOntologyRoutes } from './ontologies.js';
 import { authRedirects, registerOAuthRoutes, type OAuthDeps } from './oauth.js';
 import { OAuthTokens, oauthClients } from './oauth-tokens.js';
 import { TokenCipher, tokenEncryptionKey } from './token-cipher.js';
@@ -23,7 +24,8 @@ const loginBody = Type.Object({
 
 /**
  * The apps service (backends.md §5): the account side the bootstrap needs (workspace, logins),
- * OAuth access to the third-party job API, and the app catalog. Analyses and the rest answer 501
+ * OAuth access to the third-party job API, the app catalog, and ontology versions with app
+ * hierarchies (ontologies.ts). Analyses and the rest answer 501
  * until they are built (APPS_URL reaches a real one).
  */
 export const appsService: EmbeddedService = {
@@ -35,6 +37,7 @@ export const appsService: EmbeddedService = {
     await app.register(editingRoutes, { db: store.db, now });
     await app.register(elementRoutes);
     await app.register(categoryRoutes, { store, config });
+    await app.register(appsOntologyRoutes, { db: store.db, now });
     const clients = oauthClients(config);
     const tokens = new OAuthTokens({ store, cipher: new TokenCipher(tokenEncryptionKey(config)), clients, now, log: app.log });
     const oauth: OAuthDeps = { store, tokens, clients, now };

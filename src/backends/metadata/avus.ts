@@ -246,7 +246,7 @@ function searchBody(body: unknown): Record<keyof typeof searchKeys, string[]> {
 }
 
 /** `{target-types, target-ids}` of the bulk routes. */
-function targetLists(object: Record<string, unknown>): { types: MetadataTargetType[]; ids: string[] } {
+export function targetLists(object: Record<string, unknown>): { types: MetadataTargetType[]; ids: string[] } {
   const strings = (field: string) => {
     const value = object[field];
     if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) throw badField(field, `body field "${field}" must be a list of strings`);

@@ -2,6 +2,8 @@ import type { EmbeddedService } from '../service.js';
 import { avuRoutes } from './avus.js';
 import { commentRoutes } from './comments.js';
 import { favoriteRoutes } from './favorites.js';
+import { ontologyAdminRoutes } from './ontologies-admin.js';
+import { ontologyRoutes } from './ontologies.js';
 import { permanentIdRequestRoutes } from './permanent-id-requests.js';
 import type { MetadataRoutes } from './requests.js';
 import { tagRoutes } from './tags.js';
@@ -18,9 +20,11 @@ const routeModules: MetadataRoutes[] = [
   tagRoutes,
   templateRoutes,
   permanentIdRequestRoutes,
+  ontologyRoutes,
+  ontologyAdminRoutes,
 ];
 
-/** The metadata service (backends.md §3): comments, favorites, AVUs, tags, from the store. */
+/** The metadata service (backends.md §3): comments, favorites, AVUs, tags, templates, permanent-ID requests, ontologies, from the store. */
 export const metadataService: EmbeddedService = {
   name: 'metadata',
   plugin: async (app, { store }) => {

@@ -9,6 +9,7 @@ import * as dataTicketObjectIndex from './007-data-ticket-object-index.js';
 import * as notifications from './008-notifications.js';
 import * as appsCatalog from './009-apps-catalog.js';
 import * as oauth from './010-oauth.js';
+import * as ontologies from './011-ontologies.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '008-notifications': notifications,
   '009-apps-catalog': appsCatalog,
   '010-oauth': oauth,
+  '011-ontologies': ontologies,
 };
