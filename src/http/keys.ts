@@ -26,12 +26,16 @@ function embeddedKeyPath(dataDir: string): string {
   return path.join(dataDir, 'auth', 'signing-key.pem');
 }
 
-/**
- * The embedded signing key: created on first use, then read from the data directory.
- * Linking a finished temp file into place means two processes starting at once agree on one key.
- */
+/** The embedded signing key: created on first use, then read from the data directory. */
 export function ensureEmbeddedPrivateKey(dataDir: string): KeyObject {
-  const file = embeddedKeyPath(dataDir);
+  return ensurePrivateKeyFile(embeddedKeyPath(dataDir));
+}
+
+/**
+ * A P-256 private key kept in `file`: created on first use, then read. Linking a finished temp
+ * file into place means two processes starting at once agree on one key.
+ */
+export function ensurePrivateKeyFile(file: string): KeyObject {
   try {
     return createPrivateKey(readFileSync(file));
   } catch (error) {

@@ -8,6 +8,7 @@ import * as metadataTemplatesPids from './006-metadata-templates-pids.js';
 import * as dataTicketObjectIndex from './007-data-ticket-object-index.js';
 import * as notifications from './008-notifications.js';
 import * as appsCatalog from './009-apps-catalog.js';
+import * as genomes from './012-genomes.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '007-data-ticket-object-index': dataTicketObjectIndex,
   '008-notifications': notifications,
   '009-apps-catalog': appsCatalog,
+  '012-genomes': genomes,
 };
