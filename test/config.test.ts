@@ -67,6 +67,12 @@ describe('embedded platform settings', () => {
     assert.equal(loadConfig({ TICKET_BASE_URL: 'https://data.example.org/t/' }).dataStore.ticketBaseUrl, 'https://data.example.org/t');
   });
 
+  test('genome links follow PORT unless GENOME_BASE_URL says where the public reaches them', () => {
+    assert.equal(loadConfig({ PORT: '9000' }).genomes.baseUrl, 'http://localhost:9000/genomesvc/genomes');
+    assert.equal(loadConfig({ GENOME_BASE_URL: 'https://de.example.org/genomesvc/genomes/' }).genomes.baseUrl, 'https://de.example.org/genomesvc/genomes');
+    assert.throws(() => loadConfig({ GENOME_BASE_URL: 'ftp://x' }), /GENOME_BASE_URL/);
+  });
+
   test('EMBEDDED_BACKENDS takes a list of backend names, all or none', () => {
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: ' user-info , groups,user-info' }).embeddedBackends, ['user-info', 'groups']);
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'none' }).embeddedBackends, []);
