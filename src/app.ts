@@ -24,6 +24,7 @@ import { dataTagRoutes } from './routes/data-tags.js';
 import { sharingRoutes } from './routes/data.js';
 import { favoriteRoutes } from './routes/favorites.js';
 import { fileioRoutes } from './routes/fileio.js';
+import { genomeRoutes } from './routes/genomes.js';
 import { filesystemAggregateRoutes } from './routes/filesystem.js';
 import { miscRoutes } from './routes/misc.js';
 import { notificationStreamRoutes } from './routes/notification-stream.js';
@@ -147,6 +148,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await app.register(notificationStreamRoutes, aggregateDeps);
   await app.register(alertAdminRoutes, { forwarder });
   await app.register(oauthGatewayRoutes, { forwarder, config });
+  await app.register(genomeRoutes, { forwarder, config });
   await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
 
   app.addHook('onClose', async () => {

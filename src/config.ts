@@ -90,6 +90,13 @@ export interface GatewayConfig {
     /** PID_TARGET_BASE_URL: an identifier resolves to `<base><folder path>`. */
     targetBaseUrl: string;
   };
+  genomes: {
+    /**
+     * GENOME_BASE_URL (default `http://localhost:<PORT>/genomesvc/genomes`): the embedded genome
+     * service answers a loaded genome's URL as `<base>?search=<genome id>`, the gateway's search for it.
+     */
+    baseUrl: string;
+  };
   notifications: {
     /** Who may POST /send-notification (SEND_NOTIFICATION_ALLOW): IP addresses and CIDR ranges; default loopback. */
     sendAllow: string[];
@@ -281,6 +288,9 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       ticketBaseUrl: (url(env, 'TICKET_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/tickets`).replace(/\/+$/, ''),
     },
     pid: pidSettings(env, port),
+    genomes: {
+      baseUrl: (url(env, 'GENOME_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/genomesvc/genomes`).replace(/\/+$/, ''),
+    },
     notifications: {
       sendAllow: addressRanges(env, 'SEND_NOTIFICATION_ALLOW', ['127.0.0.0/8', '::1/128']),
       streamHeartbeatMs: integer(env, 'NOTIFICATION_STREAM_HEARTBEAT_MS', 15_000, 100, 3_600_000),

@@ -48,7 +48,7 @@ describe('loadConfig defaults (empty environment)', () => {
 describe('embedded platform settings', () => {
   test('by default every embedded backend runs, in zone "platform", with no shared backend secret', () => {
     const config = loadConfig({});
-    assert.deepEqual(config.embeddedBackends, ['user-info', 'groups', 'data-info', 'apps', 'metadata', 'notification-agent']);
+    assert.deepEqual(config.embeddedBackends, ['user-info', 'groups', 'data-info', 'apps', 'metadata', 'notification-agent', 'genomesvc']);
     assert.deepEqual(config.dataStore, {
       zone: 'platform',
       defaultOutputFolder: 'analyses',
@@ -67,12 +67,18 @@ describe('embedded platform settings', () => {
     assert.equal(loadConfig({ TICKET_BASE_URL: 'https://data.example.org/t/' }).dataStore.ticketBaseUrl, 'https://data.example.org/t');
   });
 
+  test('genome links follow PORT unless GENOME_BASE_URL says where the public reaches them', () => {
+    assert.equal(loadConfig({ PORT: '9000' }).genomes.baseUrl, 'http://localhost:9000/genomesvc/genomes');
+    assert.equal(loadConfig({ GENOME_BASE_URL: 'https://de.example.org/genomesvc/genomes/' }).genomes.baseUrl, 'https://de.example.org/genomesvc/genomes');
+    assert.throws(() => loadConfig({ GENOME_BASE_URL: 'ftp://x' }), /GENOME_BASE_URL/);
+  });
+
   test('EMBEDDED_BACKENDS takes a list of backend names, all or none', () => {
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: ' user-info , groups,user-info' }).embeddedBackends, ['user-info', 'groups']);
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'none' }).embeddedBackends, []);
     // A backend not embedded yet may be named: it is skipped (with a warning) until it is.
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'user-info,qms' }).embeddedBackends, ['user-info', 'qms']);
-    assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 6);
+    assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 7);
   });
 
   test('SEND_NOTIFICATION_ALLOW lists addresses and CIDR ranges, loopback by default', () => {

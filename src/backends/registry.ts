@@ -1,6 +1,7 @@
 import type { EmbeddedBackendName } from './catalog.js';
 import { appsService } from './apps/index.js';
 import { dataInfoService } from './data-info/index.js';
+import { genomeService } from './genomesvc/index.js';
 import { groupsService } from './groups/index.js';
 import { metadataService } from './metadata/index.js';
 import { notificationAgentService } from './notification-agent/index.js';
@@ -14,4 +15,5 @@ export const embeddedServices: Record<EmbeddedBackendName, EmbeddedService> = {
   apps: appsService,
   metadata: metadataService,
   'notification-agent': notificationAgentService,
+  genomesvc: genomeService,
 };

@@ -50,12 +50,15 @@ export function readOrCreateSecretFile(file: string, make: () => string | Buffer
   return readFileSync(file);
 }
 
+/** A P-256 private key kept in `file`: created on first use, then read. */
+export function ensurePrivateKeyFile(file: string): KeyObject {
+  const pem = readOrCreateSecretFile(file, () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  return createPrivateKey(pem);
+}
+
 /** The embedded signing key: created on first use, then read from the data directory. */
 export function ensureEmbeddedPrivateKey(dataDir: string): KeyObject {
-  const pem = readOrCreateSecretFile(embeddedKeyPath(dataDir), () =>
-    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
-  );
-  return createPrivateKey(pem);
+  return ensurePrivateKeyFile(embeddedKeyPath(dataDir));
 }
 
 export interface TokenOptions {

@@ -41,9 +41,11 @@ export interface BackendCall {
   raw?: { content: string | Readable; contentType: string };
   /** Ends the call early (a client gone, a server closing). */
   signal?: AbortSignal;
+  /** Extra request headers (a backend that takes the caller's identity as a signed token, say). */
+  headers?: Record<string, string>;
 }
 
-export interface ForwardOptions extends Omit<BackendCall, 'query' | 'json' | 'raw' | 'signal'> {
+export interface ForwardOptions extends Omit<BackendCall, 'query' | 'json' | 'raw' | 'signal' | 'headers'> {
   /** The raw query string to forward (`a=1&b=2`), identity parameters stripped before use. */
   rawQuery: string;
   /** A parsed JSON body to re-send; when absent, the request body is streamed through. */
@@ -242,7 +244,7 @@ export class Forwarder {
    */
   async call(backend: BackendName, call: BackendCall, requestId?: string): Promise<BackendResponse> {
     const query = [...encodePairs(identityParams(call.identityStyle, call.identity, this.uidDomain)), ...encodePairs(objectPairs(call.query))];
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
     if (requestId) headers['x-request-id'] = requestId;
     let body: string | Readable | undefined;
     if (call.raw !== undefined) {

@@ -356,3 +356,38 @@ export interface Database {
   /** The apps service's active-version log: the highest position is the active version. */
   app_hierarchy_version: { position: number; version: string; applied_by: string; applied: number };
 }
+
+/** The embedded genome service (migration 012). */
+export interface Database {
+  genomes: {
+    id: string;
+    name: string;
+    organism: string;
+    version: string;
+    owner: string;
+    restricted: ColumnType<boolean | number, boolean | undefined, boolean>;
+    /** JSON list of data-store paths. */
+    source_paths: string;
+    /** `loading` or `loaded`. */
+    status: string;
+    sequence_count: ColumnType<number, number | undefined, number>;
+    total_length: ColumnType<number, number | undefined, number>;
+    created_at: number;
+  };
+  genome_jobs: {
+    id: string;
+    /** `load` or `export_fasta`. */
+    type: string;
+    username: string;
+    genome_id: string;
+    /** JSON: the parameters as requested. */
+    parameters: string;
+    /** `Running`, `Completed` or `Failed`. */
+    status: string;
+    error: string | null;
+    /** JSON list of data-store paths. */
+    paths: string;
+    created_at: number;
+    finished_at: number | null;
+  };
+}

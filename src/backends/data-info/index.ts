@@ -7,7 +7,7 @@ import { announcer } from './notifications.js';
 import { basePaths } from './paths.js';
 import { sharingRoutes } from './sharing.js';
 import { statRoutes, usageSummaryRoutes } from './stats.js';
-import { DataStore } from './store.js';
+import { sharedDataStore } from './shared.js';
 import { ticketRoutes } from './tickets.js';
 import { startTrashSweep } from './trash.js';
 
@@ -15,8 +15,7 @@ import { startTrashSweep } from './trash.js';
 export const dataInfoService: EmbeddedService = {
   name: 'data-info',
   plugin: async (app, { store, config, notify }) => {
-    const data = new DataStore(store.db, { ...config.dataStore });
-    await data.init();
+    const data = await sharedDataStore(store.db, { ...config.dataStore });
     const sweep = startTrashSweep(data, app.log);
     app.addHook('onClose', async () => sweep.stop());
 

@@ -10,6 +10,7 @@ import * as notifications from './008-notifications.js';
 import * as appsCatalog from './009-apps-catalog.js';
 import * as oauth from './010-oauth.js';
 import * as ontologies from './011-ontologies.js';
+import * as genomes from './012-genomes.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '009-apps-catalog': appsCatalog,
   '010-oauth': oauth,
   '011-ontologies': ontologies,
+  '012-genomes': genomes,
 };

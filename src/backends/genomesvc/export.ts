@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { Type, type Static } from 'typebox';
+import { GatewayError } from '../../http/errors.js';
+import type { DataObject } from '../data-info/catalog.js';
+import { contentTypeFromName, infoTypeFromName } from '../data-info/content-types.js';
+import { baseName, joinDataPath, parentOf } from '../data-info/data-path.js';
+import { dataError } from '../data-info/errors.js';
+import { objectLock } from '../data-info/locks.js';
+import type { Caller } from '../data-info/store.js';
+import { isUniqueViolation } from '../data-info/tree.js';
+import { visibilityOf } from '../data-info/visibility.js';
+import { failureReason } from './background.js';
+import type { GenomeRow } from './catalog.js';
+import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.js';
+
+/** PUT /jobs (routes.md §15): `{type: "export_fasta", parameters: {genome_id, dest_type, overwrite 0/1, email?}}`. */
+export const JobBody = Type.Object({
+  type: Type.String({ minLength: 1 }),
+  parameters: Type.Object({
+    genome_id: Type.String({ minLength: 1, maxLength: 64 }),
+    dest_type: Type.Optional(Type.Literal(DATA_STORE_TYPE)),
+    overwrite: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(1)])),
+    email: Type.Optional(Type.String()),
+  }),
+});
+export type JobRequest = Static<typeof JobBody>;
+
+export interface ExportAnswer {
+  id: string;
+  type: 'export_fasta';
+  genome_id: string;
+  path: string;
+  status: string;
+  success: true;
+}
+
+function exportPath(service: GenomeService, caller: Caller, genome: GenomeRow): string {
+  const folder = `${service.data.catalog.basePaths(caller.name).user_home_path}/${GENOME_FOLDER}`;
+  return joinDataPath(folder, `${genome.name}.fasta`, 'name');
+}
+
+/** The destination may be taken only when overwriting, and then only by a file the caller can write. */
+async function checkDestination(service: GenomeService, caller: Caller, path: string, overwrite: boolean): Promise<DataObject | undefined> {
+  const existing = await service.data.catalog.byPath(path);
+  if (!existing) return undefined;
+  if (!overwrite) throw dataError('ERR_EXISTS', `${path} already exists (export with overwrite=1 to replace it)`, { path });
+  if (existing.type !== 'file') throw dataError('ERR_NOT_A_FILE', `${path} is a folder`, { path });
+  await visibilityOf(service.data).requireLevel(caller, existing, 'write');
+  return existing;
+}
+
+/** `<home>/genomes`, made as the caller when missing. */
+async function ensureFolder(service: GenomeService, caller: Caller, path: string): Promise<void> {
+  const { data } = service;
+  const existing = await data.catalog.byPath(path);
+  if (existing) {
+    if (existing.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${path} is a file, so nothing can be exported into it`, { path });
+    return;
+  }
+  await visibilityOf(data).requireLevel(caller, await data.existing(parentOf(path)), 'write');
+  try {
+    await data.db.transaction().execute((trx) => data.catalog.create({ path, type: 'dir', owner: caller.name }, trx));
+  } catch (error) {
+    // Made meanwhile (another export): fine when it is a folder.
+    if (!isUniqueViolation(error) || (await data.catalog.byPath(path))?.type !== 'dir') throw error;
+  }
+}
+
+/**
+ * PUT /jobs with `export_fasta`: the genome (the caller's or unrestricted) is written as
+ * `<home>/genomes/<name>.fasta` in the background, as the caller. An existing file is replaced
+ * only with `overwrite: 1` (ERR_EXISTS otherwise, before the job starts and again when it writes).
+ */
+export async function startExport(service: GenomeService, caller: Caller, body: JobRequest): Promise<ExportAnswer> {
+  if (body.type !== 'export_fasta') {
+    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `job type "${body.type}" is not supported (only "export_fasta")`, { field: 'type' });
+  }
+  const { genome_id: genomeId, overwrite = 0 } = body.parameters;
+  const genome = await service.catalog.visible(caller.name, genomeId);
+  if (!genome) throw new GatewayError(404, 'ERR_NOT_FOUND', `no genome ${genomeId} is available to ${caller.name}`, { genome_id: genomeId });
+  const path = exportPath(service, caller, genome);
+  await checkDestination(service, caller, path, overwrite === 1);
+
+  const jobId = randomUUID();
+  await service.data.db
+    .insertInto('genome_jobs')
+    .values({
+      id: jobId,
+      type: 'export_fasta',
+      username: caller.name,
+      genome_id: genome.id,
+      parameters: JSON.stringify(body.parameters),
+      status: 'Running',
+      paths: JSON.stringify([path]),
+      created_at: service.now(),
+    })
+    .execute();
+  service.jobs.start(`export ${jobId}`, () => exportFasta(service, caller, { jobId, genome, path, overwrite: overwrite === 1 }));
+  return { id: jobId, type: 'export_fasta', genome_id: genome.id, path, status: 'Running', success: true };
+}
+
+interface Export {
+  jobId: string;
+  genome: GenomeRow;
+  path: string;
+  overwrite: boolean;
+}
+
+/** Writes the genome's bytes to the destination: a new file, or (overwriting) the existing file's new content. */
+async function writeFasta(service: GenomeService, caller: Caller, job: Export): Promise<void> {
+  const { data, genomeBytes } = service;
+  await ensureFolder(service, caller, parentOf(job.path));
+  const existing = await checkDestination(service, caller, job.path, job.overwrite);
+  const name = baseName(job.path);
+  if (existing) {
+    // As data-info's overwrite does: bytes and catalog row change together.
+    await objectLock(data).run(existing.id, async () => {
+      const written = await data.blobs.write(existing.id, genomeBytes.read(job.genome.id));
+      const result = await data.db
+        .updateTable('data_objects')
+        .set({ size: written.size, md5: written.md5, modified_at: Math.max(data.now(), Number(existing.modified_at)) })
+        .where('id', '=', existing.id)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) {
+        await data.blobs.remove(existing.id);
+        throw dataError('ERR_DOES_NOT_EXIST', `${job.path} was deleted during the export`, { path: job.path });
+      }
+    });
+    return;
+  }
+  const id = randomUUID();
+  const written = await data.blobs.write(id, genomeBytes.read(job.genome.id));
+  try {
+    await data.db.transaction().execute((trx) =>
+      data.catalog.create(
+        { id, path: job.path, type: 'file', owner: caller.name, size: written.size, md5: written.md5, contentType: contentTypeFromName(name), infoType: infoTypeFromName(name) },
+        trx,
+      ),
+    );
+  } catch (error) {
+    await data.blobs.remove(id);
+    if (isUniqueViolation(error)) throw dataError('ERR_EXISTS', `${job.path} already exists`, { path: job.path });
+    throw error;
+  }
+}
+
+async function exportFasta(service: GenomeService, caller: Caller, job: Export): Promise<void> {
+  const payload = { action: 'genome_export', genome_id: job.genome.id, genome_name: job.genome.name, job_id: job.jobId, path: job.path, paths: [job.path] };
+  try {
+    await writeFasta(service, caller, job);
+    await service.catalog.finishJob(job.jobId, 'Completed', service.now());
+    await service.notify({
+      type: 'data',
+      user: caller.name,
+      subject: `Genome ${job.genome.name} exported to ${job.path}`,
+      payload: { ...payload, status: 'Completed' },
+    });
+  } catch (error) {
+    const reason = failureReason(error, service.log, `export ${job.jobId}`);
+    await service.catalog.finishJob(job.jobId, 'Failed', service.now(), reason);
+    await service.notify({
+      type: 'data',
+      user: caller.name,
+      subject: `Genome ${job.genome.name} could not be exported`,
+      message: `Genome ${job.genome.name} could not be exported to ${job.path}: ${reason}`,
+      payload: { ...payload, status: 'Failed', error: reason },
+    });
+  }
+}

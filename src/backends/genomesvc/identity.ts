@@ -1,0 +1,22 @@
+import type { FastifyRequest } from 'fastify';
+import { GatewayError } from '../../http/errors.js';
+import type { ServiceTokenClaims, ServiceTokenVerifier } from '../../http/service-token.js';
+
+/** The header the gateway puts the caller's token in (routes.md §15). */
+export const identityHeader = 'x-vendor-de-jwt';
+
+/**
+ * The caller, from the gateway-signed token in `X-Vendor-De-Jwt`: the genome service takes no
+ * identity parameters. No token, or one that does not verify, is 401 ERR_NOT_AUTHORIZED.
+ */
+export async function callerOf(verifier: ServiceTokenVerifier, request: FastifyRequest): Promise<ServiceTokenClaims> {
+  const token = request.headers[identityHeader];
+  if (typeof token !== 'string' || token === '') {
+    throw new GatewayError(401, 'ERR_NOT_AUTHORIZED', `The genome service needs the caller's token in ${identityHeader}.`);
+  }
+  try {
+    return await verifier.verify(token);
+  } catch (error) {
+    throw new GatewayError(401, 'ERR_NOT_AUTHORIZED', `The token in ${identityHeader} was refused: ${(error as Error).message}`);
+  }
+}
