@@ -1,11 +1,28 @@
 // Tags: admin-apps, admin-tools, admin-tool-requests, admin-reference-genomes.
+import { Type } from 'typebox';
 import type { PassthroughRoute } from '../http/passthrough.js';
+import { ErrorAnswer } from './app-schemas.js';
+
+/** `{categories: [{app_id, category_ids}]}`: each app's public categories become exactly those listed. */
+const Placements = Type.Object({
+  categories: Type.Array(
+    Type.Object({
+      system_id: Type.Optional(Type.String({ description: 'de (the default)' })),
+      app_id: Type.String({ format: 'uuid' }),
+      category_ids: Type.Array(Type.String({ format: 'uuid' }), { description: 'Empty: out of every public category' }),
+    }),
+  ),
+});
 
 const app = '/admin/apps/{system-id}/{app-id}';
 const version = `${app}/versions/{version-id}`;
 
 export const adminAppsRoutes: PassthroughRoute[] = [
-  { method: ['GET', 'POST'], path: '/admin/apps', backend: 'apps', auth: 'admin', tag: 'admin-apps', summary: 'List apps or categorize apps' },
+  { method: 'GET', path: '/admin/apps', backend: 'apps', auth: 'admin', tag: 'admin-apps', summary: 'List apps' },
+  {
+    method: 'POST', path: '/admin/apps', backend: 'apps', auth: 'admin', tag: 'admin-apps', summary: 'Place apps in public categories',
+    body: Placements, responses: { 200: Placements, 400: ErrorAnswer, 404: ErrorAnswer },
+  },
   { method: 'GET', path: '/admin/apps/publication-requests', backend: 'apps', auth: 'admin', tag: 'admin-apps', summary: 'List app publication requests' },
   { method: 'POST', path: '/admin/apps/sharing', backend: 'apps', auth: 'admin', tag: 'admin-apps', summary: 'Share apps' },
   { method: 'POST', path: '/admin/apps/unsharing', backend: 'apps', auth: 'admin', tag: 'admin-apps', summary: 'Unshare apps' },

@@ -1,5 +1,6 @@
 // Tags: apps, app-versions, app-categories, app-communities, app-community-tags, app-metadata, app-element-types, app-pipelines (app-hierarchies: ontologies.ts).
 import type { PassthroughRoute } from '../http/passthrough.js';
+import { AvuList, AvuReplace, AvuWrite, ErrorAnswer } from './app-schemas.js';
 
 const app = '/apps/{system-id}/{app-id}';
 const version = `${app}/versions/{version-id}`;
@@ -41,7 +42,15 @@ export const appsRoutes: PassthroughRoute[] = [
   { method: 'GET', path: '/apps/categories/{system-id}/{category-id}', backend: 'apps', tag: 'app-categories', summary: 'List the apps in a category' },
   { method: 'GET', path: '/apps/communities/{community-id}/apps', backend: 'apps', tag: 'app-communities', summary: 'List the apps of a community' },
   { method: ['POST', 'DELETE'], path: '/apps/{app-id}/communities', backend: 'apps', tag: 'app-community-tags', summary: 'Add or remove community tags of an app' },
-  { method: ['GET', 'POST', 'PUT'], path: '/apps/{app-id}/metadata', backend: 'apps', tag: 'app-metadata', summary: 'Get, add or replace app metadata' },
+  { method: 'GET', path: '/apps/{app-id}/metadata', backend: 'apps', tag: 'app-metadata', summary: 'Get the AVUs of an app one can see', responses: { 200: AvuList, 404: ErrorAnswer } },
+  {
+    method: 'POST', path: '/apps/{app-id}/metadata', backend: 'apps', tag: 'app-metadata', summary: "Add or update AVUs of one's own app",
+    body: AvuWrite, responses: { 200: AvuList, 400: ErrorAnswer, 403: ErrorAnswer, 404: ErrorAnswer },
+  },
+  {
+    method: 'PUT', path: '/apps/{app-id}/metadata', backend: 'apps', tag: 'app-metadata', summary: "Replace the AVUs of one's own app",
+    body: AvuReplace, responses: { 200: AvuList, 400: ErrorAnswer, 403: ErrorAnswer, 404: ErrorAnswer },
+  },
   { method: 'GET', path: '/apps/elements', backend: 'apps', tag: 'app-element-types', summary: 'List all app element types' },
   { method: 'GET', path: '/apps/elements/{type}', backend: 'apps', tag: 'app-element-types', summary: 'List app elements of one type' },
   { method: 'POST', path: '/apps/pipelines', backend: 'apps', tag: 'app-pipelines', summary: 'Create a pipeline' },

@@ -2,6 +2,7 @@
 // rows of §16). All are passthroughs; the schemas document what the backends answer.
 import { Type } from 'typebox';
 import type { PassthroughRoute } from '../http/passthrough.js';
+import { AppListing, ErrorAnswer, listingParameters } from './app-schemas.js';
 
 const OntologyDetails = Type.Object({
   iri: Type.String({ description: "The ontology's IRI" }),
@@ -19,7 +20,6 @@ const OntologyClassHierarchy = Type.Object({
 
 const Hierarchy = Type.Object({ hierarchy: Type.Union([OntologyClassHierarchy, Type.Null()], { description: 'null when no class of it has apps' }) });
 const Hierarchies = Type.Object({ hierarchies: Type.Array(OntologyClassHierarchy) });
-const ErrorAnswer = Type.Object({ error_code: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
 const errors = { 400: ErrorAnswer, 404: ErrorAnswer };
 
 const attrQuery = Type.Object(
@@ -27,15 +27,10 @@ const attrQuery = Type.Object(
   { additionalProperties: true },
 );
 const listingQuery = Type.Object(
-  {
-    attr: Type.String({ minLength: 1, description: 'The AVU attribute whose values are class IRIs' }),
-    limit: Type.Optional(Type.Integer({ minimum: 0 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0 })),
-    'sort-field': Type.Optional(Type.String()),
-    'sort-dir': Type.Optional(Type.String()),
-  },
+  { attr: Type.String({ minLength: 1, description: 'The AVU attribute whose values are class IRIs' }), ...listingParameters },
   { additionalProperties: true },
 );
+const listing = { query: listingQuery, responses: { 200: AppListing, ...errors } };
 
 /** Documents the multipart upload; `nullable` because the gateway streams the body unread (null to the validator). */
 const OntologyUpload = Type.Unsafe({
@@ -82,14 +77,14 @@ export const ontologiesRoutes: PassthroughRoute[] = [
     method: 'DELETE', path: root, backend: 'metadata', auth: 'admin', tag: 'admin', summary: 'Delete the saved classes under a class',
     responses: { 200: Hierarchies, ...errors },
   },
-  { method: 'GET', path: `${root}/apps`, backend: 'apps', auth: 'admin', tag: 'admin', summary: 'List the apps in a hierarchy', query: listingQuery },
-  { method: 'GET', path: `${root}/unclassified`, backend: 'apps', auth: 'admin', tag: 'admin', summary: 'List the unclassified apps of a hierarchy', query: listingQuery },
+  { method: 'GET', path: `${root}/apps`, backend: 'apps', auth: 'admin', tag: 'admin', summary: 'List the apps in a hierarchy', ...listing },
+  { method: 'GET', path: `${root}/unclassified`, backend: 'apps', auth: 'admin', tag: 'admin', summary: 'List the unclassified apps of a hierarchy', ...listing },
 
   { method: 'GET', path: '/apps/hierarchies', backend: 'apps', tag: 'app-hierarchies', summary: 'List app hierarchies (active ontology version)', responses: { 200: Hierarchies } },
   {
     method: 'GET', path: '/apps/hierarchies/{root-iri}', backend: 'apps', tag: 'app-hierarchies', summary: 'Get an app hierarchy filtered to classes with apps',
     query: attrQuery, responses: { 200: Hierarchy, ...errors },
   },
-  { method: 'GET', path: '/apps/hierarchies/{root-iri}/apps', backend: 'apps', tag: 'app-hierarchies', summary: 'List the apps in a hierarchy', query: listingQuery },
-  { method: 'GET', path: '/apps/hierarchies/{root-iri}/unclassified', backend: 'apps', tag: 'app-hierarchies', summary: 'List the unclassified apps of a hierarchy', query: listingQuery },
+  { method: 'GET', path: '/apps/hierarchies/{root-iri}/apps', backend: 'apps', tag: 'app-hierarchies', summary: 'List the apps in a hierarchy', ...listing },
+  { method: 'GET', path: '/apps/hierarchies/{root-iri}/unclassified', backend: 'apps', tag: 'app-hierarchies', summary: 'List the unclassified apps of a hierarchy', ...listing },
 ];

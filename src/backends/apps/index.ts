@@ -2,17 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../service.js';
+import { adminCategoryRoutes } from './admin-category-routes.js';
 import { installBuiltInApps } from './built-in.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { categoryRoutes } from './category-routes.js';
 import { editingRoutes } from './editing-routes.js';
 import { elementRoutes } from './element-routes.js';
+import { hierarchyListingRoutes } from './hierarchy-listing-routes.js';
 import { appMarkRoutes } from './mark-routes.js';
+import { appMetadataRoutes } from './metadata-routes.js';
 import { appsOntologyRoutes } from './ontologies.js';
 import { authRedirects, registerOAuthRoutes, type OAuthDeps } from './oauth.js';
 import { OAuthTokens, oauthClients } from './oauth-tokens.js';
 import { TokenCipher, tokenEncryptionKey } from './token-cipher.js';
 import { callerId, workspaceOf } from './workspace.js';
+import { workspaceAdminRoutes } from './workspace-admin-routes.js';
 
 const systemId = 'de';
 
@@ -24,8 +28,9 @@ const loginBody = Type.Object({
 
 /**
  * The apps service (backends.md §5): the account side the bootstrap needs (workspace, logins),
- * OAuth access to the third-party job API, the app catalog, and ontology versions with app
- * hierarchies (ontologies.ts). Analyses and the rest answer 501
+ * OAuth access to the third-party job API, the app catalog with its AVU metadata, public categories
+ * and workspaces kept by administrators, and ontology versions with app hierarchies and the apps
+ * under them (ontologies.ts, hierarchy-listing-routes.ts). Analyses and the rest answer 501
  * until they are built (APPS_URL reaches a real one).
  */
 export const appsService: EmbeddedService = {
@@ -38,6 +43,10 @@ export const appsService: EmbeddedService = {
     await app.register(elementRoutes);
     await app.register(categoryRoutes, { store, config });
     await app.register(appsOntologyRoutes, { db: store.db, now });
+    await app.register(hierarchyListingRoutes, { db: store.db });
+    await app.register(appMetadataRoutes, { db: store.db, now });
+    await app.register(adminCategoryRoutes, { db: store.db, now });
+    await app.register(workspaceAdminRoutes, { db: store.db, uidDomain: config.uidDomain });
     const clients = oauthClients(config);
     const tokens = new OAuthTokens({ store, cipher: new TokenCipher(tokenEncryptionKey(config)), clients, now, log: app.log });
     const oauth: OAuthDeps = { store, tokens, clients, now };
