@@ -53,6 +53,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         ['GET', `/admin/apps/${builtInApps[0]!.id}/metadata`],
         ['POST', `/admin/apps/${builtInApps[0]!.id}/metadata`, { avus: [] }],
         ['PUT', `/admin/apps/${builtInApps[0]!.id}/metadata`, { avus: [] }],
+        ['GET', '/admin/apps'],
         ['GET', '/admin/workspaces?username=alice'],
         ['DELETE', '/admin/workspaces?username=alice'],
       ];
@@ -211,6 +212,37 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         identityStyle: 'user',
       });
       assert.deepEqual((JSON.parse(await viaMetadata.body.text()) as any).avus, replaced.avus);
+    });
+
+    test('the administrators\' listing: every app of a subset, with job statistics', async (t) => {
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      const marker = 'admin-listed';
+      const made = [
+        { name: `${marker} b public`, integrator: 'erin', isPublic: true },
+        { name: `${marker} a private`, integrator: 'frank', isPublic: false },
+        { name: `${marker} c private`, integrator: 'erin', isPublic: false },
+      ];
+      const ids = new Map<string, string>();
+      for (const app of made) ids.set(app.name, await insertApp(app.integrator, app.name, app.isPublic));
+      const gone = await insertApp('erin', `${marker} deleted`, true);
+      await gw.running.gateway.store.db.updateTable('apps').set({ deleted: true }).where('id', '=', gone).execute();
+      const expectedIds = (keep: (app: (typeof made)[number]) => boolean) => made.filter(keep).sort((a, b) => byName(a.name, b.name)).map((app) => ids.get(app.name));
+      for (const [subset, keep] of [
+        ['', (app: (typeof made)[number]) => app.isPublic],
+        ['&app-subset=public', (app: (typeof made)[number]) => app.isPublic],
+        ['&app-subset=private', (app: (typeof made)[number]) => !app.isPublic],
+        ['&app-subset=all', () => true],
+      ] as const) {
+        const listing = await gw.ok(admin, 'GET', `/admin/apps?search=${marker}${subset}`);
+        assert.deepEqual(listing.apps.map((app: any) => app.id), expectedIds(keep), subset);
+        assert.equal(listing.total, expectedIds(keep).length);
+        for (const app of listing.apps) assert.deepEqual(app.job_stats, { job_count: 0, job_count_completed: 0, job_count_failed: 0 });
+      }
+      const page = await gw.ok(admin, 'GET', `/admin/apps?search=${marker}&app-subset=all&limit=1&offset=1&sort-dir=desc`);
+      assert.deepEqual(page.apps.map((app: any) => app.id), expectedIds(() => true).reverse().slice(1, 2));
+      assert.equal((await gw.call(admin, 'GET', '/admin/apps?app-subset=mine')).status, 400);
+      // Users see only their own private apps.
+      assert.deepEqual((await gw.ok('erin', 'GET', `/apps?search=${marker}`)).apps.map((app: any) => app.id), expectedIds((app) => app.integrator === 'erin'));
     });
 
     test('workspaces: listed and deleted by username; the next request makes a fresh one', async (t) => {

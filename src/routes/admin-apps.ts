@@ -1,7 +1,12 @@
 // Tags: admin-apps, admin-tools, admin-tool-requests, admin-reference-genomes.
 import { Type } from 'typebox';
 import type { PassthroughRoute } from '../http/passthrough.js';
-import { ErrorAnswer } from './app-schemas.js';
+import { AppListing, ErrorAnswer, listingParameters } from './app-schemas.js';
+
+const AdminListingQuery = Type.Object(
+  { ...listingParameters, 'app-subset': Type.Optional(Type.String({ description: 'public (default), private or all' })) },
+  { additionalProperties: true },
+);
 
 /** `{categories: [{app_id, category_ids}]}`: each app's public categories become exactly those listed. */
 const Placements = Type.Object({
@@ -18,7 +23,10 @@ const app = '/admin/apps/{system-id}/{app-id}';
 const version = `${app}/versions/{version-id}`;
 
 export const adminAppsRoutes: PassthroughRoute[] = [
-  { method: 'GET', path: '/admin/apps', backend: 'apps', auth: 'admin', tag: 'admin-apps', summary: 'List apps' },
+  {
+    method: 'GET', path: '/admin/apps', backend: 'apps', auth: 'admin', tag: 'admin-apps', summary: 'List apps of a subset, each with job_stats',
+    query: AdminListingQuery, responses: { 200: AppListing, 400: ErrorAnswer },
+  },
   {
     method: 'POST', path: '/admin/apps', backend: 'apps', auth: 'admin', tag: 'admin-apps', summary: 'Place apps in public categories',
     body: Placements, responses: { 200: Placements, 400: ErrorAnswer, 404: ErrorAnswer },

@@ -104,14 +104,18 @@ export async function listingEntries(db: Kysely<Database>, apps: AppRow[], user:
   });
 }
 
-/** One page of the apps `user` may see, with the total before paging. */
+/**
+ * One page of the apps `user` may see (or of `from`, for administrators), with the total before
+ * paging; entries are as `user` sees them (permission, favourites, own rating).
+ */
 export async function listApps(
   db: Kysely<Database>,
   user: string,
   query: ListingQuery,
   restrict: (apps: ReturnType<typeof visibleApps>) => ReturnType<typeof visibleApps> = (apps) => apps,
+  from: ReturnType<typeof visibleApps> = visibleApps(db, user),
 ): Promise<{ total: number; apps: Record<string, unknown>[] }> {
-  let selection = restrict(visibleApps(db, user));
+  let selection = restrict(from);
   if (query.search) {
     const pattern = `%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     selection = selection.where((eb) => eb.or([sql<boolean>`lower(apps.name) like ${pattern} escape '\\'`, sql<boolean>`lower(apps.description) like ${pattern} escape '\\'`]));

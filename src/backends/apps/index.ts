@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../service.js';
 import { adminCategoryRoutes } from './admin-category-routes.js';
+import { adminListingRoutes } from './admin-listing-routes.js';
 import { installBuiltInApps } from './built-in.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { categoryRoutes } from './category-routes.js';
@@ -46,6 +47,7 @@ export const appsService: EmbeddedService = {
     await app.register(hierarchyListingRoutes, { db: store.db });
     await app.register(appMetadataRoutes, { db: store.db, now });
     await app.register(adminCategoryRoutes, { db: store.db, now });
+    await app.register(adminListingRoutes, { db: store.db });
     await app.register(workspaceAdminRoutes, { db: store.db, uidDomain: config.uidDomain });
     const clients = oauthClients(config);
     const tokens = new OAuthTokens({ store, cipher: new TokenCipher(tokenEncryptionKey(config)), clients, now, log: app.log });

@@ -1,0 +1,22 @@
+// The administrators' app listing (routes.md §17 GET /admin/apps): every app of a subset, not only
+// those the caller may see, each entry with its job statistics.
+import type { FastifyPluginAsync } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/schema.js';
+import { choiceParam, userQuery } from '../metadata/requests.js';
+import { listApps } from './catalog.js';
+import { listingQuery, shortUser } from './catalog-routes.js';
+
+const subsets = ['public', 'private', 'all'] as const;
+
+export const adminListingRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async (app, { db }) => {
+  app.get('/admin/apps', { schema: { querystring: userQuery } }, async (request) => {
+    const user = shortUser(request.query);
+    const subset = choiceParam(request.query, 'app-subset', subsets, 'public');
+    let from = db.selectFrom('apps').where('apps.deleted', '=', false);
+    if (subset !== 'all') from = from.where('apps.is_public', '=', subset === 'public');
+    const listing = await listApps(db, user, listingQuery(request.query), undefined, from);
+    // The embedded service records no analyses yet, so no app has run.
+    return { ...listing, apps: listing.apps.map((entry) => ({ ...entry, job_stats: { job_count: 0, job_count_completed: 0, job_count_failed: 0 } })) };
+  });
+};
