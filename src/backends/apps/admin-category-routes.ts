@@ -93,7 +93,7 @@ async function checkParent(db: Db, parentId: string, moving?: string): Promise<v
   }
 }
 
-const listingQuery = Type.Object(
+const treeQuery = Type.Object(
   {
     user: Type.String({ minLength: 1 }),
     limit: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -110,7 +110,7 @@ type CategoryRequest = { Params: { systemId: string; categoryId: string } };
 
 export const adminCategoryRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () => number }> = async (app, { db, now }) => {
   /** The tree: siblings ordered by `sort-field`, the top level paged. */
-  app.get('/admin/apps/categories', { schema: { querystring: listingQuery } }, async (request) => {
+  app.get('/admin/apps/categories', { schema: { querystring: treeQuery } }, async (request) => {
     const query = request.query as { limit?: number; offset?: number; 'sort-field'?: string; 'sort-dir'?: string; 'app-type'?: string };
     const sortField = (query['sort-field'] ?? 'name').toLowerCase();
     const sortDir = (query['sort-dir'] ?? 'asc').toLowerCase();

@@ -7,7 +7,8 @@ import { metadataError } from '../metadata/requests.js';
  * Which apps fall under an ontology class (backends.md §5.5): an app is under a class when it has
  * an AVU (attribute `attr`) whose value is the IRI of that class or of any saved class below it.
  * The apps service shares the store with the metadata service and reads its tables directly
- * (ontology-store.ts). The app listings under a class build on appsUnderClass/unclassifiedApps.
+ * (ontology-store.ts). The app listings under a class (hierarchy-listing-routes.ts) start from
+ * appsUnderClass; unclassifiedApps answers the same question for a given list of apps.
  */
 
 type Db = Kysely<Database>;
