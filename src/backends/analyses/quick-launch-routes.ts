@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { GatewayError } from '../../http/errors.js';
-import type { DataStore } from '../data-info/store.js';
+import type { Catalog } from '../data-info/catalog.js';
 import { quickLaunchAppInfo } from './app-info.js';
 import { callerOf, shortName } from './caller.js';
 import { describe, isPublic, ownQuickLaunch, submissionOf, viewable, viewableQuickLaunch, type AnalysesDeps } from './model.js';
@@ -12,7 +12,7 @@ import { appVisibleTo, checkTarget } from './submission.js';
 
 type IdRequest = { Params: { id: string } };
 
-export const quickLaunchRoutes: FastifyPluginAsync<AnalysesDeps & { data: DataStore }> = async (app, { db, uidDomain, now, data }) => {
+export const quickLaunchRoutes: FastifyPluginAsync<AnalysesDeps & { catalog: Catalog }> = async (app, { db, uidDomain, now, catalog }) => {
   const caller = (request: Parameters<typeof callerOf>[0]) => callerOf(request, uidDomain).name;
   const answer = (row: Parameters<typeof describe>[0]) => describe(row, uidDomain);
 
@@ -22,7 +22,7 @@ export const quickLaunchRoutes: FastifyPluginAsync<AnalysesDeps & { data: DataSt
     // The gateway names the creator; called directly without one, the caller is.
     const creator = body.creator ? shortName(body.creator, uidDomain) : user;
     const isPublicLaunch = body.is_public ?? false;
-    const checked = await checkTarget(db, data, { creator, appId: body.app_id, appVersionId: body.app_version_id, isPublic: isPublicLaunch, submission: body.submission });
+    const checked = await checkTarget(db, catalog, { creator, appId: body.app_id, appVersionId: body.app_version_id, isPublic: isPublicLaunch, submission: body.submission });
     const row = {
       id: randomUUID(),
       name: body.name,
@@ -69,8 +69,9 @@ export const quickLaunchRoutes: FastifyPluginAsync<AnalysesDeps & { data: DataSt
       isPublic: patch.is_public ?? isPublic(current),
       submission: patch.submission ?? submissionOf(current),
     };
-    if (appChanged || !merged.isPublic) await refuseBreakingDefaults(current.id, { appChanged, madePrivate: !merged.isPublic && isPublic(current) });
-    const checked = await checkTarget(db, data, { creator: user, ...merged });
+    const madePrivate = isPublic(current) && !merged.isPublic;
+    if (appChanged || madePrivate) await refuseBreakingDefaults(current.id, { appChanged, madePrivate });
+    const checked = await checkTarget(db, catalog, { creator: user, ...merged });
     const changes = {
       name: patch.name ?? current.name,
       description: patch.description ?? current.description,

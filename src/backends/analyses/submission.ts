@@ -7,8 +7,9 @@ import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
 import { currentVersions, visibleApps } from '../apps/catalog.js';
 import { pathParameterTypes, type AppDefinition } from '../apps/definition.js';
-import { atLeast } from '../data-info/catalog.js';
-import { anonymousUser, type DataStore } from '../data-info/store.js';
+import { atLeast, type Catalog } from '../data-info/catalog.js';
+import { normalizeDataPath } from '../data-info/data-path.js';
+import { anonymousUser } from '../data-info/store.js';
 import type { Submission } from './model.js';
 
 const PATH_BATCH = 500;
@@ -84,7 +85,7 @@ async function existing(db: Kysely<Database>, paths: string[]): Promise<Set<stri
 }
 
 /** Checks a quick launch's app, version and submission; answers the version to store. */
-export async function checkTarget(db: Kysely<Database>, data: DataStore, target: QuickLaunchTarget): Promise<CheckedTarget> {
+export async function checkTarget(db: Kysely<Database>, catalog: Catalog, target: QuickLaunchTarget): Promise<CheckedTarget> {
   if (!isObject(target.submission)) throw bad('submission', '"submission" must be an analysis submission (a JSON object)');
   const submission = target.submission as Submission;
   const config = submission.config ?? {};
@@ -96,11 +97,11 @@ export async function checkTarget(db: Kysely<Database>, data: DataStore, target:
   const named = new Set<string>();
   for (const [key, type] of pathParameters(version.definition)) {
     const field = `submission.config.${key}`;
-    for (const path of pathsIn(type, config[key], field)) named.add(data.path(path, field));
+    for (const path of pathsIn(type, config[key], field)) named.add(normalizeDataPath(path, catalog.zone, field));
   }
   // A public quick launch is for everyone: what it names must be readable without any account.
   const reader = target.isPublic ? anonymousUser : target.creator;
-  const [permissions, present] = await Promise.all([data.catalog.permissions(reader, [...named]), existing(db, [...named])]);
+  const [permissions, present] = await Promise.all([catalog.permissions(reader, [...named]), existing(db, [...named])]);
   // A grant on a folder covers paths below it that do not exist: those are refused too.
   const unreadable = [...named].filter((path) => !present.has(path) || !atLeast(permissions.get(path), 'read'));
   if (unreadable.length > 0) {
