@@ -34,6 +34,7 @@ import { operationsRoutes } from './routes/operations.js';
 import { passthroughRoutes } from './routes/passthrough-table.js';
 import { permanentIdRequestAggregateRoutes } from './routes/permanent-id-requests.js';
 import { outputFolderCache, preferencesRoutes } from './routes/preferences.js';
+import { quickLaunchCreateRoute } from './routes/quicklaunches.js';
 import { userInfoRoutes } from './routes/user-info.js';
 import { openStore, type Store } from './store/database.js';
 
@@ -149,6 +150,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await app.register(alertAdminRoutes, { forwarder });
   await app.register(oauthGatewayRoutes, { forwarder, config });
   await app.register(genomeRoutes, { forwarder, config });
+  await app.register(quickLaunchCreateRoute, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
   await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
 
   app.addHook('onClose', async () => {

@@ -1,3 +1,4 @@
+import { analysesService } from './analyses/index.js';
 import type { EmbeddedBackendName } from './catalog.js';
 import { appsService } from './apps/index.js';
 import { dataInfoService } from './data-info/index.js';
@@ -16,4 +17,5 @@ export const embeddedServices: Record<EmbeddedBackendName, EmbeddedService> = {
   metadata: metadataService,
   'notification-agent': notificationAgentService,
   genomesvc: genomeService,
+  analyses: analysesService,
 };

@@ -391,3 +391,22 @@ export interface Database {
     finished_at: number | null;
   };
 }
+
+/** The embedded analyses service's quick launches (migration 014, backends.md §6). Usernames are short. */
+export interface Database {
+  quick_launches: {
+    id: string;
+    name: string;
+    description: ColumnType<string, string | undefined, string>;
+    creator: string;
+    app_id: string;
+    app_version_id: string;
+    is_public: ColumnType<boolean | number, boolean | undefined, boolean>;
+    /** JSON text: the analysis submission as given. */
+    submission: string;
+    created_on: number;
+  };
+  quick_launch_favorites: { id: string; username: string; quick_launch_id: string; created_on: number };
+  quick_launch_user_defaults: { id: string; username: string; app_id: string; quick_launch_id: string };
+  quick_launch_global_defaults: { id: string; app_id: string; quick_launch_id: string };
+}

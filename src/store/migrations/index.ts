@@ -11,6 +11,7 @@ import * as appsCatalog from './009-apps-catalog.js';
 import * as oauth from './010-oauth.js';
 import * as ontologies from './011-ontologies.js';
 import * as genomes from './012-genomes.js';
+import * as quickLaunches from './014-quick-launches.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '010-oauth': oauth,
   '011-ontologies': ontologies,
   '012-genomes': genomes,
+  '014-quick-launches': quickLaunches,
 };

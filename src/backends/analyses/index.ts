@@ -1,0 +1,21 @@
+import { Catalog } from '../data-info/catalog.js';
+import type { EmbeddedService } from '../service.js';
+import { defaultsRoutes } from './defaults-routes.js';
+import { quickLaunchRoutes } from './quick-launch-routes.js';
+
+/**
+ * The analyses service (backends.md §6): quick launches — saved submissions of an app's launch
+ * form, private or public — with users' favourites and defaults and the global defaults. It reads
+ * the apps catalog's tables (the app and its versions) and checks data-store paths with the data
+ * store's catalog and permission rules. It reads only the catalog, never file bytes, so it does not
+ * open the DataStore (whose start-up clears unfinished writes): a standalone analyses process on
+ * the same store cannot disturb data-info's uploads. Concurrent-job limits answer 501 until built.
+ */
+export const analysesService: EmbeddedService = {
+  name: 'analyses',
+  plugin: async (app, { store, config, now = Date.now }) => {
+    const deps = { db: store.db, uidDomain: config.uidDomain, now };
+    await app.register(quickLaunchRoutes, { ...deps, catalog: new Catalog(store.db, config.dataStore.zone) });
+    await app.register(defaultsRoutes, deps);
+  },
+};
