@@ -48,7 +48,7 @@ describe('loadConfig defaults (empty environment)', () => {
 describe('embedded platform settings', () => {
   test('by default every embedded backend runs, in zone "platform", with no shared backend secret', () => {
     const config = loadConfig({});
-    assert.deepEqual(config.embeddedBackends, ['user-info', 'groups', 'data-info', 'apps', 'metadata', 'notification-agent', 'genomesvc']);
+    assert.deepEqual(config.embeddedBackends, ['user-info', 'groups', 'data-info', 'apps', 'metadata', 'notification-agent', 'genomesvc', 'analyses']);
     assert.deepEqual(config.dataStore, {
       zone: 'platform',
       defaultOutputFolder: 'analyses',
@@ -78,7 +78,7 @@ describe('embedded platform settings', () => {
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'none' }).embeddedBackends, []);
     // A backend not embedded yet may be named: it is skipped (with a warning) until it is.
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'user-info,qms' }).embeddedBackends, ['user-info', 'qms']);
-    assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 7);
+    assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 8);
   });
 
   test('SEND_NOTIFICATION_ALLOW lists addresses and CIDR ranges, loopback by default', () => {
