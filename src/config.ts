@@ -97,6 +97,10 @@ export interface GatewayConfig {
      */
     baseUrl: string;
   };
+  analyses: {
+    /** Analyses a user may have submitted or running at once (MAX_CONCURRENT_JOBS); more are refused with ERR_LIMIT_REACHED. */
+    maxConcurrentJobs: number;
+  };
   notifications: {
     /** Who may POST /send-notification (SEND_NOTIFICATION_ALLOW): IP addresses and CIDR ranges; default loopback. */
     sendAllow: string[];
@@ -291,6 +295,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     genomes: {
       baseUrl: (url(env, 'GENOME_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/genomesvc/genomes`).replace(/\/+$/, ''),
     },
+    analyses: { maxConcurrentJobs: integer(env, 'MAX_CONCURRENT_JOBS', 8, 1, 10_000) },
     notifications: {
       sendAllow: addressRanges(env, 'SEND_NOTIFICATION_ALLOW', ['127.0.0.0/8', '::1/128']),
       streamHeartbeatMs: integer(env, 'NOTIFICATION_STREAM_HEARTBEAT_MS', 15_000, 100, 3_600_000),

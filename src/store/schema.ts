@@ -410,3 +410,29 @@ export interface Database {
   quick_launch_user_defaults: { id: string; username: string; app_id: string; quick_launch_id: string };
   quick_launch_global_defaults: { id: string; app_id: string; quick_launch_id: string };
 }
+
+/** Analyses of the apps service (migration 015, backends.md §5.3), merged into `Database`. */
+export interface Database {
+  analyses: {
+    id: string;
+    name: string;
+    description: ColumnType<string, string | undefined, string>;
+    username: string;
+    app_id: string;
+    app_version_id: string;
+    system_id: string;
+    app_name: string;
+    app_description: ColumnType<string, string | undefined, string>;
+    result_folder: string;
+    /** `Submitted`, `Running`, `Completed`, `Failed`, `Canceled`. */
+    status: string;
+    start_date: number;
+    end_date: number | null;
+    deleted: ColumnType<boolean | number, boolean | undefined, boolean>;
+    notify: ColumnType<boolean | number, boolean | undefined, boolean>;
+    /** The AnalysisSubmission as sent, JSON text. */
+    submission: string;
+    parent_id: string | null;
+  };
+  analysis_status_updates: { id: string; analysis_id: string; status: string; message: ColumnType<string, string | undefined, string>; sent_on: number };
+}

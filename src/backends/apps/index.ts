@@ -4,6 +4,9 @@ import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../service.js';
 import { adminCategoryRoutes } from './admin-category-routes.js';
 import { adminListingRoutes } from './admin-listing-routes.js';
+import { sharedDataStore } from '../data-info/shared.js';
+import { analysisRoutes } from './analyses/routes.js';
+import { JobRunner } from './analyses/runner.js';
 import { installBuiltInApps } from './built-in.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { categoryRoutes } from './category-routes.js';
@@ -36,7 +39,7 @@ const loginBody = Type.Object({
  */
 export const appsService: EmbeddedService = {
   name: 'apps',
-  plugin: async (app, { store, config, now = Date.now }) => {
+  plugin: async (app, { store, config, notify, now = Date.now }) => {
     await installBuiltInApps(store.db, now());
     await app.register(catalogRoutes, { db: store.db });
     await app.register(appMarkRoutes, { db: store.db, now });
@@ -44,6 +47,18 @@ export const appsService: EmbeddedService = {
     await app.register(elementRoutes);
     await app.register(categoryRoutes, { store, config });
     await app.register(appsOntologyRoutes, { db: store.db, now });
+    const runner = new JobRunner({
+      db: store.db,
+      // The executor writes where data-info does: the one DataStore of this process.
+      data: () => sharedDataStore(store.db, { ...config.dataStore }),
+      notify,
+      now,
+      log: app.log,
+      maxConcurrentJobs: config.analyses.maxConcurrentJobs,
+      urlImport: { allowPrivateNetworks: config.dataStore.urlImportAllowPrivateNetworks, maxBytes: config.dataStore.maxUploadBytes },
+    });
+    app.addHook('onClose', async () => runner.drain());
+    await app.register(analysisRoutes, { db: store.db, runner, uidDomain: config.uidDomain });
     await app.register(hierarchyListingRoutes, { db: store.db });
     await app.register(appMetadataRoutes, { db: store.db, now });
     await app.register(adminCategoryRoutes, { db: store.db, now });

@@ -4,19 +4,19 @@ import { contentDisposition } from '../../http/content-disposition.js';
 import { GatewayError, toGatewayError } from '../../http/errors.js';
 import { requireUserParam } from '../service.js';
 import { parseRange } from './blobs.js';
-import { MAX_BULK_PATHS, newChildPath } from './bulk.js';
+import { MAX_BULK_PATHS } from './bulk.js';
 import type { DataObject } from './catalog.js';
 import { chunkRoutes } from './chunks.js';
 import { infoTypes, isInfoType } from './content-types.js';
-import { ancestorsOf, baseName, parentOf } from './data-path.js';
+import { baseName } from './data-path.js';
 import { dataError } from './errors.js';
 import { idParam, objectById, requireFile } from './ids.js';
 import { defaultBadChars, entityTypes, Lister, sortDirs, sortFields, type ListingOptions } from './listing.js';
 import { wildcardPath } from './navigation.js';
 import { booleanParam, choiceParam, integerParam, missingParameter, single, valuesOf } from './query.js';
-import type { Caller, DataStore } from './store.js';
-import { isUniqueViolation } from './tree.js';
+import type { DataStore } from './store.js';
 import { uploadRoutes } from './uploads.js';
+import { createFolders } from './writes.js';
 import { visibilityOf, type Access } from './visibility.js';
 
 /** Largest page a folder listing serves. */
@@ -76,22 +76,6 @@ async function sendFile(data: DataStore, object: DataObject, query: unknown, ran
 }
 
 /** Folders to create for `path` (mkdir -p), top first, after checking the nearest existing ancestor. */
-async function foldersToCreate(data: DataStore, caller: Caller, path: string): Promise<string[]> {
-  const chain = [...ancestorsOf(path), path];
-  const existing = await data.db.selectFrom('data_objects').selectAll().where('path', 'in', chain).execute();
-  const byPath = new Map(existing.map((object) => [object.path, object as DataObject]));
-  const nearest = [...chain].reverse().find((candidate) => byPath.has(candidate));
-  if (nearest === path) return [];
-  const ancestor = nearest ? byPath.get(nearest)! : undefined;
-  if (!ancestor) throw dataError('ERR_DOES_NOT_EXIST', `no folder above ${path} exists`, { path });
-  if (ancestor.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${ancestor.path} is a file, so ${path} cannot be made`, { path: ancestor.path });
-  await visibilityOf(data).requireLevel(caller, ancestor, 'write');
-  const missing = chain.slice(chain.indexOf(ancestor.path) + 1);
-  // New names follow the bad-character policy; existing ones stay addressable whatever they hold.
-  for (const folder of missing) newChildPath(parentOf(folder), baseName(folder), 'paths');
-  return missing;
-}
-
 const pathsBody = Type.Object({ paths: Type.Array(Type.String()) });
 const typeBody = Type.Object({ type: Type.String() });
 
@@ -142,24 +126,9 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
     }
     if (raw.length === 0) throw dataError('ERR_BAD_OR_MISSING_FIELD', 'body field "paths" must not be empty', { field: 'paths' });
     const paths = [...new Set(raw.map((path) => data.path(path, 'paths')))].sort();
-    // Check everything before creating anything: a refusal leaves the store as it was.
-    const plans = await Promise.all(paths.map((path) => foldersToCreate(data, caller, path)));
-    const wanted = [...new Set(plans.flat())].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
-    if (wanted.length === 0) throw dataError('ERR_EXISTS', `${paths[0]} already exists`, { path: paths[0], paths });
-    const created: string[] = [];
-    for (const path of wanted) {
-      try {
-        await data.db.transaction().execute((trx) => data.catalog.create({ path, type: 'dir', owner: caller.name }, trx));
-        created.push(path);
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        // Made meanwhile by someone else: fine if it is a folder.
-        const other = await data.catalog.byPath(path);
-        if (other?.type !== 'dir') throw dataError('ERR_EXISTS', `${path} already exists and is not a folder`, { path });
-      }
-    }
+    const created = await createFolders(data, caller, paths);
     if (created.length === 0) throw dataError('ERR_EXISTS', `${paths[0]} already exists`, { path: paths[0], paths });
-    return { paths: created.sort() };
+    return { paths: created };
   });
 
   app.put('/data/:id/type', { schema: { body: typeBody } }, async (request) => {

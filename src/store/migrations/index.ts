@@ -12,6 +12,7 @@ import * as oauth from './010-oauth.js';
 import * as ontologies from './011-ontologies.js';
 import * as genomes from './012-genomes.js';
 import * as quickLaunches from './014-quick-launches.js';
+import * as analyses from './015-analyses.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '011-ontologies': ontologies,
   '012-genomes': genomes,
   '014-quick-launches': quickLaunches,
+  '015-analyses': analyses,
 };

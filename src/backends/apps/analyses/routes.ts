@@ -1,0 +1,238 @@
+// The analyses routes of the apps service (backends.md §5.3): launch, list (JSON `filter`),
+// stats, rename, delete, stop, history, parameters and relaunch info — each user sees their own.
+import type { FastifyPluginAsync } from 'fastify';
+import type { Kysely } from 'kysely';
+import { GatewayError } from '../../../http/errors.js';
+import { normalizeQuery } from '../../../http/query.js';
+import type { Database } from '../../../store/schema.js';
+import { anonymousUser } from '../catalog.js';
+import { launchView, shortUser, visibleApp } from '../catalog-routes.js';
+import type { AppDefinition } from '../definition.js';
+import { activeStatuses, type AnalysisRow, type JobRunner } from './runner.js';
+import { checkSubmission } from './submission.js';
+
+const flag = (value: boolean | number) => value === true || value === 1;
+/** Analyses give times as strings of milliseconds, "0" for none (backends.md §1.3). */
+const msString = (value: number | null) => String(value ?? 0);
+
+function analysisJson(row: AnalysisRow, uidDomain: string) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    app_id: row.app_id,
+    app_version_id: row.app_version_id,
+    system_id: row.system_id,
+    app_name: row.app_name,
+    app_description: row.app_description,
+    startdate: msString(row.start_date),
+    enddate: msString(row.end_date),
+    notify: flag(row.notify),
+    resultfolderid: row.result_folder,
+    status: row.status,
+    username: `${row.username}@${uidDomain}`,
+    parent_id: row.parent_id,
+    batch: false,
+    app_disabled: false,
+    can_share: false,
+  };
+}
+
+const sortColumns = { startdate: 'start_date', enddate: 'end_date', name: 'name', status: 'status', app_name: 'app_name' } as const;
+const badParameter = (field: string, reason: string) => new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', reason, { field });
+
+/** `filter` = `[{field, value}]`: repeated fields are alternatives, different fields all apply. */
+function filters(raw: string | undefined): Map<string, string[]> {
+  const byField = new Map<string, string[]>();
+  if (raw === undefined || raw === '') return byField;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw badParameter('filter', 'filter must be a JSON list of {field, value}');
+  }
+  if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'object' || item === null || typeof item.field !== 'string')) {
+    throw badParameter('filter', 'filter must be a JSON list of {field, value}');
+  }
+  for (const { field, value } of parsed as { field: string; value: unknown }[]) {
+    byField.set(field, [...(byField.get(field) ?? []), value === null || value === undefined ? '' : String(value)]);
+  }
+  return byField;
+}
+
+const filterFields = ['name', 'app_name', 'id', 'status', 'parent_id', 'ownership', 'type', 'app_id'];
+
+export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: JobRunner; uidDomain: string }> = async (app, { db, runner, uidDomain }) => {
+  const signedIn = (query: unknown) => {
+    const user = shortUser(query);
+    if (user === anonymousUser) throw new GatewayError(403, 'ERR_FORBIDDEN', 'sign in to use analyses');
+    return user;
+  };
+  const own = async (user: string, id: string) => {
+    const row = await db.selectFrom('analyses').selectAll().where('id', '=', id.toLowerCase()).where('username', '=', user).where('deleted', '=', false).executeTakeFirst();
+    if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `no analysis ${id}`, { id });
+    return row;
+  };
+
+  app.post('/analyses', async (request) => {
+    const user = signedIn(request.query);
+    const row = await runner.submit(user, await checkSubmission(db, user, request.body));
+    return { id: row.id, name: row.name, status: row.status, 'start-date': msString(row.start_date) };
+  });
+
+  const selection = (user: string, query: Record<string, string>) => {
+    const byField = filters(query.filter);
+    const unknown = [...byField.keys()].filter((field) => !filterFields.includes(field));
+    if (unknown.length > 0) throw badParameter('filter', `unknown filter fields: ${unknown.join(', ')} (known: ${filterFields.join(', ')})`);
+    let rows = db.selectFrom('analyses').where('username', '=', user);
+    if (query['include-deleted'] !== 'true') rows = rows.where('deleted', '=', false);
+    for (const [field, values] of byField) {
+      if (field === 'ownership') {
+        if (values.some((value) => value === 'theirs')) rows = rows.where('id', '=', '');
+        continue;
+      }
+      if (field === 'type') continue;
+      if (field === 'name' || field === 'app_name') {
+        rows = rows.where((eb) => eb.or(values.map((value) => eb(eb.fn('lower', [field]), 'like', `%${value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`))));
+      } else if (field === 'parent_id') {
+        rows = values.every((value) => value === '') ? rows.where('parent_id', 'is', null) : rows.where('parent_id', 'in', values);
+      } else {
+        rows = rows.where(field as 'id' | 'status' | 'app_id', 'in', field === 'id' ? values.map((value) => value.toLowerCase()) : values);
+      }
+    }
+    return rows;
+  };
+
+  const statusCount = async (rows: ReturnType<typeof selection>) =>
+    (await rows.select((eb) => ['status', eb.fn.countAll<number>().as('count')]).groupBy('status').orderBy('status').execute()).map((row) => ({ status: row.status, count: Number(row.count) }));
+
+  app.get('/analyses', async (request) => {
+    const user = signedIn(request.query);
+    const query = normalizeQuery(request.query) as Record<string, string>;
+    const sortField = (query['sort-field'] ?? 'startdate').toLowerCase();
+    const sortDir = (query['sort-dir'] ?? 'desc').toLowerCase();
+    if (!(sortField in sortColumns)) throw badParameter('sort-field', `sort-field must be one of ${Object.keys(sortColumns).join(', ')}`);
+    if (sortDir !== 'asc' && sortDir !== 'desc') throw badParameter('sort-dir', 'sort-dir must be ASC or DESC');
+    const count = (name: string, fallback: number) => {
+      const value = query[name];
+      if (value === undefined || value === '') return fallback;
+      if (!/^\d{1,9}$/.test(value)) throw badParameter(name, `${name} must be a whole number of at least 0`);
+      return Number(value);
+    };
+    const limit = count('limit', 0);
+    const offset = count('offset', 0);
+    const rows = selection(user, query);
+    let page = rows.selectAll().orderBy(sortColumns[sortField as keyof typeof sortColumns], sortDir).orderBy('id', sortDir);
+    if (limit > 0 || offset > 0) page = page.limit(limit > 0 ? limit : Number.MAX_SAFE_INTEGER).offset(offset);
+    const [found, total, statuses] = await Promise.all([page.execute(), rows.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirst(), statusCount(rows)]);
+    return { analyses: found.map((row) => analysisJson(row, uidDomain)), timestamp: String(Date.now()), total: Number(total?.count ?? 0), 'status-count': statuses };
+  });
+
+  app.get('/analyses/stats', async (request) => {
+    const user = signedIn(request.query);
+    return { 'status-count': await statusCount(selection(user, normalizeQuery(request.query) as Record<string, string>)) };
+  });
+
+  type IdParams = { Params: { id: string } };
+
+  app.patch<IdParams>('/analyses/:id', async (request) => {
+    const user = signedIn(request.query);
+    const row = await own(user, request.params.id);
+    const body = (request.body ?? {}) as { name?: unknown; description?: unknown };
+    const changes: { name?: string; description?: string } = {};
+    if (body.name !== undefined) {
+      if (typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 255) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', '"name" must be a non-empty string of at most 255 characters', { field: 'name' });
+      changes.name = body.name.trim();
+    }
+    if (body.description !== undefined) {
+      if (typeof body.description !== 'string') throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', '"description" must be a string', { field: 'description' });
+      changes.description = body.description;
+    }
+    if (Object.keys(changes).length > 0) await db.updateTable('analyses').set(changes).where('id', '=', row.id).execute();
+    return { id: row.id, ...changes };
+  });
+
+  const remove = async (user: string, ids: string[]) => {
+    const rows = await Promise.all(ids.map((id) => own(user, id)));
+    const running = rows.filter((row) => activeStatuses.includes(row.status));
+    if (running.length > 0) throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', `stop these analyses before deleting them: ${running.map((row) => row.id).join(', ')}`, { analyses: running.map((row) => row.id) });
+    if (rows.length > 0) await db.updateTable('analyses').set({ deleted: true }).where('id', 'in', rows.map((row) => row.id)).execute();
+    return rows.map((row) => row.id);
+  };
+
+  app.delete<IdParams>('/analyses/:id', async (request) => {
+    const [id] = await remove(signedIn(request.query), [request.params.id]);
+    return { id };
+  });
+
+  app.post('/analyses/shredder', async (request) => {
+    const ids = (request.body as { analyses?: unknown } | null)?.analyses;
+    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string') || ids.length > 1000) {
+      throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', '"analyses" must be a list of at most 1000 analysis ids', { field: 'analyses' });
+    }
+    return { analyses: await remove(signedIn(request.query), ids as string[]) };
+  });
+
+  app.post<IdParams>('/analyses/:id/stop', async (request) => {
+    const user = signedIn(request.query);
+    const row = await own(user, request.params.id);
+    const status = (request.query as { job_status?: string }).job_status ?? 'Canceled';
+    if (!['Canceled', 'Completed', 'Failed'].includes(status)) throw badParameter('job_status', 'job_status must be Canceled, Completed or Failed');
+    if (!activeStatuses.includes(row.status)) throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', `analysis ${row.id} has already ended (${row.status})`, { id: row.id, status: row.status });
+    const stopped = await runner.stop(row, status);
+    return { id: stopped.id, status: stopped.status };
+  });
+
+  app.get<IdParams>('/analyses/:id/history', async (request) => {
+    const row = await own(signedIn(request.query), request.params.id);
+    const updates = await db.selectFrom('analysis_status_updates').select(['status', 'message', 'sent_on']).where('analysis_id', '=', row.id).orderBy('sent_on').orderBy('id').execute();
+    return {
+      analysis_id: row.id,
+      status: row.status,
+      history: updates.map((update) => ({ status: update.status, message: update.message, timestamp: msString(update.sent_on) })),
+    };
+  });
+
+  /** The saved submission against the definition it launched: one entry per parameter. */
+  const parametersOf = async (row: AnalysisRow) => {
+    const version = await db.selectFrom('app_versions').select('definition').where('id', '=', row.app_version_id).executeTakeFirst();
+    const definition = JSON.parse(version?.definition ?? '{"steps":[],"groups":[]}') as AppDefinition;
+    const config = ((JSON.parse(row.submission) as { config?: Record<string, unknown> }).config ?? {}) as Record<string, unknown>;
+    return definition.groups.flatMap((group) => {
+      const step = definition.steps[(group.step_number ?? 1) - 1];
+      return group.parameters.map((parameter) => {
+        const fullId = `${step?.id ?? 'step'}_${parameter.id}`;
+        const given = config[fullId];
+        const value = given === undefined || given === null || given === '' ? parameter.defaultValue : given;
+        return {
+          full_param_id: fullId,
+          param_id: parameter.id,
+          param_name: parameter.label ?? parameter.name ?? '',
+          param_type: parameter.type,
+          param_value: { value: value ?? null },
+          is_default_value: given === undefined || given === null || given === '',
+          is_visible: parameter.isVisible ?? true,
+        };
+      });
+    });
+  };
+
+  app.get<IdParams>('/analyses/:id/parameters', async (request) => {
+    const row = await own(signedIn(request.query), request.params.id);
+    return { app_id: row.app_id, system_id: row.system_id, parameters: await parametersOf(row) };
+  });
+
+  app.get<IdParams>('/analyses/:id/relaunch-info', async (request) => {
+    const user = signedIn(request.query);
+    const row = await own(user, request.params.id);
+    const view = await launchView(db, user, await visibleApp(db, user, row.system_id, row.app_id), row.app_version_id);
+    const config = ((JSON.parse(row.submission) as { config?: Record<string, unknown> }).config ?? {}) as Record<string, unknown>;
+    return {
+      ...view,
+      groups: view.groups.map((group) => ({
+        ...group,
+        parameters: group.parameters.map((parameter) => (config[parameter.id] === undefined ? parameter : { ...parameter, value: config[parameter.id], defaultValue: config[parameter.id] })),
+      })),
+    };
+  });
+};

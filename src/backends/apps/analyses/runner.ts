@@ -1,0 +1,171 @@
+// Running analyses (issue 7): a job moves Submitted → Running → Completed or Failed (or Canceled
+// when stopped); each change is recorded in its history and sent to its user as a
+// job_status_change notification. Jobs run in this process on the embedded executor.
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely, Selectable } from 'kysely';
+import { GatewayError } from '../../../http/errors.js';
+import { jobStatusNotification, type UserNotification } from '../../../http/notifications.js';
+import type { Database } from '../../../store/schema.js';
+import { joinDataPath } from '../../data-info/data-path.js';
+import type { DataStore } from '../../data-info/store.js';
+import { createFolders } from '../../data-info/writes.js';
+import { executors, StepError, type StepRun } from './executors.js';
+import type { CheckedSubmission } from './submission.js';
+
+export type AnalysisRow = Selectable<Database['analyses']>;
+
+/** Statuses a job can still leave. */
+export const activeStatuses = ['Submitted', 'Running'];
+
+export interface RunnerOptions {
+  db: Kysely<Database>;
+  /** The data store the executor reads and writes (shared with data-info in this process). */
+  data: () => Promise<DataStore>;
+  notify: (notification: UserNotification) => Promise<boolean>;
+  now: () => number;
+  log: FastifyBaseLogger;
+  maxConcurrentJobs: number;
+  urlImport: StepRun['urlImport'];
+}
+
+/** `name-2026-11-21-08-30-00.123`: a result folder name from the job name and its start. */
+function resultFolderName(name: string, at: number): string {
+  const stamp = new Date(at).toISOString().replace(/[:T]/g, '-').replace('Z', '');
+  return `${name.replace(/[/\\]/g, '_').trim() || 'analysis'}-${stamp}`;
+}
+
+export class JobRunner {
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+
+  constructor(private readonly options: RunnerOptions) {}
+
+  /** Records the job (Submitted), makes its result folder as the user, and starts it. */
+  async submit(user: string, submission: CheckedSubmission): Promise<AnalysisRow> {
+    const { db, now } = this.options;
+    const active = await db
+      .selectFrom('analyses')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('username', '=', user)
+      .where('status', 'in', activeStatuses)
+      .executeTakeFirst();
+    if (Number(active?.count ?? 0) >= this.options.maxConcurrentJobs) {
+      throw new GatewayError(400, 'ERR_LIMIT_REACHED', `${user} already has ${this.options.maxConcurrentJobs} analyses running (MAX_CONCURRENT_JOBS)`, { limit: this.options.maxConcurrentJobs });
+    }
+    const data = await this.options.data();
+    const caller = await data.writer(user);
+    const started = now();
+    const outputDir = data.path(submission.outputDir, 'output_dir');
+    const resultFolder = submission.createOutputSubdir ? joinDataPath(outputDir, resultFolderName(submission.name, started), 'name') : outputDir;
+    await createFolders(data, caller, [resultFolder]);
+
+    const row: AnalysisRow = {
+      id: randomUUID(),
+      name: submission.name,
+      description: submission.description,
+      username: user,
+      app_id: submission.app.id,
+      app_version_id: submission.versionId,
+      system_id: submission.app.system_id,
+      app_name: submission.app.name,
+      app_description: submission.app.description,
+      result_folder: resultFolder,
+      status: 'Submitted',
+      start_date: started,
+      end_date: null,
+      deleted: false,
+      notify: submission.notify,
+      submission: JSON.stringify(submission.raw),
+      parent_id: null,
+    };
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('analyses').values({ ...row, deleted: false, notify: submission.notify }).execute();
+      await trx.insertInto('analysis_status_updates').values({ id: randomUUID(), analysis_id: row.id, status: 'Submitted', message: 'submitted', sent_on: started }).execute();
+    });
+    await this.announce(row);
+    const abort = new AbortController();
+    const done = this.run(row, submission, abort.signal).finally(() => this.running.delete(row.id));
+    this.running.set(row.id, { abort, done });
+    return row;
+  }
+
+  /** Moves a job to `status` unless it has already ended; records and announces the change. */
+  private async move(row: AnalysisRow, status: string, message: string): Promise<AnalysisRow | undefined> {
+    const { db, now } = this.options;
+    const at = now();
+    const ended = !activeStatuses.includes(status);
+    const updated = await db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('analyses')
+        .set({ status, ...(ended ? { end_date: at } : {}) })
+        .where('id', '=', row.id)
+        .where('status', 'in', activeStatuses)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await trx.insertInto('analysis_status_updates').values({ id: randomUUID(), analysis_id: row.id, status, message, sent_on: at }).execute();
+      return true;
+    });
+    if (!updated) return undefined;
+    const moved = { ...row, status, end_date: ended ? at : row.end_date };
+    await this.announce(moved, message);
+    return moved;
+  }
+
+  private async announce(row: AnalysisRow, message?: string): Promise<void> {
+    const notification = jobStatusNotification({
+      id: row.id,
+      name: row.name,
+      description: row.description,
+      user: row.username,
+      status: row.status,
+      startDate: row.start_date,
+      ...(row.end_date !== null ? { endDate: row.end_date } : {}),
+      resultFolder: row.result_folder,
+      appName: row.app_name,
+      systemId: row.system_id,
+    });
+    await this.options.notify(message && row.status === 'Failed' ? { ...notification, message: `${notification.subject}: ${message}` } : notification);
+  }
+
+  private async run(row: AnalysisRow, submission: CheckedSubmission, signal: AbortSignal): Promise<void> {
+    const { db, log } = this.options;
+    try {
+      const running = await this.move(row, 'Running', 'running on the embedded executor');
+      if (!running) return;
+      const toolIds = submission.definition.steps.map((step) => step.tool_id).filter((id): id is string => id !== null);
+      const tools = new Map(
+        toolIds.length === 0 ? [] : (await db.selectFrom('tools').select(['id', 'name', 'executor']).where('id', 'in', toolIds).execute()).map((tool) => [tool.id, tool]),
+      );
+      const data = await this.options.data();
+      const caller = await data.writer(row.username);
+      const outputs: string[] = [];
+      for (const [index, step] of submission.definition.steps.entries()) {
+        const tool = step.tool_id ? tools.get(step.tool_id) : undefined;
+        const executor = tool?.executor ? executors[tool.executor] : undefined;
+        if (!executor) throw new StepError(`step ${index + 1} (${step.name}): ${tool ? `tool ${tool.name} has no executor on this platform` : 'the step has no tool'}`);
+        if (signal.aborted) return;
+        outputs.push(...(await executor({ data, caller, resultFolder: row.result_folder, values: submission.stepValues[index] ?? {}, signal, log, urlImport: this.options.urlImport })));
+      }
+      if (signal.aborted) return;
+      await this.move(running, 'Completed', outputs.length > 0 ? `wrote ${outputs.join(', ')}` : 'completed');
+    } catch (error) {
+      if (signal.aborted) return;
+      const known = error instanceof StepError || error instanceof GatewayError;
+      if (!known) log.error({ err: error, analysis: row.id }, 'an analysis failed');
+      const reason = error instanceof GatewayError ? error.reason : known ? (error as Error).message : 'an internal error stopped the job';
+      await this.move({ ...row, status: 'Running' }, 'Failed', reason).catch((failure: unknown) => log.error({ err: failure, analysis: row.id }, 'could not record a failed analysis'));
+    }
+  }
+
+  /** Stops a running job of `user`; it ends as `status` (Canceled by default). */
+  async stop(row: AnalysisRow, status: string): Promise<AnalysisRow> {
+    this.running.get(row.id)?.abort.abort();
+    return (await this.move(row, status, `stopped (${status})`)) ?? row;
+  }
+
+  /** Waits for the jobs still running (the service is closing). */
+  async drain(): Promise<void> {
+    for (const { abort } of this.running.values()) abort.abort();
+    await Promise.allSettled([...this.running.values()].map((job) => job.done));
+  }
+}

@@ -1,0 +1,133 @@
+// Checking an AnalysisSubmission (backends.md §5.3) against the app version it launches: the
+// values of `config` (`<step id>_<parameter id>` keys) must belong to its parameters, fit their
+// types, and cover every required parameter that has no default.
+import type { Kysely, Selectable } from 'kysely';
+import { GatewayError } from '../../../http/errors.js';
+import type { Database } from '../../../store/schema.js';
+import { currentVersions } from '../catalog.js';
+import { visibleApp } from '../catalog-routes.js';
+import type { AppDefinition, AppParameter } from '../definition.js';
+
+export interface CheckedSubmission {
+  app: Selectable<Database['apps']>;
+  versionId: string;
+  definition: AppDefinition;
+  name: string;
+  description: string;
+  outputDir: string;
+  createOutputSubdir: boolean;
+  notify: boolean;
+  debug: boolean;
+  /** Per step (index), the values by parameter name (or id when it has none), defaults filled in. */
+  stepValues: Record<string, unknown>[];
+  /** The submission as sent. */
+  raw: Record<string, unknown>;
+}
+
+const bad = (field: string, reason: string, extra: Record<string, unknown> = {}) => new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field, ...extra });
+const blank = (value: unknown) => value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The value in the parameter's own type, or a reason it does not fit. */
+function typed(parameter: AppParameter, value: unknown): { value: unknown } | { reason: string } {
+  switch (parameter.type) {
+    case 'Integer':
+    case 'IntegerSelection': {
+      const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+      return typeof number === 'number' && Number.isInteger(number) ? { value: number } : { reason: 'a whole number' };
+    }
+    case 'Double':
+    case 'DoubleSelection': {
+      const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+      return typeof number === 'number' && Number.isFinite(number) ? { value: number } : { reason: 'a number' };
+    }
+    case 'Flag':
+      if (typeof value === 'boolean') return { value };
+      if (value === 'true' || value === 'false') return { value: value === 'true' };
+      return { reason: 'true or false' };
+    case 'TextSelection': {
+      const chosen = isObject(value) ? (value.value ?? value.name) : value;
+      const choices = (parameter.arguments ?? []).map((argument) => String(argument.value ?? argument.name));
+      return typeof chosen === 'string' && (choices.length === 0 || choices.includes(chosen)) ? { value: chosen } : { reason: `one of ${choices.join(', ')}` };
+    }
+    case 'MultiFileSelector':
+      return Array.isArray(value) || typeof value === 'string' || isObject(value) ? { value: Array.isArray(value) ? value : [value] } : { reason: 'a list of paths' };
+    case 'FileInput':
+    case 'FolderInput':
+      return typeof value === 'string' || (isObject(value) && typeof value.path === 'string') ? { value } : { reason: 'a path' };
+    default:
+      return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? { value: String(value) } : { reason: 'text' };
+  }
+}
+
+export async function checkSubmission(db: Kysely<Database>, user: string, body: unknown): Promise<CheckedSubmission> {
+  if (!isObject(body)) throw bad('body', 'the body must be an analysis submission (a JSON object)');
+  const text = (field: string, required: boolean) => {
+    const value = body[field];
+    if (value === undefined || value === null) {
+      if (required) throw bad(field, `"${field}" is required`);
+      return undefined;
+    }
+    if (typeof value !== 'string' || (required && value.trim() === '')) throw bad(field, `"${field}" must be a${required ? ' non-empty' : ''} string`);
+    return value;
+  };
+  const appId = text('app_id', true)!;
+  const app = await visibleApp(db, user, text('system_id', false) ?? 'de', appId);
+  if (app.disabled === true || app.disabled === 1) throw new GatewayError(400, 'ERR_APP_DISABLED', `app ${app.name} is disabled`, { app_id: app.id });
+  const wantedVersion = text('app_version_id', false);
+  const version = wantedVersion
+    ? await db.selectFrom('app_versions').selectAll().where('app_id', '=', app.id).where('id', '=', wantedVersion.toLowerCase()).executeTakeFirst()
+    : (await currentVersions(db, [app.id])).get(app.id);
+  if (!version) throw new GatewayError(404, 'ERR_NOT_FOUND', `app ${app.id} has no version ${wantedVersion}`, { app_version_id: wantedVersion });
+  const definition = JSON.parse(version.definition) as AppDefinition;
+
+  const config = body.config ?? {};
+  if (!isObject(config)) throw bad('config', '"config" must be an object of "<step id>_<parameter id>": value');
+  const parameters = new Map<string, { step: number; parameter: AppParameter }>();
+  for (const group of definition.groups) {
+    const step = (group.step_number ?? 1) - 1;
+    for (const parameter of group.parameters) parameters.set(`${definition.steps[step]?.id ?? 'step'}_${parameter.id}`, { step, parameter });
+  }
+  const unknown = Object.keys(config).filter((key) => !parameters.has(key.toLowerCase()) && !parameters.has(key));
+  if (unknown.length > 0) throw bad('config', `config names no parameter of this app: ${unknown.join(', ')}`, { unknown });
+
+  const stepValues: Record<string, unknown>[] = definition.steps.map(() => ({}));
+  const missing: { id: string; label: string }[] = [];
+  const invalid: { id: string; label: string; expected: string }[] = [];
+  for (const [key, { step, parameter }] of parameters) {
+    const given = config[key];
+    const value = blank(given) ? parameter.defaultValue : given;
+    const label = parameter.label ?? parameter.name ?? parameter.id;
+    if (blank(value)) {
+      if (parameter.required) missing.push({ id: key, label });
+      continue;
+    }
+    const checked = typed(parameter, value);
+    if ('reason' in checked) invalid.push({ id: key, label, expected: checked.reason });
+    else stepValues[step]![parameter.name || parameter.id] = checked.value;
+  }
+  if (missing.length > 0) throw bad('config', `missing required parameters: ${missing.map((item) => item.label).join(', ')}`, { missing });
+  if (invalid.length > 0) throw bad('config', `parameters with unusable values: ${invalid.map((item) => `${item.label} (expected ${item.expected})`).join(', ')}`, { invalid });
+
+  const name = text('name', true)!.trim();
+  if (name.length > 255) throw bad('name', '"name" must be at most 255 characters');
+  const flag = (field: string, fallback: boolean) => {
+    const value = body[field];
+    if (value === undefined || value === null) return fallback;
+    if (typeof value !== 'boolean') throw bad(field, `"${field}" must be true or false`);
+    return value;
+  };
+  return {
+    app,
+    versionId: version.id,
+    definition,
+    name,
+    description: text('description', false) ?? '',
+    outputDir: text('output_dir', true)!,
+    createOutputSubdir: flag('create_output_subdir', true),
+    notify: flag('notify', true),
+    debug: flag('debug', false),
+    stepValues,
+    raw: body,
+  };
+}

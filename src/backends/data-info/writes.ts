@@ -1,0 +1,86 @@
+// Writing to the data store as a user, for data-info's own routes and the services that produce
+// files on a user's behalf (analyses): folders made like `mkdir -p`, new files made whole.
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { newChildPath } from './bulk.js';
+import type { DataObject } from './catalog.js';
+import { contentTypeFromName, infoTypeFromName, sniffContentType } from './content-types.js';
+import { ancestorsOf, baseName, parentOf } from './data-path.js';
+import { dataError } from './errors.js';
+import type { Caller, DataStore } from './store.js';
+import { isUniqueViolation } from './tree.js';
+import { visibilityOf } from './visibility.js';
+
+/** The folders missing on the way to `path`, checked: the nearest existing one must be a folder `caller` can write. */
+export async function foldersToCreate(data: DataStore, caller: Caller, path: string): Promise<string[]> {
+  const chain = [...ancestorsOf(path), path];
+  const existing = await data.db.selectFrom('data_objects').selectAll().where('path', 'in', chain).execute();
+  const byPath = new Map(existing.map((object) => [object.path, object as DataObject]));
+  const nearest = [...chain].reverse().find((candidate) => byPath.has(candidate));
+  if (nearest === path) return [];
+  const ancestor = nearest ? byPath.get(nearest)! : undefined;
+  if (!ancestor) throw dataError('ERR_DOES_NOT_EXIST', `no folder above ${path} exists`, { path });
+  if (ancestor.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${ancestor.path} is a file, so ${path} cannot be made`, { path: ancestor.path });
+  await visibilityOf(data).requireLevel(caller, ancestor, 'write');
+  const missing = chain.slice(chain.indexOf(ancestor.path) + 1);
+  // New names follow the bad-character policy; existing ones stay addressable whatever they hold.
+  for (const folder of missing) newChildPath(parentOf(folder), baseName(folder), 'paths');
+  return missing;
+}
+
+/**
+ * Makes `paths` and their missing parents as `caller`, all checked before any is made (a refusal
+ * leaves the store as it was); answers the folders made, shallowest first. Existing folders are fine.
+ */
+export async function createFolders(data: DataStore, caller: Caller, paths: string[]): Promise<string[]> {
+  const plans = await Promise.all(paths.map((path) => foldersToCreate(data, caller, path)));
+  const wanted = [...new Set(plans.flat())].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
+  const created: string[] = [];
+  for (const path of wanted) {
+    try {
+      await data.db.transaction().execute((trx) => data.catalog.create({ path, type: 'dir', owner: caller.name }, trx));
+      created.push(path);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      // Made meanwhile by someone else: fine if it is a folder.
+      const other = await data.catalog.byPath(path);
+      if (other?.type !== 'dir') throw dataError('ERR_EXISTS', `${path} already exists and is not a folder`, { path });
+    }
+  }
+  return created;
+}
+
+/** A file `caller` may read at `path`. */
+export async function readableFile(data: DataStore, caller: Caller, path: string): Promise<DataObject> {
+  const object = await data.existing(data.path(path));
+  if (object.type !== 'file') throw dataError('ERR_NOT_A_FILE', `${object.path} is a folder`, { path: object.path });
+  await visibilityOf(data).requireLevel(caller, object, 'read');
+  return object;
+}
+
+/**
+ * A new file at `path` (in a folder `caller` can write, under a free name) with the bytes of
+ * `content`. Nothing is left behind when writing fails.
+ */
+export async function createFile(data: DataStore, caller: Caller, path: string, content: Readable | Buffer | string): Promise<DataObject> {
+  const folder = await data.existing(parentOf(path));
+  if (folder.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
+  await visibilityOf(data).requireLevel(caller, folder, 'write');
+  const name = baseName(newChildPath(folder.path, baseName(path), 'name'));
+  if (await data.catalog.byPath(path)) throw dataError('ERR_EXISTS', `${path} already exists`, { path });
+  const id = randomUUID();
+  const written = await data.blobs.write(id, content);
+  const head = typeof content === 'string' ? Buffer.from(content.slice(0, 512)) : Buffer.isBuffer(content) ? content.subarray(0, 512) : Buffer.alloc(0);
+  try {
+    return await data.db.transaction().execute((trx) =>
+      data.catalog.create(
+        { id, path, type: 'file', owner: caller.name, size: written.size, md5: written.md5, contentType: sniffContentType(contentTypeFromName(name), head), infoType: infoTypeFromName(name) },
+        trx,
+      ),
+    );
+  } catch (error) {
+    await data.blobs.remove(id);
+    if (isUniqueViolation(error)) throw dataError('ERR_EXISTS', `${path} already exists`, { path });
+    throw error;
+  }
+}
