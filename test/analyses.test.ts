@@ -85,6 +85,15 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(parameters.parameters.map((parameter: any) => parameter.param_value.value), [`${gw.home('alice')}/words.txt`]);
       const relaunch = await gw.ok('alice', 'GET', `/analyses/${answer.body.id}/relaunch-info`);
       assert.equal(relaunch.groups[0].parameters[0].value, `${gw.home('alice')}/words.txt`);
+
+      // Job statistics count the app's analyses as recorded.
+      const recorded = await gw.running.gateway.store.db.selectFrom('analyses').select(['status']).where('app_id', '=', wordCount.id).execute();
+      const adminListing = await gw.ok('root', 'GET', '/admin/apps?search=word%20count');
+      assert.equal(adminListing.apps[0].job_stats.job_count, recorded.length);
+      assert.equal(adminListing.apps[0].job_stats.job_count_completed, recorded.filter((row) => row.status === 'Completed').length);
+      assert.match(adminListing.apps[0].job_stats.job_last_completed, /^\d{4}-/);
+      const details = await gw.ok('alice', 'GET', `/apps/de/${wordCount.id}/details`);
+      assert.equal(details.job_stats.job_count_completed, adminListing.apps[0].job_stats.job_count_completed);
     });
 
     test('concatenate, checksum (md5 and sha256) and URL import write their outputs', async (t) => {

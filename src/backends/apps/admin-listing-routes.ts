@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { choiceParam, userQuery } from '../metadata/requests.js';
+import { jobStats } from './analyses/job-stats.js';
 import { listApps } from './catalog.js';
 import { listingQuery, shortUser } from './catalog-routes.js';
 
@@ -16,7 +17,7 @@ export const adminListingRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = 
     let from = db.selectFrom('apps').where('apps.deleted', '=', false);
     if (subset !== 'all') from = from.where('apps.is_public', '=', subset === 'public');
     const listing = await listApps(db, user, listingQuery(request.query), undefined, from);
-    // The embedded service records no analyses yet, so no app has run.
-    return { ...listing, apps: listing.apps.map((entry) => ({ ...entry, job_stats: { job_count: 0, job_count_completed: 0, job_count_failed: 0 } })) };
+    const stats = await jobStats(db, listing.apps.map((entry) => entry.id as string));
+    return { ...listing, apps: listing.apps.map((entry) => ({ ...entry, job_stats: stats.get(entry.id as string) })) };
   });
 };

@@ -7,6 +7,7 @@ import { normalizeQuery } from '../../http/query.js';
 import type { Database } from '../../store/schema.js';
 import { requireUserParam } from '../service.js';
 import { currentVersions, listApps, listingEntries, sortFields, visibleApps, type ListingQuery, type SortField } from './catalog.js';
+import { jobStats } from './analyses/job-stats.js';
 import type { AppDefinition } from './definition.js';
 
 const badParameter = (field: string, reason: string) => new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', reason, { field });
@@ -128,7 +129,7 @@ export const catalogRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async
       categories,
       suggested_categories: [],
       versions,
-      job_stats: { job_count_completed: 0 },
+      job_stats: (({ job_count_completed, job_last_completed }) => ({ job_count_completed, ...(job_last_completed ? { job_last_completed } : {}) }))((await jobStats(db, [row.id])).get(row.id)!),
     };
   });
 
