@@ -128,7 +128,7 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
     const paths = [...new Set(raw.map((path) => data.path(path, 'paths')))].sort();
     const created = await createFolders(data, caller, paths);
     if (created.length === 0) throw dataError('ERR_EXISTS', `${paths[0]} already exists`, { path: paths[0], paths });
-    return { paths: created };
+    return { paths: created.sort() };
   });
 
   app.put('/data/:id/type', { schema: { body: typeBody } }, async (request) => {
