@@ -106,6 +106,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(done.subject, 'words.txt imported');
       assert.equal(done.payload.path, `${dest}/words.txt`);
       assert.equal(done.payload.error, undefined);
+      // The import ran as an analysis of the URL import app, on the apps service's executor.
+      const imports = (await gw.ok('ivan', 'GET', '/analyses')).analyses;
+      assert.deepEqual(imports.map((analysis: any) => [analysis.app_name, analysis.name, analysis.status, analysis.resultfolderid]), [['URL import', 'URL import of words.txt', 'Completed', dest]]);
 
       await gw.ok('ivan', 'POST', '/secured/fileio/urlupload', { json: { dest, address: `${sourceUrl()}/gone.txt` } });
       const failed = await arrival(gw, 'ivan', (n) => n.payload.action === 'url_import' && n.payload.error !== undefined);

@@ -14,7 +14,7 @@ import type { Forwarder } from '../http/proxy.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { answeredListing, dataInfoCall, dataInfoJson, encodedPath, fileContent, uuidOf, type DataInfoCall } from './data-info-calls.js';
 import { FileioErrorSchema, fileResult, FileResultSchema, optionalJsonBody, registerFileioErrors, type FileStat } from './fileio-support.js';
-import { prepareImport, runImport, type UrlImportDeps } from './fileio-url-import.js';
+import { prepareImport, submitImport, type UrlImportDeps } from './fileio-url-import.js';
 
 export interface FileioDeps {
   forwarder: Forwarder;
@@ -180,10 +180,6 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
   const zone = deps.config.dataStore.zone;
   // JSON bodies of save/save-as may hold FILEIO_MAX_EDIT_BYTES of content, escaped (up to 6 bytes a character).
   const editBodyLimit = Math.max(deps.config.bodyLimitBytes, deps.config.dataStore.maxEditBytes * 6 + 64 * 1024);
-  const running = new Set<AbortController>();
-  app.addHook('onClose', async () => {
-    for (const abort of running) abort.abort();
-  });
 
   const pathQuery = Type.Object({ path: Type.Optional(Type.String({ description: 'File path' })) });
 
@@ -275,7 +271,7 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
     dataInfoJson(call, { method: 'POST', path: '/data', query: { dest: parentOf(path), filename: baseName(path) }, raw: fileContent(content) }),
   );
 
-  const importDeps: UrlImportDeps = { forwarder: deps.forwarder, config: deps.config, log: app.log.child({ component: 'url-import' }), running };
+  const importDeps: UrlImportDeps = { forwarder: deps.forwarder, config: deps.config };
   routeAtBoth(app, 'user', {
     method: 'POST',
     url: '/fileio/urlupload',
@@ -284,7 +280,7 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
       tags: ['fileio'],
       summary: 'Import a file from a URL into a folder',
       description:
-        'Answers at once; the file is fetched in the background and a `data` notification reports the outcome. ' +
+        'Answers at once; the file is fetched in the background (an analysis of the URL import app) and a `data` notification reports the outcome. ' +
         '`dest` and `address` may also be given as query parameters when there is no JSON body.',
       querystring: Type.Object({ dest: Type.Optional(Type.String()), address: Type.Optional(Type.String()) }),
       body: documentedBody(
@@ -316,7 +312,7 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
       const requested = { dest: field('dest'), address: field('address') };
       const call = dataInfoCall(deps, request);
       const job = await prepareImport(call, importDeps, requested);
-      void runImport(call, importDeps, job);
+      await submitImport(call, importDeps, requested, job);
       return { msg: 'Upload scheduled.', url: requested.address, label: job.label, dest: job.dest };
     },
   });

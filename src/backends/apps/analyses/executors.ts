@@ -2,31 +2,12 @@
 // its inputs from the data store and writing its outputs into the result folder, always as the
 // user who launched the job (their permissions decide what it may read and write).
 import { createHash } from 'node:crypto';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { FastifyBaseLogger } from 'fastify';
-import { byteLimit } from '../../../http/request-body.js';
-import { outboundGet } from '../../../http/outbound-fetch.js';
-import { baseName, joinDataPath } from '../../data-info/data-path.js';
+import { Readable } from 'node:stream';
 import type { DataObject } from '../../data-info/catalog.js';
-import type { Caller, DataStore } from '../../data-info/store.js';
+import { baseName, joinDataPath } from '../../data-info/data-path.js';
 import { createFile, readableFile } from '../../data-info/writes.js';
-
-/** What a step gets: its parameter values by name, the caller, where outputs go. */
-export interface StepRun {
-  data: DataStore;
-  caller: Caller;
-  resultFolder: string;
-  values: Record<string, unknown>;
-  signal: AbortSignal;
-  log: FastifyBaseLogger;
-  urlImport: { allowPrivateNetworks: boolean; maxBytes: number };
-}
-
-/** Runs one step; answers the paths it wrote. A thrown error fails the job with its message. */
-export type Executor = (run: StepRun) => Promise<string[]>;
-
-export class StepError extends Error {}
+import { StepError, type Executor, type StepRun } from './step.js';
+import { importUrl } from './url-import.js';
 
 /** A path value as clients send it: a string, or `{path}`. */
 function pathOf(value: unknown, what: string): string {
@@ -111,39 +92,10 @@ const checksum: Executor = async (run) => {
   return [path];
 };
 
-/** Fetches an http(s) URL (SSRF-guarded, size-limited) into the result folder. */
-const urlImport: Executor = async (run) => {
-  const address = typeof run.values.address === 'string' ? run.values.address.trim() : '';
-  let url: URL;
-  try {
-    url = new URL(address);
-  } catch {
-    throw new StepError(`"${address}" is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new StepError('only http and https URLs can be imported');
-  const given = typeof run.values['file-name'] === 'string' ? run.values['file-name'].trim() : '';
-  const name = given || decodeURIComponent(url.pathname.split('/').filter(Boolean).pop() ?? '') || url.hostname;
-  const path = output(run, name);
-  const response = await outboundGet(url, { allowPrivateNetworks: run.urlImport.allowPrivateNetworks, headersTimeoutMs: 60_000, bodyTimeoutMs: 60_000, signal: run.signal });
-  try {
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      response.body.resume();
-      throw new StepError(`the source answered HTTP ${response.statusCode}`);
-    }
-    const limited = byteLimit(run.urlImport.maxBytes, () => new StepError(`the source is larger than ${run.urlImport.maxBytes} bytes`));
-    const passing = new Transform({ transform: (chunk, _encoding, callback) => callback(null, chunk) });
-    const piping = pipeline(response.body, limited, passing);
-    const [created] = await Promise.all([createFile(run.data, run.caller, path, passing), piping]);
-    return [created.path];
-  } finally {
-    await response.close();
-  }
-};
-
 /** Executors by the key tools name in `tools.executor`. */
 export const executors: Record<string, Executor> = {
   'word-count': wordCount,
   concatenate,
   checksum,
-  'url-import': urlImport,
+  'url-import': importUrl,
 };

@@ -10,7 +10,8 @@ import type { Database } from '../../../store/schema.js';
 import { joinDataPath } from '../../data-info/data-path.js';
 import type { DataStore } from '../../data-info/store.js';
 import { createFolders } from '../../data-info/writes.js';
-import { executors, StepError, type StepRun } from './executors.js';
+import { executors } from './executors.js';
+import { StepError, type StepRun } from './step.js';
 import type { CheckedSubmission } from './submission.js';
 
 export type AnalysisRow = Selectable<Database['analyses']>;
@@ -144,7 +145,7 @@ export class JobRunner {
         const executor = tool?.executor ? executors[tool.executor] : undefined;
         if (!executor) throw new StepError(`step ${index + 1} (${step.name}): ${tool ? `tool ${tool.name} has no executor on this platform` : 'the step has no tool'}`);
         if (signal.aborted) return;
-        outputs.push(...(await executor({ data, caller, resultFolder: row.result_folder, values: submission.stepValues[index] ?? {}, signal, log, urlImport: this.options.urlImport })));
+        outputs.push(...(await executor({ data, caller, resultFolder: row.result_folder, values: submission.stepValues[index] ?? {}, signal, log, notify: this.options.notify, urlImport: this.options.urlImport })));
       }
       if (signal.aborted) return;
       await this.move(running, 'Completed', outputs.length > 0 ? `wrote ${outputs.join(', ')}` : 'completed');

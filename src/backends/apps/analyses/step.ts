@@ -1,0 +1,21 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { UserNotification } from '../../../http/notifications.js';
+import type { Caller, DataStore } from '../../data-info/store.js';
+
+/** What a step gets: its parameter values by name, the caller, where outputs go. */
+export interface StepRun {
+  data: DataStore;
+  caller: Caller;
+  resultFolder: string;
+  values: Record<string, unknown>;
+  signal: AbortSignal;
+  log: FastifyBaseLogger;
+  /** Tells the user something besides the job's own status changes (the one event path). */
+  notify: (notification: UserNotification) => Promise<boolean>;
+  urlImport: { allowPrivateNetworks: boolean; maxBytes: number };
+}
+
+/** Runs one step; answers the paths it wrote. A thrown error fails the job with its message. */
+export type Executor = (run: StepRun) => Promise<string[]>;
+
+export class StepError extends Error {}
