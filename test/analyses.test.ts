@@ -157,6 +157,24 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.match(note.message.text, /fastqc has no executor/);
     });
 
+    test('administrators set and reset one user\'s concurrent-job limit', async (t) => {
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      const route = '/admin/settings/concurrent-job-limits/gus';
+      assert.deepEqual(await gw.ok('root', 'GET', route), { username: 'gus@localhost', concurrent_jobs: 2, is_default: true });
+      assert.deepEqual(await gw.ok('root', 'PUT', route, { json: { concurrent_jobs: 0 } }), { username: 'gus@localhost', concurrent_jobs: 0, is_default: false });
+      const refused = await launch('gus', wordCount, { [key(wordCount, 'input')]: '/nowhere' });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.error_code, 'ERR_LIMIT_REACHED');
+      assert.equal(refused.body.limit, 0);
+      const listed = await gw.ok('root', 'GET', '/admin/settings/concurrent-job-limits');
+      assert.deepEqual(listed.limits.find((limit: any) => limit.is_default), { concurrent_jobs: 2, is_default: true });
+      assert.deepEqual(listed.limits.find((limit: any) => limit.username === 'gus@localhost'), { username: 'gus@localhost', concurrent_jobs: 0, is_default: false });
+      assert.equal((await gw.call('gus', 'PUT', route, { json: { concurrent_jobs: 100 } })).status, 403);
+      assert.equal((await gw.call('root', 'PUT', route, { json: { concurrent_jobs: -1 } })).status, 400);
+      assert.deepEqual(await gw.ok('root', 'DELETE', route), { username: 'gus@localhost', concurrent_jobs: 2, is_default: true });
+      assert.equal((await launch('gus', wordCount, { [key(wordCount, 'input')]: '/nowhere' })).status, 200);
+    });
+
     test('the per-user job limit, stop, listing filters, rename and delete', async (t) => {
       if (skip()) return t.skip('DATABASE_URL is not set');
       const slow = (name: string) => launch('fay', urlImport, { [key(urlImport, 'address')]: sourceUrl('/slow.txt'), [key(urlImport, 'file-name')]: `${name}.txt` }, { name, create_output_subdir: false });

@@ -436,3 +436,8 @@ export interface Database {
   };
   analysis_status_updates: { id: string; analysis_id: string; status: string; message: ColumnType<string, string | undefined, string>; sent_on: number };
 }
+
+/** Per-user concurrent-job limits (migration 016), merged into `Database`. */
+export interface Database {
+  concurrent_job_limits: { username: string; concurrent_jobs: number; set_by: string; set_on: number };
+}

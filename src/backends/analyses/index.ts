@@ -1,6 +1,7 @@
 import { Catalog } from '../data-info/catalog.js';
 import type { EmbeddedService } from '../service.js';
 import { defaultsRoutes } from './defaults-routes.js';
+import { jobLimitRoutes } from './job-limits.js';
 import { quickLaunchRoutes } from './quick-launch-routes.js';
 
 /**
@@ -9,7 +10,8 @@ import { quickLaunchRoutes } from './quick-launch-routes.js';
  * the apps catalog's tables (the app and its versions) and checks data-store paths with the data
  * store's catalog and permission rules. It reads only the catalog, never file bytes, so it does not
  * open the DataStore (whose start-up clears unfinished writes): a standalone analyses process on
- * the same store cannot disturb data-info's uploads. Concurrent-job limits answer 501 until built.
+ * the same store cannot disturb data-info's uploads. Concurrent-job limits are
+ * set here per user (job-limits.ts) and enforced where analyses are submitted (the apps service).
  */
 export const analysesService: EmbeddedService = {
   name: 'analyses',
@@ -17,5 +19,6 @@ export const analysesService: EmbeddedService = {
     const deps = { db: store.db, uidDomain: config.uidDomain, now };
     await app.register(quickLaunchRoutes, { ...deps, catalog: new Catalog(store.db, config.dataStore.zone) });
     await app.register(defaultsRoutes, deps);
+    await app.register(jobLimitRoutes, { ...deps, defaultLimit: config.analyses.maxConcurrentJobs });
   },
 };

@@ -13,6 +13,7 @@ import * as ontologies from './011-ontologies.js';
 import * as genomes from './012-genomes.js';
 import * as quickLaunches from './014-quick-launches.js';
 import * as analyses from './015-analyses.js';
+import * as concurrentJobLimits from './016-concurrent-job-limits.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '012-genomes': genomes,
   '014-quick-launches': quickLaunches,
   '015-analyses': analyses,
+  '016-concurrent-job-limits': concurrentJobLimits,
 };

@@ -7,6 +7,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { GatewayError } from '../../../http/errors.js';
 import { jobStatusNotification, type UserNotification } from '../../../http/notifications.js';
 import type { Database } from '../../../store/schema.js';
+import { concurrentJobLimit } from '../../analyses/job-limits.js';
 import { joinDataPath } from '../../data-info/data-path.js';
 import type { DataStore } from '../../data-info/store.js';
 import { createFolders } from '../../data-info/writes.js';
@@ -26,6 +27,7 @@ export interface RunnerOptions {
   notify: (notification: UserNotification) => Promise<boolean>;
   now: () => number;
   log: FastifyBaseLogger;
+  /** The limit of users without one of their own (MAX_CONCURRENT_JOBS). */
   maxConcurrentJobs: number;
   urlImport: StepRun['urlImport'];
 }
@@ -50,8 +52,9 @@ export class JobRunner {
       .where('username', '=', user)
       .where('status', 'in', activeStatuses)
       .executeTakeFirst();
-    if (Number(active?.count ?? 0) >= this.options.maxConcurrentJobs) {
-      throw new GatewayError(400, 'ERR_LIMIT_REACHED', `${user} already has ${this.options.maxConcurrentJobs} analyses running (MAX_CONCURRENT_JOBS)`, { limit: this.options.maxConcurrentJobs });
+    const limit = await concurrentJobLimit(db, user, this.options.maxConcurrentJobs);
+    if (Number(active?.count ?? 0) >= limit) {
+      throw new GatewayError(400, 'ERR_LIMIT_REACHED', `${user} may have ${limit} analyses submitted or running at once`, { limit });
     }
     const data = await this.options.data();
     const caller = await data.writer(user);
