@@ -210,6 +210,15 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(listing.apps.map((app: any) => app.id), [checksum.id]);
       assert.equal((await gw.call('bob', 'GET', `/apps/de/${randomUUID()}`)).status, 404);
       assert.equal((await gw.call('bob', 'GET', `/apps/extapi/${checksum.id}`)).status, 404);
+
+      // Administrators see any app's details, a private one too, with all job statistics and the documentation.
+      const admin = await gw.ok('root', 'GET', `/admin/apps/de/${privateApp.id}/details`);
+      assert.equal(admin.name, privateApp.name);
+      assert.deepEqual(admin.job_stats, { job_count: 0, job_count_completed: 0, job_count_failed: 0 });
+      assert.deepEqual(admin.documentation.documentation, '');
+      assert.deepEqual(admin.extra, {});
+      assert.equal((await gw.call('bob', 'GET', `/admin/apps/de/${privateApp.id}/details`)).status, 403);
+      assert.equal((await gw.call('root', 'GET', `/admin/apps/de/${randomUUID()}/details`)).status, 404);
     });
   });
 }

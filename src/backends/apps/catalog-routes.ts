@@ -100,6 +100,25 @@ export function listingQuery(raw: unknown): ListingQuery {
 
 export const shortUser = (query: unknown) => requireUserParam(query).split('@')[0]!;
 
+/** AppDetails (backends.md §5.1): the listing entry with tools, references, categories, versions, job statistics. */
+async function appDetails(db: Kysely<Database>, user: string, row: AppRow) {
+  const [[entry], versions, current, stats] = await Promise.all([listingEntries(db, [row], user), versionsOf(db, row.id), currentVersions(db, [row.id]), jobStats(db, [row.id])]);
+  const version = current.get(row.id);
+  const definition = JSON.parse(version?.definition ?? '{"steps":[],"groups":[]}') as AppDefinition;
+  const toolIds = definition.steps.map((step) => step.tool_id).filter((id): id is string => id !== null);
+  const tools = toolIds.length === 0 ? [] : await db.selectFrom('tools').select(['id', 'name', 'description', 'location', 'type', 'version', 'attribution']).where('id', 'in', toolIds).execute();
+  const categories = await db.selectFrom('app_category_apps as c').innerJoin('app_categories as k', 'k.id', 'c.category_id').select(['k.id', 'k.name']).where('c.app_id', '=', row.id).execute();
+  return {
+    ...entry,
+    tools,
+    references: JSON.parse(version?.reference_urls ?? '[]') as string[],
+    categories,
+    suggested_categories: [],
+    versions,
+    job_stats: stats.get(row.id)!,
+  };
+}
+
 export const catalogRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async (app, { db }) => {
   app.get('/apps', async (request) => listApps(db, shortUser(request.query), listingQuery(request.query)));
 
@@ -110,27 +129,19 @@ export const catalogRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async
 
   app.get<{ Params: { systemId: string; appId: string } }>('/apps/:systemId/:appId/details', async (request) => {
     const user = shortUser(request.query);
-    const row = await visibleApp(db, user, request.params.systemId, request.params.appId);
-    const [[entry], versions, current] = await Promise.all([listingEntries(db, [row], user), versionsOf(db, row.id), currentVersions(db, [row.id])]);
-    const version = current.get(row.id);
-    const definition = JSON.parse(version?.definition ?? '{"steps":[],"groups":[]}') as AppDefinition;
-    const toolIds = definition.steps.map((step) => step.tool_id).filter((id): id is string => id !== null);
-    const tools = toolIds.length === 0 ? [] : await db.selectFrom('tools').select(['id', 'name', 'description', 'location', 'type', 'version', 'attribution']).where('id', 'in', toolIds).execute();
-    const categories = await db
-      .selectFrom('app_category_apps as c')
-      .innerJoin('app_categories as k', 'k.id', 'c.category_id')
-      .select(['k.id', 'k.name'])
-      .where('c.app_id', '=', row.id)
-      .execute();
-    return {
-      ...entry,
-      tools,
-      references: JSON.parse(version?.reference_urls ?? '[]') as string[],
-      categories,
-      suggested_categories: [],
-      versions,
-      job_stats: (({ job_count_completed, job_last_completed }) => ({ job_count_completed, ...(job_last_completed ? { job_last_completed } : {}) }))((await jobStats(db, [row.id])).get(row.id)!),
-    };
+    const details = await appDetails(db, user, await visibleApp(db, user, request.params.systemId, request.params.appId));
+    const { job_count_completed, job_last_completed } = details.job_stats;
+    return { ...details, job_stats: { job_count_completed, ...(job_last_completed ? { job_last_completed } : {}) } };
+  });
+
+  // Administrators see any app, deleted or private, with all its job statistics and its documentation.
+  app.get<{ Params: { systemId: string; appId: string } }>('/admin/apps/:systemId/:appId/details', async (request) => {
+    const user = shortUser(request.query);
+    const row = await db.selectFrom('apps').selectAll().where('id', '=', request.params.appId.toLowerCase()).where('system_id', '=', request.params.systemId.toLowerCase()).executeTakeFirst();
+    if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `no app ${request.params.appId} in system ${request.params.systemId}`, { app_id: request.params.appId });
+    const details = await appDetails(db, user, row);
+    const version = (await currentVersions(db, [row.id])).get(row.id);
+    return { ...details, documentation: { app_id: row.id, version_id: version?.id, documentation: version?.documentation ?? '', references: details.references }, extra: {}, hierarchies: [] };
   });
 
   app.get<{ Params: { systemId: string; appId: string } }>('/apps/:systemId/:appId/listing', async (request) => {
