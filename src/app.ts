@@ -114,10 +114,13 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth);
   const buckets = createBuckets(config, app, metrics);
   const remote = remoteTargets(config);
-  // Backends notify through the forwarder made just below; none calls before the gateway is built.
-  const notify: BackendContext['notify'] = (notification) => sendNotification(forwarder, notification, app.log);
+  // Backends notify through the forwarder, which needs their address: one sent while they start waits for it.
+  let forwarderMade: (forwarder: Forwarder) => void = () => {};
+  const forwarderReady = new Promise<Forwarder>((resolve) => (forwarderMade = resolve));
+  const notify: BackendContext['notify'] = async (notification) => sendNotification(await forwarderReady, notification, app.log);
   const embedded = await startEmbeddedBackends(config, store, app.log, notify);
   const forwarder = new Forwarder({ ...embedded.targets, ...remote }, config.uidDomain, metrics);
+  forwarderMade(forwarder);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -3,8 +3,11 @@
 // per-user job limit, and an app whose tool has no executor failing cleanly.
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { builtInApps } from '../src/backends/apps/built-in.js';
 import { eventually } from './helpers/fileio.js';
@@ -105,9 +108,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(joined.status, 'Completed');
       assert.equal(await read('bob', `${joined.resultfolderid}/both.txt`), 'beta\nalpha\n');
 
+      const checksums: string[] = [];
       for (const algorithm of ['md5', 'sha256']) {
         const summed = await finished('bob', (await launch('bob', checksum, { [key(checksum, 'input')]: `${home}/a.txt`, [key(checksum, 'algorithm')]: algorithm }, { name: `sum ${algorithm}` })).body.id);
         assert.equal(summed.status, 'Completed');
+        checksums.push(summed.id);
         assert.equal(await read('bob', `${summed.resultfolderid}/a.txt.${algorithm}`), `${createHash(algorithm).update('alpha\n').digest('hex')}  a.txt\n`);
       }
 
@@ -115,6 +120,16 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(imported.status, 'Completed');
       assert.equal(imported.resultfolderid, home);
       assert.equal(await read('bob', `${home}/page.txt`), 'imported by the executor\n');
+
+      // Each launch was announced to its user as it moved: Submitted, Running, Completed.
+      const statuses = async (id: string) =>
+        eventually(async () => {
+          const seen = (await gw.ok('bob', 'GET', '/secured/notifications/messages?filter=analysis&sortDir=asc')).messages.filter((n: any) => n.payload.id === id).map((n: any) => n.payload.status);
+          return seen.length === 3 ? seen : undefined;
+        }, 10_000, `the notifications of ${id}`);
+      for (const id of [joined.id, ...checksums, imported.id]) assert.deepEqual(await statuses(id), ['Submitted', 'Running', 'Completed']);
+      const importNote = (await gw.ok('bob', 'GET', '/secured/notifications/messages?filter=data')).messages.find((n: any) => n.payload.action === 'url_import');
+      assert.equal(importNote.payload.path, `${home}/page.txt`);
 
       const missing = await finished('bob', (await launch('bob', urlImport, { [key(urlImport, 'address')]: sourceUrl('/gone.txt') }, { name: 'gone', create_output_subdir: false })).body.id);
       assert.equal(missing.status, 'Failed');
@@ -213,3 +228,33 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+describe('analyses cut off by a stop', () => {
+  test('on SQLite, a restart marks them Failed (with history and a notification) so they free their place', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'analyses-restart-'));
+    try {
+      const first = (await startMetadataGateway({ env: { GATEWAY_DATA_DIR: dataDir } }))!;
+      const id = randomUUID();
+      const now = Date.now();
+      await first.running.gateway.store.db
+        .insertInto('analyses')
+        .values({ id, name: 'cut off', username: 'hal', app_id: wordCount.id, app_version_id: wordCount.versionId, system_id: 'de', app_name: wordCount.name, result_folder: first.home('hal'), status: 'Running', start_date: now, submission: '{}' })
+        .execute();
+      await first.close();
+      const second = (await startMetadataGateway({ env: { GATEWAY_DATA_DIR: dataDir } }))!;
+      try {
+        const history = await eventually(async () => {
+          const found = await second.ok('hal', 'GET', `/analyses/${id}/history`);
+          return found.status === 'Failed' ? found : undefined;
+        }, 10_000, 'the cut-off analysis to be marked Failed');
+        assert.match(history.history.at(-1).message, /stopped while the job ran/);
+        const note = await eventually(async () => (await second.ok('hal', 'GET', '/secured/notifications/messages?filter=analysis')).messages.find((n: any) => n.payload.id === id), 10_000, 'the notification');
+        assert.equal(note.payload.status, 'Failed');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -58,6 +58,9 @@ export const appsService: EmbeddedService = {
       urlImport: { allowPrivateNetworks: config.dataStore.urlImportAllowPrivateNetworks, maxBytes: config.dataStore.maxUploadBytes },
     });
     app.addHook('onClose', async () => runner.drain());
+    // On SQLite this process is the only one running jobs: whatever is still active was cut off.
+    // Not waited for: telling their users needs the gateway this service is part of to be up.
+    if (store.engine === 'sqlite') runner.failInterrupted();
     await app.register(analysisRoutes, { db: store.db, runner, uidDomain: config.uidDomain });
     await app.register(hierarchyListingRoutes, { db: store.db });
     await app.register(appMetadataRoutes, { db: store.db, now });

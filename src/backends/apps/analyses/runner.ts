@@ -167,8 +167,24 @@ export class JobRunner {
     return (await this.move(row, status, `stopped (${status})`)) ?? row;
   }
 
+  /**
+   * Jobs this process left unfinished when it last stopped: nothing runs them any more, and they
+   * would count against their users' limits for ever. Only safe where one process owns the store.
+   */
+  failInterrupted(): void {
+    const recovery = (async () => {
+      const left = await this.options.db.selectFrom('analyses').selectAll().where('status', 'in', activeStatuses).execute();
+      for (const row of left) await this.move(row, 'Failed', 'the platform stopped while the job ran; launch it again');
+      if (left.length > 0) this.options.log.warn({ failed: left.length }, 'analyses cut off by the last stop were marked Failed');
+    })().catch((error: unknown) => this.options.log.error({ err: error }, 'could not mark cut-off analyses Failed'));
+    this.recovery = recovery;
+  }
+
+  private recovery: Promise<void> = Promise.resolve();
+
   /** Waits for the jobs still running (the service is closing). */
   async drain(): Promise<void> {
+    await this.recovery;
     for (const { abort } of this.running.values()) abort.abort();
     await Promise.allSettled([...this.running.values()].map((job) => job.done));
   }
