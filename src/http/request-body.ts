@@ -37,3 +37,6 @@ export function parseJsonText(text: string): unknown {
     throw new GatewayError(400, 'ERR_INVALID_JSON', `Malformed JSON body: ${(error as Error).message}`);
   }
 }
+
+/** A JSON object: not null, not a list. */
+export const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

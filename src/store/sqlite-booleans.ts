@@ -37,3 +37,6 @@ export class SqliteBooleanPlugin implements KyselyPlugin {
     return args.result;
   }
 }
+
+/** A boolean column as either engine reads it back (SQLite: 0/1). */
+export const asBoolean = (value: boolean | number): boolean => value === true || value === 1;

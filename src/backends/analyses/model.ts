@@ -1,6 +1,7 @@
 // Reading quick launches (backends.md §6): who may view which (their own and public ones), and
 // the QuickLaunch shape they are answered in.
 import type { Kysely, Selectable } from 'kysely';
+import { asBoolean } from '../../store/sqlite-booleans.js';
 import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
 import { qualifiedUsername } from '../../store/users.js';
@@ -13,9 +14,7 @@ export interface AnalysesDeps {
   now: () => number;
 }
 
-const flag = (value: boolean | number) => value === true || value === 1;
-
-export const isPublic = (row: QuickLaunchRow) => flag(row.is_public);
+export const isPublic = (row: QuickLaunchRow) => asBoolean(row.is_public);
 
 /** An analysis submission as stored: an object, with `config` keyed `<step id>_<parameter id>`. */
 export type Submission = Record<string, unknown> & { config?: Record<string, unknown> };

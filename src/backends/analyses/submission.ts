@@ -11,10 +11,10 @@ import { atLeast, type Catalog } from '../data-info/catalog.js';
 import { normalizeDataPath } from '../data-info/data-path.js';
 import { anonymousUser } from '../data-info/store.js';
 import type { Submission } from './model.js';
+import { isJsonObject } from '../../http/request-body.js';
 
 const PATH_BATCH = 500;
 const bad = (field: string, reason: string) => new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field });
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export interface QuickLaunchTarget {
   creator: string;
@@ -61,7 +61,7 @@ export function pathParameters(definition: AppDefinition): Map<string, string> {
 
 /** A path value as clients send it: a string, or `{path}` as app-info shows it. Blank: nothing. */
 function pathIn(value: unknown, field: string): string | undefined {
-  const path = isObject(value) ? value.path : value;
+  const path = isJsonObject(value) ? value.path : value;
   if (path === undefined || path === null || path === '') return undefined;
   if (typeof path !== 'string') throw bad(field, `"${field}" must be a data-store path (or {path})`);
   return path;
@@ -86,10 +86,10 @@ async function existing(db: Kysely<Database>, paths: string[]): Promise<Set<stri
 
 /** Checks a quick launch's app, version and submission; answers the version to store. */
 export async function checkTarget(db: Kysely<Database>, catalog: Catalog, target: QuickLaunchTarget): Promise<CheckedTarget> {
-  if (!isObject(target.submission)) throw bad('submission', '"submission" must be an analysis submission (a JSON object)');
+  if (!isJsonObject(target.submission)) throw bad('submission', '"submission" must be an analysis submission (a JSON object)');
   const submission = target.submission as Submission;
   const config = submission.config ?? {};
-  if (!isObject(config)) throw bad('submission.config', '"submission.config" must be an object of parameter values');
+  if (!isJsonObject(config)) throw bad('submission.config', '"submission.config" must be an object of parameter values');
 
   const app = await appVisibleTo(db, target.creator, target.appId);
   const version = await versionOf(db, app.id, target.appVersionId);

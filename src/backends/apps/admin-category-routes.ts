@@ -7,7 +7,8 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { Type } from 'typebox';
 import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
-import { bodyObject, isUuid, requiredParam, userQuery, Uuid } from '../metadata/requests.js';
+import { bodyObject, isUuid, userQuery, Uuid } from '../metadata/requests.js';
+import { requiredParam } from '../query-params.js';
 import { requireUserParam } from '../service.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

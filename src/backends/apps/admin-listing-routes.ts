@@ -3,7 +3,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { choiceParam, userQuery } from '../metadata/requests.js';
+import { userQuery } from '../metadata/requests.js';
+import { choiceParam } from '../query-params.js';
 import { jobStats } from './analyses/job-stats.js';
 import { listApps } from './catalog.js';
 import { listingQuery, shortUser } from './catalog-routes.js';

@@ -5,19 +5,12 @@ import type { Kysely, Selectable } from 'kysely';
 import { GatewayError } from '../../http/errors.js';
 import { normalizeQuery } from '../../http/query.js';
 import type { Database } from '../../store/schema.js';
+import { badQueryParam, countParam } from '../query-params.js';
 import { requireUserParam } from '../service.js';
 import { currentVersions, listApps, listingEntries, sortFields, visibleApps, type ListingQuery, type SortField } from './catalog.js';
 import { jobStats } from './analyses/job-stats.js';
 import type { AppDefinition } from './definition.js';
 
-const badParameter = (field: string, reason: string) => new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', reason, { field });
-
-function count(query: Record<string, string>, name: string, fallback: number): number {
-  const value = query[name];
-  if (value === undefined || value === '') return fallback;
-  if (!/^\d{1,9}$/.test(value)) throw badParameter(name, `query parameter "${name}" must be a whole number of at least 0`);
-  return Number(value);
-}
 
 /** The launch view of a definition: parameter ids become `<step id>_<parameter id>`. */
 export function jobViewGroups(definition: AppDefinition) {
@@ -85,13 +78,13 @@ export function listingQuery(raw: unknown): ListingQuery {
   const query = normalizeQuery(raw) as Record<string, string>;
   const sortField = (query['sort-field'] ?? 'name').toLowerCase();
   const sortDir = (query['sort-dir'] ?? 'asc').toLowerCase();
-  if (!(sortFields as readonly string[]).includes(sortField)) throw badParameter('sort-field', `sort-field must be one of ${sortFields.join(', ')}`);
-  if (sortDir !== 'asc' && sortDir !== 'desc') throw badParameter('sort-dir', 'sort-dir must be ASC or DESC');
+  if (!(sortFields as readonly string[]).includes(sortField)) throw badQueryParam('sort-field', `sort-field must be one of ${sortFields.join(', ')}`);
+  if (sortDir !== 'asc' && sortDir !== 'desc') throw badQueryParam('sort-dir', 'sort-dir must be ASC or DESC');
   const appType = query['app-type'];
   return {
     search: query.search?.trim() || undefined,
-    limit: count(query, 'limit', 0),
-    offset: count(query, 'offset', 0),
+    limit: countParam(query, 'limit', 0),
+    offset: countParam(query, 'offset', 0),
     sortField: sortField as SortField,
     sortDir,
     appType: appType === undefined || appType === '' || appType.toLowerCase() === 'all' ? undefined : appType,

@@ -3,11 +3,12 @@
 // apps (current version, steps, favourites, ratings) comes in one query per kind, not per app.
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../store/schema.js';
+import { asBoolean } from '../../store/sqlite-booleans.js';
+import { paged } from '../../store/paging.js';
 import type { AppDefinition } from './definition.js';
 
 export const anonymousUser = 'anonymous';
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
-const flag = (value: boolean | number) => value === true || value === 1;
 
 type AppRow = Selectable<Database['apps']>;
 
@@ -81,11 +82,11 @@ export async function listingEntries(db: Kysely<Database>, apps: AppRow[], user:
       integration_date: iso(app.integration_date),
       edited_date: iso(app.edited_date),
       ...(app.wiki_url ? { wiki_url: app.wiki_url } : {}),
-      deleted: flag(app.deleted),
-      disabled: flag(app.disabled),
-      beta: flag(app.beta),
-      is_public: flag(app.is_public),
-      isBlessed: flag(app.is_blessed),
+      deleted: asBoolean(app.deleted),
+      disabled: asBoolean(app.disabled),
+      beta: asBoolean(app.beta),
+      is_public: asBoolean(app.is_public),
+      isBlessed: asBoolean(app.is_blessed),
       is_favorite: favorite.has(app.id),
       can_favor: known,
       can_rate: known,
@@ -99,7 +100,7 @@ export async function listingEntries(db: Kysely<Database>, apps: AppRow[], user:
         total: average ? Number(average.total) : 0,
         ...(userRating ? { user: userRating.rating, ...(userRating.comment_id ? { comment_id: userRating.comment_id } : {}) } : {}),
       },
-      limitChecks: { canRun: canRun && !flag(app.disabled), results: [] },
+      limitChecks: { canRun: canRun && !asBoolean(app.disabled), results: [] },
     };
   });
 }
@@ -133,7 +134,6 @@ export async function listApps(
         ? page.orderBy(sql`lower(${sql.ref(`apps.${query.sortField}`)})`, order)
         : page.orderBy(`apps.${query.sortField}`, order);
   page = page.orderBy('apps.id', order);
-  if (query.limit > 0 || query.offset > 0) page = page.limit(query.limit > 0 ? query.limit : Number.MAX_SAFE_INTEGER).offset(query.offset);
-  const rows = await page.execute();
+  const rows = await paged(page, query.limit, query.offset).execute();
   return { total: Number(totalRow?.count ?? 0), apps: await listingEntries(db, rows, user) };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../http/errors.js';
+import { isJsonObject } from '../../http/request-body.js';
 
 /**
  * An app version's definition as stored (app_versions.definition): its steps, each run by one
@@ -46,7 +47,6 @@ export const pathParameterTypes: readonly string[] = ['FileInput', 'FolderInput'
 
 
 const bad = (field: string, reason: string) => new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field });
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const optionalString = (body: Record<string, unknown>, field: string): string | undefined => {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
@@ -71,11 +71,11 @@ export interface AppRequest {
  * one. Whether the tools exist is checked against the store by the caller.
  */
 export function appRequest(body: unknown, current?: { name: string; description: string }): AppRequest {
-  if (!isObject(body)) throw bad('body', 'the body must be a JSON object (an app request)');
+  if (!isJsonObject(body)) throw bad('body', 'the body must be a JSON object (an app request)');
   const name = optionalString(body, 'name') ?? current?.name;
   if (!name || name.trim() === '') throw bad('name', '"name" must be a non-empty string');
   const tools = body.tools ?? [];
-  if (!Array.isArray(tools) || tools.some((tool) => !isObject(tool) || typeof tool.id !== 'string')) throw bad('tools', '"tools" must be a list of {id}');
+  if (!Array.isArray(tools) || tools.some((tool) => !isJsonObject(tool) || typeof tool.id !== 'string')) throw bad('tools', '"tools" must be a list of {id}');
   const references = body.references ?? [];
   if (!Array.isArray(references) || references.some((reference) => typeof reference !== 'string')) throw bad('references', '"references" must be a list of strings');
   const groups = body.groups ?? [];
@@ -89,7 +89,7 @@ export function appRequest(body: unknown, current?: { name: string; description:
     references: references as string[],
     toolIds: (tools as { id: string }[]).map((tool) => tool.id.toLowerCase()),
     groups: groups.map((group, index) => {
-      if (!isObject(group) || typeof group.label !== 'string' || group.label === '') throw bad(`groups[${index}].label`, 'every group needs a "label"');
+      if (!isJsonObject(group) || typeof group.label !== 'string' || group.label === '') throw bad(`groups[${index}].label`, 'every group needs a "label"');
       const stepNumber = group.step_number ?? 1;
       if (typeof stepNumber !== 'number' || !Number.isInteger(stepNumber) || stepNumber < 1 || stepNumber > steps) {
         throw bad(`groups[${index}].step_number`, `"step_number" must be a step of the app, 1 to ${steps}`);
@@ -102,7 +102,7 @@ export function appRequest(body: unknown, current?: { name: string; description:
         step_number: stepNumber,
         parameters: parameters.map((parameter, position) => {
           const field = `groups[${index}].parameters[${position}]`;
-          if (!isObject(parameter) || typeof parameter.type !== 'string' || !(parameterTypes as readonly string[]).includes(parameter.type)) {
+          if (!isJsonObject(parameter) || typeof parameter.type !== 'string' || !(parameterTypes as readonly string[]).includes(parameter.type)) {
             throw bad(`${field}.type`, `every parameter needs a "type", one of ${parameterTypes.join(', ')}`);
           }
           return { ...(parameter as unknown as AppParameter), id: typeof parameter.id === 'string' && parameter.id !== '' ? parameter.id : randomUUID() };

@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
 import { listOntologies, loadGraph, markOntologyDeleted, requireOntology, savedHierarchies } from '../metadata/ontology-store.js';
-import { metadataError, requiredParam } from '../metadata/requests.js';
+import { metadataError } from '../metadata/requests.js';
+import { requiredParam } from '../query-params.js';
 import { requireUserParam } from '../service.js';
 import { hierarchyWithApps } from './ontology-classification.js';
 

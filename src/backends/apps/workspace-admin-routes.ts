@@ -6,8 +6,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { qualifiedUsername } from '../../store/users.js';
-import { listParam, metadataError, userQuery } from '../metadata/requests.js';
+import { metadataError, userQuery } from '../metadata/requests.js';
+import { listParam } from '../query-params.js';
 import { requireUserParam } from '../service.js';
+import { asBoolean } from '../../store/sqlite-booleans.js';
 
 async function workspacesOf(db: Kysely<Database>, query: unknown, uidDomain: string) {
   requireUserParam(query);
@@ -20,7 +22,7 @@ async function workspacesOf(db: Kysely<Database>, query: unknown, uidDomain: str
     .where('users.username', 'in', usernames)
     .orderBy('users.username')
     .execute();
-  return rows.map((row) => ({ ...row, is_public: row.is_public === true || row.is_public === 1 }));
+  return rows.map((row) => ({ ...row, is_public: asBoolean(row.is_public) }));
 }
 
 export const workspaceAdminRoutes: FastifyPluginAsync<{ db: Kysely<Database>; uidDomain: string }> = async (app, { db, uidDomain }) => {

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Database, MetadataTargetType } from '../../store/schema.js';
 import { avusOf, badField, deleteAvus, requestedAvus, targetOf, withNested, writeAvus, type AvuRequest, type AvuView, type Target } from './avu-store.js';
-import { bodyObject, chunks, isUuid, listParam, targetTypes, userOf, userQuery, Uuid, type MetadataRoutes } from './requests.js';
+import { bodyObject, chunks, isUuid, targetTypes, userOf, userQuery, Uuid, type MetadataRoutes } from './requests.js';
+import { listParam } from '../query-params.js';
 
 /** The AVU routes (backends.md §3.3); the table's rules are in avu-store.ts. */
 

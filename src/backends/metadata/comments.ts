@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Selectable } from 'kysely';
 import { Type } from 'typebox';
 import type { Database, MetadataTargetType } from '../../store/schema.js';
-import { asBoolean, bodyObject, booleanParam, choiceParam, metadataError, userOf, userQuery, Uuid, type MetadataOptions, type MetadataRoutes } from './requests.js';
+import { bodyObject, metadataError, userOf, userQuery, Uuid, type MetadataOptions, type MetadataRoutes } from './requests.js';
+import { booleanParam, choiceParam } from '../query-params.js';
+import { asBoolean } from '../../store/sqlite-booleans.js';
 
 /**
  * Comments on apps and on files/folders (backends.md §3.1, spec "Comment", "States and

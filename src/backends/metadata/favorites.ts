@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { MetadataTargetType } from '../../store/schema.js';
-import { bodyObject, choiceParam, chunks, isUuid, metadataError, stringList, userOf, userQuery, Uuid, type MetadataRoutes } from './requests.js';
+import { bodyObject, chunks, isUuid, metadataError, stringList, userOf, userQuery, Uuid, type MetadataRoutes } from './requests.js';
+import { choiceParam } from '../query-params.js';
 
 /**
  * Favorite files and folders (backends.md §3.2). Existence and readability are the gateway's

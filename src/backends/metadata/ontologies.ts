@@ -2,7 +2,8 @@ import { Type } from 'typebox';
 import type { MetadataTargetType } from '../../store/schema.js';
 import { targetLists } from './avus.js';
 import { classAvus, classifiedTargets, filterTree, irisOf, listOntologies, loadGraph, requireSavedTree, savedHierarchies } from './ontology-store.js';
-import { bodyObject, metadataError, requiredParam, stringList, targetTypes, userQuery, type MetadataRoutes } from './requests.js';
+import { bodyObject, metadataError, stringList, targetTypes, userQuery, type MetadataRoutes } from './requests.js';
+import { requiredParam } from '../query-params.js';
 
 /**
  * Ontology reads and the filters that classify targets (backends.md §3.6). A target is under a

@@ -1,14 +1,6 @@
 import { Type } from 'typebox';
-import {
-  bodyObject,
-  isUuid,
-  listParam,
-  metadataError,
-  singleParam,
-  userOf,
-  userQuery,
-  type MetadataRoutes,
-} from './requests.js';
+import { bodyObject, isUuid, metadataError, userOf, userQuery, type MetadataRoutes } from './requests.js';
+import { listParam, singleParam } from '../query-params.js';
 import {
   changeRequestStatus,
   createRequest,

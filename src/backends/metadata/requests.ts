@@ -37,54 +37,6 @@ export function metadataError(status: number, code: string, reason: string, extr
   return new GatewayError(status, code, reason, extra);
 }
 
-/**
- * The one value of a query parameter. A parameter repeated with the same value counts once; with
- * different values it is 409 ERR_CONFLICTING_QUERY_PARAMETER_VALUES (spec "Errors" 5).
- */
-export function singleParam(query: unknown, name: string): string | undefined {
-  const raw = (query as Record<string, unknown> | undefined)?.[name];
-  if (raw === undefined) return undefined;
-  const values = (Array.isArray(raw) ? raw : [raw]).map(String);
-  if (new Set(values).size > 1) {
-    throw metadataError(409, 'ERR_CONFLICTING_QUERY_PARAMETER_VALUES', `query parameter "${name}" was given different values`, { field: name, values });
-  }
-  return values[0];
-}
-
-export function requiredParam(query: unknown, name: string): string {
-  const value = singleParam(query, name);
-  if (value === undefined || value === '') throw metadataError(400, 'ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
-  return value;
-}
-
-/** A query parameter that must be one of `allowed` (any letter case); answers the lower-case value. */
-export function choiceParam<T extends string>(query: unknown, name: string, allowed: readonly T[], fallback?: T): T {
-  const raw = fallback === undefined ? requiredParam(query, name) : (singleParam(query, name) ?? fallback);
-  const value = raw.toLowerCase() as T;
-  if (!allowed.includes(value)) {
-    throw metadataError(400, 'ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be one of ${allowed.join(', ')}`, { field: name, value: raw });
-  }
-  return value;
-}
-
-/** `true` or `false` (any letter case); required unless there is a `fallback` (taken when absent or empty). */
-export function booleanParam(query: unknown, name: string, fallback?: boolean): boolean {
-  const raw = fallback === undefined ? requiredParam(query, name) : singleParam(query, name);
-  if (raw === undefined || raw === '') return fallback!;
-  const value = raw.toLowerCase();
-  if (value !== 'true' && value !== 'false') {
-    throw metadataError(400, 'ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be true or false`, { field: name });
-  }
-  return value === 'true';
-}
-
-/** Every value of a repeatable query parameter. */
-export function listParam(query: unknown, name: string): string[] {
-  const raw = (query as Record<string, unknown> | undefined)?.[name];
-  if (raw === undefined) return [];
-  return (Array.isArray(raw) ? raw : [raw]).map(String);
-}
-
 /** The JSON object body, or 400 ERR_BAD_OR_MISSING_FIELD. */
 export function bodyObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -109,4 +61,3 @@ export function chunks<T>(items: readonly T[], size = 500): T[][] {
   return parts;
 }
 
-export const asBoolean = (value: boolean | number): boolean => value === true || value === 1;

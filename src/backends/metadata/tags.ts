@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
-import { bodyObject, choiceParam, chunks, isUuid, metadataError, requiredParam, singleParam, stringList, userOf, userQuery, Uuid, type MetadataRoutes } from './requests.js';
+import { bodyObject, chunks, isUuid, metadataError, stringList, userOf, userQuery, Uuid, type MetadataRoutes } from './requests.js';
+import { choiceParam, requiredParam, singleParam } from '../query-params.js';
 
 /**
  * Tags (backends.md §3.4): each user's own labels, attached to files and folders. An attachment

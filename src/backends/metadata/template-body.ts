@@ -1,5 +1,6 @@
 import { valueTypeNames } from '../../store/migrations/006-metadata-templates-pids.js';
 import { metadataError } from './requests.js';
+import { isJsonObject } from '../../http/request-body.js';
 
 /**
  * The admin template body (backends.md §3.5): `{name, description?, deleted?, attributes: [{id?,
@@ -53,9 +54,6 @@ function bad(field: string, reason: string): Error {
   return metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field });
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function name(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw bad(field, `body field "${field}" must be a non-empty string`);
@@ -96,7 +94,7 @@ function enumValues(value: unknown, field: string, type: ValueType): EnumValueIn
   const seen = new Set<string>();
   const values = value.map((item: unknown, index) => {
     const at = `${field}[${index}]`;
-    if (!isObject(item)) throw bad(at, `body field "${at}" must be an object {value, is_default?}`);
+    if (!isJsonObject(item)) throw bad(at, `body field "${at}" must be an object {value, is_default?}`);
     if (typeof item.value !== 'string' || item.value === '') throw bad(`${at}.value`, `body field "${at}.value" must be a non-empty string`);
     if (item.value.length > MAX_ENUM_VALUE_LENGTH) throw bad(`${at}.value`, `body field "${at}.value" must be at most ${MAX_ENUM_VALUE_LENGTH} characters`);
     if (seen.has(item.value)) throw bad(`${at}.value`, `the value "${item.value}" appears twice in "${field}"`);
@@ -109,7 +107,7 @@ function enumValues(value: unknown, field: string, type: ValueType): EnumValueIn
 
 function settings(value: unknown, field: string): string | null {
   if (value === undefined || value === null) return null;
-  if (!isObject(value)) throw bad(field, `body field "${field}" must be a JSON object`);
+  if (!isJsonObject(value)) throw bad(field, `body field "${field}" must be a JSON object`);
   return JSON.stringify(value);
 }
 
@@ -119,7 +117,7 @@ interface Walk {
 }
 
 function attribute(value: unknown, field: string, depth: number, walk: Walk): AttributeInput {
-  if (!isObject(value)) throw bad(field, `body field "${field}" must be an attribute object`);
+  if (!isJsonObject(value)) throw bad(field, `body field "${field}" must be an attribute object`);
   walk.count += 1;
   if (walk.count > MAX_TEMPLATE_ATTRIBUTES) throw bad(field, `a template holds at most ${MAX_TEMPLATE_ATTRIBUTES} attributes, children included`);
   const type = valueType(value.type, `${field}.type`);
@@ -148,7 +146,7 @@ function attribute(value: unknown, field: string, depth: number, walk: Walk): At
 
 /** The checked template body, or 400 ERR_BAD_OR_MISSING_FIELD naming the first field at fault. */
 export function templateInput(body: unknown): TemplateInput {
-  if (!isObject(body)) throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be a JSON object {name, description?, deleted?, attributes}');
+  if (!isJsonObject(body)) throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be a JSON object {name, description?, deleted?, attributes}');
   const attributes = body.attributes === undefined || body.attributes === null ? [] : body.attributes;
   if (!Array.isArray(attributes)) throw bad('attributes', 'body field "attributes" must be a list of attributes');
   const walk: Walk = { count: 0, ids: new Set() };

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { asBoolean, chunks, metadataError } from './requests.js';
+import { chunks, metadataError } from './requests.js';
+import { asBoolean } from '../../store/sqlite-booleans.js';
 import type { AttributeInput, TemplateInput } from './template-body.js';
 
 /**

@@ -1,7 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { contentDisposition } from '../../http/content-disposition.js';
-import { booleanParam, metadataError, userOf, userQuery, type MetadataRoutes } from './requests.js';
+import { metadataError, userOf, userQuery, type MetadataRoutes } from './requests.js';
+import { booleanParam } from '../query-params.js';
 import { templateInput } from './template-body.js';
 import { blankCsv, guideCsv, templateZip } from './template-files.js';
 import { deleteTemplate, findAttribute, listTemplates, requireTemplate, saveTemplate } from './template-model.js';

@@ -2,7 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { notificationColumns, notificationJson, notificationRequest, storedType } from './model.js';
 import type { AgentRoutes } from './options.js';
-import { agentQuery, badParameter, markAllUser, uuidsOf, countOf, paged, countParameter, selected, selection, spelled, systemCounts, unseenCount } from './queries.js';
+import { paged } from '../../store/paging.js';
+import { badQueryParam, countParam } from '../query-params.js';
+import { agentQuery, countOf, markAllUser, selected, selection, spelled, systemCounts, unseenCount, uuidsOf } from './queries.js';
 
 const sortColumns = { timestamp: 'time_created', date_created: 'time_created', uuid: 'id', subject: 'subject' } as const;
 
@@ -27,12 +29,12 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events }) => {
   app.get('/messages', async (request) => {
     const { user, query } = agentQuery(request.query);
     const which = selection(user, query);
-    const limit = countParameter(query, 'limit', 0);
-    const offset = countParameter(query, 'offset', 0);
+    const limit = countParam(query, 'limit', 0);
+    const offset = countParam(query, 'offset', 0);
     const sortField = (spelled(query, 'sort_field', 'sort-field', 'sortfield') ?? 'timestamp').toLowerCase();
     const sortDir = (spelled(query, 'sort_dir', 'sort-dir', 'sortdir') ?? 'desc').toLowerCase();
-    if (!(sortField in sortColumns)) throw badParameter('sort_field', `sort_field must be one of ${Object.keys(sortColumns).join(', ')}`);
-    if (sortDir !== 'asc' && sortDir !== 'desc') throw badParameter('sort_dir', 'sort_dir must be asc or desc');
+    if (!(sortField in sortColumns)) throw badQueryParam('sort_field', `sort_field must be one of ${Object.keys(sortColumns).join(', ')}`);
+    if (sortDir !== 'asc' && sortDir !== 'desc') throw badQueryParam('sort_dir', 'sort_dir must be asc or desc');
     const column = sortColumns[sortField as keyof typeof sortColumns];
 
     const page = paged(selected(db, which).select([...notificationColumns]).orderBy(column, sortDir).orderBy('id', sortDir), limit, offset);

@@ -1,13 +1,13 @@
 import type { Selectable } from 'kysely';
 import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
+import { asBoolean } from '../../store/sqlite-booleans.js';
+import { isJsonObject } from '../../http/request-body.js';
 
 /** 400 with the field named: the agent's one kind of bad-request answer. */
 export function badField(field: string, reason: string): GatewayError {
   return new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field });
 }
-
-export const asBoolean = (value: boolean | number): boolean => value === true || value === 1;
 
 /** The agent qualifies usernames itself (backends.md §1.2); it keeps the short form, cut at the first `@`. */
 export function shortUsername(user: string): string {
@@ -43,11 +43,10 @@ function optional<T>(body: Record<string, unknown>, field: string, check: (value
 }
 
 const isString = (value: unknown) => typeof value === 'string';
-const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Validates a notification request; anything unusable is a 400 naming the field. */
 export function notificationRequest(body: unknown): NotificationRequest {
-  if (!isObject(body)) throw badField('body', 'the body must be a JSON object {type, user, subject, message?, payload?}');
+  if (!isJsonObject(body)) throw badField('body', 'the body must be a JSON object {type, user, subject, message?, payload?}');
   const fields = body as Record<string, unknown>;
   const required = (field: string): string => {
     const value = fields[field];
@@ -63,7 +62,7 @@ export function notificationRequest(body: unknown): NotificationRequest {
     message: optional(fields, 'message', isString, 'a string'),
     email: optional(fields, 'email', (value) => typeof value === 'boolean', 'true or false'),
     email_template: optional(fields, 'email_template', isString, 'a string'),
-    payload: optional(fields, 'payload', isObject, 'a JSON object'),
+    payload: optional(fields, 'payload', isJsonObject, 'a JSON object'),
     outputDir: optional(fields, 'outputDir', isString, 'a string'),
     outputManifest: optional(fields, 'outputManifest', Array.isArray, 'a list'),
   };

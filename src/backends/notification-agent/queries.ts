@@ -1,6 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { GatewayError } from '../../http/errors.js';
 import { normalizeQuery } from '../../http/query.js';
+import { optionalBooleanParam } from '../query-params.js';
 import type { Database } from '../../store/schema.js';
 import { storedType } from './model.js';
 
@@ -33,9 +34,6 @@ export function uuidsOf(body: unknown): string[] {
   return [...new Set((uuids as string[]).map((id) => id.toLowerCase()))];
 }
 
-export function badParameter(field: string, reason: string): GatewayError {
-  return new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', reason, { field });
-}
 
 /** The first of several accepted spellings (`sort_field`, `sort-field`, `sortfield`). */
 export function spelled(query: Record<string, string>, ...names: string[]): string | undefined {
@@ -43,26 +41,8 @@ export function spelled(query: Record<string, string>, ...names: string[]): stri
   return undefined;
 }
 
-export function booleanParameter(query: Record<string, string>, name: string): boolean | undefined {
-  const value = query[name];
-  if (value === undefined || value === '') return undefined;
-  const lower = value.toLowerCase();
-  if (lower !== 'true' && lower !== 'false') throw badParameter(name, `query parameter "${name}" must be true or false`);
-  return lower === 'true';
-}
 
-export function countParameter(query: Record<string, string>, name: string, fallback: number): number {
-  const value = query[name];
-  if (value === undefined || value === '') return fallback;
-  if (!/^\d{1,9}$/.test(value)) throw badParameter(name, `query parameter "${name}" must be a whole number of at least 0`);
-  return Number(value);
-}
 
-/** A page of a listing: `limit` 0 means all. SQLite takes an OFFSET only after a LIMIT. */
-export function paged<Q extends { limit(count: number): Q; offset(count: number): Q }>(query: Q, limit: number, offset: number): Q {
-  if (limit === 0 && offset === 0) return query;
-  return query.limit(limit > 0 ? limit : Number.MAX_SAFE_INTEGER).offset(offset);
-}
 
 /** Which of a user's notifications a listing, count or delete-all means (backends.md §4.3). */
 export interface Selection {
@@ -73,7 +53,7 @@ export interface Selection {
 
 /** `filter`: a type name in any case, spaces for `_`; `new` means unseen of every type. */
 export function selection(user: string, query: Record<string, string>): Selection {
-  let seen = booleanParameter(query, 'seen');
+  let seen = optionalBooleanParam(query, 'seen');
   const filter = query.filter === undefined || query.filter.trim() === '' ? undefined : storedType(query.filter);
   if (filter === 'new') seen = false;
   return { user, seen, type: filter === 'new' ? undefined : filter };

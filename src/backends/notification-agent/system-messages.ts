@@ -4,9 +4,12 @@ import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
-import { asBoolean, badField } from './model.js';
+import { asBoolean } from '../../store/sqlite-booleans.js';
+import { badField } from './model.js';
 import type { AgentOptions, AgentRoutes } from './options.js';
-import { activeSystemMessages, agentQuery, badParameter, booleanParameter, countParameter, markAllUser, maxIds, paged, uuidsOf } from './queries.js';
+import { paged } from '../../store/paging.js';
+import { badQueryParam, countParam, optionalBooleanParam } from '../query-params.js';
+import { activeSystemMessages, agentQuery, markAllUser, maxIds, uuidsOf } from './queries.js';
 import { normalizeQuery } from '../../http/query.js';
 
 const received = 1;
@@ -168,11 +171,11 @@ export const systemMessageRoutes: AgentRoutes = async (app, options) => {
 
   app.get('/admin/system', async (request) => {
     const query = normalizeQuery(request.query) as Record<string, string>;
-    const activeOnly = booleanParameter(query, 'active-only') ?? false;
-    const limit = countParameter(query, 'limit', 0);
-    const offset = countParameter(query, 'offset', 0);
+    const activeOnly = optionalBooleanParam(query, 'active-only') ?? false;
+    const limit = countParam(query, 'limit', 0);
+    const offset = countParam(query, 'offset', 0);
     const type = query.type?.toLowerCase();
-    if (type === '') throw badParameter('type', 'query parameter "type" must not be empty');
+    if (type === '') throw badQueryParam('type', 'query parameter "type" must not be empty');
     let selection = db.selectFrom('system_notifications as s');
     if (activeOnly) selection = selection.where('s.activation_date', '<=', now()).where('s.deactivation_date', '>', now());
     if (type !== undefined) selection = selection.where('s.type', '=', type);

@@ -4,14 +4,16 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { GatewayError } from '../../../http/errors.js';
 import { normalizeQuery } from '../../../http/query.js';
+import { paged } from '../../../store/paging.js';
 import type { Database } from '../../../store/schema.js';
+import { asBoolean } from '../../../store/sqlite-booleans.js';
+import { badQueryParam, countParam } from '../../query-params.js';
 import { anonymousUser } from '../catalog.js';
 import { launchView, shortUser, visibleApp } from '../catalog-routes.js';
 import type { AppDefinition } from '../definition.js';
 import { activeStatuses, type AnalysisRow, type JobRunner } from './runner.js';
 import { checkSubmission } from './submission.js';
 
-const flag = (value: boolean | number) => value === true || value === 1;
 /** Analyses give times as strings of milliseconds, "0" for none (backends.md §1.3). */
 const msString = (value: number | null) => String(value ?? 0);
 
@@ -27,7 +29,7 @@ function analysisJson(row: AnalysisRow, uidDomain: string) {
     app_description: row.app_description,
     startdate: msString(row.start_date),
     enddate: msString(row.end_date),
-    notify: flag(row.notify),
+    notify: asBoolean(row.notify),
     resultfolderid: row.result_folder,
     status: row.status,
     username: `${row.username}@${uidDomain}`,
@@ -39,7 +41,6 @@ function analysisJson(row: AnalysisRow, uidDomain: string) {
 }
 
 const sortColumns = { startdate: 'start_date', enddate: 'end_date', name: 'name', status: 'status', app_name: 'app_name' } as const;
-const badParameter = (field: string, reason: string) => new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', reason, { field });
 
 /** `filter` = `[{field, value}]`: repeated fields are alternatives, different fields all apply. */
 function filters(raw: string | undefined): Map<string, string[]> {
@@ -49,10 +50,10 @@ function filters(raw: string | undefined): Map<string, string[]> {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw badParameter('filter', 'filter must be a JSON list of {field, value}');
+    throw badQueryParam('filter', 'filter must be a JSON list of {field, value}');
   }
   if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'object' || item === null || typeof item.field !== 'string')) {
-    throw badParameter('filter', 'filter must be a JSON list of {field, value}');
+    throw badQueryParam('filter', 'filter must be a JSON list of {field, value}');
   }
   for (const { field, value } of parsed as { field: string; value: unknown }[]) {
     byField.set(field, [...(byField.get(field) ?? []), value === null || value === undefined ? '' : String(value)]);
@@ -83,7 +84,7 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
   const selection = (user: string, query: Record<string, string>) => {
     const byField = filters(query.filter);
     const unknown = [...byField.keys()].filter((field) => !filterFields.includes(field));
-    if (unknown.length > 0) throw badParameter('filter', `unknown filter fields: ${unknown.join(', ')} (known: ${filterFields.join(', ')})`);
+    if (unknown.length > 0) throw badQueryParam('filter', `unknown filter fields: ${unknown.join(', ')} (known: ${filterFields.join(', ')})`);
     let rows = db.selectFrom('analyses').where('username', '=', user);
     if (query['include-deleted'] !== 'true') rows = rows.where('deleted', '=', false);
     for (const [field, values] of byField) {
@@ -111,19 +112,12 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
     const query = normalizeQuery(request.query) as Record<string, string>;
     const sortField = (query['sort-field'] ?? 'startdate').toLowerCase();
     const sortDir = (query['sort-dir'] ?? 'desc').toLowerCase();
-    if (!(sortField in sortColumns)) throw badParameter('sort-field', `sort-field must be one of ${Object.keys(sortColumns).join(', ')}`);
-    if (sortDir !== 'asc' && sortDir !== 'desc') throw badParameter('sort-dir', 'sort-dir must be ASC or DESC');
-    const count = (name: string, fallback: number) => {
-      const value = query[name];
-      if (value === undefined || value === '') return fallback;
-      if (!/^\d{1,9}$/.test(value)) throw badParameter(name, `${name} must be a whole number of at least 0`);
-      return Number(value);
-    };
-    const limit = count('limit', 0);
-    const offset = count('offset', 0);
+    if (!(sortField in sortColumns)) throw badQueryParam('sort-field', `sort-field must be one of ${Object.keys(sortColumns).join(', ')}`);
+    if (sortDir !== 'asc' && sortDir !== 'desc') throw badQueryParam('sort-dir', 'sort-dir must be ASC or DESC');
+    const limit = countParam(query, 'limit', 0);
+    const offset = countParam(query, 'offset', 0);
     const rows = selection(user, query);
-    let page = rows.selectAll().orderBy(sortColumns[sortField as keyof typeof sortColumns], sortDir).orderBy('id', sortDir);
-    if (limit > 0 || offset > 0) page = page.limit(limit > 0 ? limit : Number.MAX_SAFE_INTEGER).offset(offset);
+    const page = paged(rows.selectAll().orderBy(sortColumns[sortField as keyof typeof sortColumns], sortDir).orderBy('id', sortDir), limit, offset);
     const [found, total, statuses] = await Promise.all([page.execute(), rows.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirst(), statusCount(rows)]);
     return { analyses: found.map((row) => analysisJson(row, uidDomain)), timestamp: String(Date.now()), total: Number(total?.count ?? 0), 'status-count': statuses };
   });
@@ -177,7 +171,7 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
     const user = signedIn(request.query);
     const row = await own(user, request.params.id);
     const status = (request.query as { job_status?: string }).job_status ?? 'Canceled';
-    if (!['Canceled', 'Completed', 'Failed'].includes(status)) throw badParameter('job_status', 'job_status must be Canceled, Completed or Failed');
+    if (!['Canceled', 'Completed', 'Failed'].includes(status)) throw badQueryParam('job_status', 'job_status must be Canceled, Completed or Failed');
     if (!activeStatuses.includes(row.status)) throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', `analysis ${row.id} has already ended (${row.status})`, { id: row.id, status: row.status });
     const stopped = await runner.stop(row, status);
     return { id: stopped.id, status: stopped.status };

@@ -7,6 +7,8 @@ import type { Database } from '../../../store/schema.js';
 import { currentVersions } from '../catalog.js';
 import { visibleApp } from '../catalog-routes.js';
 import type { AppDefinition, AppParameter } from '../definition.js';
+import { asBoolean } from '../../../store/sqlite-booleans.js';
+import { isJsonObject } from '../../../http/request-body.js';
 
 export interface CheckedSubmission {
   app: Selectable<Database['apps']>;
@@ -26,7 +28,6 @@ export interface CheckedSubmission {
 
 const bad = (field: string, reason: string, extra: Record<string, unknown> = {}) => new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field, ...extra });
 const blank = (value: unknown) => value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The value in the parameter's own type, or a reason it does not fit. */
 function typed(parameter: AppParameter, value: unknown): { value: unknown } | { reason: string } {
@@ -46,22 +47,22 @@ function typed(parameter: AppParameter, value: unknown): { value: unknown } | { 
       if (value === 'true' || value === 'false') return { value: value === 'true' };
       return { reason: 'true or false' };
     case 'TextSelection': {
-      const chosen = isObject(value) ? (value.value ?? value.name) : value;
+      const chosen = isJsonObject(value) ? (value.value ?? value.name) : value;
       const choices = (parameter.arguments ?? []).map((argument) => String(argument.value ?? argument.name));
       return typeof chosen === 'string' && (choices.length === 0 || choices.includes(chosen)) ? { value: chosen } : { reason: `one of ${choices.join(', ')}` };
     }
     case 'MultiFileSelector':
-      return Array.isArray(value) || typeof value === 'string' || isObject(value) ? { value: Array.isArray(value) ? value : [value] } : { reason: 'a list of paths' };
+      return Array.isArray(value) || typeof value === 'string' || isJsonObject(value) ? { value: Array.isArray(value) ? value : [value] } : { reason: 'a list of paths' };
     case 'FileInput':
     case 'FolderInput':
-      return typeof value === 'string' || (isObject(value) && typeof value.path === 'string') ? { value } : { reason: 'a path' };
+      return typeof value === 'string' || (isJsonObject(value) && typeof value.path === 'string') ? { value } : { reason: 'a path' };
     default:
       return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? { value: String(value) } : { reason: 'text' };
   }
 }
 
 export async function checkSubmission(db: Kysely<Database>, user: string, body: unknown): Promise<CheckedSubmission> {
-  if (!isObject(body)) throw bad('body', 'the body must be an analysis submission (a JSON object)');
+  if (!isJsonObject(body)) throw bad('body', 'the body must be an analysis submission (a JSON object)');
   const text = (field: string, required: boolean) => {
     const value = body[field];
     if (value === undefined || value === null) {
@@ -73,7 +74,7 @@ export async function checkSubmission(db: Kysely<Database>, user: string, body: 
   };
   const appId = text('app_id', true)!;
   const app = await visibleApp(db, user, text('system_id', false) ?? 'de', appId);
-  if (app.disabled === true || app.disabled === 1) throw new GatewayError(400, 'ERR_APP_DISABLED', `app ${app.name} is disabled`, { app_id: app.id });
+  if (asBoolean(app.disabled)) throw new GatewayError(400, 'ERR_APP_DISABLED', `app ${app.name} is disabled`, { app_id: app.id });
   const wantedVersion = text('app_version_id', false);
   const version = wantedVersion
     ? await db.selectFrom('app_versions').selectAll().where('app_id', '=', app.id).where('id', '=', wantedVersion.toLowerCase()).executeTakeFirst()
@@ -82,7 +83,7 @@ export async function checkSubmission(db: Kysely<Database>, user: string, body: 
   const definition = JSON.parse(version.definition) as AppDefinition;
 
   const config = body.config ?? {};
-  if (!isObject(config)) throw bad('config', '"config" must be an object of "<step id>_<parameter id>": value');
+  if (!isJsonObject(config)) throw bad('config', '"config" must be an object of "<step id>_<parameter id>": value');
   const parameters = new Map<string, { step: number; parameter: AppParameter }>();
   for (const group of definition.groups) {
     const step = (group.step_number ?? 1) - 1;
