@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { pipeline, Readable, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
@@ -6,15 +5,14 @@ import { GatewayError } from '../../http/errors.js';
 import { requireUserParam } from '../service.js';
 import { BlobTooLarge } from './blobs.js';
 import type { DataObject } from './catalog.js';
-import { contentTypeFromName, infoTypeFromName, sniffContentType, SNIFF_BYTES } from './content-types.js';
-import { baseName, joinDataPath } from './data-path.js';
+import { SNIFF_BYTES } from './content-types.js';
+import { joinDataPath } from './data-path.js';
 import { dataError } from './errors.js';
 import { idParam, objectById, requireFile, requireFolder } from './ids.js';
-import { objectLock } from './locks.js';
 import { missingParameter, single } from './query.js';
 import type { Caller, DataStore } from './store.js';
-import { isUniqueViolation } from './tree.js';
 import { visibilityOf } from './visibility.js';
+import { addFile, replaceContent, type WrittenContent } from './writes.js';
 
 /**
  * Uploads (backends.md §2.1, §2.7): `POST /data?dest=<folder>` makes a new file, `PUT /data/{id}`
@@ -84,18 +82,11 @@ function clientGone(request: FastifyRequest): AbortSignal {
   return controller.signal;
 }
 
-interface Written {
-  size: number;
-  md5: string;
-  /** The first bytes, for telling text from binary. */
-  head: Buffer;
-}
-
 /**
  * Streams `source` into the blob `id` (at most `limit` bytes), remembering the first bytes.
  * Any failure leaves nothing behind (BlobStore.write) and becomes 413 when the limit was passed.
  */
-async function writeBlob(data: DataStore, id: string, source: Source, limit: number, signal: AbortSignal): Promise<Written> {
+async function writeBlob(data: DataStore, id: string, source: Source, limit: number, signal: AbortSignal): Promise<Required<WrittenContent>> {
   const head: Buffer[] = [];
   let headBytes = 0;
   const tap = new Transform({
@@ -132,7 +123,6 @@ async function statOf(data: DataStore, caller: Caller, object: DataObject) {
 export const uploadRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, { data }) => {
   const limit = data.options.maxUploadBytes;
   const visibility = visibilityOf(data);
-  const lock = objectLock(data);
 
   // In this scope every body is an upload: multipart is parsed lazily as a stream, and anything
   // else (JSON and text included) is handed over unread as the file's bytes.
@@ -160,33 +150,8 @@ export const uploadRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
     const source = await sourceOf(request, limit);
     const name = multipartBody ? source.filename : queryName;
     const path = joinDataPath(dest.path, name ?? '', 'filename');
-    if (await data.catalog.byPath(path)) throw dataError('ERR_EXISTS', `${path} already exists`, { path });
-
-    const id = randomUUID();
-    const written = await writeBlob(data, id, source, limit, clientGone(request));
-    const fileName = baseName(path);
-    let object: DataObject;
-    try {
-      object = await data.db.transaction().execute((trx) =>
-        data.catalog.create(
-          {
-            id,
-            path,
-            type: 'file',
-            owner: caller.name,
-            size: written.size,
-            md5: written.md5,
-            contentType: sniffContentType(contentTypeFromName(fileName), written.head),
-            infoType: infoTypeFromName(fileName),
-          },
-          trx,
-        ),
-      );
-    } catch (error) {
-      await data.blobs.remove(id);
-      if (isUniqueViolation(error)) throw dataError('ERR_EXISTS', `${path} already exists`, { path });
-      throw error;
-    }
+    const signal = clientGone(request);
+    const object = await addFile(data, caller, path, (id) => writeBlob(data, id, source, limit, signal));
     return { file: await statOf(data, caller, object) };
   });
 
@@ -199,28 +164,7 @@ export const uploadRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
     const source = await sourceOf(request, limit);
     const signal = clientGone(request);
 
-    // Bytes and catalog row change together: of two racing overwrites, one completes entirely first.
-    const updated = await lock.run(object.id, async () => {
-      const written = await writeBlob(data, object.id, source, limit, signal);
-      const current = await data.catalog.byId(object.id);
-      const fileName = baseName(current?.path ?? object.path);
-      const result = await data.db
-        .updateTable('data_objects')
-        .set({
-          size: written.size,
-          md5: written.md5,
-          modified_at: Math.max(data.now(), Number(current?.modified_at ?? 0)),
-          content_type: sniffContentType(contentTypeFromName(fileName), written.head),
-        })
-        .where('id', '=', object.id)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) {
-        // Deleted for good while the bytes arrived: nothing may refer to them now.
-        await data.blobs.remove(object.id);
-        throw dataError('ERR_DOES_NOT_EXIST', `${object.path} was deleted during the upload`, { path: object.path });
-      }
-      return (await data.catalog.byId(object.id))!;
-    });
+    const updated = await replaceContent(data, object, (id) => writeBlob(data, id, source, limit, signal));
     return { file: await statOf(data, caller, updated) };
   });
 };

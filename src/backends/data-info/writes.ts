@@ -7,6 +7,7 @@ import type { DataObject } from './catalog.js';
 import { contentTypeFromName, infoTypeFromName, sniffContentType } from './content-types.js';
 import { ancestorsOf, baseName, parentOf } from './data-path.js';
 import { dataError } from './errors.js';
+import { objectLock } from './locks.js';
 import type { Caller, DataStore } from './store.js';
 import { isUniqueViolation } from './tree.js';
 import { visibilityOf } from './visibility.js';
@@ -58,23 +59,36 @@ export async function readableFile(data: DataStore, caller: Caller, path: string
   return object;
 }
 
+/** Bytes written to a blob, with their first bytes when known (content types are sniffed from them). */
+export interface WrittenContent {
+  size: number;
+  md5: string;
+  head?: Buffer;
+}
+
 /**
- * A new file at `path` (in a folder `caller` can write, under a free name) with the bytes of
- * `content`. Nothing is left behind when writing fails.
+ * Catalogs a new file at `path` whose bytes `write` puts in the blob it is given; the caller has
+ * checked the folder. A clash (checked first, and again by the catalog) is ERR_EXISTS; nothing is
+ * left behind when anything fails.
  */
-export async function createFile(data: DataStore, caller: Caller, path: string, content: Readable | Buffer | string): Promise<DataObject> {
-  const folder = await data.existing(parentOf(path));
-  if (folder.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
-  await visibilityOf(data).requireLevel(caller, folder, 'write');
-  const name = baseName(newChildPath(folder.path, baseName(path), 'name'));
+export async function addFile(data: DataStore, caller: Caller, path: string, write: (id: string) => Promise<WrittenContent>): Promise<DataObject> {
   if (await data.catalog.byPath(path)) throw dataError('ERR_EXISTS', `${path} already exists`, { path });
+  const name = baseName(path);
   const id = randomUUID();
-  const written = await data.blobs.write(id, content);
-  const head = typeof content === 'string' ? Buffer.from(content.slice(0, 512)) : Buffer.isBuffer(content) ? content.subarray(0, 512) : Buffer.alloc(0);
+  const written = await write(id);
   try {
     return await data.db.transaction().execute((trx) =>
       data.catalog.create(
-        { id, path, type: 'file', owner: caller.name, size: written.size, md5: written.md5, contentType: sniffContentType(contentTypeFromName(name), head), infoType: infoTypeFromName(name) },
+        {
+          id,
+          path,
+          type: 'file',
+          owner: caller.name,
+          size: written.size,
+          md5: written.md5,
+          contentType: sniffContentType(contentTypeFromName(name), written.head ?? Buffer.alloc(0)),
+          infoType: infoTypeFromName(name),
+        },
         trx,
       ),
     );
@@ -83,4 +97,42 @@ export async function createFile(data: DataStore, caller: Caller, path: string, 
     if (isUniqueViolation(error)) throw dataError('ERR_EXISTS', `${path} already exists`, { path });
     throw error;
   }
+}
+
+/**
+ * New bytes for an existing file, written by `write` into its blob: bytes and catalog row change
+ * together (of two racing overwrites one completes entirely first); a file deleted for good
+ * meanwhile keeps nothing and is ERR_DOES_NOT_EXIST.
+ */
+export async function replaceContent(data: DataStore, object: DataObject, write: (id: string) => Promise<WrittenContent>): Promise<DataObject> {
+  return objectLock(data).run(object.id, async () => {
+    const written = await write(object.id);
+    const current = await data.catalog.byId(object.id);
+    const name = baseName(current?.path ?? object.path);
+    const result = await data.db
+      .updateTable('data_objects')
+      .set({
+        size: written.size,
+        md5: written.md5,
+        modified_at: Math.max(data.now(), Number(current?.modified_at ?? 0)),
+        ...(written.head ? { content_type: sniffContentType(contentTypeFromName(name), written.head) } : {}),
+      })
+      .where('id', '=', object.id)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) {
+      await data.blobs.remove(object.id);
+      throw dataError('ERR_DOES_NOT_EXIST', `${object.path} was deleted while it was written`, { path: object.path });
+    }
+    return (await data.catalog.byId(object.id))!;
+  });
+}
+
+/** A new file at `path` (in a folder `caller` can write, under a valid free name) with the bytes of `content`. */
+export async function createFile(data: DataStore, caller: Caller, path: string, content: Readable | Buffer | string): Promise<DataObject> {
+  const folder = await data.existing(parentOf(path));
+  if (folder.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
+  await visibilityOf(data).requireLevel(caller, folder, 'write');
+  newChildPath(folder.path, baseName(path), 'name');
+  const head = typeof content === 'string' ? Buffer.from(content.slice(0, 512)) : Buffer.isBuffer(content) ? content.subarray(0, 512) : undefined;
+  return addFile(data, caller, path, async (id) => ({ ...(await data.blobs.write(id, content)), ...(head ? { head } : {}) }));
 }

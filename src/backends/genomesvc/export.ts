@@ -2,13 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Type, type Static } from 'typebox';
 import { GatewayError } from '../../http/errors.js';
 import type { DataObject } from '../data-info/catalog.js';
-import { contentTypeFromName, infoTypeFromName } from '../data-info/content-types.js';
-import { baseName, joinDataPath, parentOf } from '../data-info/data-path.js';
+import { joinDataPath, parentOf } from '../data-info/data-path.js';
 import { dataError } from '../data-info/errors.js';
-import { objectLock } from '../data-info/locks.js';
 import type { Caller } from '../data-info/store.js';
-import { isUniqueViolation } from '../data-info/tree.js';
 import { visibilityOf } from '../data-info/visibility.js';
+import { createFile, createFolders, replaceContent } from '../data-info/writes.js';
 import { failureReason } from './background.js';
 import type { GenomeRow } from './catalog.js';
 import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.js';
@@ -49,22 +47,6 @@ async function checkDestination(service: GenomeService, caller: Caller, path: st
   return existing;
 }
 
-/** `<home>/genomes`, made as the caller when missing. */
-async function ensureFolder(service: GenomeService, caller: Caller, path: string): Promise<void> {
-  const { data } = service;
-  const existing = await data.catalog.byPath(path);
-  if (existing) {
-    if (existing.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${path} is a file, so nothing can be exported into it`, { path });
-    return;
-  }
-  await visibilityOf(data).requireLevel(caller, await data.existing(parentOf(path)), 'write');
-  try {
-    await data.db.transaction().execute((trx) => data.catalog.create({ path, type: 'dir', owner: caller.name }, trx));
-  } catch (error) {
-    // Made meanwhile (another export): fine when it is a folder.
-    if (!isUniqueViolation(error) || (await data.catalog.byPath(path))?.type !== 'dir') throw error;
-  }
-}
 
 /**
  * PUT /jobs with `export_fasta`: the genome (the caller's or unrestricted) is written as
@@ -109,39 +91,11 @@ interface Export {
 /** Writes the genome's bytes to the destination: a new file, or (overwriting) the existing file's new content. */
 async function writeFasta(service: GenomeService, caller: Caller, job: Export): Promise<void> {
   const { data, genomeBytes } = service;
-  await ensureFolder(service, caller, parentOf(job.path));
+  await createFolders(data, caller, [parentOf(job.path)]);
   const existing = await checkDestination(service, caller, job.path, job.overwrite);
-  const name = baseName(job.path);
-  if (existing) {
-    // As data-info's overwrite does: bytes and catalog row change together.
-    await objectLock(data).run(existing.id, async () => {
-      const written = await data.blobs.write(existing.id, genomeBytes.read(job.genome.id));
-      const result = await data.db
-        .updateTable('data_objects')
-        .set({ size: written.size, md5: written.md5, modified_at: Math.max(data.now(), Number(existing.modified_at)) })
-        .where('id', '=', existing.id)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) {
-        await data.blobs.remove(existing.id);
-        throw dataError('ERR_DOES_NOT_EXIST', `${job.path} was deleted during the export`, { path: job.path });
-      }
-    });
-    return;
-  }
-  const id = randomUUID();
-  const written = await data.blobs.write(id, genomeBytes.read(job.genome.id));
-  try {
-    await data.db.transaction().execute((trx) =>
-      data.catalog.create(
-        { id, path: job.path, type: 'file', owner: caller.name, size: written.size, md5: written.md5, contentType: contentTypeFromName(name), infoType: infoTypeFromName(name) },
-        trx,
-      ),
-    );
-  } catch (error) {
-    await data.blobs.remove(id);
-    if (isUniqueViolation(error)) throw dataError('ERR_EXISTS', `${job.path} already exists`, { path: job.path });
-    throw error;
-  }
+  const bytes = () => genomeBytes.read(job.genome.id);
+  if (existing) await replaceContent(data, existing, (id) => data.blobs.write(id, bytes()));
+  else await createFile(data, caller, job.path, bytes());
 }
 
 async function exportFasta(service: GenomeService, caller: Caller, job: Export): Promise<void> {
