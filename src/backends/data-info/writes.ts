@@ -54,8 +54,9 @@ export async function createFolders(data: DataStore, caller: Caller, paths: stri
 /** A file `caller` may read at `path`. */
 export async function readableFile(data: DataStore, caller: Caller, path: string): Promise<DataObject> {
   const object = await data.existing(data.path(path));
-  if (object.type !== 'file') throw dataError('ERR_NOT_A_FILE', `${object.path} is a folder`, { path: object.path });
+  // Readable first: what cannot be read does not tell what it is.
   await visibilityOf(data).requireLevel(caller, object, 'read');
+  if (object.type !== 'file') throw dataError('ERR_NOT_A_FILE', `${object.path} is a folder, not a file`, { path: object.path });
   return object;
 }
 

@@ -3,9 +3,8 @@ import { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
 import type { DataObject } from '../data-info/catalog.js';
 import { baseName, joinDataPath } from '../data-info/data-path.js';
-import { dataError } from '../data-info/errors.js';
 import type { Caller } from '../data-info/store.js';
-import { visibilityOf } from '../data-info/visibility.js';
+import { readableFile } from '../data-info/writes.js';
 import { failureReason } from './background.js';
 import { FastaCounter } from './fasta.js';
 import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.js';
@@ -59,16 +58,11 @@ async function* fastaOf(service: GenomeService, sources: DataObject[], counter: 
   counter.finish();
 }
 
+
 /** The data-store files to load, each one a file the caller can read (the data store's own refusals otherwise). */
-async function readableSources(service: GenomeService, caller: Caller, paths: string[]): Promise<DataObject[]> {
-  const visibility = visibilityOf(service.data);
+async function readableFiles(service: GenomeService, caller: Caller, paths: string[]): Promise<DataObject[]> {
   const sources: DataObject[] = [];
-  for (const path of paths) {
-    const object = await service.data.existing(path);
-    await visibility.requireLevel(caller, object, 'read');
-    if (object.type !== 'file') throw dataError('ERR_NOT_A_FILE', `${path} is a folder, not a FASTA file`, { path });
-    sources.push(object);
-  }
+  for (const path of paths) sources.push(await readableFile(service.data, caller, path));
   return sources;
 }
 
@@ -81,7 +75,7 @@ async function readableSources(service: GenomeService, caller: Caller, paths: st
 export async function startLoad(service: GenomeService, caller: Caller, body: LoadRequest): Promise<LoadAnswer> {
   const { data, catalog } = service;
   const paths = [...new Set(body.source_data.map((source) => data.path(source.path, 'path')))];
-  const sources = await readableSources(service, caller, paths);
+  const sources = await readableFiles(service, caller, paths);
   const name = body.metadata?.name ?? nameOf(paths[0]!);
   // Its export will be `<home>/genomes/<name>.fasta`: a name that cannot be a file name is refused now.
   joinDataPath(`${data.catalog.basePaths(caller.name).user_home_path}/${GENOME_FOLDER}`, `${name}.fasta`, 'metadata.name');
