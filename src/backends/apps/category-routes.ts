@@ -65,11 +65,11 @@ export const categoryRoutes: FastifyPluginAsync<{ store: Store; config: Pick<Gat
   app.get('/apps/categories', async (request) => {
     const { user, found } = await categoriesOf(request.query);
     const onlyPublic = String((request.query as { public?: unknown }).public ?? '').toLowerCase() === 'true';
-    const entries = new Map<string, Record<string, unknown> & { categories: Record<string, unknown>[] }>();
-    for (const [id, category] of found) {
-      if (onlyPublic && !category.is_public) continue;
-      entries.set(id, { system_id: 'de', id, name: category.name, is_public: category.is_public, total: await totalOf(user, category.restrict), categories: [] });
-    }
+    const shown = [...found].filter(([, category]) => !onlyPublic || category.is_public);
+    const totals = await Promise.all(shown.map(([, category]) => totalOf(user, category.restrict)));
+    const entries = new Map<string, Record<string, unknown> & { categories: Record<string, unknown>[] }>(
+      shown.map(([id, category], index) => [id, { system_id: 'de', id, name: category.name, is_public: category.is_public, total: totals[index]!, categories: [] }]),
+    );
     const roots: Record<string, unknown>[] = [];
     for (const [id, entry] of entries) {
       const parent = found.get(id)!.parent;

@@ -49,10 +49,9 @@ export const streamRoutes: AgentRoutes = async (app, { db, now, events, heartbea
       }
     };
     const sendNotifications = async (rows: Parameters<typeof notificationJson>[0][]) => {
-      for (const row of rows) {
-        const total = await countOf(selected(db, { user, seen: false }));
-        send(frame('notification', { total, message: notificationJson(row) }, row.id));
-      }
+      if (rows.length === 0) return;
+      const total = await countOf(selected(db, { user, seen: false }));
+      for (const row of rows) send(frame('notification', { total, message: notificationJson(row) }, row.id));
     };
     const onEvent = (event: AgentEvent) => {
       chain = chain

@@ -147,7 +147,10 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
   });
 
   const remove = async (user: string, ids: string[]) => {
-    const rows = await Promise.all(ids.map((id) => own(user, id)));
+    const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
+    const rows = wanted.length === 0 ? [] : await db.selectFrom('analyses').selectAll().where('id', 'in', wanted).where('username', '=', user).where('deleted', '=', false).execute();
+    const unknown = wanted.filter((id) => !rows.some((row) => row.id === id));
+    if (unknown.length > 0) throw new GatewayError(404, 'ERR_NOT_FOUND', `no analysis ${unknown.join(', ')}`, { id: unknown[0], ids: unknown });
     const running = rows.filter((row) => activeStatuses.includes(row.status));
     if (running.length > 0) throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', `stop these analyses before deleting them: ${running.map((row) => row.id).join(', ')}`, { analyses: running.map((row) => row.id) });
     if (rows.length > 0) await db.updateTable('analyses').set({ deleted: true }).where('id', 'in', rows.map((row) => row.id)).execute();
