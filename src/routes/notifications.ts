@@ -87,13 +87,16 @@ function agentListing(query: ListingQuery): Record<string, string | undefined> {
   };
 }
 
+/** A call to the notification agent as the caller, answering its JSON. */
+function agentJson<T>(forwarder: Forwarder, request: FastifyRequest, method: string, path: string, extra: { query?: Record<string, string | undefined>; json?: unknown } = {}) {
+  return forwarder.callJson<T>('notification-agent', { method, path, identity: request.identity, identityStyle: 'notification', ...extra }, request.id);
+}
+
 /** The four counts; an agent that answers only `user-total` (the reference v1) gets the system ones from its system routes. */
-async function countMessages(deps: NotificationDeps, request: FastifyRequest, query: Record<string, string | undefined>) {
-  const call = <T>(path: string, extra?: Record<string, string | undefined>) =>
-    deps.forwarder.callJson<T>('notification-agent', { method: 'GET', path, identity: request.identity, identityStyle: 'notification', query: extra }, request.id);
-  const counts = await call<Record<string, unknown>>('/count-messages', query);
+async function countMessages(forwarder: Forwarder, request: FastifyRequest, query: Record<string, string | undefined>) {
+  const counts = await agentJson<Record<string, unknown>>(forwarder, request, 'GET', '/count-messages', { query });
   if (typeof counts['system-total'] === 'number') return counts;
-  const lengthOf = async (path: string) => ((await call<{ 'system-messages'?: unknown[] }>(path))['system-messages'] ?? []).length;
+  const lengthOf = async (path: string) => ((await agentJson<{ 'system-messages'?: unknown[] }>(forwarder, request, 'GET', path))['system-messages'] ?? []).length;
   const [total, fresh, unseen] = await Promise.all([lengthOf('/system/messages'), lengthOf('/system/new-messages'), lengthOf('/system/unseen-messages')]);
   return { ...counts, 'system-total': total, 'system-total-new': fresh, 'system-total-unseen': unseen };
 }
@@ -113,8 +116,6 @@ const notificationRequest = Type.Object({
 export async function notificationRoutes(app: FastifyInstance, deps: NotificationDeps): Promise<void> {
   const { forwarder } = deps;
   const descriptions = new AppDescriptions(forwarder, deps.config.notifications.appDescriptionCacheMs);
-  const agentJson = <T>(request: FastifyRequest, method: string, path: string, extra: { query?: Record<string, string | undefined>; json?: unknown } = {}) =>
-    forwarder.callJson<T>('notification-agent', { method, path, identity: request.identity, identityStyle: 'notification', ...extra }, request.id);
   // An agent answering some other shape is relayed as it answered.
   const described = async <T extends { messages: Record<string, unknown>[] }>(request: FastifyRequest, listing: T): Promise<T> =>
     Array.isArray(listing?.messages) ? { ...listing, messages: await descriptions.addTo(listing.messages, request.identity as Identity, request.log, request.id) } : listing;
@@ -131,20 +132,20 @@ export async function notificationRoutes(app: FastifyInstance, deps: Notificatio
       querystring: listingQuery,
       response: { 200: MessageList },
     },
-    handler: async (request) => described(request, await agentJson<{ messages: Record<string, unknown>[] }>(request, 'GET', '/messages', { query: agentListing(request.query as ListingQuery) })),
+    handler: async (request) => described(request, await agentJson<{ messages: Record<string, unknown>[] }>(forwarder, request, 'GET', '/messages', { query: agentListing(request.query as ListingQuery) })),
   });
 
   app.get('/secured/notifications/unseen-messages', {
     ...secured,
     schema: { tags: ['notifications'], summary: "The caller's unseen notifications, oldest first", security: routeSecurity('user'), response: { 200: MessageList } },
-    handler: async (request) => described(request, await agentJson<{ messages: Record<string, unknown>[] }>(request, 'GET', '/unseen-messages')),
+    handler: async (request) => described(request, await agentJson<{ messages: Record<string, unknown>[] }>(forwarder, request, 'GET', '/unseen-messages')),
   });
 
   app.get('/secured/notifications/last-ten-messages', {
     ...secured,
     schema: { tags: ['notifications'], summary: "The caller's ten most recent notifications, oldest of them first", security: routeSecurity('user'), response: { 200: MessageList } },
     handler: async (request) => {
-      const newest = await agentJson<{ messages: Record<string, unknown>[] }>(request, 'GET', '/messages', { query: { limit: '10', offset: '0', sort_field: 'timestamp', sort_dir: 'desc' } });
+      const newest = await agentJson<{ messages: Record<string, unknown>[] }>(forwarder, request, 'GET', '/messages', { query: { limit: '10', offset: '0', sort_field: 'timestamp', sort_dir: 'desc' } });
       return described(request, Array.isArray(newest?.messages) ? { ...newest, messages: [...newest.messages].reverse() } : newest);
     },
   });
@@ -161,7 +162,7 @@ export async function notificationRoutes(app: FastifyInstance, deps: Notificatio
     },
     handler: async (request) => {
       const query = request.query as { seen?: boolean; filter?: string };
-      return countMessages(deps, request, { seen: query.seen === undefined ? undefined : String(query.seen), filter: query.filter || undefined });
+      return countMessages(forwarder, request, { seen: query.seen === undefined ? undefined : String(query.seen), filter: query.filter || undefined });
     },
   });
 
@@ -185,7 +186,7 @@ export async function notificationRoutes(app: FastifyInstance, deps: Notificatio
         preValidation: async (request) => {
           if (request.body === undefined) request.body = {};
         },
-        handler: async (request) => agentJson(request, 'POST', agentPath, { json: { ...((request.body as object | undefined) ?? {}), user: request.identity!.username } }),
+        handler: async (request) => agentJson(forwarder, request, 'POST', agentPath, { json: { ...((request.body as object | undefined) ?? {}), user: request.identity!.username } }),
       });
     markAllRoute('/secured/notifications/mark-all-seen', '/mark-all-seen', 'Mark all notifications as seen; answers `{count}` still unseen');
     markAllRoute('/secured/notifications/system/mark-all-received', '/system/mark-all-received', 'Mark all active system messages as received; answers `{count}` still new');
