@@ -7,7 +7,8 @@ import { userQuery } from '../metadata/requests.js';
 import { choiceParam } from '../query-params.js';
 import { jobStats } from './analyses/job-stats.js';
 import { listApps } from './catalog.js';
-import { listingQuery, shortUser } from './catalog-routes.js';
+import { listingQuery } from './catalog-routes.js';
+import { shortUser } from './caller.js';
 
 const subsets = ['public', 'private', 'all'] as const;
 

@@ -6,10 +6,10 @@ import { GatewayError } from '../../http/errors.js';
 import { normalizeQuery } from '../../http/query.js';
 import type { Database } from '../../store/schema.js';
 import { badQueryParam, countParam } from '../query-params.js';
-import { requireUserParam } from '../service.js';
 import { currentVersions, listApps, listingEntries, sortFields, visibleApps, type ListingQuery, type SortField } from './catalog.js';
 import { jobStats } from './analyses/job-stats.js';
 import type { AppDefinition } from './definition.js';
+import { shortUser } from './caller.js';
 
 
 /** The launch view of a definition: parameter ids become `<step id>_<parameter id>`. */
@@ -90,8 +90,6 @@ export function listingQuery(raw: unknown): ListingQuery {
     appType: appType === undefined || appType === '' || appType.toLowerCase() === 'all' ? undefined : appType,
   };
 }
-
-export const shortUser = (query: unknown) => requireUserParam(query).split('@')[0]!;
 
 /** AppDetails (backends.md §5.1): the listing entry with tools, references, categories, versions, job statistics. */
 async function appDetails(db: Kysely<Database>, user: string, row: AppRow) {

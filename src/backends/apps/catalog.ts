@@ -6,8 +6,8 @@ import type { Database } from '../../store/schema.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
 import { paged } from '../../store/paging.js';
 import type { AppDefinition } from './definition.js';
+import { anonymousUser } from './caller.js';
 
-export const anonymousUser = 'anonymous';
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 
 type AppRow = Selectable<Database['apps']>;

@@ -8,9 +8,10 @@ import type { GatewayConfig } from '../../config.js';
 import { GatewayError } from '../../http/errors.js';
 import type { Store } from '../../store/database.js';
 import type { Database } from '../../store/schema.js';
-import { anonymousUser, listApps, visibleApps } from './catalog.js';
-import { listingQuery, shortUser } from './catalog-routes.js';
+import { listApps, visibleApps } from './catalog.js';
+import { listingQuery } from './catalog-routes.js';
 import { callerId, workspaceOf } from './workspace.js';
+import { anonymousUser, shortUser } from './caller.js';
 
 type Restrict = (apps: ReturnType<typeof visibleApps>, user: string) => ReturnType<typeof visibleApps>;
 

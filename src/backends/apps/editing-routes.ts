@@ -5,10 +5,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
-import { requireUserParam } from '../service.js';
-import { anonymousUser } from './catalog.js';
 import { launchView, visibleApp } from './catalog-routes.js';
 import { appRequest, definitionOf, type AppDefinition, type AppRequest } from './definition.js';
+import { shortUser, signedInUser } from './caller.js';
 
 const stepTools = (versionId: string, definition: AppDefinition) =>
   definition.steps.map((step, index) => ({ app_version_id: versionId, step_number: index + 1, tool_id: step.tool_id }));
@@ -23,8 +22,7 @@ interface Caller {
 }
 
 function callerOf(query: unknown): Caller {
-  const user = requireUserParam(query).split('@')[0]!;
-  if (user === anonymousUser) throw new GatewayError(403, 'ERR_FORBIDDEN', 'sign in to change apps');
+  const user = signedInUser(query, 'change apps');
   const { email = '', 'first-name': first = '', 'last-name': last = '' } = query as Record<string, string>;
   return { user, name: `${first} ${last}`.trim() || user, email };
 }
@@ -130,7 +128,7 @@ export const editingRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () =
   });
 
   app.get<VersionParams>('/apps/:systemId/:appId/versions/:versionId', async (request) => {
-    const user = requireUserParam(request.query).split('@')[0]!;
+    const user = shortUser(request.query);
     return launchView(db, user, await visibleApp(db, user, request.params.systemId, request.params.appId), request.params.versionId);
   });
 
@@ -151,7 +149,7 @@ export const editingRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () =
   };
 
   app.get<AppParams>('/apps/:systemId/:appId/documentation', async (request) => {
-    const user = requireUserParam(request.query).split('@')[0]!;
+    const user = shortUser(request.query);
     return documentation((await visibleApp(db, user, request.params.systemId, request.params.appId)).id);
   });
 

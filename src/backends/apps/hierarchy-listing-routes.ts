@@ -10,9 +10,10 @@ import type { Database } from '../../store/schema.js';
 import { metadataError, userQuery } from '../metadata/requests.js';
 import { requiredParam } from '../query-params.js';
 import { listApps, type visibleApps } from './catalog.js';
-import { listingQuery, shortUser } from './catalog-routes.js';
+import { listingQuery } from './catalog-routes.js';
 import { activeOntologyVersion } from './ontologies.js';
 import { appsUnderClass } from './ontology-classification.js';
+import { shortUser } from './caller.js';
 
 type Apps = ReturnType<typeof visibleApps>;
 type Which = 'apps' | 'unclassified';

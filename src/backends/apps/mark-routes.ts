@@ -3,16 +3,15 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
-import { requireUserParam } from '../service.js';
-import { anonymousUser, visibleApps } from './catalog.js';
+import { visibleApps } from './catalog.js';
+import { signedInUser } from './caller.js';
 
 type AppParams = { Params: { systemId: string; appId: string } };
 
 export const appMarkRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () => number }> = async (app, { db, now }) => {
   /** The app's id when `user` (not anonymous) may see it. */
   const markable = async (query: unknown, params: AppParams['Params']) => {
-    const user = requireUserParam(query).split('@')[0]!;
-    if (user === anonymousUser) throw new GatewayError(403, 'ERR_FORBIDDEN', 'sign in to mark apps');
+    const user = signedInUser(query, 'mark apps');
     const row = await visibleApps(db, user).select('apps.id').where('apps.id', '=', params.appId.toLowerCase()).where('apps.system_id', '=', params.systemId.toLowerCase()).executeTakeFirst();
     if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `no app ${params.appId} in system ${params.systemId}`, { app_id: params.appId });
     return { user, appId: row.id };

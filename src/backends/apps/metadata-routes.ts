@@ -10,7 +10,8 @@ import type { Database } from '../../store/schema.js';
 import { avusOf, requestedAvus, writeAvus } from '../metadata/avu-store.js';
 import { Uuid, userQuery } from '../metadata/requests.js';
 import { requireUserParam } from '../service.js';
-import { anonymousUser, visibleApps } from './catalog.js';
+import { visibleApps } from './catalog.js';
+import { shortUser, signedInUser } from './caller.js';
 
 type AppRequest = { Params: { appId: string } };
 const schema = { params: Type.Object({ appId: Uuid }), querystring: userQuery };
@@ -41,7 +42,7 @@ export const appMetadataRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: 
   };
 
   app.get<AppRequest>('/apps/:appId/metadata', { schema }, async (request) => {
-    const row = await seenApp(requireUserParam(request.query).split('@')[0]!, request.params.appId);
+    const row = await seenApp(shortUser(request.query), request.params.appId);
     return { avus: await avusOf(db, target(row.id)) };
   });
 
@@ -57,8 +58,7 @@ export const appMetadataRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: 
       url: '/apps/:appId/metadata',
       schema,
       handler: async (request) => {
-        const user = requireUserParam(request.query).split('@')[0]!;
-        if (user === anonymousUser) throw new GatewayError(403, 'ERR_FORBIDDEN', 'sign in to change app metadata');
+        const user = signedInUser(request.query, 'change app metadata');
         const row = await seenApp(user, request.params.appId);
         if (row.integrator !== user) throw new GatewayError(403, 'ERR_NOT_OWNER', `${user} does not own app ${row.id}`, { app_id: row.id });
         return write(user, row.id, request.body, replace);
@@ -69,7 +69,7 @@ export const appMetadataRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: 
       url: '/admin/apps/:appId/metadata',
       schema,
       handler: async (request) => {
-        const user = requireUserParam(request.query).split('@')[0]!;
+        const user = shortUser(request.query);
         return write(user, (await anyApp(request.params.appId)).id, request.body, replace);
       },
     });

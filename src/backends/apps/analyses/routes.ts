@@ -8,11 +8,11 @@ import { paged } from '../../../store/paging.js';
 import type { Database } from '../../../store/schema.js';
 import { asBoolean } from '../../../store/sqlite-booleans.js';
 import { badQueryParam, countParam } from '../../query-params.js';
-import { anonymousUser } from '../catalog.js';
-import { launchView, shortUser, visibleApp } from '../catalog-routes.js';
+import { launchView, visibleApp } from '../catalog-routes.js';
 import type { AppDefinition } from '../definition.js';
 import { activeStatuses, type AnalysisRow, type JobRunner } from './runner.js';
 import { checkSubmission } from './submission.js';
+import { signedInUser } from '../caller.js';
 
 /** Analyses give times as strings of milliseconds, "0" for none (backends.md §1.3). */
 const msString = (value: number | null) => String(value ?? 0);
@@ -64,11 +64,7 @@ function filters(raw: string | undefined): Map<string, string[]> {
 const filterFields = ['name', 'app_name', 'id', 'status', 'parent_id', 'ownership', 'type', 'app_id'];
 
 export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: JobRunner; uidDomain: string }> = async (app, { db, runner, uidDomain }) => {
-  const signedIn = (query: unknown) => {
-    const user = shortUser(query);
-    if (user === anonymousUser) throw new GatewayError(403, 'ERR_FORBIDDEN', 'sign in to use analyses');
-    return user;
-  };
+  const signedIn = (query: unknown) => signedInUser(query, 'use analyses');
   const own = async (user: string, id: string) => {
     const row = await db.selectFrom('analyses').selectAll().where('id', '=', id.toLowerCase()).where('username', '=', user).where('deleted', '=', false).executeTakeFirst();
     if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `no analysis ${id}`, { id });
