@@ -8,6 +8,7 @@ import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerGuard } from './http/guard.js';
+import { registerJsonBodyParser } from './http/json-body.js';
 import { loadTrustedKeys } from './http/keys.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { sendNotification } from './http/notifications.js';
@@ -132,6 +133,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   });
 
   registerErrorHandling(app);
+  registerJsonBodyParser(app, config.jsonMaxDepth);
   await registerOpenApi(app);
   registerGuard(app, { config, verifier, buckets, metrics, seenUsers: new SeenUsers(store.db, config.uidDomain, app.log) });
   await app.register(miscRoutes);
