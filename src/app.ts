@@ -6,9 +6,10 @@ import { buildBackendHost, embeddedTargets, listenPrivately, processSecret } fro
 import type { BackendContext } from './backends/service.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
-import { registerErrorHandling } from './http/errors.js';
+import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { registerGuard } from './http/guard.js';
 import { registerJsonBodyParser } from './http/json-body.js';
+import { gatewayLoggerOptions, logRequest, registerRequestLog } from './http/request-log.js';
 import { loadTrustedKeys } from './http/keys.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { sendNotification } from './http/notifications.js';
@@ -102,7 +103,13 @@ function createBuckets(config: GatewayConfig, app: FastifyInstance, metrics: Met
 /** Builds a gateway instance (not yet listening): the unit that main.ts runs and tests start. */
 export async function buildGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const app = Fastify({
-    logger: { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
+    ...gatewayLoggerOptions(config.logLevel, options.logStream),
+    // Refused before routing, so no hook runs: answered, headed and logged here.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      reply.raw.once('finish', () => logRequest(request, reply));
+      answerFrameworkError(error, request, reply);
+    },
     genReqId: requestId,
     requestIdHeader: false,
     trustProxy: config.trustProxy,
@@ -133,6 +140,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   });
 
   registerErrorHandling(app);
+  registerRequestLog(app);
   registerJsonBodyParser(app, config.jsonMaxDepth);
   await registerOpenApi(app);
   registerGuard(app, { config, verifier, buckets, metrics, seenUsers: new SeenUsers(store.db, config.uidDomain, app.log) });
