@@ -54,6 +54,8 @@ export interface Gateway {
 export interface GatewayOptions {
   /** Where JSON log lines go (default: stdout). */
   logStream?: { write(line: string): void };
+  /** Milliseconds since the epoch by which token expiry is judged (default Date.now); tests move it. */
+  authClock?: () => number;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -119,7 +121,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
 
   const metrics = createMetrics();
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth);
+  const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth, options.authClock);
   const buckets = createBuckets(config, app, metrics);
   const remote = remoteTargets(config);
   // Backends notify through the forwarder, which needs their address: one sent while they start waits for it.
