@@ -9,7 +9,10 @@ import { after, before, describe, test } from 'node:test';
 import { buildGateway } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { redactUrl } from '../src/http/request-log.js';
+import { startBackend } from './helpers/backend.js';
 import { startSecuredFixture, type SecuredFixture } from './helpers/fixture.js';
+import { noRateLimits, startGateway } from './helpers/gateway.js';
+import { bearer, createSigningKey, signToken, startJwksServer, userClaims } from './helpers/tokens.js';
 
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000003';
 
@@ -76,6 +79,45 @@ describe('one request, one log line', () => {
     const probe = logLines.findLast((line) => line.msg === 'probe');
     assert.ok(probe);
     assert.doesNotMatch(JSON.stringify(probe), /logger-secret/);
+  });
+});
+
+describe('a client that leaves before its answer', () => {
+  test('is logged once, with status 499 and aborted: true', async () => {
+    let reachedBackend: () => void = () => {};
+    const backendReached = new Promise<void>((resolve) => (reachedBackend = resolve));
+    let backendCallClosed: () => void = () => {};
+    const backendCallEnded = new Promise<void>((resolve) => (backendCallClosed = resolve));
+    const slow = await startBackend((_request, response) => {
+      // Never answers: the gateway drops this call when its client leaves.
+      response.on('close', () => backendCallClosed());
+      reachedBackend();
+    });
+    const key = await createSigningKey('ES256', 'abort-key');
+    const jwks = await startJwksServer([key]);
+    const logLines: Array<Record<string, unknown>> = [];
+    const running = await startGateway(
+      { ...noRateLimits, APPS_URL: slow.url, AUTH_JWKS_URL: jwks.url, LOG_LEVEL: 'info' },
+      { logStream: { write: (text: string) => void logLines.push(JSON.parse(text)) } },
+    );
+    try {
+      const client = new AbortController();
+      const request = fetch(`${running.url}${appPath}`, { headers: { ...bearer(await signToken(key, userClaims('leaver'))), 'x-request-id': 'left-early' }, signal: client.signal });
+      await backendReached;
+      client.abort();
+      await assert.rejects(request);
+      // The gateway cancels its backend call after it has seen its client go: the line is written by then.
+      await backendCallEnded;
+      const lines = logLines.filter((item) => item.reqId === 'left-early' && item.msg === 'request completed');
+      assert.equal(lines.length, 1, JSON.stringify(logLines.filter((item) => item.reqId === 'left-early')));
+      assert.equal(lines[0]!.status, 499);
+      assert.equal(lines[0]!.aborted, true);
+      assert.equal(lines[0]!.user, 'leaver');
+      assert.equal(lines[0]!.route, '/apps/:systemId/:appId');
+    } finally {
+      await running.close();
+      await Promise.all([slow.close(), jwks.close()]);
+    }
   });
 });
 

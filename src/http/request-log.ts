@@ -47,23 +47,49 @@ export function gatewayLoggerOptions(level: string, stream?: { write(line: strin
   };
 }
 
-/** The request's one log line; `route` is the matched route's pattern, `unmatched` for 404s and requests refused before routing. */
-export function logRequest(request: FastifyRequest, reply: FastifyReply): void {
+/** Requests already logged: a response that fails after its client went away could report twice. */
+const logged = new WeakSet<FastifyRequest>();
+
+interface Outcome {
+  status: number;
+  durationMs: number;
+  aborted?: boolean;
+}
+
+function logOnce(request: FastifyRequest, outcome: Outcome): void {
+  if (logged.has(request)) return;
+  logged.add(request);
   const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
   request.log.info(
     {
       method: request.method,
       route,
       url: redactUrl(request.url),
-      status: reply.statusCode,
-      durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      status: outcome.status,
+      ...(outcome.aborted ? { aborted: true } : {}),
+      durationMs: Math.round(outcome.durationMs * 10) / 10,
       ...(request.identity ? { user: request.identity.username } : {}),
     },
     'request completed',
   );
 }
 
-/** Logs every routed request (404s included) once, when its answer is sent. */
+/** The request's one log line; `route` is the matched route's pattern, `unmatched` for 404s and requests refused before routing. */
+export function logRequest(request: FastifyRequest, reply: FastifyReply): void {
+  logOnce(request, { status: reply.statusCode, durationMs: reply.elapsedTime });
+}
+
+/**
+ * Logs every routed request (404s included) once: when its answer is sent, or — status 499,
+ * `aborted: true` — when its client leaves before the answer is complete (no answer is sent then).
+ */
 export function registerRequestLog(app: FastifyInstance): void {
+  const started = new WeakMap<FastifyRequest, number>();
+  app.addHook('onRequest', async (request) => {
+    started.set(request, performance.now());
+  });
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
+  app.addHook('onRequestAbort', async (request) => {
+    logOnce(request, { status: 499, aborted: true, durationMs: performance.now() - (started.get(request) ?? performance.now()) });
+  });
 }
