@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Fastify from 'fastify';
+import { loadConfig } from '../src/config.js';
 import { registerErrorHandling } from '../src/http/errors.js';
 import { jsonNestsDeeperThan, registerJsonBodyParser } from '../src/http/json-body.js';
 import { hostEngines } from './helpers/backend-host.js';
@@ -111,6 +112,14 @@ describe('deep JSON through a gateway with its embedded backends', () => {
 });
 
 describe('JSON_MAX_DEPTH', () => {
+  test('is validated: 1 to 512, default 64', () => {
+    assert.equal(loadConfig({}).jsonMaxDepth, 64);
+    assert.equal(loadConfig({ JSON_MAX_DEPTH: '512' }).jsonMaxDepth, 512);
+    for (const bad of ['0', '513', 'deep', '-1']) {
+      assert.throws(() => loadConfig({ JSON_MAX_DEPTH: bad }), /JSON_MAX_DEPTH must be an integer from 1 to 512/);
+    }
+  });
+
   test('raises or lowers the limit at the gateway and in its backends', async () => {
     const fixture = await startSecuredFixture((url) => ({ APPS_URL: url, JSON_MAX_DEPTH: '3' }));
     try {
