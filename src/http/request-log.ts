@@ -29,20 +29,27 @@ const redactedPaths = ['req.headers', 'headers', 'res.headers'].flatMap((object)
 );
 
 /**
- * Fastify's `logger` and `logController` options for the gateway: no per-request lines from Fastify
- * (registerRequestLog writes the one line), a request serializer without headers and with a
- * redacted URL, and header credentials redacted should anything log them.
+ * pino settings for every process of the platform (gateway, standalone backends): a request
+ * serializer without headers and with a redacted URL, and header credentials redacted should
+ * anything log them.
+ */
+export function loggerSettings(level: string) {
+  return {
+    level,
+    redact: { paths: redactedPaths, censor: '[redacted]' },
+    serializers: {
+      req: (request: { method?: string; url?: string; ip?: string }) => ({ method: request.method, url: redactUrl(request.url ?? ''), remoteAddress: request.ip }),
+    },
+  };
+}
+
+/**
+ * Fastify's `logger` and `logController` options for the gateway: loggerSettings, and no
+ * per-request lines from Fastify (registerRequestLog writes the one line).
  */
 export function gatewayLoggerOptions(level: string, stream?: { write(line: string): void }): Pick<FastifyServerOptions, 'logger' | 'logController'> {
   return {
-    logger: {
-      level,
-      ...(stream ? { stream } : {}),
-      redact: { paths: redactedPaths, censor: '[redacted]' },
-      serializers: {
-        req: (request: { method?: string; url?: string; ip?: string }) => ({ method: request.method, url: redactUrl(request.url ?? ''), remoteAddress: request.ip }),
-      },
-    },
+    logger: { ...loggerSettings(level), ...(stream ? { stream } : {}) },
     logController: new LogController({ disableRequestLogging: true }),
   };
 }
