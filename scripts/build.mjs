@@ -3,7 +3,7 @@
 // Plain JavaScript: it runs before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,8 @@ export function build(root, { ifChanged = false, log = (line) => console.error(l
   const digest = sourceDigest(root);
   if (ifChanged && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === digest) return false;
   log('building: sources changed since the last build (tsc -p tsconfig.build.json)');
+  // tsc writes dist/ even when it reports errors: until it succeeds, no build counts as current.
+  rmSync(stamp, { force: true });
   const tsc = createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) throw new Error(`build failed (tsc exit ${result.status ?? result.signal})`);
