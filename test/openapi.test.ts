@@ -13,7 +13,7 @@ interface Operation {
 type Document = {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, { type: string; scheme?: string; in?: string; name?: string }> };
+  components: { securitySchemes: Record<string, { type: string; scheme?: string; bearerFormat?: string; in?: string; name?: string }> };
 };
 
 /** `/apps/:systemId` → `/apps/{systemId}`, the form the document uses. */
@@ -34,9 +34,19 @@ describe('OpenAPI', () => {
   test('is OpenAPI 3 with the spec security schemes and the X-Vendor-De-Jwt header', () => {
     assert.match(document.openapi, /^3\./);
     const schemes = document.components.securitySchemes;
-    assert.equal(schemes.basic?.scheme, 'basic');
-    assert.deepEqual([schemes.bearer?.type, schemes.bearer?.in, schemes.bearer?.name], ['apiKey', 'header', 'Authorization']);
-    assert.deepEqual([schemes.vendorJwt?.in, schemes.vendorJwt?.name], ['header', 'X-Vendor-De-Jwt']);
+    assert.deepEqual([schemes.basic?.type, schemes.basic?.scheme], ['http', 'basic']);
+    // An HTTP bearer scheme: the docs page's Authorize dialog takes the bare token.
+    assert.deepEqual([schemes.bearer?.type, schemes.bearer?.scheme, schemes.bearer?.bearerFormat], ['http', 'bearer', 'JWT']);
+    assert.deepEqual([schemes.vendorJwt?.type, schemes.vendorJwt?.in, schemes.vendorJwt?.name], ['apiKey', 'header', 'X-Vendor-De-Jwt']);
+  });
+
+  test('HTTP Basic is offered only where the spec takes it (the identity provider token routes)', () => {
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        if (/^\/(admin\/)?token(\/|$)/.test(path)) continue;
+        assert.ok(!op.security?.some((requirement) => 'basic' in requirement), `${method.toUpperCase()} ${path} does not offer basic`);
+      }
+    }
   });
 
   test('every operation has one tag from the spec list (or misc/operations) and a summary', () => {
