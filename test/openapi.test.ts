@@ -81,6 +81,22 @@ describe('OpenAPI', () => {
     }
   });
 
+  test('the document is sent with an ETag (a revalidation is a 304), the same at /docs/json', async () => {
+    const first = await fetch(`${running.url}/openapi.json`);
+    const etag = first.headers.get('etag');
+    assert.ok(etag, 'an ETag');
+    assert.equal(first.headers.get('cache-control'), 'no-cache');
+    const body = await first.text();
+    assert.deepEqual(JSON.parse(body), document);
+    const again = await fetch(`${running.url}/openapi.json`, { headers: { 'if-none-match': etag } });
+    assert.equal(again.status, 304);
+    assert.equal(await again.text(), '');
+    const forThePage = await fetch(`${running.url}/docs/json`);
+    assert.equal(forThePage.headers.get('etag'), etag);
+    assert.equal(await forThePage.text(), body);
+    assert.equal((await fetch(`${running.url}/docs/json`, { headers: { 'if-none-match': `W/${etag}` } })).status, 304);
+  });
+
   test('interactive docs are served at /docs', async () => {
     const response = await fetch(`${running.url}/docs`, { redirect: 'follow' });
     assert.equal(response.status, 200);
