@@ -39,7 +39,7 @@ export function build(root, { ifChanged = false, log = (line) => console.error(l
   const stamp = path.join(root, 'dist', stampName);
   const digest = sourceDigest(root);
   if (ifChanged && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === digest) return false;
-  log('building: sources changed since the last build (tsc -p tsconfig.build.json)');
+  log('building dist/: it holds no build of the current sources (tsc -p tsconfig.build.json)');
   // tsc writes dist/ even when it reports errors: until it succeeds, no build counts as current.
   rmSync(stamp, { force: true });
   const tsc = createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
