@@ -112,6 +112,21 @@ for (const engine of engines) {
       return found;
     }
 
+    /** The files renames and moves start from, by kind: made once, and again only after a probe moved one away. */
+    const sources = new Map<string, string>();
+    async function fromSource(gw: DataStoreGateway, kind: string, send: (source: string) => Promise<Answer>): Promise<Answer> {
+      let source = sources.get(kind);
+      if (!source) {
+        const name = `${kind}-${++sourceCounter}.txt`;
+        await gw.upload('alice', `${H}/probe`, name, 'probe');
+        source = `${H}/probe/${name}`;
+        sources.set(kind, source);
+      }
+      const answer = await send(source);
+      if (answer.status === 200) sources.delete(kind);
+      return answer;
+    }
+
     const probes: Probe[] = [
       { route: 'stat (JSON paths)', send: (gw, p) => gw.call('alice', 'POST', '/secured/filesystem/stat', { json: { paths: [p] } }) },
       { route: 'paged-directory (query)', send: (gw, p) => gw.call('alice', 'GET', `/filesystem/paged-directory?path=${typeof p === 'string' ? q(p) : ''}&limit=5`) },
@@ -120,21 +135,13 @@ for (const engine of engines) {
       { route: 'directory/create (JSON)', send: (gw, p) => gw.call('alice', 'POST', '/secured/filesystem/directory/create', { json: { path: p } }) },
       {
         route: 'rename (JSON dest)',
-        send: async (gw, p) => {
-          const name = `src-${++sourceCounter}.txt`;
-          await gw.upload('alice', `${H}/probe`, name, 'probe');
-          return gw.call('alice', 'POST', '/secured/filesystem/rename', { json: { source: `${H}/probe/${name}`, dest: p } });
-        },
+        send: (gw, p) => fromSource(gw, 'src', (source) => gw.call('alice', 'POST', '/secured/filesystem/rename', { json: { source, dest: p } })),
       },
       { route: 'rename (JSON source)', send: (gw, p) => gw.call('alice', 'POST', '/secured/filesystem/rename', { json: { source: p, dest: `${H}/probe/renamed.txt` } }) },
       { route: 'move (JSON sources)', send: (gw, p) => gw.call('alice', 'POST', '/filesystem/move', { json: { sources: [p], dest: `${H}/probe` } }) },
       {
         route: 'move (JSON dest)',
-        send: async (gw, p) => {
-          const name = `mv-${++sourceCounter}.txt`;
-          await gw.upload('alice', `${H}/probe`, name, 'probe');
-          return gw.call('alice', 'POST', '/filesystem/move', { json: { sources: [`${H}/probe/${name}`], dest: p } });
-        },
+        send: (gw, p) => fromSource(gw, 'mv', (source) => gw.call('alice', 'POST', '/filesystem/move', { json: { sources: [source], dest: p } })),
       },
       { route: 'delete (JSON)', send: (gw, p) => gw.call('alice', 'POST', '/secured/filesystem/delete', { json: { paths: [p] } }) },
       { route: 'read-chunk (JSON)', send: (gw, p) => gw.call('alice', 'POST', '/filesystem/read-chunk', { json: { path: p, position: 0, 'chunk-size': 10 } }) },
