@@ -1,7 +1,7 @@
 // GET /analyses/{id}/history in the shape the web UI reads (routes.md §11, clients.md §5.4):
 // `steps[].{step_number, external_id, startdate, enddate, status, step_type, updates[]}` with
 // times as strings of epoch milliseconds, for a real Word count run on the embedded executor, on
-// SQLite and PostgreSQL; and the gateway's documented answer for the route.
+// SQLite and PostgreSQL; the step list (/steps) that goes with it; the gateway's documented answer.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { builtInApps } from '../src/backends/apps/built-in.js';
@@ -62,6 +62,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(times, [...times].sort((a, b) => a - b), 'oldest first');
       assert.equal(times[0], Number(step.startdate), 'submitted when it started');
       assert.equal(times.at(-1), Number(step.enddate), 'completed when it ended');
+
+      // The step list is the history without the updates.
+      const steps = await g.ok('alice', 'GET', `/analyses/${launched.id}/steps`);
+      const { updates: _updates, ...stepAlone } = step;
+      assert.deepEqual({ ...steps, timestamp: done.timestamp }, { ...done, steps: [stepAlone] });
 
       // The listing agrees with the history.
       const listed = (await g.ok('alice', 'GET', `/analyses?filter=${encodeURIComponent(JSON.stringify([{ field: 'id', value: launched.id }]))}`)).analyses[0];
