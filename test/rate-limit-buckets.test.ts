@@ -12,10 +12,11 @@ import { requiredInCi } from './helpers/gateway.js';
 const redisUrl = requiredInCi('REDIS_URL');
 const redisSkip = redisUrl ? false : 'REDIS_URL is not set (set REDIS_URL=redis://127.0.0.1:6379 to run)';
 
-/** A fresh store (its own keys) whose clock the test sets. */
+/** A fresh store (its own keys) whose clock the test sets; `close` also removes what it stored. */
 interface Clocked {
   clock: { now: number };
   buckets: BucketStore;
+  close(): Promise<void>;
 }
 
 const stores: { name: string; skip: string | false; make(): Clocked }[] = [
@@ -24,17 +25,23 @@ const stores: { name: string; skip: string | false; make(): Clocked }[] = [
     skip: false,
     make() {
       const clock = { now: 1_000_000 };
-      return { clock, buckets: new MemoryBuckets(() => clock.now) };
+      const buckets = new MemoryBuckets(() => clock.now);
+      return { clock, buckets, close: () => buckets.close() };
     },
   },
   {
     name: 'RedisBuckets',
     skip: redisSkip,
     make() {
-      // Near the real time, so a bucket left behind expires in Redis as it would in production.
       const clock = { now: Date.now() };
       const prefix = `test:buckets:${randomUUID()}:`;
-      return { clock, buckets: new RedisBuckets(redisUrl!, prefix, 2_000, () => clock.now) };
+      const buckets = new RedisBuckets(redisUrl!, prefix, 2_000, () => clock.now);
+      const close = async () => {
+        const keys = await buckets.redis.keys(`${prefix}*`);
+        if (keys.length > 0) await buckets.redis.del(...keys);
+        await buckets.close();
+      };
+      return { clock, buckets, close };
     },
   },
 ];
@@ -53,7 +60,7 @@ for (const { name, skip, make } of stores) {
     before(() => {
       store = make();
     });
-    after(() => store?.buckets.close());
+    after(() => store?.close());
 
     test('capacity is consumed exactly, then refused with Retry-After and Reset', async () => {
       const decisions = await take(store, 'spend', 5);
