@@ -52,6 +52,8 @@ export interface Gateway {
 export interface GatewayOptions {
   /** Where JSON log lines go (default: stdout). */
   logStream?: { write(line: string): void };
+  /** The rate limiter's clock, epoch ms (tests move it instead of sleeping); default: Date.now, and Redis's TIME with REDIS_URL. */
+  rateLimitClock?: () => number;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -91,11 +93,11 @@ async function startEmbeddedBackends(config: GatewayConfig, store: Store, log: F
   return { targets: embeddedTargets(names, address, secret, config), host };
 }
 
-function createBuckets(config: GatewayConfig, app: FastifyInstance, metrics: Metrics): BucketStore {
-  const local = new MemoryBuckets();
+function createBuckets(config: GatewayConfig, app: FastifyInstance, metrics: Metrics, clock?: () => number): BucketStore {
+  const local = new MemoryBuckets(clock);
   if (!config.redisUrl) return local;
-  const shared = new RedisBuckets(config.redisUrl, config.redisKeyPrefix, config.redisCommandTimeoutMs);
-  return new FallbackBuckets(shared, local, app.log, () => metrics.rateLimitFallbacks.inc());
+  const shared = new RedisBuckets(config.redisUrl, config.redisKeyPrefix, config.redisCommandTimeoutMs, clock);
+  return new FallbackBuckets(shared, local, app.log, () => metrics.rateLimitFallbacks.inc(), undefined, clock);
 }
 
 /** Builds a gateway instance (not yet listening): the unit that main.ts runs and tests start. */
@@ -112,7 +114,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   const metrics = createMetrics();
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth);
-  const buckets = createBuckets(config, app, metrics);
+  const buckets = createBuckets(config, app, metrics, options.rateLimitClock);
   const remote = remoteTargets(config);
   // Backends notify through the forwarder, which needs their address: one sent while they start waits for it.
   let forwarderMade: (forwarder: Forwarder) => void = () => {};
