@@ -110,7 +110,12 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   });
 
   const metrics = createMetrics();
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    bounds: config.database,
+    onConnectionLost: (error) => app.log.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
+  });
   const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth);
   const buckets = createBuckets(config, app, metrics);
   const remote = remoteTargets(config);

@@ -146,7 +146,7 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
     });
   });
 
-  test('connections cut and refused under load: every request is answered, 2xx or 503, then recovery', async () => {
+  test('connections cut and refused under load: every request is answered, 2xx or 503, then recovery', async (t) => {
     await withGateway('outage-load', async (gateway, proxy) => {
       assert.equal((await call(gateway.url, token)).status, 200);
       const answers: Answer[] = [];
@@ -180,6 +180,9 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
       assert.deepEqual(failures.map(String), [], 'every request got an HTTP answer');
       for (const answer of answers) assertOutageAnswer(answer, 'under load');
       assert.ok(answers.some((answer) => answer.status === 503), 'the outage was seen by some requests');
+      const statuses = new Map<number, number>();
+      for (const answer of answers) statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      t.diagnostic(`under load: ${[...statuses].map(([status, count]) => `${count} × ${status}`).join(', ')}; slowest ${Math.round(Math.max(...answers.map((answer) => answer.ms)))} ms`);
       assert.ok(gateway.alive(), `the gateway process died:\n${gateway.stderr()}`);
       await recovery(gateway);
     });
