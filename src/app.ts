@@ -140,7 +140,14 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await registerOpenApi(app);
   registerGuard(app, { config, verifier, buckets, metrics, seenUsers: new SeenUsers(store.db, config.uidDomain, app.log) });
   await app.register(miscRoutes);
-  await app.register(operationsRoutes, { store, forwarder, metrics, remoteBackends: Object.keys(remote) as BackendName[] });
+  await app.register(operationsRoutes, {
+    store,
+    forwarder,
+    metrics,
+    remoteBackends: Object.keys(remote) as BackendName[],
+    checkTimeoutMs: config.readinessTimeoutMs,
+    ...(buckets.ping ? { pingRedis: () => buckets.ping!() } : {}),
+  });
   const aggregateDeps = { forwarder, config, ensuredOutputFolders: outputFolderCache() };
   await app.register(preferencesRoutes, aggregateDeps);
   await app.register(bootstrapRoutes, aggregateDeps);
