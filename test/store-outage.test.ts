@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { isDatabaseUnavailable } from '../src/store/postgres.js';
 import { openEventStream } from './helpers/event-stream.js';
 import { eventually } from './helpers/fileio.js';
 import { noRateLimits, requiredInCi } from './helpers/gateway.js';
@@ -49,6 +51,42 @@ function assertOutageAnswer(answer: Answer, what: string): void {
   if (answer.status < 300) return;
   assert.deepEqual([answer.status, answer.errorCode], [503, 'ERR_UNAVAILABLE'], `${what}: ${JSON.stringify(answer)}`);
 }
+
+describe('DATABASE_CONNECT_TIMEOUT_MS and DATABASE_QUERY_TIMEOUT_MS', () => {
+  test('default to 5 s and 15 s; refuse what is not a whole number of ms in range', () => {
+    assert.deepEqual(loadConfig({}).database, { connectTimeoutMs: 5_000, queryTimeoutMs: 15_000 });
+    assert.deepEqual(loadConfig({ DATABASE_CONNECT_TIMEOUT_MS: '100', DATABASE_QUERY_TIMEOUT_MS: '250' }).database, { connectTimeoutMs: 100, queryTimeoutMs: 250 });
+    for (const name of ['DATABASE_CONNECT_TIMEOUT_MS', 'DATABASE_QUERY_TIMEOUT_MS']) {
+      for (const bad of ['0', '99', 'never', '-5']) assert.throws(() => loadConfig({ [name]: bad }), new RegExp(name));
+    }
+  });
+
+  test('only connection failures count as the database being unavailable, not errors in the request', () => {
+    const coded = (message: string, code: string) => Object.assign(new Error(message), { code });
+    for (const error of [
+      new Error('Connection terminated unexpectedly'),
+      new Error('Connection terminated due to connection timeout', { cause: new Error('timeout expired') }),
+      new Error('timeout exceeded when trying to connect'),
+      new Error('Query read timeout'),
+      new Error('Client has encountered a connection error and is not queryable'),
+      coded('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
+      new AggregateError([coded('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED')], ''),
+      coded('terminating connection due to administrator command', '57P01'),
+      coded('the database system is starting up', '57P03'),
+      coded('sorry, too many clients already', '53300'),
+    ]) {
+      assert.ok(isDatabaseUnavailable(error), error.message);
+    }
+    for (const error of [
+      coded('duplicate key value violates unique constraint', '23505'),
+      coded('relation "x" does not exist', '42P01'),
+      new Error('something else'),
+      'Connection terminated',
+    ]) {
+      assert.ok(!isDatabaseUnavailable(error), String(error));
+    }
+  });
+});
 
 describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is not set' }, () => {
   let keyDir: string;
