@@ -55,9 +55,16 @@ class PostgresChannel implements StoreChannel {
 
   // Channels are database-wide; a schema of its own (tests, tenants) gets a channel of its own.
   private channel(): Promise<string> {
-    this.channelName ??= sql<{ schema: string }>`select current_schema() as schema`
-      .execute(this.store.db)
-      .then((result) => `${this.name}:${result.rows[0]?.schema ?? 'public'}`.slice(0, 63));
+    if (!this.channelName) {
+      const name = sql<{ schema: string }>`select current_schema() as schema`
+        .execute(this.store.db)
+        .then((result) => `${this.name}:${result.rows[0]?.schema ?? 'public'}`.slice(0, 63));
+      // Asked during an outage, the name is asked again next time rather than failing for good.
+      name.catch(() => {
+        if (this.channelName === name) this.channelName = undefined;
+      });
+      this.channelName = name;
+    }
     return this.channelName;
   }
 
