@@ -45,7 +45,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     pairs.delete(pair);
   };
 
-  const server: Server = createServer((client) => {
+  // Half-open allowed: a blackhole swallows a FIN too, as a dropped route does, instead of answering it.
+  const server: Server = createServer({ allowHalfOpen: true }, (client) => {
     const pair: Pair = { client };
     pairs.add(pair);
     client.on('error', () => drop(pair));
@@ -54,7 +55,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       client.on('data', () => {}); // read and discard: the sender sees its bytes leave, nothing comes back
       return;
     }
-    const upstream = new Socket();
+    const upstream = new Socket({ allowHalfOpen: true });
     pair.upstream = upstream;
     upstream.on('error', () => drop(pair));
     upstream.on('close', () => drop(pair));
@@ -64,6 +65,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     });
     upstream.on('data', (chunk) => {
       if (mode === 'pass') client.write(chunk);
+    });
+    client.on('end', () => {
+      if (mode === 'pass') upstream.end();
+    });
+    upstream.on('end', () => {
+      if (mode === 'pass') client.end();
     });
     upstream.connect(target.port, target.host);
   });
