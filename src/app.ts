@@ -146,7 +146,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     metrics,
     remoteBackends: Object.keys(remote) as BackendName[],
     checkTimeoutMs: config.readinessTimeoutMs,
-    ...(buckets.ping ? { pingRedis: () => buckets.ping!() } : {}),
+    ...(buckets.ping ? { pingRedis: buckets.ping.bind(buckets) } : {}),
   });
   const aggregateDeps = { forwarder, config, ensuredOutputFolders: outputFolderCache() };
   await app.register(preferencesRoutes, aggregateDeps);
