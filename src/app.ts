@@ -112,7 +112,12 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   });
 
   const metrics = createMetrics();
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    bounds: config.database,
+    onConnectionLost: (error) => app.log.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
+  });
   const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth);
   const buckets = createBuckets(config, app, metrics, options.rateLimitClock);
   const remote = remoteTargets(config);
@@ -137,7 +142,14 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await registerOpenApi(app);
   registerGuard(app, { config, verifier, buckets, metrics, seenUsers: new SeenUsers(store.db, config.uidDomain, app.log) });
   await app.register(miscRoutes);
-  await app.register(operationsRoutes, { store, forwarder, metrics, remoteBackends: Object.keys(remote) as BackendName[] });
+  await app.register(operationsRoutes, {
+    store,
+    forwarder,
+    metrics,
+    remoteBackends: Object.keys(remote) as BackendName[],
+    checkTimeoutMs: config.readinessTimeoutMs,
+    ...(buckets.ping ? { pingRedis: buckets.ping.bind(buckets) } : {}),
+  });
   const aggregateDeps = { forwarder, config, ensuredOutputFolders: outputFolderCache() };
   await app.register(preferencesRoutes, aggregateDeps);
   await app.register(bootstrapRoutes, aggregateDeps);

@@ -33,6 +33,8 @@ export interface Decision {
 export interface BucketStore {
   take(key: string, policy: BucketPolicy): Promise<Decision>;
   close(): Promise<void>;
+  /** Resolves when the shared store answers (readiness); absent on stores that live in this process. */
+  ping?(): Promise<void>;
 }
 
 function decide(tokensAfter: number, allowed: boolean, policy: BucketPolicy): Decision {
@@ -157,6 +159,12 @@ export class RedisBuckets implements BucketStore {
   async close(): Promise<void> {
     this.redis.disconnect();
   }
+
+  /** Redis answers a PING within the command timeout (a connection being made is waited for as by take). */
+  async ping(): Promise<void> {
+    await this.ready();
+    await this.redis.ping();
+  }
 }
 
 /**
@@ -201,6 +209,11 @@ export class FallbackBuckets implements BucketStore {
 
   async close(): Promise<void> {
     await Promise.all([this.shared.close(), this.local.close()]);
+  }
+
+  /** The shared store's answer: readiness reports its outage even while requests fall back. */
+  async ping(): Promise<void> {
+    await this.shared.ping?.();
   }
 }
 
