@@ -56,6 +56,8 @@ export interface GatewayOptions {
   logStream?: { write(line: string): void };
   /** Milliseconds since the epoch by which token expiry is judged (default Date.now); tests move it. */
   authClock?: () => number;
+  /** The rate limiter's clock, epoch ms (tests move it instead of sleeping); default: Date.now, and Redis's TIME with REDIS_URL. */
+  rateLimitClock?: () => number;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -95,11 +97,11 @@ async function startEmbeddedBackends(config: GatewayConfig, store: Store, log: F
   return { targets: embeddedTargets(names, address, secret, config), host };
 }
 
-function createBuckets(config: GatewayConfig, app: FastifyInstance, metrics: Metrics): BucketStore {
-  const local = new MemoryBuckets();
+function createBuckets(config: GatewayConfig, app: FastifyInstance, metrics: Metrics, clock?: () => number): BucketStore {
+  const local = new MemoryBuckets(clock);
   if (!config.redisUrl) return local;
-  const shared = new RedisBuckets(config.redisUrl, config.redisKeyPrefix, config.redisCommandTimeoutMs);
-  return new FallbackBuckets(shared, local, app.log, () => metrics.rateLimitFallbacks.inc());
+  const shared = new RedisBuckets(config.redisUrl, config.redisKeyPrefix, config.redisCommandTimeoutMs, clock);
+  return new FallbackBuckets(shared, local, app.log, () => metrics.rateLimitFallbacks.inc(), undefined, clock);
 }
 
 /** Builds a gateway instance (not yet listening): the unit that main.ts runs and tests start. */
@@ -120,9 +122,14 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   });
 
   const metrics = createMetrics();
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    bounds: config.database,
+    onConnectionLost: (error) => app.log.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
+  });
   const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth, options.authClock);
-  const buckets = createBuckets(config, app, metrics);
+  const buckets = createBuckets(config, app, metrics, options.rateLimitClock);
   const remote = remoteTargets(config);
   // Backends notify through the forwarder, which needs their address: one sent while they start waits for it.
   let forwarderMade: (forwarder: Forwarder) => void = () => {};
@@ -147,7 +154,14 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await registerOpenApi(app);
   registerGuard(app, { config, verifier, buckets, metrics, seenUsers: new SeenUsers(store.db, config.uidDomain, app.log) });
   await app.register(miscRoutes);
-  await app.register(operationsRoutes, { store, forwarder, metrics, remoteBackends: Object.keys(remote) as BackendName[] });
+  await app.register(operationsRoutes, {
+    store,
+    forwarder,
+    metrics,
+    remoteBackends: Object.keys(remote) as BackendName[],
+    checkTimeoutMs: config.readinessTimeoutMs,
+    ...(buckets.ping ? { pingRedis: buckets.ping.bind(buckets) } : {}),
+  });
   const aggregateDeps = { forwarder, config, ensuredOutputFolders: outputFolderCache() };
   await app.register(preferencesRoutes, aggregateDeps);
   await app.register(bootstrapRoutes, aggregateDeps);

@@ -16,6 +16,10 @@ export interface GatewayConfig {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** PostgreSQL waits: for a connection, new or pooled (DATABASE_CONNECT_TIMEOUT_MS), and a query's answer (DATABASE_QUERY_TIMEOUT_MS). */
+  database: { connectTimeoutMs: number; queryTimeoutMs: number };
+  /** Longest wait for each `/readyz` check (READINESS_TIMEOUT_MS). */
+  readinessTimeoutMs: number;
   redisUrl?: string;
   redisKeyPrefix: string;
   /** Longest wait for a Redis answer before a request is served with local counters (REDIS_COMMAND_TIMEOUT_MS). */
@@ -255,6 +259,11 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     host: text(env, 'HOST') ?? '127.0.0.1',
     dataDir,
     databaseUrl: databaseUrl?.toString(),
+    database: {
+      connectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
+      queryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 15_000, 100, 3_600_000),
+    },
+    readinessTimeoutMs: integer(env, 'READINESS_TIMEOUT_MS', 2_000, 10, 60_000),
     redisUrl: redisUrl?.toString(),
     redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'gateway:',
     redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 250, 10, 60_000),

@@ -28,8 +28,13 @@ export async function serveBackendsStandalone(config: GatewayConfig): Promise<Fa
   if (!config.backendSecret) throw new ConfigError('BACKEND_SECRET', 'must be set to serve backends on their own (--backends-only)');
   const names = config.embeddedBackends.filter(isEmbeddedBackend);
   if (names.length === 0) throw new ConfigError('EMBEDDED_BACKENDS', `names no backend with an embedded implementation (${embeddedBackendNames.join(', ')}) to serve with --backends-only`);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const logger = pino(loggerSettings(config.logLevel));
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    bounds: config.database,
+    onConnectionLost: (error) => logger.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
+  });
   const notifier = new Forwarder(notificationTarget(config, names), config.uidDomain, createMetrics());
   const host = await buildBackendHost({
     names,

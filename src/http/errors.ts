@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../store/postgres.js';
 
 /**
  * An error the gateway answers itself. Every one becomes `{error_code, reason, ...extra}`;
@@ -81,6 +82,8 @@ export function toGatewayError(error: FastifyError | Error): GatewayError {
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new GatewayError(status, 'ERR_BAD_REQUEST', fastifyError.message);
   }
+  // An outage of the database (or the network to it) is the operator's to fix and the client's to retry.
+  if (isDatabaseUnavailable(error)) return new GatewayError(503, 'ERR_UNAVAILABLE', 'The database is unavailable; try again shortly.');
   return new GatewayError(500, 'ERR_UNCHECKED_EXCEPTION', 'Internal error');
 }
 
