@@ -6,8 +6,10 @@ import { buildBackendHost, embeddedTargets, listenPrivately, processSecret } fro
 import type { BackendContext } from './backends/service.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
-import { registerErrorHandling } from './http/errors.js';
+import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { registerGuard } from './http/guard.js';
+import { registerJsonBodyParser } from './http/json-body.js';
+import { gatewayLoggerOptions, logRequest, registerRequestLog } from './http/request-log.js';
 import { loadTrustedKeys } from './http/keys.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { sendNotification } from './http/notifications.js';
@@ -52,6 +54,8 @@ export interface Gateway {
 export interface GatewayOptions {
   /** Where JSON log lines go (default: stdout). */
   logStream?: { write(line: string): void };
+  /** Milliseconds since the epoch by which token expiry is judged (default Date.now); tests move it. */
+  authClock?: () => number;
   /** The rate limiter's clock, epoch ms (tests move it instead of sleeping); default: Date.now, and Redis's TIME with REDIS_URL. */
   rateLimitClock?: () => number;
 }
@@ -103,7 +107,13 @@ function createBuckets(config: GatewayConfig, app: FastifyInstance, metrics: Met
 /** Builds a gateway instance (not yet listening): the unit that main.ts runs and tests start. */
 export async function buildGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const app = Fastify({
-    logger: { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
+    ...gatewayLoggerOptions(config.logLevel, options.logStream),
+    // Refused before routing, so no hook runs: answered, headed and logged here.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      reply.raw.once('finish', () => logRequest(request, reply));
+      answerFrameworkError(error, request, reply);
+    },
     genReqId: requestId,
     requestIdHeader: false,
     trustProxy: config.trustProxy,
@@ -118,7 +128,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     bounds: config.database,
     onConnectionLost: (error) => app.log.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
   });
-  const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth);
+  const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth, options.authClock);
   const buckets = createBuckets(config, app, metrics, options.rateLimitClock);
   const remote = remoteTargets(config);
   // Backends notify through the forwarder, which needs their address: one sent while they start waits for it.
@@ -139,6 +149,8 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   });
 
   registerErrorHandling(app);
+  registerRequestLog(app);
+  registerJsonBodyParser(app, config.jsonMaxDepth);
   await registerOpenApi(app);
   registerGuard(app, { config, verifier, buckets, metrics, seenUsers: new SeenUsers(store.db, config.uidDomain, app.log) });
   await app.register(miscRoutes);

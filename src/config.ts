@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { backendEnvPrefix, backendNames, embeddedBackendNames, type BackendName } from './backends/catalog.js';
+import { defaultJsonMaxDepth, jsonDepthCeiling } from './http/json-body.js';
 
 export interface BackendSetting {
   /** Remote base URL; undefined means "use the embedded service". */
@@ -28,6 +29,8 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   /** Largest comment text, in UTF-8 bytes (COMMENT_MAX_BYTES); longer comments get 413. */
   commentMaxBytes: number;
+  /** Deepest nesting of arrays and objects a JSON request body may have (JSON_MAX_DEPTH); deeper is 400 ERR_INVALID_JSON. */
+  jsonMaxDepth: number;
   uidDomain: string;
   auth: {
     jwksUrl?: URL;
@@ -268,6 +271,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 2 ** 40),
     commentMaxBytes: integer(env, 'COMMENT_MAX_BYTES', 64 * 1024, 1, 16 * 1024 ** 2),
+    jsonMaxDepth: integer(env, 'JSON_MAX_DEPTH', defaultJsonMaxDepth, 1, jsonDepthCeiling),
     uidDomain: text(env, 'UID_DOMAIN') ?? 'localhost',
     auth: {
       jwksUrl,

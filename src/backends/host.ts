@@ -4,6 +4,7 @@ import path from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../config.js';
 import { GatewayError, registerErrorHandling } from '../http/errors.js';
+import { registerJsonBodyParser } from '../http/json-body.js';
 import type { BackendTarget } from '../http/proxy.js';
 import type { EmbeddedBackendName } from './catalog.js';
 import { embeddedServices } from './registry.js';
@@ -41,6 +42,7 @@ export async function buildBackendHost(options: BackendHostOptions): Promise<Fas
   });
   const expected = Buffer.from(options.secret);
   registerErrorHandling(app);
+  registerJsonBodyParser(app, options.context.config.jsonMaxDepth);
 
   app.get('/livez', async () => ({ status: 'ok', backends: options.names }));
   app.addHook('onRequest', async (request) => {

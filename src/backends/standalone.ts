@@ -4,6 +4,7 @@ import { ConfigError, type GatewayConfig } from '../config.js';
 import { openStore } from '../store/database.js';
 import { createMetrics } from '../http/metrics.js';
 import { sendNotification } from '../http/notifications.js';
+import { loggerSettings } from '../http/request-log.js';
 import { Forwarder, remoteTarget, type BackendTarget } from '../http/proxy.js';
 import { embeddedBackendNames, isEmbeddedBackend, type BackendName, type EmbeddedBackendName } from './catalog.js';
 import { buildBackendHost } from './host.js';
@@ -27,7 +28,7 @@ export async function serveBackendsStandalone(config: GatewayConfig): Promise<Fa
   if (!config.backendSecret) throw new ConfigError('BACKEND_SECRET', 'must be set to serve backends on their own (--backends-only)');
   const names = config.embeddedBackends.filter(isEmbeddedBackend);
   if (names.length === 0) throw new ConfigError('EMBEDDED_BACKENDS', `names no backend with an embedded implementation (${embeddedBackendNames.join(', ')}) to serve with --backends-only`);
-  const logger = pino({ level: config.logLevel });
+  const logger = pino(loggerSettings(config.logLevel));
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

@@ -7,6 +7,7 @@ import { normalizeQuery } from '../../../http/query.js';
 import { paged } from '../../../store/paging.js';
 import type { Database } from '../../../store/schema.js';
 import { asBoolean } from '../../../store/sqlite-booleans.js';
+import { jsonNestsDeeperThan } from '../../../http/json-body.js';
 import { badQueryParam, countParam } from '../../query-params.js';
 import { launchView, visibleApp } from '../catalog-routes.js';
 import type { AppDefinition } from '../definition.js';
@@ -52,6 +53,8 @@ const sortColumns = { startdate: 'start_date', enddate: 'end_date', name: 'name'
 function filters(raw: string | undefined): Map<string, string[]> {
   const byField = new Map<string, string[]>();
   if (raw === undefined || raw === '') return byField;
+  // A value is turned to text below, and String() of nested arrays recurses: keep them shallow.
+  if (jsonNestsDeeperThan(raw, 3)) throw badQueryParam('filter', 'filter must be a JSON list of {field, value}');
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
