@@ -64,7 +64,9 @@ export async function deletePaths(data: DataStore, caller: Caller, paths: string
     const now = data.now();
     for (const path of outermost(paths)) {
       if (isWithin(path, trashBase(data.zone))) {
-        removedFiles.push(...(await removeSubtree(trx, path, now)));
+        const files = await removeSubtree(trx, path, now);
+        if (!files) throw dataError('ERR_DOES_NOT_EXIST', `${path} was deleted by a concurrent request; nothing was changed`, { path });
+        removedFiles.push(...files);
         deleted.push(path);
         continue;
       }
@@ -99,7 +101,10 @@ export async function emptyTrash(data: DataStore, caller: Caller, log?: FastifyB
   await inTransaction(data, async (trx) => {
     const now = data.now();
     for (const entry of await data.catalog.children(trash, trx)) {
-      removedFiles.push(...(await removeSubtree(trx, entry.path, now)));
+      // Gone meanwhile (restored, or emptied by a concurrent request): not this request's to report.
+      const files = await removeSubtree(trx, entry.path, now);
+      if (!files) continue;
+      removedFiles.push(...files);
       paths.push(entry.path);
     }
   });
@@ -201,7 +206,7 @@ export async function sweepTrash(data: DataStore, log?: FastifyBaseLogger): Prom
         if (!entry || entry.trashed_at === null || Number(entry.trashed_at) >= cutoff) return undefined;
         return removeSubtree(trx, path, data.now());
       });
-      if (files === undefined) continue;
+      if (!files) continue;
       await removeBlobs(data, files, log);
       deleted += 1;
     } catch (error) {

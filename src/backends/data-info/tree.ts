@@ -92,13 +92,21 @@ export async function touch(db: Db, folders: string[], now: number): Promise<voi
 /**
  * Deletes the object at `path` and everything below it from the catalog (grants and tickets go
  * with them by foreign-key cascade) and answers the ids of the files, whose bytes the caller
- * removes once the transaction has committed.
+ * removes once the transaction has committed; undefined when nothing is at `path` any more.
+ *
+ * The object's own row goes first, in one statement that both checks and acts: on PostgreSQL it
+ * waits for a concurrent request holding the row and then finds it gone, so two deletions (or a
+ * deletion and a restore) of one item never both succeed, and the files below are read only once
+ * the row is ours, never from before a concurrent move took them away (their bytes would go too).
  */
-export async function removeSubtree(db: Db, path: string, now: number): Promise<string[]> {
-  const files = await db.selectFrom('data_objects').select('id').where(inSubtree(path)).where('type', '=', 'file').execute();
-  await db.deleteFrom('data_objects').where(inSubtree(path)).execute();
+export async function removeSubtree(db: Db, path: string, now: number): Promise<string[] | undefined> {
+  const removed = await db.deleteFrom('data_objects').where('path', '=', path).returning(['id', 'type']).execute();
+  const top = removed[0];
+  if (!top) return undefined;
+  const files = await db.selectFrom('data_objects').select('id').where(below(path)).where('type', '=', 'file').execute();
+  await db.deleteFrom('data_objects').where(below(path)).execute();
   await touch(db, [parentOf(path)], now);
-  return files.map((file) => file.id);
+  return [...(top.type === 'file' ? [top.id] : []), ...files.map((file) => file.id)];
 }
 
 /** Removes every ticket on the object at `path` or below it. */
