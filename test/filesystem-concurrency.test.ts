@@ -1,8 +1,12 @@
 // Concurrent changes to one item through the gateway are honest, on SQLite and PostgreSQL: of
 // racing renames, moves, deletes and restores of the same item exactly one succeeds and the others
 // answer ERR_DOES_NOT_EXIST (the item is no longer where they named it); what the winner reported
-// is what the catalog holds.
+// is what the catalog holds. A file or folder added to a folder that a concurrent request moves or
+// deletes meanwhile is refused, never left below a path that no longer exists.
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startDataStoreGateway, type Answer, type DataStoreGateway } from './helpers/data-store.js';
 import { requiredInCi } from './helpers/gateway.js';
@@ -21,6 +25,36 @@ function oneWinner(answers: Answer[]): number {
   assert.deepEqual(tally(answers), { 200: 1, 404: answers.length - 1 }, answers.map((answer) => `${answer.status} ${answer.text}`).join('\n'));
   for (const answer of answers) if (answer.status !== 200) assert.equal(answer.body.error_code, 'ERR_DOES_NOT_EXIST', answer.text);
   return answers.findIndex((answer) => answer.status === 200);
+}
+
+/** Resolves once `condition` holds (checked every few milliseconds); gives up after `limitMs`. */
+async function until(condition: () => boolean, what: string, limitMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > limitMs) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * An upload through the gateway whose body is held back: `start` sends the multipart head and the
+ * first bytes, `finish` the rest; `answer` resolves with the status and JSON body.
+ */
+function heldUpload(url: string, headers: Record<string, string>, name: string) {
+  const boundary = `----held${Date.now()}`;
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: text/plain\r\n\r\nfirst half, `;
+  const tail = `second half\r\n--${boundary}--\r\n`;
+  const client = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': Buffer.byteLength(head + tail) } });
+  const answer = new Promise<{ status: number; body: any }>((resolve, reject) => {
+    client.once('error', reject);
+    client.once('response', (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+      response.once('end', () => resolve({ status: response.statusCode!, body: text ? JSON.parse(text) : undefined }));
+    });
+  });
+  client.write(head);
+  return { answer, finish: () => client.end(tail) };
 }
 
 for (const engine of ['sqlite', 'postgres'] as const) {
@@ -133,6 +167,39 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         assert.ok(empty.body.paths.includes(trashed));
         assert.deepEqual(await existing([original, trashed]), []);
       }
+    });
+
+    test('an upload into a folder deleted while its bytes arrive is refused and leaves nothing, under the old path or in the trash', async (t) => {
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      const folder = `${home}/vanishing`;
+      await gw.folder('alice', folder);
+      const tmp = path.join(gw.running.dataDir, 'data-store', 'tmp');
+      const upload = heldUpload(`${gw.url}/secured/fileio/upload?dest=${encodeURIComponent(folder)}`, await gw.authHeaders('alice'), 'late.txt');
+      // The store has checked the folder and is writing the bytes: now the folder goes.
+      await until(() => readdirSync(tmp).length > 0, 'the upload to reach the store');
+      const trashed = (await gw.ok('alice', 'POST', '/secured/filesystem/delete', { json: { paths: [folder] } }))['trash-paths'][folder];
+      upload.finish();
+      const answer = await upload.answer;
+      assert.equal(answer.body?.error_code, 'ERR_DOES_NOT_EXIST', JSON.stringify(answer));
+      assert.deepEqual(await existing([`${folder}/late.txt`, `${trashed}/late.txt`]), []);
+      assert.deepEqual(readdirSync(tmp), []);
+    });
+
+    test('a folder made below a folder moved meanwhile is refused, not left below the old path', async (t) => {
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      await gw.ok('alice', 'POST', '/secured/filesystem/directories', { json: { paths: [`${home}/mkdir-race/a`, `${home}/mkdir-race/elsewhere`] } });
+      const answers = await Promise.all([
+        ...Array.from({ length: PARALLEL }, (_, index) => gw.call('alice', 'POST', '/secured/filesystem/directories', { json: { paths: [`${home}/mkdir-race/a/sub-${index}`] } })),
+        gw.call('alice', 'POST', '/secured/filesystem/move', { json: { sources: [`${home}/mkdir-race/a`], dest: `${home}/mkdir-race/elsewhere` } }),
+      ]);
+      const made = answers.slice(0, PARALLEL);
+      assert.equal(answers[PARALLEL]!.status, 200, answers[PARALLEL]!.text);
+      for (const answer of made) if (answer.status !== 200) assert.equal(answer.body.error_code, 'ERR_DOES_NOT_EXIST', answer.text);
+      const names = Array.from({ length: PARALLEL }, (_, index) => `sub-${index}`);
+      const stranded = await existing(names.map((name) => `${home}/mkdir-race/a/${name}`));
+      assert.deepEqual(stranded, [], 'nothing below the old path');
+      const moved = await existing(names.map((name) => `${home}/mkdir-race/elsewhere/a/${name}`));
+      assert.equal(moved.length, made.filter((answer) => answer.status === 200).length, 'every folder made went along with the move');
     });
   });
 }
