@@ -8,6 +8,7 @@ import { readdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { startDataStoreGateway, type Answer, type DataStoreGateway } from './helpers/data-store.js';
 import { requiredInCi } from './helpers/gateway.js';
 
@@ -200,6 +201,37 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(stranded, [], 'nothing below the old path');
       const moved = await existing(names.map((name) => `${home}/mkdir-race/elsewhere/a/${name}`));
       assert.equal(moved.length, made.filter((answer) => answer.status === 200).length, 'every folder made went along with the move');
+    });
+
+    test('an empty-trash that waits on a concurrent restore of an entry leaves the restored file whole (PostgreSQL row locks)', async (t) => {
+      // SQLite runs one transaction at a time: an empty-trash can never overlap a restore there.
+      if (engine !== 'postgres') return t.skip('PostgreSQL only');
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      await gw.folder('alice', `${home}/kept-bytes`);
+      const file = await gw.upload('alice', `${home}/kept-bytes`, 'precious.txt', 'still here');
+      const original = `${home}/kept-bytes/precious.txt`;
+      const trashed = (await gw.ok('alice', 'POST', '/secured/filesystem/delete', { json: { paths: [original] } }))['trash-paths'][original];
+      const db = gw.running.gateway.store.db;
+      let emptying: Promise<Answer> | undefined;
+      // A restore as data-info makes it (the entry's row moved back), held open until the
+      // empty-trash has listed the entry and is waiting for its row.
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('data_objects').set({ path: original, parent_path: `${home}/kept-bytes`, name: 'precious.txt', trash_origin: null, trashed_at: null }).where('id', '=', file.id).execute();
+        emptying = gw.call('alice', 'DELETE', '/secured/filesystem/trash');
+        const waiting = async () =>
+          Number((await sql<{ count: number }>`select count(*) as count from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'delete from "data_objects"%'`.execute(db)).rows[0]?.count);
+        const started = Date.now();
+        while ((await waiting()) === 0) {
+          if (Date.now() - started > 10_000) throw new Error('the empty-trash never waited for the row');
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      });
+      const emptied = await emptying!;
+      assert.equal(emptied.status, 200, emptied.text);
+      assert.ok(!emptied.body.paths.includes(trashed), 'the restored entry is not reported as emptied');
+      const download = await gw.call('alice', 'GET', `/secured/fileio/download?path=${encodeURIComponent(original)}`);
+      assert.equal(download.status, 200, download.text);
+      assert.equal(download.text, 'still here');
     });
   });
 }
