@@ -25,14 +25,15 @@ export interface OrphanSweep {
   ms: number;
 }
 
-/** One sweep over the bytes of `data`, as of `data.now()`. */
-export async function sweepOrphans(data: DataStore, graceMs: number): Promise<OrphanSweep> {
+/** One sweep over the bytes of `data`, as of `data.now()`; `signal` ends it early (between batches). */
+export async function sweepOrphans(data: DataStore, graceMs: number, signal?: AbortSignal): Promise<OrphanSweep> {
   const started = performance.now();
   const before = data.now() - graceMs;
   const temps = await data.blobs.removeStaleTemps(before);
   let checked = 0;
   let removed = 0;
   for await (const ids of data.blobs.staleObjects(before, BATCH)) {
+    if (signal?.aborted) break;
     checked += ids.length;
     const rows = await data.db.selectFrom('data_objects').select('id').where('id', 'in', ids).execute();
     const named = new Set(rows.map((row) => row.id.toLowerCase()));
@@ -52,10 +53,10 @@ export async function sweepOrphans(data: DataStore, graceMs: number): Promise<Or
  */
 export function startOrphanSweep(data: DataStore, graceMs: number, log: FastifyBaseLogger): { stop(): Promise<void> } {
   let running: Promise<void> | undefined;
-  let stopped = false;
+  const stopping = new AbortController();
   const run = (first: boolean) => {
-    if (running || stopped) return; // a slow sweep is not overlapped by the next one
-    running = sweepOrphans(data, graceMs)
+    if (running || stopping.signal.aborted) return; // a slow sweep is not overlapped by the next one
+    running = sweepOrphans(data, graceMs, stopping.signal)
       .then((result) => {
         if (first || result.removed + result.temps > 0) log.info({ orphanSweep: result }, 'orphan sweep finished');
       })
@@ -66,9 +67,9 @@ export function startOrphanSweep(data: DataStore, graceMs: number, log: FastifyB
   const every = setInterval(() => run(false), SWEEP_EVERY_MS);
   every.unref();
   return {
-    // Waits for a sweep under way: the database it reads is about to be closed.
+    // Ends a sweep under way at its next batch and waits for it: the database it reads is about to be closed.
     async stop() {
-      stopped = true;
+      stopping.abort();
       clearImmediate(first);
       clearInterval(every);
       await running;
