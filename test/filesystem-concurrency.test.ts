@@ -233,5 +233,32 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(download.status, 200, download.text);
       assert.equal(download.text, 'still here');
     });
+
+    test('a folder moved while something inside it is renamed and something deeper deleted: no 500, no row left without its folder', async (t) => {
+      if (skip()) return t.skip('DATABASE_URL is not set');
+      const counts: Record<string, number> = {};
+      for (let round = 0; round < PARALLEL; round += 1) {
+        const folder = `${home}/nested-${round}`;
+        await gw.ok('alice', 'POST', '/secured/filesystem/directories', { json: { paths: [`${folder}/sub/deep`, `${home}/nested-dest-${round}`] } });
+        const answers = await Promise.all([
+          gw.call('alice', 'POST', '/secured/filesystem/move', { json: { sources: [folder], dest: `${home}/nested-dest-${round}` } }),
+          gw.call('alice', 'POST', '/secured/filesystem/rename', { json: { source: `${folder}/sub`, dest: `${folder}/renamed` } }),
+          gw.call('alice', 'POST', '/secured/filesystem/delete', { json: { paths: [`${folder}/sub/deep`] } }),
+        ]);
+        for (const answer of answers) {
+          const outcome = answer.status === 200 ? '200' : `${answer.status} ${answer.body?.error_code}`;
+          counts[outcome] = (counts[outcome] ?? 0) + 1;
+        }
+      }
+      assert.deepEqual(Object.keys(counts).filter((outcome) => outcome !== '200' && outcome !== '404 ERR_DOES_NOT_EXIST'), [], JSON.stringify(counts));
+      const db = gw.running.gateway.store.db;
+      const stranded = await db
+        .selectFrom('data_objects as o')
+        .select('o.path')
+        .where('o.parent_path', '!=', '/')
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('data_objects as p').select('p.id').whereRef('p.path', '=', 'o.parent_path'))))
+        .execute();
+      assert.deepEqual(stranded, []);
+    });
   });
 }
