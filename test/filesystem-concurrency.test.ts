@@ -217,9 +217,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       // empty-trash has listed the entry and is waiting for its row.
       await db.transaction().execute(async (trx) => {
         await trx.updateTable('data_objects').set({ path: original, parent_path: `${home}/kept-bytes`, name: 'precious.txt', trash_origin: null, trashed_at: null }).where('id', '=', file.id).execute();
+        const holder = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid;
         emptying = gw.call('alice', 'DELETE', '/secured/filesystem/trash');
-        const waiting = async () =>
-          Number((await sql<{ count: number }>`select count(*) as count from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'delete from "data_objects"%'`.execute(db)).rows[0]?.count);
+        /** Sessions waiting for a row this transaction holds: the empty-trash, once it reaches the entry. */
+        const waiting = async () => Number((await sql<{ count: number }>`select count(*) as count from pg_stat_activity where ${holder} = any(pg_blocking_pids(pid))`.execute(db)).rows[0]?.count);
         const started = Date.now();
         while ((await waiting()) === 0) {
           if (Date.now() - started > 10_000) throw new Error('the empty-trash never waited for the row');

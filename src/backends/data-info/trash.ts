@@ -50,12 +50,11 @@ async function removeBlobs(data: DataStore, fileIds: string[], log?: FastifyBase
  */
 export async function deletePaths(data: DataStore, caller: Caller, paths: string[], log?: FastifyBaseLogger): Promise<DeleteResult> {
   const trashRoot = data.catalog.basePaths(caller.name).user_trash_path;
-  const moved: Record<string, string> = {};
-  const removedFiles: string[] = [];
-  const trashed: string[] = [];
-  const deleted: string[] = [];
-
-  await inTransaction(data, async (trx) => {
+  const { moved, removedFiles, trashed, deleted } = await inTransaction(data, async (trx) => {
+    const moved: Record<string, string> = {};
+    const removedFiles: string[] = [];
+    const trashed: string[] = [];
+    const deleted: string[] = [];
     await existingAll(data, trx, paths);
     await ownedAll(data, trx, caller, paths);
     const roots = paths.filter((path) => isProtectedRoot(data.zone, path));
@@ -78,6 +77,7 @@ export async function deletePaths(data: DataStore, caller: Caller, paths: string
       moved[path] = target;
       trashed.push(path);
     }
+    return { moved, removedFiles, trashed, deleted };
   });
   await removeBlobs(data, removedFiles, log);
 
@@ -96,9 +96,9 @@ export async function deletePaths(data: DataStore, caller: Caller, paths: string
 /** DELETE /trash: every entry of the caller's trash, for good. */
 export async function emptyTrash(data: DataStore, caller: Caller, log?: FastifyBaseLogger): Promise<{ trash: string; paths: string[]; event: DataEvent }> {
   const trash = data.catalog.basePaths(caller.name).user_trash_path;
-  const removedFiles: string[] = [];
-  const paths: string[] = [];
-  await inTransaction(data, async (trx) => {
+  const { removedFiles, paths } = await inTransaction(data, async (trx) => {
+    const removedFiles: string[] = [];
+    const paths: string[] = [];
     const now = data.now();
     for (const entry of await data.catalog.children(trash, trx)) {
       // Gone meanwhile (restored, or emptied by a concurrent request): not this request's to report.
@@ -107,6 +107,7 @@ export async function emptyTrash(data: DataStore, caller: Caller, log?: FastifyB
       removedFiles.push(...files);
       paths.push(entry.path);
     }
+    return { removedFiles, paths };
   });
   await removeBlobs(data, removedFiles, log);
   paths.sort();
@@ -156,8 +157,8 @@ async function restoreFolder(data: DataStore, trx: Transaction<Database>, caller
  */
 export async function restorePaths(data: DataStore, caller: Caller, requested: string[]): Promise<RestoreResult> {
   const trashRoot = data.catalog.basePaths(caller.name).user_trash_path;
-  const restored: RestoreResult['restored'] = {};
-  await inTransaction(data, async (trx) => {
+  const restored = await inTransaction(data, async (trx) => {
+    const restored: RestoreResult['restored'] = {};
     const paths = requested.length > 0 ? requested : (await data.catalog.children(trashRoot, trx)).map((entry) => entry.path).sort();
     const objects = await existingAll(data, trx, paths);
     const outside = paths.filter((path) => !isWithin(path, trashBase(data.zone)) || isProtectedRoot(data.zone, path));
@@ -177,6 +178,7 @@ export async function restorePaths(data: DataStore, caller: Caller, requested: s
       await relocate(trx, path, target, now, { origin: null, at: null });
       restored[path] = { 'restored-path': target, 'partial-restore': partial };
     }
+    return restored;
   });
   // The notification names where things are now: trash names carry a suffix the user never chose.
   return { restored, event: { action: 'restore', user: caller.name, paths: Object.values(restored).map((entry) => entry['restored-path']) } };
