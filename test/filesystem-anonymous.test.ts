@@ -1,9 +1,10 @@
 // Signed-out reads of the data store agree, on SQLite and PostgreSQL: every read route that serves
 // anonymous callers (stat, manifest, read-chunk, read-csv-chunk, download, display-download, the
-// paged listing) serves a file made public (anon-files) with 200, and refuses a private file, a
-// path that does not exist outside the community folder, and lookups by id with the same 401
-// `ERR_NOT_AUTHORIZED` a route that needs a user gives: signing in may help, and a signed-out
-// caller learns nothing about what others keep.
+// paged listing) serves a file made public (anon-files) with 200. The filesystem routes refuse a
+// private file, a path that does not exist outside the community folder, and lookups by id with
+// the same 401 `ERR_NOT_AUTHORIZED` a route that needs a user gives: signing in may help, and a
+// signed-out caller learns nothing about what others keep. The two file I/O downloads answer the
+// spec's file I/O codes instead (Errors 2: 500 `ERR_NOT_READABLE`, `ERR_DOES_NOT_EXIST`).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { q, startDataStoreGateway, type Answer, type DataStoreGateway } from './helpers/data-store.js';
@@ -66,13 +67,15 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(listing.body.files[0].permission, 'read');
     });
 
-    test('a private file, and a path that does not exist: every read route answers 401 ERR_NOT_AUTHORIZED', async (t) => {
+    test('a private file, and a path that does not exist: filesystem reads answer 401 ERR_NOT_AUTHORIZED, file I/O downloads their spec codes', async (t) => {
       if (skip()) return t.skip('DATABASE_URL is not set');
-      for (const path of [privateFile, `${folder}/missing.csv`]) {
+      const fileio = new Set(['download', 'display-download']);
+      for (const [path, fileioCode] of [[privateFile, 'ERR_NOT_READABLE'], [`${folder}/missing.csv`, 'ERR_DOES_NOT_EXIST']] as const) {
         for (const [route, read] of Object.entries(reads(gw, path))) {
           const answer = await read();
-          assert.equal(answer.status, 401, `${route} ${path}: ${answer.status} ${answer.text}`);
-          assert.equal(answer.body.error_code, 'ERR_NOT_AUTHORIZED', `${route} ${path}`);
+          const [status, code] = fileio.has(route) ? [500, fileioCode] : [401, 'ERR_NOT_AUTHORIZED'];
+          assert.equal(answer.status, status, `${route} ${path}: ${answer.status} ${answer.text}`);
+          assert.equal(answer.body.error_code, code, `${route} ${path}`);
         }
       }
       const privateFolder = `${gw.home('alice')}/hidden`;

@@ -13,7 +13,6 @@ import { documentedNotEnforced } from '../http/openapi.js';
 import type { Forwarder } from '../http/proxy.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { answeredListing, dataInfoCall, dataInfoJson, encodedPath, fileContent, uuidOf, type DataInfoCall } from './data-info-calls.js';
-import { readSignedOut } from './filesystem-calls.js';
 import { FileioErrorSchema, fileResult, FileResultSchema, optionalJsonBody, registerFileioErrors, type FileStat } from './fileio-support.js';
 import { prepareImport, submitImport, type UrlImportDeps } from './fileio-url-import.js';
 
@@ -71,48 +70,45 @@ async function relayFile(deps: FileioDeps, request: FastifyRequest, reply: Fasti
   const path = normalizeDataPath(given, deps.config.dataStore.zone, 'path');
   const attachment = !display || !['0', 'false'].includes(String(query.attachment ?? '1').toLowerCase());
 
-  // Signed out, what cannot be read is a 401 whatever the route (filesystem-calls.ts).
-  return readSignedOut(deps.config, request, [path], async () => {
-    const response = await deps.forwarder.exchange(request, reply, 'data-info', {
-      method: request.method === 'HEAD' ? 'HEAD' : 'GET',
-      path: `/data/path${encodedPath(path)}`,
-      // `limit` matters only for a folder, which then answers a (short) listing instead of a complaint.
-      rawQuery: `attachment=${attachment}&limit=1`,
-      identity: request.identity,
-      identityStyle: 'user',
-      bodyLimitBytes: 0,
-    });
-    if (response.statusCode === 416) {
-      const range = response.headers['content-range'];
-      const error = await backendError('data-info', response);
-      throw new GatewayError(416, 'ERR_RANGE_NOT_SATISFIABLE', error.reason, { path }, typeof range === 'string' ? { 'content-range': range } : {});
-    }
-    if (response.statusCode === 304) {
-      // A conditional request the store answered "unchanged": nothing to reshape.
-      await response.body.dump();
-      for (const name of ['etag', 'last-modified']) if (response.headers[name] !== undefined) reply.header(name, response.headers[name]);
-      return reply.code(304).send();
-    }
-    if (response.statusCode < 200 || response.statusCode >= 300) throw await backendError('data-info', response);
-    if (answeredListing(response)) {
-      // A folder: data-info answered a listing, not bytes.
-      await response.body.dump();
-      throw new GatewayError(500, 'ERR_NOT_A_FILE', `${path} is a folder, not a file`, { path });
-    }
-
-    reply.code(response.statusCode);
-    for (const name of ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified']) {
-      const value = response.headers[name];
-      if (value !== undefined) reply.header(name, value);
-    }
-    const storedType = response.headers['content-type'];
-    reply.header('content-type', display && typeof storedType === 'string' ? storedType : 'application/octet-stream');
-    reply.header('content-disposition', contentDisposition(attachment ? 'attachment' : 'inline', baseName(path)));
-    // Shown inline on the gateway's origin: never let a stored HTML file run as a page of it.
-    reply.header('x-content-type-options', 'nosniff');
-    if (!attachment) reply.header('content-security-policy', 'sandbox');
-    return reply.send(response.body);
+  const response = await deps.forwarder.exchange(request, reply, 'data-info', {
+    method: request.method === 'HEAD' ? 'HEAD' : 'GET',
+    path: `/data/path${encodedPath(path)}`,
+    // `limit` matters only for a folder, which then answers a (short) listing instead of a complaint.
+    rawQuery: `attachment=${attachment}&limit=1`,
+    identity: request.identity,
+    identityStyle: 'user',
+    bodyLimitBytes: 0,
   });
+  if (response.statusCode === 416) {
+    const range = response.headers['content-range'];
+    const error = await backendError('data-info', response);
+    throw new GatewayError(416, 'ERR_RANGE_NOT_SATISFIABLE', error.reason, { path }, typeof range === 'string' ? { 'content-range': range } : {});
+  }
+  if (response.statusCode === 304) {
+    // A conditional request the store answered "unchanged": nothing to reshape.
+    await response.body.dump();
+    for (const name of ['etag', 'last-modified']) if (response.headers[name] !== undefined) reply.header(name, response.headers[name]);
+    return reply.code(304).send();
+  }
+  if (response.statusCode < 200 || response.statusCode >= 300) throw await backendError('data-info', response);
+  if (answeredListing(response)) {
+    // A folder: data-info answered a listing, not bytes.
+    await response.body.dump();
+    throw new GatewayError(500, 'ERR_NOT_A_FILE', `${path} is a folder, not a file`, { path });
+  }
+
+  reply.code(response.statusCode);
+  for (const name of ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified']) {
+    const value = response.headers[name];
+    if (value !== undefined) reply.header(name, value);
+  }
+  const storedType = response.headers['content-type'];
+  reply.header('content-type', display && typeof storedType === 'string' ? storedType : 'application/octet-stream');
+  reply.header('content-disposition', contentDisposition(attachment ? 'attachment' : 'inline', baseName(path)));
+  // Shown inline on the gateway's origin: never let a stored HTML file run as a page of it.
+  reply.header('x-content-type-options', 'nosniff');
+  if (!attachment) reply.header('content-security-policy', 'sandbox');
+  return reply.send(response.body);
 }
 
 /** Where an upload goes in data-info: a new file in a folder, or new content for a file. */
