@@ -272,7 +272,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     connections: {
       headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 30_000, 10, 600_000),
       bodyTimeoutMs: integer(env, 'BODY_TIMEOUT_MS', 30_000, 10, 3_600_000),
-      keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 10, 3_600_000),
+      keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 10, 3_600_000),
       shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 2_000, 0, 600_000),
     },
     commentMaxBytes: integer(env, 'COMMENT_MAX_BYTES', 64 * 1024, 1, 16 * 1024 ** 2),

@@ -113,7 +113,7 @@ describe('connection limits', { timeout: 60_000 }, () => {
   describe('uploads refused before their body has arrived: the client reads the answer, then the connection closes', () => {
     const upload = async (dest: string, contentBytes: number, chunked = false) => {
       const body = Buffer.concat([multipartHead('refused.bin'), randomContent(contentBytes), multipartTail]);
-      const framing = chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': body.length };
+      const framing: Record<string, string | number> = chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': body.length };
       const bytes = chunked ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]) : body;
       return sendWholeThenRead(url, head('POST', `/secured/fileio/upload?dest=${q(dest)}`, { 'content-type': multipartType, ...framing }), bytes);
     };

@@ -26,7 +26,7 @@ export interface BackendHostOptions {
 }
 
 /** The configuration's defaults (HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, SHUTDOWN_GRACE_MS). */
-const defaultLimits: ConnectionLimits = { headersTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, shutdownGraceMs: 2_000 };
+const defaultLimits: ConnectionLimits = { headersTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, shutdownGraceMs: 2_000 };
 
 function sameSecret(given: string | string[] | undefined, expected: Buffer): boolean {
   if (typeof given !== 'string') return false;

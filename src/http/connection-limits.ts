@@ -116,7 +116,15 @@ export function connectionServerOptions(limits: ConnectionLimits): {
  * connections still open `shutdownGraceMs` after it starts (idle keep-alive ones are closed at once).
  */
 export function registerConnectionHandling(app: FastifyInstance, limits: ConnectionLimits): void {
+  // Connections that have not sent a byte yet: idle for shutdown's purposes, though Node counts them
+  // as waiting for headers (a client's spare connection would otherwise hold close() for the grace).
+  const silent = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    silent.add(socket);
+    socket.once('close', () => silent.delete(socket));
+  });
   app.addHook('onRequest', async (request, reply) => {
+    silent.delete(request.raw.socket);
     responses.set(request.raw.socket, reply.raw);
   });
 
@@ -127,6 +135,7 @@ export function registerConnectionHandling(app: FastifyInstance, limits: Connect
 
   app.addHook('preClose', (done) => {
     const server = app.server;
+    for (const socket of silent) if (socket.bytesRead === 0) socket.destroy();
     const cut = setTimeout(() => server.closeAllConnections(), limits.shutdownGraceMs);
     cut.unref();
     server.once('close', () => clearTimeout(cut));
