@@ -6,6 +6,7 @@
 // closed rather than reset or left half-open.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { loadConfig } from '../src/config.js';
 import { multipartHead, multipartTail, multipartType, randomContent, startFileioGateway, type FileioGateway } from './helpers/fileio.js';
 import { rawConnect, sendWholeThenRead, type RawAnswer } from './helpers/raw-http.js';
 
@@ -22,6 +23,21 @@ function assertError(answer: RawAnswer, status: number, errorCode: string): void
   assert.equal(typeof answer.json?.reason, 'string');
   assert.match(answer.headers['content-type'] ?? '', /application\/json/);
 }
+
+describe('connection settings', () => {
+  test('have defaults and refuse values that are not whole milliseconds in range', () => {
+    assert.deepEqual(loadConfig({}).connections, { headersTimeoutMs: 30_000, bodyTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, shutdownGraceMs: 2_000 });
+    assert.deepEqual(loadConfig({ BODY_TIMEOUT_MS: '750', HEADERS_TIMEOUT_MS: '250', KEEP_ALIVE_TIMEOUT_MS: '65000', SHUTDOWN_GRACE_MS: '0' }).connections, {
+      headersTimeoutMs: 250,
+      bodyTimeoutMs: 750,
+      keepAliveTimeoutMs: 65_000,
+      shutdownGraceMs: 0,
+    });
+    for (const [name, value] of [['BODY_TIMEOUT_MS', 'soon'], ['HEADERS_TIMEOUT_MS', '0'], ['KEEP_ALIVE_TIMEOUT_MS', '-1'], ['SHUTDOWN_GRACE_MS', '1.5']]) {
+      assert.throws(() => loadConfig({ [name!]: value }), new RegExp(`${name} must be an integer`));
+    }
+  });
+});
 
 describe('connection limits', { timeout: 60_000 }, () => {
   let gw: FileioGateway;

@@ -64,8 +64,11 @@ function lingerThenClose(socket: Socket): void {
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
   timer.unref();
   socket.once('close', () => clearTimeout(timer));
-  // The client has read all it wanted: nothing can meet a closed socket any more.
-  socket.once('end', () => socket.destroy());
+  // The client has closed its side: once the answer is flushed, nothing can meet a closed socket any more.
+  socket.once('end', () => {
+    if (socket.writableFinished) socket.destroy();
+    else socket.once('finish', () => socket.destroy());
+  });
   socket.resume();
 }
 
@@ -198,16 +201,7 @@ class BodyWatch {
   /** The body as consumers read it: a stream this watch can fail without touching the connection. */
   body(): Readable {
     if (this.failure) throw this.failure;
-    if (!this.stream) {
-      const stream = new PassThrough();
-      // Consumers see a failure through their own listeners (parser, pipeline); none may crash the process.
-      stream.on('error', () => {});
-      this.raw.pipe(stream);
-      this.raw.once('close', () => {
-        if (!this.raw.complete) stream.destroy(Object.assign(new Error('the client closed the connection before its body arrived'), { code: 'ECONNRESET' }));
-      });
-      this.stream = stream;
-    }
+    this.stream ??= detachedBody(this.raw);
     return this.stream;
   }
 
@@ -260,11 +254,36 @@ class BodyWatch {
 }
 
 /**
+ * A copy of the request body that its reader may destroy (a body over a limit, a backend that
+ * failed) without destroying the request, and with it the connection that carries the answer.
+ * A client gone before its body arrived fails it.
+ */
+function detachedBody(raw: IncomingMessage): PassThrough {
+  const stream = new PassThrough();
+  // Readers see a failure through their own listeners (parser, pipeline); none may crash the process.
+  stream.on('error', () => {});
+  raw.pipe(stream);
+  raw.once('close', () => {
+    if (!raw.complete) stream.destroy(Object.assign(new Error('the client closed the connection before its body arrived'), { code: 'ECONNRESET' }));
+  });
+  return stream;
+}
+
+const detached = new WeakMap<IncomingMessage, Readable>();
+
+/**
  * The body of `request` as the gateway's handlers read it (streamed on to a backend, say): the
- * watched stream when the body has a deadline, else the request itself.
+ * watched stream when the body has a deadline, else a detached copy (see detachedBody).
  */
 export function requestBody(request: FastifyRequest): Readable {
-  return watches.get(request.raw)?.body() ?? request.raw;
+  const watched = watches.get(request.raw)?.body();
+  if (watched) return watched;
+  let body = detached.get(request.raw);
+  if (!body) {
+    body = detachedBody(request.raw);
+    detached.set(request.raw, body);
+  }
+  return body;
 }
 
 /**
