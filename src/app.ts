@@ -7,8 +7,10 @@ import type { BackendContext } from './backends/service.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
 import { connectionServerOptions, registerBodyDeadlines, registerConnectionHandling } from './http/connection-limits.js';
-import { registerErrorHandling } from './http/errors.js';
+import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { registerGuard } from './http/guard.js';
+import { registerJsonBodyParser } from './http/json-body.js';
+import { gatewayLoggerOptions, logRequest, registerRequestLog } from './http/request-log.js';
 import { loadTrustedKeys } from './http/keys.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { sendNotification } from './http/notifications.js';
@@ -53,6 +55,10 @@ export interface Gateway {
 export interface GatewayOptions {
   /** Where JSON log lines go (default: stdout). */
   logStream?: { write(line: string): void };
+  /** Milliseconds since the epoch by which token expiry is judged (default Date.now); tests move it. */
+  authClock?: () => number;
+  /** The rate limiter's clock, epoch ms (tests move it instead of sleeping); default: Date.now, and Redis's TIME with REDIS_URL. */
+  rateLimitClock?: () => number;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -93,17 +99,23 @@ async function startEmbeddedBackends(config: GatewayConfig, store: Store, log: F
   return { targets: embeddedTargets(names, address, secret, config), host };
 }
 
-function createBuckets(config: GatewayConfig, app: FastifyInstance, metrics: Metrics): BucketStore {
-  const local = new MemoryBuckets();
+function createBuckets(config: GatewayConfig, app: FastifyInstance, metrics: Metrics, clock?: () => number): BucketStore {
+  const local = new MemoryBuckets(clock);
   if (!config.redisUrl) return local;
-  const shared = new RedisBuckets(config.redisUrl, config.redisKeyPrefix, config.redisCommandTimeoutMs);
-  return new FallbackBuckets(shared, local, app.log, () => metrics.rateLimitFallbacks.inc());
+  const shared = new RedisBuckets(config.redisUrl, config.redisKeyPrefix, config.redisCommandTimeoutMs, clock);
+  return new FallbackBuckets(shared, local, app.log, () => metrics.rateLimitFallbacks.inc(), undefined, clock);
 }
 
 /** Builds a gateway instance (not yet listening): the unit that main.ts runs and tests start. */
 export async function buildGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const app = Fastify({
-    logger: { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
+    ...gatewayLoggerOptions(config.logLevel, options.logStream),
+    // Refused before routing, so no hook runs: answered, headed and logged here.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      reply.raw.once('finish', () => logRequest(request, reply));
+      answerFrameworkError(error, request, reply);
+    },
     genReqId: requestId,
     requestIdHeader: false,
     trustProxy: config.trustProxy,
@@ -113,9 +125,14 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   });
 
   const metrics = createMetrics();
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth);
-  const buckets = createBuckets(config, app, metrics);
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    bounds: config.database,
+    onConnectionLost: (error) => app.log.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
+  });
+  const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth, options.authClock);
+  const buckets = createBuckets(config, app, metrics, options.rateLimitClock);
   const remote = remoteTargets(config);
   // Backends notify through the forwarder, which needs their address: one sent while they start waits for it.
   let forwarderMade: (forwarder: Forwarder) => void = () => {};
@@ -137,10 +154,19 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   });
 
   registerErrorHandling(app);
+  registerRequestLog(app);
+  registerJsonBodyParser(app, config.jsonMaxDepth);
   await registerOpenApi(app);
   registerGuard(app, { config, verifier, buckets, metrics, seenUsers: new SeenUsers(store.db, config.uidDomain, app.log) });
   await app.register(miscRoutes);
-  await app.register(operationsRoutes, { store, forwarder, metrics, remoteBackends: Object.keys(remote) as BackendName[] });
+  await app.register(operationsRoutes, {
+    store,
+    forwarder,
+    metrics,
+    remoteBackends: Object.keys(remote) as BackendName[],
+    checkTimeoutMs: config.readinessTimeoutMs,
+    ...(buckets.ping ? { pingRedis: buckets.ping.bind(buckets) } : {}),
+  });
   const aggregateDeps = { forwarder, config, ensuredOutputFolders: outputFolderCache() };
   await app.register(preferencesRoutes, aggregateDeps);
   await app.register(bootstrapRoutes, aggregateDeps);

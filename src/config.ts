@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { backendEnvPrefix, backendNames, embeddedBackendNames, type BackendName } from './backends/catalog.js';
+import { defaultJsonMaxDepth, jsonDepthCeiling } from './http/json-body.js';
 
 export interface BackendSetting {
   /** Remote base URL; undefined means "use the embedded service". */
@@ -15,6 +16,10 @@ export interface GatewayConfig {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** PostgreSQL waits: for a connection, new or pooled (DATABASE_CONNECT_TIMEOUT_MS), and a query's answer (DATABASE_QUERY_TIMEOUT_MS). */
+  database: { connectTimeoutMs: number; queryTimeoutMs: number };
+  /** Longest wait for each `/readyz` check (READINESS_TIMEOUT_MS). */
+  readinessTimeoutMs: number;
   redisUrl?: string;
   redisKeyPrefix: string;
   /** Longest wait for a Redis answer before a request is served with local counters (REDIS_COMMAND_TIMEOUT_MS). */
@@ -35,6 +40,8 @@ export interface GatewayConfig {
   };
   /** Largest comment text, in UTF-8 bytes (COMMENT_MAX_BYTES); longer comments get 413. */
   commentMaxBytes: number;
+  /** Deepest nesting of arrays and objects a JSON request body may have (JSON_MAX_DEPTH); deeper is 400 ERR_INVALID_JSON. */
+  jsonMaxDepth: number;
   uidDomain: string;
   auth: {
     jwksUrl?: URL;
@@ -263,6 +270,11 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     host: text(env, 'HOST') ?? '127.0.0.1',
     dataDir,
     databaseUrl: databaseUrl?.toString(),
+    database: {
+      connectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
+      queryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 15_000, 100, 3_600_000),
+    },
+    readinessTimeoutMs: integer(env, 'READINESS_TIMEOUT_MS', 2_000, 10, 60_000),
     redisUrl: redisUrl?.toString(),
     redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'gateway:',
     redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 250, 10, 60_000),
@@ -276,6 +288,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 2_000, 0, 600_000),
     },
     commentMaxBytes: integer(env, 'COMMENT_MAX_BYTES', 64 * 1024, 1, 16 * 1024 ** 2),
+    jsonMaxDepth: integer(env, 'JSON_MAX_DEPTH', defaultJsonMaxDepth, 1, jsonDepthCeiling),
     uidDomain: text(env, 'UID_DOMAIN') ?? 'localhost',
     auth: {
       jwksUrl,

@@ -74,7 +74,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(await read('alice', `${done.resultfolderid}/words.txt.wc.txt`), `${lines} ${words} ${Buffer.byteLength(text)} words.txt\n`);
 
       const history = await gw.ok('alice', 'GET', `/analyses/${answer.body.id}/history`);
-      assert.deepEqual(history.history.map((entry: any) => entry.status), ['Submitted', 'Running', 'Completed']);
+      assert.deepEqual(history.steps[0].updates.map((entry: any) => entry.status), ['Submitted', 'Running', 'Completed']);
       const notes = await eventually(async () => {
         const listed = (await gw.ok('alice', 'GET', '/secured/notifications/messages?filter=analysis&sortDir=asc')).messages.filter((n: any) => n.payload.id === answer.body.id);
         return listed.length === 3 ? listed : undefined;
@@ -134,7 +134,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const missing = await finished('bob', (await launch('bob', urlImport, { [key(urlImport, 'address')]: sourceUrl('/gone.txt') }, { name: 'gone', create_output_subdir: false })).body.id);
       assert.equal(missing.status, 'Failed');
       const history = await gw.ok('bob', 'GET', `/analyses/${missing.id}/history`);
-      assert.match(history.history.at(-1).message, /HTTP 404/);
+      assert.match(history.steps[0].updates.at(-1).message, /HTTP 404/);
     });
 
     test('parameters are checked before anything runs: missing, unknown and mistyped values are 400', async (t) => {
@@ -167,7 +167,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const failed = await finished('ed', (await gw.ok('ed', 'POST', '/analyses', { json: { app_id: made.id, name: 'qc', output_dir: gw.home('ed'), config: {} } })).id);
       assert.equal(failed.status, 'Failed');
       const history = await gw.ok('ed', 'GET', `/analyses/${failed.id}/history`);
-      assert.match(history.history.at(-1).message, /fastqc has no executor/);
+      assert.match(history.steps[0].updates.at(-1).message, /fastqc has no executor/);
       const note = await eventually(async () => (await gw.ok('ed', 'GET', '/secured/notifications/messages?filter=analysis')).messages.find((n: any) => n.payload.id === failed.id && n.payload.status === 'Failed'), 10_000, 'the failure notification');
       assert.match(note.message.text, /fastqc has no executor/);
     });
@@ -245,9 +245,9 @@ describe('analyses cut off by a stop', () => {
       try {
         const history = await eventually(async () => {
           const found = await second.ok('hal', 'GET', `/analyses/${id}/history`);
-          return found.status === 'Failed' ? found : undefined;
+          return found.steps[0].status === 'Failed' ? found : undefined;
         }, 10_000, 'the cut-off analysis to be marked Failed');
-        assert.match(history.history.at(-1).message, /stopped while the job ran/);
+        assert.match(history.steps[0].updates.at(-1).message, /stopped while the job ran/);
         const note = await eventually(async () => (await second.ok('hal', 'GET', '/secured/notifications/messages?filter=analysis')).messages.find((n: any) => n.payload.id === id), 10_000, 'the notification');
         assert.equal(note.payload.status, 'Failed');
       } finally {

@@ -13,7 +13,7 @@ interface Operation {
 type Document = {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, { type: string; scheme?: string; in?: string; name?: string }> };
+  components: { securitySchemes: Record<string, { type: string; scheme?: string; bearerFormat?: string; in?: string; name?: string }> };
 };
 
 /** `/apps/:systemId` → `/apps/{systemId}`, the form the document uses. */
@@ -34,9 +34,19 @@ describe('OpenAPI', () => {
   test('is OpenAPI 3 with the spec security schemes and the X-Vendor-De-Jwt header', () => {
     assert.match(document.openapi, /^3\./);
     const schemes = document.components.securitySchemes;
-    assert.equal(schemes.basic?.scheme, 'basic');
-    assert.deepEqual([schemes.bearer?.type, schemes.bearer?.in, schemes.bearer?.name], ['apiKey', 'header', 'Authorization']);
-    assert.deepEqual([schemes.vendorJwt?.in, schemes.vendorJwt?.name], ['header', 'X-Vendor-De-Jwt']);
+    assert.deepEqual([schemes.basic?.type, schemes.basic?.scheme], ['http', 'basic']);
+    // An HTTP bearer scheme: the docs page's Authorize dialog takes the bare token.
+    assert.deepEqual([schemes.bearer?.type, schemes.bearer?.scheme, schemes.bearer?.bearerFormat], ['http', 'bearer', 'JWT']);
+    assert.deepEqual([schemes.vendorJwt?.type, schemes.vendorJwt?.in, schemes.vendorJwt?.name], ['apiKey', 'header', 'X-Vendor-De-Jwt']);
+  });
+
+  test('HTTP Basic is offered only where the spec takes it (the identity provider token routes)', () => {
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        if (/^\/(admin\/)?token(\/|$)/.test(path)) continue;
+        assert.ok(!op.security?.some((requirement) => 'basic' in requirement), `${method.toUpperCase()} ${path} does not offer basic`);
+      }
+    }
   });
 
   test('every operation has one tag from the spec list (or misc/operations) and a summary', () => {
@@ -69,6 +79,22 @@ describe('OpenAPI', () => {
     for (const path of ['/', '/uuid', '/livez', '/readyz', '/metrics', '/openapi.json']) {
       assert.deepEqual(document.paths[path]?.get?.security, [], `${path} needs no credentials`);
     }
+  });
+
+  test('the document is sent with an ETag (a revalidation is a 304), the same at /docs/json', async () => {
+    const first = await fetch(`${running.url}/openapi.json`);
+    const etag = first.headers.get('etag');
+    assert.ok(etag, 'an ETag');
+    assert.equal(first.headers.get('cache-control'), 'no-cache');
+    const body = await first.text();
+    assert.deepEqual(JSON.parse(body), document);
+    const again = await fetch(`${running.url}/openapi.json`, { headers: { 'if-none-match': etag } });
+    assert.equal(again.status, 304);
+    assert.equal(await again.text(), '');
+    const forThePage = await fetch(`${running.url}/docs/json`);
+    assert.equal(forThePage.headers.get('etag'), etag);
+    assert.equal(await forThePage.text(), body);
+    assert.equal((await fetch(`${running.url}/docs/json`, { headers: { 'if-none-match': `W/${etag}` } })).status, 304);
   });
 
   test('interactive docs are served at /docs', async () => {

@@ -1,5 +1,6 @@
-// Rate limits (spec "Limits" 1): per user, per address, burst, refill, exemptions, metrics,
-// and a budget shared through Redis by two gateway instances (with fallback when Redis goes away).
+// Rate limits (spec "Limits" 1) through the gateway: per user, per address, burst, refill (on an
+// injected clock), exemptions, metrics, and a budget shared through Redis by two gateway instances
+// (with fallback when Redis goes away). The bucket arithmetic itself: rate-limit-buckets.test.ts.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
@@ -7,9 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
-import { FallbackBuckets, MemoryBuckets, type BucketPolicy, type BucketStore } from '../src/http/rate-limit.js';
+import { FallbackBuckets, MemoryBuckets, type BucketStore } from '../src/http/rate-limit.js';
 import { startBackend, type TestBackend } from './helpers/backend.js';
 import { requiredInCi, startGateway, type RunningGateway } from './helpers/gateway.js';
+import type { GatewayOptions } from '../src/app.js';
 import { createSigningKey, signToken, startJwksServer, userClaims, type JwksServer, type SigningKey } from './helpers/tokens.js';
 
 const redisUrl = requiredInCi('REDIS_URL');
@@ -49,8 +51,8 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const tokenFor = (username: string) => signToken(signingKey, userClaims(username));
 
 /** A gateway trusting the test JWKS and forwarding the apps route to the echo backend; closed after the test. */
-async function gatewayFor(t: TestContext, env: Record<string, string | undefined> = {}): Promise<RunningGateway> {
-  const running = await startGateway({ AUTH_JWKS_URL: jwks.url, APPS_URL: apps.url, ...env });
+async function gatewayFor(t: TestContext, env: Record<string, string | undefined> = {}, options: GatewayOptions = {}): Promise<RunningGateway> {
+  const running = await startGateway({ AUTH_JWKS_URL: jwks.url, APPS_URL: apps.url, ...env }, options);
   t.after(() => running.close());
   return running;
 }
@@ -87,91 +89,6 @@ async function metric(base: string, name: string, labels: Record<string, string>
   return total;
 }
 
-describe('MemoryBuckets (injected clock)', () => {
-  const policy: BucketPolicy = { capacity: 5, refillPerMinute: 60 }; // one token per second
-
-  /** A fresh store whose clock the test sets. */
-  function clocked() {
-    const clock = { now: 1_000_000 };
-    return { clock, buckets: new MemoryBuckets(() => clock.now) };
-  }
-
-  async function drain(buckets: MemoryBuckets, key: string, count: number, bucketPolicy = policy) {
-    const decisions = [];
-    for (let i = 0; i < count; i++) decisions.push(await buckets.take(key, bucketPolicy));
-    return decisions;
-  }
-
-  test('capacity is consumed exactly, then refused with Retry-After and Reset', async () => {
-    const { buckets } = clocked();
-    const decisions = await drain(buckets, 'a', 5);
-    assert.deepEqual(
-      decisions.map((d) => [d.allowed, d.limit, d.remaining, d.resetSeconds, d.retryAfterSeconds]),
-      [
-        [true, 5, 4, 1, 0],
-        [true, 5, 3, 2, 0],
-        [true, 5, 2, 3, 0],
-        [true, 5, 1, 4, 0],
-        [true, 5, 0, 5, 0],
-      ],
-    );
-    assert.deepEqual(await buckets.take('a', policy), { allowed: false, limit: 5, remaining: 0, resetSeconds: 5, retryAfterSeconds: 1 });
-  });
-
-  test('refills at exactly the configured rate', async () => {
-    const { clock, buckets } = clocked();
-    await drain(buckets, 'a', 5);
-    clock.now += 999;
-    assert.equal((await buckets.take('a', policy)).allowed, false, '999 ms is not yet a whole token');
-    clock.now += 1;
-    assert.deepEqual(await buckets.take('a', policy), { allowed: true, limit: 5, remaining: 0, resetSeconds: 5, retryAfterSeconds: 0 });
-    clock.now += 500;
-    const half = await buckets.take('a', policy);
-    assert.equal(half.allowed, false);
-    assert.equal(half.retryAfterSeconds, 1, 'half a token left to wait rounds up to 1 s');
-    assert.equal(half.resetSeconds, 5, '4.5 s to full rounds up to 5 s');
-    clock.now += 1_500; // two whole tokens since the last one was spent
-    assert.deepEqual(
-      (await drain(buckets, 'a', 3)).map((d) => [d.allowed, d.remaining]),
-      [
-        [true, 1],
-        [true, 0],
-        [false, 0],
-      ],
-    );
-  });
-
-  test('a long pause refills to capacity and no further', async () => {
-    const { clock, buckets } = clocked();
-    await drain(buckets, 'a', 5);
-    clock.now += 10 * 60_000;
-    const first = await buckets.take('a', policy);
-    assert.equal(first.remaining, 4);
-    assert.equal(first.resetSeconds, 1);
-  });
-
-  test('remaining never goes negative and refusals cost nothing', async () => {
-    const { clock, buckets } = clocked();
-    await drain(buckets, 'b', 5);
-    for (const refused of await drain(buckets, 'b', 20)) {
-      assert.equal(refused.allowed, false);
-      assert.equal(refused.remaining, 0);
-    }
-    clock.now += 1_000;
-    assert.equal((await buckets.take('b', policy)).allowed, true, 'twenty refusals did not push the bucket into debt');
-  });
-
-  test('slow refill gives a long Retry-After; keys are independent', async () => {
-    const { buckets } = clocked();
-    const slow: BucketPolicy = { capacity: 2, refillPerMinute: 1 };
-    const [, , refused] = await drain(buckets, 'slow', 3, slow);
-    assert.equal(refused?.allowed, false);
-    assert.equal(refused?.retryAfterSeconds, 60);
-    assert.equal(refused?.resetSeconds, 120);
-    assert.equal((await buckets.take('other', slow)).remaining, 1);
-  });
-});
-
 describe('per-user limits', () => {
   test('burst: N requests pass with a counting-down Remaining, the next is 429; other users are unaffected', async (t) => {
     const { url } = await gatewayFor(t, { RATE_LIMIT_BURST: '5', RATE_LIMIT_USER_PER_MIN: '1' });
@@ -201,7 +118,8 @@ describe('per-user limits', () => {
   });
 
   test('refill: an exhausted bucket allows one more request once a token has accrued', async (t) => {
-    const { url } = await gatewayFor(t, { RATE_LIMIT_BURST: '2', RATE_LIMIT_USER_PER_MIN: '120' }); // 2 per second
+    const clock = { now: Date.now() };
+    const { url } = await gatewayFor(t, { RATE_LIMIT_BURST: '2', RATE_LIMIT_USER_PER_MIN: '120' }, { rateLimitClock: () => clock.now }); // 2 per second
     const carol = bearer(await tokenFor('carol'));
     assert.equal((await get(url, APP_PATH, carol)).status, 200);
     assert.equal((await get(url, APP_PATH, carol)).status, 200);
@@ -209,7 +127,9 @@ describe('per-user limits', () => {
     assertTooMany(refused);
     assert.equal(refused.headers.get('retry-after'), '1');
 
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    clock.now += 499;
+    assertTooMany(await get(url, APP_PATH, carol));
+    clock.now += 1;
     const refilled = await get(url, APP_PATH, carol);
     assert.equal(refilled.status, 200, refilled.text);
     assert.equal(rateLimitOf(refilled).remaining, 0);
@@ -554,16 +474,21 @@ describe('FallbackBuckets', () => {
   test('after a failure the shared store is skipped until the retry interval passes, then used again', async () => {
     const { state, store } = flakyStore();
     let fallbacks = 0;
-    const buckets = new FallbackBuckets(store, new MemoryBuckets(), quietLog, () => fallbacks++, 200);
+    const clock = { now: 1_000_000 };
+    const buckets = new FallbackBuckets(store, new MemoryBuckets(() => clock.now), quietLog, () => fallbacks++, 200, () => clock.now);
     for (let i = 0; i < 5; i++) assert.equal((await buckets.take('k', policy)).allowed, true);
     assert.equal(state.calls, 1, 'only the first call waited on the failing store');
     assert.equal(fallbacks, 5, 'every local decision is counted');
     state.up = true;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    clock.now += 199;
+    await buckets.take('k', policy);
+    assert.equal(state.calls, 1, 'not retried before the interval has passed');
+    assert.equal(fallbacks, 6);
+    clock.now += 1;
     await buckets.take('k', policy);
     assert.equal(state.calls, 2, 'retried once the interval passed');
     await buckets.take('k', policy);
     assert.equal(state.calls, 3, 'back on the shared store');
-    assert.equal(fallbacks, 5);
+    assert.equal(fallbacks, 6);
   });
 });

@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { GatewayConfig } from '../config.js';
 import { connectionServerOptions, registerConnectionHandling, type ConnectionLimits } from '../http/connection-limits.js';
 import { GatewayError, registerErrorHandling } from '../http/errors.js';
+import { registerJsonBodyParser } from '../http/json-body.js';
 import type { BackendTarget } from '../http/proxy.js';
 import type { EmbeddedBackendName } from './catalog.js';
 import { embeddedServices } from './registry.js';
@@ -50,6 +51,7 @@ export async function buildBackendHost(options: BackendHostOptions): Promise<Fas
   // No body deadlines here: the gateway in front keeps them and cancels its call when it cuts a client.
   registerConnectionHandling(app, options.connections ?? defaultLimits);
   registerErrorHandling(app);
+  registerJsonBodyParser(app, options.context.config.jsonMaxDepth);
 
   app.get('/livez', async () => ({ status: 'ok', backends: options.names }));
   app.addHook('onRequest', async (request) => {

@@ -8,7 +8,7 @@ import { backendEnvPrefix, type EmbeddedBackendName } from './catalog.js';
 /** What every embedded backend service is given: the store, the platform settings, a way to notify users. */
 export interface BackendContext {
   store: Store;
-  config: Pick<GatewayConfig, 'uidDomain' | 'dataStore' | 'notifications' | 'oauth' | 'dataDir' | 'genomes' | 'analyses'>;
+  config: Pick<GatewayConfig, 'uidDomain' | 'jsonMaxDepth' | 'dataStore' | 'notifications' | 'oauth' | 'dataDir' | 'genomes' | 'analyses'>;
   /**
    * Sends a user a notification through the notification agent, wherever it runs (the one event
    * path, src/http/notifications.ts); answers whether it was accepted and never throws.

@@ -4,6 +4,7 @@ import { ConfigError, type GatewayConfig } from '../config.js';
 import { openStore } from '../store/database.js';
 import { createMetrics } from '../http/metrics.js';
 import { sendNotification } from '../http/notifications.js';
+import { loggerSettings } from '../http/request-log.js';
 import { Forwarder, remoteTarget, type BackendTarget } from '../http/proxy.js';
 import { embeddedBackendNames, isEmbeddedBackend, type BackendName, type EmbeddedBackendName } from './catalog.js';
 import { buildBackendHost } from './host.js';
@@ -27,8 +28,13 @@ export async function serveBackendsStandalone(config: GatewayConfig): Promise<Fa
   if (!config.backendSecret) throw new ConfigError('BACKEND_SECRET', 'must be set to serve backends on their own (--backends-only)');
   const names = config.embeddedBackends.filter(isEmbeddedBackend);
   if (names.length === 0) throw new ConfigError('EMBEDDED_BACKENDS', `names no backend with an embedded implementation (${embeddedBackendNames.join(', ')}) to serve with --backends-only`);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const logger = pino({ level: config.logLevel });
+  const logger = pino(loggerSettings(config.logLevel));
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    bounds: config.database,
+    onConnectionLost: (error) => logger.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
+  });
   const notifier = new Forwarder(notificationTarget(config, names), config.uidDomain, createMetrics());
   const host = await buildBackendHost({
     names,

@@ -135,20 +135,48 @@ export interface VerifiedToken {
   expiresAt?: number;
 }
 
+/** How long a verified token without `exp` (AUTH_REQUIRE_EXP=false) is remembered. */
+const unexpiringCacheMs = 5 * 60_000;
+
+/**
+ * RFC 7519 allows any JSON number in `exp`, `nbf` and `iat`, and jose checks only that they are
+ * numbers: `1e400` parses as Infinity, a token that never expires. Only whole seconds that a
+ * double holds exactly are accepted.
+ */
+function assertNumericDates(payload: JWTPayload): void {
+  for (const claim of ['exp', 'nbf', 'iat'] as const) {
+    const value = payload[claim];
+    if (value !== undefined && !Number.isSafeInteger(value)) {
+      throw new AuthError('claims', `Token claim "${claim}" must be a whole number of seconds.`);
+    }
+  }
+}
+
+interface CachedToken {
+  verified: VerifiedToken;
+  /** Milliseconds since the epoch until which the token is accepted: its `exp` plus the clock skew. */
+  validUntil: number;
+}
+
 /**
  * Verifies tokens against the trusted keys. A verified token is remembered by its SHA-256 until
- * it expires, so a client repeating its token costs a hash, not a signature check.
+ * it expires (by `now`, with the same clock skew as a fresh check), so a client repeating its token
+ * costs a hash, not a signature check.
  */
 export class TokenVerifier {
-  private readonly cache = new LRUCache<string, VerifiedToken>({ max: 10_000 });
+  private readonly cache = new LRUCache<string, CachedToken>({ max: 10_000 });
   private readonly options: JWTVerifyOptions;
+  private readonly clockSkewMs: number;
   /** Signature checks performed (cache misses that reached a key); exposed for tests and metrics. */
   signatureChecks = 0;
 
   constructor(
     private readonly keys: TrustedKeys,
     auth: GatewayConfig['auth'],
+    /** Milliseconds since the epoch; tests move it. */
+    private readonly now: () => number = Date.now,
   ) {
+    this.clockSkewMs = auth.clockSkewSeconds * 1000;
     this.options = {
       algorithms: allowedAlgorithms,
       clockTolerance: auth.clockSkewSeconds,
@@ -159,23 +187,28 @@ export class TokenVerifier {
   }
 
   async verify(token: string): Promise<VerifiedToken> {
+    const now = this.now();
     const cacheKey = createHash('sha256').update(token).digest('base64url');
     const cached = this.cache.get(cacheKey);
-    if (cached) return cached;
+    if (cached && now < cached.validUntil) return cached.verified;
+    if (cached) this.cache.delete(cacheKey);
     if (!compactJwt.test(token)) throw new AuthError('malformed', 'Malformed token.');
     let verified: VerifiedToken;
     try {
-      const payload = await this.verifySignature(token);
+      const payload = await this.verifySignature(token, { ...this.options, currentDate: new Date(now) });
+      assertNumericDates(payload);
       verified = { identity: identityFromClaims(payload), expiresAt: payload.exp };
     } catch (error) {
       throw failureOf(error);
     }
-    const ttl = verified.expiresAt === undefined ? 5 * 60_000 : verified.expiresAt * 1000 - Date.now();
-    if (ttl > 0) this.cache.set(cacheKey, verified, { ttl });
+    // jose accepts a token while exp > floor(now in s) - skew: for whole seconds, until (exp + skew) s.
+    const validUntil = verified.expiresAt === undefined ? now + unexpiringCacheMs : verified.expiresAt * 1000 + this.clockSkewMs;
+    // The LRU's own ttl (on its own clock) only frees memory; validUntil decides.
+    if (validUntil > now) this.cache.set(cacheKey, { verified, validUntil }, { ttl: Math.min(validUntil - now, 2 ** 31 - 1) });
     return verified;
   }
 
-  private async verifySignature(token: string): Promise<JWTPayload> {
+  private async verifySignature(token: string, options: JWTVerifyOptions): Promise<JWTPayload> {
     let header: ReturnType<typeof decodeProtectedHeader>;
     try {
       header = decodeProtectedHeader(token);
@@ -187,18 +220,18 @@ export class TokenVerifier {
       throw new AuthError('algorithm', 'Token algorithm is not allowed.');
     }
     const byKid = this.keys.local.filter((local) => local.kid === header.kid);
-    const local = await this.verifyWithAny(token, (byKid.length > 0 ? byKid : this.keys.local).map(({ key }) => key));
+    const local = await this.verifyWithAny(token, (byKid.length > 0 ? byKid : this.keys.local).map(({ key }) => key), options);
     if (local) return local;
     if (this.keys.remote) {
       this.signatureChecks++;
       try {
-        return (await jwtVerify(token, this.keys.remote, this.options)).payload;
+        return (await jwtVerify(token, this.keys.remote, options)).payload;
       } catch (error) {
         // A token without a kid can match several JWKS keys (say, during a rotation): jose then
         // hands back the candidates for the caller to try in turn.
         if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
         this.signatureChecks--; // that attempt checked no signature; verifyWithAny counts each one
-        const remote = await this.verifyWithAny(token, error);
+        const remote = await this.verifyWithAny(token, error, options);
         if (remote) return remote;
       }
     }
@@ -206,11 +239,15 @@ export class TokenVerifier {
   }
 
   /** The payload from the first key whose signature check passes, or undefined when none does. */
-  private async verifyWithAny(token: string, keys: Iterable<KeyObject | CryptoKey> | AsyncIterable<CryptoKey>): Promise<JWTPayload | undefined> {
+  private async verifyWithAny(
+    token: string,
+    keys: Iterable<KeyObject | CryptoKey> | AsyncIterable<CryptoKey>,
+    options: JWTVerifyOptions,
+  ): Promise<JWTPayload | undefined> {
     for await (const key of keys) {
       this.signatureChecks++;
       try {
-        return (await jwtVerify(token, key, this.options)).payload;
+        return (await jwtVerify(token, key, options)).payload;
       } catch (error) {
         // A key of the wrong type or a signature made by another key: try the next one.
         if (error instanceof TypeError || error instanceof errors.JWSSignatureVerificationFailed) continue;

@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../store/postgres.js';
 
 /**
  * An error the gateway answers itself. Every one becomes `{error_code, reason, ...extra}`;
@@ -67,6 +68,11 @@ export function toGatewayError(error: FastifyError | Error): GatewayError {
       return new GatewayError(415, 'ERR_UNSUPPORTED_MEDIA_TYPE', fastifyError.message);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new GatewayError(400, 'ERR_BAD_REQUEST', fastifyError.message);
+    // Met before routing (see answerFrameworkError); their messages would echo the raw path.
+    case 'FST_ERR_BAD_URL':
+      return new GatewayError(400, 'ERR_BAD_REQUEST', 'The URL path holds an invalid percent-encoding.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new GatewayError(414, 'ERR_BAD_REQUEST', 'A path parameter is longer than the router accepts.');
   }
   // JSON.parse failures thrown by the body parser carry a 400 status.
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
@@ -76,7 +82,18 @@ export function toGatewayError(error: FastifyError | Error): GatewayError {
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new GatewayError(status, 'ERR_BAD_REQUEST', fastifyError.message);
   }
+  // An outage of the database (or the network to it) is the operator's to fix and the client's to retry.
+  if (isDatabaseUnavailable(error)) return new GatewayError(503, 'ERR_UNAVAILABLE', 'The database is unavailable; try again shortly.');
   return new GatewayError(500, 'ERR_UNCHECKED_EXCEPTION', 'Internal error');
+}
+
+/**
+ * Fastify's `frameworkErrors` option: errors Fastify meets before a route is chosen (a bad
+ * percent-escape in a path parameter, an over-long one) skip the error handler, and would
+ * otherwise answer Fastify's own `{code: "FST_ERR_BAD_URL"}` body.
+ */
+export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void sendError(reply, toGatewayError(error));
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

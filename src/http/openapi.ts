@@ -1,13 +1,19 @@
+import { createHash } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { allTags } from '../routes/tags.js';
 import type { AuthLevel } from './auth.js';
 
-/** The spec's security schemes, plus the legacy header that carries the same JWT. */
+/**
+ * The spec's security schemes, plus the legacy header that carries the same JWT. `bearer` is an
+ * HTTP bearer scheme so that the docs page's Authorize dialog takes the bare token and sends
+ * `Authorization: Bearer <token>`. `basic` belongs only on operations that take HTTP Basic (the
+ * identity provider's `/token` routes), and no gateway operation does today.
+ */
 const securitySchemes = {
   basic: { type: 'http', scheme: 'basic', description: 'HTTP basic (identity-provider token routes only).' },
-  bearer: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'An access token: `Authorization: Bearer <JWT>`.' },
+  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token, sent as `Authorization: Bearer <JWT>`.' },
   vendorJwt: { type: 'apiKey', in: 'header', name: 'X-Vendor-De-Jwt', description: 'The same JWT in the legacy header.' },
 } as const;
 
@@ -19,8 +25,28 @@ export function routeSecurity(auth: AuthLevel): Array<Record<string, string[]>> 
 }
 
 /**
+ * Sends the OpenAPI document (about 400 KB, fixed once the routes are registered) serialized once,
+ * with an ETag so that a reload of the docs page revalidates instead of downloading it again.
+ */
+function documentSender(app: FastifyInstance) {
+  let document: { json: string; etag: string } | undefined;
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!document) {
+      const json = JSON.stringify(app.swagger());
+      document = { json, etag: `"${createHash('sha256').update(json).digest('base64url')}"` };
+    }
+    reply.header('etag', document.etag).header('cache-control', 'no-cache');
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === document!.etag)) return reply.code(304).send();
+    return reply.type('application/json; charset=utf-8').send(document.json);
+  };
+}
+
+/**
  * Registers the generator before any route (it collects routes as they are added), serves the
- * document at `/openapi.json` and the interactive docs at `/docs`.
+ * document at `/openapi.json` and the interactive docs at `/docs`. Neither counts against the
+ * rate limits: the docs page loads a dozen files and the document on every visit, all of them
+ * fixed bytes that cost nothing to send again (a reload within the minute must still work).
  */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -37,20 +63,26 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
   });
 
+  const sendDocument = documentSender(app);
   app.get('/openapi.json', {
-    config: { auth: 'none' },
+    config: { auth: 'none', rateLimit: false },
     schema: {
       tags: ['operations'],
       summary: 'This OpenAPI document',
       security: [],
-      response: { 200: { description: 'OpenAPI 3 document', type: 'object', additionalProperties: true } },
+      response: {
+        200: { description: 'OpenAPI 3 document', type: 'object', additionalProperties: true },
+        304: { description: 'Not modified (the `If-None-Match` ETag is current)', type: 'null' },
+      },
     },
-    handler: async () => app.swagger(),
+    handler: sendDocument,
   });
 
   await app.register(async (docs) => {
     docs.addHook('onRoute', (route) => {
-      route.config = { ...route.config, auth: 'none' };
+      route.config = { ...route.config, auth: 'none', rateLimit: false };
+      // The page loads the document from its own `/docs/json`: the same bytes as /openapi.json.
+      if (route.url === '/docs/json') route.handler = sendDocument;
     });
     await docs.register(swaggerUi, { routePrefix: '/docs' });
   });

@@ -8,6 +8,11 @@ import type { FastifyBaseLogger } from 'fastify';
  * continuously at `refillPerMinute`. rate-limiter-flexible offers fixed and sliding windows only,
  * so the bucket arithmetic is ours; Redis runs it atomically (one Lua script, Redis's own clock)
  * so every gateway instance draws on the same budget.
+ *
+ * Clocks: each store takes an optional `now` (epoch ms) so tests can move time instead of sleeping.
+ * In production RedisBuckets has none and the script reads Redis's TIME: one clock for every
+ * instance, so instances whose clocks disagree neither over-refill nor drain a shared bucket.
+ * Elapsed time is never negative (a clock stepped back, a failover to a Redis whose clock is behind).
  */
 export interface BucketPolicy {
   capacity: number;
@@ -28,6 +33,8 @@ export interface Decision {
 export interface BucketStore {
   take(key: string, policy: BucketPolicy): Promise<Decision>;
   close(): Promise<void>;
+  /** Resolves when the shared store answers (readiness); absent on stores that live in this process. */
+  ping?(): Promise<void>;
 }
 
 function decide(tokensAfter: number, allowed: boolean, policy: BucketPolicy): Decision {
@@ -50,7 +57,7 @@ export class MemoryBuckets implements BucketStore {
     const now = this.now();
     const perMs = policy.refillPerMinute / 60_000;
     const bucket = this.buckets.get(key);
-    let tokens = bucket ? Math.min(policy.capacity, bucket.tokens + (now - bucket.at) * perMs) : policy.capacity;
+    let tokens = bucket ? Math.min(policy.capacity, bucket.tokens + Math.max(0, now - bucket.at) * perMs) : policy.capacity;
     const allowed = tokens >= 1;
     if (allowed) tokens -= 1;
     this.buckets.set(key, { tokens, at: now });
@@ -60,16 +67,20 @@ export class MemoryBuckets implements BucketStore {
   async close(): Promise<void> {}
 }
 
-// KEYS[1] bucket; ARGV capacity, refill per ms. Returns {allowed, tokens as string}.
+// KEYS[1] bucket; ARGV capacity, refill per ms, and (only with an injected clock) now in epoch ms.
+// Returns {allowed, tokens as string}.
 const takeScript = `
 local capacity = tonumber(ARGV[1])
 local per_ms = tonumber(ARGV[2])
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local now = tonumber(ARGV[3])
+if not now then
+  local t = redis.call('TIME')
+  now = t[1] * 1000 + math.floor(t[2] / 1000)
+end
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = capacity
 if state[1] then
-  tokens = math.min(capacity, tonumber(state[1]) + (now - tonumber(state[2])) * per_ms)
+  tokens = math.min(capacity, tonumber(state[1]) + math.max(0, now - tonumber(state[2])) * per_ms)
 end
 local allowed = 0
 if tokens >= 1 then
@@ -81,7 +92,7 @@ redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - tokens) / per_ms) + 1000)
 return {allowed, tostring(tokens)}
 `;
 
-type TakeCommand = (key: string, capacity: number, perMs: number) => Promise<[number, string]>;
+type TakeCommand = (key: string, capacity: number, perMs: number, ...now: number[]) => Promise<[number, string]>;
 
 /** ioredis states in which a connection is still being (re)established. */
 const connectingStates: ReadonlySet<string> = new Set(['wait', 'connecting', 'connect']);
@@ -94,11 +105,13 @@ export class RedisBuckets implements BucketStore {
   /**
    * @param timeoutMs how long a command may take (REDIS_COMMAND_TIMEOUT_MS); also how long a request
    *   waits for a connection being (re)established. Past it, the request is served locally.
+   * @param now a clock for tests; without one the script uses Redis's (see the module comment).
    */
   constructor(
     url: string,
     private readonly prefix: string,
     private readonly timeoutMs = 250,
+    private readonly now?: () => number,
   ) {
     this.redis = new Redis(url, {
       // Fail fast while Redis is away so callers fall back instead of queueing.
@@ -138,12 +151,19 @@ export class RedisBuckets implements BucketStore {
 
   async take(key: string, policy: BucketPolicy): Promise<Decision> {
     await this.ready();
-    const [allowed, tokens] = await this.takeToken(this.prefix + key, policy.capacity, policy.refillPerMinute / 60_000);
+    const clock = this.now ? [this.now()] : [];
+    const [allowed, tokens] = await this.takeToken(this.prefix + key, policy.capacity, policy.refillPerMinute / 60_000, ...clock);
     return decide(Number(tokens), allowed === 1, policy);
   }
 
   async close(): Promise<void> {
     this.redis.disconnect();
+  }
+
+  /** Redis answers a PING within the command timeout (a connection being made is waited for as by take). */
+  async ping(): Promise<void> {
+    await this.ready();
+    await this.redis.ping();
   }
 }
 
@@ -163,10 +183,11 @@ export class FallbackBuckets implements BucketStore {
     private readonly onFallback: () => void,
     /** A store that hangs costs its timeout per call; after a failure, skip it this long. */
     private readonly retryIntervalMs = 1_000,
+    private readonly now: () => number = Date.now,
   ) {}
 
   async take(key: string, policy: BucketPolicy): Promise<Decision> {
-    if (!this.degraded || Date.now() >= this.retryAt) {
+    if (!this.degraded || this.now() >= this.retryAt) {
       try {
         const decision = await this.shared.take(key, policy);
         if (this.degraded) {
@@ -175,7 +196,7 @@ export class FallbackBuckets implements BucketStore {
         }
         return decision;
       } catch (error) {
-        this.retryAt = Date.now() + this.retryIntervalMs;
+        this.retryAt = this.now() + this.retryIntervalMs;
         if (!this.degraded) {
           this.degraded = true;
           this.log.warn({ err: error }, 'rate-limit store unreachable; using local counters');
@@ -188,6 +209,11 @@ export class FallbackBuckets implements BucketStore {
 
   async close(): Promise<void> {
     await Promise.all([this.shared.close(), this.local.close()]);
+  }
+
+  /** The shared store's answer: readiness reports its outage even while requests fall back. */
+  async ping(): Promise<void> {
+    await this.shared.ping?.();
   }
 }
 

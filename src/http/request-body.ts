@@ -2,6 +2,7 @@
 import { Transform } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from './errors.js';
+import { assertJsonDepth, jsonDepthCeiling } from './json-body.js';
 
 /** Whether a request announces a body: chunked, or a length other than 0. */
 export function hasBody(request: FastifyRequest): boolean {
@@ -29,8 +30,9 @@ export function bodyTooLarge(limit: number): GatewayError {
   return new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${limit} bytes`);
 }
 
-/** A request body read as text, parsed as JSON: malformed text is 400 ERR_INVALID_JSON. */
-export function parseJsonText(text: string): unknown {
+/** A request body read as text, parsed as JSON: malformed or too deeply nested text is 400 ERR_INVALID_JSON. */
+export function parseJsonText(text: string, maxDepth = jsonDepthCeiling): unknown {
+  assertJsonDepth(text, maxDepth);
   try {
     return JSON.parse(text);
   } catch (error) {

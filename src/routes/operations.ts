@@ -11,16 +11,28 @@ export interface OperationsDeps {
   metrics: Metrics;
   /** Backends with a configured URL: readiness requires each to answer. */
   remoteBackends: BackendName[];
+  /** Answers when the shared rate-limit store (Redis, with REDIS_URL set) does: readiness requires it. */
+  pingRedis?: () => Promise<void>;
+  /** Longest wait for each check (READINESS_TIMEOUT_MS): a stalled dependency fails its check, not the probe. */
+  checkTimeoutMs: number;
 }
 
-const probeTimeoutMs = 2_000;
-
-async function check(probe: () => Promise<void>): Promise<string> {
+/** 'ok', or why the dependency is not ready: its error, or no answer within `timeoutMs`. */
+async function check(probe: () => Promise<void>, timeoutMs: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  // A probe left behind by the deadline runs out on its own bounds; its late failure is no one's to hear.
+  const probing = probe();
+  probing.catch(() => {});
   try {
-    await probe();
+    await Promise.race([probing, deadline]);
     return 'ok';
   } catch (error) {
     return `unavailable: ${(error as Error).message}`;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -42,7 +54,7 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
     config,
     schema: {
       tags: ['operations'],
-      summary: 'Readiness: the database and every configured backend answer',
+      summary: 'Readiness: the database, Redis (when configured) and every configured backend answer, each within READINESS_TIMEOUT_MS',
       security: [],
       response: {
         200: { type: 'object', properties: { status: { type: 'string' }, checks: { type: 'object', additionalProperties: { type: 'string' } } } },
@@ -53,17 +65,17 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
       },
     },
     handler: async (_request, reply) => {
-      const names = ['database', ...deps.remoteBackends];
-      const results = await Promise.all([
-        check(deps.store.ping),
-        ...deps.remoteBackends.map((backend) =>
-          check(async () => {
-            // Any HTTP answer proves the backend is reachable; only transport failures count.
-            const response = await deps.forwarder.request(backend, 'GET', '/', {}, undefined, AbortSignal.timeout(probeTimeoutMs));
-            await response.body.dump();
-          }),
-        ),
-      ]);
+      const probes: Record<string, () => Promise<void>> = { database: deps.store.ping };
+      if (deps.pingRedis) probes.redis = deps.pingRedis;
+      for (const backend of deps.remoteBackends) {
+        probes[backend] = async () => {
+          // Any HTTP answer proves the backend is reachable; only transport failures count.
+          const response = await deps.forwarder.request(backend, 'GET', '/', {}, undefined, AbortSignal.timeout(deps.checkTimeoutMs));
+          await response.body.dump();
+        };
+      }
+      const names = Object.keys(probes);
+      const results = await Promise.all(names.map((name) => check(probes[name]!, deps.checkTimeoutMs)));
       const checks = Object.fromEntries(names.map((name, index) => [name, results[index]!]));
       const failing = names.filter((name) => checks[name] !== 'ok');
       if (failing.length === 0) return { status: 'ready', checks };

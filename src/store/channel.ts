@@ -55,9 +55,16 @@ class PostgresChannel implements StoreChannel {
 
   // Channels are database-wide; a schema of its own (tests, tenants) gets a channel of its own.
   private channel(): Promise<string> {
-    this.channelName ??= sql<{ schema: string }>`select current_schema() as schema`
-      .execute(this.store.db)
-      .then((result) => `${this.name}:${result.rows[0]?.schema ?? 'public'}`.slice(0, 63));
+    if (!this.channelName) {
+      const name = sql<{ schema: string }>`select current_schema() as schema`
+        .execute(this.store.db)
+        .then((result) => `${this.name}:${result.rows[0]?.schema ?? 'public'}`.slice(0, 63));
+      // Asked during an outage, the name is asked again next time rather than failing for good.
+      name.catch(() => {
+        if (this.channelName === name) this.channelName = undefined;
+      });
+      this.channelName = name;
+    }
     return this.channelName;
   }
 
@@ -76,26 +83,31 @@ class PostgresChannel implements StoreChannel {
   }
 
   private async listen(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.store.databaseUrl });
-    try {
-      await client.connect();
-      await client.query(`listen "${(await this.channel()).replace(/"/g, '""')}"`);
-    } catch (error) {
-      await client.end().catch(() => {});
-      throw error;
-    }
+    const client = new pg.Client(this.store.clientConfig);
+    // Heard from the start: a connection lost while LISTEN is being set up fails that step, and
+    // its 'error' event, unheard, would end the process.
+    let established = false;
     let lost = false;
     const reconnect = (error?: unknown) => {
-      if (lost) return;
+      if (!established || lost) return;
       lost = true;
-      client.end().catch(() => {});
+      void client.end().catch(() => {});
       if (error) this.onError(error);
       this.connection = undefined;
       this.reconnectLater();
     };
-    client.on('notification', (message) => void this.local.publish(message.payload ?? ''));
     client.on('error', reconnect);
     client.on('end', () => reconnect());
+    try {
+      await client.connect();
+      await client.query(`listen "${(await this.channel()).replace(/"/g, '""')}"`);
+    } catch (error) {
+      // Not awaited: ending a connection whose peer went silent waits for an answer that never comes.
+      void client.end().catch(() => {});
+      throw error;
+    }
+    established = true;
+    client.on('notification', (message) => void this.local.publish(message.payload ?? ''));
     return client;
   }
 
@@ -123,5 +135,5 @@ class PostgresChannel implements StoreChannel {
 
 /** The channel `name` of a store (see StoreChannel). */
 export function openChannel(store: Store, name: string, onError: (error: unknown) => void): StoreChannel {
-  return store.engine === 'postgres' && store.databaseUrl ? new PostgresChannel(store, name, onError) : new LocalChannel();
+  return store.engine === 'postgres' && store.clientConfig ? new PostgresChannel(store, name, onError) : new LocalChannel();
 }

@@ -2,8 +2,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { migrations } from './migrations/index.js';
+import { boundedPool, clientConfig, defaultPostgresBounds, type PostgresBounds } from './postgres.js';
 import type { Database } from './schema.js';
 import { SqliteBooleanPlugin } from './sqlite-booleans.js';
 
@@ -12,8 +13,8 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   engine: Engine;
-  /** The PostgreSQL connection string (absent on SQLite): for connections of their own, such as LISTEN. */
-  databaseUrl?: string;
+  /** Settings for PostgreSQL connections of their own, such as LISTEN (absent on SQLite): the pool's URL and bounds. */
+  clientConfig?: pg.ClientConfig;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -23,14 +24,11 @@ export interface StoreOptions {
   /** PostgreSQL connection string; absent means the embedded SQLite file. */
   databaseUrl?: string;
   dataDir: string;
+  /** PostgreSQL waits (defaults: defaultPostgresBounds). */
+  bounds?: PostgresBounds;
+  /** Hears a pooled PostgreSQL connection lost while idle (the pool replaces it): for the log. */
+  onConnectionLost?: (error: Error) => void;
 }
-
-// pg returns int8 as strings to protect precision beyond 2^53; our int8 columns hold epoch milliseconds.
-const int8 = 20;
-const pgTypes = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === int8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-};
 
 function sqliteDialect(dataDir: string): SqliteDialect {
   mkdirSync(dataDir, { recursive: true });
@@ -41,10 +39,6 @@ function sqliteDialect(dataDir: string): SqliteDialect {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   return new SqliteDialect({ database });
-}
-
-function postgresDialect(databaseUrl: string): PostgresDialect {
-  return new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl, max: 10, types: pgTypes }) });
 }
 
 export async function migrateToLatest(db: Kysely<Database>, engine: Engine): Promise<MigrationResultSet> {
@@ -60,8 +54,12 @@ export async function migrateToLatest(db: Kysely<Database>, engine: Engine): Pro
 /** Opens the configured engine and brings its schema up to date. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const engine: Engine = options.databaseUrl ? 'postgres' : 'sqlite';
+  const bounds = options.bounds ?? defaultPostgresBounds;
+  const onConnectionLost = options.onConnectionLost ?? (() => {});
   const db = new Kysely<Database>({
-    dialect: options.databaseUrl ? postgresDialect(options.databaseUrl) : sqliteDialect(options.dataDir),
+    dialect: options.databaseUrl
+      ? new PostgresDialect({ pool: boundedPool(options.databaseUrl, bounds, onConnectionLost) })
+      : sqliteDialect(options.dataDir),
     plugins: options.databaseUrl ? [] : [new SqliteBooleanPlugin()],
   });
   try {
@@ -73,7 +71,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return {
     db,
     engine,
-    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+    ...(options.databaseUrl ? { clientConfig: clientConfig(options.databaseUrl, bounds) } : {}),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { requiredInCi } from './gateway.js';
 
 /**
  * A private schema in the given PostgreSQL database, so concurrent test files never see each
@@ -23,4 +24,25 @@ export async function pgSchemaUrl(databaseUrl: string): Promise<{ url: string; s
       await dropper.end();
     },
   };
+}
+
+/** The engines a store-backed suite runs on. */
+export const engines = ['sqlite', 'postgres'] as const;
+
+/**
+ * The `skip` option of a suite on `engine`: a PostgreSQL suite is skipped without DATABASE_URL,
+ * except in CI, where requiredInCi fails instead.
+ */
+export function skipWithout(engine: (typeof engines)[number]): string | false {
+  return engine === 'postgres' && !requiredInCi('DATABASE_URL') ? 'DATABASE_URL is not set' : false;
+}
+
+/**
+ * What puts a gateway started with startGateway on `engine`: a private PostgreSQL schema (its
+ * DATABASE_URL in `env`, dropped by `drop`), or nothing for SQLite, the default.
+ */
+export async function engineDatabase(engine: (typeof engines)[number]): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  if (engine === 'sqlite') return { env: {}, drop: async () => {} };
+  const schema = await pgSchemaUrl(requiredInCi('DATABASE_URL')!);
+  return { env: { DATABASE_URL: schema.url }, drop: schema.drop };
 }

@@ -118,20 +118,25 @@ export async function avusOf(db: Db, target: Target): Promise<AvuView[]> {
   return withNested(db, rows);
 }
 
-/** Deletes the AVUs and everything nested below them. */
+/**
+ * Deletes the AVUs and everything nested below them. Clients may choose AVU ids, so an AVU can
+ * target itself or close a cycle: each id is visited once, or the walk would never end.
+ */
 export async function deleteAvus(db: Db, ids: string[]): Promise<void> {
-  const all = [...ids];
-  let frontier = ids;
+  const all = new Set(ids);
+  let frontier = [...all];
   while (frontier.length > 0) {
     const next: string[] = [];
     for (const part of chunks(frontier)) {
       const children = await db.selectFrom('avus').select('id').where('target_type', '=', 'avu').where('target_id', 'in', part).execute();
-      next.push(...children.map((child) => child.id));
+      for (const { id } of children) {
+        if (!all.has(id)) next.push(id);
+        all.add(id);
+      }
     }
-    all.push(...next);
     frontier = next;
   }
-  for (const part of chunks(all)) await db.deleteFrom('avus').where('id', 'in', part).execute();
+  for (const part of chunks([...all])) await db.deleteFrom('avus').where('id', 'in', part).execute();
 }
 
 /** The AVUs targeting each target (`type/id`), as far down as a write reaches. */

@@ -109,14 +109,21 @@ export async function loadGraph(db: Db, version: string): Promise<OntologyGraph>
 }
 
 /**
+ * How deep a presented hierarchy goes: the tree is built (and serialised) recursively, and an
+ * uploaded ontology could chain thousands of subclasses. Real ones (EDAM) are about a dozen deep.
+ */
+export const maxHierarchyDepth = 256;
+
+/**
  * The tree under `iri` in the document (`savedOnly`: only saved classes, what users see). A class
- * with two parents appears under both; a subclass cycle is cut where it would repeat an ancestor.
+ * with two parents appears under both; a subclass cycle is cut where it would repeat an ancestor,
+ * and a chain deeper than maxHierarchyDepth is cut there.
  */
 export function treeOf(graph: OntologyGraph, iri: string, savedOnly = true, ancestors = new Set<string>()): OntologyClassHierarchy | undefined {
   const known = graph.classes.get(iri);
   if (!known || (savedOnly && !graph.saved.has(iri))) return undefined;
   const path = new Set(ancestors).add(iri);
-  const subclasses = (graph.children.get(iri) ?? [])
+  const subclasses = (path.size < maxHierarchyDepth ? (graph.children.get(iri) ?? []) : [])
     .filter((child) => !path.has(child))
     .map((child) => treeOf(graph, child, savedOnly, path))
     .filter((child): child is OntologyClassHierarchy => child !== undefined)

@@ -1,3 +1,4 @@
+import { depthCheckedText } from '../../http/json-body.js';
 import type { EmbeddedService } from '../service.js';
 import { registerAlertRoutes } from './alerts.js';
 import { registerBagRoutes } from './bags.js';
@@ -12,7 +13,7 @@ export const userInfoService: EmbeddedService = {
   name: 'user-info',
   plugin: async (app, { store, config }) => {
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    app.addContentTypeParser('*', { parseAs: 'string' }, depthCheckedText(config.jsonMaxDepth));
 
     registerDocumentRoutes(app, store, { segment: 'preferences', table: 'user_preferences', column: 'preferences', key: 'preferences', objectOnly: true, unwrapOnRead: true });
     registerDocumentRoutes(app, store, { segment: 'sessions', table: 'user_sessions', column: 'session', key: 'session', objectOnly: false, unwrapOnRead: false });

@@ -1,5 +1,5 @@
 // The analyses routes of the apps service (backends.md §5.3): launch, list (JSON `filter`),
-// stats, rename, delete, stop, history, parameters and relaunch info — each user sees their own.
+// stats, rename, delete, stop, steps, history, parameters and relaunch info — each user sees their own.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { GatewayError } from '../../../http/errors.js';
@@ -7,6 +7,7 @@ import { normalizeQuery } from '../../../http/query.js';
 import { paged } from '../../../store/paging.js';
 import type { Database } from '../../../store/schema.js';
 import { asBoolean } from '../../../store/sqlite-booleans.js';
+import { jsonNestsDeeperThan } from '../../../http/json-body.js';
 import { badQueryParam, countParam } from '../../query-params.js';
 import { launchView, visibleApp } from '../catalog-routes.js';
 import type { AppDefinition } from '../definition.js';
@@ -40,12 +41,20 @@ function analysisJson(row: AnalysisRow, uidDomain: string) {
   };
 }
 
+/**
+ * Orders updates recorded in the same millisecond (a job usually starts running in the one it was
+ * submitted in): their ids are random, so only the lifecycle says which came first.
+ */
+const lifecycleRank = (status: string) => (status === 'Submitted' ? 0 : status === 'Running' ? 1 : 2);
+
 const sortColumns = { startdate: 'start_date', enddate: 'end_date', name: 'name', status: 'status', app_name: 'app_name' } as const;
 
 /** `filter` = `[{field, value}]`: repeated fields are alternatives, different fields all apply. */
 function filters(raw: string | undefined): Map<string, string[]> {
   const byField = new Map<string, string[]>();
   if (raw === undefined || raw === '') return byField;
+  // A value is turned to text below, and String() of nested arrays recurses: keep them shallow.
+  if (jsonNestsDeeperThan(raw, 3)) throw badQueryParam('filter', 'filter must be a JSON list of {field, value}');
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -176,14 +185,29 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
     return { id: stopped.id, status: stopped.status };
   });
 
+  // One step per analysis: the embedded executor runs an app's steps as one job (as the upstream
+  // apps service does when it combines steps), so the job's updates are the step's updates.
+  const stepOf = (row: AnalysisRow) => ({
+    step_number: 1,
+    external_id: row.id,
+    startdate: msString(row.start_date),
+    enddate: msString(row.end_date),
+    status: row.status,
+    app_step_number: 1,
+    step_type: row.system_id === 'de' ? 'DE' : row.system_id,
+  });
+  const stepList = (row: AnalysisRow, steps: object[]) => ({ analysis_id: row.id, steps, timestamp: String(Date.now()), total: steps.length });
+
+  app.get<IdParams>('/analyses/:id/steps', async (request) => {
+    const row = await own(signedIn(request.query), request.params.id);
+    return stepList(row, [stepOf(row)]);
+  });
+
   app.get<IdParams>('/analyses/:id/history', async (request) => {
     const row = await own(signedIn(request.query), request.params.id);
-    const updates = await db.selectFrom('analysis_status_updates').select(['status', 'message', 'sent_on']).where('analysis_id', '=', row.id).orderBy('sent_on').orderBy('id').execute();
-    return {
-      analysis_id: row.id,
-      status: row.status,
-      history: updates.map((update) => ({ status: update.status, message: update.message, timestamp: msString(update.sent_on) })),
-    };
+    const recorded = await db.selectFrom('analysis_status_updates').select(['status', 'message', 'sent_on']).where('analysis_id', '=', row.id).execute();
+    const updates = recorded.sort((a, b) => a.sent_on - b.sent_on || lifecycleRank(a.status) - lifecycleRank(b.status));
+    return stepList(row, [{ ...stepOf(row), updates: updates.map((update) => ({ status: update.status, message: update.message, timestamp: msString(update.sent_on) })) }]);
   });
 
   /** The saved submission against the definition it launched: one entry per parameter. */

@@ -1,0 +1,102 @@
+// The gateway's request log: one line per request (method, route, status, duration, user, request
+// id), and logger settings that keep credentials out of every line.
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+
+/** Query parameters that carry credentials (a `?token=` from clients that cannot set headers, OAuth codes). */
+const secretParameters = new Set(['token', 'access_token', 'id_token', 'refresh_token', 'code', 'client_secret', 'password', 'jwt']);
+
+/** `url` with the value of every credential-carrying query parameter replaced by `[redacted]`. */
+export function redactUrl(url: string): string {
+  const questionMark = url.indexOf('?');
+  if (questionMark === -1) return url;
+  const pairs = url.slice(questionMark + 1).split('&').map((pair) => {
+    const equals = pair.indexOf('=');
+    const rawName = equals === -1 ? pair : pair.slice(0, equals);
+    let name = rawName;
+    try {
+      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+    } catch {
+      // A malformed escape in the name: compare it as sent.
+    }
+    return equals !== -1 && secretParameters.has(name.toLowerCase()) ? `${rawName}=[redacted]` : pair;
+  });
+  return `${url.slice(0, questionMark)}?${pairs.join('&')}`;
+}
+
+/** Where credentials could sit in a logged object; pino replaces them wherever they appear. */
+const redactedPaths = ['req.headers', 'headers', 'res.headers'].flatMap((object) =>
+  ['authorization', 'cookie', 'x-vendor-de-jwt', 'set-cookie'].map((header) => `${object}["${header}"]`),
+);
+
+/**
+ * pino settings for every process of the platform (gateway, standalone backends): a request
+ * serializer without headers and with a redacted URL, and header credentials redacted should
+ * anything log them.
+ */
+export function loggerSettings(level: string) {
+  return {
+    level,
+    redact: { paths: redactedPaths, censor: '[redacted]' },
+    serializers: {
+      req: (request: { method?: string; url?: string; ip?: string }) => ({ method: request.method, url: redactUrl(request.url ?? ''), remoteAddress: request.ip }),
+    },
+  };
+}
+
+/**
+ * Fastify's `logger` and `logController` options for the gateway: loggerSettings, and no
+ * per-request lines from Fastify (registerRequestLog writes the one line).
+ */
+export function gatewayLoggerOptions(level: string, stream?: { write(line: string): void }): Pick<FastifyServerOptions, 'logger' | 'logController'> {
+  return {
+    logger: { ...loggerSettings(level), ...(stream ? { stream } : {}) },
+    logController: new LogController({ disableRequestLogging: true }),
+  };
+}
+
+/** Requests already logged: a response that fails after its client went away could report twice. */
+const logged = new WeakSet<FastifyRequest>();
+
+interface Outcome {
+  status: number;
+  durationMs: number;
+  aborted?: boolean;
+}
+
+function logOnce(request: FastifyRequest, outcome: Outcome): void {
+  if (logged.has(request)) return;
+  logged.add(request);
+  const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+  request.log.info(
+    {
+      method: request.method,
+      route,
+      url: redactUrl(request.url),
+      status: outcome.status,
+      ...(outcome.aborted ? { aborted: true } : {}),
+      durationMs: Math.round(outcome.durationMs * 10) / 10,
+      ...(request.identity ? { user: request.identity.username } : {}),
+    },
+    'request completed',
+  );
+}
+
+/** The request's one log line; `route` is the matched route's pattern, `unmatched` for 404s and requests refused before routing. */
+export function logRequest(request: FastifyRequest, reply: FastifyReply): void {
+  logOnce(request, { status: reply.statusCode, durationMs: reply.elapsedTime });
+}
+
+/**
+ * Logs every routed request (404s included) once: when its answer is sent, or — status 499,
+ * `aborted: true` — when its client leaves before the answer is complete (no answer is sent then).
+ */
+export function registerRequestLog(app: FastifyInstance): void {
+  const started = new WeakMap<FastifyRequest, number>();
+  app.addHook('onRequest', async (request) => {
+    started.set(request, performance.now());
+  });
+  app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
+  app.addHook('onRequestAbort', async (request) => {
+    logOnce(request, { status: 499, aborted: true, durationMs: performance.now() - (started.get(request) ?? performance.now()) });
+  });
+}

@@ -1,0 +1,104 @@
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import pg from 'pg';
+
+/**
+ * PostgreSQL connections that survive an outage: a connection dropped by the server, a proxy or
+ * the network is an error event that is always heard (an unheard one ends the process), and every
+ * wait is bounded (connecting, waiting for a pooled connection, a query's answer) so that requests
+ * during an outage fail fast instead of hanging on packets that never come. The pool replaces
+ * broken connections on its own, so the gateway recovers when the database is back.
+ */
+export interface PostgresBounds {
+  /** Longest wait for a new connection, or for a free one in the pool (DATABASE_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs: number;
+  /** Longest wait for a query's answer (DATABASE_QUERY_TIMEOUT_MS); the connection is discarded past it. */
+  queryTimeoutMs: number;
+}
+
+export const defaultPostgresBounds: PostgresBounds = { connectTimeoutMs: 5_000, queryTimeoutMs: 15_000 };
+
+// pg returns int8 as strings to protect precision beyond 2^53; our int8 columns hold epoch milliseconds.
+const int8 = 20;
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === int8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** Settings of every connection to `databaseUrl`, pooled or of its own (LISTEN). */
+export function clientConfig(databaseUrl: string, bounds: PostgresBounds): pg.ClientConfig {
+  return {
+    connectionString: databaseUrl,
+    types: pgTypes,
+    connectionTimeoutMillis: bounds.connectTimeoutMs,
+    query_timeout: bounds.queryTimeoutMs,
+    // Probes an idle connection whose peer vanished without a word (a host gone, a NAT entry expired).
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+}
+
+/**
+ * A pool for Kysely's PostgresDialect. `onIdleError` hears the loss of a connection no request is
+ * using (pg-pool has already discarded it); a request's own connection errors reach its query.
+ */
+export function boundedPool(databaseUrl: string, bounds: PostgresBounds, onIdleError: (error: Error) => void): PostgresPool {
+  const pool = new pg.Pool({ ...clientConfig(databaseUrl, bounds), max: 10 });
+  pool.on('error', onIdleError);
+  // A connection in use emits 'error' too, after failing its queries: the query's caller answers for it.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return {
+    connect: async () => lendable(await pool.connect()),
+    end: () => pool.end(),
+  };
+}
+
+/**
+ * A pooled connection that is discarded rather than returned to the pool once a query timed out:
+ * its unanswered query would hold every later one (pg answers in order), and it may be blackholed.
+ */
+function lendable(client: pg.PoolClient): PostgresPoolClient {
+  let broken: Error | undefined;
+  const query = async (sql: string, parameters: ReadonlyArray<unknown>) => {
+    if (broken) throw broken;
+    try {
+      return await client.query(sql, [...parameters]);
+    } catch (error) {
+      if (error instanceof Error && error.message === queryTimeoutMessage) broken = error;
+      throw error;
+    }
+  };
+  return {
+    // Kysely's cursor overload is not offered: the dialect is configured without a cursor.
+    query: query as unknown as PostgresPoolClient['query'],
+    release: () => client.release(broken),
+  };
+}
+
+/** What pg rejects a query with when `query_timeout` passes. */
+const queryTimeoutMessage = 'Query read timeout';
+
+/** pg and pg-pool messages for a connection that failed, timed out or is gone. */
+const connectionMessages = [
+  queryTimeoutMessage,
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'timeout expired',
+  'is not queryable',
+];
+/** Node's codes for a peer that cannot be reached or went away. */
+const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/**
+ * SQLSTATEs of a server that cannot serve now: class 08 (connection exception), shutdown and
+ * recovery (57P01-57P03), too many connections (53300), a query cancelled by a timeout (57014).
+ */
+const unavailableStates = /^(08...|57P0[123]|53300|57014)$/;
+
+/** True when `error` says the database (or the network to it) is unavailable, not that the request is wrong. */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 3) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (networkCodes.has(code) || unavailableStates.test(code))) return true;
+  if (connectionMessages.some((message) => error.message.startsWith(message) || error.message.endsWith(message))) return true;
+  if (error instanceof AggregateError && error.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
+  return isDatabaseUnavailable(error.cause, depth + 1);
+}
