@@ -5,10 +5,14 @@
 // body has all arrived (over a limit, refused upload) reaches the client, whose connection is then
 // closed rather than reset or left half-open.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { multipartHead, multipartTail, multipartType, randomContent, startFileioGateway, type FileioGateway } from './helpers/fileio.js';
+import { noRateLimits, startGateway } from './helpers/gateway.js';
 import { rawConnect, sendWholeThenRead, type RawAnswer } from './helpers/raw-http.js';
+import { bearer, createSigningKey, signToken, startJwksServer, userClaims } from './helpers/tokens.js';
 
 const q = encodeURIComponent;
 const BODY_TIMEOUT_MS = 500;
@@ -207,5 +211,45 @@ describe('connection limits', { timeout: 60_000 }, () => {
         await connection.closed;
       }
     });
+  });
+});
+
+describe('a body the gateway holds back for a slow backend', () => {
+  test('is not cut: only time spent waiting on the client counts as a stall', async () => {
+    const holdMs = 3 * BODY_TIMEOUT_MS;
+    // An apps backend that reads nothing of the body for a while, then all of it.
+    const backend = createServer((request, response) => {
+      setTimeout(async () => {
+        let bytes = 0;
+        for await (const chunk of request) bytes += (chunk as Buffer).length;
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes }));
+      }, holdMs);
+    });
+    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+    const key = await createSigningKey('ES256', 'held-back');
+    const jwks = await startJwksServer([key]);
+    const running = await startGateway({
+      ...noRateLimits,
+      AUTH_JWKS_URL: jwks.url,
+      APPS_URL: `http://127.0.0.1:${(backend.address() as AddressInfo).port}`,
+      BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
+      BODY_LIMIT_BYTES: String(64 * 1024 * 1024),
+    });
+    try {
+      // Larger than what the sockets on the way can buffer, so the client must wait for the backend.
+      const body = randomContent(32 * 1024 * 1024);
+      const response = await fetch(`${running.url}/apps/de`, {
+        method: 'POST',
+        headers: { ...bearer(await signToken(key, userClaims('alice'))), 'content-type': 'application/octet-stream' },
+        body,
+      });
+      assert.equal(response.status, 200, await response.clone().text());
+      assert.deepEqual(await response.json(), { bytes: body.length });
+    } finally {
+      await running.close();
+      await jwks.close();
+      backend.closeAllConnections();
+      backend.close();
+    }
   });
 });
