@@ -83,6 +83,8 @@ export interface GatewayConfig {
     maxEditBytes: number;
     /** Days an item stays in the trash before the sweep deletes it (TRASH_RETENTION_DAYS). */
     trashRetentionDays: number;
+    /** Bytes and unfinished writes untouched this long may be swept as orphans (DATA_STORE_ORPHAN_GRACE_SECONDS). */
+    orphanGraceMs: number;
     /** Let URL imports reach loopback, private and link-local addresses (URL_IMPORT_ALLOW_PRIVATE_NETWORKS). */
     urlImportAllowPrivateNetworks: boolean;
     /**
@@ -318,6 +320,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       maxUploadBytes: integer(env, 'MAX_UPLOAD_BYTES', 10 * 1024 ** 3, 1, 2 ** 50),
       maxEditBytes: integer(env, 'FILEIO_MAX_EDIT_BYTES', 8 * 1024 ** 2, 1, 2 ** 40),
       trashRetentionDays: integer(env, 'TRASH_RETENTION_DAYS', 30, 1, 36_500),
+      orphanGraceMs: integer(env, 'DATA_STORE_ORPHAN_GRACE_SECONDS', 3600, 0, 30 * 86_400) * 1000,
       urlImportAllowPrivateNetworks: boolean(env, 'URL_IMPORT_ALLOW_PRIVATE_NETWORKS', false),
       ticketBaseUrl: (url(env, 'TICKET_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/tickets`).replace(/\/+$/, ''),
     },

@@ -56,6 +56,7 @@ describe('embedded platform settings', () => {
       maxUploadBytes: 10 * 1024 ** 3,
       maxEditBytes: 8 * 1024 ** 2,
       trashRetentionDays: 30,
+      orphanGraceMs: 3_600_000,
       urlImportAllowPrivateNetworks: false,
       ticketBaseUrl: 'http://localhost:8080/tickets',
     });
@@ -188,6 +189,7 @@ describe('invalid values throw a ConfigError naming the variable', () => {
     { DEFAULT_OUTPUT_FOLDER: '..' },
     { MAX_UPLOAD_BYTES: '0' },
     { TRASH_RETENTION_DAYS: 'forever' },
+    { DATA_STORE_ORPHAN_GRACE_SECONDS: '-1' },
     { URL_IMPORT_ALLOW_PRIVATE_NETWORKS: 'sometimes' },
     { TICKET_BASE_URL: 'ftp://files.example.org' },
     { REDIS_COMMAND_TIMEOUT_MS: '0' },

@@ -1,9 +1,10 @@
 // Shared plumbing of the filesystem and sharing routes: data-info calls as the caller, path
-// checks, the community rule for anonymous callers, query normalisation.
+// checks, signed-out reads, query normalisation.
 import type { FastifyRequest } from 'fastify';
 import { isWithin, normalizeDataPath } from '../backends/data-info/data-path.js';
 import type { GatewayConfig } from '../config.js';
 import { noCredentials } from '../http/auth.js';
+import { GatewayError } from '../http/errors.js';
 import type { Forwarder } from '../http/proxy.js';
 import { dataInfoCall, dataInfoJson, uuidOf, type DataInfoRequest } from './data-info-calls.js';
 
@@ -27,15 +28,29 @@ export function dataPath(config: GatewayConfig, input: unknown, field = 'path'):
 
 export const communityRoot = (config: GatewayConfig) => `/${config.dataStore.zone}/home/shared`;
 
+/** A signed-out caller may never look things up by id (routes.md §1.2). */
+export function refuseAnonymousIds(request: FastifyRequest, ids: readonly unknown[] = []): void {
+  if (!request.identity && ids.length > 0) throw noCredentials();
+}
+
 /**
- * Auth level "optional (community)" (routes.md §1.2): an anonymous caller may only name paths
- * under the community-data root, and may never look things up by id. Users pass unchecked.
+ * Signed-out reads (routes.md §1.2, clients.md §2.3). Anonymous callers read what is public: the
+ * community folder and files made public (a grant to everyone), whichever read route they use, as
+ * data-info decides. What they cannot read is refused as on any route that needs a user (401):
+ * signing in may help. Outside the community folder a path that does not exist is refused alike,
+ * so a signed-out caller cannot tell others' private files from nothing. Signed-in callers, and
+ * refusals of other kinds, pass unchanged.
  */
-export function requireCommunityAccess(config: GatewayConfig, request: FastifyRequest, paths: readonly string[], ids: readonly unknown[] = []): void {
-  if (request.identity) return;
-  if (ids.length > 0) throw noCredentials();
-  const root = communityRoot(config);
-  if (paths.some((path) => !isWithin(path, root))) throw noCredentials();
+export async function readSignedOut<T>(config: GatewayConfig, request: FastifyRequest, paths: readonly string[], read: () => Promise<T>): Promise<T> {
+  if (request.identity) return read();
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    const root = communityRoot(config);
+    const unreadable = error.errorCode === 'ERR_NOT_READABLE' || (error.errorCode === 'ERR_DOES_NOT_EXIST' && paths.some((path) => !isWithin(path, root)));
+    throw unreadable ? noCredentials() : error;
+  }
 }
 
 /** The data-info id of a client path, the path checked first (`field` names it in a refusal). */

@@ -13,6 +13,11 @@ const SourceDest = Type.Object({ source: Type.String(), dest: Type.String() });
 const TaskAnswer = (fields: Record<string, ReturnType<typeof Type.String> | ReturnType<typeof Type.Array>>) =>
   Type.Object({ ...fields, 'async-task-id': Type.Optional(Type.String()) }, { additionalProperties: true });
 
+/**
+ * Routes that take a path find its id first and then change the object by id: each such call also
+ * sends the path (`path`), so data-info refuses it with ERR_DOES_NOT_EXIST when a concurrent
+ * request moved the object away in between, rather than changing it where it went.
+ */
 const idPath = (id: string) => `/data/${encodeURIComponent(id)}`;
 
 export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): Promise<void> {
@@ -64,7 +69,7 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
         throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', 'A rename keeps the item in its folder; use move to change folders', { source, dest });
       }
       const id = await idOfPath(deps, request, source);
-      return dataInfo(deps, request, { method: 'PUT', path: `${idPath(id)}/name`, json: { filename: baseName(dest) } });
+      return dataInfo(deps, request, { method: 'PUT', path: `${idPath(id)}/name`, query: { path: source }, json: { filename: baseName(dest) } });
     },
   });
 
@@ -83,7 +88,7 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
       const source = dataPath(config, body.source, 'source');
       const dest = dataPath(config, body.dest, 'dest');
       const id = await idOfPath(deps, request, source);
-      return dataInfo(deps, request, { method: 'PUT', path: `${idPath(id)}/children/dir`, json: { dirname: dest } });
+      return dataInfo(deps, request, { method: 'PUT', path: `${idPath(id)}/children/dir`, query: { path: source }, json: { dirname: dest } });
     },
   });
 
@@ -100,7 +105,7 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
     handler: async (request: FastifyRequest) => {
       const path = dataPath(config, (request.body as { path: unknown }).path);
       const id = await idOfPath(deps, request, path);
-      return dataInfo(deps, request, { method: 'DELETE', path: `${idPath(id)}/children` });
+      return dataInfo(deps, request, { method: 'DELETE', path: `${idPath(id)}/children`, query: { path } });
     },
   });
 

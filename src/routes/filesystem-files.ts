@@ -5,7 +5,7 @@ import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { queryNormalizer } from '../http/query.js';
-import { dataInfo, dataPath, idOfPath, requireCommunityAccess, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
+import { dataInfo, dataPath, idOfPath, readSignedOut, refuseAnonymousIds, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
 
 const Paths = Type.Array(Type.String(), { description: 'Absolute data-store paths' });
 const Json = Type.Object({}, { additionalProperties: true });
@@ -70,7 +70,8 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
     schema: {
       tags: ['filesystem'],
       summary: 'Describe files and folders by path or id',
-      description: 'Answers `{paths: {<path>: Stat}, ids: {<id>: Stat}}`. Anonymous callers may name only paths under the community data folder, and no ids.',
+      description:
+        'Answers `{paths: {<path>: Stat}, ids: {<id>: Stat}}`. Signed out: public data only (the community data folder, files made public), by path only; anything else is 401 `ERR_NOT_AUTHORIZED`.',
       querystring: Type.Object({
         'validation-behavior': Type.Optional(Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('own')], { description: 'Refuse paths the caller holds less than this on' })),
       }),
@@ -79,11 +80,12 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
     },
     handler: async (request: FastifyRequest) => {
       const body = request.body as { paths?: string[]; ids?: string[] };
-      if (!request.identity) {
-        requireCommunityAccess(config, request, (body.paths ?? []).map((path, index) => dataPath(config, path, `paths.${index}`)), body.ids ?? []);
-      }
+      refuseAnonymousIds(request, body.ids);
+      const paths = (body.paths ?? []).map((path, index) => dataPath(config, path, `paths.${index}`));
       const { 'validation-behavior': validation } = request.query as { 'validation-behavior'?: 'read' | 'write' | 'own' };
-      return dataInfo(deps, request, { method: 'POST', path: '/stat-gatherer', query: { 'validation-behavior': validation }, json: body });
+      return readSignedOut(config, request, paths, () =>
+        dataInfo(deps, request, { method: 'POST', path: '/stat-gatherer', query: { 'validation-behavior': validation }, json: body }),
+      );
     },
   });
 
@@ -99,9 +101,11 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
       response: { 200: Type.Object({ 'content-type': Type.String(), infoType: Type.String(), urls: Type.Array(Type.Object({ label: Type.String(), url: Type.String() })) }) },
     },
     handler: async (request: FastifyRequest) => {
-      const { path } = request.query as { path: string };
-      const id = await idOfPath(deps, request, path);
-      return dataInfo(deps, request, { method: 'GET', path: `/data/${encodeURIComponent(id)}/manifest` });
+      const path = dataPath(config, (request.query as { path: string }).path);
+      return readSignedOut(config, request, [path], async () => {
+        const id = await idOfPath(deps, request, path);
+        return dataInfo(deps, request, { method: 'GET', path: `/data/${encodeURIComponent(id)}/manifest` });
+      });
     },
   });
 
@@ -119,8 +123,11 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
     },
     handler: async (request: FastifyRequest) => {
       const body = request.body as { path: string; position: number; 'chunk-size': number };
-      const id = await idOfPath(deps, request, body.path);
-      return dataInfo(deps, request, { method: 'GET', path: `/data/${encodeURIComponent(id)}/chunks`, query: { position: String(body.position), size: String(body['chunk-size']) } });
+      const path = dataPath(config, body.path);
+      return readSignedOut(config, request, [path], async () => {
+        const id = await idOfPath(deps, request, path);
+        return dataInfo(deps, request, { method: 'GET', path: `/data/${encodeURIComponent(id)}/chunks`, query: { position: String(body.position), size: String(body['chunk-size']) } });
+      });
     },
   });
 
@@ -151,11 +158,14 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
     handler: async (request: FastifyRequest) => {
       const body = request.body as { path: string; separator?: string; page?: number; 'chunk-size': number };
       const separator = encodedSeparator(body.separator);
-      const id = await idOfPath(deps, request, body.path);
-      return dataInfo(deps, request, {
-        method: 'GET',
-        path: `/data/${encodeURIComponent(id)}/chunks-tabular`,
-        query: { separator, page: body.page === undefined ? undefined : String(body.page), size: String(body['chunk-size']) },
+      const path = dataPath(config, body.path);
+      return readSignedOut(config, request, [path], async () => {
+        const id = await idOfPath(deps, request, path);
+        return dataInfo(deps, request, {
+          method: 'GET',
+          path: `/data/${encodeURIComponent(id)}/chunks-tabular`,
+          query: { separator, page: body.page === undefined ? undefined : String(body.page), size: String(body['chunk-size']) },
+        });
       });
     },
   });

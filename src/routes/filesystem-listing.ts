@@ -9,7 +9,7 @@ import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { queryNormalizer } from '../http/query.js';
-import { communityRoot, dataInfo, dataPath, requireCommunityAccess, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
+import { communityRoot, dataInfo, dataPath, readSignedOut, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
 import { encodedPath } from './data-info-calls.js';
 import { metadataJson } from './data-metadata-calls.js';
 
@@ -218,14 +218,13 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
       tags: ['filesystem'],
       summary: 'One page of a folder: its sub-folders and files, sorted',
       description:
-        'Anonymous callers may list only the community data folder and below. `sort-col` (alias `sort-field`): `name`, `id` (= path), `path`, `lastmodified`/`datemodified`, `datecreated`, `size`; `sort-dir`: `asc`/`desc`; any case.',
+        'Signed out: public data only (the community data folder, folders on the way to files made public); anything else is 401 `ERR_NOT_AUTHORIZED`. `sort-col` (alias `sort-field`): `name`, `id` (= path), `path`, `lastmodified`/`datemodified`, `datecreated`, `size`; `sort-dir`: `asc`/`desc`; any case.',
       querystring: PagedQuery,
       response: { 200: PagedFolder },
     },
     handler: async (request: FastifyRequest) => {
       const query = request.query as { path: string; limit: number; offset?: number; 'sort-col'?: string; 'sort-field'?: string; 'sort-dir'?: string; 'entity-type'?: string; 'info-type'?: string[] };
       const path = dataPath(config, query.path);
-      requireCommunityAccess(config, request, [path]);
       const sortColumn = enumValue('sort-col', query['sort-col'] ?? query['sort-field'], Object.keys(sortColumns));
       const sortDir = enumValue('sort-dir', query['sort-dir'], ['asc', 'desc']);
       const entityType = enumValue('entity-type', query['entity-type'], ['any', 'file', 'folder']);
@@ -235,33 +234,35 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
         throw new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', 'query parameter "info-type" must be valid Unicode', { field: 'info-type' });
       }
 
-      const response = await deps.forwarder.call(
-        'data-info',
-        {
-          method: 'GET',
-          path: `/data/path${encodedPath(path)}`,
-          identity: request.identity,
-          identityStyle: 'user',
-          query: {
-            limit: String(query.limit),
-            offset: String(query.offset ?? 0),
-            'sort-field': sortColumn ? sortColumns[sortColumn] : undefined,
-            'sort-dir': sortDir?.toUpperCase(),
-            'entity-type': entityType,
-            'info-type': infoTypes,
-            'bad-chars': policy.badChars,
-            'bad-name': policy.badNames,
-            'bad-path': policy.badPaths,
+      const listing = await readSignedOut(config, request, [path], async () => {
+        const response = await deps.forwarder.call(
+          'data-info',
+          {
+            method: 'GET',
+            path: `/data/path${encodedPath(path)}`,
+            identity: request.identity,
+            identityStyle: 'user',
+            query: {
+              limit: String(query.limit),
+              offset: String(query.offset ?? 0),
+              'sort-field': sortColumn ? sortColumns[sortColumn] : undefined,
+              'sort-dir': sortDir?.toUpperCase(),
+              'entity-type': entityType,
+              'info-type': infoTypes,
+              'bad-chars': policy.badChars,
+              'bad-name': policy.badNames,
+              'bad-path': policy.badPaths,
+            },
           },
-        },
-        request.id,
-      );
-      // A file answers with its bytes (and a Content-Disposition): that is not a folder to list.
-      if (response.statusCode < 300 && response.headers['content-disposition'] !== undefined) {
-        await response.body.dump();
-        throw new GatewayError(400, 'ERR_NOT_A_FOLDER', `${path} is not a folder`, { path });
-      }
-      const listing = await jsonAnswer<Listing>('data-info', response);
+          request.id,
+        );
+        // A file answers with its bytes (and a Content-Disposition): that is not a folder to list.
+        if (response.statusCode < 300 && response.headers['content-disposition'] !== undefined) {
+          await response.body.dump();
+          throw new GatewayError(400, 'ERR_NOT_A_FOLDER', `${path} is not a folder`, { path });
+        }
+        return jsonAnswer<Listing>('data-info', response);
+      });
 
       const entries = [...listing.folders, ...listing.files];
       const favorites = await favoritesAmong(deps, request, [listing.id, ...entries.map((entry) => entry.id)]);

@@ -8,7 +8,9 @@
  * Every write goes to its own temporary file in `<root>/tmp` (same filesystem as `objects`, so
  * rename is atomic), is fsynced, then renamed over the final path. Readers therefore see either the
  * old content or the new one, never a mix, and of two concurrent writes to one id the last rename
- * wins whole. Assumes one process owns `root` (init() deletes whatever is in `tmp`).
+ * wins whole. Several processes may share `root` (gateways on one database and one DATA_STORE_DIR):
+ * what a crash left behind is only ever removed once it has gone untouched for a grace period
+ * (`staleTemps`, `staleObjects`), so another process's write in progress is never taken for it.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { constants, createReadStream } from 'node:fs';
@@ -61,6 +63,16 @@ function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 }
 
+/** True when `file` exists and was last modified at or before `before` (epoch ms). */
+async function writtenAtOrBefore(file: string, before: number): Promise<boolean> {
+  try {
+    return (await stat(file)).mtimeMs <= before;
+  } catch (error) {
+    if (isMissing(error)) return false; // removed meanwhile (installed, or by another process)
+    throw error;
+  }
+}
+
 /** Makes a directory's entries (a rename, a new subfolder) durable. */
 async function syncDirectory(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
@@ -80,13 +92,48 @@ export class BlobStore {
     this.tmpDir = path.join(root, 'tmp');
   }
 
-  /** Creates the folders and deletes temporary files a crashed process left behind. */
-  async init(): Promise<void> {
+  /**
+   * Creates the folders and deletes temporary files a crashed process left behind: those last
+   * written `tempGraceMs` or more ago (0, the default, means all of them: this process alone uses
+   * `root`). Answers how many were deleted.
+   */
+  async init(tempGraceMs = 0): Promise<number> {
     await mkdir(this.objectsDir, { recursive: true, mode: 0o700 });
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
+    return this.removeStaleTemps(Date.now() - tempGraceMs);
+  }
+
+  /** Deletes the temporary files (unfinished writes) last written at or before `before` (epoch ms); answers how many. */
+  async removeStaleTemps(before: number): Promise<number> {
+    let removed = 0;
     for (const name of await readdir(this.tmpDir)) {
-      await rm(path.join(this.tmpDir, name), { force: true, recursive: true });
+      const file = path.join(this.tmpDir, name);
+      if (!(await writtenAtOrBefore(file, before))) continue;
+      await rm(file, { force: true, recursive: true });
+      removed += 1;
     }
+    return removed;
+  }
+
+  /**
+   * The ids of the objects whose bytes were last written at or before `before` (epoch ms), in
+   * batches of at most `batchSize`, shard by shard. Files that are not named by a UUID are not
+   * objects and are left out.
+   */
+  async *staleObjects(before: number, batchSize: number): AsyncGenerator<string[]> {
+    let batch: string[] = [];
+    for (const shard of (await readdir(this.objectsDir, { withFileTypes: true })).filter((entry) => entry.isDirectory())) {
+      for (const name of await readdir(path.join(this.objectsDir, shard.name))) {
+        if (!uuidPattern.test(name) || name !== name.toLowerCase() || name.slice(0, 2) !== shard.name) continue;
+        if (!(await writtenAtOrBefore(this.pathOf(name), before))) continue;
+        batch.push(name);
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+    }
+    if (batch.length > 0) yield batch;
   }
 
   private pathOf(id: string): string {

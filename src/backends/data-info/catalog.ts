@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { ancestorsOf, baseName, parentOf } from './data-path.js';
+import { dataError } from './errors.js';
 import { basePaths, type BasePaths } from './paths.js';
 
 export type Permission = 'read' | 'write' | 'own';
@@ -113,11 +114,35 @@ export class Catalog {
       .execute();
   }
 
-  /** Adds an object owned by `object.owner` (who gets `own`); a path already taken throws the engine's unique error. */
+  /**
+   * Adds an object owned by `object.owner` (who gets `own`) to a folder that must still be there
+   * (holdFolder); a path already taken throws the engine's unique error. Pass the transaction the
+   * caller's checks ran in: the folder is then held until it ends.
+   */
   async create(object: NewObject, db: Db = this.db): Promise<DataObject> {
+    await this.holdFolder(parentOf(object.path), db);
     const id = (await this.insertRow(db, object))!;
     await this.grant(db, id, object.owner, 'own');
     return (await db.selectFrom('data_objects').selectAll().where('id', '=', id).executeTakeFirstOrThrow()) as DataObject;
+  }
+
+  /**
+   * Checks, as one step with what the transaction `db` adds to it, that `folder` is still a folder.
+   * Whatever was checked before (a request's checks, the seconds an upload takes) a concurrent move
+   * or deletion may have taken the folder away: a row added then would sit below a path that no
+   * longer exists, unseen and never deleted. On PostgreSQL the folder and every folder above it are
+   * held (FOR KEY SHARE) until the transaction ends, taken top-down as moves and deletions take an
+   * item before its contents, so such a move or deletion waits and then carries the new row along;
+   * one that came first makes the folder missing here (ERR_DOES_NOT_EXIST). SQLite has a single
+   * writer: the check inside the transaction is enough.
+   */
+  async holdFolder(folder: string, db: Db = this.db): Promise<void> {
+    const chain = [...ancestorsOf(folder), folder];
+    const query = db.selectFrom('data_objects').select(['path', 'type']).where('path', 'in', chain).orderBy(sql`length(path)`);
+    const rows = db.getExecutor().adapter instanceof PostgresAdapter ? await query.forKeyShare().execute() : await query.execute();
+    const held = rows.find((row) => row.path === folder);
+    if (!held) throw dataError('ERR_DOES_NOT_EXIST', `the folder ${folder} does not exist (it was moved or deleted meanwhile)`, { path: folder });
+    if (held.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${folder} is not a folder`, { path: folder });
   }
 
   async byPath(path: string, db: Db = this.db): Promise<DataObject | undefined> {

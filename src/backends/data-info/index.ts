@@ -9,6 +9,7 @@ import { sharingRoutes } from './sharing.js';
 import { statRoutes, usageSummaryRoutes } from './stats.js';
 import { sharedDataStore } from './shared.js';
 import { ticketRoutes } from './tickets.js';
+import { startOrphanSweep } from './orphans.js';
 import { startTrashSweep } from './trash.js';
 
 /** The data-info service (backends.md §2): the catalog in the store, file bytes under DATA_STORE_DIR. */
@@ -17,7 +18,11 @@ export const dataInfoService: EmbeddedService = {
   plugin: async (app, { store, config, notify }) => {
     const data = await sharedDataStore(store.db, { ...config.dataStore });
     const sweep = startTrashSweep(data, app.log);
-    app.addHook('onClose', async () => sweep.stop());
+    const orphanSweep = startOrphanSweep(data, config.dataStore.orphanGraceMs, app.log);
+    app.addHook('onClose', async () => {
+      sweep.stop();
+      await orphanSweep.stop();
+    });
 
     app.get('/navigation/base-paths', async (request) => basePaths(config.dataStore.zone, requireUserParam(request.query)));
     for (const routes of [navigationRoutes, filesRoutes, statRoutes, sharingRoutes, ticketRoutes, usageSummaryRoutes]) {

@@ -36,13 +36,26 @@ export function trashBase(zone: string): string {
   return `/${zone}/trash`;
 }
 
-/** Runs `work` in a transaction; a path taken meanwhile by a concurrent request becomes ERR_EXISTS. */
+/** PostgreSQL's deadlock_detected: it rolled back one of two transactions that waited for each other. */
+const isDeadlock = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === '40P01';
+/** Attempts of a transaction PostgreSQL rolled back as a deadlock. */
+const DEADLOCK_ATTEMPTS = 3;
+
+/**
+ * Runs `work` in a transaction; a path taken meanwhile by a concurrent request becomes ERR_EXISTS.
+ * A transaction PostgreSQL chose as a deadlock's victim is run again from the start (the other one
+ * has gone ahead by then, and `work` checks afresh), so `work` must keep its results to itself
+ * until it returns. Changes take their locks in one order (tree.ts), so this is a safety net.
+ */
 export async function inTransaction<T>(data: DataStore, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  try {
-    return await data.db.transaction().execute(work);
-  } catch (error) {
-    if (isUniqueViolation(error)) throw dataError('ERR_EXISTS', 'a target path was taken by a concurrent change; nothing was changed');
-    throw error;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await data.db.transaction().execute(work);
+    } catch (error) {
+      if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
+      if (isUniqueViolation(error)) throw dataError('ERR_EXISTS', 'a target path was taken by a concurrent change; nothing was changed');
+      throw error;
+    }
   }
 }
 

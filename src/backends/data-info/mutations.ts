@@ -10,7 +10,10 @@ import type { Caller, DataStore } from './store.js';
 import { deletePaths, emptyTrash, restorePaths } from './trash.js';
 
 const idParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-const userQuery = Type.Object({ user: Type.String({ minLength: 1 }) }, { additionalProperties: true });
+const userQuery = Type.Object(
+  { user: Type.String({ minLength: 1 }), path: Type.Optional(Type.String({ description: 'Where the caller found the object: refused as ERR_DOES_NOT_EXIST when it is no longer there' })) },
+  { additionalProperties: true },
+);
 
 /**
  * Moves, renames, deletes and restores (backends.md §2.1, §2.4). Each request is all-or-nothing
@@ -18,13 +21,25 @@ const userQuery = Type.Object({ user: Type.String({ minLength: 1 }) }, { additio
  * reference service's asynchronous tasks do.
  */
 export const mutationRoutes: FastifyPluginAsync<{ data: DataStore; announce: (event: DataEvent) => void }> = async (app, { data, announce }) => {
-  const byId = async (id: string): Promise<DataObject> => {
+  /**
+   * The object with the id of the request. A caller that found the id by a path (the gateway's
+   * rename, move-contents and delete-contents) sends that path as `path`: when the object is no
+   * longer there (a concurrent rename or move took it), the request is about something that no
+   * longer exists, and changing the object where it now is would report a change nobody asked for.
+   */
+  const byId = async (request: { params: { id: string }; query: unknown }): Promise<DataObject> => {
+    const { id } = request.params;
     const object = await data.catalog.byId(id);
     if (!object) throw dataError('ERR_DOES_NOT_EXIST', `no data item has the id ${id}`, { id });
+    const expected = (request.query as { path?: unknown }).path;
+    if (expected !== undefined) {
+      const path = data.path(expected);
+      if (object.path !== path) throw dataError('ERR_DOES_NOT_EXIST', `${path} does not exist (it was moved or renamed meanwhile)`, { path });
+    }
     return object;
   };
-  const folderById = async (id: string): Promise<DataObject> => {
-    const folder = await byId(id);
+  const folderById = async (request: { params: { id: string }; query: unknown }): Promise<DataObject> => {
+    const folder = await byId(request);
     if (folder.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
     return folder;
   };
@@ -34,7 +49,7 @@ export const mutationRoutes: FastifyPluginAsync<{ data: DataStore; announce: (ev
 
   app.put<{ Params: { id: string } }>('/data/:id/name', schema({ params: idParams }), async (request) => {
     const who = await caller(request);
-    const object = await byId(request.params.id);
+    const object = await byId(request);
     const dest = newChildPath(parentOf(object.path), stringField(request.body, 'filename'), 'filename');
     announce(await moveAll(data, who, [{ from: object.path, to: dest }], 'rename'));
     return { user: who.name, source: object.path, dest, 'async-task-id': asyncTaskId() };
@@ -42,7 +57,7 @@ export const mutationRoutes: FastifyPluginAsync<{ data: DataStore; announce: (ev
 
   app.put<{ Params: { id: string } }>('/data/:id/dir', schema({ params: idParams }), async (request) => {
     const who = await caller(request);
-    const object = await byId(request.params.id);
+    const object = await byId(request);
     const dest = data.path(stringField(request.body, 'dirname'), 'dirname');
     announce(await moveAll(data, who, [{ from: object.path, to: `${dest}/${baseName(object.path)}` }], 'move'));
     return { user: who.name, source: object.path, dest, 'async-task-id': asyncTaskId() };
@@ -50,7 +65,7 @@ export const mutationRoutes: FastifyPluginAsync<{ data: DataStore; announce: (ev
 
   app.put<{ Params: { id: string } }>('/data/:id/children/dir', schema({ params: idParams }), async (request) => {
     const who = await caller(request);
-    const folder = await folderById(request.params.id);
+    const folder = await folderById(request);
     await data.require(who, folder, 'own');
     const dest = data.path(stringField(request.body, 'dirname'), 'dirname');
     const sources = (await data.catalog.children(folder.path)).map((child) => child.path).sort();
@@ -79,12 +94,12 @@ export const mutationRoutes: FastifyPluginAsync<{ data: DataStore; announce: (ev
 
   app.delete<{ Params: { id: string } }>('/data/:id', schema({ params: idParams }), async (request) => {
     const who = await caller(request);
-    return deleted(who, [(await byId(request.params.id)).path]);
+    return deleted(who, [(await byId(request)).path]);
   });
 
   app.delete<{ Params: { id: string } }>('/data/:id/children', schema({ params: idParams }), async (request) => {
     const who = await caller(request);
-    const folder = await folderById(request.params.id);
+    const folder = await folderById(request);
     await data.require(who, folder, 'own'); // and each child is checked too; no names leak to others
     const children = (await data.catalog.children(folder.path)).map((child) => child.path).sort();
     if (children.length === 0) return { paths: [], 'trash-paths': {}, 'async-task-id': asyncTaskId() };

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import mime from 'mime-types';
 import { Type } from 'typebox';
 import { booleanParam, newChildPath, pathList, repeatedParam, stringParam, userOf } from './bulk.js';
-import { atLeast, type DataObject } from './catalog.js';
+import { atLeast, type DataObject, type NewObject } from './catalog.js';
 import { baseName, isWithin, parentOf } from './data-path.js';
 import { dataError } from './errors.js';
 import { trashBase } from './moves.js';
@@ -115,7 +115,7 @@ export const pathListRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
       const written = await data.blobs.write(id, content);
       let file: DataObject;
       try {
-        file = await data.catalog.create({
+        const row: NewObject = {
           id,
           path: dest,
           type: 'file',
@@ -124,7 +124,8 @@ export const pathListRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
           md5: written.md5,
           contentType: mime.lookup(dest) || 'text/plain',
           infoType: options.infoType,
-        });
+        };
+        file = await data.db.transaction().execute((trx) => data.catalog.create(row, trx));
       } catch (error) {
         await data.blobs.remove(id);
         if (isUniqueViolation(error)) throw dataError('ERR_EXISTS', `${dest} already exists`, { path: dest });

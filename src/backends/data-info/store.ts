@@ -12,6 +12,11 @@ export interface DataStoreOptions {
   maxUploadBytes: number;
   maxEditBytes: number;
   trashRetentionDays: number;
+  /**
+   * Bytes and temporary files untouched this long may be removed as orphans (orphans.ts); 0 when
+   * this process alone uses `dir`. Absent: 0.
+   */
+  orphanGraceMs?: number;
   /** Public base URL of ticket downloads (TICKET_BASE_URL), no trailing slash. */
   ticketBaseUrl: string;
   /** The clock; tests pass their own to drive the trash sweep. */
@@ -72,8 +77,9 @@ export class DataStore {
     this.blobs = new BlobStore(options.dir);
   }
 
+  /** Creates the bytes folders and removes unfinished writes older than the orphan grace period. */
   async init(): Promise<void> {
-    await this.blobs.init();
+    await this.blobs.init(this.options.orphanGraceMs ?? 0);
   }
 
   /**

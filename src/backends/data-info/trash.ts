@@ -50,12 +50,11 @@ async function removeBlobs(data: DataStore, fileIds: string[], log?: FastifyBase
  */
 export async function deletePaths(data: DataStore, caller: Caller, paths: string[], log?: FastifyBaseLogger): Promise<DeleteResult> {
   const trashRoot = data.catalog.basePaths(caller.name).user_trash_path;
-  const moved: Record<string, string> = {};
-  const removedFiles: string[] = [];
-  const trashed: string[] = [];
-  const deleted: string[] = [];
-
-  await inTransaction(data, async (trx) => {
+  const { moved, removedFiles, trashed, deleted } = await inTransaction(data, async (trx) => {
+    const moved: Record<string, string> = {};
+    const removedFiles: string[] = [];
+    const trashed: string[] = [];
+    const deleted: string[] = [];
     await existingAll(data, trx, paths);
     await ownedAll(data, trx, caller, paths);
     const roots = paths.filter((path) => isProtectedRoot(data.zone, path));
@@ -64,7 +63,9 @@ export async function deletePaths(data: DataStore, caller: Caller, paths: string
     const now = data.now();
     for (const path of outermost(paths)) {
       if (isWithin(path, trashBase(data.zone))) {
-        removedFiles.push(...(await removeSubtree(trx, path, now)));
+        const files = await removeSubtree(trx, path, now);
+        if (!files) throw dataError('ERR_DOES_NOT_EXIST', `${path} was deleted by a concurrent request; nothing was changed`, { path });
+        removedFiles.push(...files);
         deleted.push(path);
         continue;
       }
@@ -76,6 +77,7 @@ export async function deletePaths(data: DataStore, caller: Caller, paths: string
       moved[path] = target;
       trashed.push(path);
     }
+    return { moved, removedFiles, trashed, deleted };
   });
   await removeBlobs(data, removedFiles, log);
 
@@ -94,14 +96,18 @@ export async function deletePaths(data: DataStore, caller: Caller, paths: string
 /** DELETE /trash: every entry of the caller's trash, for good. */
 export async function emptyTrash(data: DataStore, caller: Caller, log?: FastifyBaseLogger): Promise<{ trash: string; paths: string[]; event: DataEvent }> {
   const trash = data.catalog.basePaths(caller.name).user_trash_path;
-  const removedFiles: string[] = [];
-  const paths: string[] = [];
-  await inTransaction(data, async (trx) => {
+  const { removedFiles, paths } = await inTransaction(data, async (trx) => {
+    const removedFiles: string[] = [];
+    const paths: string[] = [];
     const now = data.now();
     for (const entry of await data.catalog.children(trash, trx)) {
-      removedFiles.push(...(await removeSubtree(trx, entry.path, now)));
+      // Gone meanwhile (restored, or emptied by a concurrent request): not this request's to report.
+      const files = await removeSubtree(trx, entry.path, now);
+      if (!files) continue;
+      removedFiles.push(...files);
       paths.push(entry.path);
     }
+    return { removedFiles, paths };
   });
   await removeBlobs(data, removedFiles, log);
   paths.sort();
@@ -151,8 +157,8 @@ async function restoreFolder(data: DataStore, trx: Transaction<Database>, caller
  */
 export async function restorePaths(data: DataStore, caller: Caller, requested: string[]): Promise<RestoreResult> {
   const trashRoot = data.catalog.basePaths(caller.name).user_trash_path;
-  const restored: RestoreResult['restored'] = {};
-  await inTransaction(data, async (trx) => {
+  const restored = await inTransaction(data, async (trx) => {
+    const restored: RestoreResult['restored'] = {};
     const paths = requested.length > 0 ? requested : (await data.catalog.children(trashRoot, trx)).map((entry) => entry.path).sort();
     const objects = await existingAll(data, trx, paths);
     const outside = paths.filter((path) => !isWithin(path, trashBase(data.zone)) || isProtectedRoot(data.zone, path));
@@ -172,6 +178,7 @@ export async function restorePaths(data: DataStore, caller: Caller, requested: s
       await relocate(trx, path, target, now, { origin: null, at: null });
       restored[path] = { 'restored-path': target, 'partial-restore': partial };
     }
+    return restored;
   });
   // The notification names where things are now: trash names carry a suffix the user never chose.
   return { restored, event: { action: 'restore', user: caller.name, paths: Object.values(restored).map((entry) => entry['restored-path']) } };
@@ -201,7 +208,7 @@ export async function sweepTrash(data: DataStore, log?: FastifyBaseLogger): Prom
         if (!entry || entry.trashed_at === null || Number(entry.trashed_at) >= cutoff) return undefined;
         return removeSubtree(trx, path, data.now());
       });
-      if (files === undefined) continue;
+      if (!files) continue;
       await removeBlobs(data, files, log);
       deleted += 1;
     } catch (error) {

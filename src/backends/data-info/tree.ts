@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { DataObject } from './catalog.js';
 import { baseName, parentOf } from './data-path.js';
@@ -59,7 +59,9 @@ export async function relocate(
 ): Promise<void> {
   const tail = codePoints(from) + 1; // first character after the old prefix
   const newPrefix = sql<string>`cast(${to} as varchar(4096))`;
-  // The object itself first: if a concurrent request moved or deleted it meanwhile, nothing matches
+  // The folders it leaves and enters first: see touch.
+  await touch(db, [parentOf(from), parentOf(to)], now);
+  // Then the object itself: if a concurrent request moved or deleted it meanwhile, nothing matches
   // and the whole transaction is abandoned rather than reporting a move that did not happen.
   const moved = await db
     .updateTable('data_objects')
@@ -73,6 +75,7 @@ export async function relocate(
     .executeTakeFirst();
   if (Number(moved.numUpdatedRows) === 0) throw dataError('ERR_DOES_NOT_EXIST', `${from} was changed by a concurrent request; nothing was changed`, { path: from });
   // Then its descendants: all below `from/`, where nothing else can be.
+  await lockBelow(db, from);
   await db
     .updateTable('data_objects')
     .set({
@@ -81,24 +84,55 @@ export async function relocate(
     })
     .where(below(from))
     .execute();
-  await touch(db, [parentOf(from), parentOf(to)], now);
 }
 
-/** Marks folders as modified (a child came or went). */
+/**
+ * On PostgreSQL, takes the rows below `path` for update shallowest first (see touch), before one
+ * statement changes them all in whatever order it finds them. SQLite has a single writer.
+ */
+async function lockBelow(db: Db, path: string): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await db
+    .selectFrom('data_objects')
+    .select('id')
+    .where(below(path))
+    .orderBy(sql`length(path)`)
+    .orderBy(sql`path collate "C"`)
+    .forUpdate()
+    .execute();
+}
+
+/**
+ * Marks folders as modified (a child came or went). Moves and deletions call it before they take
+ * the item itself, and each folder is updated on its own, shallowest first: on PostgreSQL that
+ * takes the row locks of a change in one order, folders above before folders below, so a change
+ * inside a folder and a move or deletion of the folder wait for each other instead of deadlocking
+ * (each holding what the other needs, one aborted after a second as a 500).
+ */
 export async function touch(db: Db, folders: string[], now: number): Promise<void> {
-  await db.updateTable('data_objects').set({ modified_at: now }).where('path', 'in', [...new Set(folders)]).execute();
+  const ordered = [...new Set(folders)].sort((a, b) => codePoints(a) - codePoints(b) || (a < b ? -1 : a > b ? 1 : 0));
+  for (const folder of ordered) await db.updateTable('data_objects').set({ modified_at: now }).where('path', '=', folder).execute();
 }
 
 /**
  * Deletes the object at `path` and everything below it from the catalog (grants and tickets go
  * with them by foreign-key cascade) and answers the ids of the files, whose bytes the caller
- * removes once the transaction has committed.
+ * removes once the transaction has committed; undefined when nothing is at `path` any more.
+ *
+ * After its folder (see touch), the object's own row goes first, in one statement that checks and acts: on PostgreSQL it
+ * waits for a concurrent request holding the row and then finds it gone, so two deletions (or a
+ * deletion and a restore) of one item never both succeed, and the files below are read only once
+ * the row is ours, never from before a concurrent move took them away (their bytes would go too).
  */
-export async function removeSubtree(db: Db, path: string, now: number): Promise<string[]> {
-  const files = await db.selectFrom('data_objects').select('id').where(inSubtree(path)).where('type', '=', 'file').execute();
-  await db.deleteFrom('data_objects').where(inSubtree(path)).execute();
+export async function removeSubtree(db: Db, path: string, now: number): Promise<string[] | undefined> {
   await touch(db, [parentOf(path)], now);
-  return files.map((file) => file.id);
+  const removed = await db.deleteFrom('data_objects').where('path', '=', path).returning(['id', 'type']).execute();
+  const top = removed[0];
+  if (!top) return undefined;
+  await lockBelow(db, path);
+  const files = await db.selectFrom('data_objects').select('id').where(below(path)).where('type', '=', 'file').execute();
+  await db.deleteFrom('data_objects').where(below(path)).execute();
+  return [...(top.type === 'file' ? [top.id] : []), ...files.map((file) => file.id)];
 }
 
 /** Removes every ticket on the object at `path` or below it. */
