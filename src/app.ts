@@ -6,6 +6,7 @@ import { buildBackendHost, embeddedTargets, listenPrivately, processSecret } fro
 import type { BackendContext } from './backends/service.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
+import { connectionServerOptions, registerBodyDeadlines, registerConnectionHandling } from './http/connection-limits.js';
 import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { registerGuard } from './http/guard.js';
 import { registerJsonBodyParser } from './http/json-body.js';
@@ -92,6 +93,7 @@ async function startEmbeddedBackends(config: GatewayConfig, store: Store, log: F
     logger: log.child({ component: 'embedded-backends' }),
     bodyLimitBytes: config.bodyLimitBytes,
     logRequests: false,
+    connections: config.connections,
   });
   const address = await listenPrivately(host, config.dataDir);
   return { targets: embeddedTargets(names, address, secret, config), host };
@@ -119,6 +121,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     ajv: { customOptions: { coerceTypes: 'array', allErrors: false } },
+    ...connectionServerOptions(config.connections),
   });
 
   const metrics = createMetrics();
@@ -139,6 +142,8 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   const forwarder = new Forwarder({ ...embedded.targets, ...remote }, config.uidDomain, metrics);
   forwarderMade(forwarder);
 
+  registerBodyDeadlines(app, config.connections.bodyTimeoutMs);
+  registerConnectionHandling(app, config.connections);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -184,7 +189,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
 
   app.addHook('onClose', async () => {
     // Backends finish their requests before the store they write to closes.
-    await Promise.allSettled([forwarder.close(), buckets.close(), embedded.host?.close()]);
+    await Promise.allSettled([forwarder.close(config.connections.shutdownGraceMs), buckets.close(), embedded.host?.close()]);
     await store.close();
   });
 

@@ -27,6 +27,17 @@ export interface GatewayConfig {
   logLevel: string;
   trustProxy: boolean;
   bodyLimitBytes: number;
+  /** Connection deadlines of the listeners (README "Connections"). */
+  connections: {
+    /** Request headers must all arrive within this (HEADERS_TIMEOUT_MS): 408 otherwise. */
+    headersTimeoutMs: number;
+    /** A request body stalled this long, or a parsed body not all arrived after it, is cut with 408 (BODY_TIMEOUT_MS). */
+    bodyTimeoutMs: number;
+    /** Idle keep-alive connections are closed after this (KEEP_ALIVE_TIMEOUT_MS). */
+    keepAliveTimeoutMs: number;
+    /** On shutdown, requests in flight get this long before their connections are cut (SHUTDOWN_GRACE_MS). */
+    shutdownGraceMs: number;
+  };
   /** Largest comment text, in UTF-8 bytes (COMMENT_MAX_BYTES); longer comments get 413. */
   commentMaxBytes: number;
   /** Deepest nesting of arrays and objects a JSON request body may have (JSON_MAX_DEPTH); deeper is 400 ERR_INVALID_JSON. */
@@ -272,6 +283,12 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     logLevel,
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 2 ** 40),
+    connections: {
+      headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 30_000, 10, 600_000),
+      bodyTimeoutMs: integer(env, 'BODY_TIMEOUT_MS', 30_000, 10, 3_600_000),
+      keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 10, 3_600_000),
+      shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 2_000, 0, 600_000),
+    },
     commentMaxBytes: integer(env, 'COMMENT_MAX_BYTES', 64 * 1024, 1, 16 * 1024 ** 2),
     jsonMaxDepth: integer(env, 'JSON_MAX_DEPTH', defaultJsonMaxDepth, 1, jsonDepthCeiling),
     uidDomain: text(env, 'UID_DOMAIN') ?? 'localhost',

@@ -9,14 +9,31 @@ const usage = `Usage: npm start -- [--backends <names|all|none>] [--backends-onl
                    requires BACKEND_SECRET`;
 
 interface Stoppable {
-  log: { info(details: object, message: string): void };
+  log: { info(details: object, message: string): void; error(details: object, message: string): void };
   close(): Promise<void>;
 }
 
-function stopOnSignals(server: Stoppable): void {
+/** Beyond the grace for connections, what closing the stores and pools may take before the process just exits. */
+const CLOSE_BACKSTOP_MS = 5_000;
+
+/**
+ * SIGINT and SIGTERM close the listener: idle connections at once, requests in flight after
+ * SHUTDOWN_GRACE_MS (close() destroys their connections then). Should closing still hang (a
+ * database that does not answer), the process exits anyway.
+ */
+function stopOnSignals(server: Stoppable, graceMs: number): void {
   const shutdown = async (signal: string) => {
     server.log.info({ signal }, 'shutting down');
-    await server.close();
+    setTimeout(() => {
+      server.log.error({ signal }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, graceMs + CLOSE_BACKSTOP_MS).unref();
+    try {
+      await server.close();
+    } catch (error) {
+      server.log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
@@ -35,12 +52,12 @@ async function main(): Promise<void> {
 
   if (values['backends-only']) {
     const host = await serveBackendsStandalone(config);
-    stopOnSignals(host);
+    stopOnSignals(host, config.connections.shutdownGraceMs);
     return;
   }
 
   const gateway = await buildGateway(config);
-  stopOnSignals({ log: gateway.app.log, close: () => gateway.close() });
+  stopOnSignals({ log: gateway.app.log, close: () => gateway.close() }, config.connections.shutdownGraceMs);
   await gateway.app.listen({ port: config.port, host: config.host });
   if (config.auth.embeddedKeys) {
     gateway.app.log.info('embedded signing key in use: `npm run token -- <username> [--admin]` prints a token');

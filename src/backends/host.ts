@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../config.js';
+import { connectionServerOptions, registerConnectionHandling, type ConnectionLimits } from '../http/connection-limits.js';
 import { GatewayError, registerErrorHandling } from '../http/errors.js';
 import { registerJsonBodyParser } from '../http/json-body.js';
 import type { BackendTarget } from '../http/proxy.js';
@@ -21,7 +22,12 @@ export interface BackendHostOptions {
   bodyLimitBytes: number;
   /** Standalone hosts log each request; in-process ones leave that to the gateway. */
   logRequests: boolean;
+  /** Header and keep-alive deadlines, and the shutdown grace (default: the configuration's defaults). */
+  connections?: ConnectionLimits;
 }
+
+/** The configuration's defaults (HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, SHUTDOWN_GRACE_MS). */
+const defaultLimits: ConnectionLimits = { headersTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, shutdownGraceMs: 2_000 };
 
 function sameSecret(given: string | string[] | undefined, expected: Buffer): boolean {
   if (typeof given !== 'string') return false;
@@ -39,8 +45,11 @@ export async function buildBackendHost(options: BackendHostOptions): Promise<Fas
     logController: new LogController({ disableRequestLogging: !options.logRequests }),
     bodyLimit: options.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
+    ...connectionServerOptions(options.connections ?? defaultLimits),
   });
   const expected = Buffer.from(options.secret);
+  // No body deadlines here: the gateway in front keeps them and cancels its call when it cuts a client.
+  registerConnectionHandling(app, options.connections ?? defaultLimits);
   registerErrorHandling(app);
   registerJsonBodyParser(app, options.context.config.jsonMaxDepth);
 

@@ -43,9 +43,10 @@ export async function serveBackendsStandalone(config: GatewayConfig): Promise<Fa
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     logRequests: true,
+    connections: config.connections,
   });
   host.addHook('onClose', async () => {
-    await notifier.close();
+    await notifier.close(config.connections.shutdownGraceMs);
     await store.close();
   });
   await host.listen({ port: config.port, host: config.host });

@@ -7,6 +7,7 @@ import { backendEnvPrefix } from '../backends/catalog.js';
 import type { BackendSetting } from '../config.js';
 import type { Identity } from './auth.js';
 import { jsonAnswer } from './backend-answer.js';
+import { requestBody } from './connection-limits.js';
 import { GatewayError } from './errors.js';
 import { bodyTooLarge, byteLimit, hasBody } from './request-body.js';
 import type { Metrics } from './metrics.js';
@@ -290,8 +291,10 @@ export class Forwarder {
       // A declared length over the limit is refused before any byte is sent on; the rest are counted.
       if (Number(request.headers['content-length'] ?? 0) > options.bodyLimitBytes) throw tooLarge();
       limiter = byteLimit(options.bodyLimitBytes, tooLarge);
-      // pipeline ties both ends: a client that aborts mid-upload also ends the backend's body.
-      pipeline(request.raw, limiter, () => {});
+      // pipeline ties both ends: a client that aborts mid-upload (or stalls past its deadline) also
+      // ends the backend's body. requestBody, not request.raw: a failure here must not destroy the
+      // request, whose connection still carries the answer.
+      pipeline(requestBody(request), limiter, () => {});
       body = limiter;
     } else {
       delete headers['content-length'];
@@ -319,9 +322,19 @@ export class Forwarder {
     return reply.send(response.body);
   }
 
-  async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
+  /** Closes the pools: calls in flight get `graceMs` to finish, then their connections are destroyed. */
+  async close(graceMs = 2_000): Promise<void> {
+    const pools = [...this.pools.values()];
     this.pools.clear();
+    await Promise.all(
+      pools.map(async (pool) => {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
+        const outcome = await Promise.race([pool.close().then(() => 'closed' as const), late]);
+        clearTimeout(timer);
+        if (outcome === 'late') await pool.destroy();
+      }),
+    );
   }
 }
 

@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { GatewayError, sendError, toGatewayError } from '../http/errors.js';
+import { requestBody } from '../http/connection-limits.js';
 import { bodyTooLarge, hasBody, parseJsonText } from '../http/request-body.js';
 
 /** backends.md §2.2, the part of a data-info stat object the file result is made from. */
@@ -61,6 +62,7 @@ const ownStatus = new Set([
   'ERR_FORBIDDEN',
   'ERR_TOO_MANY_REQUESTS',
   'ERR_REQUEST_BODY_TOO_LARGE',
+  'ERR_REQUEST_TIMEOUT',
   'ERR_RANGE_NOT_SATISFIABLE',
   'ERR_UNAVAILABLE',
   'ERR_BAD_GATEWAY',
@@ -102,7 +104,7 @@ export async function optionalJsonBody(request: FastifyRequest, maxBytes = 64 * 
   if (!hasBody(request)) return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request.raw as AsyncIterable<Buffer>) {
+  for await (const chunk of requestBody(request) as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > maxBytes) throw bodyTooLarge(maxBytes);
     chunks.push(chunk);

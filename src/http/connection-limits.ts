@@ -1,0 +1,305 @@
+// Connection-level limits of a listener: how long request headers and bodies may take, how Node's own
+// answers (408, 431, 400) carry an error_code, how a connection whose request body is left unread is
+// closed without resetting the answer, and how long `close()` waits for connections before cutting them.
+import { STATUS_CODES, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { PassThrough, type Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from './errors.js';
+import { hasBody } from './request-body.js';
+
+export interface ConnectionLimits {
+  /** All request headers must arrive within this (HEADERS_TIMEOUT_MS); Node answers 408 otherwise. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this (KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeoutMs: number;
+  /** How long `close()` lets requests in flight finish before their connections are destroyed (SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
+}
+
+/**
+ * After answering a request whose body has not all arrived, the connection is closed, but only
+ * once the client has had time to read the answer: closing a socket with unread bytes (the rest of
+ * the body still coming) sends a reset, which makes the client's TCP stack drop the answer. Until
+ * then the rest of the body is read and thrown away (nginx's "lingering close", Go's rstAvoidanceDelay).
+ */
+export const LINGER_MS = 2_000;
+
+/** Node checks header deadlines on a timer: often enough that a deadline is kept to within a quarter. */
+const checkingInterval = (headersTimeoutMs: number) => Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4)));
+
+function errorResponse(status: number, errorCode: string, reason: string): string {
+  const body = JSON.stringify({ error_code: errorCode, reason });
+  return [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/** Node's parse and timeout errors (ConnectionError codes) as the gateway's `{error_code, reason}`. */
+function clientErrorAnswer(code: string | undefined, limits: ConnectionLimits): string {
+  switch (code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return errorResponse(408, 'ERR_REQUEST_TIMEOUT', `The request headers did not arrive within ${limits.headersTimeoutMs} ms`);
+    case 'HPE_HEADER_OVERFLOW':
+      return errorResponse(431, 'ERR_HEADERS_TOO_LARGE', 'The request line and headers are larger than the server accepts');
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return errorResponse(413, 'ERR_REQUEST_BODY_TOO_LARGE', 'The chunk extensions of the request body are larger than the server accepts');
+    default:
+      return errorResponse(400, 'ERR_BAD_REQUEST', `Malformed HTTP request${code ? ` (${code})` : ''}`);
+  }
+}
+
+/** Responses in flight per connection: a client error after one has started must not write into it. */
+const responses = new WeakMap<Socket, ServerResponse>();
+/** Sockets already answered or being closed: Node reports every later parse error of them again. */
+const closing = new WeakSet<Socket>();
+
+/** Ends `socket` (its answer written) and destroys it once the client closes too, or after LINGER_MS. */
+function lingerThenClose(socket: Socket): void {
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  // The client has closed its side: once the answer is flushed, nothing can meet a closed socket any more.
+  socket.once('end', () => {
+    if (socket.writableFinished) socket.destroy();
+    else socket.once('finish', () => socket.destroy());
+  });
+  socket.resume();
+}
+
+/**
+ * The listener's options for Fastify: header deadline, keep-alive, no whole-request deadline (bodies
+ * get their own, see `registerBodyDeadlines`: Node's would cut a large upload that is still progressing),
+ * and Node's own error answers as JSON with an error_code.
+ */
+export function connectionServerOptions(limits: ConnectionLimits): {
+  http: ServerOptions;
+  requestTimeout: number;
+  connectionTimeout: number;
+  keepAliveTimeout: number;
+  clientErrorHandler: (this: FastifyInstance, error: Error, socket: Socket) => void;
+} {
+  const http: ServerOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: 0,
+    connectionsCheckingInterval: checkingInterval(limits.headersTimeoutMs),
+  };
+  return {
+    http,
+    requestTimeout: 0,
+    connectionTimeout: 0,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    clientErrorHandler(this: FastifyInstance, error, socket) {
+      if (closing.has(socket)) return;
+      closing.add(socket);
+      const code = (error as { code?: string }).code;
+      const response = responses.get(socket);
+      // As Node does: answer only when nothing of a response has been written yet, else the peer gets garbage.
+      const answerable = socket.writable && code !== 'ECONNRESET' && code !== 'EPIPE' && !(response?.headersSent && !response.writableFinished);
+      this.log.debug({ err: error }, 'client error');
+      if (!answerable) {
+        socket.destroy();
+        return;
+      }
+      socket.end(clientErrorAnswer(code, limits));
+      lingerThenClose(socket);
+    },
+  };
+}
+
+/**
+ * Registers what every listener does with its connections: a request answered before its body has
+ * all arrived (refused early, over a limit, timed out) is answered with `Connection: close` and closed
+ * after a linger (`LINGER_MS`), its remaining body read and discarded; and `close()` destroys the
+ * connections still open `shutdownGraceMs` after it starts (idle keep-alive ones are closed at once).
+ */
+export function registerConnectionHandling(app: FastifyInstance, limits: ConnectionLimits): void {
+  // Connections that have not sent a byte yet: idle for shutdown's purposes, though Node counts them
+  // as waiting for headers (a client's spare connection would otherwise hold close() for the grace).
+  const silent = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    silent.add(socket);
+    socket.once('close', () => silent.delete(socket));
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    silent.delete(request.raw.socket);
+    responses.set(request.raw.socket, reply.raw);
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (hasBody(request) && !request.raw.complete) closeAfterAnswer(request.raw, reply);
+    return payload;
+  });
+
+  app.addHook('preClose', (done) => {
+    const server = app.server;
+    for (const socket of silent) if (socket.bytesRead === 0) socket.destroy();
+    const cut = setTimeout(() => server.closeAllConnections(), limits.shutdownGraceMs);
+    cut.unref();
+    server.once('close', () => clearTimeout(cut));
+    done();
+  });
+}
+
+/** Marks the answer `Connection: close` and takes over Node's close of the socket once it is written. */
+function closeAfterAnswer(raw: IncomingMessage, reply: FastifyReply): void {
+  const socket = raw.socket;
+  reply.header('connection', 'close');
+  if (closing.has(socket)) return;
+  closing.add(socket);
+  // Node ends and then destroys a `Connection: close` socket as soon as the answer is written (its
+  // `destroySoon`); destroying it while the body still arrives would reset the answer. Ending it and
+  // lingering instead is the same close, only later.
+  (socket as Socket & { destroySoon(): void }).destroySoon = () => {
+    socket.end();
+    lingerThenClose(socket);
+  };
+  reply.raw.once('finish', () => {
+    // The answer is out, so nothing needs the rest of the body: whoever read it stops (a backend
+    // upload is cancelled), and it keeps flowing, into nothing.
+    watches.get(raw)?.abandon();
+    raw.unpipe();
+    raw.resume();
+  });
+}
+
+// ---- Body deadlines (the gateway's listener) ----
+
+const watches = new WeakMap<IncomingMessage, BodyWatch>();
+
+/**
+ * Watches one request body that had not all arrived when the request began. The body fails with
+ * 408 ERR_REQUEST_TIMEOUT when no byte arrives for `timeoutMs` while the gateway is ready to read
+ * (a stall), and, for a body the gateway buffers (parsed JSON or text), when it has not all arrived
+ * `timeoutMs` after the request began. A streamed body (an upload on its way to a backend) has no
+ * overall deadline: however large, it lives as long as it keeps moving.
+ */
+class BodyWatch {
+  private readonly timer: NodeJS.Timeout;
+  private stream?: PassThrough;
+  private lastBytes: number;
+  private lastProgress = Date.now();
+  private deadline: number | undefined;
+  private failure?: GatewayError;
+
+  constructor(
+    private readonly raw: IncomingMessage,
+    private readonly timeoutMs: number,
+  ) {
+    this.lastBytes = raw.socket.bytesRead;
+    this.deadline = Date.now() + timeoutMs;
+    this.timer = setInterval(() => this.check(), Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 5))));
+    this.timer.unref();
+    raw.once('close', () => this.stop());
+  }
+
+  /** The body as consumers read it: a stream this watch can fail without touching the connection. */
+  body(): Readable {
+    if (this.failure) throw this.failure;
+    this.stream ??= detachedBody(this.raw);
+    return this.stream;
+  }
+
+  /** The route streams its body on: from now on only stalls end it. */
+  streamed(): void {
+    this.deadline = undefined;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** The request has been answered: its readers get a premature close. */
+  abandon(): void {
+    this.stop();
+    if (this.stream && !this.stream.destroyed) {
+      this.raw.unpipe(this.stream);
+      this.stream.destroy();
+    }
+  }
+
+  private check(): void {
+    const raw = this.raw;
+    if (raw.complete || raw.destroyed) return this.stop();
+    const now = Date.now();
+    const bytes = raw.socket?.bytesRead ?? this.lastBytes;
+    // Below its high-water mark the request stream reads the socket: if nothing comes, the client is
+    // not sending. Above it, the gateway holds the body back (a slow backend): that is no stall.
+    const waitingOnClient = raw.readableLength < raw.readableHighWaterMark;
+    if (bytes !== this.lastBytes || !waitingOnClient) {
+      this.lastBytes = bytes;
+      this.lastProgress = now;
+    }
+    if (now - this.lastProgress >= this.timeoutMs) {
+      this.fail(`No bytes of the request body arrived for ${this.timeoutMs} ms`);
+    } else if (this.deadline !== undefined && now >= this.deadline) {
+      this.fail(`The request body did not arrive within ${this.timeoutMs} ms`);
+    }
+  }
+
+  private fail(reason: string): void {
+    this.stop();
+    this.failure = new GatewayError(408, 'ERR_REQUEST_TIMEOUT', reason);
+    // Unhooked from the request first: failing the stream must not destroy the request (and its socket).
+    if (this.stream) {
+      this.raw.unpipe(this.stream);
+      this.stream.destroy(this.failure);
+    }
+  }
+}
+
+/**
+ * A copy of the request body that its reader may destroy (a body over a limit, a backend that
+ * failed) without destroying the request, and with it the connection that carries the answer.
+ * A client gone before its body arrived fails it.
+ */
+function detachedBody(raw: IncomingMessage): PassThrough {
+  const stream = new PassThrough();
+  // Readers see a failure through their own listeners (parser, pipeline); none may crash the process.
+  stream.on('error', () => {});
+  raw.pipe(stream);
+  raw.once('close', () => {
+    if (!raw.complete) stream.destroy(Object.assign(new Error('the client closed the connection before its body arrived'), { code: 'ECONNRESET' }));
+  });
+  return stream;
+}
+
+const detached = new WeakMap<IncomingMessage, Readable>();
+
+/**
+ * The body of `request` as the gateway's handlers read it (streamed on to a backend, say): the
+ * watched stream when the body has a deadline, else a detached copy (see detachedBody).
+ */
+export function requestBody(request: FastifyRequest): Readable {
+  const watched = watches.get(request.raw)?.body();
+  if (watched) return watched;
+  let body = detached.get(request.raw);
+  if (!body) {
+    body = detachedBody(request.raw);
+    detached.set(request.raw, body);
+  }
+  return body;
+}
+
+/**
+ * Body deadlines (BODY_TIMEOUT_MS), see BodyWatch. Fastify's parsers read the watched stream (a
+ * preParsing hook hands it to them); routes that stream the body read it through `requestBody`.
+ */
+export function registerBodyDeadlines(app: FastifyInstance, bodyTimeoutMs: number): void {
+  app.addHook('onRequest', async (request) => {
+    if (hasBody(request) && !request.raw.complete) watches.set(request.raw, new BodyWatch(request.raw, bodyTimeoutMs));
+  });
+  app.addHook('preParsing', async (request, _reply, payload) => watches.get(request.raw)?.body() ?? payload);
+  app.addHook('preHandler', async (request) => {
+    // A body parsed by Fastify has all arrived by now; one still arriving is the route's to stream.
+    if (!request.raw.complete) watches.get(request.raw)?.streamed();
+  });
+  app.addHook('onResponse', async (request) => {
+    watches.get(request.raw)?.stop();
+  });
+}
