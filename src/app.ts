@@ -7,7 +7,7 @@ import type { BackendContext } from './backends/service.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
 import { connectionServerOptions, registerBodyDeadlines, registerConnectionHandling } from './http/connection-limits.js';
-import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
+import { answerFrameworkError, MAX_PATH_PARAMETER_LENGTH, registerErrorHandling } from './http/errors.js';
 import { registerGuard } from './http/guard.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { gatewayLoggerOptions, logRequest, registerRequestLog } from './http/request-log.js';
@@ -118,6 +118,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     },
     genReqId: requestId,
     requestIdHeader: false,
+    maxParamLength: MAX_PATH_PARAMETER_LENGTH,
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     ajv: { customOptions: { coerceTypes: 'array', allErrors: false } },

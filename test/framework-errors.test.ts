@@ -1,9 +1,13 @@
 // Errors Fastify raises before a route is chosen (issue 13 item 5) answer the gateway's JSON error
 // `{error_code, reason}`, not Fastify's `{code: "FST_ERR_BAD_URL"}`: a bad percent-escape in a path
-// parameter on every operation of the OpenAPI document, and an over-long path parameter. Each such
-// answer also carries X-Request-Id and gets its one log line.
+// parameter on every operation of the OpenAPI document, and an over-long path parameter (long ones,
+// like ontology IRIs, still reach their routes). Each such answer also carries X-Request-Id and gets
+// its one log line. The embedded backend host answers the same way.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { MAX_PATH_PARAMETER_LENGTH } from '../src/http/errors.js';
+import { signEmbeddedToken } from '../src/http/keys.js';
+import { hostEngines, type BackendHost } from './helpers/backend-host.js';
 import { startGateway, type RunningGateway } from './helpers/gateway.js';
 
 const badEscape = 'x%E0%A4%A';
@@ -52,11 +56,31 @@ describe('framework errors at the gateway', () => {
     assert.doesNotMatch(JSON.stringify(logLines), /do-not-log-me/);
   });
 
-  test('a path parameter over the router limit: 414 with an error_code', async () => {
-    const response = await fetch(`${running.url}/apps/de/${'a'.repeat(500)}`);
+  test('a long path parameter (an ontology IRI) reaches its route; one over the router limit: 414 with an error_code', async () => {
+    const iri = encodeURIComponent(`http://purl.example.org/ontology/${'class-'.repeat(60)}`);
+    assert.ok(iri.length > 300);
+    const token = await signEmbeddedToken(running.dataDir, { username: 'alice' });
+    const long = await fetch(`${running.url}/apps/hierarchies/${iri}`, { headers: { authorization: `Bearer ${token}` } });
+    // Served by the apps service (no such hierarchy), not refused by the router.
+    assert.notEqual(long.status, 414, await long.text());
+    const response = await fetch(`${running.url}/apps/de/${'a'.repeat(MAX_PATH_PARAMETER_LENGTH + 1)}`);
     assert.equal(response.status, 414);
     const body = (await response.json()) as Record<string, unknown>;
     assert.equal(body.error_code, 'ERR_BAD_REQUEST');
     assert.equal(typeof body.reason, 'string');
+  });
+});
+
+describe('framework errors at the embedded backend host', () => {
+  let host: BackendHost;
+  before(async () => {
+    host = (await hostEngines[0]!.open({ names: ['user-info'] }))!;
+  });
+  after(() => host.close());
+
+  test('a bad percent-escape in a backend path parameter: 400 ERR_BAD_REQUEST as JSON', async () => {
+    const answer = await host.request('GET', `/user-info/bags/${badEscape}`);
+    assert.equal(answer.status, 400, answer.text);
+    assert.equal(answer.json().error_code, 'ERR_BAD_REQUEST');
   });
 });

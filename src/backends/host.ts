@@ -4,7 +4,7 @@ import path from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../config.js';
 import { connectionServerOptions, registerConnectionHandling, type ConnectionLimits } from '../http/connection-limits.js';
-import { GatewayError, registerErrorHandling } from '../http/errors.js';
+import { answerFrameworkError, GatewayError, MAX_PATH_PARAMETER_LENGTH, registerErrorHandling } from '../http/errors.js';
 import { registerJsonBodyParser } from '../http/json-body.js';
 import type { BackendTarget } from '../http/proxy.js';
 import type { EmbeddedBackendName } from './catalog.js';
@@ -45,6 +45,9 @@ export async function buildBackendHost(options: BackendHostOptions): Promise<Fas
     logController: new LogController({ disableRequestLogging: !options.logRequests }),
     bodyLimit: options.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
+    maxParamLength: MAX_PATH_PARAMETER_LENGTH,
+    // A standalone host (`--backends-only`) may be called by other gateways: same JSON errors.
+    frameworkErrors: answerFrameworkError,
     ...connectionServerOptions(options.connections ?? defaultLimits),
   });
   const expected = Buffer.from(options.secret);

@@ -96,6 +96,13 @@ export function answerFrameworkError(error: FastifyError, _request: FastifyReque
   void sendError(reply, toGatewayError(error));
 }
 
+/**
+ * Longest path parameter the router takes (Fastify's default is 100 characters, answered 414):
+ * ontology IRIs (`/apps/hierarchies/{root-iri}`), group and team names arrive percent-encoded and
+ * are often longer.
+ */
+export const MAX_PATH_PARAMETER_LENGTH = 2048;
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const gatewayError = toGatewayError(error);
