@@ -85,7 +85,15 @@ export async function startDataStoreGateway(options: GatewayOptions = {}): Promi
   const key = await createSigningKey('ES256', 'data-store-key');
   const jwks: JwksServer = await startJwksServer([key]);
   const zone = options.env?.DATA_ZONE ?? 'platform';
-  const running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, ...(schema ? { DATABASE_URL: schema.url } : {}), ...options.env });
+  let running: RunningGateway;
+  try {
+    running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, ...(schema ? { DATABASE_URL: schema.url } : {}), ...options.env });
+  } catch (error) {
+    // A gateway that fails to start must not leave the JWKS server holding the test process open.
+    await jwks.close();
+    await schema?.drop();
+    throw error;
+  }
   const tokens = new Map<string, string>();
   const tokenFor = async (user: string) => {
     if (!tokens.has(user)) tokens.set(user, await signToken(key, userClaims(user, options.claims?.(user))));
