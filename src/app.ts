@@ -118,7 +118,7 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     },
     genReqId: requestId,
     requestIdHeader: false,
-    maxParamLength: MAX_PATH_PARAMETER_LENGTH,
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     ajv: { customOptions: { coerceTypes: 'array', allErrors: false } },

@@ -45,7 +45,7 @@ export async function buildBackendHost(options: BackendHostOptions): Promise<Fas
     logController: new LogController({ disableRequestLogging: !options.logRequests }),
     bodyLimit: options.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
-    maxParamLength: MAX_PATH_PARAMETER_LENGTH,
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     // A standalone host (`--backends-only`) may be called by other gateways: same JSON errors.
     frameworkErrors: answerFrameworkError,
     ...connectionServerOptions(options.connections ?? defaultLimits),
