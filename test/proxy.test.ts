@@ -16,9 +16,20 @@ function rawRequest(baseUrl: string, text: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => socket.write(text));
     const chunks: Buffer[] = [];
+    // Done once the answer's body has all arrived (its length, or chunked to its end), not when the server closes the
+    // connection: a keep-alive one stays open for KEEP_ALIVE_TIMEOUT_MS.
     socket.on('data', (chunk) => {
       chunks.push(chunk);
-      if (/\r\n\r\n[\s\S]*\}$/.test(Buffer.concat(chunks).toString())) socket.end();
+      const received = Buffer.concat(chunks);
+      const headerEnd = received.indexOf('\r\n\r\n');
+      if (headerEnd < 0) return;
+      const head = received.subarray(0, headerEnd).toString();
+      const length = /\r\ncontent-length: *(\d+)/i.exec(head)?.[1];
+      const complete =
+        length !== undefined
+          ? received.length - headerEnd - 4 >= Number(length)
+          : /\r\ntransfer-encoding: *chunked/i.test(head) && received.subarray(headerEnd).includes('\r\n0\r\n\r\n');
+      if (complete) socket.end();
     });
     socket.on('end', () => resolve(Buffer.concat(chunks).toString()));
     socket.on('error', reject);
