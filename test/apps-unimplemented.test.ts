@@ -1,5 +1,5 @@
-// The README lists the apps-service routes the embedded apps service does not serve yet (issue 7:
-// they answer 501 naming the route). This keeps that list equal to the truth, both ways.
+// docs/api/apps.md lists the apps-service routes the embedded apps service does not serve yet (they
+// answer 501 naming the route). This keeps that list equal to the truth, both ways.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,12 +14,12 @@ import { openStore } from '../src/store/database.js';
 import { startMetadataGateway } from './helpers/metadata-gateway.js';
 
 function documented(): string[] {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const section = /<!-- apps-unimplemented:start -->([\s\S]*?)<!-- apps-unimplemented:end -->/.exec(readme)?.[1] ?? '';
+  const page = readFileSync(new URL('../docs/api/apps.md', import.meta.url), 'utf8');
+  const section = /<!-- apps-unimplemented:start -->([\s\S]*?)<!-- apps-unimplemented:end -->/.exec(page)?.[1] ?? '';
   return [...section.matchAll(/^- `([A-Z]+ [^`]+)`$/gm)].map((match) => match[1]!);
 }
 
-test('the README lists exactly the apps routes the embedded apps service does not serve', async () => {
+test('docs/api/apps.md lists exactly the apps routes the embedded apps service does not serve', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'apps-unimplemented-'));
   const config = loadConfig({ GATEWAY_DATA_DIR: dir, LOG_LEVEL: 'silent' });
   const store = await openStore({ dataDir: dir });
