@@ -27,7 +27,7 @@ export interface GatewayConfig {
   logLevel: string;
   trustProxy: boolean;
   bodyLimitBytes: number;
-  /** Connection deadlines of the listeners (README "Connections"). */
+  /** Connection deadlines of the listeners (docs/operations.md, "Connections"). */
   connections: {
     /** Request headers must all arrive within this (HEADERS_TIMEOUT_MS): 408 otherwise. */
     headersTimeoutMs: number;
