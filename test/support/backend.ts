@@ -1,3 +1,5 @@
+// A stand-in backend for gateway tests: a real HTTP server on a loopback port that records every
+// request it gets (method, path, query, headers, body) and answers as the test says (default: echo).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

@@ -1,3 +1,5 @@
+// The usual secured integration setup: a JWKS server, a recording stand-in backend, and a gateway
+// that trusts the one and forwards to the other.
 import type { GatewayOptions } from '../../src/app.js';
 import { startBackend, type TestBackend } from './backend.js';
 import { noRateLimits, startGateway, type RunningGateway } from './gateway.js';

@@ -1,3 +1,5 @@
+// A gateway in a child process (gateway-child.ts), for tests that must see whether the process
+// survives: its liveness, its stderr and its exit.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';

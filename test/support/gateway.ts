@@ -1,3 +1,5 @@
+// A real gateway on an ephemeral loopback port for tests, with a quiet default environment, and
+// `requiredInCi`, which turns a missing DATABASE_URL or REDIS_URL into a failure in CI.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,3 +1,5 @@
+// PostgreSQL for tests: private schemas, so concurrent test files never see each other's tables, and
+// the engines (SQLite, PostgreSQL) tests run on, PostgreSQL skipped without DATABASE_URL except in CI.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { requiredInCi } from './gateway.js';

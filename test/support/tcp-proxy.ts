@@ -1,3 +1,4 @@
+// A loopback TCP proxy that stages network failures between the gateway and a real service.
 import { createServer, Socket, type AddressInfo, type Server } from 'node:net';
 
 /**

@@ -1,3 +1,5 @@
+// Signing keys, user tokens and a JWKS server over real HTTP, for tests of what the gateway accepts;
+// also hand-crafted tokens that no JWT library would sign.
 import { createPublicKey } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
