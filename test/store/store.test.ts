@@ -1,0 +1,118 @@
+// The store on each engine: SQLite in the data directory and PostgreSQL from DATABASE_URL, migrated
+// (a schema on its own), typed queries (upserts, booleans, cascades), durable across reopen, and an
+// unreachable PostgreSQL failing with a clear error.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { openStore, type Store } from '../../src/store/database.js';
+import { migrations } from '../../src/store/migrations/index.js';
+import { recordUser } from '../../src/store/users.js';
+import { requiredInCi } from '../support/gateway.js';
+import { pgSchemaUrl } from '../support/postgres.js';
+
+/** Upserts, booleans and cascades: the query features embedded backends rely on, on each engine. */
+async function exerciseUserQueries(store: Store): Promise<void> {
+  const username = `frank-${randomUUID()}@example.org`;
+  const first = await recordUser(store.db, username, { email: 'old@example.org' }, 1_000);
+  const again = await recordUser(store.db, username, { email: 'new@example.org', firstName: 'Frank' }, 2_000);
+  assert.equal(again, first, 'recording a known user keeps its id');
+  const user = await store.db.selectFrom('users').selectAll().where('id', '=', first).executeTakeFirstOrThrow();
+  assert.deepEqual([user.email, user.first_name, user.created_at, user.last_seen_at], ['new@example.org', 'Frank', 1_000, 2_000]);
+
+  await store.db.insertInto('workspace').values({ id: randomUUID(), user_id: first, root_category_id: randomUUID(), is_public: true }).execute();
+  const workspace = await store.db.selectFrom('workspace').select('is_public').where('user_id', '=', first).executeTakeFirstOrThrow();
+  assert.equal(Boolean(workspace.is_public), true, 'booleans are written on both engines');
+  const publicOnes = await store.db.selectFrom('workspace').select('id').where('is_public', '=', true).where('user_id', '=', first).execute();
+  assert.equal(publicOnes.length, 1, 'booleans compare on both engines');
+
+  await store.db.insertInto('user_sessions').values({ id: randomUUID(), user_id: first, session: '{"a":1}' }).execute();
+  await store.db.deleteFrom('users').where('id', '=', first).execute();
+  const orphans = await store.db.selectFrom('user_sessions').select('id').where('user_id', '=', first).execute();
+  assert.equal(orphans.length, 0, "deleting a user deletes their documents");
+}
+
+/** The same checks, run against each engine: one query layer over both. */
+async function exerciseStore(open: () => Promise<Store>, expectedEngine: string): Promise<void> {
+  const store = await open();
+  const id = randomUUID();
+  try {
+    assert.equal(store.engine, expectedEngine);
+    await store.ping();
+    await store.db.insertInto('users').values({ id, username: 'erin@example.org', email: 'erin@example.org', created_at: 1_700_000_000_123 }).execute();
+    const row = await store.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(row.username, 'erin@example.org');
+    assert.equal(row.created_at, 1_700_000_000_123, 'epoch milliseconds read back as numbers');
+    await assert.rejects(
+      store.db.insertInto('users').values({ id: randomUUID(), username: 'erin@example.org' }).execute(),
+      'usernames are unique',
+    );
+    await exerciseUserQueries(store);
+  } finally {
+    await store.close();
+  }
+  // Reopening runs the migrator again: nothing to apply, data still there.
+  const reopened = await open();
+  try {
+    const row = await reopened.db.selectFrom('users').select('username').where('id', '=', id).executeTakeFirst();
+    assert.equal(row?.username, 'erin@example.org');
+    const applied = await reopened.db.selectFrom('kysely_migration' as never).select('name' as never).execute();
+    assert.deepEqual(applied.map((migration) => (migration as { name: string }).name), Object.keys(migrations));
+  } finally {
+    await reopened.close();
+  }
+}
+
+describe('store', () => {
+  test('SQLite in the data directory: migrated, typed queries, durable across reopen', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-store-'));
+    try {
+      await exerciseStore(() => openStore({ dataDir }), 'sqlite');
+      const mode = await openStore({ dataDir });
+      try {
+        const { rows } = await (await import('kysely')).sql<{ journal_mode: string }>`pragma journal_mode`.execute(mode.db);
+        assert.equal(rows[0]?.journal_mode, 'wal');
+      } finally {
+        await mode.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('PostgreSQL from DATABASE_URL: the same queries and migrations', async (t) => {
+    const databaseUrl = requiredInCi('DATABASE_URL');
+    if (!databaseUrl) return t.skip('DATABASE_URL is not set (CI sets it)');
+    const { url, drop } = await pgSchemaUrl(databaseUrl);
+    try {
+      await exerciseStore(() => openStore({ databaseUrl: url, dataDir: tmpdir() }), 'postgres');
+    } finally {
+      await drop();
+    }
+  });
+
+  test('PostgreSQL: a schema migrates on its own even when another schema of the database already was', async (t) => {
+    const databaseUrl = requiredInCi('DATABASE_URL');
+    if (!databaseUrl) return t.skip('DATABASE_URL is not set (CI sets it)');
+    const first = await pgSchemaUrl(databaseUrl);
+    const second = await pgSchemaUrl(databaseUrl);
+    const opened: Store[] = [];
+    try {
+      opened.push(await openStore({ databaseUrl: first.url, dataDir: tmpdir() }));
+      opened.push(await openStore({ databaseUrl: second.url, dataDir: tmpdir() }));
+      const { rows } = await sql<{ tables: number }>`select count(*)::int as tables from information_schema.tables where table_schema = ${second.schema} and table_name like 'kysely_migration%'`.execute(opened[1]!.db);
+      assert.equal(rows[0]?.tables, 2, "the second schema has its own migration bookkeeping");
+    } finally {
+      await Promise.all(opened.map((store) => store.close()));
+      await first.drop();
+      await second.drop();
+    }
+  });
+
+  test('an unreachable PostgreSQL fails to open with a clear error', async () => {
+    await assert.rejects(openStore({ databaseUrl: 'postgres://nobody@127.0.0.1:1/none', dataDir: tmpdir() }), /ECONNREFUSED|connect/);
+  });
+});
