@@ -291,10 +291,14 @@ describe('several gateways on one PostgreSQL database', () => {
     const databaseUrl = requiredInCi('DATABASE_URL');
     if (!databaseUrl) return t.skip('DATABASE_URL is not set');
     const schema = await pgSchemaUrl(databaseUrl);
-    const first = (await startMetadataGateway({ env: { DATABASE_URL: schema.url } }))!;
-    const second = (await startMetadataGateway({ env: { DATABASE_URL: schema.url } }))!;
-    const stream = await openEventStream(`${first.url}/secured/notifications/stream`, await first.authHeaders('yara'));
+    // Everything started is closed in `finally`, even when a later start fails (an open gateway would hold the test process).
+    let first: Awaited<ReturnType<typeof startMetadataGateway>>;
+    let second: Awaited<ReturnType<typeof startMetadataGateway>>;
+    let stream: Awaited<ReturnType<typeof openEventStream>> | undefined;
     try {
+      first = (await startMetadataGateway({ env: { DATABASE_URL: schema.url } }))!;
+      second = (await startMetadataGateway({ env: { DATABASE_URL: schema.url } }))!;
+      stream = await openEventStream(`${first.url}/secured/notifications/stream`, await first.authHeaders('yara'));
       await stream.next((event) => event.event === 'counts');
       const sent = await fetch(`${second.url}/send-notification`, {
         method: 'POST',
@@ -307,9 +311,9 @@ describe('several gateways on one PostgreSQL database', () => {
       // Both gateways read the same notifications.
       assert.deepEqual((await messagesOf(first, 'yara')).map((n) => n.message.id), [pushed.id]);
     } finally {
-      stream.close();
-      await first.close();
-      await second.close();
+      stream?.close();
+      await first?.close();
+      await second?.close();
       await schema.drop();
     }
   });
