@@ -75,7 +75,16 @@ export const errorTable = {
     },
   },
   ERR_FORBIDDEN: { status: 403, reason: 'The caller may not do this.' },
-  ERR_NOT_A_USER: { status: 404, reason: 'No such user.' },
+  ERR_NOT_A_USER: {
+    status: 404,
+    reason: 'No such user.',
+    variants: {
+      headOfData: {
+        status: 422,
+        because: 'HEAD /data/{id} answers a status alone, and backends.md §10 gives it 422 for an unknown user so that it differs from 404 (no such id)',
+      },
+    },
+  },
   ERR_NOT_OWNER: { status: 403, reason: 'The caller does not own it.' },
   ERR_NOT_READABLE: {
     status: 403,

@@ -17,7 +17,7 @@ import type { DataStore } from './store.js';
 import { uploadRoutes } from './uploads.js';
 import { createFolders } from './writes.js';
 import { visibilityOf, type Access } from './visibility.js';
-import { gatewayError } from '../../common/errors.js';
+import { errorTable, gatewayError } from '../../common/errors.js';
 
 /** Largest page a folder listing serves. */
 const MAX_PAGE = 100_000;
@@ -113,7 +113,12 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
       return reply.code(200).send();
     } catch (error) {
       const failure = toGatewayError(error as Error);
-      const status = failure.errorCode === 'ERR_NOT_A_USER' ? 422 : failure.errorCode === 'ERR_NOT_READABLE' ? 403 : failure.statusCode;
+      const status =
+        failure.errorCode === 'ERR_NOT_A_USER'
+          ? errorTable.ERR_NOT_A_USER.variants.headOfData.status
+          : failure.errorCode === 'ERR_NOT_READABLE'
+            ? errorTable.ERR_NOT_READABLE.status
+            : failure.statusCode;
       return reply.code(status).send();
     }
   });
