@@ -4,7 +4,7 @@
  * Fastify's `lib/errors.js` and jose's `util/errors.ts`. Call sites name the code
  * (`gatewayError('ERR_DOES_NOT_EXIST', reason, extra)`) and never write a status: where a code is
  * answered with another status, the table names that variant and says why, and the call site picks
- * it by name (`errorAs('ERR_EXISTS', 'fileio', reason, extra)`).
+ * it by name (`errorAs('ERR_EXISTS', 'conflict', reason, extra)`).
  *
  * This module imports nothing, so that the gateway (http/, routes/) and every backend can share it.
  */
@@ -32,6 +32,12 @@ const fileio: ErrorVariant = {
   because: 'spec "Errors" 2: every file I/O error is answered 500 with its error_code',
 };
 
+/**
+ * The statuses follow the status table of backends.md §10.2. Where the reference data store answers
+ * 500 for a caller's mistake (ERR_DOES_NOT_EXIST, ERR_NOT_READABLE, ERR_NOT_A_FILE, ...), the
+ * embedded services give the 4xx a production API would: clients branch on `error_code`
+ * (clients.md §4), and file I/O turns them back into the spec's 500s (the `fileio` variants).
+ */
 export const errorTable = {
   // --- The request itself -------------------------------------------------------------------
   ERR_BAD_REQUEST: {
@@ -107,15 +113,16 @@ export const errorTable = {
   ERR_TICKET_DOES_NOT_EXIST: { status: 404, reason: 'No such ticket.' },
   ERR_NOT_A_FILE: { status: 400, reason: 'It is a folder, not a file.', variants: { fileio } },
   ERR_NOT_A_FOLDER: { status: 400, reason: 'It is a file, not a folder.', variants: { fileio } },
+  /** backends.md's status table gives ERR_EXISTS 400; the reference data store answers it 500. */
   ERR_EXISTS: {
-    status: 409,
+    status: 400,
     reason: 'It already exists.',
     variants: {
       fileio,
-      asBadRequest: {
-        status: 400,
+      conflict: {
+        status: 409,
         because:
-          'the reference apps, analyses, metadata and user-info services answer a request naming something already there (a category name, a default, an alert, an identifier) 400, and their clients and tests hold that status',
+          "a create that clashes with what is stored (a path in the embedded data store, an app version) is 409 Conflict: the reference data store's 500 cannot be told from a failure, and clients branch on the code, not the status (clients.md §4)",
       },
     },
   },

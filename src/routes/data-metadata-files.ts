@@ -25,7 +25,7 @@ import {
 } from './data-metadata-calls.js';
 import { dataPath } from './filesystem-calls.js';
 import { oreDocument } from './ore-document.js';
-import { gatewayError } from '../common/errors.js';
+import { errorAs, gatewayError } from '../common/errors.js';
 
 /** Entries a recursive save or an ORE export walks at most: beyond that it is a job, not a request. */
 const MAX_WALKED_ENTRIES = 10_000;
@@ -133,7 +133,7 @@ async function writeNextTo(deps: DataMetadataDeps, request: FastifyRequest, stat
   const existing = await dataInfoJson<{ paths: Record<string, boolean> }>(dataInfoCall(deps, request), { method: 'POST', path: '/existence-marker', json: { paths: [path] } });
   if (existing.paths[path]) {
     const { [path]: old } = await statsByPath(deps, request, [path], 'write');
-    if (old!.type !== 'file') throw gatewayError('ERR_EXISTS', `${path} exists and is a folder`, { path });
+    if (old!.type !== 'file') throw errorAs('ERR_EXISTS', 'conflict', `${path} exists and is a folder`, { path });
     return overwriteStoredFile(deps, request, old!.id, content);
   }
   return createStoredFile(deps, request, folder, name, content);

@@ -9,7 +9,7 @@ import { checkHost, OutboundError } from '../http/outbound-fetch.js';
 import type { Forwarder } from '../http/proxy.js';
 import { dataInfoJson, type DataInfoCall } from './data-info-calls.js';
 import type { FileStat } from './fileio-support.js';
-import { GatewayError, gatewayError, errorAs } from '../common/errors.js';
+import { errorAs, GatewayError, gatewayError } from '../common/errors.js';
 
 export interface UrlImportRequest {
   dest: string;

@@ -22,7 +22,7 @@ import { readableStats } from './data-info-calls.js';
 import { metadataJson } from './data-metadata-calls.js';
 import { dataCiteXml, publicationYear, type Avu } from './pid-datacite.js';
 import { candidateIdentifier, pidMinter, type Minted, type PidMinter, type PidType } from './pid-provider.js';
-import { errorAs, gatewayError } from '../common/errors.js';
+import { gatewayError } from '../common/errors.js';
 
 /** Served as they are by the metadata service. */
 export const permanentIdRequestsRoutes: PassthroughRoute[] = [
@@ -213,7 +213,7 @@ async function requestableFolder(deps: PermanentIdDeps, request: FastifyRequest,
     throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${stat.path} is empty: a permanent identifier needs data to point at`, { field: 'folder', path: stat.path });
   }
   const existing = identifierAvu(await folderAvus(deps, request, folderId));
-  if (existing) throw errorAs('ERR_EXISTS', 'asBadRequest', `${stat.path} already has a permanent identifier: ${existing.value}`, { path: stat.path, identifier: existing.value });
+  if (existing) throw gatewayError('ERR_EXISTS', `${stat.path} already has a permanent identifier: ${existing.value}`, { path: stat.path, identifier: existing.value });
   return stat;
 }
 
@@ -254,11 +254,11 @@ async function changeStatus(deps: PermanentIdDeps, request: FastifyRequest, id: 
  * (with the reason, and the identifier if one was minted) and answered as the error.
  */
 async function complete(deps: PermanentIdDeps, minter: PidMinter, request: FastifyRequest, details: Details) {
-  if (details.permanent_id) throw errorAs('ERR_EXISTS', 'asBadRequest', `this request already has the identifier ${details.permanent_id}`, { identifier: details.permanent_id });
+  if (details.permanent_id) throw gatewayError('ERR_EXISTS', `this request already has the identifier ${details.permanent_id}`, { identifier: details.permanent_id });
   let minted: Minted | undefined;
   try {
     const { stat, avus, xml, year } = await submission(deps, request, details);
-    if (identifierAvu(avus)) throw errorAs('ERR_EXISTS', 'asBadRequest', `${stat.path} already has a permanent identifier: ${identifierAvu(avus)!.value}`, { path: stat.path });
+    if (identifierAvu(avus)) throw gatewayError('ERR_EXISTS', `${stat.path} already has a permanent identifier: ${identifierAvu(avus)!.value}`, { path: stat.path });
     const type = pidType(details.type);
     minted = await minter.mint({ type, targetUrl: deps.config.pid.targetBaseUrl + stat.path, xml });
     const written = [

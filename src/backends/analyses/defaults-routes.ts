@@ -9,7 +9,7 @@ import { qualifiedUsername } from '../../store/users.js';
 import { callerOf } from './caller.js';
 import { isPublic, viewable, viewableQuickLaunch, type AnalysesDeps, type QuickLaunchRow } from './model.js';
 import { DefaultPatch, DefaultRequest, Deleted, Favorite, FavoriteRequest, GlobalDefault, IdParams, UserDefault } from './shapes.js';
-import { errorAs, gatewayError } from '../../common/errors.js';
+import { gatewayError } from '../../common/errors.js';
 
 type IdRequest = { Params: { id: string } };
 
@@ -20,7 +20,7 @@ async function unique<T>(work: () => Promise<T>, reason: string, extra: Record<s
   try {
     return await work();
   } catch (error) {
-    if (isUniqueViolation(error)) throw errorAs('ERR_EXISTS', 'asBadRequest', reason, extra);
+    if (isUniqueViolation(error)) throw gatewayError('ERR_EXISTS', reason, extra);
     throw error;
   }
 }

@@ -9,7 +9,7 @@ import type { Database } from '../../store/schema.js';
 import { bodyObject, isUuid, userQuery, Uuid } from '../metadata/requests.js';
 import { requiredParam } from '../query-params.js';
 import { requireUserParam } from '../service.js';
-import { errorAs, gatewayError } from '../../common/errors.js';
+import { gatewayError } from '../../common/errors.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type CategoryRow = Pick<Selectable<Database['app_categories']>, 'id' | 'name' | 'description' | 'parent_id'>;
@@ -77,7 +77,7 @@ async function checkNameFree(db: Db, name: string, parentId: string | null, exce
   query = parentId === null ? query.where('parent_id', 'is', null) : query.where('parent_id', '=', parentId);
   if (except !== undefined) query = query.where('id', '!=', except);
   const clash = await query.executeTakeFirst();
-  if (clash) throw errorAs('ERR_EXISTS', 'asBadRequest', `a category named ${JSON.stringify(clash.name)} is already there`, { category_id: clash.id });
+  if (clash) throw gatewayError('ERR_EXISTS', `a category named ${JSON.stringify(clash.name)} is already there`, { category_id: clash.id });
 }
 
 /** The parent a category is to go under: a public category, never the category itself or one below it. */

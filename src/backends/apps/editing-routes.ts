@@ -7,7 +7,7 @@ import type { Database } from '../../store/schema.js';
 import { launchView, visibleApp } from './catalog-routes.js';
 import { appRequest, definitionOf, type AppDefinition, type AppRequest } from './definition.js';
 import { shortUser, signedInUser } from './caller.js';
-import { gatewayError } from '../../common/errors.js';
+import { errorAs, gatewayError } from '../../common/errors.js';
 
 const stepTools = (versionId: string, definition: AppDefinition) =>
   definition.steps.map((step, index) => ({ app_version_id: versionId, step_number: index + 1, tool_id: step.tool_id }));
@@ -117,7 +117,7 @@ export const editingRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () =
     const wanted = appRequest(request.body, current);
     if (typeof (request.body as { version?: unknown }).version !== 'string') throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'a new version needs "version"', { field: 'version' });
     const taken = await db.selectFrom('app_versions').select('id').where('app_id', '=', current.id).where('version', '=', wanted.version).executeTakeFirst();
-    if (taken) throw gatewayError('ERR_EXISTS', `app ${current.id} already has version ${wanted.version}`, { version: wanted.version });
+    if (taken) throw errorAs('ERR_EXISTS', 'conflict', `app ${current.id} already has version ${wanted.version}`, { version: wanted.version });
     await db.transaction().execute(async (trx) => {
       await checkTools(wanted, trx);
       const top = await trx.selectFrom('app_versions').select((eb) => eb.fn.max('version_order').as('top')).where('app_id', '=', current.id).executeTakeFirst();

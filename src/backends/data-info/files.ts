@@ -17,7 +17,7 @@ import type { DataStore } from './store.js';
 import { uploadRoutes } from './uploads.js';
 import { createFolders } from './writes.js';
 import { visibilityOf, type Access } from './visibility.js';
-import { errorTable, gatewayError } from '../../common/errors.js';
+import { errorAs, errorTable, gatewayError } from '../../common/errors.js';
 
 /** Largest page a folder listing serves. */
 const MAX_PAGE = 100_000;
@@ -132,7 +132,7 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
     if (raw.length === 0) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'body field "paths" must not be empty', { field: 'paths' });
     const paths = [...new Set(raw.map((path) => data.path(path, 'paths')))].sort();
     const created = await createFolders(data, caller, paths);
-    if (created.length === 0) throw gatewayError('ERR_EXISTS', `${paths[0]} already exists`, { path: paths[0], paths });
+    if (created.length === 0) throw errorAs('ERR_EXISTS', 'conflict', `${paths[0]} already exists`, { path: paths[0], paths });
     return { paths: created.sort() };
   });
 

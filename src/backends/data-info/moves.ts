@@ -53,7 +53,7 @@ export async function inTransaction<T>(data: DataStore, work: (trx: Transaction<
       return await data.db.transaction().execute(work);
     } catch (error) {
       if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
-      if (isUniqueViolation(error)) throw gatewayError('ERR_EXISTS', 'a target path was taken by a concurrent change; nothing was changed');
+      if (isUniqueViolation(error)) throw errorAs('ERR_EXISTS', 'conflict', 'a target path was taken by a concurrent change; nothing was changed');
       throw error;
     }
   }
@@ -117,7 +117,7 @@ export async function moveAll(data: DataStore, caller: Caller, moves: Move[], ac
     for (const target of targets) if (taken.has(target)) clashes.push(target);
     if (clashes.length > 0) {
       const paths = [...new Set(clashes)];
-      throw gatewayError('ERR_EXISTS', `${paths.join(', ')} already ${paths.length === 1 ? 'exists' : 'exist'}; nothing was moved`, { paths });
+      throw errorAs('ERR_EXISTS', 'conflict', `${paths.join(', ')} already ${paths.length === 1 ? 'exists' : 'exist'}; nothing was moved`, { paths });
     }
 
     const now = data.now();

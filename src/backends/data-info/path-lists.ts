@@ -8,7 +8,7 @@ import { baseName, isWithin, parentOf } from './data-path.js';
 import { trashBase } from './moves.js';
 import type { Caller, DataStore } from './store.js';
 import { below, isUniqueViolation } from './tree.js';
-import { gatewayError } from '../../common/errors.js';
+import { errorAs, gatewayError } from '../../common/errors.js';
 
 /** First line of every path-list file: what HT analyses recognise as a list of inputs. */
 export const PATH_LIST_HEADER = '# application/vnd.de.path-list+csv; version=1';
@@ -107,7 +107,7 @@ export const pathListRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
         throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${folder.path}`, { path: folder.path, user: caller.name });
       }
       const dest = newChildPath(folder.path, baseName(options.dest), 'dest');
-      if (await data.catalog.byPath(dest)) throw gatewayError('ERR_EXISTS', `${dest} already exists`, { path: dest });
+      if (await data.catalog.byPath(dest)) throw errorAs('ERR_EXISTS', 'conflict', `${dest} already exists`, { path: dest });
 
       const entries = await collect(data, caller, paths, options);
       const content = [PATH_LIST_HEADER, ...entries].join('\n') + '\n';
@@ -128,7 +128,7 @@ export const pathListRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
         file = await data.db.transaction().execute((trx) => data.catalog.create(row, trx));
       } catch (error) {
         await data.blobs.remove(id);
-        if (isUniqueViolation(error)) throw gatewayError('ERR_EXISTS', `${dest} already exists`, { path: dest });
+        if (isUniqueViolation(error)) throw errorAs('ERR_EXISTS', 'conflict', `${dest} already exists`, { path: dest });
         throw error;
       }
       return { file: await data.stat(caller, file, 'own') };

@@ -10,7 +10,7 @@ import { objectLock } from './locks.js';
 import type { Caller, DataStore } from './store.js';
 import { isUniqueViolation } from './tree.js';
 import { visibilityOf } from './visibility.js';
-import { gatewayError } from '../../common/errors.js';
+import { errorAs, gatewayError } from '../../common/errors.js';
 
 /** The folders missing on the way to `path`, checked: the nearest existing one must be a folder `caller` can write. */
 export async function foldersToCreate(data: DataStore, caller: Caller, path: string): Promise<string[]> {
@@ -45,7 +45,7 @@ export async function createFolders(data: DataStore, caller: Caller, paths: stri
       if (!isUniqueViolation(error)) throw error;
       // Made meanwhile by someone else: fine if it is a folder.
       const other = await data.catalog.byPath(path);
-      if (other?.type !== 'dir') throw gatewayError('ERR_EXISTS', `${path} already exists and is not a folder`, { path });
+      if (other?.type !== 'dir') throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists and is not a folder`, { path });
     }
   }
   return created;
@@ -73,7 +73,7 @@ export interface WrittenContent {
  * left behind when anything fails.
  */
 export async function addFile(data: DataStore, caller: Caller, path: string, write: (id: string) => Promise<WrittenContent>): Promise<DataObject> {
-  if (await data.catalog.byPath(path)) throw gatewayError('ERR_EXISTS', `${path} already exists`, { path });
+  if (await data.catalog.byPath(path)) throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists`, { path });
   const name = baseName(path);
   const id = randomUUID();
   const written = await write(id);
@@ -95,7 +95,7 @@ export async function addFile(data: DataStore, caller: Caller, path: string, wri
     );
   } catch (error) {
     await data.blobs.remove(id);
-    if (isUniqueViolation(error)) throw gatewayError('ERR_EXISTS', `${path} already exists`, { path });
+    if (isUniqueViolation(error)) throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists`, { path });
     throw error;
   }
 }

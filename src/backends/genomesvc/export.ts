@@ -8,7 +8,7 @@ import { createFile, createFolders, replaceContent } from '../data-info/writes.j
 import { failureReason } from './background.js';
 import type { GenomeRow } from './catalog.js';
 import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.js';
-import { gatewayError } from '../../common/errors.js';
+import { errorAs, gatewayError } from '../../common/errors.js';
 
 /** PUT /jobs (routes.md §15): `{type: "export_fasta", parameters: {genome_id, dest_type, overwrite 0/1, email?}}`. */
 export const JobBody = Type.Object({
@@ -40,7 +40,7 @@ function exportPath(service: GenomeService, caller: Caller, genome: GenomeRow): 
 async function checkDestination(service: GenomeService, caller: Caller, path: string, overwrite: boolean): Promise<DataObject | undefined> {
   const existing = await service.data.catalog.byPath(path);
   if (!existing) return undefined;
-  if (!overwrite) throw gatewayError('ERR_EXISTS', `${path} already exists (export with overwrite=1 to replace it)`, { path });
+  if (!overwrite) throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists (export with overwrite=1 to replace it)`, { path });
   if (existing.type !== 'file') throw gatewayError('ERR_NOT_A_FILE', `${path} is a folder`, { path });
   await visibilityOf(service.data).requireLevel(caller, existing, 'write');
   return existing;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { errorAs, gatewayError } from '../../common/errors.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Permanent-ID requests in the store (backends.md §3.7): a request, its type, and its history of
@@ -289,7 +289,7 @@ export async function changeRequestStatus(db: Kysely<Database>, requestId: strin
     if (change.permanentId !== undefined) {
       const current = await trx.selectFrom('permanent_id_requests').select('permanent_id').where('id', '=', id).executeTakeFirstOrThrow();
       if (current.permanent_id !== null) {
-        throw errorAs('ERR_EXISTS', 'asBadRequest', 'This Permanent ID Request already has an associated identifier.', { identifier: current.permanent_id });
+        throw gatewayError('ERR_EXISTS', 'This Permanent ID Request already has an associated identifier.', { identifier: current.permanent_id });
       }
       await trx.updateTable('permanent_id_requests').set({ permanent_id: change.permanentId }).where('id', '=', id).execute();
     }

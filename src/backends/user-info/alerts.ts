@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseJsonText } from '../../http/request-body.js';
 import type { Store } from '../../store/database.js';
-import { GatewayError, gatewayError, errorAs } from '../../common/errors.js';
+import { GatewayError, gatewayError } from '../../common/errors.js';
 
 // Go's time.Time (the original service) accepts RFC 3339 only; so do we. Offsets are ±hh:mm or Z.
 const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
@@ -78,7 +78,7 @@ export function registerAlertRoutes(app: FastifyInstance, store: Store): void {
       .onConflict((conflict) => conflict.columns(['end_date', 'alert']).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
-      throw errorAs('ERR_EXISTS', 'asBadRequest', `an alert with this text already ends at ${iso(endDate)}`, { end_date: iso(endDate), alert });
+      throw gatewayError('ERR_EXISTS', `an alert with this text already ends at ${iso(endDate)}`, { end_date: iso(endDate), alert });
     }
     return reply.code(201).send();
   });
