@@ -156,7 +156,7 @@ async function writableFileId(call: DataInfoCall, path: string): Promise<string>
     return await uuidOf(call, path);
   } catch (error) {
     if (error instanceof GatewayError && error.errorCode === 'ERR_NOT_READABLE') {
-      // The status is the read refusal's own (403 from the data store, 500 once file I/O has carried it over).
+      // The status stays data-info's (backendError relays it); file I/O's handler then answers 500.
       throw relayedError(error.statusCode, 'ERR_NOT_WRITEABLE', error.reason.replace(/cannot read/, 'cannot write'), error.extra);
     }
     throw error;
