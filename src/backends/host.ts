@@ -4,12 +4,13 @@ import path from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../config.js';
 import { connectionServerOptions, registerConnectionHandling, type ConnectionLimits } from '../http/connection-limits.js';
-import { answerFrameworkError, GatewayError, MAX_PATH_PARAMETER_LENGTH, registerErrorHandling } from '../http/errors.js';
+import { answerFrameworkError, MAX_PATH_PARAMETER_LENGTH, registerErrorHandling } from '../http/errors.js';
 import { registerJsonBodyParser } from '../http/json-body.js';
 import type { BackendTarget } from '../http/proxy.js';
 import type { EmbeddedBackendName } from './catalog.js';
 import { embeddedServices } from './registry.js';
 import { answerUnimplemented, type BackendContext } from './service.js';
+import { gatewayError } from '../common/errors.js';
 
 /** The header that proves a request comes from a gateway: backends trust identity parameters only then. */
 export const backendSecretHeader = 'x-backend-secret';
@@ -60,7 +61,7 @@ export async function buildBackendHost(options: BackendHostOptions): Promise<Fas
   app.addHook('onRequest', async (request) => {
     if (request.url === '/livez') return;
     if (!sameSecret(request.headers[backendSecretHeader], expected)) {
-      throw new GatewayError(403, 'ERR_FORBIDDEN', `Embedded backends answer only a gateway holding the backend secret (${backendSecretHeader}).`);
+      throw gatewayError('ERR_FORBIDDEN', `Embedded backends answer only a gateway holding the backend secret (${backendSecretHeader}).`);
     }
   });
 

@@ -1,10 +1,10 @@
 // Query parameters as the embedded backends read them: one value (a repeat with another value is
 // a 409), choices and booleans in any letter case, counts, repeatable lists.
-import { GatewayError } from '../http/errors.js';
+import { GatewayError, gatewayError } from '../common/errors.js';
 
 /** 400 ERR_BAD_QUERY_PARAMETER naming the parameter. */
 export function badQueryParam(field: string, reason: string, extra: Record<string, unknown> = {}): GatewayError {
-  return new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', reason, { field, ...extra });
+  return gatewayError('ERR_BAD_QUERY_PARAMETER', reason, { field, ...extra });
 }
 
 /**
@@ -16,14 +16,14 @@ export function singleParam(query: unknown, name: string): string | undefined {
   if (raw === undefined) return undefined;
   const values = (Array.isArray(raw) ? raw : [raw]).map(String);
   if (new Set(values).size > 1) {
-    throw new GatewayError(409, 'ERR_CONFLICTING_QUERY_PARAMETER_VALUES', `query parameter "${name}" was given different values`, { field: name, values });
+    throw gatewayError('ERR_CONFLICTING_QUERY_PARAMETER_VALUES', `query parameter "${name}" was given different values`, { field: name, values });
   }
   return values[0];
 }
 
 export function requiredParam(query: unknown, name: string): string {
   const value = singleParam(query, name);
-  if (value === undefined || value === '') throw new GatewayError(400, 'ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
+  if (value === undefined || value === '') throw gatewayError('ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
   return value;
 }
 

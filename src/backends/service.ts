@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { GatewayConfig } from '../config.js';
-import { GatewayError, sendError } from '../http/errors.js';
+import { sendError } from '../http/errors.js';
 import type { UserNotification } from '../http/notifications.js';
 import type { Store } from '../store/database.js';
 import { backendEnvPrefix, type EmbeddedBackendName } from './catalog.js';
+import { gatewayError } from '../common/errors.js';
 
 /** What every embedded backend service is given: the store, the platform settings, a way to notify users. */
 export interface BackendContext {
@@ -32,10 +33,7 @@ export function answerUnimplemented(app: FastifyInstance, name: EmbeddedBackendN
   app.setNotFoundHandler((request, reply) =>
     sendError(
       reply,
-      new GatewayError(
-        501,
-        'ERR_NOT_IMPLEMENTED',
-        `The embedded ${name} service does not implement ${request.method} ${request.url.split('?')[0]}; set ${backendEnvPrefix(name)}_URL to reach a full one.`,
+      gatewayError('ERR_NOT_IMPLEMENTED', `The embedded ${name} service does not implement ${request.method} ${request.url.split('?')[0]}; set ${backendEnvPrefix(name)}_URL to reach a full one.`,
         { backend: name },
       ),
     ),
@@ -46,7 +44,7 @@ export function answerUnimplemented(app: FastifyInstance, name: EmbeddedBackendN
 export function requireUserParam(query: unknown): string {
   const user = (query as { user?: unknown } | undefined)?.user;
   if (typeof user !== 'string' || user === '') {
-    throw new GatewayError(400, 'ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "user"', { field: 'user' });
+    throw gatewayError('ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "user"', { field: 'user' });
   }
   return user;
 }

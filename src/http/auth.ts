@@ -4,7 +4,7 @@ import type { KeyObject } from 'node:crypto';
 import { decodeProtectedHeader, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { GatewayConfig } from '../config.js';
-import { GatewayError } from './errors.js';
+import { errorTable, GatewayError } from '../common/errors.js';
 import type { TrustedKeys } from './keys.js';
 
 /** Who is calling, as read from a verified token. */
@@ -45,9 +45,10 @@ export class AuthError extends GatewayError {
     readonly failure: AuthFailure,
     reason: string,
   ) {
+    const code = failure === 'forbidden' ? 'ERR_FORBIDDEN' : 'ERR_NOT_AUTHORIZED';
     super(
-      failure === 'forbidden' ? 403 : 401,
-      failure === 'forbidden' ? 'ERR_FORBIDDEN' : 'ERR_NOT_AUTHORIZED',
+      errorTable[code].status,
+      code,
       reason,
       {},
       failure === 'forbidden' ? {} : { 'www-authenticate': 'Bearer realm="platform-gateway"' },

@@ -3,6 +3,7 @@
 import type { BackendName } from '../backends/catalog.js';
 import { GatewayError } from './errors.js';
 import type { BackendResponse } from './proxy.js';
+import { gatewayError, relayedError } from '../common/errors.js';
 
 function parsed(text: string): unknown {
   try {
@@ -24,7 +25,7 @@ export function backendErrorOf(backend: BackendName, statusCode: number, text: s
   // An HTML error page is no reason: a short start of it is enough to recognise it in a log.
   const described = text.trim().slice(0, 200) || `The ${backend} service answered ${statusCode}.`;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return new GatewayError(statusCode, fallbackCode, described, { backend });
+    return relayedError(statusCode, fallbackCode, described, { backend });
   }
   const { error_code: code, reason, ...context } = body as Record<string, unknown>;
   let why = typeof reason === 'string' ? reason : undefined;
@@ -32,7 +33,7 @@ export function backendErrorOf(backend: BackendName, statusCode: number, text: s
     why = context.message;
     delete context.message;
   }
-  return new GatewayError(statusCode, typeof code === 'string' ? code : fallbackCode, why ?? described, context);
+  return relayedError(statusCode, typeof code === 'string' ? code : fallbackCode, why ?? described, context);
 }
 
 /** Reads a backend's error answer (see backendErrorOf). */
@@ -47,7 +48,7 @@ export async function jsonAnswer<T>(backend: BackendName, response: BackendRespo
   const text = await response.body.text();
   const body = parsed(text);
   if (body === undefined && text !== '') {
-    throw new GatewayError(502, 'ERR_BAD_GATEWAY', `The ${backend} service answered with something other than JSON.`, { backend });
+    throw gatewayError('ERR_BAD_GATEWAY', `The ${backend} service answered with something other than JSON.`, { backend });
   }
   return body as T;
 }

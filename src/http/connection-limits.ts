@@ -7,6 +7,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from './errors.js';
 import { hasBody } from './request-body.js';
+import { errorTable, gatewayError, type ErrorCode } from '../common/errors.js';
 
 export interface ConnectionLimits {
   /** All request headers must arrive within this (HEADERS_TIMEOUT_MS); Node answers 408 otherwise. */
@@ -28,7 +29,8 @@ export const LINGER_MS = 2_000;
 /** Node checks header deadlines on a timer: often enough that a deadline is kept to within a quarter. */
 const checkingInterval = (headersTimeoutMs: number) => Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4)));
 
-function errorResponse(status: number, errorCode: string, reason: string): string {
+function errorResponse(errorCode: ErrorCode, reason: string): string {
+  const status = errorTable[errorCode].status;
   const body = JSON.stringify({ error_code: errorCode, reason });
   return [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
@@ -44,13 +46,13 @@ function errorResponse(status: number, errorCode: string, reason: string): strin
 function clientErrorAnswer(code: string | undefined, limits: ConnectionLimits): string {
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return errorResponse(408, 'ERR_REQUEST_TIMEOUT', `The request headers did not arrive within ${limits.headersTimeoutMs} ms`);
+      return errorResponse('ERR_REQUEST_TIMEOUT', `The request headers did not arrive within ${limits.headersTimeoutMs} ms`);
     case 'HPE_HEADER_OVERFLOW':
-      return errorResponse(431, 'ERR_HEADERS_TOO_LARGE', 'The request line and headers are larger than the server accepts');
+      return errorResponse('ERR_HEADERS_TOO_LARGE', 'The request line and headers are larger than the server accepts');
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return errorResponse(413, 'ERR_REQUEST_BODY_TOO_LARGE', 'The chunk extensions of the request body are larger than the server accepts');
+      return errorResponse('ERR_REQUEST_BODY_TOO_LARGE', 'The chunk extensions of the request body are larger than the server accepts');
     default:
-      return errorResponse(400, 'ERR_BAD_REQUEST', `Malformed HTTP request${code ? ` (${code})` : ''}`);
+      return errorResponse('ERR_BAD_REQUEST', `Malformed HTTP request${code ? ` (${code})` : ''}`);
   }
 }
 
@@ -244,7 +246,7 @@ class BodyWatch {
 
   private fail(reason: string): void {
     this.stop();
-    this.failure = new GatewayError(408, 'ERR_REQUEST_TIMEOUT', reason);
+    this.failure = gatewayError('ERR_REQUEST_TIMEOUT', reason);
     // Unhooked from the request first: failing the stream must not destroy the request (and its socket).
     if (this.stream) {
       this.raw.unpipe(this.stream);

@@ -1,21 +1,12 @@
+// The Fastify wiring of the error table: the error handler, sendError, and toGatewayError, which
+// maps whatever a handler or Fastify threw onto the gateway's `{error_code, reason, ...}`.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorAs, gatewayError, GatewayError, relayedError, type ErrorCode } from '../common/errors.js';
 import { isDatabaseUnavailable } from '../store/postgres.js';
 
-/**
- * An error the gateway answers itself. Every one becomes `{error_code, reason, ...extra}`;
- * backend errors never pass through here (they are relayed unchanged by the forwarder).
- */
-export class GatewayError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly errorCode: string,
-    readonly reason: string,
-    readonly extra: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(reason);
-  }
-}
+// The error table and its constructors live in common/errors.ts; they are re-exported here so that
+// the gateway's modules find the Fastify wiring and the errors in one place.
+export { errorAs, errorTable, gatewayError, GatewayError, relayedError, type ErrorCode } from '../common/errors.js';
 
 export function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
   return reply
@@ -25,7 +16,7 @@ export function sendError(reply: FastifyReply, error: GatewayError): FastifyRepl
     .send({ error_code: error.errorCode, reason: error.reason, ...error.extra });
 }
 
-const validationCodes: Record<string, { code: string; noun: string }> = {
+const validationCodes: Record<string, { code: ErrorCode; noun: string }> = {
   body: { code: 'ERR_BAD_OR_MISSING_FIELD', noun: 'body field' },
   querystring: { code: 'ERR_BAD_QUERY_PARAMETER', noun: 'query parameter' },
   params: { code: 'ERR_BAD_REQUEST', noun: 'path parameter' },
@@ -50,7 +41,7 @@ function fromValidation(error: FastifyError): GatewayError {
   const reason = field
     ? `${missing ? 'missing' : 'invalid'} ${noun} "${field}"${missing ? '' : `: ${first?.message ?? 'invalid value'}`}`
     : `invalid ${context}: ${first?.message ?? 'schema violation'}`;
-  return new GatewayError(400, errorCode, reason, field ? { field } : {});
+  return gatewayError(errorCode, reason, field ? { field } : {});
 }
 
 /** Maps whatever a handler or Fastify threw onto the gateway's error model. */
@@ -61,30 +52,31 @@ export function toGatewayError(error: FastifyError | Error): GatewayError {
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new GatewayError(400, 'ERR_INVALID_JSON', fastifyError.message);
+      return gatewayError('ERR_INVALID_JSON', fastifyError.message);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', 'Request body is larger than the limit');
+      return gatewayError('ERR_REQUEST_BODY_TOO_LARGE', 'Request body is larger than the limit');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new GatewayError(415, 'ERR_UNSUPPORTED_MEDIA_TYPE', fastifyError.message);
+      return gatewayError('ERR_UNSUPPORTED_MEDIA_TYPE', fastifyError.message);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new GatewayError(400, 'ERR_BAD_REQUEST', fastifyError.message);
+      return gatewayError('ERR_BAD_REQUEST', fastifyError.message);
     // Met before routing (see answerFrameworkError); their messages would echo the raw path.
     case 'FST_ERR_BAD_URL':
-      return new GatewayError(400, 'ERR_BAD_REQUEST', 'The URL path holds an invalid percent-encoding.');
+      return gatewayError('ERR_BAD_REQUEST', 'The URL path holds an invalid percent-encoding.');
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new GatewayError(414, 'ERR_BAD_REQUEST', 'A path parameter is longer than the router accepts.');
+      return errorAs('ERR_BAD_REQUEST', 'pathParameterTooLong', 'A path parameter is longer than the router accepts.');
   }
   // JSON.parse failures thrown by the body parser carry a 400 status.
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
-    return new GatewayError(400, 'ERR_INVALID_JSON', `Malformed JSON body: ${error.message}`);
+    return gatewayError('ERR_INVALID_JSON', `Malformed JSON body: ${error.message}`);
   }
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return new GatewayError(status, 'ERR_BAD_REQUEST', fastifyError.message);
+    // Fastify's own 4xx (e.g. from a plugin) keeps Fastify's status.
+    return relayedError(status, 'ERR_BAD_REQUEST', fastifyError.message);
   }
   // An outage of the database (or the network to it) is the operator's to fix and the client's to retry.
-  if (isDatabaseUnavailable(error)) return new GatewayError(503, 'ERR_UNAVAILABLE', 'The database is unavailable; try again shortly.');
-  return new GatewayError(500, 'ERR_UNCHECKED_EXCEPTION', 'Internal error');
+  if (isDatabaseUnavailable(error)) return gatewayError('ERR_UNAVAILABLE', 'The database is unavailable; try again shortly.');
+  return gatewayError('ERR_UNCHECKED_EXCEPTION', 'Internal error');
 }
 
 /**
@@ -105,14 +97,14 @@ export const MAX_PATH_PARAMETER_LENGTH = 2048;
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const gatewayError = toGatewayError(error);
-    if (gatewayError.statusCode >= 500) {
+    const answer = toGatewayError(error);
+    if (answer.statusCode >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
-    return sendError(reply, gatewayError);
+    return sendError(reply, answer);
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new GatewayError(404, 'ERR_NOT_FOUND', `unrecognized service path: ${request.method} ${request.url.split('?')[0]}`)),
+    sendError(reply, gatewayError('ERR_NOT_FOUND', `unrecognized service path: ${request.method} ${request.url.split('?')[0]}`)),
   );
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config.js';
 import { AuthError, authorize, extractToken, type AuthLevel, type Identity, type TokenVerifier } from './auth.js';
-import { GatewayError } from './errors.js';
 import type { Metrics } from './metrics.js';
 import type { SeenUsers } from './seen-users.js';
 import { rateLimitHeaders, type BucketPolicy, type BucketStore } from './rate-limit.js';
+import { gatewayError } from '../common/errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -65,7 +65,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
       reply.headers(rateLimitHeaders(decision));
       if (!decision.allowed) {
         metrics.rateLimitRejections.inc({ caller });
-        throw new GatewayError(429, 'ERR_TOO_MANY_REQUESTS', `Rate limit exceeded; retry in ${decision.retryAfterSeconds} s.`);
+        throw gatewayError('ERR_TOO_MANY_REQUESTS', `Rate limit exceeded; retry in ${decision.retryAfterSeconds} s.`);
       }
     }
 

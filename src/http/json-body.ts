@@ -2,6 +2,7 @@
 // nesting is what overflows the stack of recursive code (JSON.stringify fails near 4,000 levels).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from './errors.js';
+import { gatewayError } from '../common/errors.js';
 
 /** Default for JSON_MAX_DEPTH. */
 export const defaultJsonMaxDepth = 64;
@@ -43,7 +44,7 @@ export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
 }
 
 export function tooDeep(maxDepth: number): GatewayError {
-  return new GatewayError(400, 'ERR_INVALID_JSON', `Malformed JSON body: nested deeper than ${maxDepth} levels`, { max_depth: maxDepth });
+  return gatewayError('ERR_INVALID_JSON', `Malformed JSON body: nested deeper than ${maxDepth} levels`, { max_depth: maxDepth });
 }
 
 /** Throws 400 ERR_INVALID_JSON when `text` nests deeper than `maxDepth`. */

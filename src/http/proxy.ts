@@ -12,6 +12,7 @@ import { GatewayError } from './errors.js';
 import { bodyTooLarge, byteLimit, hasBody } from './request-body.js';
 import type { Metrics } from './metrics.js';
 import { qualifiedUsername } from '../store/users.js';
+import { errorAs, gatewayError } from '../common/errors.js';
 
 /** Where a backend lives: a base URL (origin plus path prefix), or a Unix socket for embedded services. */
 export interface BackendTarget {
@@ -182,10 +183,7 @@ export class Forwarder {
   target(backend: BackendName): BackendTarget {
     const target = this.targets[backend];
     if (!target) {
-      throw new GatewayError(
-        501,
-        'ERR_NOT_IMPLEMENTED',
-        `The ${backend} service is not part of this deployment; set ${backendEnvPrefix(backend)}_URL to reach one.`,
+      throw gatewayError('ERR_NOT_IMPLEMENTED', `The ${backend} service is not part of this deployment; set ${backendEnvPrefix(backend)}_URL to reach one.`,
         { backend },
       );
     }
@@ -345,13 +343,13 @@ function backendFailure(backend: BackendName, target: BackendTarget, error: unkn
   const code = (error as { code?: string }).code ?? '';
   const causeCode = ((error as { cause?: { code?: string } }).cause?.code ?? '') as string;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new GatewayError(504, 'ERR_UNAVAILABLE', `The ${backend} service did not answer within ${target.timeoutMs} ms.`, { backend });
+    return errorAs('ERR_UNAVAILABLE', 'backendTimedOut', `The ${backend} service did not answer within ${target.timeoutMs} ms.`, { backend });
   }
   if (unreachable.has(code) || unreachable.has(causeCode)) {
-    return new GatewayError(503, 'ERR_UNAVAILABLE', `The ${backend} service is unavailable.`, { backend });
+    return gatewayError('ERR_UNAVAILABLE', `The ${backend} service is unavailable.`, { backend });
   }
   if ((error as Error).name === 'AbortError' || code === 'UND_ERR_ABORTED') {
-    return new GatewayError(499, 'ERR_CLIENT_CLOSED_REQUEST', 'The client closed the request.', { backend });
+    return gatewayError('ERR_CLIENT_CLOSED_REQUEST', 'The client closed the request.', { backend });
   }
-  return new GatewayError(502, 'ERR_UNAVAILABLE', `The ${backend} service failed: ${(error as Error).message}`, { backend });
+  return errorAs('ERR_UNAVAILABLE', 'backendFailed', `The ${backend} service failed: ${(error as Error).message}`, { backend });
 }

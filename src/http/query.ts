@@ -1,6 +1,6 @@
 // Query strings as clients really send them: names in any case, parameters repeated.
 import type { FastifyRequest } from 'fastify';
-import { GatewayError } from './errors.js';
+import { gatewayError } from '../common/errors.js';
 
 /**
  * Query names arrive in any case (`sortField`, `SORT-COL`; routes.md §1.5): lower-cases them and
@@ -17,7 +17,7 @@ export function normalizeQuery(raw: unknown, repeatable: readonly string[] = [])
   for (const [key, value] of Object.entries(result)) {
     if (!Array.isArray(value) || repeatable.includes(key)) continue;
     if (new Set(value).size > 1) {
-      throw new GatewayError(409, 'ERR_CONFLICTING_QUERY_PARAMETER_VALUES', `query parameter "${key}" was given different values`, { field: key });
+      throw gatewayError('ERR_CONFLICTING_QUERY_PARAMETER_VALUES', `query parameter "${key}" was given different values`, { field: key });
     }
     result[key] = value[0]!;
   }

@@ -3,6 +3,7 @@ import { Transform } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from './errors.js';
 import { assertJsonDepth, jsonDepthCeiling } from './json-body.js';
+import { gatewayError } from '../common/errors.js';
 
 /** Whether a request announces a body: chunked, or a length other than 0. */
 export function hasBody(request: FastifyRequest): boolean {
@@ -27,7 +28,7 @@ export function byteLimit(max: number, tooLarge: () => Error): Transform {
 
 /** The 413 of a request body over `limit` bytes. */
 export function bodyTooLarge(limit: number): GatewayError {
-  return new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${limit} bytes`);
+  return gatewayError('ERR_REQUEST_BODY_TOO_LARGE', `Request body is larger than ${limit} bytes`);
 }
 
 /** A request body read as text, parsed as JSON: malformed or too deeply nested text is 400 ERR_INVALID_JSON. */
@@ -36,7 +37,7 @@ export function parseJsonText(text: string, maxDepth = jsonDepthCeiling): unknow
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new GatewayError(400, 'ERR_INVALID_JSON', `Malformed JSON body: ${(error as Error).message}`);
+    throw gatewayError('ERR_INVALID_JSON', `Malformed JSON body: ${(error as Error).message}`);
   }
 }
 

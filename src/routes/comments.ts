@@ -8,12 +8,12 @@ import { isUuid } from '../backends/data-info/ids.js';
 import type { GatewayConfig } from '../config.js';
 import type { Identity } from '../http/auth.js';
 import { jsonAnswer } from '../http/backend-answer.js';
-import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { Forwarder } from '../http/proxy.js';
 import { queryNormalizer } from '../http/query.js';
 import { dataInfoCall, readableStats } from './data-info-calls.js';
 import { metadataJson, type MetadataRequest } from './data-metadata-calls.js';
+import { gatewayError } from '../common/errors.js';
 
 export interface CommentDeps {
   forwarder: Forwarder;
@@ -48,7 +48,7 @@ const EntryParams = Type.Object({ entryId: Type.String({ description: 'File or f
 const EntryCommentParams = Type.Object({ entryId: Type.String({ description: 'File or folder UUID' }), commentId: Type.String({ description: 'Comment UUID' }) });
 const CommenterParams = Type.Object({ commenterId: Type.String({ description: 'Username of the commenter' }) });
 
-const notFound = (reason: string, extra: Record<string, unknown>) => new GatewayError(404, 'ERR_NOT_FOUND', reason, extra);
+const notFound = (reason: string, extra: Record<string, unknown>) => gatewayError('ERR_NOT_FOUND', reason, extra);
 
 /** An id from the path that must be a UUID: anything else names nothing there is, so 404. */
 function uuidParam(params: unknown, name: string): string {
@@ -63,7 +63,7 @@ function retractedParam(query: unknown): boolean {
   const value = String((query as Record<string, unknown>).retracted).toLowerCase();
   if (value === 'true') return true;
   if (value === 'false') return false;
-  throw new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', 'query parameter "retracted" must be true or false', { field: 'retracted' });
+  throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'query parameter "retracted" must be true or false', { field: 'retracted' });
 }
 
 /**
@@ -73,7 +73,7 @@ function retractedParam(query: unknown): boolean {
 async function commentIsText(request: FastifyRequest): Promise<void> {
   const body = request.body as Record<string, unknown> | null;
   if (typeof body === 'object' && body !== null && 'comment' in body && typeof body.comment !== 'string') {
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'body field "comment" must be a string', { field: 'comment' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'body field "comment" must be a string', { field: 'comment' });
   }
 }
 
@@ -82,7 +82,7 @@ function commentText(deps: CommentDeps, body: unknown): string {
   const { comment } = body as { comment: string };
   const bytes = Buffer.byteLength(comment, 'utf8');
   if (bytes > deps.config.commentMaxBytes) {
-    throw new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `the comment has ${bytes} bytes; at most ${deps.config.commentMaxBytes} are accepted`, {
+    throw gatewayError('ERR_REQUEST_BODY_TOO_LARGE', `the comment has ${bytes} bytes; at most ${deps.config.commentMaxBytes} are accepted`, {
       limit: deps.config.commentMaxBytes,
     });
   }

@@ -1,12 +1,12 @@
 // Shared plumbing of the data-metadata routes (routes.md §13): the caller's stat of an entry at a
 // permission level, metadata-service calls as the caller, reading a stored file, writing one.
 import type { FastifyRequest } from 'fastify';
-import { dataError } from '../backends/data-info/errors.js';
 import { isUuid } from '../backends/data-info/ids.js';
 import { backendError, jsonAnswer } from '../http/backend-answer.js';
 import type { BackendCall, BackendResponse } from '../http/proxy.js';
 import { answeredListing, dataInfoCall, dataInfoJson, encodedPath, fileContent, readableStats } from './data-info-calls.js';
 import type { FilesystemDeps } from './filesystem-calls.js';
+import { gatewayError } from '../common/errors.js';
 
 export type DataMetadataDeps = FilesystemDeps;
 
@@ -26,7 +26,7 @@ export const targetType = (stat: Pick<EntryStat, 'type'>) => (stat.type === 'dir
 
 /** An id from a URL or a body: anything but a UUID names nothing, so it does not exist (404). */
 export function entryId(value: unknown, field = 'data-id'): string {
-  if (!isUuid(value)) throw dataError('ERR_DOES_NOT_EXIST', `no file or folder has the id ${JSON.stringify(value)}`, { id: value, field });
+  if (!isUuid(value)) throw gatewayError('ERR_DOES_NOT_EXIST', `no file or folder has the id ${JSON.stringify(value)}`, { id: value, field });
   return value.toLowerCase();
 }
 
@@ -105,7 +105,7 @@ export async function readStoredFile(deps: DataMetadataDeps, request: FastifyReq
   if (response.statusCode < 200 || response.statusCode >= 300) throw await backendError('data-info', response);
   if (answeredListing(response)) {
     await response.body.dump();
-    throw dataError('ERR_NOT_A_FILE', `${path} is a folder, not a file`, { path });
+    throw gatewayError('ERR_NOT_A_FILE', `${path} is a folder, not a file`, { path });
   }
   const parts: Buffer[] = [];
   let size = 0;
@@ -113,7 +113,7 @@ export async function readStoredFile(deps: DataMetadataDeps, request: FastifyReq
     size += chunk.length;
     if (size > maxBytes) {
       response.body.destroy();
-      throw dataError('ERR_FILE_SIZE_TOO_LARGE', `${path} is larger than the ${maxBytes} bytes this operation reads`, { path, limit: maxBytes });
+      throw gatewayError('ERR_FILE_SIZE_TOO_LARGE', `${path} is larger than the ${maxBytes} bytes this operation reads`, { path, limit: maxBytes });
     }
     parts.push(chunk);
   }

@@ -5,8 +5,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parse } from 'csv-parse/sync';
 import { Type } from 'typebox';
 import { baseName, joinDataPath, parentOf } from '../backends/data-info/data-path.js';
-import { dataError } from '../backends/data-info/errors.js';
-import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { queryNormalizer } from '../http/query.js';
@@ -27,6 +25,7 @@ import {
 } from './data-metadata-calls.js';
 import { dataPath } from './filesystem-calls.js';
 import { oreDocument } from './ore-document.js';
+import { errorAs, gatewayError } from '../common/errors.js';
 
 /** Entries a recursive save or an ORE export walks at most: beyond that it is a job, not a request. */
 const MAX_WALKED_ENTRIES = 10_000;
@@ -74,7 +73,7 @@ async function walk(deps: DataMetadataDeps, request: FastifyRequest, folder: str
       const entries = [...page.folders.map((item) => ({ id: item.id, path: item.path, type: 'dir' as const })), ...page.files.map((item) => ({ id: item.id, path: item.path, type: 'file' as const }))];
       found.push(...entries);
       if (found.length > MAX_WALKED_ENTRIES) {
-        throw dataError('ERR_TOO_MANY_RESULTS', `${folder} holds more than ${MAX_WALKED_ENTRIES} files and folders`, { path: folder, limit: MAX_WALKED_ENTRIES });
+        throw gatewayError('ERR_TOO_MANY_RESULTS', `${folder} holds more than ${MAX_WALKED_ENTRIES} files and folders`, { path: folder, limit: MAX_WALKED_ENTRIES });
       }
       pending.push(...entries.filter((entry) => entry.type === 'dir').map((entry) => entry.path));
       offset += entries.length;
@@ -134,7 +133,7 @@ async function writeNextTo(deps: DataMetadataDeps, request: FastifyRequest, stat
   const existing = await dataInfoJson<{ paths: Record<string, boolean> }>(dataInfoCall(deps, request), { method: 'POST', path: '/existence-marker', json: { paths: [path] } });
   if (existing.paths[path]) {
     const { [path]: old } = await statsByPath(deps, request, [path], 'write');
-    if (old!.type !== 'file') throw dataError('ERR_EXISTS', `${path} exists and is a folder`, { path });
+    if (old!.type !== 'file') throw errorAs('ERR_EXISTS', 'conflict', `${path} exists and is a folder`, { path });
     return overwriteStoredFile(deps, request, old!.id, content);
   }
   return createStoredFile(deps, request, folder, name, content);
@@ -144,7 +143,7 @@ async function writeNextTo(deps: DataMetadataDeps, request: FastifyRequest, stat
 function separatorOf(raw: string | undefined): string {
   if (raw === undefined || raw === '') return ',';
   if (raw === '\\t') return '\t';
-  if ([...raw].length !== 1) throw new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', 'query parameter "separator" must be one character', { field: 'separator' });
+  if ([...raw].length !== 1) throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'query parameter "separator" must be one character', { field: 'separator' });
   return raw;
 }
 
@@ -159,16 +158,16 @@ function csvPlan(deps: DataMetadataDeps, text: string, separator: string, dest: 
   try {
     rows = parse(text, { delimiter: separator, bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
   } catch (error) {
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `${src} is not a CSV file the parser can read: ${(error as Error).message}`, { field: 'src', path: src });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${src} is not a CSV file the parser can read: ${(error as Error).message}`, { field: 'src', path: src });
   }
   const [header, ...body] = rows;
-  if (!header || header.length < 2) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `${src} needs a header row: a path column, then attribute names`, { field: 'src', path: src });
-  if (body.length > MAX_CSV_ROWS) throw dataError('ERR_TOO_MANY_RESULTS', `${src} has ${body.length} rows; at most ${MAX_CSV_ROWS} are applied`, { count: body.length, limit: MAX_CSV_ROWS });
+  if (!header || header.length < 2) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${src} needs a header row: a path column, then attribute names`, { field: 'src', path: src });
+  if (body.length > MAX_CSV_ROWS) throw gatewayError('ERR_TOO_MANY_RESULTS', `${src} has ${body.length} rows; at most ${MAX_CSV_ROWS} are applied`, { count: body.length, limit: MAX_CSV_ROWS });
   const attributes = header.slice(1).map((name) => name.trim());
   const byPath = new Map<string, { attr: string; value: string; unit: string }[]>();
   body.forEach((row, index) => {
     const cell = (row[0] ?? '').trim();
-    if (cell === '') throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `row ${index + 2} of ${src} names no path`, { field: 'src', row: index + 2 });
+    if (cell === '') throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `row ${index + 2} of ${src} names no path`, { field: 'src', row: index + 2 });
     const path = dataPath(deps.config, cell.startsWith('/') ? cell : `${dest}/${cell}`, 'path');
     const avus = byPath.get(path) ?? [];
     attributes.forEach((attr, column) => {

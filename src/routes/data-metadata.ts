@@ -5,13 +5,13 @@
 // parser are in data-metadata-files.ts.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { queryNormalizer } from '../http/query.js';
 import { avusOf, entryId, metadataJson, readableIds, statById, statsById, targetType, type Avu, type DataMetadataDeps } from './data-metadata-calls.js';
 import { dataMetadataFileRoutes } from './data-metadata-files.js';
 import { metadataTemplateRoutes } from './metadata-templates.js';
+import { gatewayError } from '../common/errors.js';
 
 const AvuSchema = Type.Object(
   {
@@ -49,7 +49,7 @@ const SearchAnswer = Type.Object({ avus: Type.Array(Type.Intersect([AvuSchema, T
 function refuseStoreAvus(body: Record<string, unknown>): void {
   const storeAvus = body['store-avus'];
   if (Array.isArray(storeAvus) && storeAvus.length > 0) {
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'this data store keeps no native AVUs: send them in "avus"', { field: 'store-avus' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'this data store keeps no native AVUs: send them in "avus"', { field: 'store-avus' });
   }
 }
 
@@ -64,7 +64,7 @@ async function readableOnly(deps: DataMetadataDeps, request: FastifyRequest, avu
 /** A search names at least one key: listing every AVU of the store is not a search. */
 function requireFilter(filters: Record<string, unknown>): void {
   if (Object.keys(filters).length === 0) {
-    throw new GatewayError(400, 'ERR_MISSING_QUERY_PARAMETER', `name at least one of ${SearchKeys.join(', ')}`, { fields: SearchKeys });
+    throw gatewayError('ERR_MISSING_QUERY_PARAMETER', `name at least one of ${SearchKeys.join(', ')}`, { fields: SearchKeys });
   }
 }
 
@@ -101,7 +101,7 @@ export async function dataMetadataRoutes(app: FastifyInstance, deps: DataMetadat
       handler: async (request) => {
         const body = (request.body ?? {}) as Record<string, unknown>;
         refuseStoreAvus(body);
-        if (method === 'POST' && body.avus === undefined) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'body field "avus" is required', { field: 'avus' });
+        if (method === 'POST' && body.avus === undefined) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'body field "avus" is required', { field: 'avus' });
         const stat = await statById(deps, request, dataIdOf(request), 'write');
         const { avus } = await metadataJson<{ avus: Avu[] }>(deps, request, {
           method,

@@ -5,10 +5,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { PassthroughRoute } from '../http/passthrough.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
-import { GatewayError } from '../http/errors.js';
 import { queryNormalizer } from '../http/query.js';
 import { dataInfoCall, readableStats } from './data-info-calls.js';
 import { entryId, metadataJson, targetType, type DataMetadataDeps, type EntryStat } from './data-metadata-calls.js';
+import { gatewayError } from '../common/errors.js';
 
 export const dataTagsRoutes: PassthroughRoute[] = [
   { method: ['GET', 'DELETE'], path: '/secured/filesystem/entry/tags', backend: 'metadata', backendPath: '/filesystem/data/tags', tag: 'tags', summary: 'List or detach all tags the user attached' },
@@ -25,7 +25,7 @@ const PatchBody = Type.Object({ tags: Type.Array(Type.String({ description: 'Tag
 /** The entry's stat; 404 when it does not exist or the caller cannot read it (both look the same to the caller). */
 async function readableEntry(deps: DataMetadataDeps, request: Parameters<typeof dataInfoCall>[1], id: string): Promise<EntryStat> {
   const stat = (await readableStats<EntryStat>(dataInfoCall(deps, request), [id], 'id,path,type,permission')).get(id);
-  if (!stat) throw new GatewayError(404, 'ERR_DOES_NOT_EXIST', `no file or folder with the id ${id} is readable by the caller`, { id });
+  if (!stat) throw gatewayError('ERR_DOES_NOT_EXIST', `no file or folder with the id ${id} is readable by the caller`, { id });
   return stat;
 }
 

@@ -1,12 +1,13 @@
 // Tags: data, admin-filesystem (data metadata, metadata templates, file types).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { GatewayError, toGatewayError } from '../http/errors.js';
+import { toGatewayError } from '../http/errors.js';
 import { sendNotification } from '../http/notifications.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { dataInfo, type FilesystemDeps } from './filesystem-calls.js';
+import { gatewayError } from '../common/errors.js';
 
 // File and folder metadata (AVUs, saving, ORE, CSV) are aggregates in data-metadata.ts.
 export const dataRoutes: PassthroughRoute[] = [
@@ -48,7 +49,7 @@ const UnshareAnswer = Type.Object({
 
 function shareeName(sharee: Sharee): string {
   const name = sharee.user ?? sharee.subject?.id;
-  if (name === undefined) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'each entry needs "user" or "subject"', { field: 'user' });
+  if (name === undefined) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'each entry needs "user" or "subject"', { field: 'user' });
   return name;
 }
 

@@ -9,13 +9,13 @@ import { isUuid } from '../backends/data-info/ids.js';
 import type { Stat } from '../backends/data-info/store.js';
 import type { GatewayConfig } from '../config.js';
 import { backendError } from '../http/backend-answer.js';
-import { GatewayError } from '../http/errors.js';
 import { routeSecurity } from '../http/openapi.js';
 import type { BackendResponse, Forwarder } from '../http/proxy.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { queryNormalizer } from '../http/query.js';
 import { dataInfoCall, dataInfoJson, readableStats } from './data-info-calls.js';
 import { metadataCall, metadataJson } from './data-metadata-calls.js';
+import { gatewayError } from '../common/errors.js';
 
 export interface FavoriteDeps {
   forwarder: Forwarder;
@@ -82,7 +82,7 @@ const IdCollection = Type.Object({ filesystem: Type.Array(Type.String({ descript
 const FavoriteParams = Type.Object({ favorite: Type.String({ description: 'UUID of the file or folder' }) });
 
 const badParameter = (name: string, allowed: string) =>
-  new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be ${allowed}`, { field: name });
+  gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be ${allowed}`, { field: name });
 
 /** One of `allowed`, compared in lower case; 400 otherwise. */
 function choice(query: Record<string, unknown>, name: string, allowed: readonly string[], fallback?: string): string {
@@ -119,12 +119,12 @@ async function idCollection(request: FastifyRequest): Promise<void> {
   const body = request.body as { filesystem?: unknown } | null;
   const list = typeof body === 'object' && body !== null && !Array.isArray(body) ? body.filesystem : undefined;
   if (!Array.isArray(list) || list.some((id) => typeof id !== 'string')) {
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be a data id collection: {"filesystem": [<uuid>, ...]}', { field: 'filesystem' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'the body must be a data id collection: {"filesystem": [<uuid>, ...]}', { field: 'filesystem' });
   }
 }
 
 const notFavorite = (favorite: string) =>
-  new GatewayError(404, 'ERR_NOT_FOUND', `${JSON.stringify(favorite)} is not a file or folder the caller can read`, { 'target-id': favorite });
+  gatewayError('ERR_NOT_FOUND', `${JSON.stringify(favorite)} is not a file or folder the caller can read`, { 'target-id': favorite });
 
 /** A data-info stat in the spec's favourite shape: `id` is the path, the UUID moves to `uuid`. */
 function favoriteEntry(stat: Stat) {
@@ -167,7 +167,7 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
     handler: async (request, reply) => {
       const { favorite } = request.params as { favorite: string };
       if (!isUuid(favorite)) {
-        throw new GatewayError(404, 'ERR_NOT_FOUND', 'The target-id wasn\'t marked as a favorite by the user', { 'target-id': favorite });
+        throw gatewayError('ERR_NOT_FOUND', 'The target-id wasn\'t marked as a favorite by the user', { 'target-id': favorite });
       }
       return done(reply, await metadataCall(deps, request, { method: 'DELETE', path: `/favorites/filesystem/${favorite.toLowerCase()}` }));
     },

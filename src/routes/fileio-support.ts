@@ -2,9 +2,10 @@
 // GET bodies that must still be read.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { GatewayError, sendError, toGatewayError } from '../http/errors.js';
+import { sendError, toGatewayError } from '../http/errors.js';
 import { requestBody } from '../http/connection-limits.js';
 import { bodyTooLarge, hasBody, parseJsonText } from '../http/request-body.js';
+import { GatewayError, relayedError, errorAs } from '../common/errors.js';
 
 /** backends.md §2.2, the part of a data-info stat object the file result is made from. */
 export interface FileStat {
@@ -73,8 +74,9 @@ const ownStatus = new Set([
 /** Spec Errors item 2: every file I/O error code is answered with 500 and `{error_code, ...context}`. */
 export function fileioError(error: GatewayError): GatewayError {
   if (ownStatus.has(error.errorCode) || error.statusCode === 500) return error;
-  if (error.errorCode === 'ERR_UNSUPPORTED_MEDIA_TYPE') return new GatewayError(500, 'ERR_INVALID_JSON', 'The body must be JSON (application/json).');
-  return new GatewayError(500, error.errorCode, error.reason, error.extra, error.headers);
+  if (error.errorCode === 'ERR_UNSUPPORTED_MEDIA_TYPE') return errorAs('ERR_INVALID_JSON', 'fileio', 'The body must be JSON (application/json).');
+  // Whatever the code (the data store's, another service's), file I/O answers it 500.
+  return relayedError(500, error.errorCode, error.reason, error.extra, error.headers);
 }
 
 /** The encapsulated error handler of the file I/O routes. */
@@ -89,7 +91,7 @@ export function registerFileioErrors(app: FastifyInstance): void {
     // save and save-as: a body over the limit can only be content over the maximum edit size.
     const url = request.routeOptions.url ?? '';
     if (original.errorCode === 'ERR_REQUEST_BODY_TOO_LARGE' && /\/fileio\/save(as)?$/.test(url)) {
-      return sendError(reply, new GatewayError(500, 'ERR_FILE_SIZE_TOO_LARGE', 'The content is larger than the maximum edit size'));
+      return sendError(reply, errorAs('ERR_FILE_SIZE_TOO_LARGE', 'fileio', 'The content is larger than the maximum edit size'));
     }
     return sendError(reply, fileioError(original));
   });

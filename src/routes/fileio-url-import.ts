@@ -5,11 +5,11 @@ import { builtInApps } from '../backends/apps/built-in.js';
 import { importName } from '../backends/apps/analyses/url-import.js';
 import { joinDataPath, normalizeDataPath } from '../backends/data-info/data-path.js';
 import type { GatewayConfig } from '../config.js';
-import { GatewayError } from '../http/errors.js';
 import { checkHost, OutboundError } from '../http/outbound-fetch.js';
 import type { Forwarder } from '../http/proxy.js';
 import { dataInfoJson, type DataInfoCall } from './data-info-calls.js';
 import type { FileStat } from './fileio-support.js';
+import { errorAs, GatewayError, gatewayError } from '../common/errors.js';
 
 export interface UrlImportRequest {
   dest: string;
@@ -30,7 +30,7 @@ export interface ScheduledImport {
 }
 
 function invalidUrl(address: string, why: string): GatewayError {
-  return new GatewayError(500, 'ERR_INVALID_URL', `${why}`, { url: address });
+  return gatewayError('ERR_INVALID_URL', `${why}`, { url: address });
 }
 
 /** The URL, if it is http(s) with a host and no credentials; ERR_INVALID_URL otherwise. */
@@ -72,15 +72,15 @@ export async function prepareImport(call: DataInfoCall, deps: UrlImportDeps, req
       // The caller's mistakes keep their codes; a data store that failed us is ERR_REQUEST_FAILED.
       if (error instanceof GatewayError && error.statusCode < 500 && error.errorCode !== 'ERR_CLIENT_CLOSED_REQUEST') throw error;
       const reason = error instanceof GatewayError ? error.reason : 'The upload could not be started.';
-      throw new GatewayError(500, 'ERR_REQUEST_FAILED', reason, { msg: request });
+      throw gatewayError('ERR_REQUEST_FAILED', reason, { msg: request });
     }
   };
   const stats = await started(() =>
     dataInfoJson<{ paths: Record<string, FileStat & { type?: string }> }>(call, { method: 'POST', path: '/stat-gatherer', query: { 'validation-behavior': 'write' }, json: { paths: [dest] } }),
   );
-  if (stats.paths[dest]?.type === 'file') throw new GatewayError(500, 'ERR_NOT_A_FOLDER', `${dest} is not a folder`, { path: dest });
+  if (stats.paths[dest]?.type === 'file') throw errorAs('ERR_NOT_A_FOLDER', 'fileio', `${dest} is not a folder`, { path: dest });
   const existing = await started(() => dataInfoJson<{ paths: Record<string, boolean> }>(call, { method: 'POST', path: '/existence-marker', json: { paths: [target] } }));
-  if (existing.paths[target]) throw new GatewayError(500, 'ERR_EXISTS', `${target} already exists`, { path: target });
+  if (existing.paths[target]) throw errorAs('ERR_EXISTS', 'fileio', `${target} already exists`, { path: target });
   return { url, label, dest, target };
 }
 
@@ -115,6 +115,6 @@ export async function submitImport(call: DataInfoCall, deps: UrlImportDeps, requ
     );
   } catch (error) {
     const reason = error instanceof GatewayError ? error.reason : 'The upload could not be started.';
-    throw new GatewayError(500, 'ERR_REQUEST_FAILED', reason, { msg: request });
+    throw gatewayError('ERR_REQUEST_FAILED', reason, { msg: request });
   }
 }

@@ -8,13 +8,13 @@ import { baseName, normalizeDataPath, parentOf } from '../backends/data-info/dat
 import type { GatewayConfig } from '../config.js';
 import { backendError, jsonAnswer } from '../http/backend-answer.js';
 import { contentDisposition } from '../http/content-disposition.js';
-import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import type { Forwarder } from '../http/proxy.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { answeredListing, dataInfoCall, dataInfoJson, encodedPath, fileContent, uuidOf, type DataInfoCall } from './data-info-calls.js';
 import { FileioErrorSchema, fileResult, FileResultSchema, optionalJsonBody, registerFileioErrors, type FileStat } from './fileio-support.js';
 import { prepareImport, submitImport, type UrlImportDeps } from './fileio-url-import.js';
+import { GatewayError, gatewayError, relayedError, errorAs } from '../common/errors.js';
 
 export interface FileioDeps {
   forwarder: Forwarder;
@@ -51,13 +51,13 @@ const multipartSchema = (summary: string, dest: string) => ({
 });
 
 function missingQuery(name: string): GatewayError {
-  return new GatewayError(400, 'ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
+  return gatewayError('ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
 }
 
 function requiredQuery(request: FastifyRequest, name: string): string {
   const value = (request.query as Record<string, unknown>)[name];
   if (value === undefined || value === '') throw missingQuery(name);
-  if (typeof value !== 'string') throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `query parameter "${name}" must be given once`, { field: name });
+  if (typeof value !== 'string') throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `query parameter "${name}" must be given once`, { field: name });
   return value;
 }
 
@@ -82,7 +82,7 @@ async function relayFile(deps: FileioDeps, request: FastifyRequest, reply: Fasti
   if (response.statusCode === 416) {
     const range = response.headers['content-range'];
     const error = await backendError('data-info', response);
-    throw new GatewayError(416, 'ERR_RANGE_NOT_SATISFIABLE', error.reason, { path }, typeof range === 'string' ? { 'content-range': range } : {});
+    throw gatewayError('ERR_RANGE_NOT_SATISFIABLE', error.reason, { path }, typeof range === 'string' ? { 'content-range': range } : {});
   }
   if (response.statusCode === 304) {
     // A conditional request the store answered "unchanged": nothing to reshape.
@@ -94,7 +94,7 @@ async function relayFile(deps: FileioDeps, request: FastifyRequest, reply: Fasti
   if (answeredListing(response)) {
     // A folder: data-info answered a listing, not bytes.
     await response.body.dump();
-    throw new GatewayError(500, 'ERR_NOT_A_FILE', `${path} is a folder, not a file`, { path });
+    throw errorAs('ERR_NOT_A_FILE', 'fileio', `${path} is a folder, not a file`, { path });
   }
 
   reply.code(response.statusCode);
@@ -139,11 +139,11 @@ const uploadBodyLimit = (deps: FileioDeps) => deps.config.dataStore.maxUploadByt
 function checkUploadBody(deps: FileioDeps, request: FastifyRequest): void {
   const type = request.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) {
-    throw new GatewayError(400, 'ERR_MISSING_FORM_FIELD', 'The body must be multipart/form-data with a part named "file"', { field: 'file' });
+    throw gatewayError('ERR_MISSING_FORM_FIELD', 'The body must be multipart/form-data with a part named "file"', { field: 'file' });
   }
   const max = deps.config.dataStore.maxUploadBytes;
   if (Number(request.headers['content-length'] ?? 0) > uploadBodyLimit(deps)) {
-    throw new GatewayError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `The file is larger than the upload limit of ${max} bytes`, { limit: max });
+    throw gatewayError('ERR_REQUEST_BODY_TOO_LARGE', `The file is larger than the upload limit of ${max} bytes`, { limit: max });
   }
 }
 
@@ -156,7 +156,8 @@ async function writableFileId(call: DataInfoCall, path: string): Promise<string>
     return await uuidOf(call, path);
   } catch (error) {
     if (error instanceof GatewayError && error.errorCode === 'ERR_NOT_READABLE') {
-      throw new GatewayError(error.statusCode, 'ERR_NOT_WRITEABLE', error.reason.replace(/cannot read/, 'cannot write'), error.extra);
+      // The status stays data-info's (backendError relays it); file I/O's handler then answers 500.
+      throw relayedError(error.statusCode, 'ERR_NOT_WRITEABLE', error.reason.replace(/cannot read/, 'cannot write'), error.extra);
     }
     throw error;
   }
@@ -166,7 +167,7 @@ async function writableFileId(call: DataInfoCall, path: string): Promise<string>
 function editContent(deps: FileioDeps, content: string): string {
   const size = Buffer.byteLength(content, 'utf8');
   const limit = deps.config.dataStore.maxEditBytes;
-  if (size > limit) throw new GatewayError(500, 'ERR_FILE_SIZE_TOO_LARGE', `The content (${size} bytes) is larger than the maximum edit size of ${limit} bytes`, { size, limit });
+  if (size > limit) throw errorAs('ERR_FILE_SIZE_TOO_LARGE', 'fileio', `The content (${size} bytes) is larger than the maximum edit size of ${limit} bytes`, { size, limit });
   return content;
 }
 
@@ -298,16 +299,16 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
       const query = request.query as Record<string, unknown>;
       const hasBody = body !== undefined && body !== null && !(typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
       if (hasBody && (typeof body !== 'object' || Array.isArray(body))) {
-        throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'The body must be a JSON object with "dest" and "address"');
+        throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'The body must be a JSON object with "dest" and "address"');
       }
       const field = (name: 'dest' | 'address'): string => {
         const value = (hasBody ? body[name] : undefined) ?? query[name];
         if (typeof value === 'string' && value !== '') return value;
         if (value === undefined || value === '') {
           if (!hasBody) throw missingQuery(name);
-          throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `missing body field "${name}"`, { field: name });
+          throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `missing body field "${name}"`, { field: name });
         }
-        throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `body field "${name}" must be a string`, { field: name });
+        throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `body field "${name}" must be a string`, { field: name });
       };
       const requested = { dest: field('dest'), address: field('address') };
       const call = dataInfoCall(deps, request);

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { isWithin, normalizeDataPath } from '../backends/data-info/data-path.js';
 import type { GatewayConfig } from '../config.js';
 import { noCredentials } from '../http/auth.js';
-import { GatewayError } from '../http/errors.js';
+import { GatewayError } from '../common/errors.js';
 import type { Forwarder } from '../http/proxy.js';
 import { dataInfoCall, dataInfoJson, uuidOf, type DataInfoRequest } from './data-info-calls.js';
 

@@ -3,10 +3,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { baseName, parentOf } from '../backends/data-info/data-path.js';
-import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { dataInfo, dataPath, idOfPath, type FilesystemDeps } from './filesystem-calls.js';
+import { GatewayError, gatewayError } from '../common/errors.js';
 
 const Json = Type.Object({}, { additionalProperties: true });
 const SourceDest = Type.Object({ source: Type.String(), dest: Type.String() });
@@ -41,7 +41,7 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
       } catch (error) {
         // Clients read `path` of ERR_EXISTS (clients.md §4): make sure it is there.
         if (error instanceof GatewayError && error.errorCode === 'ERR_EXISTS' && error.extra.path === undefined) {
-          throw new GatewayError(error.statusCode, error.errorCode, error.reason, { ...error.extra, path });
+          throw error.withExtra({ ...error.extra, path });
         }
         throw error;
       }
@@ -66,7 +66,7 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
       const source = dataPath(config, body.source, 'source');
       const dest = dataPath(config, body.dest, 'dest');
       if (parentOf(source) !== parentOf(dest)) {
-        throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', 'A rename keeps the item in its folder; use move to change folders', { source, dest });
+        throw gatewayError('ERR_ILLEGAL_ARGUMENT', 'A rename keeps the item in its folder; use move to change folders', { source, dest });
       }
       const id = await idOfPath(deps, request, source);
       return dataInfo(deps, request, { method: 'PUT', path: `${idPath(id)}/name`, query: { path: source }, json: { filename: baseName(dest) } });

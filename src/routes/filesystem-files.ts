@@ -1,11 +1,11 @@
 // Tag filesystem: looking at files and folders (stat, manifest, chunks), tickets, and the index.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { queryNormalizer } from '../http/query.js';
 import { dataInfo, dataPath, idOfPath, readSignedOut, refuseAnonymousIds, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
+import { gatewayError } from '../common/errors.js';
 
 const Paths = Type.Array(Type.String(), { description: 'Absolute data-store paths' });
 const Json = Type.Object({}, { additionalProperties: true });
@@ -29,7 +29,7 @@ const CsvBody = Type.Object({
  */
 function encodedSeparator(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (!wellFormed(raw)) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'separator must be valid Unicode', { field: 'separator' });
+  if (!wellFormed(raw)) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'separator must be valid Unicode', { field: 'separator' });
   return raw;
 }
 
@@ -39,7 +39,7 @@ function publicFlag(raw: string | undefined): 'true' | 'false' {
   const lower = raw.toLowerCase();
   if (lower === '1' || lower === 'true') return 'true';
   if (lower === '0' || lower === 'false') return 'false';
-  throw new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', 'query parameter "public" must be 1, true, 0 or false', { field: 'public' });
+  throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'query parameter "public" must be 1, true, 0 or false', { field: 'public' });
 }
 
 interface Summary {

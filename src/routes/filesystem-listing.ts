@@ -5,13 +5,13 @@ import { Type } from 'typebox';
 import { defaultBadChars, isBadName } from '../backends/data-info/listing.js';
 import { basePaths } from '../backends/data-info/paths.js';
 import { jsonAnswer } from '../http/backend-answer.js';
-import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { queryNormalizer } from '../http/query.js';
 import { communityRoot, dataInfo, dataPath, readSignedOut, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
 import { encodedPath } from './data-info-calls.js';
 import { metadataJson } from './data-metadata-calls.js';
+import { gatewayError } from '../common/errors.js';
 
 /**
  * Name policy sent with listings (backends.md §2): the data store's default bad characters.
@@ -152,7 +152,7 @@ const PagedQuery = Type.Object({
 function enumValue(field: string, value: string | undefined, allowed: readonly string[]): string | undefined {
   if (value === undefined) return undefined;
   const lower = value.toLowerCase();
-  if (!allowed.includes(lower)) throw new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', `query parameter "${field}" must be one of ${allowed.join(', ')}`, { field });
+  if (!allowed.includes(lower)) throw gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "${field}" must be one of ${allowed.join(', ')}`, { field });
   return lower;
 }
 
@@ -231,7 +231,7 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
       const policy = namePolicy(deps, request.identity?.username ?? 'anonymous');
       const infoTypes = query['info-type'] ?? [];
       if (infoTypes.some((infoType) => !wellFormed(infoType))) {
-        throw new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', 'query parameter "info-type" must be valid Unicode', { field: 'info-type' });
+        throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'query parameter "info-type" must be valid Unicode', { field: 'info-type' });
       }
 
       const listing = await readSignedOut(config, request, [path], async () => {
@@ -259,7 +259,7 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
         // A file answers with its bytes (and a Content-Disposition): that is not a folder to list.
         if (response.statusCode < 300 && response.headers['content-disposition'] !== undefined) {
           await response.body.dump();
-          throw new GatewayError(400, 'ERR_NOT_A_FOLDER', `${path} is not a folder`, { path });
+          throw gatewayError('ERR_NOT_A_FOLDER', `${path} is not a folder`, { path });
         }
         return jsonAnswer<Listing>('data-info', response);
       });

@@ -5,11 +5,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { GatewayConfig } from '../config.js';
-import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { BackendCall, Forwarder } from '../http/proxy.js';
 import { queryNormalizer } from '../http/query.js';
 import { ServiceTokenSigner } from '../http/service-token.js';
+import { GatewayError, gatewayError } from '../common/errors.js';
 
 export interface GenomeRouteDeps {
   forwarder: Forwarder;
@@ -61,9 +61,9 @@ function reasonOf(status: number, text: string): string {
 /** routes.md §15: 400 → ERR_BAD_REQUEST, 404 → ERR_NOT_FOUND, anything else → 500 ERR_REQUEST_FAILED. */
 export function genomeServiceError(status: number, text: string): GatewayError {
   const reason = reasonOf(status, text);
-  if (status === 400) return new GatewayError(400, 'ERR_BAD_REQUEST', reason);
-  if (status === 404) return new GatewayError(404, 'ERR_NOT_FOUND', reason);
-  return new GatewayError(500, 'ERR_REQUEST_FAILED', reason, { service_status: status });
+  if (status === 400) return gatewayError('ERR_BAD_REQUEST', reason);
+  if (status === 404) return gatewayError('ERR_NOT_FOUND', reason);
+  return gatewayError('ERR_REQUEST_FAILED', reason, { service_status: status });
 }
 
 const userOptions = (summary: string, description: string, schema: Record<string, unknown>) => ({
@@ -84,7 +84,7 @@ export async function genomeRoutes(app: FastifyInstance, deps: GenomeRouteDeps):
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new GatewayError(500, 'ERR_REQUEST_FAILED', 'The genome service answered with something other than JSON.', { service_status: response.statusCode });
+      throw gatewayError('ERR_REQUEST_FAILED', 'The genome service answered with something other than JSON.', { service_status: response.statusCode });
     }
   };
 
@@ -113,7 +113,7 @@ export async function genomeRoutes(app: FastifyInstance, deps: GenomeRouteDeps):
         path: '/genomes',
         json: { source_data: paths.map((path) => ({ type: DATA_STORE_TYPE, path })) },
       });
-      if (typeof answer?.site_url !== 'string') throw new GatewayError(500, 'ERR_REQUEST_FAILED', 'The genome service did not name the loaded genome\'s URL.');
+      if (typeof answer?.site_url !== 'string') throw gatewayError('ERR_REQUEST_FAILED', 'The genome service did not name the loaded genome\'s URL.');
       return { genomesvc_genome_url: answer.site_url };
     },
   });

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { GatewayError } from '../http/errors.js';
+import { gatewayError } from '../common/errors.js';
 
 const SERVICE_NAME = 'platform-gateway';
 const plainText = { 200: { description: 'Plain text', type: 'string' } };
@@ -20,7 +20,7 @@ export async function miscRoutes(app: FastifyInstance): Promise<void> {
     handler: async (request, reply) => {
       const { expecting } = request.query as { expecting?: string };
       if (expecting !== undefined && expecting !== SERVICE_NAME) {
-        throw new GatewayError(500, 'ERR_UNEXPECTED_SERVICE', `Expected "${expecting}", but this is ${SERVICE_NAME}.`);
+        throw gatewayError('ERR_UNEXPECTED_SERVICE', `Expected "${expecting}", but this is ${SERVICE_NAME}.`);
       }
       return reply.type('text/plain; charset=utf-8').send('Welcome to the Platform Gateway. Documentation: /docs\n');
     },

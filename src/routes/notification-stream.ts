@@ -1,9 +1,9 @@
 // Tag notifications, beyond the spec: GET /secured/notifications/stream relays the notification
 // agent's Server-Sent Events (`/stream`) for the caller, so a web client needs no polling.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { GatewayError } from '../http/errors.js';
 import { routeSecurity } from '../http/openapi.js';
 import type { NotificationDeps } from './notifications.js';
+import { gatewayError } from '../common/errors.js';
 
 /** Open streams a user may hold on one gateway (a browser tab each, say); more get 429. */
 const maxStreamsPerUser = 10;
@@ -33,7 +33,7 @@ export async function notificationStreamRoutes(app: FastifyInstance, { forwarder
       const user = request.identity!.username;
       const open = openPerUser.get(user) ?? 0;
       if (open >= maxStreamsPerUser) {
-        throw new GatewayError(429, 'ERR_TOO_MANY_STREAMS', `at most ${maxStreamsPerUser} notification streams per user at once; close one first`, { limit: maxStreamsPerUser });
+        throw gatewayError('ERR_TOO_MANY_STREAMS', `at most ${maxStreamsPerUser} notification streams per user at once; close one first`, { limit: maxStreamsPerUser });
       }
       openPerUser.set(user, open + 1);
       streams.add(reply);

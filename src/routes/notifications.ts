@@ -6,7 +6,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { GatewayConfig } from '../config.js';
 import type { Identity } from '../http/auth.js';
-import { GatewayError } from '../http/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
 import type { Forwarder } from '../http/proxy.js';
@@ -14,6 +13,7 @@ import { queryNormalizer } from '../http/query.js';
 import { allowList } from '../http/address-allow-list.js';
 import { parseJsonText } from '../http/request-body.js';
 import { AppDescriptions } from './notification-app-descriptions.js';
+import { GatewayError, gatewayError } from '../common/errors.js';
 
 /** `{uuids: [message.id]}`: the body of every mark or delete call. */
 const messageIds = Type.Object({ uuids: Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 }) });
@@ -68,7 +68,7 @@ const listingQuery = Type.Object(
 type ListingQuery = { limit?: number; offset?: number; seen?: boolean; sortfield?: string; 'sort-field'?: string; sortdir?: string; 'sort-dir'?: string; filter?: string };
 
 function badQuery(field: string, reason: string): GatewayError {
-  return new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', reason, { field });
+  return gatewayError('ERR_BAD_QUERY_PARAMETER', reason, { field });
 }
 
 /** The agent's `/messages` query for a listing (routes.md §7: spellings accepted, values checked). */
@@ -172,7 +172,7 @@ export async function notificationRoutes(app: FastifyInstance, deps: Notificatio
     markAll.addContentTypeParser('*', { parseAs: 'string' }, (_request, text, done) => {
       try {
         const body = (text as string).trim() === '' ? {} : parseJsonText(text as string);
-        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be a JSON object (or empty)');
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'the body must be a JSON object (or empty)');
         done(null, body);
       } catch (error) {
         done(error as Error);
@@ -207,7 +207,7 @@ export async function notificationRoutes(app: FastifyInstance, deps: Notificatio
     },
     // Checked before the body is read or validated: strangers learn nothing about the expected shape.
     onRequest: async (request) => {
-      if (!allowed(request.ip)) throw new GatewayError(403, 'ERR_FORBIDDEN', 'POST /send-notification is accepted only from the addresses in SEND_NOTIFICATION_ALLOW');
+      if (!allowed(request.ip)) throw gatewayError('ERR_FORBIDDEN', 'POST /send-notification is accepted only from the addresses in SEND_NOTIFICATION_ALLOW');
     },
     handler: async (request, reply: FastifyReply) => forwarder.forward(request, reply, 'notification-agent', { method: 'POST', path: '/notification', rawQuery: '', identityStyle: 'none', json: request.body, bodyLimitBytes: deps.config.bodyLimitBytes }),
   });

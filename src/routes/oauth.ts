@@ -5,11 +5,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { GatewayConfig } from '../config.js';
-import { GatewayError } from '../http/errors.js';
 import { routeSecurity } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
 import type { Forwarder } from '../http/proxy.js';
 import { routeAtBoth } from '../http/secured-alias.js';
+import { gatewayError } from '../common/errors.js';
 
 export const oauthRoutes: PassthroughRoute[] = [
   { method: 'GET', path: '/oauth/redirect-uris', backend: 'apps', securedAlias: true, tag: 'misc', summary: 'List OAuth authorization URLs (`{<api-name>: url}`) for APIs the caller holds no token for' },
@@ -68,7 +68,7 @@ export async function oauthGatewayRoutes(app: FastifyInstance, deps: OAuthRouteD
     handler: async (request, reply) => {
       const query = request.query as CallbackQuery;
       if (query.code === undefined && query.error === undefined) {
-        throw new GatewayError(400, 'ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "code" (or "error" when authorization was not granted)', { field: 'code' });
+        throw gatewayError('ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "code" (or "error" when authorization was not granted)', { field: 'code' });
       }
       return reply.redirect(uiReturn(config.oauth.uiBaseUrl, 'extapi', query), 302);
     },

@@ -4,6 +4,7 @@ import type { BackendName } from '../backends/catalog.js';
 import type { Metrics } from '../http/metrics.js';
 import type { Forwarder } from '../http/proxy.js';
 import type { Store } from '../store/database.js';
+import { errorTable } from '../common/errors.js';
 
 export interface OperationsDeps {
   store: Store;
@@ -79,7 +80,7 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
       const checks = Object.fromEntries(names.map((name, index) => [name, results[index]!]));
       const failing = names.filter((name) => checks[name] !== 'ok');
       if (failing.length === 0) return { status: 'ready', checks };
-      return reply.code(503).send({ error_code: 'ERR_UNAVAILABLE', reason: `Not ready: ${failing.join(', ')}`, checks });
+      return reply.code(errorTable.ERR_UNAVAILABLE.status).send({ error_code: 'ERR_UNAVAILABLE', reason: `Not ready: ${failing.join(', ')}`, checks });
     },
   });
 

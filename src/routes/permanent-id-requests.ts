@@ -14,7 +14,6 @@ import { isUuid } from '../backends/data-info/ids.js';
 import type { RequestDetails, RequestListing } from '../backends/metadata/permanent-id-model.js';
 import type { GatewayConfig } from '../config.js';
 import type { Identity } from '../http/auth.js';
-import { GatewayError } from '../http/errors.js';
 import { sendNotification } from '../http/notifications.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
@@ -23,6 +22,7 @@ import { readableStats } from './data-info-calls.js';
 import { metadataJson } from './data-metadata-calls.js';
 import { dataCiteXml, publicationYear, type Avu } from './pid-datacite.js';
 import { candidateIdentifier, pidMinter, type Minted, type PidMinter, type PidType } from './pid-provider.js';
+import { gatewayError } from '../common/errors.js';
 
 /** Served as they are by the metadata service. */
 export const permanentIdRequestsRoutes: PassthroughRoute[] = [
@@ -159,7 +159,7 @@ function listingQuery(query: unknown): Record<string, string | string[] | undefi
   return Object.fromEntries(['statuses', 'limit', 'offset', 'sort-field', 'sort-dir'].filter((key) => given[key] !== undefined).map((key) => [key, given[key]]));
 }
 
-const notFound = (id: string) => new GatewayError(404, 'ERR_NOT_FOUND', 'A Permanent ID Request with this ID was not found.', { id });
+const notFound = (id: string) => gatewayError('ERR_NOT_FOUND', 'A Permanent ID Request with this ID was not found.', { id });
 
 function requestIdParam(request: FastifyRequest): string {
   const { requestId } = request.params as { requestId: string };
@@ -196,8 +196,6 @@ async function notifyRequester(deps: PermanentIdDeps, request: FastifyRequest, d
   );
 }
 
-const refusal = (status: number, code: string, reason: string, extra: Record<string, unknown> = {}) => new GatewayError(status, code, reason, extra);
-
 /** The folder AVUs metadata holds (nested ones included). */
 async function folderAvus(deps: PermanentIdDeps, request: FastifyRequest, folderId: string): Promise<Avu[]> {
   return (await metadataJson<{ avus?: Avu[] }>(deps, request, { method: 'GET', path: `/avus/folder/${folderId}` }))?.avus ?? [];
@@ -208,14 +206,14 @@ const identifierAvu = (avus: Avu[]) => avus.find((avu) => avu.attr.toLowerCase()
 /** The checks of routes.md §14 create flow: the caller owns it, a folder, with content, no identifier yet. */
 async function requestableFolder(deps: PermanentIdDeps, request: FastifyRequest, folderId: string): Promise<Stat> {
   const stat = (await stats(deps, request, request.identity, [folderId])).get(folderId);
-  if (!stat) throw refusal(404, 'ERR_DOES_NOT_EXIST', `no folder with the id ${folderId} is readable by the caller`, { folder: folderId });
-  if (stat.permission !== 'own') throw refusal(403, 'ERR_NOT_OWNER', `${stat.path} is not owned by the caller`, { path: stat.path });
-  if (stat.type !== 'dir') throw refusal(400, 'ERR_NOT_A_FOLDER', `${stat.path} is a file: permanent identifiers are requested for folders`, { path: stat.path });
+  if (!stat) throw gatewayError('ERR_DOES_NOT_EXIST', `no folder with the id ${folderId} is readable by the caller`, { folder: folderId });
+  if (stat.permission !== 'own') throw gatewayError('ERR_NOT_OWNER', `${stat.path} is not owned by the caller`, { path: stat.path });
+  if (stat.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${stat.path} is a file: permanent identifiers are requested for folders`, { path: stat.path });
   if ((stat['file-count'] ?? 0) + (stat['dir-count'] ?? 0) === 0) {
-    throw refusal(400, 'ERR_BAD_OR_MISSING_FIELD', `${stat.path} is empty: a permanent identifier needs data to point at`, { field: 'folder', path: stat.path });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${stat.path} is empty: a permanent identifier needs data to point at`, { field: 'folder', path: stat.path });
   }
   const existing = identifierAvu(await folderAvus(deps, request, folderId));
-  if (existing) throw refusal(400, 'ERR_EXISTS', `${stat.path} already has a permanent identifier: ${existing.value}`, { path: stat.path, identifier: existing.value });
+  if (existing) throw gatewayError('ERR_EXISTS', `${stat.path} already has a permanent identifier: ${existing.value}`, { path: stat.path, identifier: existing.value });
   return stat;
 }
 
@@ -229,8 +227,8 @@ interface Submission {
 /** What completing a request submits: the folder (as the requester sees it), its AVUs, the DataCite XML. */
 async function submission(deps: PermanentIdDeps, request: FastifyRequest, details: Details): Promise<Submission> {
   const stat = (await requesterStats(deps, request, details)).get(details.target_id);
-  if (!stat) throw refusal(404, 'ERR_DOES_NOT_EXIST', `the folder of this request (${details.original_path ?? details.target_id}) no longer exists`, { folder: details.target_id });
-  if (stat.type !== 'dir') throw refusal(400, 'ERR_NOT_A_FOLDER', `${stat.path} is not a folder`, { path: stat.path });
+  if (!stat) throw gatewayError('ERR_DOES_NOT_EXIST', `the folder of this request (${details.original_path ?? details.target_id}) no longer exists`, { folder: details.target_id });
+  if (stat.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${stat.path} is not a folder`, { path: stat.path });
   const avus = await folderAvus(deps, request, details.target_id);
   const now = new Date().getUTCFullYear();
   const identifierType = pidType(details.type);
@@ -241,7 +239,7 @@ async function submission(deps: PermanentIdDeps, request: FastifyRequest, detail
 
 function pidType(type: string): PidType {
   const upper = type.toUpperCase();
-  if (upper !== 'DOI' && upper !== 'ARK') throw refusal(400, 'ERR_BAD_REQUEST', `requests of type ${type} cannot be minted (DOI or ARK only)`, { type });
+  if (upper !== 'DOI' && upper !== 'ARK') throw gatewayError('ERR_BAD_REQUEST', `requests of type ${type} cannot be minted (DOI or ARK only)`, { type });
   return upper;
 }
 
@@ -256,11 +254,11 @@ async function changeStatus(deps: PermanentIdDeps, request: FastifyRequest, id: 
  * (with the reason, and the identifier if one was minted) and answered as the error.
  */
 async function complete(deps: PermanentIdDeps, minter: PidMinter, request: FastifyRequest, details: Details) {
-  if (details.permanent_id) throw refusal(400, 'ERR_EXISTS', `this request already has the identifier ${details.permanent_id}`, { identifier: details.permanent_id });
+  if (details.permanent_id) throw gatewayError('ERR_EXISTS', `this request already has the identifier ${details.permanent_id}`, { identifier: details.permanent_id });
   let minted: Minted | undefined;
   try {
     const { stat, avus, xml, year } = await submission(deps, request, details);
-    if (identifierAvu(avus)) throw refusal(400, 'ERR_EXISTS', `${stat.path} already has a permanent identifier: ${identifierAvu(avus)!.value}`, { path: stat.path });
+    if (identifierAvu(avus)) throw gatewayError('ERR_EXISTS', `${stat.path} already has a permanent identifier: ${identifierAvu(avus)!.value}`, { path: stat.path });
     const type = pidType(details.type);
     minted = await minter.mint({ type, targetUrl: deps.config.pid.targetBaseUrl + stat.path, xml });
     const written = [
@@ -319,7 +317,7 @@ export async function permanentIdRequestAggregateRoutes(app: FastifyInstance, de
     }),
     handler: async (request) => {
       const { type, folder } = request.body as { type: string; folder: string };
-      if (!isUuid(folder)) throw refusal(400, 'ERR_BAD_OR_MISSING_FIELD', 'body field "folder" must be a folder UUID', { field: 'folder' });
+      if (!isUuid(folder)) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'body field "folder" must be a folder UUID', { field: 'folder' });
       const folderId = folder.toLowerCase();
       const stat = await requestableFolder(deps, request, folderId);
       const created = await metadataJson<Details>(deps, request, {

@@ -4,8 +4,8 @@
 // without it, the gateway mints test identifiers itself under PID_PREFIX, and says so.
 import { randomBytes } from 'node:crypto';
 import type { GatewayConfig } from '../config.js';
-import { GatewayError } from '../http/errors.js';
 import type { Forwarder } from '../http/proxy.js';
+import { gatewayError } from '../common/errors.js';
 
 export type PidType = 'DOI' | 'ARK';
 
@@ -61,7 +61,7 @@ export class EmbeddedMinter implements PidMinter {
   }
 }
 
-const providerError = (reason: string, extra: Record<string, unknown> = {}) => new GatewayError(502, 'ERR_PID_PROVIDER', reason, extra);
+const providerError = (reason: string, extra: Record<string, unknown> = {}) => gatewayError('ERR_PID_PROVIDER', reason, extra);
 
 /**
  * A DataCite-style REST provider behind the `pidprovider` backend target (PIDPROVIDER_URL,
@@ -79,7 +79,7 @@ export class HttpMinter implements PidMinter {
 
   async mint(request: MintRequest): Promise<Minted> {
     if (request.type !== 'DOI') {
-      throw new GatewayError(400, 'ERR_BAD_REQUEST', `The PID provider at PIDPROVIDER_URL mints DOIs only; this request asks for an ${request.type}.`, { type: request.type });
+      throw gatewayError('ERR_BAD_REQUEST', `The PID provider at PIDPROVIDER_URL mints DOIs only; this request asks for an ${request.type}.`, { type: request.type });
     }
     const doi = candidateIdentifier('DOI', this.settings.prefix);
     const body = JSON.stringify({

@@ -5,10 +5,10 @@ import { Type } from 'typebox';
 import { basePaths } from '../backends/data-info/paths.js';
 import type { GatewayConfig } from '../config.js';
 import type { Identity } from '../http/auth.js';
-import { GatewayError } from '../http/errors.js';
 import { routeSecurity } from '../http/openapi.js';
 import type { Forwarder } from '../http/proxy.js';
 import { qualifiedUsername } from '../store/users.js';
+import { GatewayError, gatewayError } from '../common/errors.js';
 
 export interface Folder {
   id: string;
@@ -49,7 +49,7 @@ function parseFolder(value: unknown, key: string): Folder | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const folderPath = typeof value === 'string' ? value : typeof value === 'object' ? (value as { path?: unknown }).path : undefined;
   if (typeof folderPath !== 'string' || !folderPath.startsWith('/') || controlCharacters.test(folderPath) || folderPath.length > 4096) {
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `${key} must be an absolute folder path or an object with one in "path"`, { field: key });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${key} must be an absolute folder path or an object with one in "path"`, { field: key });
   }
   const id = typeof value === 'object' ? (value as { id?: unknown }).id : undefined;
   return { id: typeof id === 'string' && id !== '' ? id : folderPath, path: folderPath };

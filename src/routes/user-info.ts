@@ -1,7 +1,7 @@
 // Tag user-info: describe users by username, from the groups service's subjects.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { GatewayError } from '../http/errors.js';
+import { GatewayError } from '../common/errors.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { Forwarder } from '../http/proxy.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { GatewayError } from '../../http/errors.js';
 import { qualifiedUsername } from '../../store/users.js';
+import { gatewayError } from '../../common/errors.js';
 
 const missingUser = 'user query parameter is required';
 
@@ -24,7 +24,7 @@ export function shortName(qualified: string, uidDomain: string): string {
 export function callerOf(request: FastifyRequest, uidDomain: string): AnalysesCaller {
   const user = (request.query as { user?: unknown } | undefined)?.user;
   if (typeof user !== 'string' || user === '') {
-    throw new GatewayError(400, 'ERR_MISSING_QUERY_PARAMETER', missingUser, { field: 'user', message: missingUser });
+    throw gatewayError('ERR_MISSING_QUERY_PARAMETER', missingUser, { field: 'user', message: missingUser });
   }
   const name = shortName(user, uidDomain);
   return { name, qualified: qualifiedUsername(name, uidDomain) };

@@ -4,23 +4,23 @@
 // administrators: the gateway checks that, this service trusts its caller.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import { GatewayError } from '../../http/errors.js';
 import { isUniqueViolation } from '../data-info/tree.js';
 import { qualifiedUsername } from '../../store/users.js';
 import { callerOf } from './caller.js';
 import { isPublic, viewable, viewableQuickLaunch, type AnalysesDeps, type QuickLaunchRow } from './model.js';
 import { DefaultPatch, DefaultRequest, Deleted, Favorite, FavoriteRequest, GlobalDefault, IdParams, UserDefault } from './shapes.js';
+import { gatewayError } from '../../common/errors.js';
 
 type IdRequest = { Params: { id: string } };
 
-const missing = (what: string, id: string) => new GatewayError(404, 'ERR_NOT_FOUND', `${what} ${id} not found`, { id });
+const missing = (what: string, id: string) => gatewayError('ERR_NOT_FOUND', `${what} ${id} not found`, { id });
 
 /** An insert or update that broke a unique rule answers 400 ERR_EXISTS with `reason`. */
 async function unique<T>(work: () => Promise<T>, reason: string, extra: Record<string, unknown>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (isUniqueViolation(error)) throw new GatewayError(400, 'ERR_EXISTS', reason, extra);
+    if (isUniqueViolation(error)) throw gatewayError('ERR_EXISTS', reason, extra);
     throw error;
   }
 }
@@ -28,7 +28,7 @@ async function unique<T>(work: () => Promise<T>, reason: string, extra: Record<s
 /** A default names a quick launch of the app it is the default for. */
 function requireSameApp(quickLaunch: QuickLaunchRow, appId: string) {
   if (quickLaunch.app_id !== appId.toLowerCase()) {
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `quick launch ${quickLaunch.id} is for app ${quickLaunch.app_id}, not ${appId}`, { field: 'app_id' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `quick launch ${quickLaunch.id} is for app ${quickLaunch.app_id}, not ${appId}`, { field: 'app_id' });
   }
 }
 
@@ -118,7 +118,7 @@ export const defaultsRoutes: FastifyPluginAsync<AnalysesDeps> = async (app, { db
   };
   const publicQuickLaunch = async (user: string, id: string, appId: string) => {
     const quickLaunch = await viewableQuickLaunch(db, user, id);
-    if (!isPublic(quickLaunch)) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `a global default must be a public quick launch; ${quickLaunch.id} is not`, { field: 'quick_launch_id' });
+    if (!isPublic(quickLaunch)) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `a global default must be a public quick launch; ${quickLaunch.id} is not`, { field: 'quick_launch_id' });
     requireSameApp(quickLaunch, appId);
     return quickLaunch;
   };

@@ -2,10 +2,10 @@
 // at once. Administrators set them per user; everyone else has MAX_CONCURRENT_JOBS.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
 import { qualifiedUsername } from '../../store/users.js';
 import { callerOf, shortName } from './caller.js';
+import { gatewayError } from '../../common/errors.js';
 
 /** A user's limit: theirs when set, else the platform default. */
 export async function concurrentJobLimit(db: Kysely<Database>, user: string, fallback: number): Promise<number> {
@@ -47,7 +47,7 @@ export const jobLimitRoutes: FastifyPluginAsync<LimitOptions> = async (app, { db
     const username = shortName(request.params.username, uidDomain);
     const wanted = (request.body as { concurrent_jobs?: unknown } | null)?.concurrent_jobs;
     if (typeof wanted !== 'number' || !Number.isInteger(wanted) || wanted < 0 || wanted > 10_000) {
-      throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', '"concurrent_jobs" must be a whole number from 0 to 10000', { field: 'concurrent_jobs' });
+      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"concurrent_jobs" must be a whole number from 0 to 10000', { field: 'concurrent_jobs' });
     }
     const row = { concurrent_jobs: wanted, set_by: caller.name, set_on: now() };
     await db

@@ -2,9 +2,9 @@
 // the QuickLaunch shape they are answered in.
 import type { Kysely, Selectable } from 'kysely';
 import { asBoolean } from '../../store/sqlite-booleans.js';
-import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
 import { qualifiedUsername } from '../../store/users.js';
+import { gatewayError } from '../../common/errors.js';
 
 export type QuickLaunchRow = Selectable<Database['quick_launches']>;
 
@@ -40,7 +40,7 @@ export function viewable(db: Kysely<Database>, user: string) {
   return db.selectFrom('quick_launches').where((eb) => eb.or([eb('quick_launches.creator', '=', user), eb('quick_launches.is_public', '=', true)]));
 }
 
-export const notFound = (id: string) => new GatewayError(404, 'ERR_NOT_FOUND', `quick launch ${id} not found`, { id });
+export const notFound = (id: string) => gatewayError('ERR_NOT_FOUND', `quick launch ${id} not found`, { id });
 
 /** One quick launch `user` may view, or 404 (also for one that exists but is someone else's private one). */
 export async function viewableQuickLaunch(db: Kysely<Database>, user: string, id: string): Promise<QuickLaunchRow> {
@@ -52,6 +52,6 @@ export async function viewableQuickLaunch(db: Kysely<Database>, user: string, id
 /** One quick launch `user` created: 404 when they cannot view it, 403 when it is another's public one. */
 export async function ownQuickLaunch(db: Kysely<Database>, user: string, id: string): Promise<QuickLaunchRow> {
   const row = await viewableQuickLaunch(db, user, id);
-  if (row.creator !== user) throw new GatewayError(403, 'ERR_NOT_OWNER', `only its creator may change quick launch ${id}`, { id, user });
+  if (row.creator !== user) throw gatewayError('ERR_NOT_OWNER', `only its creator may change quick launch ${id}`, { id, user });
   return row;
 }

@@ -2,13 +2,13 @@
 // update and delete (by the creator), and the launch form they fill.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import { GatewayError } from '../../http/errors.js';
 import type { Catalog } from '../data-info/catalog.js';
 import { quickLaunchAppInfo } from './app-info.js';
 import { callerOf, shortName } from './caller.js';
 import { describe, isPublic, ownQuickLaunch, submissionOf, viewable, viewableQuickLaunch, type AnalysesDeps } from './model.js';
 import { AppIdParams, Deleted, IdParams, QuickLaunch, QuickLaunchCreate, QuickLaunchPatch } from './shapes.js';
 import { appVisibleTo, checkTarget } from './submission.js';
+import { gatewayError } from '../../common/errors.js';
 
 type IdRequest = { Params: { id: string } };
 
@@ -101,10 +101,10 @@ export const quickLaunchRoutes: FastifyPluginAsync<AnalysesDeps & { catalog: Cat
       db.selectFrom('quick_launch_global_defaults').select('id').where('quick_launch_id', '=', id).executeTakeFirst(),
     ]);
     if (change.appChanged && (userDefault || globalDefault)) {
-      throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', `quick launch ${id} is a default for its app; remove the default before moving it to another app`, { id, field: 'app_id' });
+      throw gatewayError('ERR_ILLEGAL_ARGUMENT', `quick launch ${id} is a default for its app; remove the default before moving it to another app`, { id, field: 'app_id' });
     }
     if (change.madePrivate && globalDefault) {
-      throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', `quick launch ${id} is a global default and must stay public`, { id, field: 'is_public' });
+      throw gatewayError('ERR_ILLEGAL_ARGUMENT', `quick launch ${id} is a global default and must stay public`, { id, field: 'is_public' });
     }
   }
 };

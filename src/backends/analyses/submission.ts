@@ -3,7 +3,6 @@
 // is named), and every data-store path its file and folder parameters name is readable by whoever
 // may use it — the creator, or everyone for a public quick launch. Required parameters may be absent.
 import type { Kysely } from 'kysely';
-import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
 import { currentVersions, visibleApps } from '../apps/catalog.js';
 import { pathParameterTypes, type AppDefinition } from '../apps/definition.js';
@@ -12,9 +11,10 @@ import { normalizeDataPath } from '../data-info/data-path.js';
 import { anonymousUser } from '../data-info/store.js';
 import type { Submission } from './model.js';
 import { isJsonObject } from '../../http/request-body.js';
+import { errorAs, gatewayError } from '../../common/errors.js';
 
 const PATH_BATCH = 500;
-const bad = (field: string, reason: string) => new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field });
+const bad = (field: string, reason: string) => gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
 
 export interface QuickLaunchTarget {
   creator: string;
@@ -34,7 +34,7 @@ export interface CheckedTarget {
 /** The app `user` may see (public or theirs, not deleted), or 404. */
 export async function appVisibleTo(db: Kysely<Database>, user: string, appId: string) {
   const row = await visibleApps(db, user).selectAll('apps').where('apps.id', '=', appId.toLowerCase()).executeTakeFirst();
-  if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `no app ${appId} that ${user} can see`, { app_id: appId });
+  if (!row) throw gatewayError('ERR_NOT_FOUND', `no app ${appId} that ${user} can see`, { app_id: appId });
   return row;
 }
 
@@ -43,7 +43,7 @@ async function versionOf(db: Kysely<Database>, appId: string, versionId: string 
   const version = versionId
     ? await db.selectFrom('app_versions').selectAll().where('app_id', '=', appId).where('id', '=', versionId.toLowerCase()).executeTakeFirst()
     : (await currentVersions(db, [appId])).get(appId);
-  if (!version) throw new GatewayError(404, 'ERR_NOT_FOUND', versionId ? `app ${appId} has no version ${versionId}` : `app ${appId} has no version`, { app_id: appId, app_version_id: versionId });
+  if (!version) throw gatewayError('ERR_NOT_FOUND', versionId ? `app ${appId} has no version ${versionId}` : `app ${appId} has no version`, { app_id: appId, app_version_id: versionId });
   return { id: version.id, definition: JSON.parse(version.definition) as AppDefinition };
 }
 
@@ -108,7 +108,7 @@ export async function checkTarget(db: Kysely<Database>, catalog: Catalog, target
     const reason = target.isPublic
       ? `a public quick launch may only name paths everyone can read; these are not: ${unreadable.join(', ')}`
       : `${target.creator} cannot read (or there is nothing at) ${unreadable.join(', ')}`;
-    throw new GatewayError(400, 'ERR_NOT_READABLE', reason, { field: 'submission.config', paths: unreadable, public: target.isPublic });
+    throw errorAs('ERR_NOT_READABLE', 'namedInBody', reason, { field: 'submission.config', paths: unreadable, public: target.isPublic });
   }
   return { appId: app.id, appVersionId: version.id, submission };
 }

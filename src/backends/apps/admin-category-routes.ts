@@ -5,11 +5,11 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { Type } from 'typebox';
-import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
 import { bodyObject, isUuid, userQuery, Uuid } from '../metadata/requests.js';
 import { requiredParam } from '../query-params.js';
 import { requireUserParam } from '../service.js';
+import { gatewayError } from '../../common/errors.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type CategoryRow = Pick<Selectable<Database['app_categories']>, 'id' | 'name' | 'description' | 'parent_id'>;
@@ -17,11 +17,11 @@ type CategoryRow = Pick<Selectable<Database['app_categories']>, 'id' | 'name' | 
 const systemId = 'de';
 const sortFields = ['name', 'total'] as const;
 
-const badField = (field: string, reason: string) => new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field });
-const noCategory = (id: string) => new GatewayError(404, 'ERR_NOT_FOUND', `no public app category ${id}`, { category_id: id });
+const badField = (field: string, reason: string) => gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
+const noCategory = (id: string) => gatewayError('ERR_NOT_FOUND', `no public app category ${id}`, { category_id: id });
 
 function checkSystem(id: string): void {
-  if (id.toLowerCase() !== systemId) throw new GatewayError(404, 'ERR_NOT_FOUND', `no app system ${id}`, { system_id: id });
+  if (id.toLowerCase() !== systemId) throw gatewayError('ERR_NOT_FOUND', `no app system ${id}`, { system_id: id });
 }
 
 /** The public categories, every one. */
@@ -77,7 +77,7 @@ async function checkNameFree(db: Db, name: string, parentId: string | null, exce
   query = parentId === null ? query.where('parent_id', 'is', null) : query.where('parent_id', '=', parentId);
   if (except !== undefined) query = query.where('id', '!=', except);
   const clash = await query.executeTakeFirst();
-  if (clash) throw new GatewayError(400, 'ERR_EXISTS', `a category named ${JSON.stringify(clash.name)} is already there`, { category_id: clash.id });
+  if (clash) throw gatewayError('ERR_EXISTS', `a category named ${JSON.stringify(clash.name)} is already there`, { category_id: clash.id });
 }
 
 /** The parent a category is to go under: a public category, never the category itself or one below it. */
@@ -89,7 +89,7 @@ async function checkParent(db: Db, parentId: string, moving?: string): Promise<v
   // Walk up from the new parent: meeting the moved category means a cycle.
   const seen = new Set<string>();
   for (let at: string | null | undefined = parentId; at && !seen.has(at); at = parents.get(at)) {
-    if (at === moving) throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', 'a category cannot move under itself or a category below it', { category_id: moving, parent_id: parentId });
+    if (at === moving) throw gatewayError('ERR_ILLEGAL_ARGUMENT', 'a category cannot move under itself or a category below it', { category_id: moving, parent_id: parentId });
     seen.add(at);
   }
 }
@@ -116,9 +116,9 @@ export const adminCategoryRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now
     const sortField = (query['sort-field'] ?? 'name').toLowerCase();
     const sortDir = (query['sort-dir'] ?? 'asc').toLowerCase();
     if (!(sortFields as readonly string[]).includes(sortField)) {
-      throw new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', `sort-field must be one of ${sortFields.join(', ')}`, { field: 'sort-field' });
+      throw gatewayError('ERR_BAD_QUERY_PARAMETER', `sort-field must be one of ${sortFields.join(', ')}`, { field: 'sort-field' });
     }
-    if (sortDir !== 'asc' && sortDir !== 'desc') throw new GatewayError(400, 'ERR_BAD_QUERY_PARAMETER', 'sort-dir must be ASC or DESC', { field: 'sort-dir' });
+    if (sortDir !== 'asc' && sortDir !== 'desc') throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'sort-dir must be ASC or DESC', { field: 'sort-dir' });
     const appType = query['app-type'] === undefined || query['app-type'] === '' || query['app-type'].toLowerCase() === 'all' ? undefined : query['app-type'];
     const [rows, counts] = await Promise.all([publicCategories(db).execute(), appCounts(db, appType)]);
     type Entry = ReturnType<typeof entryOf> & { categories: Entry[] };
@@ -189,7 +189,7 @@ export const adminCategoryRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now
     await db.transaction().execute(async (trx) => {
       const category = await requireCategory(trx, request.params.categoryId);
       const child = await trx.selectFrom('app_categories').select('id').where('parent_id', '=', category.id).executeTakeFirst();
-      if (child) throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', `category ${category.id} has subcategories; delete or move them first`, { category_id: category.id });
+      if (child) throw gatewayError('ERR_ILLEGAL_ARGUMENT', `category ${category.id} has subcategories; delete or move them first`, { category_id: category.id });
       const holding = await trx
         .selectFrom('app_category_apps as c')
         .innerJoin('apps', 'apps.id', 'c.app_id')
@@ -197,7 +197,7 @@ export const adminCategoryRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now
         .where('c.category_id', '=', category.id)
         .where('apps.deleted', '=', false)
         .executeTakeFirst();
-      if (holding) throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', `category ${category.id} holds apps; move them first`, { category_id: category.id });
+      if (holding) throw gatewayError('ERR_ILLEGAL_ARGUMENT', `category ${category.id} holds apps; move them first`, { category_id: category.id });
       // Links to deleted apps go with the category.
       await trx.deleteFrom('app_category_apps').where('category_id', '=', category.id).execute();
       await trx.deleteFrom('app_categories').where('id', '=', category.id).execute();
@@ -214,7 +214,7 @@ export const adminCategoryRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now
       const appIds = [...new Set(placements.map((placement) => placement.app_id))];
       const found = new Set((await trx.selectFrom('apps').select('id').where('id', 'in', appIds).where('deleted', '=', false).execute()).map((row) => row.id));
       const missingApp = appIds.find((id) => !found.has(id));
-      if (missingApp) throw new GatewayError(404, 'ERR_NOT_FOUND', `no app ${missingApp}`, { app_id: missingApp });
+      if (missingApp) throw gatewayError('ERR_NOT_FOUND', `no app ${missingApp}`, { app_id: missingApp });
       const categoryIds = [...new Set(placements.flatMap((placement) => placement.category_ids))];
       const known = new Set(categoryIds.length === 0 ? [] : (await publicCategories(trx).where('id', 'in', categoryIds).execute()).map((row) => row.id));
       const missingCategory = categoryIds.find((id) => !known.has(id));

@@ -1,5 +1,5 @@
-import { GatewayError } from '../../http/errors.js';
 import { requireUserParam } from '../service.js';
+import { gatewayError } from '../../common/errors.js';
 
 /** The caller the gateway sends for anonymous visitors (routes.md §1.4). */
 export const anonymousUser = 'anonymous';
@@ -10,6 +10,6 @@ export const shortUser = (query: unknown): string => requireUserParam(query).spl
 /** The caller's short name, refusing anonymous visitors for what needs an account. */
 export function signedInUser(query: unknown, what: string): string {
   const user = shortUser(query);
-  if (user === anonymousUser) throw new GatewayError(403, 'ERR_FORBIDDEN', `sign in to ${what}`);
+  if (user === anonymousUser) throw gatewayError('ERR_FORBIDDEN', `sign in to ${what}`);
   return user;
 }

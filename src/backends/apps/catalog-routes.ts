@@ -2,7 +2,6 @@
 // (AppJobView), details (AppDetails) and listing entry.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
-import { GatewayError } from '../../http/errors.js';
 import { normalizeQuery } from '../../http/query.js';
 import type { Database } from '../../store/schema.js';
 import { badQueryParam, countParam } from '../query-params.js';
@@ -10,6 +9,7 @@ import { currentVersions, listApps, listingEntries, sortFields, visibleApps, typ
 import { jobStats } from './analyses/job-stats.js';
 import type { AppDefinition } from './definition.js';
 import { shortUser } from './caller.js';
+import { gatewayError } from '../../common/errors.js';
 
 
 /** The launch view of a definition: parameter ids become `<step id>_<parameter id>`. */
@@ -34,7 +34,7 @@ type AppRow = Selectable<Database['apps']>;
 /** The app `user` may see, or 404 naming it. */
 export async function visibleApp(db: Kysely<Database>, user: string, systemId: string, appId: string): Promise<AppRow> {
   const row = await visibleApps(db, user).selectAll('apps').where('apps.id', '=', appId.toLowerCase()).where('apps.system_id', '=', systemId.toLowerCase()).executeTakeFirst();
-  if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `no app ${appId} in system ${systemId}`, { app_id: appId, system_id: systemId });
+  if (!row) throw gatewayError('ERR_NOT_FOUND', `no app ${appId} in system ${systemId}`, { app_id: appId, system_id: systemId });
   return row;
 }
 
@@ -49,7 +49,7 @@ export async function launchView(db: Kysely<Database>, user: string, row: AppRow
   const version = versionId
     ? await db.selectFrom('app_versions').selectAll().where('app_id', '=', row.id).where('id', '=', versionId.toLowerCase()).executeTakeFirst()
     : current.get(row.id);
-  if (!version) throw new GatewayError(404, 'ERR_NOT_FOUND', `app ${row.id} has no version ${versionId}`, { app_id: row.id, version_id: versionId });
+  if (!version) throw gatewayError('ERR_NOT_FOUND', `app ${row.id} has no version ${versionId}`, { app_id: row.id, version_id: versionId });
   const definition = JSON.parse(version.definition) as AppDefinition;
   return {
     id: row.id,
@@ -129,7 +129,7 @@ export const catalogRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async
   app.get<{ Params: { systemId: string; appId: string } }>('/admin/apps/:systemId/:appId/details', async (request) => {
     const user = shortUser(request.query);
     const row = await db.selectFrom('apps').selectAll().where('id', '=', request.params.appId.toLowerCase()).where('system_id', '=', request.params.systemId.toLowerCase()).executeTakeFirst();
-    if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `no app ${request.params.appId} in system ${request.params.systemId}`, { app_id: request.params.appId });
+    if (!row) throw gatewayError('ERR_NOT_FOUND', `no app ${request.params.appId} in system ${request.params.systemId}`, { app_id: request.params.appId });
     const details = await appDetails(db, user, row);
     const version = (await currentVersions(db, [row.id])).get(row.id);
     return { ...details, documentation: { app_id: row.id, version_id: version?.id, documentation: version?.documentation ?? '', references: details.references }, extra: {}, hierarchies: [] };

@@ -5,13 +5,13 @@ import { createHash } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { GatewayConfig } from '../../config.js';
-import { GatewayError } from '../../http/errors.js';
 import type { Store } from '../../store/database.js';
 import type { Database } from '../../store/schema.js';
 import { listApps, visibleApps } from './catalog.js';
 import { listingQuery } from './catalog-routes.js';
 import { callerId, workspaceOf } from './workspace.js';
 import { anonymousUser, shortUser } from './caller.js';
+import { gatewayError } from '../../common/errors.js';
 
 type Restrict = (apps: ReturnType<typeof visibleApps>, user: string) => ReturnType<typeof visibleApps>;
 
@@ -84,7 +84,7 @@ export const categoryRoutes: FastifyPluginAsync<{ store: Store; config: Pick<Gat
     const { user, found } = await categoriesOf(request.query);
     const id = request.params.categoryId.toLowerCase();
     const category = request.params.systemId.toLowerCase() === 'de' ? found.get(id) : undefined;
-    if (!category) throw new GatewayError(404, 'ERR_NOT_FOUND', `no app category ${request.params.categoryId}`, { category_id: request.params.categoryId });
+    if (!category) throw gatewayError('ERR_NOT_FOUND', `no app category ${request.params.categoryId}`, { category_id: request.params.categoryId });
     const listing = await listApps(db, user, listingQuery(request.query), (apps) => category.restrict(apps, user));
     return { system_id: 'de', id, name: category.name, is_public: category.is_public, ...listing };
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../../http/errors.js';
 import { isJsonObject } from '../../http/request-body.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * An app version's definition as stored (app_versions.definition): its steps, each run by one
@@ -46,7 +46,7 @@ export const parameterTypes = ['Text', 'MultiLineText', 'Integer', 'Double', 'Fl
 export const pathParameterTypes: readonly string[] = ['FileInput', 'FolderInput', 'MultiFileSelector'];
 
 
-const bad = (field: string, reason: string) => new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field });
+const bad = (field: string, reason: string) => gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
 const optionalString = (body: Record<string, unknown>, field: string): string | undefined => {
   const value = body[field];
   if (value === undefined || value === null) return undefined;

@@ -3,11 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
-import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
 import { launchView, visibleApp } from './catalog-routes.js';
 import { appRequest, definitionOf, type AppDefinition, type AppRequest } from './definition.js';
 import { shortUser, signedInUser } from './caller.js';
+import { errorAs, gatewayError } from '../../common/errors.js';
 
 const stepTools = (versionId: string, definition: AppDefinition) =>
   definition.steps.map((step, index) => ({ app_version_id: versionId, step_number: index + 1, tool_id: step.tool_id }));
@@ -31,7 +31,7 @@ export const editingRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () =
   /** The app when `caller` integrated it; 404 when they cannot see it, 403 when it is someone else's. */
   const ownApp = async (caller: Caller, params: AppParams['Params']) => {
     const row = await visibleApp(db, caller.user, params.systemId, params.appId);
-    if (row.integrator !== caller.user) throw new GatewayError(403, 'ERR_NOT_OWNER', `${caller.user} does not own app ${row.id}`, { app_id: row.id });
+    if (row.integrator !== caller.user) throw gatewayError('ERR_NOT_OWNER', `${caller.user} does not own app ${row.id}`, { app_id: row.id });
     return row;
   };
 
@@ -39,7 +39,7 @@ export const editingRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () =
     if (request.toolIds.length === 0) return;
     const found = new Set((await trx.selectFrom('tools').select('id').where('id', 'in', request.toolIds).execute()).map((row) => row.id));
     const missing = request.toolIds.filter((id) => !found.has(id));
-    if (missing.length > 0) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `no tool ${missing.join(', ')}`, { field: 'tools', tools: missing });
+    if (missing.length > 0) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `no tool ${missing.join(', ')}`, { field: 'tools', tools: missing });
   };
 
   const addVersion = async (trx: Transaction<Database>, appId: string, request: AppRequest, user: string, order: number) => {
@@ -55,7 +55,7 @@ export const editingRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () =
 
   app.post<{ Params: { systemId: string } }>('/apps/:systemId', async (request) => {
     const caller = callerOf(request.query);
-    if (request.params.systemId.toLowerCase() !== 'de') throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `apps can be made only in system "de"`, { system_id: request.params.systemId });
+    if (request.params.systemId.toLowerCase() !== 'de') throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `apps can be made only in system "de"`, { system_id: request.params.systemId });
     const wanted = appRequest(request.body);
     const id = randomUUID();
     await db.transaction().execute(async (trx) => {
@@ -97,7 +97,7 @@ export const editingRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () =
     for (const field of ['name', 'description', 'wiki_url'] as const) {
       const value = body[field];
       if (value === undefined) continue;
-      if (typeof value !== 'string' || (field === 'name' && value.trim() === '')) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `"${field}" must be a${field === 'name' ? ' non-empty' : ''} string`, { field });
+      if (typeof value !== 'string' || (field === 'name' && value.trim() === '')) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `"${field}" must be a${field === 'name' ? ' non-empty' : ''} string`, { field });
       changes[field] = value;
     }
     await db.updateTable('apps').set(changes).where('id', '=', current.id).execute();
@@ -115,9 +115,9 @@ export const editingRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () =
     const caller = callerOf(request.query);
     const current = await ownApp(caller, request.params);
     const wanted = appRequest(request.body, current);
-    if (typeof (request.body as { version?: unknown }).version !== 'string') throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'a new version needs "version"', { field: 'version' });
+    if (typeof (request.body as { version?: unknown }).version !== 'string') throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'a new version needs "version"', { field: 'version' });
     const taken = await db.selectFrom('app_versions').select('id').where('app_id', '=', current.id).where('version', '=', wanted.version).executeTakeFirst();
-    if (taken) throw new GatewayError(409, 'ERR_EXISTS', `app ${current.id} already has version ${wanted.version}`, { version: wanted.version });
+    if (taken) throw errorAs('ERR_EXISTS', 'conflict', `app ${current.id} already has version ${wanted.version}`, { version: wanted.version });
     await db.transaction().execute(async (trx) => {
       await checkTools(wanted, trx);
       const top = await trx.selectFrom('app_versions').select((eb) => eb.fn.max('version_order').as('top')).where('app_id', '=', current.id).executeTakeFirst();
@@ -137,8 +137,8 @@ export const editingRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () =
     const current = await ownApp(caller, request.params);
     const versions = await db.selectFrom('app_versions').select('id').where('app_id', '=', current.id).execute();
     const versionId = request.params.versionId.toLowerCase();
-    if (!versions.some((version) => version.id === versionId)) throw new GatewayError(404, 'ERR_NOT_FOUND', `app ${current.id} has no version ${versionId}`, { version_id: versionId });
-    if (versions.length === 1) throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', 'the only version of an app cannot be deleted; delete the app', { version_id: versionId });
+    if (!versions.some((version) => version.id === versionId)) throw gatewayError('ERR_NOT_FOUND', `app ${current.id} has no version ${versionId}`, { version_id: versionId });
+    if (versions.length === 1) throw gatewayError('ERR_ILLEGAL_ARGUMENT', 'the only version of an app cannot be deleted; delete the app', { version_id: versionId });
     await db.deleteFrom('app_versions').where('id', '=', versionId).execute();
     return { id: current.id, version_id: versionId };
   });
@@ -157,9 +157,9 @@ export const editingRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () =
     const caller = callerOf(request.query);
     const current = await ownApp(caller, request.params);
     const body = (request.body ?? {}) as { documentation?: unknown; references?: unknown };
-    if (typeof body.documentation !== 'string') throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', '"documentation" must be a string', { field: 'documentation' });
+    if (typeof body.documentation !== 'string') throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"documentation" must be a string', { field: 'documentation' });
     if (body.references !== undefined && (!Array.isArray(body.references) || body.references.some((item) => typeof item !== 'string'))) {
-      throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', '"references" must be a list of strings', { field: 'references' });
+      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"references" must be a list of strings', { field: 'references' });
     }
     const version = (await documentation(current.id)).version_id;
     await db

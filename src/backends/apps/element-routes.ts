@@ -1,8 +1,8 @@
 // The element types apps are built from (routes.md §16 app-element-types): what an app editor
 // offers. Each list is `{<type>: [{id, name, description}]}`; the ids are stable names.
 import type { FastifyPluginAsync } from 'fastify';
-import { GatewayError } from '../../http/errors.js';
 import { parameterTypes, pathParameterTypes } from './definition.js';
+import { gatewayError } from '../../common/errors.js';
 
 const named = (names: readonly string[], describe: (name: string) => string = () => '') => names.map((name) => ({ id: name, name, description: describe(name) }));
 
@@ -21,7 +21,7 @@ export const elementRoutes: FastifyPluginAsync = async (app) => {
 
   app.get<{ Params: { type: string } }>('/apps/elements/:type', async (request) => {
     const list = elements[request.params.type.toLowerCase()];
-    if (!list) throw new GatewayError(404, 'ERR_NOT_FOUND', `no element type ${request.params.type}; known: ${Object.keys(elements).join(', ')}`, { type: request.params.type });
+    if (!list) throw gatewayError('ERR_NOT_FOUND', `no element type ${request.params.type}; known: ${Object.keys(elements).join(', ')}`, { type: request.params.type });
     return { [request.params.type.toLowerCase().replace(/-/g, '_')]: list };
   });
 };

@@ -7,13 +7,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
-import { metadataError, userQuery } from '../metadata/requests.js';
+import { userQuery } from '../metadata/requests.js';
 import { requiredParam } from '../query-params.js';
 import { listApps, type visibleApps } from './catalog.js';
 import { listingQuery } from './catalog-routes.js';
 import { activeOntologyVersion } from './ontologies.js';
 import { appsUnderClass } from './ontology-classification.js';
 import { shortUser } from './caller.js';
+import { gatewayError } from '../../common/errors.js';
 
 type Apps = ReturnType<typeof visibleApps>;
 type Which = 'apps' | 'unclassified';
@@ -37,7 +38,7 @@ export const hierarchyListingRoutes: FastifyPluginAsync<{ db: Kysely<Database> }
   for (const which of ['apps', 'unclassified'] as const) {
     app.get<{ Params: { rootIri: string } }>(`/apps/hierarchies/:rootIri/${which}`, { schema: { params: rootParams, querystring: userQuery } }, async (request) => {
       const version = await activeOntologyVersion(db);
-      if (version === undefined) throw metadataError(404, 'ERR_NOT_FOUND', 'no ontology version is active', { iri: request.params.rootIri });
+      if (version === undefined) throw gatewayError('ERR_NOT_FOUND', 'no ontology version is active', { iri: request.params.rootIri });
       return listing(request.query, version, request.params.rootIri, which);
     });
 

@@ -1,10 +1,10 @@
 // A user's marks on apps (backends.md §5.1): favourites and ratings of the apps they can see.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
 import { visibleApps } from './catalog.js';
 import { signedInUser } from './caller.js';
+import { gatewayError } from '../../common/errors.js';
 
 type AppParams = { Params: { systemId: string; appId: string } };
 
@@ -13,7 +13,7 @@ export const appMarkRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () =
   const markable = async (query: unknown, params: AppParams['Params']) => {
     const user = signedInUser(query, 'mark apps');
     const row = await visibleApps(db, user).select('apps.id').where('apps.id', '=', params.appId.toLowerCase()).where('apps.system_id', '=', params.systemId.toLowerCase()).executeTakeFirst();
-    if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `no app ${params.appId} in system ${params.systemId}`, { app_id: params.appId });
+    if (!row) throw gatewayError('ERR_NOT_FOUND', `no app ${params.appId} in system ${params.systemId}`, { app_id: params.appId });
     return { user, appId: row.id };
   };
 
@@ -43,10 +43,10 @@ export const appMarkRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () =
     const { user, appId } = await markable(request.query, request.params);
     const body = (request.body ?? {}) as { rating?: unknown; comment_id?: unknown };
     if (typeof body.rating !== 'number' || !Number.isInteger(body.rating) || body.rating < 1 || body.rating > 5) {
-      throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'body field "rating" must be a whole number from 1 to 5', { field: 'rating' });
+      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'body field "rating" must be a whole number from 1 to 5', { field: 'rating' });
     }
     if (body.comment_id !== undefined && typeof body.comment_id !== 'string') {
-      throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'body field "comment_id" must be a string', { field: 'comment_id' });
+      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'body field "comment_id" must be a string', { field: 'comment_id' });
     }
     const rating = { rating: body.rating, comment_id: (body.comment_id as string | undefined) ?? null, rated_on: now() };
     await db

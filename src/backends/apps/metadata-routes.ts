@@ -5,18 +5,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
 import { avusOf, requestedAvus, writeAvus } from '../metadata/avu-store.js';
 import { Uuid, userQuery } from '../metadata/requests.js';
 import { requireUserParam } from '../service.js';
 import { visibleApps } from './catalog.js';
 import { shortUser, signedInUser } from './caller.js';
+import { gatewayError } from '../../common/errors.js';
 
 type AppRequest = { Params: { appId: string } };
 const schema = { params: Type.Object({ appId: Uuid }), querystring: userQuery };
 
-const noApp = (appId: string) => new GatewayError(404, 'ERR_NOT_FOUND', `no app ${appId}`, { app_id: appId });
+const noApp = (appId: string) => gatewayError('ERR_NOT_FOUND', `no app ${appId}`, { app_id: appId });
 
 export const appMetadataRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () => number }> = async (app, { db, now }) => {
   const target = (appId: string) => ({ id: appId, type: 'app' as const });
@@ -60,7 +60,7 @@ export const appMetadataRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: 
       handler: async (request) => {
         const user = signedInUser(request.query, 'change app metadata');
         const row = await seenApp(user, request.params.appId);
-        if (row.integrator !== user) throw new GatewayError(403, 'ERR_NOT_OWNER', `${user} does not own app ${row.id}`, { app_id: row.id });
+        if (row.integrator !== user) throw gatewayError('ERR_NOT_OWNER', `${user} does not own app ${row.id}`, { app_id: row.id });
         return write(user, row.id, request.body, replace);
       },
     });

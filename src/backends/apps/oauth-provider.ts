@@ -2,7 +2,7 @@
 // refresh tokens go in, access tokens come out.
 import { request } from 'undici';
 import type { OAuthClientSettings } from '../../config.js';
-import { GatewayError } from '../../http/errors.js';
+import { errorTable, gatewayError, GatewayError } from '../../common/errors.js';
 
 /** What the token endpoint granted. */
 export interface TokenGrant {
@@ -19,7 +19,7 @@ export class TokenEndpointRefusal extends GatewayError {
     reason: string,
     extra: Record<string, unknown>,
   ) {
-    super(502, 'ERR_OAUTH_SERVER', reason, { provider_status: providerStatus, ...extra });
+    super(errorTable.ERR_OAUTH_SERVER.status, 'ERR_OAUTH_SERVER', reason, { provider_status: providerStatus, ...extra });
   }
 
   /** 400 and 401 are how a token endpoint refuses a grant (`invalid_grant`, `invalid_client`); 5xx is an outage. */
@@ -30,7 +30,7 @@ export class TokenEndpointRefusal extends GatewayError {
 
 const timeoutMs = 15_000;
 
-const oauthServerError = (apiName: string, reason: string) => new GatewayError(502, 'ERR_OAUTH_SERVER', reason, { api_name: apiName });
+const oauthServerError = (apiName: string, reason: string) => gatewayError('ERR_OAUTH_SERVER', reason, { api_name: apiName });
 
 /** The RFC 6749 §5.2 error fields of a refusal, when the body is the JSON it should be. */
 function refusalFields(text: string): Record<string, string> {

@@ -2,10 +2,10 @@
 // dropped when they can no longer be used, so that the user is asked to authorize again.
 import type { FastifyBaseLogger } from 'fastify';
 import type { GatewayConfig, OAuthClientSettings } from '../../config.js';
-import { GatewayError } from '../../http/errors.js';
 import type { Store } from '../../store/database.js';
 import { requestToken, TokenEndpointRefusal, type TokenGrant } from './oauth-provider.js';
 import type { TokenCipher } from './token-cipher.js';
+import { GatewayError, gatewayError } from '../../common/errors.js';
 
 /** A token is refreshed a minute before it lapses, so that work started with it does not fail halfway. */
 export const refreshMarginMs = 60_000;
@@ -29,7 +29,7 @@ export function oauthClient(clients: Record<string, OAuthClientSettings>, apiNam
   const client = Object.hasOwn(clients, apiName) ? clients[apiName] : undefined;
   if (!client) {
     const hint = apiName === 'extapi' ? ' (not configured: set EXTAPI_AUTHORIZE_URL, EXTAPI_TOKEN_URL and EXTAPI_CLIENT_ID)' : '';
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `unknown API name: ${apiName}${hint}`, { api_name: apiName });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `unknown API name: ${apiName}${hint}`, { api_name: apiName });
   }
   return client;
 }

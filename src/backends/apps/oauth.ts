@@ -4,11 +4,11 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { OAuthClientSettings } from '../../config.js';
-import { GatewayError } from '../../http/errors.js';
 import type { Store } from '../../store/database.js';
 import { requireUserParam } from '../service.js';
 import { requestToken } from './oauth-provider.js';
 import { oauthClient, type AccessToken, type OAuthTokens } from './oauth-tokens.js';
+import { gatewayError } from '../../common/errors.js';
 
 /** Authorization requests older than this are dropped when the user gets a new one: nobody comes back after a day. */
 const requestLifetimeMs = 24 * 60 * 60_000;
@@ -60,7 +60,7 @@ const accessCodeQuery = Type.Object({
 
 type ApiRequest = { Params: { apiName: string } };
 
-const tokenNotFound = (apiName: string) => new GatewayError(404, 'ERR_NOT_FOUND', 'access token not found', { api_name: apiName });
+const tokenNotFound = (apiName: string) => gatewayError('ERR_NOT_FOUND', 'access token not found', { api_name: apiName });
 
 /** The user a route is about: the caller, or for administrators `proxy-user` when given. */
 function subjectOf(query: unknown): string {
@@ -92,11 +92,11 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): void
     const { user, code, state } = request.query as { user: string; code: string; state: string };
     const client = oauthClient(clients, apiName);
     const pending = await store.db.selectFrom('oauth_authorization_requests').selectAll().where('id', '=', state).executeTakeFirst();
-    if (!pending) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `authorization request ${state} not found`, { field: 'state' });
-    if (pending.username !== user) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `wrong user for authorization request ${state}`, { field: 'state' });
+    if (!pending) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `authorization request ${state} not found`, { field: 'state' });
+    if (pending.username !== user) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `wrong user for authorization request ${state}`, { field: 'state' });
     // Deleting this one request first is what makes a state usable once, even by two calls at the same time.
     const consumed = await store.db.deleteFrom('oauth_authorization_requests').where('id', '=', state).where('username', '=', user).executeTakeFirst();
-    if (Number(consumed.numDeletedRows) === 0) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `authorization request ${state} not found`, { field: 'state' });
+    if (Number(consumed.numDeletedRows) === 0) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `authorization request ${state} not found`, { field: 'state' });
     await store.db.deleteFrom('oauth_authorization_requests').where('username', '=', user).execute();
     const grant = await requestToken(apiName, client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri });
     await tokens.save(user, apiName, grant);

@@ -3,10 +3,10 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
 import { listOntologies, loadGraph, markOntologyDeleted, requireOntology, savedHierarchies } from '../metadata/ontology-store.js';
-import { metadataError } from '../metadata/requests.js';
 import { requiredParam } from '../query-params.js';
 import { requireUserParam } from '../service.js';
 import { hierarchyWithApps } from './ontology-classification.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * The apps service's side of ontologies (backends.md §5.5): the active version, the version list
@@ -71,7 +71,7 @@ export const appsOntologyRoutes: FastifyPluginAsync<{ db: Db; now: () => number 
     requireUserParam(request.query);
     const { version } = await requireOntology(db, request.params.version);
     if (version === (await activeOntologyVersion(db))) {
-      throw metadataError(400, 'ERR_ILLEGAL_ARGUMENT', 'the active ontology version cannot be deleted; make another version active first', { version });
+      throw gatewayError('ERR_ILLEGAL_ARGUMENT', 'the active ontology version cannot be deleted; make another version active first', { version });
     }
     await markOntologyDeleted(db, version);
     return reply.code(200).send();
@@ -94,7 +94,7 @@ export const appsOntologyRoutes: FastifyPluginAsync<{ db: Db; now: () => number 
     const user = requireUserParam(request.query);
     const attr = requiredParam(request.query, 'attr');
     const version = await activeOntologyVersion(db);
-    if (version === undefined) throw metadataError(404, 'ERR_NOT_FOUND', 'no ontology version is active', { iri: request.params.rootIri });
+    if (version === undefined) throw gatewayError('ERR_NOT_FOUND', 'no ontology version is active', { iri: request.params.rootIri });
     return { hierarchy: await hierarchyWithApps(db, { version, rootIri: request.params.rootIri, attr, user }) };
   });
 };

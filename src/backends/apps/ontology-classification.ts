@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { classAvus, filterTree, irisOf, loadGraph, requireSavedTree, type OntologyClassHierarchy } from '../metadata/ontology-store.js';
-import { metadataError } from '../metadata/requests.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Which apps fall under an ontology class (backends.md §5.5): an app is under a class when it has
@@ -27,7 +27,7 @@ async function classTree(db: Db, query: ClassQuery & { classIri?: string }): Pro
   const find = (tree: OntologyClassHierarchy): OntologyClassHierarchy | undefined =>
     tree.iri === query.classIri ? tree : (tree.subclasses ?? []).map(find).find((found) => found !== undefined);
   const found = find(root);
-  if (!found) throw metadataError(404, 'ERR_NOT_FOUND', `class ${JSON.stringify(query.classIri)} is not in the hierarchy of ${JSON.stringify(query.rootIri)}`, { iri: query.classIri });
+  if (!found) throw gatewayError('ERR_NOT_FOUND', `class ${JSON.stringify(query.classIri)} is not in the hierarchy of ${JSON.stringify(query.rootIri)}`, { iri: query.classIri });
   return found;
 }
 

@@ -6,15 +6,16 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { qualifiedUsername } from '../../store/users.js';
-import { metadataError, userQuery } from '../metadata/requests.js';
+import { userQuery } from '../metadata/requests.js';
 import { listParam } from '../query-params.js';
 import { requireUserParam } from '../service.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
+import { gatewayError } from '../../common/errors.js';
 
 async function workspacesOf(db: Kysely<Database>, query: unknown, uidDomain: string) {
   requireUserParam(query);
   const usernames = [...new Set(listParam(query, 'username').filter((name) => name !== '').map((name) => qualifiedUsername(name, uidDomain)))];
-  if (usernames.length === 0) throw metadataError(400, 'ERR_MISSING_QUERY_PARAMETER', 'name at least one user with the query parameter "username"', { field: 'username' });
+  if (usernames.length === 0) throw gatewayError('ERR_MISSING_QUERY_PARAMETER', 'name at least one user with the query parameter "username"', { field: 'username' });
   const rows = await db
     .selectFrom('workspace')
     .innerJoin('users', 'users.id', 'workspace.user_id')

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { PostgresAdapter, sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { ancestorsOf, baseName, parentOf } from './data-path.js';
-import { dataError } from './errors.js';
 import { basePaths, type BasePaths } from './paths.js';
+import { gatewayError } from '../../common/errors.js';
 
 export type Permission = 'read' | 'write' | 'own';
 export type DataObject = Selectable<Database['data_objects']>;
@@ -141,8 +141,8 @@ export class Catalog {
     const query = db.selectFrom('data_objects').select(['path', 'type']).where('path', 'in', chain).orderBy(sql`length(path)`);
     const rows = db.getExecutor().adapter instanceof PostgresAdapter ? await query.forKeyShare().execute() : await query.execute();
     const held = rows.find((row) => row.path === folder);
-    if (!held) throw dataError('ERR_DOES_NOT_EXIST', `the folder ${folder} does not exist (it was moved or deleted meanwhile)`, { path: folder });
-    if (held.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${folder} is not a folder`, { path: folder });
+    if (!held) throw gatewayError('ERR_DOES_NOT_EXIST', `the folder ${folder} does not exist (it was moved or deleted meanwhile)`, { path: folder });
+    if (held.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${folder} is not a folder`, { path: folder });
   }
 
   async byPath(path: string, db: Db = this.db): Promise<DataObject | undefined> {

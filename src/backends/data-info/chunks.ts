@@ -4,11 +4,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import { requireUserParam } from '../service.js';
 import type { OpenBlob } from './blobs.js';
 import type { DataObject } from './catalog.js';
-import { dataError } from './errors.js';
 import { idParam, objectById, requireFile } from './ids.js';
 import { badParameter, integerParam, missingParameter, single } from './query.js';
 import type { Caller, DataStore } from './store.js';
 import { visibilityOf } from './visibility.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Reading a file piece by piece (backends.md §2.1, §2.7): raw chunks by byte position, and
@@ -87,7 +87,7 @@ async function readRows(stream: Readable, start: number, end: number, separator:
       consumed = info.bytes;
     }
   } catch (error) {
-    throw dataError('ERR_ILLEGAL_ARGUMENT', `the file cannot be read as separated values: ${(error as Error).message}`, {});
+    throw gatewayError('ERR_ILLEGAL_ARGUMENT', `the file cannot be read as separated values: ${(error as Error).message}`, {});
   } finally {
     stream.unpipe(parser);
     stream.destroy();

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../http/errors.js';
+import { GatewayError, gatewayError } from '../../common/errors.js';
 
 /**
  * The one place a client-supplied data-store path becomes a canonical one (backends.md §2).
@@ -26,7 +26,7 @@ export const MAX_SEGMENT_BYTES = 255;
 /** Whole-path limit in UTF-8 bytes; comfortably below index-key limits of the catalog tables. */
 export const MAX_PATH_BYTES = 2048;
 
-const BAD_FIELD = 'ERR_BAD_OR_MISSING_FIELD';
+const BAD_FIELD = 'ERR_BAD_OR_MISSING_FIELD' as const;
 
 /** C0 controls (incl. NUL, tab, newline, CR), DEL and C1 controls (incl. U+0085 NEL). */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -62,7 +62,7 @@ function segmentProblem(segment: string): string | undefined {
 function badField(field: string, problem: string, key: string, input: unknown): GatewayError {
   const extra: Record<string, unknown> = { field };
   if (typeof input === 'string') extra[key] = input;
-  return new GatewayError(400, BAD_FIELD, `${field} ${problem}`, extra);
+  return gatewayError(BAD_FIELD, `${field} ${problem}`, extra);
 }
 
 /**

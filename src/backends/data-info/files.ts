@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { contentDisposition } from '../../http/content-disposition.js';
-import { GatewayError, toGatewayError } from '../../http/errors.js';
+import { toGatewayError } from '../../http/errors.js';
 import { requireUserParam } from '../service.js';
 import { parseRange } from './blobs.js';
 import { MAX_BULK_PATHS } from './bulk.js';
@@ -9,7 +9,6 @@ import type { DataObject } from './catalog.js';
 import { chunkRoutes } from './chunks.js';
 import { infoTypes, isInfoType } from './content-types.js';
 import { baseName } from './data-path.js';
-import { dataError } from './errors.js';
 import { idParam, objectById, requireFile } from './ids.js';
 import { defaultBadChars, entityTypes, Lister, sortDirs, sortFields, type ListingOptions } from './listing.js';
 import { wildcardPath } from './navigation.js';
@@ -18,6 +17,7 @@ import type { DataStore } from './store.js';
 import { uploadRoutes } from './uploads.js';
 import { createFolders } from './writes.js';
 import { visibilityOf, type Access } from './visibility.js';
+import { errorAs, errorTable, gatewayError } from '../../common/errors.js';
 
 /** Largest page a folder listing serves. */
 const MAX_PAGE = 100_000;
@@ -52,7 +52,7 @@ async function sendFile(data: DataStore, object: DataObject, query: unknown, ran
   if (range === 'unsatisfiable') {
     await blob.close();
     const reason = `the range ${rangeHeader} lies outside the ${blob.size} bytes of ${object.path}`;
-    throw new GatewayError(416, 'ERR_RANGE_NOT_SATISFIABLE', reason, { path: object.path, size: blob.size }, { 'content-range': `bytes */${blob.size}` });
+    throw gatewayError('ERR_RANGE_NOT_SATISFIABLE', reason, { path: object.path, size: blob.size }, { 'content-range': `bytes */${blob.size}` });
   }
   reply
     .header('content-type', object.content_type ?? 'application/octet-stream')
@@ -113,7 +113,12 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
       return reply.code(200).send();
     } catch (error) {
       const failure = toGatewayError(error as Error);
-      const status = failure.errorCode === 'ERR_NOT_A_USER' ? 422 : failure.errorCode === 'ERR_NOT_READABLE' ? 403 : failure.statusCode;
+      const status =
+        failure.errorCode === 'ERR_NOT_A_USER'
+          ? errorTable.ERR_NOT_A_USER.variants.headOfData.status
+          : failure.errorCode === 'ERR_NOT_READABLE'
+            ? errorTable.ERR_NOT_READABLE.status
+            : failure.statusCode;
       return reply.code(status).send();
     }
   });
@@ -122,12 +127,12 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
     const caller = await data.writer(requireUserParam(request.query));
     const { paths: raw } = request.body as { paths: string[] };
     if (raw.length > MAX_BULK_PATHS) {
-      throw dataError('ERR_TOO_MANY_RESULTS', `at most ${MAX_BULK_PATHS} paths are accepted`, { count: raw.length, limit: MAX_BULK_PATHS });
+      throw gatewayError('ERR_TOO_MANY_RESULTS', `at most ${MAX_BULK_PATHS} paths are accepted`, { count: raw.length, limit: MAX_BULK_PATHS });
     }
-    if (raw.length === 0) throw dataError('ERR_BAD_OR_MISSING_FIELD', 'body field "paths" must not be empty', { field: 'paths' });
+    if (raw.length === 0) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'body field "paths" must not be empty', { field: 'paths' });
     const paths = [...new Set(raw.map((path) => data.path(path, 'paths')))].sort();
     const created = await createFolders(data, caller, paths);
-    if (created.length === 0) throw dataError('ERR_EXISTS', `${paths[0]} already exists`, { path: paths[0], paths });
+    if (created.length === 0) throw errorAs('ERR_EXISTS', 'conflict', `${paths[0]} already exists`, { path: paths[0], paths });
     return { paths: created.sort() };
   });
 
@@ -135,7 +140,7 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
     const caller = await data.writer(requireUserParam(request.query));
     const { type } = request.body as { type: string };
     if (type !== '' && !isInfoType(type)) {
-      throw dataError('ERR_BAD_OR_MISSING_FIELD', `"${type}" is not an info type (see GET /file-types)`, { field: 'type', type });
+      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `"${type}" is not an info type (see GET /file-types)`, { field: 'type', type });
     }
     const object = await objectById(data, idParam(request.params));
     requireFile(object);

@@ -1,6 +1,6 @@
 import type { DataObject } from './catalog.js';
-import { dataError } from './errors.js';
 import type { DataStore } from './store.js';
+import { gatewayError } from '../../common/errors.js';
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -11,7 +11,7 @@ export function isUuid(value: unknown): value is string {
 /** The object with this id (any letter case), or ERR_DOES_NOT_EXIST naming it; a non-UUID cannot exist. */
 export async function objectById(data: DataStore, id: unknown): Promise<DataObject> {
   const object = isUuid(id) ? await data.catalog.byId(id.toLowerCase()) : undefined;
-  if (!object) throw dataError('ERR_DOES_NOT_EXIST', `no file or folder has the id ${JSON.stringify(id)}`, { id });
+  if (!object) throw gatewayError('ERR_DOES_NOT_EXIST', `no file or folder has the id ${JSON.stringify(id)}`, { id });
   return object;
 }
 
@@ -21,9 +21,9 @@ export function idParam(params: unknown): unknown {
 }
 
 export function requireFile(object: DataObject): void {
-  if (object.type !== 'file') throw dataError('ERR_NOT_A_FILE', `${object.path} is not a file`, { path: object.path });
+  if (object.type !== 'file') throw gatewayError('ERR_NOT_A_FILE', `${object.path} is not a file`, { path: object.path });
 }
 
 export function requireFolder(object: DataObject, field?: string): void {
-  if (object.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${object.path} is not a folder`, { path: object.path, ...(field ? { field } : {}) });
+  if (object.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${object.path} is not a folder`, { path: object.path, ...(field ? { field } : {}) });
 }

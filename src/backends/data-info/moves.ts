@@ -3,9 +3,9 @@ import type { Database } from '../../store/schema.js';
 import type { DataEvent } from './bulk.js';
 import { atLeast, type DataObject } from './catalog.js';
 import { isWithin, parentOf } from './data-path.js';
-import { dataError } from './errors.js';
 import type { Caller, DataStore } from './store.js';
 import { isUniqueViolation, relocate } from './tree.js';
+import { errorAs, gatewayError } from '../../common/errors.js';
 
 /**
  * Moves and renames (backends.md §2.1): all-or-nothing in one transaction. The caller must own
@@ -53,7 +53,7 @@ export async function inTransaction<T>(data: DataStore, work: (trx: Transaction<
       return await data.db.transaction().execute(work);
     } catch (error) {
       if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
-      if (isUniqueViolation(error)) throw dataError('ERR_EXISTS', 'a target path was taken by a concurrent change; nothing was changed');
+      if (isUniqueViolation(error)) throw errorAs('ERR_EXISTS', 'conflict', 'a target path was taken by a concurrent change; nothing was changed');
       throw error;
     }
   }
@@ -63,7 +63,7 @@ export async function inTransaction<T>(data: DataStore, work: (trx: Transaction<
 export async function existingAll(data: DataStore, trx: Transaction<Database>, paths: string[]): Promise<Map<string, DataObject>> {
   const found = await data.catalog.byPaths(paths, trx);
   const missing = paths.filter((path) => !found.has(path));
-  if (missing.length > 0) throw dataError('ERR_DOES_NOT_EXIST', `${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist`, { paths: missing });
+  if (missing.length > 0) throw gatewayError('ERR_DOES_NOT_EXIST', `${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist`, { paths: missing });
   return found;
 }
 
@@ -71,7 +71,7 @@ export async function existingAll(data: DataStore, trx: Transaction<Database>, p
 export async function ownedAll(data: DataStore, trx: Transaction<Database>, caller: Caller, paths: string[]): Promise<void> {
   const levels = await data.catalog.permissions(caller.name, paths, trx);
   const notOwned = paths.filter((path) => !atLeast(levels.get(path), 'own'));
-  if (notOwned.length > 0) throw dataError('ERR_NOT_OWNER', `${caller.name} does not own ${notOwned.join(', ')}`, { paths: notOwned, user: caller.name });
+  if (notOwned.length > 0) throw gatewayError('ERR_NOT_OWNER', `${caller.name} does not own ${notOwned.join(', ')}`, { paths: notOwned, user: caller.name });
 }
 
 /** Applies `moves` (already checked to be distinct sources) in one transaction; answers the event. */
@@ -83,16 +83,16 @@ export async function moveAll(data: DataStore, caller: Caller, moves: Move[], ac
     await existingAll(data, trx, ordered.map((move) => move.from));
 
     const roots = ordered.filter((move) => isProtectedRoot(zone, move.from)).map((move) => move.from);
-    if (roots.length > 0) throw dataError('ERR_NOT_AUTHORIZED', `home, trash and zone folders cannot be moved: ${roots.join(', ')}`, { paths: roots });
+    if (roots.length > 0) throw errorAs('ERR_NOT_AUTHORIZED', 'ownHome', `home, trash and zone folders cannot be moved: ${roots.join(', ')}`, { paths: roots });
 
     const folders = [...new Set(ordered.map((move) => parentOf(move.to)))];
     const targetFolders = await data.catalog.byPaths(folders, trx);
     for (const folder of folders) {
       const target = targetFolders.get(folder);
-      if (!target) throw dataError('ERR_DOES_NOT_EXIST', `${folder} does not exist`, { path: folder });
-      if (target.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${folder} is not a folder`, { path: folder });
+      if (!target) throw gatewayError('ERR_DOES_NOT_EXIST', `${folder} does not exist`, { path: folder });
+      if (target.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${folder} is not a folder`, { path: folder });
       if (isWithin(folder, trashBase(zone))) {
-        throw dataError('ERR_ILLEGAL_ARGUMENT', `${folder} is in the trash; delete items to move them there`, { path: folder });
+        throw gatewayError('ERR_ILLEGAL_ARGUMENT', `${folder} is in the trash; delete items to move them there`, { path: folder });
       }
     }
 
@@ -100,13 +100,13 @@ export async function moveAll(data: DataStore, caller: Caller, moves: Move[], ac
     const folderLevels = await data.catalog.permissions(caller.name, folders, trx);
     for (const folder of folders) {
       if (!atLeast(folderLevels.get(folder), 'write')) {
-        throw dataError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${folder}`, { path: folder, user: caller.name });
+        throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${folder}`, { path: folder, user: caller.name });
       }
     }
 
     const intoItself = ordered.filter((move) => isWithin(parentOf(move.to), move.from));
     if (intoItself.length > 0) {
-      throw dataError('ERR_ILLEGAL_ARGUMENT', `a folder cannot be moved into itself or below itself: ${intoItself.map((move) => move.from).join(', ')}`, {
+      throw gatewayError('ERR_ILLEGAL_ARGUMENT', `a folder cannot be moved into itself or below itself: ${intoItself.map((move) => move.from).join(', ')}`, {
         paths: intoItself.map((move) => move.from),
       });
     }
@@ -117,7 +117,7 @@ export async function moveAll(data: DataStore, caller: Caller, moves: Move[], ac
     for (const target of targets) if (taken.has(target)) clashes.push(target);
     if (clashes.length > 0) {
       const paths = [...new Set(clashes)];
-      throw dataError('ERR_EXISTS', `${paths.join(', ')} already ${paths.length === 1 ? 'exists' : 'exist'}; nothing was moved`, { paths });
+      throw errorAs('ERR_EXISTS', 'conflict', `${paths.join(', ')} already ${paths.length === 1 ? 'exists' : 'exist'}; nothing was moved`, { paths });
     }
 
     const now = data.now();

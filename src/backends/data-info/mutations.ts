@@ -3,11 +3,11 @@ import { Type } from 'typebox';
 import { asyncTaskId, bodyObject, newChildPath, pathList, stringField, userOf, type DataEvent } from './bulk.js';
 import type { DataObject } from './catalog.js';
 import { baseName, parentOf } from './data-path.js';
-import { dataError } from './errors.js';
 import { moveAll } from './moves.js';
 import { pathListRoutes } from './path-lists.js';
 import type { Caller, DataStore } from './store.js';
 import { deletePaths, emptyTrash, restorePaths } from './trash.js';
+import { gatewayError } from '../../common/errors.js';
 
 const idParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const userQuery = Type.Object(
@@ -30,17 +30,17 @@ export const mutationRoutes: FastifyPluginAsync<{ data: DataStore; announce: (ev
   const byId = async (request: { params: { id: string }; query: unknown }): Promise<DataObject> => {
     const { id } = request.params;
     const object = await data.catalog.byId(id);
-    if (!object) throw dataError('ERR_DOES_NOT_EXIST', `no data item has the id ${id}`, { id });
+    if (!object) throw gatewayError('ERR_DOES_NOT_EXIST', `no data item has the id ${id}`, { id });
     const expected = (request.query as { path?: unknown }).path;
     if (expected !== undefined) {
       const path = data.path(expected);
-      if (object.path !== path) throw dataError('ERR_DOES_NOT_EXIST', `${path} does not exist (it was moved or renamed meanwhile)`, { path });
+      if (object.path !== path) throw gatewayError('ERR_DOES_NOT_EXIST', `${path} does not exist (it was moved or renamed meanwhile)`, { path });
     }
     return object;
   };
   const folderById = async (request: { params: { id: string }; query: unknown }): Promise<DataObject> => {
     const folder = await byId(request);
-    if (folder.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
+    if (folder.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
     return folder;
   };
   const caller = (request: { query: unknown }): Promise<Caller> => data.writer(userOf(request));

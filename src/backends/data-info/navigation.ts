@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { requireUserParam } from '../service.js';
 import type { DataObject, Permission } from './catalog.js';
-import { dataError } from './errors.js';
 import { Lister } from './listing.js';
 import type { Caller, DataStore } from './store.js';
 import { reported, visibilityOf } from './visibility.js';
+import { gatewayError } from '../../common/errors.js';
 
 /** backends.md §2.1: a root or navigation entry carries only these keys. */
 export interface NavigationEntry {
@@ -61,7 +61,7 @@ export const navigationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (
     const folder = await data.existing(wildcardPath(data, request.params));
     const access = await visibility.requireRead(caller, folder);
     if (folder.type !== 'dir') {
-      throw dataError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
+      throw gatewayError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
     }
     const folders = await lister.subfolders(caller, folder, access);
     return {

@@ -5,10 +5,10 @@ import { Type } from 'typebox';
 import { booleanParam, newChildPath, pathList, repeatedParam, stringParam, userOf } from './bulk.js';
 import { atLeast, type DataObject, type NewObject } from './catalog.js';
 import { baseName, isWithin, parentOf } from './data-path.js';
-import { dataError } from './errors.js';
 import { trashBase } from './moves.js';
 import type { Caller, DataStore } from './store.js';
 import { below, isUniqueViolation } from './tree.js';
+import { errorAs, gatewayError } from '../../common/errors.js';
 
 /** First line of every path-list file: what HT analyses recognise as a list of inputs. */
 export const PATH_LIST_HEADER = '# application/vnd.de.path-list+csv; version=1';
@@ -53,7 +53,7 @@ interface PathListQuery {
 
 function parseQuery(data: DataStore, query: unknown): PathListQuery {
   const dest = stringParam(query, 'dest');
-  if (dest === undefined || dest === '') throw dataError('ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "dest"', { field: 'dest' });
+  if (dest === undefined || dest === '') throw gatewayError('ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "dest"', { field: 'dest' });
   const pattern = stringParam(query, 'name-pattern');
   return {
     dest: data.path(dest, 'dest'),
@@ -101,13 +101,13 @@ export const pathListRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
       const paths = pathList(data, request.body, 'paths');
 
       const folder = await data.existing(parentOf(options.dest));
-      if (folder.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
-      if (isWithin(folder.path, trashBase(data.zone))) throw dataError('ERR_ILLEGAL_ARGUMENT', 'a path list cannot be written into the trash', { path: options.dest });
+      if (folder.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
+      if (isWithin(folder.path, trashBase(data.zone))) throw gatewayError('ERR_ILLEGAL_ARGUMENT', 'a path list cannot be written into the trash', { path: options.dest });
       if (!atLeast(await data.permission(caller, folder.path), 'write')) {
-        throw dataError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${folder.path}`, { path: folder.path, user: caller.name });
+        throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${folder.path}`, { path: folder.path, user: caller.name });
       }
       const dest = newChildPath(folder.path, baseName(options.dest), 'dest');
-      if (await data.catalog.byPath(dest)) throw dataError('ERR_EXISTS', `${dest} already exists`, { path: dest });
+      if (await data.catalog.byPath(dest)) throw errorAs('ERR_EXISTS', 'conflict', `${dest} already exists`, { path: dest });
 
       const entries = await collect(data, caller, paths, options);
       const content = [PATH_LIST_HEADER, ...entries].join('\n') + '\n';
@@ -128,7 +128,7 @@ export const pathListRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
         file = await data.db.transaction().execute((trx) => data.catalog.create(row, trx));
       } catch (error) {
         await data.blobs.remove(id);
-        if (isUniqueViolation(error)) throw dataError('ERR_EXISTS', `${dest} already exists`, { path: dest });
+        if (isUniqueViolation(error)) throw errorAs('ERR_EXISTS', 'conflict', `${dest} already exists`, { path: dest });
         throw error;
       }
       return { file: await data.stat(caller, file, 'own') };

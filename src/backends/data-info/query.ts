@@ -1,5 +1,4 @@
-import { GatewayError } from '../../http/errors.js';
-import { dataError } from './errors.js';
+import { GatewayError, gatewayError } from '../../common/errors.js';
 
 /**
  * Reading data-info query parameters the way its callers send them (clients.md §3): names in any
@@ -27,7 +26,7 @@ export function single(query: unknown, name: string): string | undefined {
   const values = valuesOf(query, name);
   if (values.length === 0) return undefined;
   if (values.some((value) => value !== values[0])) {
-    throw new GatewayError(409, 'ERR_CONFLICTING_QUERY_PARAMETER_VALUES', `query parameter "${name}" was given different values`, {
+    throw gatewayError('ERR_CONFLICTING_QUERY_PARAMETER_VALUES', `query parameter "${name}" was given different values`, {
       field: name,
       values,
     });
@@ -45,11 +44,11 @@ export function singleOf(query: unknown, names: string[]): string | undefined {
 }
 
 export function badParameter(name: string, problem: string, value?: unknown): GatewayError {
-  return dataError('ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" ${problem}`, { field: name, ...(value === undefined ? {} : { value }) });
+  return gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" ${problem}`, { field: name, ...(value === undefined ? {} : { value }) });
 }
 
 export function missingParameter(name: string): GatewayError {
-  return dataError('ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
+  return gatewayError('ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
 }
 
 /** An integer parameter in [min, max], given as digits ("10"); undefined when absent or empty. */

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { GatewayError, toGatewayError } from '../../http/errors.js';
+import { toGatewayError } from '../../http/errors.js';
 import { bodyObject, MAX_BULK_PATHS, pathList, userOf } from './bulk.js';
 import { atLeast, everyone, systemOwner, type DataObject, type Permission } from './catalog.js';
-import { dataError } from './errors.js';
 import { inTransaction } from './moves.js';
 import { anonymousUser, type Caller, type DataStore } from './store.js';
 import { createTickets } from './tickets.js';
+import { GatewayError, gatewayError } from '../../common/errors.js';
 
 /**
  * Sharing (backends.md §2.1): only an object's owner grants or revokes `read`, `write` or `own`
@@ -32,9 +32,9 @@ function failure(path: string, error: unknown): PathResult {
 /** A user one may share with: a valid data-store user, not the anonymous one, not oneself. */
 async function sharee(data: DataStore, caller: Caller, name: unknown): Promise<string> {
   if (typeof name !== 'string' || name === '' || name === anonymousUser) {
-    throw dataError('ERR_NOT_A_USER', `${JSON.stringify(name)} is not a user one can share with`, { user: name });
+    throw gatewayError('ERR_NOT_A_USER', `${JSON.stringify(name)} is not a user one can share with`, { user: name });
   }
-  if (name === caller.name) throw dataError('ERR_ILLEGAL_ARGUMENT', 'one cannot share with or unshare from oneself', { user: name });
+  if (name === caller.name) throw gatewayError('ERR_ILLEGAL_ARGUMENT', 'one cannot share with or unshare from oneself', { user: name });
   await data.caller(name); // validates the name (ERR_NOT_A_USER) and gives the sharee a home to see it from
   return name;
 }
@@ -58,13 +58,13 @@ async function shareeOrRefusal(data: DataStore, caller: Caller, name: unknown): 
 async function ownedObject(data: DataStore, caller: Caller, input: unknown, field: string, shareWith: string): Promise<DataObject> {
   const object = await data.existing(data.path(input, field));
   await data.require(caller, object, 'own');
-  if (shareWith === object.owner) throw dataError('ERR_ILLEGAL_ARGUMENT', `${shareWith} owns ${object.path}; their access cannot be changed`, { path: object.path, user: shareWith });
+  if (shareWith === object.owner) throw gatewayError('ERR_ILLEGAL_ARGUMENT', `${shareWith} owns ${object.path}; their access cannot be changed`, { path: object.path, user: shareWith });
   return object;
 }
 
 function parsePermission(value: unknown): Permission {
   if (typeof value !== 'string' || !permissions.has(value as Permission)) {
-    throw dataError('ERR_BAD_OR_MISSING_FIELD', 'permission must be read, write or own', { field: 'permission' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'permission must be read, write or own', { field: 'permission' });
   }
   return value as Permission;
 }
@@ -72,7 +72,7 @@ function parsePermission(value: unknown): Permission {
 /** Entries `[{user, paths: [...]}]` of a sharer/unsharer body, with the bulk limit on the total. */
 function entries(body: unknown, field: 'sharing' | 'unshare'): { user: unknown; paths: unknown[] }[] {
   const list = bodyObject(body)[field];
-  const bad = () => dataError('ERR_BAD_OR_MISSING_FIELD', `body field "${field}" must be a list of {user, paths: [...]}`, { field });
+  const bad = () => gatewayError('ERR_BAD_OR_MISSING_FIELD', `body field "${field}" must be a list of {user, paths: [...]}`, { field });
   if (!Array.isArray(list)) throw bad();
   let count = 0;
   const parsed = list.map((entry) => {
@@ -80,7 +80,7 @@ function entries(body: unknown, field: 'sharing' | 'unshare'): { user: unknown; 
     count += (entry as { paths: unknown[] }).paths.length;
     return entry as { user: unknown; paths: unknown[] };
   });
-  if (count > MAX_BULK_PATHS) throw dataError('ERR_TOO_MANY_RESULTS', `at most ${MAX_BULK_PATHS} paths are accepted`, { count, limit: MAX_BULK_PATHS });
+  if (count > MAX_BULK_PATHS) throw gatewayError('ERR_TOO_MANY_RESULTS', `at most ${MAX_BULK_PATHS} paths are accepted`, { count, limit: MAX_BULK_PATHS });
   return parsed;
 }
 
@@ -114,7 +114,7 @@ const idParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) 
 export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, { data }) => {
   const byId = async (id: string): Promise<DataObject> => {
     const object = await data.catalog.byId(id);
-    if (!object) throw dataError('ERR_DOES_NOT_EXIST', `no data item has the id ${id}`, { id });
+    if (!object) throw gatewayError('ERR_DOES_NOT_EXIST', `no data item has the id ${id}`, { id });
     return object;
   };
 
@@ -208,7 +208,7 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
     for (const path of paths) {
       const object = await data.existing(path);
       await data.require(caller, object, 'own');
-      if (object.type !== 'file') throw dataError('ERR_NOT_A_FILE', `${path} is not a file; only files can be made public`, { path });
+      if (object.type !== 'file') throw gatewayError('ERR_NOT_A_FILE', `${path} is not a file; only files can be made public`, { path });
       objects.push(object);
     }
     await inTransaction(data, async (trx) => {

@@ -1,18 +1,17 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { GatewayError } from '../../http/errors.js';
 import { requireUserParam } from '../service.js';
 import { MAX_BULK_PATHS } from './bulk.js';
 import { atLeast, type DataObject, type Permission } from './catalog.js';
 import { ancestorsOf } from './data-path.js';
-import { dataError } from './errors.js';
 import { isUuid } from './ids.js';
 import { orderObjects, sortDirs, sortFields } from './listing.js';
 import { badParameter, booleanParam, choiceParam, commaListParam, integerParam, valuesOf } from './query.js';
 import type { Caller, DataStore, Stat } from './store.js';
 import { reported, visibilityOf } from './visibility.js';
 import { below } from './tree.js';
+import { GatewayError, gatewayError } from '../../common/errors.js';
 
 /** backends.md §2.2: the keys `filter-include` / `filter-exclude` choose among. */
 const statKeys = [
@@ -60,7 +59,7 @@ export const MAX_LISTED_IDS = 20_000;
 
 function bulkLimit(count: number, limit = MAX_BULK_PATHS): void {
   if (count > limit) {
-    throw dataError('ERR_TOO_MANY_RESULTS', `at most ${limit} paths or ids are accepted; ${count} were sent`, { count, limit });
+    throw gatewayError('ERR_TOO_MANY_RESULTS', `at most ${limit} paths or ids are accepted; ${count} were sent`, { count, limit });
   }
 }
 
@@ -91,7 +90,7 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
     const { paths = [], ids = [] } = request.body as { paths?: string[]; ids?: string[] };
     bulkLimit(paths.length + ids.length);
     const canonical = paths.map((path) => data.path(path, 'paths'));
-    for (const id of ids) if (!isUuid(id)) throw dataError('ERR_BAD_OR_MISSING_FIELD', `${JSON.stringify(id)} is not an id`, { field: 'ids', id });
+    for (const id of ids) if (!isUuid(id)) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${JSON.stringify(id)} is not an id`, { field: 'ids', id });
 
     const statOne = async (object: DataObject | undefined, missing: () => GatewayError): Promise<Partial<Stat> | undefined> => {
       if (!object) {
@@ -111,7 +110,7 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
     const byPath: Record<string, Partial<Stat>> = {};
     const pathStats = await Promise.all(
       canonical.map(async (path) =>
-        statOne(await data.catalog.byPath(path), () => dataError('ERR_DOES_NOT_EXIST', `${path} does not exist`, { path, paths: [path] })),
+        statOne(await data.catalog.byPath(path), () => gatewayError('ERR_DOES_NOT_EXIST', `${path} does not exist`, { path, paths: [path] })),
       ),
     );
     paths.forEach((path, index) => {
@@ -120,7 +119,7 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
     });
     const byId: Record<string, Partial<Stat>> = {};
     const idStats = await Promise.all(
-      ids.map(async (id) => statOne(await data.catalog.byId(id.toLowerCase()), () => dataError('ERR_DOES_NOT_EXIST', `no file or folder has the id ${id}`, { id, ids: [id] }))),
+      ids.map(async (id) => statOne(await data.catalog.byId(id.toLowerCase()), () => gatewayError('ERR_DOES_NOT_EXIST', `no file or folder has the id ${id}`, { id, ids: [id] }))),
     );
     ids.forEach((id, index) => {
       const stat = idStats[index];
@@ -136,7 +135,7 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
     const caller = await data.caller(requireUserParam(request.query));
     const { ids } = request.body as { ids: string[] };
     bulkLimit(ids.length, MAX_LISTED_IDS);
-    for (const id of ids) if (!isUuid(id)) throw dataError('ERR_BAD_OR_MISSING_FIELD', `${JSON.stringify(id)} is not an id`, { field: 'ids', id });
+    for (const id of ids) if (!isUuid(id)) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${JSON.stringify(id)} is not an id`, { field: 'ids', id });
     const sortField = choiceParam(request.query, ['sort-field', 'sort-col'], sortFields, 'name');
     const sortDir = choiceParam(request.query, 'sort-dir', sortDirs, 'ASC');
     const limit = integerParam(request.query, 'limit', 0, 100_000);

@@ -3,7 +3,7 @@ import type { Database } from '../../store/schema.js';
 import { BlobStore, type OpenBlob } from './blobs.js';
 import { atLeast, Catalog, everyone, systemOwner, type DataObject, type Permission } from './catalog.js';
 import { baseName, MAX_SEGMENT_BYTES, normalizeDataPath } from './data-path.js';
-import { dataError } from './errors.js';
+import { gatewayError } from '../../common/errors.js';
 
 export interface DataStoreOptions {
   zone: string;
@@ -98,7 +98,7 @@ export class DataStore {
       user !== user.normalize('NFC') ||
       Buffer.byteLength(user) > MAX_SEGMENT_BYTES
     ) {
-      throw dataError('ERR_NOT_A_USER', `${JSON.stringify(user)} is not a data-store user`, { user });
+      throw gatewayError('ERR_NOT_A_USER', `${JSON.stringify(user)} is not a data-store user`, { user });
     }
     await this.catalog.prepareUser(user);
     return { name: user, anonymous: false };
@@ -107,7 +107,7 @@ export class DataStore {
   /** A caller who may change things: the anonymous caller is refused as not a user. */
   async writer(user: string): Promise<Caller> {
     const caller = await this.caller(user);
-    if (caller.anonymous) throw dataError('ERR_NOT_A_USER', 'The anonymous user cannot change the data store', { user });
+    if (caller.anonymous) throw gatewayError('ERR_NOT_A_USER', 'The anonymous user cannot change the data store', { user });
     return caller;
   }
 
@@ -119,7 +119,7 @@ export class DataStore {
   /** The object at a canonical path, or ERR_DOES_NOT_EXIST naming it. */
   async existing(path: string): Promise<DataObject> {
     const object = await this.catalog.byPath(path);
-    if (!object) throw dataError('ERR_DOES_NOT_EXIST', `${path} does not exist`, { path });
+    if (!object) throw gatewayError('ERR_DOES_NOT_EXIST', `${path} does not exist`, { path });
     return object;
   }
 
@@ -129,7 +129,7 @@ export class DataStore {
       return await this.blobs.openRead(object.id);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      throw dataError('ERR_DOES_NOT_EXIST', `the content of ${object.path} is missing`, { path: object.path });
+      throw gatewayError('ERR_DOES_NOT_EXIST', `the content of ${object.path} is missing`, { path: object.path });
     }
   }
 
@@ -147,7 +147,7 @@ export class DataStore {
     const permission = await this.permission(caller, object.path);
     if (atLeast(permission, needed)) return permission!;
     const code = needed === 'read' ? 'ERR_NOT_READABLE' : needed === 'write' ? 'ERR_NOT_WRITEABLE' : 'ERR_NOT_OWNER';
-    throw dataError(code, `${caller.name} cannot ${needed === 'own' ? 'own' : needed} ${object.path}`, { path: object.path, user: caller.name });
+    throw gatewayError(code, `${caller.name} cannot ${needed === 'own' ? 'own' : needed} ${object.path}`, { path: object.path, user: caller.name });
   }
 
   /** backends.md §2.2: label rules for the special folders. */

@@ -4,13 +4,12 @@ import type { ExpressionBuilder } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
 import { contentDisposition } from '../../http/content-disposition.js';
-import { GatewayError } from '../../http/errors.js';
 import { parseRange } from './blobs.js';
 import { atLeast, type DataObject } from './catalog.js';
 import { baseName } from './data-path.js';
-import { dataError } from './errors.js';
 import type { DataStore } from './store.js';
 import { ticketDefinition } from './tickets.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * What a ticket grants (backends.md §2.6): anyone holding its id may download the object, with no
@@ -26,7 +25,7 @@ interface ValidTicket {
   usesLimit: number | null;
 }
 
-const noSuchTicket = (id: string, why = 'does not exist') => dataError('ERR_TICKET_DOES_NOT_EXIST', `ticket ${id} ${why}`);
+const noSuchTicket = (id: string, why = 'does not exist') => gatewayError('ERR_TICKET_DOES_NOT_EXIST', `ticket ${id} ${why}`);
 
 async function validTicket(data: DataStore, rawId: string): Promise<ValidTicket> {
   if (!ticketPattern.test(rawId)) throw noSuchTicket(rawId);
@@ -56,7 +55,7 @@ export const ticketDownloadRoutes: FastifyPluginAsync<{ data: DataStore }> = asy
 
   app.get<{ Params: { ticketId: string } }>('/ticket-downloads/:ticketId', { schema: { params } }, async (request, reply) => {
     const { id, object, usesLimit } = await validTicket(data, request.params.ticketId);
-    if (object.type !== 'file') throw dataError('ERR_NOT_A_FILE', `ticket ${id} is for the folder ${object.path}; only files can be downloaded`);
+    if (object.type !== 'file') throw gatewayError('ERR_NOT_A_FILE', `ticket ${id} is for the folder ${object.path}; only files can be downloaded`);
 
     let size: number;
     try {
@@ -67,7 +66,7 @@ export const ticketDownloadRoutes: FastifyPluginAsync<{ data: DataStore }> = asy
     }
     const range = parseRange(typeof request.headers.range === 'string' ? request.headers.range : undefined, size);
     if (range === 'unsatisfiable') {
-      throw new GatewayError(416, 'ERR_RANGE_NOT_SATISFIABLE', `the requested range is outside the ${size} bytes of the file`, {}, { 'content-range': `bytes */${size}` });
+      throw gatewayError('ERR_RANGE_NOT_SATISFIABLE', `the requested range is outside the ${size} bytes of the file`, {}, { 'content-range': `bytes */${size}` });
     }
 
     const head = request.method === 'HEAD'; // a probe (link previews, download managers) is not a use

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { GatewayError, sendError, toGatewayError } from '../../http/errors.js';
+import { sendError, toGatewayError } from '../../http/errors.js';
 import { booleanParam, integerParam, pathList, stringList, bodyObject, stringParam, userOf } from './bulk.js';
 import { atLeast, type DataObject } from './catalog.js';
 import { baseName } from './data-path.js';
-import { dataError } from './errors.js';
 import { inTransaction } from './moves.js';
 import type { Caller, DataStore } from './store.js';
 import { ticketDownloadRoutes } from './ticket-downloads.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Tickets (backends.md §2.6): capability URLs that let anyone holding them download one object.
@@ -47,7 +47,7 @@ function neededLevel(forJob: boolean, mode: 'read' | 'write' = 'read'): 'read' |
 
 async function requireLevel(data: DataStore, caller: Caller, object: DataObject, level: 'read' | 'write'): Promise<void> {
   if (!atLeast(await data.permission(caller, object.path), level)) {
-    throw dataError(level === 'read' ? 'ERR_NOT_READABLE' : 'ERR_NOT_WRITEABLE', `${caller.name} cannot ${level} ${object.path}`);
+    throw gatewayError(level === 'read' ? 'ERR_NOT_READABLE' : 'ERR_NOT_WRITEABLE', `${caller.name} cannot ${level} ${object.path}`);
   }
 }
 
@@ -56,7 +56,7 @@ export async function createTickets(data: DataStore, caller: Caller, paths: stri
   const objects: DataObject[] = [];
   for (const path of paths) {
     const object = await data.catalog.byPath(path);
-    if (!object) throw dataError('ERR_DOES_NOT_EXIST', `${path} does not exist`);
+    if (!object) throw gatewayError('ERR_DOES_NOT_EXIST', `${path} does not exist`);
     await requireLevel(data, caller, object, neededLevel(options.forJob, options.mode));
     objects.push(object);
   }
@@ -93,9 +93,9 @@ export async function createTickets(data: DataStore, caller: Caller, paths: stri
 /** Spec: ticket errors are `{error_code, reason}` only. */
 function plainTicketErrors(app: Parameters<FastifyPluginAsync>[0]): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const gatewayError = toGatewayError(error);
-    if (gatewayError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    return sendError(reply, new GatewayError(gatewayError.statusCode, gatewayError.errorCode, gatewayError.reason, {}, gatewayError.headers));
+    const answer = toGatewayError(error);
+    if (answer.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(reply, answer.withExtra({}));
   });
 }
 
@@ -107,7 +107,7 @@ export const ticketRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
   app.post('/tickets', { schema: { querystring: userQuery } }, async (request) => {
     const caller = await data.writer(userOf(request));
     const mode = stringParam(request.query, 'mode') || 'read';
-    if (mode !== 'read' && mode !== 'write') throw dataError('ERR_BAD_QUERY_PARAMETER', 'query parameter "mode" must be read or write');
+    if (mode !== 'read' && mode !== 'write') throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'query parameter "mode" must be read or write');
     const options: TicketOptions = {
       mode,
       public: booleanParam(request.query, 'public'),
@@ -126,7 +126,7 @@ export const ticketRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
     const tickets: Record<string, TicketDefinition[]> = {};
     for (const path of paths) {
       const object = await data.catalog.byPath(path);
-      if (!object) throw dataError('ERR_DOES_NOT_EXIST', `${path} does not exist`);
+      if (!object) throw gatewayError('ERR_DOES_NOT_EXIST', `${path} does not exist`);
       await requireLevel(data, caller, object, level);
       const rows = await data.db.selectFrom('data_tickets').select('id').where('object_id', '=', object.id).orderBy('created_at').orderBy('id').execute();
       tickets[path] = rows.map((row) => ticketDefinition(data, path, row.id));
@@ -141,11 +141,11 @@ export const ticketRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
     await inTransaction(data, async (trx) => {
       const rows = ids.length === 0 ? [] : await trx.selectFrom('data_tickets').select(['id', 'object_id', 'mode']).where('id', 'in', ids).execute();
       const missing = ids.filter((id) => !rows.some((row) => row.id === id));
-      if (missing.length > 0) throw dataError('ERR_TICKET_DOES_NOT_EXIST', `no such ticket: ${missing.join(', ')}`);
+      if (missing.length > 0) throw gatewayError('ERR_TICKET_DOES_NOT_EXIST', `no such ticket: ${missing.join(', ')}`);
       for (const row of rows) {
         const object = (await data.catalog.byId(row.object_id, trx))!;
         if (!atLeast(await data.catalog.permission(caller.name, object.path, trx), neededLevel(forJob, row.mode))) {
-          throw dataError('ERR_NOT_WRITEABLE', `${caller.name} cannot remove the tickets of ${object.path}`);
+          throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot remove the tickets of ${object.path}`);
         }
       }
       if (ids.length > 0) await trx.deleteFrom('data_tickets').where('id', 'in', ids).execute();

@@ -5,10 +5,10 @@ import type { Database } from '../../store/schema.js';
 import type { DataEvent } from './bulk.js';
 import { atLeast } from './catalog.js';
 import { ancestorsOf, baseName, isWithin, parentOf } from './data-path.js';
-import { dataError } from './errors.js';
 import { existingAll, inTransaction, isProtectedRoot, ownedAll, trashBase } from './moves.js';
 import type { Caller, DataStore } from './store.js';
 import { relocate, removeSubtree, removeTickets, outermost } from './tree.js';
+import { errorAs, gatewayError } from '../../common/errors.js';
 
 /**
  * Delete, trash, restore and the retention sweep (backends.md §2.4). A deleted item moves to the
@@ -58,13 +58,13 @@ export async function deletePaths(data: DataStore, caller: Caller, paths: string
     await existingAll(data, trx, paths);
     await ownedAll(data, trx, caller, paths);
     const roots = paths.filter((path) => isProtectedRoot(data.zone, path));
-    if (roots.length > 0) throw dataError('ERR_NOT_AUTHORIZED', `home, trash and zone folders cannot be deleted: ${roots.join(', ')}`, { paths: roots });
+    if (roots.length > 0) throw errorAs('ERR_NOT_AUTHORIZED', 'ownHome', `home, trash and zone folders cannot be deleted: ${roots.join(', ')}`, { paths: roots });
 
     const now = data.now();
     for (const path of outermost(paths)) {
       if (isWithin(path, trashBase(data.zone))) {
         const files = await removeSubtree(trx, path, now);
-        if (!files) throw dataError('ERR_DOES_NOT_EXIST', `${path} was deleted by a concurrent request; nothing was changed`, { path });
+        if (!files) throw gatewayError('ERR_DOES_NOT_EXIST', `${path} was deleted by a concurrent request; nothing was changed`, { path });
         removedFiles.push(...files);
         deleted.push(path);
         continue;
@@ -162,11 +162,11 @@ export async function restorePaths(data: DataStore, caller: Caller, requested: s
     const paths = requested.length > 0 ? requested : (await data.catalog.children(trashRoot, trx)).map((entry) => entry.path).sort();
     const objects = await existingAll(data, trx, paths);
     const outside = paths.filter((path) => !isWithin(path, trashBase(data.zone)) || isProtectedRoot(data.zone, path));
-    if (outside.length > 0) throw dataError('ERR_ILLEGAL_ARGUMENT', `only items in a trash can be restored: ${outside.join(', ')}`, { paths: outside });
+    if (outside.length > 0) throw gatewayError('ERR_ILLEGAL_ARGUMENT', `only items in a trash can be restored: ${outside.join(', ')}`, { paths: outside });
     const levels = await data.catalog.permissions(caller.name, paths, trx);
     for (const path of paths) {
       if (!atLeast(levels.get(path), 'write')) {
-        throw dataError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${path}`, { path, user: caller.name });
+        throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${path}`, { path, user: caller.name });
       }
     }
     const now = data.now();

@@ -2,7 +2,7 @@ import { PostgresAdapter, sql, type Expression, type ExpressionBuilder, type Kys
 import type { Database } from '../../store/schema.js';
 import type { DataObject } from './catalog.js';
 import { baseName, parentOf } from './data-path.js';
-import { dataError } from './errors.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Whole-subtree catalog work for moves, trash and deletion. A folder's descendants are the rows
@@ -73,7 +73,7 @@ export async function relocate(
     })
     .where('path', '=', from)
     .executeTakeFirst();
-  if (Number(moved.numUpdatedRows) === 0) throw dataError('ERR_DOES_NOT_EXIST', `${from} was changed by a concurrent request; nothing was changed`, { path: from });
+  if (Number(moved.numUpdatedRows) === 0) throw gatewayError('ERR_DOES_NOT_EXIST', `${from} was changed by a concurrent request; nothing was changed`, { path: from });
   // Then its descendants: all below `from/`, where nothing else can be.
   await lockBelow(db, from);
   await db

@@ -1,18 +1,17 @@
 import { pipeline, Readable, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { GatewayError } from '../../http/errors.js';
 import { requireUserParam } from '../service.js';
 import { BlobTooLarge } from './blobs.js';
 import type { DataObject } from './catalog.js';
 import { SNIFF_BYTES } from './content-types.js';
 import { joinDataPath } from './data-path.js';
-import { dataError } from './errors.js';
 import { idParam, objectById, requireFile, requireFolder } from './ids.js';
 import { missingParameter, single } from './query.js';
 import type { Caller, DataStore } from './store.js';
 import { visibilityOf } from './visibility.js';
 import { addFile, replaceContent, type WrittenContent } from './writes.js';
+import { GatewayError, gatewayError } from '../../common/errors.js';
 
 /**
  * Uploads (backends.md §2.1, §2.7): `POST /data?dest=<folder>` makes a new file, `PUT /data/{id}`
@@ -32,7 +31,7 @@ interface Source {
 }
 
 function tooLarge(limit: number): GatewayError {
-  return dataError('ERR_REQUEST_BODY_TOO_LARGE', `the file is larger than the upload limit of ${limit} bytes`, { limit });
+  return gatewayError('ERR_REQUEST_BODY_TOO_LARGE', `the file is larger than the upload limit of ${limit} bytes`, { limit });
 }
 
 /** Refuses a body whose declared length is already over the limit, before reading any of it. */
@@ -49,7 +48,7 @@ function multipartFailure(error: unknown, limit: number): GatewayError {
   const code = (error as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(limit);
   const message = (error as Error).message ?? String(error);
-  return dataError('ERR_BAD_OR_MISSING_FIELD', `the multipart body could not be read: ${message}`, { field: 'file' });
+  return gatewayError('ERR_BAD_OR_MISSING_FIELD', `the multipart body could not be read: ${message}`, { field: 'file' });
 }
 
 /** The part named `file` of a multipart body; other parts are skipped (file parts drained). */
@@ -63,7 +62,7 @@ async function filePart(request: FastifyRequest, limit: number): Promise<Source>
   } catch (error) {
     throw multipartFailure(error, limit);
   }
-  throw dataError('ERR_MISSING_FORM_FIELD', 'the multipart body has no part named "file"', { field: 'file' });
+  throw gatewayError('ERR_MISSING_FORM_FIELD', 'the multipart body has no part named "file"', { field: 'file' });
 }
 
 /** The uploaded bytes: the multipart `file` part, or the whole raw body. */
@@ -140,7 +139,7 @@ export const uploadRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
     if (rawDest === undefined) throw missingParameter('dest');
     const destPath = data.path(rawDest, 'dest');
     const dest = await data.catalog.byPath(destPath);
-    if (!dest) throw dataError('ERR_DOES_NOT_EXIST', `the destination folder ${destPath} does not exist`, { path: destPath, field: 'dest' });
+    if (!dest) throw gatewayError('ERR_DOES_NOT_EXIST', `the destination folder ${destPath} does not exist`, { path: destPath, field: 'dest' });
     requireFolder(dest, 'dest');
     await visibility.requireLevel(caller, dest, 'write');
 

@@ -2,9 +2,9 @@ import { PostgresAdapter, sql, type Expression, type Kysely, type RawBuilder, ty
 import type { Database } from '../../store/schema.js';
 import { atLeast, everyone, strongest, type DataObject, type Permission } from './catalog.js';
 import { isWithin } from './data-path.js';
-import { dataError } from './errors.js';
 import { codePoints } from './tree.js';
 import type { Caller, DataStore } from './store.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * What a caller may see (backends.md §2.1, "shared with me"). A grant on a folder covers all of
@@ -134,7 +134,7 @@ export class Visibility {
   refusal(caller: Caller, object: DataObject, needed: Permission) {
     const code = needed === 'read' ? 'ERR_NOT_READABLE' : needed === 'write' ? 'ERR_NOT_WRITEABLE' : 'ERR_NOT_OWNER';
     const verb = needed === 'own' ? 'does not own' : `cannot ${needed}`;
-    return dataError(code, `${caller.name} ${verb} ${object.path}`, { path: object.path, user: caller.name });
+    return gatewayError(code, `${caller.name} ${verb} ${object.path}`, { path: object.path, user: caller.name });
   }
 
   /** The strongest grant to the caller or everyone on each object itself (not inherited). */

@@ -6,11 +6,11 @@ import { newChildPath } from './bulk.js';
 import type { DataObject } from './catalog.js';
 import { contentTypeFromName, infoTypeFromName, sniffContentType } from './content-types.js';
 import { ancestorsOf, baseName, parentOf } from './data-path.js';
-import { dataError } from './errors.js';
 import { objectLock } from './locks.js';
 import type { Caller, DataStore } from './store.js';
 import { isUniqueViolation } from './tree.js';
 import { visibilityOf } from './visibility.js';
+import { errorAs, gatewayError } from '../../common/errors.js';
 
 /** The folders missing on the way to `path`, checked: the nearest existing one must be a folder `caller` can write. */
 export async function foldersToCreate(data: DataStore, caller: Caller, path: string): Promise<string[]> {
@@ -20,8 +20,8 @@ export async function foldersToCreate(data: DataStore, caller: Caller, path: str
   const nearest = [...chain].reverse().find((candidate) => byPath.has(candidate));
   if (nearest === path) return [];
   const ancestor = nearest ? byPath.get(nearest)! : undefined;
-  if (!ancestor) throw dataError('ERR_DOES_NOT_EXIST', `no folder above ${path} exists`, { path });
-  if (ancestor.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${ancestor.path} is a file, so ${path} cannot be made`, { path: ancestor.path });
+  if (!ancestor) throw gatewayError('ERR_DOES_NOT_EXIST', `no folder above ${path} exists`, { path });
+  if (ancestor.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${ancestor.path} is a file, so ${path} cannot be made`, { path: ancestor.path });
   await visibilityOf(data).requireLevel(caller, ancestor, 'write');
   const missing = chain.slice(chain.indexOf(ancestor.path) + 1);
   // New names follow the bad-character policy; existing ones stay addressable whatever they hold.
@@ -45,7 +45,7 @@ export async function createFolders(data: DataStore, caller: Caller, paths: stri
       if (!isUniqueViolation(error)) throw error;
       // Made meanwhile by someone else: fine if it is a folder.
       const other = await data.catalog.byPath(path);
-      if (other?.type !== 'dir') throw dataError('ERR_EXISTS', `${path} already exists and is not a folder`, { path });
+      if (other?.type !== 'dir') throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists and is not a folder`, { path });
     }
   }
   return created;
@@ -56,7 +56,7 @@ export async function readableFile(data: DataStore, caller: Caller, path: string
   const object = await data.existing(data.path(path));
   // Readable first: what cannot be read does not tell what it is.
   await visibilityOf(data).requireLevel(caller, object, 'read');
-  if (object.type !== 'file') throw dataError('ERR_NOT_A_FILE', `${object.path} is a folder, not a file`, { path: object.path });
+  if (object.type !== 'file') throw gatewayError('ERR_NOT_A_FILE', `${object.path} is a folder, not a file`, { path: object.path });
   return object;
 }
 
@@ -73,7 +73,7 @@ export interface WrittenContent {
  * left behind when anything fails.
  */
 export async function addFile(data: DataStore, caller: Caller, path: string, write: (id: string) => Promise<WrittenContent>): Promise<DataObject> {
-  if (await data.catalog.byPath(path)) throw dataError('ERR_EXISTS', `${path} already exists`, { path });
+  if (await data.catalog.byPath(path)) throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists`, { path });
   const name = baseName(path);
   const id = randomUUID();
   const written = await write(id);
@@ -95,7 +95,7 @@ export async function addFile(data: DataStore, caller: Caller, path: string, wri
     );
   } catch (error) {
     await data.blobs.remove(id);
-    if (isUniqueViolation(error)) throw dataError('ERR_EXISTS', `${path} already exists`, { path });
+    if (isUniqueViolation(error)) throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists`, { path });
     throw error;
   }
 }
@@ -122,7 +122,7 @@ export async function replaceContent(data: DataStore, object: DataObject, write:
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) {
       await data.blobs.remove(object.id);
-      throw dataError('ERR_DOES_NOT_EXIST', `${object.path} was deleted while it was written`, { path: object.path });
+      throw gatewayError('ERR_DOES_NOT_EXIST', `${object.path} was deleted while it was written`, { path: object.path });
     }
     return (await data.catalog.byId(object.id))!;
   });
@@ -131,7 +131,7 @@ export async function replaceContent(data: DataStore, object: DataObject, write:
 /** A new file at `path` (in a folder `caller` can write, under a valid free name) with the bytes of `content`. */
 export async function createFile(data: DataStore, caller: Caller, path: string, content: Readable | Buffer | string): Promise<DataObject> {
   const folder = await data.existing(parentOf(path));
-  if (folder.type !== 'dir') throw dataError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
+  if (folder.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
   await visibilityOf(data).requireLevel(caller, folder, 'write');
   newChildPath(folder.path, baseName(path), 'name');
   const head = typeof content === 'string' ? Buffer.from(content.slice(0, 512)) : Buffer.isBuffer(content) ? content.subarray(0, 512) : undefined;

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { GatewayError } from '../../http/errors.js';
+import { GatewayError } from '../../common/errors.js';
 import { FastaError } from './fasta.js';
 
 /**

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from 'typebox';
-import { GatewayError } from '../../http/errors.js';
 import type { DataObject } from '../data-info/catalog.js';
 import { joinDataPath, parentOf } from '../data-info/data-path.js';
-import { dataError } from '../data-info/errors.js';
 import type { Caller } from '../data-info/store.js';
 import { visibilityOf } from '../data-info/visibility.js';
 import { createFile, createFolders, replaceContent } from '../data-info/writes.js';
 import { failureReason } from './background.js';
 import type { GenomeRow } from './catalog.js';
 import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.js';
+import { errorAs, gatewayError } from '../../common/errors.js';
 
 /** PUT /jobs (routes.md §15): `{type: "export_fasta", parameters: {genome_id, dest_type, overwrite 0/1, email?}}`. */
 export const JobBody = Type.Object({
@@ -41,8 +40,8 @@ function exportPath(service: GenomeService, caller: Caller, genome: GenomeRow): 
 async function checkDestination(service: GenomeService, caller: Caller, path: string, overwrite: boolean): Promise<DataObject | undefined> {
   const existing = await service.data.catalog.byPath(path);
   if (!existing) return undefined;
-  if (!overwrite) throw dataError('ERR_EXISTS', `${path} already exists (export with overwrite=1 to replace it)`, { path });
-  if (existing.type !== 'file') throw dataError('ERR_NOT_A_FILE', `${path} is a folder`, { path });
+  if (!overwrite) throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists (export with overwrite=1 to replace it)`, { path });
+  if (existing.type !== 'file') throw gatewayError('ERR_NOT_A_FILE', `${path} is a folder`, { path });
   await visibilityOf(service.data).requireLevel(caller, existing, 'write');
   return existing;
 }
@@ -55,11 +54,11 @@ async function checkDestination(service: GenomeService, caller: Caller, path: st
  */
 export async function startExport(service: GenomeService, caller: Caller, body: JobRequest): Promise<ExportAnswer> {
   if (body.type !== 'export_fasta') {
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `job type "${body.type}" is not supported (only "export_fasta")`, { field: 'type' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `job type "${body.type}" is not supported (only "export_fasta")`, { field: 'type' });
   }
   const { genome_id: genomeId, overwrite = 0 } = body.parameters;
   const genome = await service.catalog.visible(caller.name, genomeId);
-  if (!genome) throw new GatewayError(404, 'ERR_NOT_FOUND', `no genome ${genomeId} is available to ${caller.name}`, { genome_id: genomeId });
+  if (!genome) throw gatewayError('ERR_NOT_FOUND', `no genome ${genomeId} is available to ${caller.name}`, { genome_id: genomeId });
   const path = exportPath(service, caller, genome);
   await checkDestination(service, caller, path, overwrite === 1);
 

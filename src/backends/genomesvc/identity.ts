@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { GatewayError } from '../../http/errors.js';
 import type { ServiceTokenClaims, ServiceTokenVerifier } from '../../http/service-token.js';
+import { gatewayError } from '../../common/errors.js';
 
 /** The header the gateway puts the caller's token in (routes.md §15). */
 export const identityHeader = 'x-vendor-de-jwt';
@@ -12,11 +12,11 @@ export const identityHeader = 'x-vendor-de-jwt';
 export async function callerOf(verifier: ServiceTokenVerifier, request: FastifyRequest): Promise<ServiceTokenClaims> {
   const token = request.headers[identityHeader];
   if (typeof token !== 'string' || token === '') {
-    throw new GatewayError(401, 'ERR_NOT_AUTHORIZED', `The genome service needs the caller's token in ${identityHeader}.`);
+    throw gatewayError('ERR_NOT_AUTHORIZED', `The genome service needs the caller's token in ${identityHeader}.`);
   }
   try {
     return await verifier.verify(token);
   } catch (error) {
-    throw new GatewayError(401, 'ERR_NOT_AUTHORIZED', `The token in ${identityHeader} was refused: ${(error as Error).message}`);
+    throw gatewayError('ERR_NOT_AUTHORIZED', `The token in ${identityHeader} was refused: ${(error as Error).message}`);
   }
 }

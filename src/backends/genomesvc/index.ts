@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { Type } from 'typebox';
-import { GatewayError } from '../../http/errors.js';
 import { ServiceTokenVerifier } from '../../http/service-token.js';
 import { BlobStore } from '../data-info/blobs.js';
 import { sharedDataStore } from '../data-info/shared.js';
@@ -11,6 +10,7 @@ import { JobBody, startExport, type JobRequest } from './export.js';
 import { callerOf } from './identity.js';
 import { LoadBody, startLoad, type LoadRequest } from './load.js';
 import { GENOME_FOLDER, type GenomeService } from './parts.js';
+import { gatewayError } from '../../common/errors.js';
 
 /** Shortest search term (routes.md §15). */
 export const MIN_SEARCH_LENGTH = 3;
@@ -49,7 +49,7 @@ export const genomeService: EmbeddedService = {
       const who = await caller(request);
       const term = request.params.search.trim();
       if (term.length < MIN_SEARCH_LENGTH) {
-        throw new GatewayError(400, 'ERR_BAD_REQUEST', `a search needs at least ${MIN_SEARCH_LENGTH} characters`, { search: term });
+        throw gatewayError('ERR_BAD_REQUEST', `a search needs at least ${MIN_SEARCH_LENGTH} characters`, { search: term });
       }
       const rows = await service.catalog.search(who.name, term);
       return { genomes: rows.map((row) => service.catalog.describe(row)) };
@@ -62,7 +62,7 @@ export const genomeService: EmbeddedService = {
     app.get<{ Params: { id: string } }>('/jobs/:id', { schema: { params: IdParams } }, async (request) => {
       const who = await caller(request);
       const job = await service.catalog.job(who.name, request.params.id);
-      if (!job) throw new GatewayError(404, 'ERR_NOT_FOUND', `no job ${request.params.id} of ${who.name}`, { id: request.params.id });
+      if (!job) throw gatewayError('ERR_NOT_FOUND', `no job ${request.params.id} of ${who.name}`, { id: request.params.id });
       return service.catalog.describeJob(job);
     });
   },

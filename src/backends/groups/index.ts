@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
 import { qualifiedUsername } from '../../store/users.js';
 import type { EmbeddedService } from '../service.js';
+import { gatewayError } from '../../common/errors.js';
 
 type UserRow = Pick<Database['users'], 'username' | 'email' | 'first_name' | 'last_name'>;
 
@@ -44,7 +44,7 @@ export const groupsService: EmbeddedService = {
     app.get('/subjects/:subject', async (request) => {
       const { subject } = request.params as { subject: string };
       const row = await store.db.selectFrom('users').select(columns).where('username', '=', qualifiedUsername(subject, config.uidDomain)).executeTakeFirst();
-      if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `subject not found: ${subject}`, { subject });
+      if (!row) throw gatewayError('ERR_NOT_FOUND', `subject not found: ${subject}`, { subject });
       return subjectOf(row, config.uidDomain);
     });
 

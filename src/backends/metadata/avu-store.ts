@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, MetadataTargetType } from '../../store/schema.js';
-import { bodyObject, chunks, isUuid, metadataError, targetTypes } from './requests.js';
+import { bodyObject, chunks, isUuid, targetTypes } from './requests.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * The AVU table's rules (backends.md §3.3), shared by the metadata service's AVU routes and the
@@ -38,7 +39,7 @@ export interface AvuView extends Omit<AvuRow, 'attribute'> {
 }
 
 export function badField(field: string, reason: string): Error {
-  return metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field });
+  return gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
 }
 
 /** Parses `[AvuRequest]` at `field`, nested lists included. */
@@ -71,7 +72,7 @@ export function requestedAvus(body: unknown, replace: boolean): AvuRequest[] {
 
 export function targetOf(params: { targetType: string; targetId: string }): Target {
   const type = params.targetType.toLowerCase() as MetadataTargetType;
-  if (!targetTypes.includes(type)) throw metadataError(400, 'ERR_BAD_REQUEST', `target type must be one of ${targetTypes.join(', ')}`, { 'target-type': params.targetType });
+  if (!targetTypes.includes(type)) throw gatewayError('ERR_BAD_REQUEST', `target type must be one of ${targetTypes.join(', ')}`, { 'target-type': params.targetType });
   return { id: params.targetId.toLowerCase(), type };
 }
 
@@ -188,7 +189,7 @@ async function writeLevel(db: Db, user: string, now: number, children: Children,
     let row = avu.id ? existing.find((candidate) => candidate.id === avu.id) : existing.find((candidate) => sameTriple(candidate, avu));
     const clash = existing.find((candidate) => sameTriple(candidate, avu) && candidate.id !== row?.id);
     if (avu.id && clash) {
-      throw metadataError(400, 'ERR_NOT_UNIQUE', `the target already has the AVU ${JSON.stringify([avu.attr, avu.value, avu.unit])}`, { id: clash.id });
+      throw gatewayError('ERR_NOT_UNIQUE', `the target already has the AVU ${JSON.stringify([avu.attr, avu.value, avu.unit])}`, { id: clash.id });
     }
     if (row && !sameTriple(row, avu)) {
       await db.updateTable('avus').set({ attribute: avu.attr, value: avu.value, unit: avu.unit, modified_by: user, modified_on: now }).where('id', '=', row.id).execute();
@@ -197,7 +198,7 @@ async function writeLevel(db: Db, user: string, now: number, children: Children,
     }
     if (!row) {
       if (avu.id && (await db.selectFrom('avus').select('id').where('id', '=', avu.id).executeTakeFirst())) {
-        throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', `AVU ${avu.id} belongs to another target`, { id: avu.id });
+        throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `AVU ${avu.id} belongs to another target`, { id: avu.id });
       }
       row = {
         id: avu.id ?? randomUUID(),

@@ -3,9 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Selectable } from 'kysely';
 import { Type } from 'typebox';
 import type { Database, MetadataTargetType } from '../../store/schema.js';
-import { bodyObject, metadataError, userOf, userQuery, Uuid, type MetadataOptions, type MetadataRoutes } from './requests.js';
+import { bodyObject, userOf, userQuery, Uuid, type MetadataOptions, type MetadataRoutes } from './requests.js';
 import { booleanParam, choiceParam } from '../query-params.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Comments on apps and on files/folders (backends.md §3.1, spec "Comment", "States and
@@ -52,7 +53,7 @@ const commenterParams = Type.Object({ commenter: Type.String({ minLength: 1, max
 function commentText(body: unknown): string {
   const text = bodyObject(body).comment;
   if (typeof text !== 'string' || text.trim() === '') {
-    throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', 'body field "comment" must be a non-blank string', { field: 'comment' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'body field "comment" must be a non-blank string', { field: 'comment' });
   }
   return text;
 }
@@ -70,7 +71,7 @@ async function attachedComment({ db }: MetadataOptions, family: CommentFamily, t
     .where('target_type', 'in', family.types)
     .where('deleted', '=', false)
     .executeTakeFirst();
-  if (!row) throw metadataError(404, 'ERR_NOT_FOUND', `comment ${commentId} does not exist on ${targetId}`, { 'comment-id': commentId, 'target-id': targetId });
+  if (!row) throw gatewayError('ERR_NOT_FOUND', `comment ${commentId} does not exist on ${targetId}`, { 'comment-id': commentId, 'target-id': targetId });
   return row;
 }
 
@@ -80,7 +81,7 @@ async function attachedComment({ db }: MetadataOptions, family: CommentFamily, t
  */
 async function setRetracted(options: MetadataOptions, comment: CommentRow, user: string, retracted: boolean, admin: boolean): Promise<void> {
   if (retracted) {
-    if (!admin && comment.owner_id !== user) throw metadataError(403, 'ERR_NOT_OWNER', `${user} doesn't own comment ${comment.id}`, { user, 'comment-id': comment.id });
+    if (!admin && comment.owner_id !== user) throw gatewayError('ERR_NOT_OWNER', `${user} doesn't own comment ${comment.id}`, { user, 'comment-id': comment.id });
     await options.db
       .updateTable('comments')
       .set({ retracted: true, retracted_by: user })
@@ -89,7 +90,7 @@ async function setRetracted(options: MetadataOptions, comment: CommentRow, user:
       .execute();
     return;
   }
-  if (comment.retracted_by !== user) throw metadataError(403, 'ERR_NOT_OWNER', `${user} wasn't retractor of comment ${comment.id}`, { user, 'comment-id': comment.id });
+  if (comment.retracted_by !== user) throw gatewayError('ERR_NOT_OWNER', `${user} wasn't retractor of comment ${comment.id}`, { user, 'comment-id': comment.id });
   await options.db.updateTable('comments').set({ retracted: false, retracted_by: null }).where('id', '=', comment.id).execute();
 }
 

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import type { MetadataTargetType } from '../../store/schema.js';
-import { bodyObject, chunks, isUuid, metadataError, stringList, userOf, userQuery, Uuid, type MetadataRoutes } from './requests.js';
+import { bodyObject, chunks, isUuid, stringList, userOf, userQuery, Uuid, type MetadataRoutes } from './requests.js';
 import { choiceParam } from '../query-params.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Favorite files and folders (backends.md §3.2). Existence and readability are the gateway's
@@ -61,7 +62,7 @@ export const favoriteRoutes: MetadataRoutes = async (app, { db, now }) => {
       .where('target_id', '=', request.params.targetId.toLowerCase())
       .executeTakeFirst();
     if (Number(removed.numDeletedRows) === 0) {
-      throw metadataError(404, 'ERR_NOT_FOUND', "The target-id wasn't marked as a favorite by the user", { user, 'target-id': request.params.targetId });
+      throw gatewayError('ERR_NOT_FOUND', "The target-id wasn't marked as a favorite by the user", { user, 'target-id': request.params.targetId });
     }
     return reply.code(200).send();
   });

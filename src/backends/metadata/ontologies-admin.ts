@@ -1,9 +1,9 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { GatewayError } from '../../http/errors.js';
 import { addOntology, deleteHierarchy, loadGraph, markOntologyDeleted, saveHierarchy, savedHierarchies } from './ontology-store.js';
-import { metadataError, userOf, userQuery, type MetadataRoutes } from './requests.js';
+import { userOf, userQuery, type MetadataRoutes } from './requests.js';
+import { GatewayError, gatewayError } from '../../common/errors.js';
 
 /**
  * Ontology administration in the metadata service (backends.md §3.6): upload (multipart part
@@ -19,7 +19,7 @@ const rootParams = Type.Object({ version: Type.String({ minLength: 1 }), rootIri
 type VersionRequest = { Params: { version: string } };
 type RootRequest = { Params: { version: string; rootIri: string } };
 
-const missingPart = () => metadataError(400, 'ERR_MISSING_FORM_FIELD', 'the body must be multipart/form-data with a part named "ontology-xml"', { field: 'ontology-xml' });
+const missingPart = () => gatewayError('ERR_MISSING_FORM_FIELD', 'the body must be multipart/form-data with a part named "ontology-xml"', { field: 'ontology-xml' });
 
 /** The text of the `ontology-xml` part (a file or a plain field); other parts are skipped. */
 async function ontologyXmlPart(request: FastifyRequest): Promise<string> {
@@ -37,9 +37,9 @@ async function ontologyXmlPart(request: FastifyRequest): Promise<string> {
     if (error instanceof GatewayError) throw error;
     const code = (error as { code?: string }).code;
     if (code === 'FST_REQ_FILE_TOO_LARGE' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') {
-      throw metadataError(413, 'ERR_REQUEST_BODY_TOO_LARGE', `ontology documents are limited to ${ONTOLOGY_MAX_BYTES} bytes`, { limit: ONTOLOGY_MAX_BYTES });
+      throw gatewayError('ERR_REQUEST_BODY_TOO_LARGE', `ontology documents are limited to ${ONTOLOGY_MAX_BYTES} bytes`, { limit: ONTOLOGY_MAX_BYTES });
     }
-    throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', `the multipart body could not be read: ${(error as Error).message}`, { field: 'ontology-xml' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `the multipart body could not be read: ${(error as Error).message}`, { field: 'ontology-xml' });
   }
   throw missingPart();
 }

@@ -2,8 +2,9 @@ import { Type } from 'typebox';
 import type { MetadataTargetType } from '../../store/schema.js';
 import { targetLists } from './avus.js';
 import { classAvus, classifiedTargets, filterTree, irisOf, listOntologies, loadGraph, requireSavedTree, savedHierarchies } from './ontology-store.js';
-import { bodyObject, metadataError, stringList, targetTypes, userQuery, type MetadataRoutes } from './requests.js';
+import { bodyObject, stringList, targetTypes, userQuery, type MetadataRoutes } from './requests.js';
 import { requiredParam } from '../query-params.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Ontology reads and the filters that classify targets (backends.md §3.6). A target is under a
@@ -20,9 +21,9 @@ type RootRequest = { Params: { version: string; rootIri: string } };
 function oneTarget(body: Record<string, unknown>): { type: MetadataTargetType; id: string } {
   const { type, id } = body;
   if (typeof type !== 'string' || !targetTypes.includes(type.toLowerCase() as MetadataTargetType)) {
-    throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', `body field "type" must be one of ${targetTypes.join(', ')}`, { field: 'type' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `body field "type" must be one of ${targetTypes.join(', ')}`, { field: 'type' });
   }
-  if (typeof id !== 'string' || id === '') throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', 'body field "id" must be a target id', { field: 'id' });
+  if (typeof id !== 'string' || id === '') throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'body field "id" must be a target id', { field: 'id' });
   return { type: type.toLowerCase() as MetadataTargetType, id: id.toLowerCase() };
 }
 

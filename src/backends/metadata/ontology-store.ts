@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database, MetadataTargetType } from '../../store/schema.js';
 import { parseOntologyXml, type OntologyClass } from './ontology-xml.js';
-import { chunks, metadataError } from './requests.js';
+import { chunks } from './requests.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * The ontology tables' queries (backends.md §3.6): the metadata service's routes use them, and so
@@ -50,7 +51,7 @@ export async function listOntologies(db: Db): Promise<OntologyDetails[]> {
 /** A version that exists and is not deleted, or 404 ERR_NOT_FOUND. */
 export async function requireOntology(db: Db, version: string): Promise<OntologyDetails> {
   const row = await db.selectFrom('ontologies').select(['iri', 'version', 'created_by', 'created_on']).where('version', '=', version).where('deleted', '=', false).executeTakeFirst();
-  if (!row) throw metadataError(404, 'ERR_NOT_FOUND', `no ontology with version ${JSON.stringify(version)}`, { version });
+  if (!row) throw gatewayError('ERR_NOT_FOUND', `no ontology with version ${JSON.stringify(version)}`, { version });
   return detailsOf(row);
 }
 
@@ -145,7 +146,7 @@ function byLabel(a: OntologyClassHierarchy, b: OntologyClassHierarchy): number {
 /** The saved hierarchy under a saved class (a root or any class below one), or 404. */
 export function requireSavedTree(graph: OntologyGraph, iri: string): OntologyClassHierarchy {
   const tree = treeOf(graph, iri);
-  if (!tree) throw metadataError(404, 'ERR_NOT_FOUND', `no saved class ${JSON.stringify(iri)} in ontology version ${JSON.stringify(graph.version)}`, { version: graph.version, iri });
+  if (!tree) throw gatewayError('ERR_NOT_FOUND', `no saved class ${JSON.stringify(iri)} in ontology version ${JSON.stringify(graph.version)}`, { version: graph.version, iri });
   return tree;
 }
 
@@ -171,7 +172,7 @@ export function filterTree(tree: OntologyClassHierarchy, iris: ReadonlySet<strin
 export async function saveHierarchy(db: Db, version: string, rootIri: string, time: number): Promise<OntologyClassHierarchy> {
   const graph = await loadGraph(db, version);
   const whole = treeOf(graph, rootIri, false);
-  if (!whole) throw metadataError(404, 'ERR_NOT_FOUND', `ontology version ${JSON.stringify(version)} has no class ${JSON.stringify(rootIri)}`, { version, iri: rootIri });
+  if (!whole) throw gatewayError('ERR_NOT_FOUND', `ontology version ${JSON.stringify(version)} has no class ${JSON.stringify(rootIri)}`, { version, iri: rootIri });
   const missing = [...irisOf(whole)].filter((iri) => !graph.saved.has(iri));
   await db.transaction().execute(async (trx) => {
     await trx.insertInto('ontology_saved_roots').values({ ontology_version: version, root_iri: rootIri, saved_on: time }).onConflict((conflict) => conflict.doNothing()).execute();

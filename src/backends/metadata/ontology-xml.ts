@@ -1,5 +1,5 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { metadataError } from './requests.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Reads an OWL ontology in RDF/XML (the format the reference's OWL API loader is fed, e.g. EDAM)
@@ -50,7 +50,7 @@ interface Triple {
   lang: string;
 }
 
-const badDocument = (reason: string, extra: Record<string, unknown> = {}) => metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field: 'ontology-xml', ...extra });
+const badDocument = (reason: string, extra: Record<string, unknown> = {}) => gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field: 'ontology-xml', ...extra });
 
 const parser = new XMLParser({
   preserveOrder: true,

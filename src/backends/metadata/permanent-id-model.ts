@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { metadataError } from './requests.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Permanent-ID requests in the store (backends.md §3.7): a request, its type, and its history of
@@ -76,8 +76,8 @@ export interface StatusChange {
 
 export function requestNotFound(id: string, user?: string): Error {
   return user === undefined
-    ? metadataError(404, 'ERR_NOT_FOUND', 'A Permanent ID Request with this ID was not found.', { id })
-    : metadataError(404, 'ERR_NOT_FOUND', 'A Permanent ID Request with this ID was not found for this user.', { id, user });
+    ? gatewayError('ERR_NOT_FOUND', 'A Permanent ID Request with this ID was not found.', { id })
+    : gatewayError('ERR_NOT_FOUND', 'A Permanent ID Request with this ID was not found for this user.', { id, user });
 }
 
 export async function listStatusCodes(db: Db) {
@@ -234,7 +234,7 @@ async function addStatus(trx: Transaction<Database>, requestId: string, position
 export async function createRequest(db: Kysely<Database>, user: string, now: number, input: NewRequest): Promise<RequestDetails> {
   const id = await db.transaction().execute(async (trx): Promise<{ created: string } | { existing: string }> => {
     const type = await requestTypeByName(trx, input.type);
-    if (!type) throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', `body field "type" must be one of the request types`, { field: 'type' });
+    if (!type) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `body field "type" must be one of the request types`, { field: 'type' });
     const requestId = randomUUID();
     const inserted = await trx
       .insertInto('permanent_id_requests')
@@ -260,7 +260,7 @@ export async function createRequest(db: Kysely<Database>, user: string, now: num
     .where('target_id', '=', input.targetId.toLowerCase())
     .where('type', '=', id.existing)
     .executeTakeFirstOrThrow();
-  throw metadataError(400, 'ERR_NOT_UNIQUE', 'A Permanent ID Request of this type for this item was already submitted.', {
+  throw gatewayError('ERR_NOT_UNIQUE', 'A Permanent ID Request of this type for this item was already submitted.', {
     request: await requireRequest(db, existing.id),
   });
 }
@@ -285,11 +285,11 @@ export async function changeRequestStatus(db: Kysely<Database>, requestId: strin
       .orderBy('s.position', 'desc')
       .limit(1)
       .executeTakeFirst();
-    if (!latest) throw metadataError(424, 'ERR_MISSING_DEPENDENCY', 'No status found for Permanent ID Request.', { id });
+    if (!latest) throw gatewayError('ERR_MISSING_DEPENDENCY', 'No status found for Permanent ID Request.', { id });
     if (change.permanentId !== undefined) {
       const current = await trx.selectFrom('permanent_id_requests').select('permanent_id').where('id', '=', id).executeTakeFirstOrThrow();
       if (current.permanent_id !== null) {
-        throw metadataError(400, 'ERR_EXISTS', 'This Permanent ID Request already has an associated identifier.', { identifier: current.permanent_id });
+        throw gatewayError('ERR_EXISTS', 'This Permanent ID Request already has an associated identifier.', { identifier: current.permanent_id });
       }
       await trx.updateTable('permanent_id_requests').set({ permanent_id: change.permanentId }).where('id', '=', id).execute();
     }

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { bodyObject, isUuid, metadataError, userOf, userQuery, type MetadataRoutes } from './requests.js';
+import { bodyObject, isUuid, userOf, userQuery, type MetadataRoutes } from './requests.js';
 import { listParam, singleParam } from '../query-params.js';
 import {
   changeRequestStatus,
@@ -14,6 +14,7 @@ import {
   type SortField,
   type StatusChange,
 } from './permanent-id-model.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Permanent-ID requests (backends.md §3.7): users file and follow their own requests; admins list
@@ -28,7 +29,7 @@ const requestParams = Type.Object({ requestId: Type.String({ minLength: 1 }) });
 function countParam(query: unknown, name: string): number | undefined {
   const value = singleParam(query, name);
   if (value === undefined || value === '') return undefined;
-  if (!/^\d{1,15}$/.test(value)) throw metadataError(400, 'ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be a whole number of at least 0`, { field: name });
+  if (!/^\d{1,15}$/.test(value)) throw gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be a whole number of at least 0`, { field: name });
   return Number(value);
 }
 
@@ -38,7 +39,7 @@ function listingOptions(query: unknown): Omit<ListingOptions, 'requestedBy'> {
   let sortField: SortField = 'date_submitted';
   if (rawField !== undefined && rawField !== '') {
     const found = sortFields.find((field) => field === rawField.toLowerCase().replace(/-/g, '_'));
-    if (!found) throw metadataError(400, 'ERR_BAD_QUERY_PARAMETER', `query parameter "sort-field" must be one of ${sortFields.join(', ')}`, { field: 'sort-field' });
+    if (!found) throw gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "sort-field" must be one of ${sortFields.join(', ')}`, { field: 'sort-field' });
     sortField = found;
   }
   const rawDir = singleParam(query, 'sort-dir');
@@ -46,7 +47,7 @@ function listingOptions(query: unknown): Omit<ListingOptions, 'requestedBy'> {
   let sortDir: 'asc' | 'desc' = rawField === undefined || rawField === '' ? 'desc' : 'asc';
   if (rawDir !== undefined && rawDir !== '') {
     const dir = rawDir.toLowerCase();
-    if (dir !== 'asc' && dir !== 'desc') throw metadataError(400, 'ERR_BAD_QUERY_PARAMETER', 'query parameter "sort-dir" must be ASC or DESC', { field: 'sort-dir' });
+    if (dir !== 'asc' && dir !== 'desc') throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'query parameter "sort-dir" must be ASC or DESC', { field: 'sort-dir' });
     sortDir = dir;
   }
   const statuses = listParam(query, 'statuses').map((value) => value.trim()).filter((value) => value !== '');
@@ -54,7 +55,7 @@ function listingOptions(query: unknown): Omit<ListingOptions, 'requestedBy'> {
 }
 
 function bad(field: string, reason: string): Error {
-  return metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field });
+  return gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
 }
 
 function optionalString(body: Record<string, unknown>, field: string): string | null {

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import { GatewayError } from '../../http/errors.js';
 import type { Database, MetadataTargetType } from '../../store/schema.js';
 import { requireUserParam } from '../service.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * What every metadata route module is given, and the request helpers they share: the trusted
@@ -33,14 +33,10 @@ export const userQuery = Type.Object({ user: Type.String({ minLength: 1 }) }, { 
 
 export const userOf = (request: { query: unknown }): string => requireUserParam(request.query);
 
-export function metadataError(status: number, code: string, reason: string, extra: Record<string, unknown> = {}): GatewayError {
-  return new GatewayError(status, code, reason, extra);
-}
-
 /** The JSON object body, or 400 ERR_BAD_OR_MISSING_FIELD. */
 export function bodyObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be a JSON object');
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'the body must be a JSON object');
   }
   return body as Record<string, unknown>;
 }
@@ -49,7 +45,7 @@ export function bodyObject(body: unknown): Record<string, unknown> {
 export function stringList(body: Record<string, unknown>, field: string): string[] {
   const value = body[field];
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-    throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', `body field "${field}" must be a list of strings`, { field });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `body field "${field}" must be a list of strings`, { field });
   }
   return value as string[];
 }

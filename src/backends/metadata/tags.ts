@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
-import { bodyObject, chunks, isUuid, metadataError, stringList, userOf, userQuery, Uuid, type MetadataRoutes } from './requests.js';
+import { bodyObject, chunks, isUuid, stringList, userOf, userQuery, Uuid, type MetadataRoutes } from './requests.js';
 import { choiceParam, requiredParam, singleParam } from '../query-params.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Tags (backends.md §3.4): each user's own labels, attached to files and folders. An attachment
@@ -22,7 +23,7 @@ const present = (row: Pick<TagRow, 'id' | 'value' | 'description'>) => ({ id: ro
 
 function tagValue(raw: unknown): string {
   if (typeof raw !== 'string' || raw.trim() === '' || raw.trim().length > MAX_VALUE_LENGTH) {
-    throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', `body field "value" must be a non-blank string of at most ${MAX_VALUE_LENGTH} characters`, { field: 'value' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `body field "value" must be a non-blank string of at most ${MAX_VALUE_LENGTH} characters`, { field: 'value' });
   }
   return raw.trim();
 }
@@ -30,12 +31,12 @@ function tagValue(raw: unknown): string {
 function tagDescription(raw: unknown): string | null | undefined {
   if (raw === undefined) return undefined;
   if (raw === null) return null;
-  if (typeof raw !== 'string') throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', 'body field "description" must be a string', { field: 'description' });
+  if (typeof raw !== 'string') throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'body field "description" must be a string', { field: 'description' });
   return raw;
 }
 
-const duplicate = (value: string) => metadataError(400, 'ERR_NOT_UNIQUE', `you already have a tag named ${JSON.stringify(value)}`, { value });
-const notFound = (id: string, user: string) => metadataError(404, 'ERR_NOT_FOUND', `tag ${id} is not one of ${user}'s tags`, { id, user });
+const duplicate = (value: string) => gatewayError('ERR_NOT_UNIQUE', `you already have a tag named ${JSON.stringify(value)}`, { value });
+const notFound = (id: string, user: string) => gatewayError('ERR_NOT_FOUND', `tag ${id} is not one of ${user}'s tags`, { id, user });
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
@@ -96,14 +97,14 @@ export const tagRoutes: MetadataRoutes = async (app, { db, now }) => {
     const targetId = request.params.targetId.toLowerCase();
     const given = stringList(bodyObject(request.body), 'tags');
     const bad = given.find((id) => !isUuid(id));
-    if (bad !== undefined) throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', `tag id ${JSON.stringify(bad)} is not a UUID`, { field: 'tags' });
+    if (bad !== undefined) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `tag id ${JSON.stringify(bad)} is not a UUID`, { field: 'tags' });
     const ids = [...new Set(given.map((id) => id.toLowerCase()))];
     const owned = new Set<string>();
     for (const part of chunks(ids)) {
       for (const row of await db.selectFrom('tags').select('id').where('owner_id', '=', user).where('id', 'in', part).execute()) owned.add(row.id);
     }
     const unknown = ids.filter((id) => !owned.has(id));
-    if (unknown.length > 0) throw metadataError(404, 'ERR_NOT_FOUND', `not ${user}'s tags: ${unknown.join(', ')}`, { tags: unknown, user });
+    if (unknown.length > 0) throw gatewayError('ERR_NOT_FOUND', `not ${user}'s tags: ${unknown.join(', ')}`, { tags: unknown, user });
 
     const time = now();
     await db.transaction().execute(async (trx) => {
@@ -134,7 +135,7 @@ export const tagRoutes: MetadataRoutes = async (app, { db, now }) => {
     const rawLimit = singleParam(request.query, 'limit');
     const limit = rawLimit === undefined ? DEFAULT_SUGGESTIONS : Number(rawLimit);
     if (!Number.isInteger(limit) || limit < 0 || limit > MAX_SUGGESTIONS) {
-      throw metadataError(400, 'ERR_BAD_QUERY_PARAMETER', `query parameter "limit" must be an integer from 0 to ${MAX_SUGGESTIONS}`, { field: 'limit' });
+      throw gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "limit" must be an integer from 0 to ${MAX_SUGGESTIONS}`, { field: 'limit' });
     }
     const pattern = `%${escapeLike(contains.toLowerCase())}%`;
     const rows = await db

@@ -1,6 +1,6 @@
 import { valueTypeNames } from '../../store/migrations/006-metadata-templates-pids.js';
-import { metadataError } from './requests.js';
 import { isJsonObject } from '../../http/request-body.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * The admin template body (backends.md §3.5): `{name, description?, deleted?, attributes: [{id?,
@@ -51,7 +51,7 @@ export interface TemplateInput {
 }
 
 function bad(field: string, reason: string): Error {
-  return metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field });
+  return gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
 }
 
 
@@ -146,7 +146,7 @@ function attribute(value: unknown, field: string, depth: number, walk: Walk): At
 
 /** The checked template body, or 400 ERR_BAD_OR_MISSING_FIELD naming the first field at fault. */
 export function templateInput(body: unknown): TemplateInput {
-  if (!isJsonObject(body)) throw metadataError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be a JSON object {name, description?, deleted?, attributes}');
+  if (!isJsonObject(body)) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'the body must be a JSON object {name, description?, deleted?, attributes}');
   const attributes = body.attributes === undefined || body.attributes === null ? [] : body.attributes;
   if (!Array.isArray(attributes)) throw bad('attributes', 'body field "attributes" must be a list of attributes');
   const walk: Walk = { count: 0, ids: new Set() };

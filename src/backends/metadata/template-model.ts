@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { chunks, metadataError } from './requests.js';
+import { chunks } from './requests.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
 import type { AttributeInput, TemplateInput } from './template-body.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Metadata templates in the store (backends.md §3.5): reading a template with its attribute tree,
@@ -48,7 +49,7 @@ export interface Template extends TemplateSummary {
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 
 export function templateNotFound(id: string): Error {
-  return metadataError(404, 'ERR_NOT_FOUND', `metadata template ${id} not found`, { id });
+  return gatewayError('ERR_NOT_FOUND', `metadata template ${id} not found`, { id });
 }
 
 function summary(row: TemplateRow): TemplateSummary {

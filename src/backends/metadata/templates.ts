@@ -1,11 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { contentDisposition } from '../../http/content-disposition.js';
-import { metadataError, userOf, userQuery, type MetadataRoutes } from './requests.js';
+import { userOf, userQuery, type MetadataRoutes } from './requests.js';
 import { booleanParam } from '../query-params.js';
 import { templateInput } from './template-body.js';
 import { blankCsv, guideCsv, templateZip } from './template-files.js';
 import { deleteTemplate, findAttribute, listTemplates, requireTemplate, saveTemplate } from './template-model.js';
+import { gatewayError } from '../../common/errors.js';
 
 /**
  * Metadata templates (backends.md §3.5): listing, one template with its attributes, its CSV and
@@ -32,7 +33,7 @@ export const templateRoutes: MetadataRoutes = async (app, { db, now }) => {
     userOf(request);
     const { attrId } = request.params as { attrId: string };
     const attribute = await findAttribute(db, attrId);
-    if (!attribute) throw metadataError(404, 'ERR_NOT_FOUND', `metadata attribute ${attrId} not found`, { id: attrId });
+    if (!attribute) throw gatewayError('ERR_NOT_FOUND', `metadata attribute ${attrId} not found`, { id: attrId });
     return attribute;
   });
 

@@ -1,12 +1,12 @@
 import type { Selectable } from 'kysely';
-import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
 import { isJsonObject } from '../../http/request-body.js';
+import { GatewayError, gatewayError } from '../../common/errors.js';
 
 /** 400 with the field named: the agent's one kind of bad-request answer. */
 export function badField(field: string, reason: string): GatewayError {
-  return new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field });
+  return gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
 }
 
 /** The agent qualifies usernames itself (backends.md §1.2); it keeps the short form, cut at the first `@`. */

@@ -1,15 +1,15 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { GatewayError } from '../../http/errors.js';
 import { normalizeQuery } from '../../http/query.js';
 import { optionalBooleanParam } from '../query-params.js';
 import type { Database } from '../../store/schema.js';
 import { storedType } from './model.js';
+import { gatewayError } from '../../common/errors.js';
 
 /** The caller's query, names lower-cased (see normalizeQuery); `user` is required by every user route. */
 export function agentQuery(raw: unknown): { user: string; query: Record<string, string> } {
   const query = normalizeQuery(raw) as Record<string, string>;
   const user = query.user;
-  if (!user) throw new GatewayError(400, 'ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "user"', { field: 'user' });
+  if (!user) throw gatewayError('ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "user"', { field: 'user' });
   return { user: user.split('@')[0]!, query };
 }
 
@@ -28,9 +28,9 @@ export const maxIds = 1000;
 export function uuidsOf(body: unknown): string[] {
   const uuids = (body as { uuids?: unknown } | null)?.uuids;
   if (!Array.isArray(uuids) || uuids.some((id) => typeof id !== 'string')) {
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be {"uuids": [<id>, ...]}', { field: 'uuids' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'the body must be {"uuids": [<id>, ...]}', { field: 'uuids' });
   }
-  if (uuids.length > maxIds) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `at most ${maxIds} uuids per request`, { field: 'uuids' });
+  if (uuids.length > maxIds) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `at most ${maxIds} uuids per request`, { field: 'uuids' });
   return [...new Set((uuids as string[]).map((id) => id.toLowerCase()))];
 }
 

@@ -2,7 +2,6 @@
 // moves each one through received, seen (acknowledged) and dismissed, never back.
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { GatewayError } from '../../http/errors.js';
 import type { Database } from '../../store/schema.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
 import { badField } from './model.js';
@@ -11,6 +10,7 @@ import { paged } from '../../store/paging.js';
 import { badQueryParam, countParam, optionalBooleanParam } from '../query-params.js';
 import { activeSystemMessages, agentQuery, markAllUser, maxIds, uuidsOf } from './queries.js';
 import { normalizeQuery } from '../../http/query.js';
+import { gatewayError } from '../../common/errors.js';
 
 const received = 1;
 const acknowledged = 2;
@@ -58,7 +58,7 @@ function bodyObject(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-const notFound = (id: string) => new GatewayError(404, 'ERR_NOT_FOUND', `no system message ${id}`, { uuid: id });
+const notFound = (id: string) => gatewayError('ERR_NOT_FOUND', `no system message ${id}`, { uuid: id });
 
 /** Checks a new message, or the changes to an existing one (`current`), against the rules of §4.5. */
 async function systemChanges(options: AgentOptions, raw: unknown, current?: SystemRow) {

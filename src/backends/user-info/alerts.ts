@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { GatewayError } from '../../http/errors.js';
 import { parseJsonText } from '../../http/request-body.js';
 import type { Store } from '../../store/database.js';
+import { GatewayError, gatewayError } from '../../common/errors.js';
 
 // Go's time.Time (the original service) accepts RFC 3339 only; so do we. Offsets are ±hh:mm or Z.
 const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
 
 function badField(field: string, reason: string): GatewayError {
-  return new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field });
+  return gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
 }
 
 /** Epoch milliseconds of an RFC 3339 date-time; calendar-impossible dates are refused, not rolled over. */
@@ -32,7 +32,7 @@ function parseTime(body: Record<string, unknown>, field: string): number {
 function parseBody(body: unknown): Record<string, unknown> {
   const value = parseJsonText(typeof body === 'string' ? body : '');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'the body must be a JSON object {start_date?, end_date, alert}');
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'the body must be a JSON object {start_date?, end_date, alert}');
   }
   return value as Record<string, unknown>;
 }
@@ -78,7 +78,7 @@ export function registerAlertRoutes(app: FastifyInstance, store: Store): void {
       .onConflict((conflict) => conflict.columns(['end_date', 'alert']).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
-      throw new GatewayError(400, 'ERR_EXISTS', `an alert with this text already ends at ${iso(endDate)}`, { end_date: iso(endDate), alert });
+      throw gatewayError('ERR_EXISTS', `an alert with this text already ends at ${iso(endDate)}`, { end_date: iso(endDate), alert });
     }
     return reply.code(201).send();
   });

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import { GatewayError } from '../../http/errors.js';
 import { parseJsonText } from '../../http/request-body.js';
 import type { Store } from '../../store/database.js';
 import type { Database } from '../../store/schema.js';
 import { findUserId, qualifiedUsername, userIdFor } from '../../store/users.js';
+import { GatewayError, gatewayError } from '../../common/errors.js';
 
 interface BagRow {
   id: string;
@@ -23,13 +23,13 @@ function contentsOf(body: unknown): string {
   const text = typeof body === 'string' ? body : '';
   const value = parseJsonText(text);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', 'bag contents must be a JSON object', { field: 'contents' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'bag contents must be a JSON object', { field: 'contents' });
   }
   return text;
 }
 
 function notFound(username: string, bagId: string): GatewayError {
-  return new GatewayError(404, 'ERR_NOT_FOUND', `bag ${bagId} not found for user ${username}`, { user: username, id: bagId });
+  return gatewayError('ERR_NOT_FOUND', `bag ${bagId} not found for user ${username}`, { user: username, id: bagId });
 }
 
 /** Bags of the named user; an unknown user simply has none. */
@@ -79,7 +79,7 @@ async function ensureDefaultBag(store: Store, userId: string): Promise<BagRow> {
     });
     if (bag) return bag;
   }
-  throw new GatewayError(409, 'ERR_CONFLICT', 'the default bag kept changing while it was being created; try again');
+  throw gatewayError('ERR_CONFLICT', 'the default bag kept changing while it was being created; try again');
 }
 
 /**

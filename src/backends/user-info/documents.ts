@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { GatewayError } from '../../http/errors.js';
 import { parseJsonText } from '../../http/request-body.js';
 import type { Store } from '../../store/database.js';
 import type { UserDocumentTableName } from '../../store/schema.js';
 import { findUserId, userIdFor } from '../../store/users.js';
+import { gatewayError } from '../../common/errors.js';
 
 /** One kind of per-user JSON document: preferences, sessions or saved searches (backends.md §7.1–7.3). */
 export interface DocumentKind {
@@ -24,7 +24,7 @@ export interface DocumentKind {
 function parseDocument(text: string, kind: DocumentKind): unknown {
   const value = parseJsonText(text);
   if (kind.objectOnly && (typeof value !== 'object' || value === null || Array.isArray(value))) {
-    throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', `${kind.key} must be a JSON object`);
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${kind.key} must be a JSON object`);
   }
   return value;
 }

@@ -2,7 +2,6 @@
 // stats, rename, delete, stop, steps, history, parameters and relaunch info — each user sees their own.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import { GatewayError } from '../../../http/errors.js';
 import { normalizeQuery } from '../../../http/query.js';
 import { paged } from '../../../store/paging.js';
 import type { Database } from '../../../store/schema.js';
@@ -14,6 +13,7 @@ import type { AppDefinition } from '../definition.js';
 import { activeStatuses, type AnalysisRow, type JobRunner } from './runner.js';
 import { checkSubmission } from './submission.js';
 import { signedInUser } from '../caller.js';
+import { gatewayError } from '../../../common/errors.js';
 
 /** Analyses give times as strings of milliseconds, "0" for none (backends.md §1.3). */
 const msString = (value: number | null) => String(value ?? 0);
@@ -76,7 +76,7 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
   const signedIn = (query: unknown) => signedInUser(query, 'use analyses');
   const own = async (user: string, id: string) => {
     const row = await db.selectFrom('analyses').selectAll().where('id', '=', id.toLowerCase()).where('username', '=', user).where('deleted', '=', false).executeTakeFirst();
-    if (!row) throw new GatewayError(404, 'ERR_NOT_FOUND', `no analysis ${id}`, { id });
+    if (!row) throw gatewayError('ERR_NOT_FOUND', `no analysis ${id}`, { id });
     return row;
   };
 
@@ -140,11 +140,11 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
     const body = (request.body ?? {}) as { name?: unknown; description?: unknown };
     const changes: { name?: string; description?: string } = {};
     if (body.name !== undefined) {
-      if (typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 255) throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', '"name" must be a non-empty string of at most 255 characters', { field: 'name' });
+      if (typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 255) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"name" must be a non-empty string of at most 255 characters', { field: 'name' });
       changes.name = body.name.trim();
     }
     if (body.description !== undefined) {
-      if (typeof body.description !== 'string') throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', '"description" must be a string', { field: 'description' });
+      if (typeof body.description !== 'string') throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"description" must be a string', { field: 'description' });
       changes.description = body.description;
     }
     if (Object.keys(changes).length > 0) await db.updateTable('analyses').set(changes).where('id', '=', row.id).execute();
@@ -155,9 +155,9 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
     const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
     const rows = wanted.length === 0 ? [] : await db.selectFrom('analyses').selectAll().where('id', 'in', wanted).where('username', '=', user).where('deleted', '=', false).execute();
     const unknown = wanted.filter((id) => !rows.some((row) => row.id === id));
-    if (unknown.length > 0) throw new GatewayError(404, 'ERR_NOT_FOUND', `no analysis ${unknown.join(', ')}`, { id: unknown[0], ids: unknown });
+    if (unknown.length > 0) throw gatewayError('ERR_NOT_FOUND', `no analysis ${unknown.join(', ')}`, { id: unknown[0], ids: unknown });
     const running = rows.filter((row) => activeStatuses.includes(row.status));
-    if (running.length > 0) throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', `stop these analyses before deleting them: ${running.map((row) => row.id).join(', ')}`, { analyses: running.map((row) => row.id) });
+    if (running.length > 0) throw gatewayError('ERR_ILLEGAL_ARGUMENT', `stop these analyses before deleting them: ${running.map((row) => row.id).join(', ')}`, { analyses: running.map((row) => row.id) });
     if (rows.length > 0) await db.updateTable('analyses').set({ deleted: true }).where('id', 'in', rows.map((row) => row.id)).execute();
     return rows.map((row) => row.id);
   };
@@ -170,7 +170,7 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
   app.post('/analyses/shredder', async (request) => {
     const ids = (request.body as { analyses?: unknown } | null)?.analyses;
     if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string') || ids.length > 1000) {
-      throw new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', '"analyses" must be a list of at most 1000 analysis ids', { field: 'analyses' });
+      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"analyses" must be a list of at most 1000 analysis ids', { field: 'analyses' });
     }
     return { analyses: await remove(signedIn(request.query), ids as string[]) };
   });
@@ -180,7 +180,7 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
     const row = await own(user, request.params.id);
     const status = (request.query as { job_status?: string }).job_status ?? 'Canceled';
     if (!['Canceled', 'Completed', 'Failed'].includes(status)) throw badQueryParam('job_status', 'job_status must be Canceled, Completed or Failed');
-    if (!activeStatuses.includes(row.status)) throw new GatewayError(400, 'ERR_ILLEGAL_ARGUMENT', `analysis ${row.id} has already ended (${row.status})`, { id: row.id, status: row.status });
+    if (!activeStatuses.includes(row.status)) throw gatewayError('ERR_ILLEGAL_ARGUMENT', `analysis ${row.id} has already ended (${row.status})`, { id: row.id, status: row.status });
     const stopped = await runner.stop(row, status);
     return { id: stopped.id, status: stopped.status };
   });

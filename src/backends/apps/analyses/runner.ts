@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
-import { GatewayError } from '../../../http/errors.js';
 import { jobStatusNotification, type UserNotification } from '../../../http/notifications.js';
 import type { Database } from '../../../store/schema.js';
 import { concurrentJobLimit } from '../../analyses/job-limits.js';
@@ -14,6 +13,7 @@ import { createFolders } from '../../data-info/writes.js';
 import { executors } from './executors.js';
 import { StepError, type StepRun } from './step.js';
 import type { CheckedSubmission } from './submission.js';
+import { GatewayError, gatewayError } from '../../../common/errors.js';
 
 export type AnalysisRow = Selectable<Database['analyses']>;
 
@@ -54,7 +54,7 @@ export class JobRunner {
       .executeTakeFirst();
     const limit = await concurrentJobLimit(db, user, this.options.maxConcurrentJobs);
     if (Number(active?.count ?? 0) >= limit) {
-      throw new GatewayError(400, 'ERR_LIMIT_REACHED', `${user} may have ${limit} analyses submitted or running at once`, { limit });
+      throw gatewayError('ERR_LIMIT_REACHED', `${user} may have ${limit} analyses submitted or running at once`, { limit });
     }
     const data = await this.options.data();
     const caller = await data.writer(user);

@@ -2,13 +2,13 @@
 // values of `config` (`<step id>_<parameter id>` keys) must belong to its parameters, fit their
 // types, and cover every required parameter that has no default.
 import type { Kysely, Selectable } from 'kysely';
-import { GatewayError } from '../../../http/errors.js';
 import type { Database } from '../../../store/schema.js';
 import { currentVersions } from '../catalog.js';
 import { visibleApp } from '../catalog-routes.js';
 import type { AppDefinition, AppParameter } from '../definition.js';
 import { asBoolean } from '../../../store/sqlite-booleans.js';
 import { isJsonObject } from '../../../http/request-body.js';
+import { gatewayError } from '../../../common/errors.js';
 
 export interface CheckedSubmission {
   app: Selectable<Database['apps']>;
@@ -26,7 +26,7 @@ export interface CheckedSubmission {
   raw: Record<string, unknown>;
 }
 
-const bad = (field: string, reason: string, extra: Record<string, unknown> = {}) => new GatewayError(400, 'ERR_BAD_OR_MISSING_FIELD', reason, { field, ...extra });
+const bad = (field: string, reason: string, extra: Record<string, unknown> = {}) => gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field, ...extra });
 const blank = (value: unknown) => value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
 
 /** The value in the parameter's own type, or a reason it does not fit. */
@@ -74,12 +74,12 @@ export async function checkSubmission(db: Kysely<Database>, user: string, body: 
   };
   const appId = text('app_id', true)!;
   const app = await visibleApp(db, user, text('system_id', false) ?? 'de', appId);
-  if (asBoolean(app.disabled)) throw new GatewayError(400, 'ERR_APP_DISABLED', `app ${app.name} is disabled`, { app_id: app.id });
+  if (asBoolean(app.disabled)) throw gatewayError('ERR_APP_DISABLED', `app ${app.name} is disabled`, { app_id: app.id });
   const wantedVersion = text('app_version_id', false);
   const version = wantedVersion
     ? await db.selectFrom('app_versions').selectAll().where('app_id', '=', app.id).where('id', '=', wantedVersion.toLowerCase()).executeTakeFirst()
     : (await currentVersions(db, [app.id])).get(app.id);
-  if (!version) throw new GatewayError(404, 'ERR_NOT_FOUND', `app ${app.id} has no version ${wantedVersion}`, { app_version_id: wantedVersion });
+  if (!version) throw gatewayError('ERR_NOT_FOUND', `app ${app.id} has no version ${wantedVersion}`, { app_version_id: wantedVersion });
   const definition = JSON.parse(version.definition) as AppDefinition;
 
   const config = body.config ?? {};

@@ -3,7 +3,7 @@
 // folder as the user, and tells the user either way with a `data` notification (`url_import`).
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GatewayError } from '../../../http/errors.js';
+import { GatewayError } from '../../../common/errors.js';
 import { OutboundError, outboundGet } from '../../../http/outbound-fetch.js';
 import { byteLimit } from '../../../http/request-body.js';
 import { baseName, joinDataPath } from '../../data-info/data-path.js';
