@@ -46,9 +46,24 @@ export async function migrateToLatest(db: Kysely<Database>, engine: Engine): Pro
   // other schema was migrated before would otherwise make it skip creating them in ours.
   const schema = engine === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const result = await migrator.migrateToLatest();
-  if (result.error) throw result.error;
-  return result;
+  for (let attempt = 1; ; attempt++) {
+    const result = await migrator.migrateToLatest();
+    if (!result.error) return result;
+    if (engine !== 'postgres' || attempt >= maxMigrationAttempts || !droppedMeanwhile(result.error)) throw result.error;
+  }
+}
+
+const maxMigrationAttempts = 5;
+
+/**
+ * Kysely's migrator looks for its bookkeeping tables by introspecting every table of every schema
+ * (pg_get_serial_sequence per column), so a schema or table another client drops meanwhile (another
+ * tenant's, a test's) fails it with undefined_table or invalid_schema_name. Nothing of ours has
+ * changed then, and the migration is run again.
+ */
+function droppedMeanwhile(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === '42P01' || code === '3F000';
 }
 
 /** Opens the configured engine and brings its schema up to date. */

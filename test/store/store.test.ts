@@ -1,14 +1,17 @@
 // The store on each engine: SQLite in the data directory and PostgreSQL from DATABASE_URL, migrated
-// (a schema on its own), typed queries (upserts, booleans, cascades), durable across reopen, and an
-// unreachable PostgreSQL failing with a clear error.
+// (a schema on its own, even while other schemas of the database are being dropped), typed queries
+// (upserts, booleans, cascades), durable across reopen, and an unreachable PostgreSQL failing with a
+// clear error.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { sql } from 'kysely';
-import { openStore, type Store } from '../../src/store/database.js';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrateToLatest, openStore, type Store } from '../../src/store/database.js';
+import type { Database } from '../../src/store/schema.js';
 import { migrations } from '../../src/store/migrations/index.js';
 import { recordUser } from '../../src/store/users.js';
 import { requiredInCi } from '../support/gateway.js';
@@ -109,6 +112,44 @@ describe('store', () => {
       await Promise.all(opened.map((store) => store.close()));
       await first.drop();
       await second.drop();
+    }
+  });
+
+  test('PostgreSQL: a table of another schema dropped while the migrator introspects every schema does not fail the migration', async (t) => {
+    const databaseUrl = requiredInCi('DATABASE_URL');
+    if (!databaseUrl) return t.skip('DATABASE_URL is not set (CI sets it)');
+    const schema = await pgSchemaUrl(databaseUrl);
+    // What PostgreSQL answers Kysely's introspection (a query over every schema's columns) when a
+    // table it lists is dropped by another client before pg_get_serial_sequence reaches it: the
+    // pool answers that once, and is the real database otherwise.
+    let raced = 0;
+    const pool = new pg.Pool({ connectionString: schema.url, max: 2 });
+    const racingPool = {
+      connect: async () => {
+        const client = await pool.connect();
+        return {
+          query: async (text: string, values: unknown[]) => {
+            if (raced === 0 && text.includes('pg_get_serial_sequence')) {
+              raced++;
+              throw Object.assign(new Error('relation "t_other.favorites" does not exist'), { code: '42P01' });
+            }
+            return client.query(text, values);
+          },
+          release: () => client.release(),
+        };
+      },
+      end: () => pool.end(),
+    };
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: racingPool as never }) });
+    try {
+      const result = await migrateToLatest(db, 'postgres');
+      assert.equal(raced, 1, 'the introspection met the drop once');
+      assert.ok(result.results && result.results.every((migration) => migration.status === 'Success'));
+      const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+      assert.equal(rows.length, Object.keys(migrations).length);
+    } finally {
+      await db.destroy();
+      await schema.drop();
     }
   });
 
