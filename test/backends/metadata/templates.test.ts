@@ -46,11 +46,17 @@ function parseCsv(text: string): string[][] {
   for (let index = 0; index < text.length; index += 1) {
     const character = text[index]!;
     if (quoted) {
-      if (character === '"' && text[index + 1] === '"') (field += '"'), (index += 1);
+      if (character === '"' && text[index + 1] === '"') {
+        field += '"';
+        index += 1;
+      }
       else if (character === '"') quoted = false;
       else field += character;
     } else if (character === '"') quoted = true;
-    else if (character === ',') row.push(field), (field = '');
+    else if (character === ',') {
+      row.push(field);
+      field = '';
+    }
     else if (character === '\r' && text[index + 1] === '\n') {
       row.push(field);
       rows.push(row);
