@@ -43,8 +43,12 @@ export function build(root, { ifChanged = false, log = (line) => console.error(l
   // tsc writes dist/ even when it reports errors: until it succeeds, no build counts as current.
   rmSync(stamp, { force: true });
   const tsc = createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`build failed (tsc exit ${result.status ?? result.signal})`);
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0)
+    throw new Error(`build failed (tsc exit ${result.status ?? result.signal})`);
   writeFileSync(stamp, `${digest}\n`);
   return true;
 }

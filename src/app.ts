@@ -2,12 +2,25 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { backendNames, isEmbeddedBackend, type BackendName } from './backends/catalog.js';
-import { buildBackendHost, embeddedTargets, listenPrivately, processSecret } from './backends/host.js';
+import {
+  buildBackendHost,
+  embeddedTargets,
+  listenPrivately,
+  processSecret,
+} from './backends/host.js';
 import type { BackendContext } from './backends/service.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
-import { connectionServerOptions, registerBodyDeadlines, registerConnectionHandling } from './http/connection-limits.js';
-import { answerFrameworkError, MAX_PATH_PARAMETER_LENGTH, registerErrorHandling } from './http/errors.js';
+import {
+  connectionServerOptions,
+  registerBodyDeadlines,
+  registerConnectionHandling,
+} from './http/connection-limits.js';
+import {
+  answerFrameworkError,
+  MAX_PATH_PARAMETER_LENGTH,
+  registerErrorHandling,
+} from './http/errors.js';
 import { registerGuard } from './http/guard.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { gatewayLoggerOptions, logRequest, registerRequestLog } from './http/request-log.js';
@@ -18,7 +31,12 @@ import { registerOpenApi } from './http/openapi.js';
 import { registerPassthroughs } from './http/passthrough.js';
 import { SeenUsers } from './http/seen-users.js';
 import { Forwarder, remoteTarget, type BackendTarget } from './http/proxy.js';
-import { FallbackBuckets, MemoryBuckets, RedisBuckets, type BucketStore } from './http/rate-limit.js';
+import {
+  FallbackBuckets,
+  MemoryBuckets,
+  RedisBuckets,
+  type BucketStore,
+} from './http/rate-limit.js';
 import { alertAdminRoutes } from './routes/alerts.js';
 import { bootstrapRoutes } from './routes/bootstrap.js';
 import { commentRoutes } from './routes/comments.js';
@@ -79,11 +97,20 @@ function remoteTargets(config: GatewayConfig): Partial<Record<BackendName, Backe
 }
 
 /** Runs the embedded backends this process is asked for (those without a URL) behind a private listener. */
-async function startEmbeddedBackends(config: GatewayConfig, store: Store, log: FastifyBaseLogger, notify: BackendContext['notify']) {
+async function startEmbeddedBackends(
+  config: GatewayConfig,
+  store: Store,
+  log: FastifyBaseLogger,
+  notify: BackendContext['notify'],
+) {
   const wanted = config.embeddedBackends.filter((name) => !config.backends[name].url);
   const names = wanted.filter(isEmbeddedBackend);
   const missing = wanted.filter((name) => !isEmbeddedBackend(name));
-  if (missing.length > 0) log.warn({ backends: missing }, 'no embedded implementation yet: these answer 501 until their <SERVICE>_URL is set');
+  if (missing.length > 0)
+    log.warn(
+      { backends: missing },
+      'no embedded implementation yet: these answer 501 until their <SERVICE>_URL is set',
+    );
   if (names.length === 0) return { targets: {}, host: undefined };
   const secret = processSecret();
   const host = await buildBackendHost({
@@ -99,15 +126,35 @@ async function startEmbeddedBackends(config: GatewayConfig, store: Store, log: F
   return { targets: embeddedTargets(names, address, secret, config), host };
 }
 
-function createBuckets(config: GatewayConfig, app: FastifyInstance, metrics: Metrics, clock?: () => number): BucketStore {
+function createBuckets(
+  config: GatewayConfig,
+  app: FastifyInstance,
+  metrics: Metrics,
+  clock?: () => number,
+): BucketStore {
   const local = new MemoryBuckets(clock);
   if (!config.redisUrl) return local;
-  const shared = new RedisBuckets(config.redisUrl, config.redisKeyPrefix, config.redisCommandTimeoutMs, clock);
-  return new FallbackBuckets(shared, local, app.log, () => metrics.rateLimitFallbacks.inc(), undefined, clock);
+  const shared = new RedisBuckets(
+    config.redisUrl,
+    config.redisKeyPrefix,
+    config.redisCommandTimeoutMs,
+    clock,
+  );
+  return new FallbackBuckets(
+    shared,
+    local,
+    app.log,
+    () => metrics.rateLimitFallbacks.inc(),
+    undefined,
+    clock,
+  );
 }
 
 /** Builds a gateway instance (not yet listening): the unit that main.ts runs and tests start. */
-export async function buildGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+export async function buildGateway(
+  config: GatewayConfig,
+  options: GatewayOptions = {},
+): Promise<Gateway> {
   const app = Fastify({
     ...gatewayLoggerOptions(config.logLevel, options.logStream),
     // Refused before routing, so no hook runs: answered, headed and logged here.
@@ -130,7 +177,8 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     bounds: config.database,
-    onConnectionLost: (error) => app.log.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
+    onConnectionLost: (error) =>
+      app.log.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
   });
   const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth, options.authClock);
   const buckets = createBuckets(config, app, metrics, options.rateLimitClock);
@@ -138,7 +186,8 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   // Backends notify through the forwarder, which needs their address: one sent while they start waits for it.
   let forwarderMade: (forwarder: Forwarder) => void = () => {};
   const forwarderReady = new Promise<Forwarder>((resolve) => (forwarderMade = resolve));
-  const notify: BackendContext['notify'] = async (notification) => sendNotification(await forwarderReady, notification, app.log);
+  const notify: BackendContext['notify'] = async (notification) =>
+    sendNotification(await forwarderReady, notification, app.log);
   const embedded = await startEmbeddedBackends(config, store, app.log, notify);
   const forwarder = new Forwarder({ ...embedded.targets, ...remote }, config.uidDomain, metrics);
   forwarderMade(forwarder);
@@ -158,7 +207,13 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   registerRequestLog(app);
   registerJsonBodyParser(app, config.jsonMaxDepth);
   await registerOpenApi(app);
-  registerGuard(app, { config, verifier, buckets, metrics, seenUsers: new SeenUsers(store.db, config.uidDomain, app.log) });
+  registerGuard(app, {
+    config,
+    verifier,
+    buckets,
+    metrics,
+    seenUsers: new SeenUsers(store.db, config.uidDomain, app.log),
+  });
   await app.register(miscRoutes);
   await app.register(operationsRoutes, {
     store,
@@ -185,12 +240,24 @@ export async function buildGateway(config: GatewayConfig, options: GatewayOption
   await app.register(alertAdminRoutes, { forwarder });
   await app.register(oauthGatewayRoutes, { forwarder, config });
   await app.register(genomeRoutes, { forwarder, config });
-  await app.register(quickLaunchCreateRoute, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
-  await registerPassthroughs(app, passthroughRoutes, { forwarder, uidDomain: config.uidDomain, bodyLimitBytes: config.bodyLimitBytes });
+  await app.register(quickLaunchCreateRoute, {
+    forwarder,
+    uidDomain: config.uidDomain,
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
+  await registerPassthroughs(app, passthroughRoutes, {
+    forwarder,
+    uidDomain: config.uidDomain,
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
 
   app.addHook('onClose', async () => {
     // Backends finish their requests before the store they write to closes.
-    await Promise.allSettled([forwarder.close(config.connections.shutdownGraceMs), buckets.close(), embedded.host?.close()]);
+    await Promise.allSettled([
+      forwarder.close(config.connections.shutdownGraceMs),
+      buckets.close(),
+      embedded.host?.close(),
+    ]);
     await store.close();
   });
 

@@ -1,6 +1,11 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { backendEnvPrefix, backendNames, embeddedBackendNames, type BackendName } from './backends/catalog.js';
+import {
+  backendEnvPrefix,
+  backendNames,
+  embeddedBackendNames,
+  type BackendName,
+} from './backends/catalog.js';
 import { defaultJsonMaxDepth, jsonDepthCeiling } from './http/json-body.js';
 
 export interface BackendSetting {
@@ -219,7 +224,10 @@ function embeddedSelection(env: Env, name: string): BackendName[] {
   const chosen = list(env, name, []);
   for (const item of chosen) {
     if (!(backendNames as readonly string[]).includes(item)) {
-      throw new ConfigError(name, `"${raw}" names ${item}, which is not a backend; use all, none or names from: ${backendNames.join(', ')}`);
+      throw new ConfigError(
+        name,
+        `"${raw}" names ${item}, which is not a backend; use all, none or names from: ${backendNames.join(', ')}`,
+      );
     }
   }
   return [...new Set(chosen)] as BackendName[];
@@ -228,14 +236,18 @@ function embeddedSelection(env: Env, name: string): BackendName[] {
 function pathSegment(env: Env, name: string, fallback: string): string {
   const value = text(env, name) ?? fallback;
   if (!/^[\w.-]+$/.test(value) || value === '.' || value === '..') {
-    throw new ConfigError(name, `must be one path segment of letters, digits, '.', '_' or '-', got "${value}"`);
+    throw new ConfigError(
+      name,
+      `must be one path segment of letters, digits, '.', '_' or '-', got "${value}"`,
+    );
   }
   return value;
 }
 
 function secret(env: Env, name: string): string | undefined {
   const value = text(env, name);
-  if (value !== undefined && value.length < 16) throw new ConfigError(name, 'must be at least 16 characters long');
+  if (value !== undefined && value.length < 16)
+    throw new ConfigError(name, 'must be at least 16 characters long');
   return value;
 }
 
@@ -322,11 +334,17 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       trashRetentionDays: integer(env, 'TRASH_RETENTION_DAYS', 30, 1, 36_500),
       orphanGraceMs: integer(env, 'DATA_STORE_ORPHAN_GRACE_SECONDS', 3600, 0, 30 * 86_400) * 1000,
       urlImportAllowPrivateNetworks: boolean(env, 'URL_IMPORT_ALLOW_PRIVATE_NETWORKS', false),
-      ticketBaseUrl: (url(env, 'TICKET_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/tickets`).replace(/\/+$/, ''),
+      ticketBaseUrl: (
+        url(env, 'TICKET_BASE_URL', ['http:', 'https:'])?.toString() ??
+        `http://localhost:${port}/tickets`
+      ).replace(/\/+$/, ''),
     },
     pid: pidSettings(env, port),
     genomes: {
-      baseUrl: (url(env, 'GENOME_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/genomesvc/genomes`).replace(/\/+$/, ''),
+      baseUrl: (
+        url(env, 'GENOME_BASE_URL', ['http:', 'https:'])?.toString() ??
+        `http://localhost:${port}/genomesvc/genomes`
+      ).replace(/\/+$/, ''),
     },
     analyses: { maxConcurrentJobs: integer(env, 'MAX_CONCURRENT_JOBS', 8, 1, 10_000) },
     notifications: {
@@ -336,7 +354,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     },
     oauth: {
       extapi: extapiClient(env, port),
-      uiBaseUrl: url(env, 'UI_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/`,
+      uiBaseUrl:
+        url(env, 'UI_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/`,
       tokenEncryptionKey: encryptionKey(env, 'TOKEN_ENCRYPTION_KEY'),
     },
   };
@@ -350,11 +369,22 @@ function extapiClient(env: Env, port: number): OAuthClientSettings | undefined {
   const authorizeUrl = url(env, 'EXTAPI_AUTHORIZE_URL', ['http:', 'https:']);
   const tokenUrl = url(env, 'EXTAPI_TOKEN_URL', ['http:', 'https:']);
   const clientId = text(env, 'EXTAPI_CLIENT_ID');
-  const required = { EXTAPI_AUTHORIZE_URL: authorizeUrl, EXTAPI_TOKEN_URL: tokenUrl, EXTAPI_CLIENT_ID: clientId };
-  const missing = Object.entries(required).filter(([, value]) => value === undefined).map(([name]) => name);
+  const required = {
+    EXTAPI_AUTHORIZE_URL: authorizeUrl,
+    EXTAPI_TOKEN_URL: tokenUrl,
+    EXTAPI_CLIENT_ID: clientId,
+  };
+  const missing = Object.entries(required)
+    .filter(([, value]) => value === undefined)
+    .map(([name]) => name);
   if (missing.length === 3) return undefined;
   if (missing.length > 0) {
-    throw new ConfigError(missing[0]!, `must be set together with ${Object.keys(required).filter((name) => name !== missing[0]).join(' and ')} to use the extapi OAuth client`);
+    throw new ConfigError(
+      missing[0]!,
+      `must be set together with ${Object.keys(required)
+        .filter((name) => name !== missing[0])
+        .join(' and ')} to use the extapi OAuth client`,
+    );
   }
   const clientSecret = text(env, 'EXTAPI_CLIENT_SECRET');
   return {
@@ -362,7 +392,9 @@ function extapiClient(env: Env, port: number): OAuthClientSettings | undefined {
     tokenUrl: tokenUrl!.toString(),
     clientId: clientId!,
     ...(clientSecret ? { clientSecret } : {}),
-    redirectUri: url(env, 'EXTAPI_REDIRECT_URI', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/oauth/callback/extapi`,
+    redirectUri:
+      url(env, 'EXTAPI_REDIRECT_URI', ['http:', 'https:'])?.toString() ??
+      `http://localhost:${port}/oauth/callback/extapi`,
   };
 }
 
@@ -370,8 +402,16 @@ function extapiClient(env: Env, port: number): OAuthClientSettings | undefined {
 function encryptionKey(env: Env, name: string): Buffer | undefined {
   const raw = text(env, name);
   if (raw === undefined) return undefined;
-  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : /^[\w+/-]+={0,2}$/.test(raw) ? Buffer.from(raw, 'base64') : undefined;
-  if (key?.length !== 32) throw new ConfigError(name, 'must be 32 bytes written as 64 hexadecimal digits or in base64 (openssl rand -base64 32)');
+  const key = /^[0-9a-f]{64}$/i.test(raw)
+    ? Buffer.from(raw, 'hex')
+    : /^[\w+/-]+={0,2}$/.test(raw)
+      ? Buffer.from(raw, 'base64')
+      : undefined;
+  if (key?.length !== 32)
+    throw new ConfigError(
+      name,
+      'must be 32 bytes written as 64 hexadecimal digits or in base64 (openssl rand -base64 32)',
+    );
   return key;
 }
 
@@ -384,7 +424,10 @@ function addressRanges(env: Env, name: string, fallback: string[]): string[] {
     const maxBits = family === 6 ? 128 : 32;
     const bitsOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
     if (family === 0 || !bitsOk || extra !== undefined) {
-      throw new ConfigError(name, `must list IP addresses or CIDR ranges such as 127.0.0.0/8 or ::1/128, got "${range}"`);
+      throw new ConfigError(
+        name,
+        `must list IP addresses or CIDR ranges such as 127.0.0.0/8 or ::1/128, got "${range}"`,
+      );
     }
   }
   return ranges;
@@ -395,15 +438,22 @@ function pidSettings(env: Env, port: number): GatewayConfig['pid'] {
   const user = text(env, 'PIDPROVIDER_USER');
   const password = text(env, 'PIDPROVIDER_PASSWORD');
   if ((user === undefined) !== (password === undefined)) {
-    throw new ConfigError(user === undefined ? 'PIDPROVIDER_USER' : 'PIDPROVIDER_PASSWORD', 'must be set together with the other PID provider credential');
+    throw new ConfigError(
+      user === undefined ? 'PIDPROVIDER_USER' : 'PIDPROVIDER_PASSWORD',
+      'must be set together with the other PID provider credential',
+    );
   }
   const prefix = text(env, 'PID_PREFIX') ?? '10.5072';
-  if (!/^10\.\d{4,9}(\.\d+)*$/.test(prefix)) throw new ConfigError('PID_PREFIX', `must be a DOI prefix such as 10.5072, got "${prefix}"`);
+  if (!/^10\.\d{4,9}(\.\d+)*$/.test(prefix))
+    throw new ConfigError('PID_PREFIX', `must be a DOI prefix such as 10.5072, got "${prefix}"`);
   return {
     user,
     password,
     prefix,
     publisher: text(env, 'PID_PUBLISHER') ?? 'Platform Gateway',
-    targetBaseUrl: (url(env, 'PID_TARGET_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/published`).replace(/\/+$/, ''),
+    targetBaseUrl: (
+      url(env, 'PID_TARGET_BASE_URL', ['http:', 'https:'])?.toString() ??
+      `http://localhost:${port}/published`
+    ).replace(/\/+$/, ''),
   };
 }

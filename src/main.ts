@@ -9,7 +9,10 @@ const usage = `Usage: npm start -- [--backends <names|all|none>] [--backends-onl
                    requires BACKEND_SECRET`;
 
 interface Stoppable {
-  log: { info(details: object, message: string): void; error(details: object, message: string): void };
+  log: {
+    info(details: object, message: string): void;
+    error(details: object, message: string): void;
+  };
   close(): Promise<void>;
 }
 
@@ -42,13 +45,21 @@ function stopOnSignals(server: Stoppable, graceMs: number): void {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { backends: { type: 'string' }, 'backends-only': { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    options: {
+      backends: { type: 'string' },
+      'backends-only': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
   });
   if (values.help) {
     console.log(usage);
     return;
   }
-  const config = loadConfig(values.backends === undefined ? process.env : { ...process.env, EMBEDDED_BACKENDS: values.backends });
+  const config = loadConfig(
+    values.backends === undefined
+      ? process.env
+      : { ...process.env, EMBEDDED_BACKENDS: values.backends },
+  );
 
   if (values['backends-only']) {
     const host = await serveBackendsStandalone(config);
@@ -57,16 +68,26 @@ async function main(): Promise<void> {
   }
 
   const gateway = await buildGateway(config);
-  stopOnSignals({ log: gateway.app.log, close: () => gateway.close() }, config.connections.shutdownGraceMs);
+  stopOnSignals(
+    { log: gateway.app.log, close: () => gateway.close() },
+    config.connections.shutdownGraceMs,
+  );
   await gateway.app.listen({ port: config.port, host: config.host });
   if (config.auth.embeddedKeys) {
-    gateway.app.log.info('embedded signing key in use: `npm run token -- <username> [--admin]` prints a token');
+    gateway.app.log.info(
+      'embedded signing key in use: `npm run token -- <username> [--admin]` prints a token',
+    );
   }
 }
 
 main().catch((error: unknown) => {
   // A configuration mistake is the operator's to fix: one line naming the variable, no stack.
-  const message = error instanceof ConfigError ? error.message : `Failed to start: ${(error as Error).message}`;
-  console.error(message.includes('Unknown option') || message.includes('Unexpected argument') ? `${message}\n${usage}` : message);
+  const message =
+    error instanceof ConfigError ? error.message : `Failed to start: ${(error as Error).message}`;
+  console.error(
+    message.includes('Unknown option') || message.includes('Unexpected argument')
+      ? `${message}\n${usage}`
+      : message,
+  );
   process.exit(1);
 });

@@ -41,14 +41,28 @@ describe('loadConfig defaults (empty environment)', () => {
 
   test('every backend is embedded (no URL) with the 30 s default timeout', () => {
     assert.deepEqual(Object.keys(config.backends).sort(), [...backendNames].sort());
-    for (const name of backendNames) assert.deepEqual(config.backends[name], { url: undefined, timeoutMs: 30_000, secret: undefined }, name);
+    for (const name of backendNames)
+      assert.deepEqual(
+        config.backends[name],
+        { url: undefined, timeoutMs: 30_000, secret: undefined },
+        name,
+      );
   });
 });
 
 describe('embedded platform settings', () => {
   test('by default every embedded backend runs, in zone "platform", with no shared backend secret', () => {
     const config = loadConfig({});
-    assert.deepEqual(config.embeddedBackends, ['user-info', 'groups', 'data-info', 'apps', 'metadata', 'notification-agent', 'genomesvc', 'analyses']);
+    assert.deepEqual(config.embeddedBackends, [
+      'user-info',
+      'groups',
+      'data-info',
+      'apps',
+      'metadata',
+      'notification-agent',
+      'genomesvc',
+      'analyses',
+    ]);
     assert.deepEqual(config.dataStore, {
       zone: 'platform',
       defaultOutputFolder: 'analyses',
@@ -64,43 +78,77 @@ describe('embedded platform settings', () => {
   });
 
   test('ticket links follow PORT unless TICKET_BASE_URL says where the public reaches them', () => {
-    assert.equal(loadConfig({ PORT: '9000' }).dataStore.ticketBaseUrl, 'http://localhost:9000/tickets');
-    assert.equal(loadConfig({ TICKET_BASE_URL: 'https://data.example.org/t/' }).dataStore.ticketBaseUrl, 'https://data.example.org/t');
+    assert.equal(
+      loadConfig({ PORT: '9000' }).dataStore.ticketBaseUrl,
+      'http://localhost:9000/tickets',
+    );
+    assert.equal(
+      loadConfig({ TICKET_BASE_URL: 'https://data.example.org/t/' }).dataStore.ticketBaseUrl,
+      'https://data.example.org/t',
+    );
   });
 
   test('genome links follow PORT unless GENOME_BASE_URL says where the public reaches them', () => {
-    assert.equal(loadConfig({ PORT: '9000' }).genomes.baseUrl, 'http://localhost:9000/genomesvc/genomes');
-    assert.equal(loadConfig({ GENOME_BASE_URL: 'https://de.example.org/genomesvc/genomes/' }).genomes.baseUrl, 'https://de.example.org/genomesvc/genomes');
+    assert.equal(
+      loadConfig({ PORT: '9000' }).genomes.baseUrl,
+      'http://localhost:9000/genomesvc/genomes',
+    );
+    assert.equal(
+      loadConfig({ GENOME_BASE_URL: 'https://de.example.org/genomesvc/genomes/' }).genomes.baseUrl,
+      'https://de.example.org/genomesvc/genomes',
+    );
     assert.throws(() => loadConfig({ GENOME_BASE_URL: 'ftp://x' }), /GENOME_BASE_URL/);
   });
 
   test('EMBEDDED_BACKENDS takes a list of backend names, all or none', () => {
-    assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: ' user-info , groups,user-info' }).embeddedBackends, ['user-info', 'groups']);
+    assert.deepEqual(
+      loadConfig({ EMBEDDED_BACKENDS: ' user-info , groups,user-info' }).embeddedBackends,
+      ['user-info', 'groups'],
+    );
     assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'none' }).embeddedBackends, []);
     // A backend not embedded yet may be named: it is skipped (with a warning) until it is.
-    assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'user-info,qms' }).embeddedBackends, ['user-info', 'qms']);
+    assert.deepEqual(loadConfig({ EMBEDDED_BACKENDS: 'user-info,qms' }).embeddedBackends, [
+      'user-info',
+      'qms',
+    ]);
     assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 8);
   });
 
   test('SEND_NOTIFICATION_ALLOW lists addresses and CIDR ranges, loopback by default', () => {
     assert.deepEqual(loadConfig({}).notifications.sendAllow, ['127.0.0.0/8', '::1/128']);
-    assert.deepEqual(loadConfig({ SEND_NOTIFICATION_ALLOW: '10.0.0.0/8, fd00::/8,192.0.2.7' }).notifications.sendAllow, ['10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
+    assert.deepEqual(
+      loadConfig({ SEND_NOTIFICATION_ALLOW: '10.0.0.0/8, fd00::/8,192.0.2.7' }).notifications
+        .sendAllow,
+      ['10.0.0.0/8', 'fd00::/8', '192.0.2.7'],
+    );
     for (const bad of ['10.0.0.0/33', 'example.org', '::1/129', '10.0.0.0/8/1', '10.0.0.0/x']) {
-      assert.throws(() => loadConfig({ SEND_NOTIFICATION_ALLOW: bad }), (error: unknown) => error instanceof ConfigError && error.variable === 'SEND_NOTIFICATION_ALLOW', bad);
+      assert.throws(
+        () => loadConfig({ SEND_NOTIFICATION_ALLOW: bad }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.variable === 'SEND_NOTIFICATION_ALLOW',
+        bad,
+      );
     }
   });
 
   test('a short BACKEND_SECRET is refused without echoing it', () => {
     assert.throws(
       () => loadConfig({ BACKEND_SECRET: 'hunter2' }),
-      (error: unknown) => error instanceof ConfigError && error.variable === 'BACKEND_SECRET' && !error.message.includes('hunter2'),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.variable === 'BACKEND_SECRET' &&
+        !error.message.includes('hunter2'),
     );
     assert.equal(loadConfig({ BACKEND_SECRET: 'x'.repeat(16) }).backendSecret, 'x'.repeat(16));
   });
 });
 
 describe('OAuth settings for the third-party job API', () => {
-  const client = { EXTAPI_AUTHORIZE_URL: 'https://jobs.example/authorize', EXTAPI_TOKEN_URL: 'https://jobs.example/token', EXTAPI_CLIENT_ID: 'gw' };
+  const client = {
+    EXTAPI_AUTHORIZE_URL: 'https://jobs.example/authorize',
+    EXTAPI_TOKEN_URL: 'https://jobs.example/token',
+    EXTAPI_CLIENT_ID: 'gw',
+  };
 
   test('extapi is configured by its authorize URL, token URL and client id; the callback and UI follow PORT', () => {
     const none = loadConfig({ PORT: '9000' });
@@ -113,7 +161,12 @@ describe('OAuth settings for the third-party job API', () => {
       clientId: 'gw',
       redirectUri: 'http://localhost:9000/oauth/callback/extapi',
     });
-    const full = loadConfig({ ...client, EXTAPI_CLIENT_SECRET: 's', EXTAPI_REDIRECT_URI: 'https://gw.example/oauth/callback/extapi', UI_BASE_URL: 'https://ui.example/de/' });
+    const full = loadConfig({
+      ...client,
+      EXTAPI_CLIENT_SECRET: 's',
+      EXTAPI_REDIRECT_URI: 'https://gw.example/oauth/callback/extapi',
+      UI_BASE_URL: 'https://ui.example/de/',
+    });
     assert.equal(full.oauth.extapi?.clientSecret, 's');
     assert.equal(full.oauth.extapi?.redirectUri, 'https://gw.example/oauth/callback/extapi');
     assert.equal(full.oauth.uiBaseUrl, 'https://ui.example/de/');
@@ -121,21 +174,41 @@ describe('OAuth settings for the third-party job API', () => {
 
   test('part of the extapi client is refused, naming what is missing', () => {
     assert.throws(
-      () => loadConfig({ EXTAPI_AUTHORIZE_URL: client.EXTAPI_AUTHORIZE_URL, EXTAPI_CLIENT_ID: 'gw' }),
+      () =>
+        loadConfig({ EXTAPI_AUTHORIZE_URL: client.EXTAPI_AUTHORIZE_URL, EXTAPI_CLIENT_ID: 'gw' }),
       (error: unknown) => error instanceof ConfigError && error.variable === 'EXTAPI_TOKEN_URL',
     );
-    assert.throws(() => loadConfig({ ...client, EXTAPI_TOKEN_URL: 'ftp://jobs.example/token' }), (error: unknown) => error instanceof ConfigError && error.variable === 'EXTAPI_TOKEN_URL');
+    assert.throws(
+      () => loadConfig({ ...client, EXTAPI_TOKEN_URL: 'ftp://jobs.example/token' }),
+      (error: unknown) => error instanceof ConfigError && error.variable === 'EXTAPI_TOKEN_URL',
+    );
   });
 
   test('TOKEN_ENCRYPTION_KEY is 32 bytes in hex or base64, and a wrong one is refused without echoing it', () => {
     const key = Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7));
-    assert.deepEqual(loadConfig({ TOKEN_ENCRYPTION_KEY: key.toString('hex') }).oauth.tokenEncryptionKey, key);
-    assert.deepEqual(loadConfig({ TOKEN_ENCRYPTION_KEY: key.toString('base64') }).oauth.tokenEncryptionKey, key);
-    assert.deepEqual(loadConfig({ TOKEN_ENCRYPTION_KEY: key.toString('base64url') }).oauth.tokenEncryptionKey, key);
-    for (const bad of [key.subarray(0, 16).toString('base64'), `${key.toString('hex')}00`, 'not a key!']) {
+    assert.deepEqual(
+      loadConfig({ TOKEN_ENCRYPTION_KEY: key.toString('hex') }).oauth.tokenEncryptionKey,
+      key,
+    );
+    assert.deepEqual(
+      loadConfig({ TOKEN_ENCRYPTION_KEY: key.toString('base64') }).oauth.tokenEncryptionKey,
+      key,
+    );
+    assert.deepEqual(
+      loadConfig({ TOKEN_ENCRYPTION_KEY: key.toString('base64url') }).oauth.tokenEncryptionKey,
+      key,
+    );
+    for (const bad of [
+      key.subarray(0, 16).toString('base64'),
+      `${key.toString('hex')}00`,
+      'not a key!',
+    ]) {
       assert.throws(
         () => loadConfig({ TOKEN_ENCRYPTION_KEY: bad }),
-        (error: unknown) => error instanceof ConfigError && error.variable === 'TOKEN_ENCRYPTION_KEY' && !error.message.includes(bad),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.variable === 'TOKEN_ENCRYPTION_KEY' &&
+          !error.message.includes(bad),
         bad,
       );
     }
@@ -210,10 +283,16 @@ describe('invalid values throw a ConfigError naming the variable', () => {
   }
 });
 
-async function runMain(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runMain(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: projectDir, env: { ...process.env, ...env }, timeout: 30_000 }, (_error, out, err) =>
-      resolve({ code: child.exitCode, stdout: out, stderr: err }),
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/main.ts', ...args],
+      { cwd: projectDir, env: { ...process.env, ...env }, timeout: 30_000 },
+      (_error, out, err) => resolve({ code: child.exitCode, stdout: out, stderr: err }),
     );
   });
 }
@@ -234,9 +313,16 @@ describe('the gateway process', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-config-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
     const env = { ...process.env, PORT: 'abc', GATEWAY_DATA_DIR: dataDir };
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: projectDir, env, timeout: 30_000 }, (_error, out, err) =>
-        resolve({ code: child.exitCode, stdout: out, stderr: err }),
+    const { code, stdout, stderr } = await new Promise<{
+      code: number | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/main.ts'],
+        { cwd: projectDir, env, timeout: 30_000 },
+        (_error, out, err) => resolve({ code: child.exitCode, stdout: out, stderr: err }),
       );
     });
     assert.equal(code, 1);

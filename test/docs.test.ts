@@ -44,8 +44,15 @@ function variablesConfigReads(): Set<string> {
       },
     });
   loadConfig(recording({}));
-  loadConfig(recording({ EXTAPI_AUTHORIZE_URL: 'https://id.example/authorize', EXTAPI_TOKEN_URL: 'https://id.example/token', EXTAPI_CLIENT_ID: 'gateway' }));
-  for (const match of read('src/config.ts').matchAll(/\(env, '([A-Z][A-Z0-9_]*)'/g)) seen.add(match[1]!);
+  loadConfig(
+    recording({
+      EXTAPI_AUTHORIZE_URL: 'https://id.example/authorize',
+      EXTAPI_TOKEN_URL: 'https://id.example/token',
+      EXTAPI_CLIENT_ID: 'gateway',
+    }),
+  );
+  for (const match of read('src/config.ts').matchAll(/\(env, '([A-Z][A-Z0-9_]*)'/g))
+    seen.add(match[1]!);
   return seen;
 }
 
@@ -64,24 +71,42 @@ test('the configuration page lists exactly the variables src/config.ts reads', (
   const services = [...readByConfig]
     .filter((name) => name.endsWith('_URL'))
     .map((name) => name.slice(0, -'_URL'.length))
-    .filter((prefix) => readByConfig.has(`${prefix}_TIMEOUT_MS`) && readByConfig.has(`${prefix}_SECRET`))
+    .filter(
+      (prefix) => readByConfig.has(`${prefix}_TIMEOUT_MS`) && readByConfig.has(`${prefix}_SECRET`),
+    )
     .sort();
   assert.ok(services.length > 0);
 
-  const documentedServices = [...section(page, 'Backend services').matchAll(/`([A-Z][A-Z0-9_]*)_URL`/g)].map((match) => match[1]!).sort();
-  assert.deepEqual(documentedServices, services, 'the backend services section names every backend URL variable, and only those');
+  const documentedServices = [
+    ...section(page, 'Backend services').matchAll(/`([A-Z][A-Z0-9_]*)_URL`/g),
+  ]
+    .map((match) => match[1]!)
+    .sort();
+  assert.deepEqual(
+    documentedServices,
+    services,
+    'the backend services section names every backend URL variable, and only those',
+  );
 
   const documented = new Set<string>();
-  for (const row of section(page, 'Settings').split('\n').filter((line) => line.startsWith('| `'))) {
+  for (const row of section(page, 'Settings')
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))) {
     const firstCell = row.split('|')[1]!;
     for (const [, name] of firstCell.matchAll(/`([^`]+)`/g)) {
-      if (name!.startsWith('<SERVICE>_')) for (const service of documentedServices) documented.add(name!.replace('<SERVICE>', service));
+      if (name!.startsWith('<SERVICE>_'))
+        for (const service of documentedServices)
+          documented.add(name!.replace('<SERVICE>', service));
       else documented.add(name!);
     }
   }
   const missing = [...readByConfig].filter((name) => !documented.has(name)).sort();
   const extra = [...documented].filter((name) => !readByConfig.has(name)).sort();
-  assert.deepEqual(missing, [], 'every variable src/config.ts reads has a row in docs/configuration.md');
+  assert.deepEqual(
+    missing,
+    [],
+    'every variable src/config.ts reads has a row in docs/configuration.md',
+  );
   assert.deepEqual(extra, [], 'every variable in docs/configuration.md is read by src/config.ts');
 });
 
@@ -104,19 +129,28 @@ test('every relative link in README.md and docs/ leads to a file (and heading) o
   let links = 0;
   for (const file of markdownFiles()) {
     const page = read(file);
-    if (page.includes('../shared/')) broken.push(`${file}: names ../shared/, which is not in a clone`);
+    if (page.includes('../shared/'))
+      broken.push(`${file}: names ../shared/, which is not in a clone`);
     // Links in prose only: fenced blocks and code spans are examples, not links.
     const prose = page.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
     for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(target!)) continue; // an absolute URL, not a file of the repository
       links += 1;
       const [filePart = '', fragment] = target!.split('#');
-      const resolved = filePart === '' ? path.join(root, file) : path.resolve(path.dirname(path.join(root, file)), decodeURIComponent(filePart));
+      const resolved =
+        filePart === ''
+          ? path.join(root, file)
+          : path.resolve(path.dirname(path.join(root, file)), decodeURIComponent(filePart));
       if (path.relative(root, resolved).startsWith('..')) {
         broken.push(`${file}: ${target} leaves the repository`);
       } else if (!existsSync(resolved)) {
         broken.push(`${file}: ${target} names no file`);
-      } else if (fragment !== undefined && statSync(resolved).isFile() && resolved.endsWith('.md') && !anchorsOf(readFileSync(resolved, 'utf8')).has(fragment)) {
+      } else if (
+        fragment !== undefined &&
+        statSync(resolved).isFile() &&
+        resolved.endsWith('.md') &&
+        !anchorsOf(readFileSync(resolved, 'utf8')).has(fragment)
+      ) {
         broken.push(`${file}: ${target} names no heading of that page`);
       }
     }

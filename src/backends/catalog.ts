@@ -30,7 +30,16 @@ export const backendNames = [
 export type BackendName = (typeof backendNames)[number];
 
 /** Backends this project implements itself (`src/backends/<name>/`), run in-process unless given a URL. */
-export const embeddedBackendNames = ['user-info', 'groups', 'data-info', 'apps', 'metadata', 'notification-agent', 'genomesvc', 'analyses'] as const satisfies readonly BackendName[];
+export const embeddedBackendNames = [
+  'user-info',
+  'groups',
+  'data-info',
+  'apps',
+  'metadata',
+  'notification-agent',
+  'genomesvc',
+  'analyses',
+] as const satisfies readonly BackendName[];
 
 export type EmbeddedBackendName = (typeof embeddedBackendNames)[number];
 

@@ -3,8 +3,16 @@ import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../config.js';
-import { connectionServerOptions, registerConnectionHandling, type ConnectionLimits } from '../http/connection-limits.js';
-import { answerFrameworkError, MAX_PATH_PARAMETER_LENGTH, registerErrorHandling } from '../http/errors.js';
+import {
+  connectionServerOptions,
+  registerConnectionHandling,
+  type ConnectionLimits,
+} from '../http/connection-limits.js';
+import {
+  answerFrameworkError,
+  MAX_PATH_PARAMETER_LENGTH,
+  registerErrorHandling,
+} from '../http/errors.js';
 import { registerJsonBodyParser } from '../http/json-body.js';
 import type { BackendTarget } from '../http/proxy.js';
 import type { EmbeddedBackendName } from './catalog.js';
@@ -28,7 +36,11 @@ export interface BackendHostOptions {
 }
 
 /** The configuration's defaults (HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, SHUTDOWN_GRACE_MS). */
-const defaultLimits: ConnectionLimits = { headersTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, shutdownGraceMs: 2_000 };
+const defaultLimits: ConnectionLimits = {
+  headersTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  shutdownGraceMs: 2_000,
+};
 
 function sameSecret(given: string | string[] | undefined, expected: Buffer): boolean {
   if (typeof given !== 'string') return false;
@@ -61,7 +73,10 @@ export async function buildBackendHost(options: BackendHostOptions): Promise<Fas
   app.addHook('onRequest', async (request) => {
     if (request.url === '/livez') return;
     if (!sameSecret(request.headers[backendSecretHeader], expected)) {
-      throw gatewayError('ERR_FORBIDDEN', `Embedded backends answer only a gateway holding the backend secret (${backendSecretHeader}).`);
+      throw gatewayError(
+        'ERR_FORBIDDEN',
+        `Embedded backends answer only a gateway holding the backend secret (${backendSecretHeader}).`,
+      );
     }
   });
 
@@ -86,11 +101,17 @@ export interface PrivateAddress {
  * Listens where the public listener's clients cannot connect: a Unix socket in a 0700 folder of
  * the data directory, or, when that path is too long for a socket, a loopback port (the secret guards it).
  */
-export async function listenPrivately(host: FastifyInstance, dataDir: string): Promise<PrivateAddress> {
+export async function listenPrivately(
+  host: FastifyInstance,
+  dataDir: string,
+): Promise<PrivateAddress> {
   const folder = path.join(dataDir, 'run');
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   chmodSync(folder, 0o700);
-  const socketPath = path.join(folder, `backends-${process.pid}-${randomBytes(4).toString('hex')}.sock`);
+  const socketPath = path.join(
+    folder,
+    `backends-${process.pid}-${randomBytes(4).toString('hex')}.sock`,
+  );
   if (Buffer.byteLength(socketPath) < 100) {
     host.addHook('onClose', async () => rmSync(socketPath, { force: true }));
     await host.listen({ path: socketPath });
@@ -99,7 +120,8 @@ export async function listenPrivately(host: FastifyInstance, dataDir: string): P
   }
   await host.listen({ host: '127.0.0.1', port: 0 });
   const address = host.server.address();
-  if (!address || typeof address === 'string') throw new Error('embedded backends did not bind a port');
+  if (!address || typeof address === 'string')
+    throw new Error('embedded backends did not bind a port');
   return { origin: `http://127.0.0.1:${address.port}` };
 }
 
@@ -111,7 +133,10 @@ export function embeddedTargets(
   config: Pick<GatewayConfig, 'backends'>,
 ): Partial<Record<EmbeddedBackendName, BackendTarget>> {
   return Object.fromEntries(
-    names.map((name) => [name, { ...address, basePath: `/${name}`, timeoutMs: config.backends[name].timeoutMs, secret }]),
+    names.map((name) => [
+      name,
+      { ...address, basePath: `/${name}`, timeoutMs: config.backends[name].timeoutMs, secret },
+    ]),
   );
 }
 

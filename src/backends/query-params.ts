@@ -3,7 +3,11 @@
 import { GatewayError, gatewayError } from '../common/errors.js';
 
 /** 400 ERR_BAD_QUERY_PARAMETER naming the parameter. */
-export function badQueryParam(field: string, reason: string, extra: Record<string, unknown> = {}): GatewayError {
+export function badQueryParam(
+  field: string,
+  reason: string,
+  extra: Record<string, unknown> = {},
+): GatewayError {
   return gatewayError('ERR_BAD_QUERY_PARAMETER', reason, { field, ...extra });
 }
 
@@ -16,23 +20,38 @@ export function singleParam(query: unknown, name: string): string | undefined {
   if (raw === undefined) return undefined;
   const values = (Array.isArray(raw) ? raw : [raw]).map(String);
   if (new Set(values).size > 1) {
-    throw gatewayError('ERR_CONFLICTING_QUERY_PARAMETER_VALUES', `query parameter "${name}" was given different values`, { field: name, values });
+    throw gatewayError(
+      'ERR_CONFLICTING_QUERY_PARAMETER_VALUES',
+      `query parameter "${name}" was given different values`,
+      { field: name, values },
+    );
   }
   return values[0];
 }
 
 export function requiredParam(query: unknown, name: string): string {
   const value = singleParam(query, name);
-  if (value === undefined || value === '') throw gatewayError('ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
+  if (value === undefined || value === '')
+    throw gatewayError('ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, {
+      field: name,
+    });
   return value;
 }
 
 /** A query parameter that must be one of `allowed` (any letter case); answers the lower-case value. */
-export function choiceParam<T extends string>(query: unknown, name: string, allowed: readonly T[], fallback?: T): T {
-  const raw = fallback === undefined ? requiredParam(query, name) : (singleParam(query, name) ?? fallback);
+export function choiceParam<T extends string>(
+  query: unknown,
+  name: string,
+  allowed: readonly T[],
+  fallback?: T,
+): T {
+  const raw =
+    fallback === undefined ? requiredParam(query, name) : (singleParam(query, name) ?? fallback);
   const value = raw.toLowerCase() as T;
   if (!allowed.includes(value)) {
-    throw badQueryParam(name, `query parameter "${name}" must be one of ${allowed.join(', ')}`, { value: raw });
+    throw badQueryParam(name, `query parameter "${name}" must be one of ${allowed.join(', ')}`, {
+      value: raw,
+    });
   }
   return value;
 }
@@ -42,7 +61,8 @@ export function optionalBooleanParam(query: unknown, name: string): boolean | un
   const raw = singleParam(query, name);
   if (raw === undefined || raw === '') return undefined;
   const value = raw.toLowerCase();
-  if (value !== 'true' && value !== 'false') throw badQueryParam(name, `query parameter "${name}" must be true or false`);
+  if (value !== 'true' && value !== 'false')
+    throw badQueryParam(name, `query parameter "${name}" must be true or false`);
   return value === 'true';
 }
 
@@ -59,11 +79,11 @@ export function listParam(query: unknown, name: string): string[] {
   return (Array.isArray(raw) ? raw : [raw]).map(String);
 }
 
-
 /** A whole number of at least 0 (a count, a limit, an offset); `fallback` when absent or empty. */
 export function countParam(query: unknown, name: string, fallback: number): number {
   const value = singleParam(query, name);
   if (value === undefined || value === '') return fallback;
-  if (!/^\d{1,9}$/.test(value)) throw badQueryParam(name, `query parameter "${name}" must be a whole number of at least 0`);
+  if (!/^\d{1,9}$/.test(value))
+    throw badQueryParam(name, `query parameter "${name}" must be a whole number of at least 0`);
   return Number(value);
 }

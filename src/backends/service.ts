@@ -9,7 +9,17 @@ import { gatewayError } from '../common/errors.js';
 /** What every embedded backend service is given: the store, the platform settings, a way to notify users. */
 export interface BackendContext {
   store: Store;
-  config: Pick<GatewayConfig, 'uidDomain' | 'jsonMaxDepth' | 'dataStore' | 'notifications' | 'oauth' | 'dataDir' | 'genomes' | 'analyses'>;
+  config: Pick<
+    GatewayConfig,
+    | 'uidDomain'
+    | 'jsonMaxDepth'
+    | 'dataStore'
+    | 'notifications'
+    | 'oauth'
+    | 'dataDir'
+    | 'genomes'
+    | 'analyses'
+  >;
   /**
    * Sends a user a notification through the notification agent, wherever it runs (the one event
    * path, src/http/notifications.ts); answers whether it was accepted and never throws.
@@ -33,7 +43,9 @@ export function answerUnimplemented(app: FastifyInstance, name: EmbeddedBackendN
   app.setNotFoundHandler((request, reply) =>
     sendError(
       reply,
-      gatewayError('ERR_NOT_IMPLEMENTED', `The embedded ${name} service does not implement ${request.method} ${request.url.split('?')[0]}; set ${backendEnvPrefix(name)}_URL to reach a full one.`,
+      gatewayError(
+        'ERR_NOT_IMPLEMENTED',
+        `The embedded ${name} service does not implement ${request.method} ${request.url.split('?')[0]}; set ${backendEnvPrefix(name)}_URL to reach a full one.`,
         { backend: name },
       ),
     ),
@@ -44,7 +56,9 @@ export function answerUnimplemented(app: FastifyInstance, name: EmbeddedBackendN
 export function requireUserParam(query: unknown): string {
   const user = (query as { user?: unknown } | undefined)?.user;
   if (typeof user !== 'string' || user === '') {
-    throw gatewayError('ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "user"', { field: 'user' });
+    throw gatewayError('ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "user"', {
+      field: 'user',
+    });
   }
   return user;
 }

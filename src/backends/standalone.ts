@@ -6,17 +6,32 @@ import { createMetrics } from '../http/metrics.js';
 import { sendNotification } from '../http/notifications.js';
 import { loggerSettings } from '../http/request-log.js';
 import { Forwarder, remoteTarget, type BackendTarget } from '../http/proxy.js';
-import { embeddedBackendNames, isEmbeddedBackend, type BackendName, type EmbeddedBackendName } from './catalog.js';
+import {
+  embeddedBackendNames,
+  isEmbeddedBackend,
+  type BackendName,
+  type EmbeddedBackendName,
+} from './catalog.js';
 import { buildBackendHost } from './host.js';
 
 /** Where these backends send notifications: NOTIFICATION_AGENT_URL, else this process when it serves the agent. */
-function notificationTarget(config: GatewayConfig, names: readonly EmbeddedBackendName[]): Partial<Record<BackendName, BackendTarget>> {
+function notificationTarget(
+  config: GatewayConfig,
+  names: readonly EmbeddedBackendName[],
+): Partial<Record<BackendName, BackendTarget>> {
   const setting = config.backends['notification-agent'];
   const remote = remoteTarget(setting);
   if (remote) return { 'notification-agent': remote };
   if (!names.includes('notification-agent')) return {};
   const origin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-  return { 'notification-agent': { origin, basePath: '/notification-agent', timeoutMs: setting.timeoutMs, secret: config.backendSecret } };
+  return {
+    'notification-agent': {
+      origin,
+      basePath: '/notification-agent',
+      timeoutMs: setting.timeoutMs,
+      secret: config.backendSecret,
+    },
+  };
 }
 
 /**
@@ -25,20 +40,37 @@ function notificationTarget(config: GatewayConfig, names: readonly EmbeddedBacke
  * the shared BACKEND_SECRET is mandatory.
  */
 export async function serveBackendsStandalone(config: GatewayConfig): Promise<FastifyInstance> {
-  if (!config.backendSecret) throw new ConfigError('BACKEND_SECRET', 'must be set to serve backends on their own (--backends-only)');
+  if (!config.backendSecret)
+    throw new ConfigError(
+      'BACKEND_SECRET',
+      'must be set to serve backends on their own (--backends-only)',
+    );
   const names = config.embeddedBackends.filter(isEmbeddedBackend);
-  if (names.length === 0) throw new ConfigError('EMBEDDED_BACKENDS', `names no backend with an embedded implementation (${embeddedBackendNames.join(', ')}) to serve with --backends-only`);
+  if (names.length === 0)
+    throw new ConfigError(
+      'EMBEDDED_BACKENDS',
+      `names no backend with an embedded implementation (${embeddedBackendNames.join(', ')}) to serve with --backends-only`,
+    );
   const logger = pino(loggerSettings(config.logLevel));
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     bounds: config.database,
-    onConnectionLost: (error) => logger.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
+    onConnectionLost: (error) =>
+      logger.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
   });
-  const notifier = new Forwarder(notificationTarget(config, names), config.uidDomain, createMetrics());
+  const notifier = new Forwarder(
+    notificationTarget(config, names),
+    config.uidDomain,
+    createMetrics(),
+  );
   const host = await buildBackendHost({
     names,
-    context: { store, config, notify: (notification) => sendNotification(notifier, notification, logger) },
+    context: {
+      store,
+      config,
+      notify: (notification) => sendNotification(notifier, notification, logger),
+    },
     secret: config.backendSecret,
     logger,
     bodyLimitBytes: config.bodyLimitBytes,

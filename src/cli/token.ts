@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { signEmbeddedToken } from '../http/keys.js';
 
-const usage = 'usage: npm run token -- <username> [--admin] [--email address] [--ttl 1h] [--role name]...';
+const usage =
+  'usage: npm run token -- <username> [--admin] [--email address] [--ttl 1h] [--role name]...';
 
 /** `30s`, `15m`, `1h`, `7d` or plain seconds. */
 function parseTtl(text: string): number {
@@ -28,7 +29,9 @@ async function main(): Promise<void> {
   if (!username || positionals.length > 1) throw new Error(usage);
   const config = loadConfig();
   if (!config.auth.embeddedKeys) {
-    throw new Error('AUTH_JWKS_URL or AUTH_PUBLIC_KEYS is set: get tokens from your identity provider instead.');
+    throw new Error(
+      'AUTH_JWKS_URL or AUTH_PUBLIC_KEYS is set: get tokens from your identity provider instead.',
+    );
   }
   const roles = [...(values.role ?? []), ...(values.admin ? config.auth.adminRoles : [])];
   const token = await signEmbeddedToken(config.dataDir, {

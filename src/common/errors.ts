@@ -46,7 +46,8 @@ export const errorTable = {
     variants: {
       pathParameterTooLong: {
         status: 414,
-        because: "Fastify's router refuses a path parameter over its limit with 414 URI Too Long (FST_ERR_MAX_PARAM_LENGTH); the status is kept, the body made the gateway's",
+        because:
+          "Fastify's router refuses a path parameter over its limit with 414 URI Too Long (FST_ERR_MAX_PARAM_LENGTH); the status is kept, the body made the gateway's",
       },
     },
   },
@@ -56,16 +57,35 @@ export const errorTable = {
   ERR_MISSING_QUERY_PARAMETER: { status: 400, reason: 'A query parameter is missing.' },
   ERR_BAD_QUERY_PARAMETER: { status: 400, reason: 'A query parameter is invalid.' },
   /** Spec "Errors" 5: a query parameter repeated with different values. */
-  ERR_CONFLICTING_QUERY_PARAMETER_VALUES: { status: 409, reason: 'A query parameter was given different values.' },
-  ERR_ILLEGAL_ARGUMENT: { status: 400, reason: 'The request asks for something that cannot be done.' },
+  ERR_CONFLICTING_QUERY_PARAMETER_VALUES: {
+    status: 409,
+    reason: 'A query parameter was given different values.',
+  },
+  ERR_ILLEGAL_ARGUMENT: {
+    status: 400,
+    reason: 'The request asks for something that cannot be done.',
+  },
   ERR_NOT_UNIQUE: { status: 400, reason: 'An equal item is already there.' },
-  ERR_TOO_MANY_RESULTS: { status: 400, reason: 'The request would touch more items than are answered at once.' },
+  ERR_TOO_MANY_RESULTS: {
+    status: 400,
+    reason: 'The request would touch more items than are answered at once.',
+  },
   ERR_REQUEST_BODY_TOO_LARGE: { status: 413, reason: 'Request body is larger than the limit.' },
-  ERR_FILE_SIZE_TOO_LARGE: { status: 413, reason: 'The file is larger than this operation accepts.', variants: { fileio } },
-  ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, reason: 'The body has a content type this route does not take.' },
+  ERR_FILE_SIZE_TOO_LARGE: {
+    status: 413,
+    reason: 'The file is larger than this operation accepts.',
+    variants: { fileio },
+  },
+  ERR_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    reason: 'The body has a content type this route does not take.',
+  },
   ERR_RANGE_NOT_SATISFIABLE: { status: 416, reason: 'The requested range is outside the file.' },
   ERR_REQUEST_TIMEOUT: { status: 408, reason: 'The request did not arrive in time.' },
-  ERR_HEADERS_TOO_LARGE: { status: 431, reason: 'The request line and headers are larger than the server accepts.' },
+  ERR_HEADERS_TOO_LARGE: {
+    status: 431,
+    reason: 'The request line and headers are larger than the server accepts.',
+  },
   /** Not sent to anyone (the client has gone): named so that logs and metrics tell it from a failure. */
   ERR_CLIENT_CLOSED_REQUEST: { status: 499, reason: 'The client closed the request.' },
 
@@ -76,7 +96,8 @@ export const errorTable = {
     variants: {
       ownHome: {
         status: 403,
-        because: 'deleting one\'s own home folder is refused, not unauthenticated: a 401 would make clients sign in again',
+        because:
+          "deleting one's own home folder is refused, not unauthenticated: a 401 would make clients sign in again",
       },
     },
   },
@@ -87,7 +108,8 @@ export const errorTable = {
     variants: {
       headOfData: {
         status: 422,
-        because: 'HEAD /data/{id} answers a status alone, and backends.md §10 gives it 422 for an unknown user so that it differs from 404 (no such id)',
+        because:
+          'HEAD /data/{id} answers a status alone, and backends.md §10 gives it 422 for an unknown user so that it differs from 404 (no such id)',
       },
     },
   },
@@ -98,7 +120,8 @@ export const errorTable = {
     variants: {
       namedInBody: {
         status: 400,
-        because: 'a quick launch naming paths its users cannot read is a bad body field (`field` names it), not a refusal of the caller',
+        because:
+          'a quick launch naming paths its users cannot read is a bad body field (`field` names it), not a refusal of the caller',
       },
     },
   },
@@ -142,8 +165,16 @@ export const errorTable = {
     status: 503,
     reason: 'The service is unavailable; try again shortly.',
     variants: {
-      backendFailed: { status: 502, because: 'the backend answered, but broke off or failed mid-answer: a bad gateway, not an outage' },
-      backendTimedOut: { status: 504, because: 'the backend did not answer within its timeout: a gateway timeout, so clients and proxies can tell it from an outage' },
+      backendFailed: {
+        status: 502,
+        because:
+          'the backend answered, but broke off or failed mid-answer: a bad gateway, not an outage',
+      },
+      backendTimedOut: {
+        status: 504,
+        because:
+          'the backend did not answer within its timeout: a gateway timeout, so clients and proxies can tell it from an outage',
+      },
     },
   },
   ERR_NOT_IMPLEMENTED: { status: 501, reason: 'This deployment does not serve this.' },
@@ -155,13 +186,19 @@ export type ErrorTable = typeof errorTable;
 /** Every code the service answers. */
 export type ErrorCode = keyof ErrorTable;
 /** The named variants of one code (never for a code that has none). */
-export type VariantOf<C extends ErrorCode> = ErrorTable[C] extends { variants: infer V } ? keyof V & string : never;
+export type VariantOf<C extends ErrorCode> = ErrorTable[C] extends { variants: infer V }
+  ? keyof V & string
+  : never;
 /** The codes that have a variant of this name. */
-export type CodeWithVariant<V extends string> = { [C in ErrorCode]: V extends VariantOf<C> ? C : never }[ErrorCode];
+export type CodeWithVariant<V extends string> = {
+  [C in ErrorCode]: V extends VariantOf<C> ? C : never;
+}[ErrorCode];
 /** The statuses a code may be answered with: its default and its variants'. */
 export type AllowedStatus<C extends ErrorCode> =
   | ErrorTable[C]['status']
-  | (ErrorTable[C] extends { variants: infer V } ? { [K in keyof V]: V[K] extends { status: infer S } ? S : never }[keyof V] : never);
+  | (ErrorTable[C] extends { variants: infer V }
+      ? { [K in keyof V]: V[K] extends { status: infer S } ? S : never }[keyof V]
+      : never);
 
 /**
  * An error the gateway (or an embedded backend) answers itself. Every one becomes
@@ -189,13 +226,24 @@ type Extra = Record<string, unknown>;
 type Headers = Record<string, string>;
 
 /** The error of a code of the table, with the code's default status. */
-export function gatewayError(code: ErrorCode, reason?: string, extra: Extra = {}, headers: Headers = {}): GatewayError {
+export function gatewayError(
+  code: ErrorCode,
+  reason?: string,
+  extra: Extra = {},
+  headers: Headers = {},
+): GatewayError {
   const definition: ErrorDefinition = errorTable[code];
   return new GatewayError(definition.status, code, reason ?? definition.reason, extra, headers);
 }
 
 /** The error of a code of the table, with the status of one of its named variants. */
-export function errorAs<C extends ErrorCode>(code: C, variant: VariantOf<C>, reason?: string, extra: Extra = {}, headers: Headers = {}): GatewayError {
+export function errorAs<C extends ErrorCode>(
+  code: C,
+  variant: VariantOf<C>,
+  reason?: string,
+  extra: Extra = {},
+  headers: Headers = {},
+): GatewayError {
   const definition: ErrorDefinition = errorTable[code];
   const chosen = definition.variants?.[variant];
   if (!chosen) throw new TypeError(`error code ${code} has no variant ${variant}`);
@@ -208,7 +256,10 @@ export function errorAs<C extends ErrorCode>(code: C, variant: VariantOf<C>, rea
  */
 export function allowedStatuses(code: ErrorCode): number[] {
   const definition: ErrorDefinition = errorTable[code];
-  return [definition.status, ...Object.values(definition.variants ?? {}).map((variant) => variant.status)];
+  return [
+    definition.status,
+    ...Object.values(definition.variants ?? {}).map((variant) => variant.status),
+  ];
 }
 
 export function isErrorCode(code: string): code is ErrorCode {
@@ -221,6 +272,12 @@ export function isErrorCode(code: string): code is ErrorCode {
  * over to the 500 of file I/O (spec "Errors" 2). The only way to give a status the table does not
  * list for the code, so every use of it is a place where the status is not the gateway's choice.
  */
-export function relayedError(statusCode: number, errorCode: string, reason: string, extra: Extra = {}, headers: Headers = {}): GatewayError {
+export function relayedError(
+  statusCode: number,
+  errorCode: string,
+  reason: string,
+  extra: Extra = {},
+  headers: Headers = {},
+): GatewayError {
   return new GatewayError(statusCode, errorCode, reason, extra, headers);
 }

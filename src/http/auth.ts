@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { KeyObject } from 'node:crypto';
-import { decodeProtectedHeader, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import {
+  decodeProtectedHeader,
+  errors,
+  jwtVerify,
+  type CryptoKey,
+  type JWTPayload,
+  type JWTVerifyOptions,
+} from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { GatewayConfig } from '../config.js';
 import { errorTable, GatewayError } from '../common/errors.js';
@@ -23,10 +30,22 @@ export interface Identity {
  * present; `user` requires them; `admin` and `data-store-admin` also require a role;
  * `{serviceRole}` requires a service account holding that role.
  */
-export type AuthLevel = 'none' | 'optional' | 'user' | 'admin' | 'data-store-admin' | { serviceRole: string };
+export type AuthLevel =
+  'none' | 'optional' | 'user' | 'admin' | 'data-store-admin' | { serviceRole: string };
 
 /** Asymmetric algorithms only: HMAC would let anyone holding a public key mint tokens. */
-export const allowedAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const allowedAlgorithms = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 
 /** Why authentication failed; also the label of the auth-failure metric. */
 export type AuthFailure =
@@ -56,7 +75,8 @@ export class AuthError extends GatewayError {
   }
 }
 
-export const noCredentials = () => new AuthError('missing', 'No user authentication information found in request.');
+export const noCredentials = () =>
+  new AuthError('missing', 'No user authentication information found in request.');
 
 const compactJwt = /^[\w-]+\.[\w-]*\.[\w-]*$/;
 
@@ -112,10 +132,17 @@ function failureOf(error: unknown): AuthError {
   if (error instanceof errors.JWTExpired) return new AuthError('expired', 'Token has expired.');
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === 'nbf') return new AuthError('not_yet_valid', 'Token is not yet valid.');
-    return new AuthError('claims', `Token claim "${error.claim}" is not acceptable (${error.reason}).`);
+    return new AuthError(
+      'claims',
+      `Token claim "${error.claim}" is not acceptable (${error.reason}).`,
+    );
   }
-  if (error instanceof errors.JOSEAlgNotAllowed) return new AuthError('algorithm', 'Token algorithm is not allowed.');
-  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) {
+  if (error instanceof errors.JOSEAlgNotAllowed)
+    return new AuthError('algorithm', 'Token algorithm is not allowed.');
+  if (
+    error instanceof errors.JWSSignatureVerificationFailed ||
+    error instanceof errors.JWKSNoMatchingKey
+  ) {
     return new AuthError('untrusted', 'Untrusted JWT signature.');
   }
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) {
@@ -196,16 +223,27 @@ export class TokenVerifier {
     if (!compactJwt.test(token)) throw new AuthError('malformed', 'Malformed token.');
     let verified: VerifiedToken;
     try {
-      const payload = await this.verifySignature(token, { ...this.options, currentDate: new Date(now) });
+      const payload = await this.verifySignature(token, {
+        ...this.options,
+        currentDate: new Date(now),
+      });
       assertNumericDates(payload);
       verified = { identity: identityFromClaims(payload), expiresAt: payload.exp };
     } catch (error) {
       throw failureOf(error);
     }
     // jose accepts a token while exp > floor(now in s) - skew: for whole seconds, until (exp + skew) s.
-    const validUntil = verified.expiresAt === undefined ? now + unexpiringCacheMs : verified.expiresAt * 1000 + this.clockSkewMs;
+    const validUntil =
+      verified.expiresAt === undefined
+        ? now + unexpiringCacheMs
+        : verified.expiresAt * 1000 + this.clockSkewMs;
     // The LRU's own ttl (on its own clock) only frees memory; validUntil decides.
-    if (validUntil > now) this.cache.set(cacheKey, { verified, validUntil }, { ttl: Math.min(validUntil - now, 2 ** 31 - 1) });
+    if (validUntil > now)
+      this.cache.set(
+        cacheKey,
+        { verified, validUntil },
+        { ttl: Math.min(validUntil - now, 2 ** 31 - 1) },
+      );
     return verified;
   }
 
@@ -221,7 +259,11 @@ export class TokenVerifier {
       throw new AuthError('algorithm', 'Token algorithm is not allowed.');
     }
     const byKid = this.keys.local.filter((local) => local.kid === header.kid);
-    const local = await this.verifyWithAny(token, (byKid.length > 0 ? byKid : this.keys.local).map(({ key }) => key), options);
+    const local = await this.verifyWithAny(
+      token,
+      (byKid.length > 0 ? byKid : this.keys.local).map(({ key }) => key),
+      options,
+    );
     if (local) return local;
     if (this.keys.remote) {
       this.signatureChecks++;
@@ -251,7 +293,8 @@ export class TokenVerifier {
         return (await jwtVerify(token, key, options)).payload;
       } catch (error) {
         // A key of the wrong type or a signature made by another key: try the next one.
-        if (error instanceof TypeError || error instanceof errors.JWSSignatureVerificationFailed) continue;
+        if (error instanceof TypeError || error instanceof errors.JWSSignatureVerificationFailed)
+          continue;
         if (error instanceof errors.JOSENotSupported) continue;
         throw error;
       }
@@ -265,12 +308,17 @@ function hasAny(identity: Identity, roles: readonly string[]): boolean {
 }
 
 /** Checks what an identified (or anonymous) caller may do at a route's auth level. */
-export function authorize(level: AuthLevel, identity: Identity | undefined, auth: GatewayConfig['auth']): void {
+export function authorize(
+  level: AuthLevel,
+  identity: Identity | undefined,
+  auth: GatewayConfig['auth'],
+): void {
   if (level === 'none' || level === 'optional') return;
   if (!identity) throw noCredentials();
   if (level === 'user') return;
   if (level === 'admin') {
-    if (!hasAny(identity, auth.adminRoles)) throw new AuthError('forbidden', 'You are not in one of the admin groups.');
+    if (!hasAny(identity, auth.adminRoles))
+      throw new AuthError('forbidden', 'You are not in one of the admin groups.');
     return;
   }
   if (level === 'data-store-admin') {
@@ -279,7 +327,10 @@ export function authorize(level: AuthLevel, identity: Identity | undefined, auth
     }
     return;
   }
-  if (!identity.username.startsWith('service-account-') || !identity.roles.includes(level.serviceRole)) {
+  if (
+    !identity.username.startsWith('service-account-') ||
+    !identity.roles.includes(level.serviceRole)
+  ) {
     throw new AuthError('forbidden', 'This account is not permitted to call this endpoint.');
   }
 }

@@ -18,7 +18,11 @@ function parsed(text: string): unknown {
  * its `error_code`, its `reason` (or `message`) and every context key (`path`, `paths`, `user`,
  * `count`…): clients read them (clients.md §4). Any other body is described, naming the backend.
  */
-export function backendErrorOf(backend: BackendName, statusCode: number, text: string): GatewayError {
+export function backendErrorOf(
+  backend: BackendName,
+  statusCode: number,
+  text: string,
+): GatewayError {
   const body = parsed(text);
   // A 5xx without a code of its own is the backend failing, not the caller's request.
   const fallbackCode = statusCode >= 500 ? 'ERR_BAD_GATEWAY' : 'ERR_REQUEST_FAILED';
@@ -33,22 +37,35 @@ export function backendErrorOf(backend: BackendName, statusCode: number, text: s
     why = context.message;
     delete context.message;
   }
-  return relayedError(statusCode, typeof code === 'string' ? code : fallbackCode, why ?? described, context);
+  return relayedError(
+    statusCode,
+    typeof code === 'string' ? code : fallbackCode,
+    why ?? described,
+    context,
+  );
 }
 
 /** Reads a backend's error answer (see backendErrorOf). */
-export async function backendError(backend: BackendName, response: BackendResponse): Promise<GatewayError> {
+export async function backendError(
+  backend: BackendName,
+  response: BackendResponse,
+): Promise<GatewayError> {
   const text = await response.body.text().catch(() => '');
   return backendErrorOf(backend, response.statusCode, text);
 }
 
 /** A backend's JSON answer: the value of a 2xx (undefined for an empty body), otherwise its error. */
 export async function jsonAnswer<T>(backend: BackendName, response: BackendResponse): Promise<T> {
-  if (response.statusCode < 200 || response.statusCode >= 300) throw await backendError(backend, response);
+  if (response.statusCode < 200 || response.statusCode >= 300)
+    throw await backendError(backend, response);
   const text = await response.body.text();
   const body = parsed(text);
   if (body === undefined && text !== '') {
-    throw gatewayError('ERR_BAD_GATEWAY', `The ${backend} service answered with something other than JSON.`, { backend });
+    throw gatewayError(
+      'ERR_BAD_GATEWAY',
+      `The ${backend} service answered with something other than JSON.`,
+      { backend },
+    );
   }
   return body as T;
 }

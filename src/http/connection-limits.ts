@@ -1,7 +1,12 @@
 // Connection-level limits of a listener: how long request headers and bodies may take, how Node's own
 // answers (408, 431, 400) carry an error_code, how a connection whose request body is left unread is
 // closed without resetting the answer, and how long `close()` waits for connections before cutting them.
-import { STATUS_CODES, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
+import {
+  STATUS_CODES,
+  type IncomingMessage,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
 import type { Socket } from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -27,7 +32,8 @@ export interface ConnectionLimits {
 export const LINGER_MS = 2_000;
 
 /** Node checks header deadlines on a timer: often enough that a deadline is kept to within a quarter. */
-const checkingInterval = (headersTimeoutMs: number) => Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4)));
+const checkingInterval = (headersTimeoutMs: number) =>
+  Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 4)));
 
 function errorResponse(errorCode: ErrorCode, reason: string): string {
   const status = errorTable[errorCode].status;
@@ -46,11 +52,20 @@ function errorResponse(errorCode: ErrorCode, reason: string): string {
 function clientErrorAnswer(code: string | undefined, limits: ConnectionLimits): string {
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return errorResponse('ERR_REQUEST_TIMEOUT', `The request headers did not arrive within ${limits.headersTimeoutMs} ms`);
+      return errorResponse(
+        'ERR_REQUEST_TIMEOUT',
+        `The request headers did not arrive within ${limits.headersTimeoutMs} ms`,
+      );
     case 'HPE_HEADER_OVERFLOW':
-      return errorResponse('ERR_HEADERS_TOO_LARGE', 'The request line and headers are larger than the server accepts');
+      return errorResponse(
+        'ERR_HEADERS_TOO_LARGE',
+        'The request line and headers are larger than the server accepts',
+      );
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return errorResponse('ERR_REQUEST_BODY_TOO_LARGE', 'The chunk extensions of the request body are larger than the server accepts');
+      return errorResponse(
+        'ERR_REQUEST_BODY_TOO_LARGE',
+        'The chunk extensions of the request body are larger than the server accepts',
+      );
     default:
       return errorResponse('ERR_BAD_REQUEST', `Malformed HTTP request${code ? ` (${code})` : ''}`);
   }
@@ -102,7 +117,11 @@ export function connectionServerOptions(limits: ConnectionLimits): {
       const code = (error as { code?: string }).code;
       const response = responses.get(socket);
       // As Node does: answer only when nothing of a response has been written yet, else the peer gets garbage.
-      const answerable = socket.writable && code !== 'ECONNRESET' && code !== 'EPIPE' && !(response?.headersSent && !response.writableFinished);
+      const answerable =
+        socket.writable &&
+        code !== 'ECONNRESET' &&
+        code !== 'EPIPE' &&
+        !(response?.headersSent && !response.writableFinished);
       this.log.debug({ err: error }, 'client error');
       if (!answerable) {
         socket.destroy();
@@ -195,7 +214,10 @@ class BodyWatch {
   ) {
     this.lastBytes = raw.socket.bytesRead;
     this.deadline = Date.now() + timeoutMs;
-    this.timer = setInterval(() => this.check(), Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 5))));
+    this.timer = setInterval(
+      () => this.check(),
+      Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 5))),
+    );
     this.timer.unref();
     raw.once('close', () => this.stop());
   }
@@ -266,7 +288,12 @@ function detachedBody(raw: IncomingMessage): PassThrough {
   stream.on('error', () => {});
   raw.pipe(stream);
   raw.once('close', () => {
-    if (!raw.complete) stream.destroy(Object.assign(new Error('the client closed the connection before its body arrived'), { code: 'ECONNRESET' }));
+    if (!raw.complete)
+      stream.destroy(
+        Object.assign(new Error('the client closed the connection before its body arrived'), {
+          code: 'ECONNRESET',
+        }),
+      );
   });
   return stream;
 }
@@ -294,9 +321,13 @@ export function requestBody(request: FastifyRequest): Readable {
  */
 export function registerBodyDeadlines(app: FastifyInstance, bodyTimeoutMs: number): void {
   app.addHook('onRequest', async (request) => {
-    if (hasBody(request) && !request.raw.complete) watches.set(request.raw, new BodyWatch(request.raw, bodyTimeoutMs));
+    if (hasBody(request) && !request.raw.complete)
+      watches.set(request.raw, new BodyWatch(request.raw, bodyTimeoutMs));
   });
-  app.addHook('preParsing', async (request, _reply, payload) => watches.get(request.raw)?.body() ?? payload);
+  app.addHook(
+    'preParsing',
+    async (request, _reply, payload) => watches.get(request.raw)?.body() ?? payload,
+  );
   app.addHook('preHandler', async (request) => {
     // A body parsed by Fastify has all arrived by now; one still arriving is the route's to stream.
     if (!request.raw.complete) watches.get(request.raw)?.streamed();

@@ -6,6 +6,9 @@
  */
 export function contentDisposition(kind: 'attachment' | 'inline', name: string): string {
   const fallback = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const encoded = encodeURIComponent(name).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(name).replace(
+    /['()*]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `${kind}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }

@@ -1,12 +1,25 @@
 // The Fastify wiring of the error table: the error handler, sendError, and toGatewayError, which
 // maps whatever a handler or Fastify threw onto the gateway's `{error_code, reason, ...}`.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorAs, gatewayError, GatewayError, relayedError, type ErrorCode } from '../common/errors.js';
+import {
+  errorAs,
+  gatewayError,
+  GatewayError,
+  relayedError,
+  type ErrorCode,
+} from '../common/errors.js';
 import { isDatabaseUnavailable } from '../store/postgres.js';
 
 // The error table and its constructors live in common/errors.ts; they are re-exported here so that
 // the gateway's modules find the Fastify wiring and the errors in one place.
-export { errorAs, errorTable, gatewayError, GatewayError, relayedError, type ErrorCode } from '../common/errors.js';
+export {
+  errorAs,
+  errorTable,
+  gatewayError,
+  GatewayError,
+  relayedError,
+  type ErrorCode,
+} from '../common/errors.js';
 
 export function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
   return reply
@@ -63,7 +76,11 @@ export function toGatewayError(error: FastifyError | Error): GatewayError {
     case 'FST_ERR_BAD_URL':
       return gatewayError('ERR_BAD_REQUEST', 'The URL path holds an invalid percent-encoding.');
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return errorAs('ERR_BAD_REQUEST', 'pathParameterTooLong', 'A path parameter is longer than the router accepts.');
+      return errorAs(
+        'ERR_BAD_REQUEST',
+        'pathParameterTooLong',
+        'A path parameter is longer than the router accepts.',
+      );
   }
   // JSON.parse failures thrown by the body parser carry a 400 status.
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
@@ -75,7 +92,8 @@ export function toGatewayError(error: FastifyError | Error): GatewayError {
     return relayedError(status, 'ERR_BAD_REQUEST', fastifyError.message);
   }
   // An outage of the database (or the network to it) is the operator's to fix and the client's to retry.
-  if (isDatabaseUnavailable(error)) return gatewayError('ERR_UNAVAILABLE', 'The database is unavailable; try again shortly.');
+  if (isDatabaseUnavailable(error))
+    return gatewayError('ERR_UNAVAILABLE', 'The database is unavailable; try again shortly.');
   return gatewayError('ERR_UNCHECKED_EXCEPTION', 'Internal error');
 }
 
@@ -84,7 +102,11 @@ export function toGatewayError(error: FastifyError | Error): GatewayError {
  * percent-escape in a path parameter, an over-long one) skip the error handler, and would
  * otherwise answer Fastify's own `{code: "FST_ERR_BAD_URL"}` body.
  */
-export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function answerFrameworkError(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   void sendError(reply, toGatewayError(error));
 }
 
@@ -105,6 +127,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, gatewayError('ERR_NOT_FOUND', `unrecognized service path: ${request.method} ${request.url.split('?')[0]}`)),
+    sendError(
+      reply,
+      gatewayError(
+        'ERR_NOT_FOUND',
+        `unrecognized service path: ${request.method} ${request.url.split('?')[0]}`,
+      ),
+    ),
   );
 }

@@ -1,6 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config.js';
-import { AuthError, authorize, extractToken, type AuthLevel, type Identity, type TokenVerifier } from './auth.js';
+import {
+  AuthError,
+  authorize,
+  extractToken,
+  type AuthLevel,
+  type Identity,
+  type TokenVerifier,
+} from './auth.js';
 import type { Metrics } from './metrics.js';
 import type { SeenUsers } from './seen-users.js';
 import { rateLimitHeaders, type BucketPolicy, type BucketStore } from './rate-limit.js';
@@ -34,10 +41,19 @@ export interface GuardDeps {
  */
 export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
   const { config, verifier, buckets, metrics, seenUsers } = deps;
-  const userPolicy: BucketPolicy = { capacity: config.rateLimit.burst, refillPerMinute: config.rateLimit.userPerMin };
-  const anonPolicy: BucketPolicy = { capacity: config.rateLimit.anonPerMin, refillPerMinute: config.rateLimit.anonPerMin };
+  const userPolicy: BucketPolicy = {
+    capacity: config.rateLimit.burst,
+    refillPerMinute: config.rateLimit.userPerMin,
+  };
+  const anonPolicy: BucketPolicy = {
+    capacity: config.rateLimit.anonPerMin,
+    refillPerMinute: config.rateLimit.anonPerMin,
+  };
 
-  async function authenticate(request: FastifyRequest, level: AuthLevel): Promise<AuthError | undefined> {
+  async function authenticate(
+    request: FastifyRequest,
+    level: AuthLevel,
+  ): Promise<AuthError | undefined> {
     if (level === 'none') return undefined;
     const token = extractToken(request.headers);
     if (token === undefined) return undefined;
@@ -65,7 +81,10 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
       reply.headers(rateLimitHeaders(decision));
       if (!decision.allowed) {
         metrics.rateLimitRejections.inc({ caller });
-        throw gatewayError('ERR_TOO_MANY_REQUESTS', `Rate limit exceeded; retry in ${decision.retryAfterSeconds} s.`);
+        throw gatewayError(
+          'ERR_TOO_MANY_REQUESTS',
+          `Rate limit exceeded; retry in ${decision.retryAfterSeconds} s.`,
+        );
       }
     }
 

@@ -44,7 +44,11 @@ export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
 }
 
 export function tooDeep(maxDepth: number): GatewayError {
-  return gatewayError('ERR_INVALID_JSON', `Malformed JSON body: nested deeper than ${maxDepth} levels`, { max_depth: maxDepth });
+  return gatewayError(
+    'ERR_INVALID_JSON',
+    `Malformed JSON body: nested deeper than ${maxDepth} levels`,
+    { max_depth: maxDepth },
+  );
 }
 
 /** Throws 400 ERR_INVALID_JSON when `text` nests deeper than `maxDepth`. */
@@ -72,7 +76,11 @@ export function registerJsonBodyParser(app: FastifyInstance, maxDepth: number): 
  * (user-info): the text is handed on unparsed, but refused when it nests deeper than `maxDepth`.
  */
 export function depthCheckedText(maxDepth: number) {
-  return (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void): void => {
+  return (
+    _request: FastifyRequest,
+    body: string | Buffer,
+    done: (error: Error | null, body?: unknown) => void,
+  ): void => {
     const text = body as string;
     if (jsonNestsDeeperThan(text, maxDepth)) done(tooDeep(maxDepth));
     else done(null, text);

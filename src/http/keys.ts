@@ -1,7 +1,18 @@
-import { createPublicKey, generateKeyPairSync, type KeyObject, createPrivateKey } from 'node:crypto';
+import {
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  createPrivateKey,
+} from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, linkSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { calculateJwkThumbprint, createRemoteJWKSet, exportJWK, SignJWT, type JWTVerifyGetKey } from 'jose';
+import {
+  calculateJwkThumbprint,
+  createRemoteJWKSet,
+  exportJWK,
+  SignJWT,
+  type JWTVerifyGetKey,
+} from 'jose';
 import { ConfigError, type GatewayConfig } from '../config.js';
 
 export interface LocalKey {
@@ -52,7 +63,12 @@ export function readOrCreateSecretFile(file: string, make: () => string | Buffer
 
 /** A P-256 private key kept in `file`: created on first use, then read. */
 export function ensurePrivateKeyFile(file: string): KeyObject {
-  const pem = readOrCreateSecretFile(file, () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  const pem = readOrCreateSecretFile(file, () =>
+    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }),
+  );
   return createPrivateKey(pem);
 }
 
@@ -97,7 +113,10 @@ function readPublicKeyFile(file: string): KeyObject {
   try {
     return createPublicKey(readFileSync(file));
   } catch (error) {
-    throw new ConfigError('AUTH_PUBLIC_KEYS', `lists ${file}, which is not a readable PEM public key or certificate (${(error as Error).message})`);
+    throw new ConfigError(
+      'AUTH_PUBLIC_KEYS',
+      `lists ${file}, which is not a readable PEM public key or certificate (${(error as Error).message})`,
+    );
   }
 }
 
@@ -107,7 +126,9 @@ export async function loadTrustedKeys(config: GatewayConfig): Promise<TrustedKey
   const keyObjects = auth.embeddedKeys
     ? [createPublicKey(ensureEmbeddedPrivateKey(config.dataDir))]
     : auth.publicKeyFiles.map(readPublicKeyFile);
-  const local = await Promise.all(keyObjects.map(async (key) => ({ kid: await thumbprint(key), key })));
+  const local = await Promise.all(
+    keyObjects.map(async (key) => ({ kid: await thumbprint(key), key })),
+  );
   const remote = auth.jwksUrl
     ? createRemoteJWKSet(auth.jwksUrl, {
         // An unknown kid triggers a refetch, at most once per cooldown, so forged kids can't flood the provider.

@@ -29,12 +29,20 @@ export async function sendNotification(
   try {
     const response = await forwarder.call(
       'notification-agent',
-      { method: 'POST', path: '/notification', identityStyle: 'none', json: { type, user, subject, message, email: false, payload } },
+      {
+        method: 'POST',
+        path: '/notification',
+        identityStyle: 'none',
+        json: { type, user, subject, message, email: false, payload },
+      },
       requestId,
     );
     const text = await response.body.text();
     if (response.statusCode >= 200 && response.statusCode < 300) return true;
-    log.warn({ status: response.statusCode, body: text.slice(0, 500), type, user, subject }, 'the notification agent refused a notification');
+    log.warn(
+      { status: response.statusCode, body: text.slice(0, 500), type, user, subject },
+      'the notification agent refused a notification',
+    );
   } catch (error) {
     log.warn({ err: error, type, user, subject }, 'could not send a notification');
   }

@@ -12,9 +12,23 @@ import type { AuthLevel } from './auth.js';
  * identity provider's `/token` routes), and no gateway operation does today.
  */
 const securitySchemes = {
-  basic: { type: 'http', scheme: 'basic', description: 'HTTP basic (identity-provider token routes only).' },
-  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token, sent as `Authorization: Bearer <JWT>`.' },
-  vendorJwt: { type: 'apiKey', in: 'header', name: 'X-Vendor-De-Jwt', description: 'The same JWT in the legacy header.' },
+  basic: {
+    type: 'http',
+    scheme: 'basic',
+    description: 'HTTP basic (identity-provider token routes only).',
+  },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'An access token, sent as `Authorization: Bearer <JWT>`.',
+  },
+  vendorJwt: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Vendor-De-Jwt',
+    description: 'The same JWT in the legacy header.',
+  },
 } as const;
 
 export function routeSecurity(auth: AuthLevel): Array<Record<string, string[]>> {
@@ -37,7 +51,8 @@ function documentSender(app: FastifyInstance) {
     }
     reply.header('etag', document.etag).header('cache-control', 'no-cache');
     const ifNoneMatch = request.headers['if-none-match'];
-    if (ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === document!.etag)) return reply.code(304).send();
+    if (ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === document!.etag))
+      return reply.code(304).send();
     return reply.type('application/json; charset=utf-8').send(document.json);
   };
 }

@@ -71,7 +71,10 @@ export function isForbiddenAddress(address: string): boolean {
 
 function refused(host: string, address: string): OutboundError {
   const shown = host === address ? address : `${host} (${address})`;
-  return new OutboundError('ERR_ADDRESS_REFUSED', `${shown} is a loopback, private, link-local or reserved address`);
+  return new OutboundError(
+    'ERR_ADDRESS_REFUSED',
+    `${shown} is a loopback, private, link-local or reserved address`,
+  );
 }
 
 /** Resolves a host name and refuses it when any of its addresses is forbidden. IP literals are checked as they are. */
@@ -88,24 +91,40 @@ export async function checkHost(hostname: string): Promise<void> {
   if (bad) throw refused(host, bad.address);
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
 
 /** A `lookup` for net.connect that answers only when every address of the name is allowed. */
-function guardedLookup(hostname: string, options: LookupAllOptions | Record<string, unknown>, callback: LookupCallback): void {
+function guardedLookup(
+  hostname: string,
+  options: LookupAllOptions | Record<string, unknown>,
+  callback: LookupCallback,
+): void {
   dnsLookup(hostname, { ...(options as object), all: true }, (error, addresses) => {
     if (error) return callback(error, []);
     const bad = addresses.find((entry) => isForbiddenAddress(entry.address));
-    if (bad) return callback(Object.assign(refused(hostname, bad.address), { errno: undefined }), []);
+    if (bad)
+      return callback(Object.assign(refused(hostname, bad.address), { errno: undefined }), []);
     if ((options as { all?: boolean }).all) return callback(null, addresses);
     const first = addresses[0];
-    if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+    if (!first)
+      return callback(
+        Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }),
+        [],
+      );
     callback(null, first.address, first.family);
   });
 }
 
 /** An undici connector that refuses forbidden addresses, whether named by DNS or written literally. */
 function guardedConnector(timeoutMs: number): buildConnector.connector {
-  const base = buildConnector({ timeout: timeoutMs, lookup: guardedLookup } as buildConnector.BuildOptions);
+  const base = buildConnector({
+    timeout: timeoutMs,
+    lookup: guardedLookup,
+  } as buildConnector.BuildOptions);
   return (options, callback) => {
     const host = options.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host) && isForbiddenAddress(host)) return callback(refused(host, host), null);
@@ -148,9 +167,13 @@ const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 
 function checkScheme(url: URL): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new OutboundError('ERR_BAD_URL', `only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}`);
+    throw new OutboundError(
+      'ERR_BAD_URL',
+      `only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}`,
+    );
   }
-  if (url.username || url.password) throw new OutboundError('ERR_BAD_URL', 'URLs with credentials are not fetched');
+  if (url.username || url.password)
+    throw new OutboundError('ERR_BAD_URL', 'URLs with credentials are not fetched');
 }
 
 /**
@@ -161,7 +184,9 @@ export async function outboundGet(url: URL, options: OutboundOptions): Promise<O
   const maxRedirects = options.maxRedirects ?? 5;
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const agent = new Agent({
-    connect: options.allowPrivateNetworks ? { timeout: connectTimeoutMs } : guardedConnector(connectTimeoutMs),
+    connect: options.allowPrivateNetworks
+      ? { timeout: connectTimeoutMs }
+      : guardedConnector(connectTimeoutMs),
     headersTimeout: options.headersTimeoutMs ?? 30_000,
     bodyTimeout: options.bodyTimeoutMs ?? 60_000,
   });
@@ -179,14 +204,24 @@ export async function outboundGet(url: URL, options: OutboundOptions): Promise<O
       });
       const location = response.headers.location;
       if (!redirectStatuses.has(response.statusCode) || typeof location !== 'string') {
-        return { url: current, statusCode: response.statusCode, headers: response.headers, body: response.body, close };
+        return {
+          url: current,
+          statusCode: response.statusCode,
+          headers: response.headers,
+          body: response.body,
+          close,
+        };
       }
       await response.body.dump();
-      if (hop >= maxRedirects) throw new OutboundError('ERR_TOO_MANY_REDIRECTS', `more than ${maxRedirects} redirects`);
+      if (hop >= maxRedirects)
+        throw new OutboundError('ERR_TOO_MANY_REDIRECTS', `more than ${maxRedirects} redirects`);
       try {
         current = new URL(location, current);
       } catch {
-        throw new OutboundError('ERR_BAD_URL', `the redirect target ${JSON.stringify(location)} is not a URL`);
+        throw new OutboundError(
+          'ERR_BAD_URL',
+          `the redirect target ${JSON.stringify(location)} is not a URL`,
+        );
       }
     }
   } catch (error) {

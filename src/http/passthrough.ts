@@ -61,7 +61,12 @@ function encodeSegment(value: string): string {
   return encodeURIComponent(value).replace(/%40/g, '@').replace(/%3A/gi, ':');
 }
 
-function resolveBackendPath(template: string, params: Record<string, string>, username: string, uidDomain: string): string {
+function resolveBackendPath(
+  template: string,
+  params: Record<string, string>,
+  username: string,
+  uidDomain: string,
+): string {
   return template.replace(paramPattern, (_match, name: string) => {
     if (name === 'user') return encodeSegment(username);
     if (name === 'qualified-user') return encodeSegment(qualifiedUsername(username, uidDomain));
@@ -77,7 +82,11 @@ export interface PassthroughDeps {
 
 type RouteOptions = Parameters<FastifyInstance['route']>[0];
 
-function routeOptions(route: PassthroughRoute, auth: AuthLevel, deps: PassthroughDeps): RouteOptions {
+function routeOptions(
+  route: PassthroughRoute,
+  auth: AuthLevel,
+  deps: PassthroughDeps,
+): RouteOptions {
   const names = pathParamNames(route.path);
   const identityStyle = route.identity ?? defaultIdentityStyle[route.backend];
   const backendTemplate = route.backendPath ?? route.path;
@@ -90,11 +99,20 @@ function routeOptions(route: PassthroughRoute, auth: AuthLevel, deps: Passthroug
       summary: route.summary,
       description: `Forwarded to the ${route.backend} service (${backendTemplate}); its status, headers and body are relayed unchanged.`,
       security: routeSecurity(auth),
-      ...(names.length > 0 ? { params: Type.Object(Object.fromEntries(names.map((name) => [camel(name), Type.String()]))) } : {}),
+      ...(names.length > 0
+        ? {
+            params: Type.Object(
+              Object.fromEntries(names.map((name) => [camel(name), Type.String()])),
+            ),
+          }
+        : {}),
       ...(route.query ? { querystring: route.query } : {}),
       ...(route.body || route.streamedBody ? { body: route.body ?? route.streamedBody } : {}),
       ...(route.consumes ? { consumes: route.consumes } : {}),
-      response: { ...route.responses, default: { description: `Relayed from the ${route.backend} service` } },
+      response: {
+        ...route.responses,
+        default: { description: `Relayed from the ${route.backend} service` },
+      },
     },
     // Relayed bytes are never serialised; the response schemas only document.
     ...(route.responses ? documentedNotEnforced : {}),
@@ -120,7 +138,11 @@ function routeOptions(route: PassthroughRoute, auth: AuthLevel, deps: Passthroug
  * parsers, so the request body reaches the backend untouched; routes with a body schema
  * keep Fastify's JSON parser and validation.
  */
-export async function registerPassthroughs(app: FastifyInstance, routes: readonly PassthroughRoute[], deps: PassthroughDeps): Promise<void> {
+export async function registerPassthroughs(
+  app: FastifyInstance,
+  routes: readonly PassthroughRoute[],
+  deps: PassthroughDeps,
+): Promise<void> {
   const register = (instance: FastifyInstance, route: PassthroughRoute) => {
     const auth = route.auth ?? 'user';
     const options = routeOptions(route, auth, deps);

@@ -25,8 +25,14 @@ export interface BackendTarget {
 }
 
 /** The target of a backend configured by URL (`<NAME>_URL`), or undefined when it has none. */
-export function remoteTarget({ url, timeoutMs, secret }: BackendSetting): BackendTarget | undefined {
-  return url ? { origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), timeoutMs, secret } : undefined;
+export function remoteTarget({
+  url,
+  timeoutMs,
+  secret,
+}: BackendSetting): BackendTarget | undefined {
+  return url
+    ? { origin: url.origin, basePath: url.pathname.replace(/\/+$/, ''), timeoutMs, secret }
+    : undefined;
 }
 
 export interface BackendCall {
@@ -47,7 +53,10 @@ export interface BackendCall {
   headers?: Record<string, string>;
 }
 
-export interface ForwardOptions extends Omit<BackendCall, 'query' | 'json' | 'raw' | 'signal' | 'headers'> {
+export interface ForwardOptions extends Omit<
+  BackendCall,
+  'query' | 'json' | 'raw' | 'signal' | 'headers'
+> {
   /** The raw query string to forward (`a=1&b=2`), identity parameters stripped before use. */
   rawQuery: string;
   /** A parsed JSON body to re-send; when absent, the request body is streamed through. */
@@ -72,12 +81,26 @@ const hopByHop = new Set([
 ]);
 
 /** The caller's credentials stop at the gateway: backends trust identity parameters (and the backend secret) instead. */
-const credentialHeaders = new Set(['authorization', 'x-vendor-de-jwt', 'cookie', 'x-backend-secret']);
+const credentialHeaders = new Set([
+  'authorization',
+  'x-vendor-de-jwt',
+  'cookie',
+  'x-backend-secret',
+]);
 
 /** Identity parameters a client must never set itself (backends trust them). */
-const identityKeys = new Set(['user', 'email', 'first-name', 'last-name', 'first_name', 'last_name']);
+const identityKeys = new Set([
+  'user',
+  'email',
+  'first-name',
+  'last-name',
+  'first_name',
+  'last_name',
+]);
 
-function connectionTokens(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Set<string> {
+function connectionTokens(
+  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
+): Set<string> {
   const value = headers.connection;
   const text = Array.isArray(value) ? value.join(',') : (value ?? '');
   return new Set(
@@ -103,7 +126,11 @@ export function endToEndHeaders(
   return result;
 }
 
-export function identityParams(style: IdentityStyle, identity: Identity | undefined, uidDomain: string): [string, string][] {
+export function identityParams(
+  style: IdentityStyle,
+  identity: Identity | undefined,
+  uidDomain: string,
+): [string, string][] {
   const user = identity?.username ?? 'anonymous';
   const email = identity?.email ?? (identity ? '' : 'anonymous');
   switch (style) {
@@ -183,7 +210,9 @@ export class Forwarder {
   target(backend: BackendName): BackendTarget {
     const target = this.targets[backend];
     if (!target) {
-      throw gatewayError('ERR_NOT_IMPLEMENTED', `The ${backend} service is not part of this deployment; set ${backendEnvPrefix(backend)}_URL to reach one.`,
+      throw gatewayError(
+        'ERR_NOT_IMPLEMENTED',
+        `The ${backend} service is not part of this deployment; set ${backendEnvPrefix(backend)}_URL to reach one.`,
         { backend },
       );
     }
@@ -228,11 +257,20 @@ export class Forwarder {
         signal,
         ...(openEnded ? { bodyTimeout: 0 } : {}),
       });
-      this.metrics.backendDuration.observe({ backend, status: String(response.statusCode) }, elapsed());
+      this.metrics.backendDuration.observe(
+        { backend, status: String(response.statusCode) },
+        elapsed(),
+      );
       return { statusCode: response.statusCode, headers: response.headers, body: response.body };
     } catch (error) {
       const failure = backendFailure(backend, target, error);
-      this.metrics.backendDuration.observe({ backend, status: failure.errorCode === 'ERR_UNAVAILABLE' ? String(failure.statusCode) : 'error' }, elapsed());
+      this.metrics.backendDuration.observe(
+        {
+          backend,
+          status: failure.errorCode === 'ERR_UNAVAILABLE' ? String(failure.statusCode) : 'error',
+        },
+        elapsed(),
+      );
       throw failure;
     }
   }
@@ -241,8 +279,15 @@ export class Forwarder {
    * A backend call the gateway makes itself (JSON or raw bytes in, response handed back): the one
    * place, besides `exchange`, that builds a backend URL with identity parameters.
    */
-  async call(backend: BackendName, call: BackendCall, requestId?: string): Promise<BackendResponse> {
-    const query = [...encodePairs(identityParams(call.identityStyle, call.identity, this.uidDomain)), ...encodePairs(objectPairs(call.query))];
+  async call(
+    backend: BackendName,
+    call: BackendCall,
+    requestId?: string,
+  ): Promise<BackendResponse> {
+    const query = [
+      ...encodePairs(identityParams(call.identityStyle, call.identity, this.uidDomain)),
+      ...encodePairs(objectPairs(call.query)),
+    ];
     const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
     if (requestId) headers['x-request-id'] = requestId;
     let body: string | Readable | undefined;
@@ -253,7 +298,14 @@ export class Forwarder {
       body = JSON.stringify(call.json);
       headers['content-type'] = 'application/json';
     }
-    return this.request(backend, call.method, call.path + (query.length ? `?${query.join('&')}` : ''), headers, body, call.signal);
+    return this.request(
+      backend,
+      call.method,
+      call.path + (query.length ? `?${query.join('&')}` : ''),
+      headers,
+      body,
+      call.signal,
+    );
   }
 
   /**
@@ -268,12 +320,21 @@ export class Forwarder {
    * Sends a client's request on to a backend (body streamed, identity added, client abort
    * cancelling the call) and hands back the backend's answer for the caller to relay or reshape.
    */
-  async exchange(request: FastifyRequest, reply: FastifyReply, backend: BackendName, options: ForwardOptions): Promise<BackendResponse> {
-    const query = [...filteredQuery(options.rawQuery), ...encodePairs(identityParams(options.identityStyle, options.identity, this.uidDomain))];
+  async exchange(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    backend: BackendName,
+    options: ForwardOptions,
+  ): Promise<BackendResponse> {
+    const query = [
+      ...filteredQuery(options.rawQuery),
+      ...encodePairs(identityParams(options.identityStyle, options.identity, this.uidDomain)),
+    ];
     const headers = endToEndHeaders(request.headers, credentialHeaders);
     // Behind a trusted proxy the chain grows by the peer; otherwise a client-sent chain is not believed.
     const priorFor = request.headers['x-forwarded-for'];
-    headers['x-forwarded-for'] = request.ips && priorFor ? `${priorFor}, ${request.socket.remoteAddress}` : request.ip;
+    headers['x-forwarded-for'] =
+      request.ips && priorFor ? `${priorFor}, ${request.socket.remoteAddress}` : request.ip;
     headers['x-forwarded-proto'] = request.protocol;
     headers['x-forwarded-host'] = request.host;
     headers['x-request-id'] = request.id;
@@ -306,14 +367,27 @@ export class Forwarder {
     };
     reply.raw.once('close', onClose);
 
-    return this.request(backend, options.method, options.path + (query.length ? `?${query.join('&')}` : ''), headers, body, abort.signal, options.openEnded).catch((error: unknown) => {
+    return this.request(
+      backend,
+      options.method,
+      options.path + (query.length ? `?${query.join('&')}` : ''),
+      headers,
+      body,
+      abort.signal,
+      options.openEnded,
+    ).catch((error: unknown) => {
       // A body over the limit surfaces as the backend call failing; report the limit, not the backend.
       throw limiter?.errored instanceof GatewayError ? limiter.errored : error;
     });
   }
 
   /** Relays a client request to a backend and the backend's answer to the client, unchanged. */
-  async forward(request: FastifyRequest, reply: FastifyReply, backend: BackendName, options: ForwardOptions): Promise<FastifyReply> {
+  async forward(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    backend: BackendName,
+    options: ForwardOptions,
+  ): Promise<FastifyReply> {
     const response = await this.exchange(request, reply, backend, options);
     reply.code(response.statusCode);
     reply.headers(endToEndHeaders(response.headers));
@@ -327,7 +401,9 @@ export class Forwarder {
     await Promise.all(
       pools.map(async (pool) => {
         let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
+        const late = new Promise<'late'>(
+          (resolve) => (timer = setTimeout(() => resolve('late'), graceMs)),
+        );
         const outcome = await Promise.race([pool.close().then(() => 'closed' as const), late]);
         clearTimeout(timer);
         if (outcome === 'late') await pool.destroy();
@@ -336,14 +412,30 @@ export class Forwarder {
   }
 }
 
-const unreachable = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT', 'ECONNRESET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
+const unreachable = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOENT',
+  'ECONNRESET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+]);
 
 function backendFailure(backend: BackendName, target: BackendTarget, error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   const code = (error as { code?: string }).code ?? '';
   const causeCode = ((error as { cause?: { code?: string } }).cause?.code ?? '') as string;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return errorAs('ERR_UNAVAILABLE', 'backendTimedOut', `The ${backend} service did not answer within ${target.timeoutMs} ms.`, { backend });
+    return errorAs(
+      'ERR_UNAVAILABLE',
+      'backendTimedOut',
+      `The ${backend} service did not answer within ${target.timeoutMs} ms.`,
+      { backend },
+    );
   }
   if (unreachable.has(code) || unreachable.has(causeCode)) {
     return gatewayError('ERR_UNAVAILABLE', `The ${backend} service is unavailable.`, { backend });
@@ -351,5 +443,10 @@ function backendFailure(backend: BackendName, target: BackendTarget, error: unkn
   if ((error as Error).name === 'AbortError' || code === 'UND_ERR_ABORTED') {
     return gatewayError('ERR_CLIENT_CLOSED_REQUEST', 'The client closed the request.', { backend });
   }
-  return errorAs('ERR_UNAVAILABLE', 'backendFailed', `The ${backend} service failed: ${(error as Error).message}`, { backend });
+  return errorAs(
+    'ERR_UNAVAILABLE',
+    'backendFailed',
+    `The ${backend} service failed: ${(error as Error).message}`,
+    { backend },
+  );
 }

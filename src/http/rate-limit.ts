@@ -57,7 +57,9 @@ export class MemoryBuckets implements BucketStore {
     const now = this.now();
     const perMs = policy.refillPerMinute / 60_000;
     const bucket = this.buckets.get(key);
-    let tokens = bucket ? Math.min(policy.capacity, bucket.tokens + Math.max(0, now - bucket.at) * perMs) : policy.capacity;
+    let tokens = bucket
+      ? Math.min(policy.capacity, bucket.tokens + Math.max(0, now - bucket.at) * perMs)
+      : policy.capacity;
     const allowed = tokens >= 1;
     if (allowed) tokens -= 1;
     this.buckets.set(key, { tokens, at: now });
@@ -92,7 +94,12 @@ redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - tokens) / per_ms) + 1000)
 return {allowed, tostring(tokens)}
 `;
 
-type TakeCommand = (key: string, capacity: number, perMs: number, ...now: number[]) => Promise<[number, string]>;
+type TakeCommand = (
+  key: string,
+  capacity: number,
+  perMs: number,
+  ...now: number[]
+) => Promise<[number, string]>;
 
 /** ioredis states in which a connection is still being (re)established. */
 const connectingStates: ReadonlySet<string> = new Set(['wait', 'connecting', 'connect']);
@@ -126,7 +133,9 @@ export class RedisBuckets implements BucketStore {
       // Reported through the fallback path; ioredis keeps reconnecting on its own.
     });
     this.redis.defineCommand('takeToken', { numberOfKeys: 1, lua: takeScript });
-    this.takeToken = (this.redis as unknown as { takeToken: TakeCommand }).takeToken.bind(this.redis);
+    this.takeToken = (this.redis as unknown as { takeToken: TakeCommand }).takeToken.bind(
+      this.redis,
+    );
   }
 
   private connecting?: Promise<void>;
@@ -152,7 +161,12 @@ export class RedisBuckets implements BucketStore {
   async take(key: string, policy: BucketPolicy): Promise<Decision> {
     await this.ready();
     const clock = this.now ? [this.now()] : [];
-    const [allowed, tokens] = await this.takeToken(this.prefix + key, policy.capacity, policy.refillPerMinute / 60_000, ...clock);
+    const [allowed, tokens] = await this.takeToken(
+      this.prefix + key,
+      policy.capacity,
+      policy.refillPerMinute / 60_000,
+      ...clock,
+    );
     return decide(Number(tokens), allowed === 1, policy);
   }
 

@@ -8,7 +8,9 @@ import { gatewayError } from '../common/errors.js';
 /** Whether a request announces a body: chunked, or a length other than 0. */
 export function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
-  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  return (
+    request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
+  );
 }
 
 /**
@@ -42,4 +44,5 @@ export function parseJsonText(text: string, maxDepth = jsonDepthCeiling): unknow
 }
 
 /** A JSON object: not null, not a list. */
-export const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,31 +1,53 @@
 // The gateway's request log: one line per request (method, route, status, duration, user, request
 // id), and logger settings that keep credentials out of every line.
-import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import {
+  LogController,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 
 /** Query parameters that carry credentials (a `?token=` from clients that cannot set headers, OAuth codes). */
-const secretParameters = new Set(['token', 'access_token', 'id_token', 'refresh_token', 'code', 'client_secret', 'password', 'jwt']);
+const secretParameters = new Set([
+  'token',
+  'access_token',
+  'id_token',
+  'refresh_token',
+  'code',
+  'client_secret',
+  'password',
+  'jwt',
+]);
 
 /** `url` with the value of every credential-carrying query parameter replaced by `[redacted]`. */
 export function redactUrl(url: string): string {
   const questionMark = url.indexOf('?');
   if (questionMark === -1) return url;
-  const pairs = url.slice(questionMark + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=');
-    const rawName = equals === -1 ? pair : pair.slice(0, equals);
-    let name = rawName;
-    try {
-      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-    } catch {
-      // A malformed escape in the name: compare it as sent.
-    }
-    return equals !== -1 && secretParameters.has(name.toLowerCase()) ? `${rawName}=[redacted]` : pair;
-  });
+  const pairs = url
+    .slice(questionMark + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const rawName = equals === -1 ? pair : pair.slice(0, equals);
+      let name = rawName;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        // A malformed escape in the name: compare it as sent.
+      }
+      return equals !== -1 && secretParameters.has(name.toLowerCase())
+        ? `${rawName}=[redacted]`
+        : pair;
+    });
   return `${url.slice(0, questionMark)}?${pairs.join('&')}`;
 }
 
 /** Where credentials could sit in a logged object; pino replaces them wherever they appear. */
 const redactedPaths = ['req.headers', 'headers', 'res.headers'].flatMap((object) =>
-  ['authorization', 'cookie', 'x-vendor-de-jwt', 'set-cookie'].map((header) => `${object}["${header}"]`),
+  ['authorization', 'cookie', 'x-vendor-de-jwt', 'set-cookie'].map(
+    (header) => `${object}["${header}"]`,
+  ),
 );
 
 /**
@@ -38,7 +60,11 @@ export function loggerSettings(level: string) {
     level,
     redact: { paths: redactedPaths, censor: '[redacted]' },
     serializers: {
-      req: (request: { method?: string; url?: string; ip?: string }) => ({ method: request.method, url: redactUrl(request.url ?? ''), remoteAddress: request.ip }),
+      req: (request: { method?: string; url?: string; ip?: string }) => ({
+        method: request.method,
+        url: redactUrl(request.url ?? ''),
+        remoteAddress: request.ip,
+      }),
     },
   };
 }
@@ -47,7 +73,10 @@ export function loggerSettings(level: string) {
  * Fastify's `logger` and `logController` options for the gateway: loggerSettings, and no
  * per-request lines from Fastify (registerRequestLog writes the one line).
  */
-export function gatewayLoggerOptions(level: string, stream?: { write(line: string): void }): Pick<FastifyServerOptions, 'logger' | 'logController'> {
+export function gatewayLoggerOptions(
+  level: string,
+  stream?: { write(line: string): void },
+): Pick<FastifyServerOptions, 'logger' | 'logController'> {
   return {
     logger: { ...loggerSettings(level), ...(stream ? { stream } : {}) },
     logController: new LogController({ disableRequestLogging: true }),
@@ -97,6 +126,10 @@ export function registerRequestLog(app: FastifyInstance): void {
   });
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
   app.addHook('onRequestAbort', async (request) => {
-    logOnce(request, { status: 499, aborted: true, durationMs: performance.now() - (started.get(request) ?? performance.now()) });
+    logOnce(request, {
+      status: 499,
+      aborted: true,
+      durationMs: performance.now() - (started.get(request) ?? performance.now()),
+    });
   });
 }

@@ -17,6 +17,11 @@ export function routeAtBoth(app: FastifyInstance, auth: AuthLevel, options: Rout
     [options.url, auth],
     [`/secured${options.url}`, securedAuth(auth)],
   ] as const) {
-    app.route({ ...options, url, config: { ...options.config, auth: level }, schema: { ...schema, security: routeSecurity(level) } });
+    app.route({
+      ...options,
+      url,
+      config: { ...options.config, auth: level },
+      schema: { ...schema, security: routeSecurity(level) },
+    });
   }
 }

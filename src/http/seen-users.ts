@@ -25,7 +25,12 @@ export class SeenUsers {
   }
 
   async record(identity: Identity): Promise<void> {
-    const key = JSON.stringify([identity.username, identity.email, identity.firstName, identity.lastName]);
+    const key = JSON.stringify([
+      identity.username,
+      identity.email,
+      identity.firstName,
+      identity.lastName,
+    ]);
     let write = this.recent.get(key);
     if (!write) {
       write = this.write(identity, key);

@@ -3,7 +3,10 @@
 // §3.3). Answers are relayed from the apps service; these document them.
 import { Type } from 'typebox';
 
-export const ErrorAnswer = Type.Object({ error_code: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
+export const ErrorAnswer = Type.Object(
+  { error_code: Type.String(), reason: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
 
 /** AppListingDetail, with the fields the spec requires named (the service sends more). */
 const AppListingDetail = Type.Object(
@@ -27,21 +30,35 @@ const AppListingDetail = Type.Object(
   { additionalProperties: true },
 );
 
-export const AppListing = Type.Object({ total: Type.Integer({ description: 'Apps matching, before paging' }), apps: Type.Array(AppListingDetail) });
+export const AppListing = Type.Object({
+  total: Type.Integer({ description: 'Apps matching, before paging' }),
+  apps: Type.Array(AppListingDetail),
+});
 
 /** Paging, search and sort of an app listing (as GET /apps). */
 export const listingParameters = {
   search: Type.Optional(Type.String()),
   limit: Type.Optional(Type.Integer({ minimum: 0, description: '0 or absent: no limit' })),
   offset: Type.Optional(Type.Integer({ minimum: 0 })),
-  'sort-field': Type.Optional(Type.String({ description: 'name, description, integrator_name, integration_date, edited_date or average_rating' })),
+  'sort-field': Type.Optional(
+    Type.String({
+      description:
+        'name, description, integrator_name, integration_date, edited_date or average_rating',
+    }),
+  ),
   'sort-dir': Type.Optional(Type.String({ description: 'ASC or DESC' })),
   'app-type': Type.Optional(Type.String()),
 };
 
 const AvuRequest = Type.Object(
   {
-    id: Type.Optional(Type.String({ format: 'uuid', description: 'Present: update that AVU; absent: the AVU with this attr/value/unit, or a new one' })),
+    id: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description:
+          'Present: update that AVU; absent: the AVU with this attr/value/unit, or a new one',
+      }),
+    ),
     attr: Type.String({ minLength: 1 }),
     value: Type.String(),
     unit: Type.Optional(Type.Union([Type.String(), Type.Null()])),
@@ -51,35 +68,35 @@ const AvuRequest = Type.Object(
 );
 
 export const AvuWrite = Type.Object({ avus: Type.Array(AvuRequest) });
-export const AvuReplace = Type.Object({ avus: Type.Optional(Type.Array(AvuRequest, { description: 'Absent: delete every AVU' })) });
+export const AvuReplace = Type.Object({
+  avus: Type.Optional(Type.Array(AvuRequest, { description: 'Absent: delete every AVU' })),
+});
 
-const Avu = Type.Object(
-  {
-    id: Type.String(),
-    attr: Type.String(),
-    value: Type.String(),
-    unit: Type.String(),
-    target_id: Type.String(),
-    target_type: Type.String(),
-    created_by: Type.String(),
-    modified_by: Type.String(),
-    created_on: Type.Integer({ description: 'Milliseconds since the epoch' }),
-    modified_on: Type.Integer({ description: 'Milliseconds since the epoch' }),
-    avus: Type.Array(Type.Unknown(), { description: 'Nested AVUs, the same shape' }),
-  },
-);
+const Avu = Type.Object({
+  id: Type.String(),
+  attr: Type.String(),
+  value: Type.String(),
+  unit: Type.String(),
+  target_id: Type.String(),
+  target_type: Type.String(),
+  created_by: Type.String(),
+  modified_by: Type.String(),
+  created_on: Type.Integer({ description: 'Milliseconds since the epoch' }),
+  modified_on: Type.Integer({ description: 'Milliseconds since the epoch' }),
+  avus: Type.Array(Type.Unknown(), { description: 'Nested AVUs, the same shape' }),
+});
 export const AvuList = Type.Object({ avus: Type.Array(Avu) });
 
 /** A public app category as administrators see it. */
-export const AdminAppCategory = Type.Object(
-  {
-    system_id: Type.String(),
-    id: Type.String(),
-    name: Type.String(),
-    description: Type.String(),
-    is_public: Type.Boolean(),
-    total: Type.Integer({ description: 'Public apps placed directly in it' }),
-    parent_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    categories: Type.Optional(Type.Array(Type.Unknown(), { description: 'Subcategories, the same shape' })),
-  },
-);
+export const AdminAppCategory = Type.Object({
+  system_id: Type.String(),
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  is_public: Type.Boolean(),
+  total: Type.Integer({ description: 'Public apps placed directly in it' }),
+  parent_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  categories: Type.Optional(
+    Type.Array(Type.Unknown(), { description: 'Subcategories, the same shape' }),
+  ),
+});

@@ -19,7 +19,10 @@ async function part<T>(work: () => Promise<T>): Promise<Part<T>> {
   }
 }
 
-const Failure = Type.Object({ status: Type.Optional(Type.Integer()), error: Type.String() }, { description: 'This part failed' });
+const Failure = Type.Object(
+  { status: Type.Optional(Type.Integer()), error: Type.String() },
+  { description: 'This part failed' },
+);
 const orFailure = (schema: TSchema) => Type.Union([schema, Failure]);
 
 const BootstrapSchema = Type.Object({
@@ -30,15 +33,29 @@ const BootstrapSchema = Type.Object({
     first_name: Type.String(),
     last_name: Type.String(),
   }),
-  session: orFailure(Type.Object({ login_time: Type.Number(), auth_redirect: Type.Record(Type.String(), Type.String()) })),
+  session: orFailure(
+    Type.Object({
+      login_time: Type.Number(),
+      auth_redirect: Type.Record(Type.String(), Type.String()),
+    }),
+  ),
   apps_info: orFailure(
     Type.Object({
-      system_ids: Type.Object({ de_system_id: Type.String(), all_system_ids: Type.Array(Type.String()) }),
+      system_ids: Type.Object({
+        de_system_id: Type.String(),
+        all_system_ids: Type.Array(Type.String()),
+      }),
       workspace: Type.Object({}, { additionalProperties: true }),
       webhooks: Type.Array(Type.Unknown()),
     }),
   ),
-  data_info: orFailure(Type.Object({ user_home_path: Type.String(), user_trash_path: Type.String(), base_trash_path: Type.String() })),
+  data_info: orFailure(
+    Type.Object({
+      user_home_path: Type.String(),
+      user_trash_path: Type.String(),
+      base_trash_path: Type.String(),
+    }),
+  ),
   preferences: orFailure(PreferencesSchema),
 });
 
@@ -61,7 +78,14 @@ export async function bootstrapRoutes(app: FastifyInstance, deps: PreferencesDep
       tags: ['bootstrap'],
       summary: 'User info, session, apps info, data-store paths and preferences in one call',
       security: routeSecurity('user'),
-      querystring: Type.Object({ 'ip-address': Type.Optional(Type.String({ maxLength: 45, description: "The end user's address, when a proxy calls for them" })) }),
+      querystring: Type.Object({
+        'ip-address': Type.Optional(
+          Type.String({
+            maxLength: 45,
+            description: "The end user's address, when a proxy calls for them",
+          }),
+        ),
+      }),
       response: { 200: BootstrapSchema },
     },
     handler: async (request) => {
@@ -71,15 +95,43 @@ export async function bootstrapRoutes(app: FastifyInstance, deps: PreferencesDep
         part(() =>
           forwarder.callJson<{ login_time: number; auth_redirect: Record<string, string> }>(
             'apps',
-            { method: 'POST', path: '/users/login', identity, identityStyle: 'apps', json: { 'ip-address': ipAddress ?? request.ip, 'login-time': Date.now(), 'session-id': request.id } },
+            {
+              method: 'POST',
+              path: '/users/login',
+              identity,
+              identityStyle: 'apps',
+              json: {
+                'ip-address': ipAddress ?? request.ip,
+                'login-time': Date.now(),
+                'session-id': request.id,
+              },
+            },
             request.id,
           ),
         ),
-        part(() => forwarder.callJson<unknown>('apps', { method: 'GET', path: '/bootstrap', identity, identityStyle: 'apps' }, request.id)),
-        part(() => forwarder.callJson<BasePaths>('data-info', { method: 'GET', path: '/navigation/base-paths', identity, identityStyle: 'user' }, request.id)),
+        part(() =>
+          forwarder.callJson<unknown>(
+            'apps',
+            { method: 'GET', path: '/bootstrap', identity, identityStyle: 'apps' },
+            request.id,
+          ),
+        ),
+        part(() =>
+          forwarder.callJson<BasePaths>(
+            'data-info',
+            { method: 'GET', path: '/navigation/base-paths', identity, identityStyle: 'user' },
+            request.id,
+          ),
+        ),
         part(() => loadPreferences(deps, identity, request.id, request.log)),
       ]);
-      return { user_info: userInfo(identity, config.uidDomain), session, apps_info: appsInfo, data_info: dataInfo, preferences };
+      return {
+        user_info: userInfo(identity, config.uidDomain),
+        session,
+        apps_info: appsInfo,
+        data_info: dataInfo,
+        preferences,
+      };
     },
   });
 }

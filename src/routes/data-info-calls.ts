@@ -16,15 +16,25 @@ export interface DataInfoCall {
   requestId: string;
 }
 
-export function dataInfoCall(deps: { forwarder: Forwarder }, request: FastifyRequest): DataInfoCall {
+export function dataInfoCall(
+  deps: { forwarder: Forwarder },
+  request: FastifyRequest,
+): DataInfoCall {
   return { forwarder: deps.forwarder, identity: request.identity, requestId: request.id };
 }
 
-export type DataInfoRequest = Pick<BackendCall, 'method' | 'path' | 'query' | 'json' | 'raw' | 'signal'>;
+export type DataInfoRequest = Pick<
+  BackendCall,
+  'method' | 'path' | 'query' | 'json' | 'raw' | 'signal'
+>;
 
 /** A data-info JSON answer, the call made as the caller (`user` parameter). */
 export async function dataInfoJson<T>(call: DataInfoCall, request: DataInfoRequest): Promise<T> {
-  const response = await call.forwarder.call('data-info', { ...request, identity: call.identity, identityStyle: 'user' }, call.requestId);
+  const response = await call.forwarder.call(
+    'data-info',
+    { ...request, identity: call.identity, identityStyle: 'user' },
+    call.requestId,
+  );
   return jsonAnswer<T>('data-info', response);
 }
 
@@ -36,16 +46,25 @@ const PATH_INFO_BATCH = 1000;
  * unreadable ones left out): `/path-info` in batches of PATH_INFO_BATCH, sent together.
  * `filterInclude` names the stat keys wanted (all of them when absent).
  */
-export async function readableStats<T>(call: DataInfoCall, ids: readonly string[], filterInclude?: string): Promise<Map<string, T>> {
+export async function readableStats<T>(
+  call: DataInfoCall,
+  ids: readonly string[],
+  filterInclude?: string,
+): Promise<Map<string, T>> {
   const unique = [...new Set(ids)];
   const batches: string[][] = [];
-  for (let start = 0; start < unique.length; start += PATH_INFO_BATCH) batches.push(unique.slice(start, start + PATH_INFO_BATCH));
+  for (let start = 0; start < unique.length; start += PATH_INFO_BATCH)
+    batches.push(unique.slice(start, start + PATH_INFO_BATCH));
   const answers = await Promise.all(
     batches.map((batch) =>
       dataInfoJson<{ ids?: Record<string, T> }>(call, {
         method: 'POST',
         path: '/path-info',
-        query: { 'ignore-missing': 'true', 'ignore-inaccessible': 'true', 'filter-include': filterInclude },
+        query: {
+          'ignore-missing': 'true',
+          'ignore-inaccessible': 'true',
+          'filter-include': filterInclude,
+        },
         json: { ids: batch },
       }),
     ),
@@ -54,11 +73,18 @@ export async function readableStats<T>(call: DataInfoCall, ids: readonly string[
 }
 
 /** A file's content as data-info takes it raw: no multipart, nothing parsed. */
-export const fileContent = (content: string | Readable) => ({ content, contentType: 'application/octet-stream' });
+export const fileContent = (content: string | Readable) => ({
+  content,
+  contentType: 'application/octet-stream',
+});
 
 /** The id of a canonical path (`GET /data/uuid`). */
 export async function uuidOf(call: DataInfoCall, path: string): Promise<string> {
-  const { id } = await dataInfoJson<{ id: string }>(call, { method: 'GET', path: '/data/uuid', query: { path } });
+  const { id } = await dataInfoJson<{ id: string }>(call, {
+    method: 'GET',
+    path: '/data/uuid',
+    query: { path },
+  });
   return id;
 }
 
@@ -67,7 +93,10 @@ export async function uuidOf(call: DataInfoCall, path: string): Promise<string> 
  * Content-Disposition) where the route wanted a file's bytes.
  */
 export function answeredListing(response: BackendResponse): boolean {
-  return response.headers['content-disposition'] === undefined && String(response.headers['content-type'] ?? '').includes('json');
+  return (
+    response.headers['content-disposition'] === undefined &&
+    String(response.headers['content-type'] ?? '').includes('json')
+  );
 }
 
 /** A canonical path as the tail of a backend URL path (`/data/path<here>`): every segment encoded on its own. */

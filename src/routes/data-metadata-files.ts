@@ -34,22 +34,49 @@ const MAX_CSV_BYTES = 8 * 1024 * 1024;
 const MAX_CSV_ROWS = 1000;
 
 const DataParams = Type.Object({ dataId: Type.String({ description: 'File or folder UUID' }) });
-const Stat = Type.Object({ id: Type.String(), path: Type.String(), type: Type.String() }, { additionalProperties: true, description: 'The stat of the written file (backends.md §2.2)' });
+const Stat = Type.Object(
+  { id: Type.String(), path: Type.String(), type: Type.String() },
+  { additionalProperties: true, description: 'The stat of the written file (backends.md §2.2)' },
+);
 const FileAnswer = Type.Object({ file: Stat });
 const SaveBody = Type.Object({
-  dest: Type.String({ minLength: 1, description: 'Path of the file to write; it must not exist yet' }),
-  recursive: Type.Optional(Type.Boolean({ description: 'For a folder: also the metadata of everything below it' })),
+  dest: Type.String({
+    minLength: 1,
+    description: 'Path of the file to write; it must not exist yet',
+  }),
+  recursive: Type.Optional(
+    Type.Boolean({ description: 'For a folder: also the metadata of everything below it' }),
+  ),
 });
 const CsvQuery = Type.Object(
   {
-    dest: Type.String({ minLength: 1, description: 'Folder that relative paths in the first column start from' }),
+    dest: Type.String({
+      minLength: 1,
+      description: 'Folder that relative paths in the first column start from',
+    }),
     src: Type.String({ minLength: 1, description: 'Path of the CSV file' }),
-    separator: Type.Optional(Type.String({ minLength: 1, maxLength: 2, description: 'Column separator, one character (default `,`; `%09` or `\\t` is a tab)' })),
+    separator: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2,
+        description: 'Column separator, one character (default `,`; `%09` or `\\t` is a tab)',
+      }),
+    ),
   },
   { additionalProperties: true },
 );
 const CsvAnswer = Type.Object({
-  'path-metadata': Type.Array(Type.Object({ path: Type.String(), avus: Type.Array(Type.Object({ attr: Type.String(), value: Type.String(), unit: Type.String() }, { additionalProperties: true })) })),
+  'path-metadata': Type.Array(
+    Type.Object({
+      path: Type.String(),
+      avus: Type.Array(
+        Type.Object(
+          { attr: Type.String(), value: Type.String(), unit: Type.String() },
+          { additionalProperties: true },
+        ),
+      ),
+    }),
+  ),
 });
 
 interface WalkedEntry {
@@ -59,21 +86,36 @@ interface WalkedEntry {
 }
 
 /** Everything below a folder the caller can see, folders before their contents, paged through data-info listings. */
-async function walk(deps: DataMetadataDeps, request: FastifyRequest, folder: string): Promise<WalkedEntry[]> {
+async function walk(
+  deps: DataMetadataDeps,
+  request: FastifyRequest,
+  folder: string,
+): Promise<WalkedEntry[]> {
   const found: WalkedEntry[] = [];
   const pending = [folder];
   while (pending.length > 0) {
     const current = pending.shift()!;
-    for (let offset = 0; ; ) {
-      const page = await dataInfoJson<{ files: { id: string; path: string }[]; folders: { id: string; path: string }[]; total: number }>(dataInfoCall(deps, request), {
+    for (let offset = 0; ;) {
+      const page = await dataInfoJson<{
+        files: { id: string; path: string }[];
+        folders: { id: string; path: string }[];
+        total: number;
+      }>(dataInfoCall(deps, request), {
         method: 'GET',
         path: `/data/path${encodedPath(current)}`,
         query: { limit: '1000', offset: String(offset), 'sort-field': 'name', 'sort-dir': 'ASC' },
       });
-      const entries = [...page.folders.map((item) => ({ id: item.id, path: item.path, type: 'dir' as const })), ...page.files.map((item) => ({ id: item.id, path: item.path, type: 'file' as const }))];
+      const entries = [
+        ...page.folders.map((item) => ({ id: item.id, path: item.path, type: 'dir' as const })),
+        ...page.files.map((item) => ({ id: item.id, path: item.path, type: 'file' as const })),
+      ];
       found.push(...entries);
       if (found.length > MAX_WALKED_ENTRIES) {
-        throw gatewayError('ERR_TOO_MANY_RESULTS', `${folder} holds more than ${MAX_WALKED_ENTRIES} files and folders`, { path: folder, limit: MAX_WALKED_ENTRIES });
+        throw gatewayError(
+          'ERR_TOO_MANY_RESULTS',
+          `${folder} holds more than ${MAX_WALKED_ENTRIES} files and folders`,
+          { path: folder, limit: MAX_WALKED_ENTRIES },
+        );
       }
       pending.push(...entries.filter((entry) => entry.type === 'dir').map((entry) => entry.path));
       offset += entries.length;
@@ -84,7 +126,11 @@ async function walk(deps: DataMetadataDeps, request: FastifyRequest, folder: str
 }
 
 /** The AVUs of many entries: metadata searches by target id, 1000 ids a call. */
-async function avusByTarget(deps: DataMetadataDeps, request: FastifyRequest, ids: string[]): Promise<Map<string, Avu[]>> {
+async function avusByTarget(
+  deps: DataMetadataDeps,
+  request: FastifyRequest,
+  ids: string[],
+): Promise<Map<string, Avu[]>> {
   const byTarget = new Map<string, Avu[]>();
   for (let start = 0; start < ids.length; start += 1000) {
     const { avus } = await metadataJson<{ avus: (Avu & { target_id: string })[] }>(deps, request, {
@@ -92,13 +138,19 @@ async function avusByTarget(deps: DataMetadataDeps, request: FastifyRequest, ids
       path: '/avus/search',
       json: { 'target-id': ids.slice(start, start + 1000), 'target-type': ['file', 'folder'] },
     });
-    for (const avu of avus) byTarget.set(avu.target_id, [...(byTarget.get(avu.target_id) ?? []), avu]);
+    for (const avu of avus)
+      byTarget.set(avu.target_id, [...(byTarget.get(avu.target_id) ?? []), avu]);
   }
   return byTarget;
 }
 
 /** An AVU as a saved file keeps it: the triple and its nested AVUs, enough to apply it again. */
-const portable = (avu: Avu): Record<string, unknown> => ({ attr: avu.attr, value: avu.value, unit: avu.unit, avus: (avu.avus ?? []).map(portable) });
+const portable = (avu: Avu): Record<string, unknown> => ({
+  attr: avu.attr,
+  value: avu.value,
+  unit: avu.unit,
+  avus: (avu.avus ?? []).map(portable),
+});
 
 const described = (entry: { id: string; path: string; type: 'file' | 'dir' }, avus: Avu[]) => ({
   id: entry.id,
@@ -109,11 +161,20 @@ const described = (entry: { id: string; path: string; type: 'file' | 'dir' }, av
 });
 
 /** The saved-metadata document: the entry, and with `recursive` everything below a folder. */
-async function metadataDocument(deps: DataMetadataDeps, request: FastifyRequest, stat: EntryStat, recursive: boolean): Promise<string> {
+async function metadataDocument(
+  deps: DataMetadataDeps,
+  request: FastifyRequest,
+  stat: EntryStat,
+  recursive: boolean,
+): Promise<string> {
   const document: Record<string, unknown> = described(stat, await avusOf(deps, request, stat));
   if (recursive && stat.type === 'dir') {
     const below = await walk(deps, request, stat.path);
-    const avus = await avusByTarget(deps, request, below.map((entry) => entry.id));
+    const avus = await avusByTarget(
+      deps,
+      request,
+      below.map((entry) => entry.id),
+    );
     document.contents = below.map((entry) => described(entry, avus.get(entry.id) ?? []));
   }
   return `${JSON.stringify(document, null, 2)}\n`;
@@ -126,14 +187,23 @@ function destination(deps: DataMetadataDeps, dest: unknown): { folder: string; n
 }
 
 /** Writes an ORE document next to the entry, replacing an earlier export. */
-async function writeNextTo(deps: DataMetadataDeps, request: FastifyRequest, stat: EntryStat, content: string): Promise<EntryStat> {
+async function writeNextTo(
+  deps: DataMetadataDeps,
+  request: FastifyRequest,
+  stat: EntryStat,
+  content: string,
+): Promise<EntryStat> {
   const folder = parentOf(stat.path);
   const name = `${baseName(stat.path)}.ore.rdf`;
   const path = joinDataPath(folder, name, 'path');
-  const existing = await dataInfoJson<{ paths: Record<string, boolean> }>(dataInfoCall(deps, request), { method: 'POST', path: '/existence-marker', json: { paths: [path] } });
+  const existing = await dataInfoJson<{ paths: Record<string, boolean> }>(
+    dataInfoCall(deps, request),
+    { method: 'POST', path: '/existence-marker', json: { paths: [path] } },
+  );
   if (existing.paths[path]) {
     const { [path]: old } = await statsByPath(deps, request, [path], 'write');
-    if (old!.type !== 'file') throw errorAs('ERR_EXISTS', 'conflict', `${path} exists and is a folder`, { path });
+    if (old!.type !== 'file')
+      throw errorAs('ERR_EXISTS', 'conflict', `${path} exists and is a folder`, { path });
     return overwriteStoredFile(deps, request, old!.id, content);
   }
   return createStoredFile(deps, request, folder, name, content);
@@ -143,7 +213,12 @@ async function writeNextTo(deps: DataMetadataDeps, request: FastifyRequest, stat
 function separatorOf(raw: string | undefined): string {
   if (raw === undefined || raw === '') return ',';
   if (raw === '\\t') return '\t';
-  if ([...raw].length !== 1) throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'query parameter "separator" must be one character', { field: 'separator' });
+  if ([...raw].length !== 1)
+    throw gatewayError(
+      'ERR_BAD_QUERY_PARAMETER',
+      'query parameter "separator" must be one character',
+      { field: 'separator' },
+    );
   return raw;
 }
 
@@ -153,21 +228,50 @@ interface CsvPlan {
 }
 
 /** Rows after the header: first cell a path (relative to `dest` or absolute), then one value per attribute column. */
-function csvPlan(deps: DataMetadataDeps, text: string, separator: string, dest: string, src: string): CsvPlan {
+function csvPlan(
+  deps: DataMetadataDeps,
+  text: string,
+  separator: string,
+  dest: string,
+  src: string,
+): CsvPlan {
   let rows: string[][];
   try {
-    rows = parse(text, { delimiter: separator, bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+    rows = parse(text, {
+      delimiter: separator,
+      bom: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+    }) as string[][];
   } catch (error) {
-    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${src} is not a CSV file the parser can read: ${(error as Error).message}`, { field: 'src', path: src });
+    throw gatewayError(
+      'ERR_BAD_OR_MISSING_FIELD',
+      `${src} is not a CSV file the parser can read: ${(error as Error).message}`,
+      { field: 'src', path: src },
+    );
   }
   const [header, ...body] = rows;
-  if (!header || header.length < 2) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${src} needs a header row: a path column, then attribute names`, { field: 'src', path: src });
-  if (body.length > MAX_CSV_ROWS) throw gatewayError('ERR_TOO_MANY_RESULTS', `${src} has ${body.length} rows; at most ${MAX_CSV_ROWS} are applied`, { count: body.length, limit: MAX_CSV_ROWS });
+  if (!header || header.length < 2)
+    throw gatewayError(
+      'ERR_BAD_OR_MISSING_FIELD',
+      `${src} needs a header row: a path column, then attribute names`,
+      { field: 'src', path: src },
+    );
+  if (body.length > MAX_CSV_ROWS)
+    throw gatewayError(
+      'ERR_TOO_MANY_RESULTS',
+      `${src} has ${body.length} rows; at most ${MAX_CSV_ROWS} are applied`,
+      { count: body.length, limit: MAX_CSV_ROWS },
+    );
   const attributes = header.slice(1).map((name) => name.trim());
   const byPath = new Map<string, { attr: string; value: string; unit: string }[]>();
   body.forEach((row, index) => {
     const cell = (row[0] ?? '').trim();
-    if (cell === '') throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `row ${index + 2} of ${src} names no path`, { field: 'src', row: index + 2 });
+    if (cell === '')
+      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `row ${index + 2} of ${src} names no path`, {
+        field: 'src',
+        row: index + 2,
+      });
     const path = dataPath(deps.config, cell.startsWith('/') ? cell : `${dest}/${cell}`, 'path');
     const avus = byPath.get(path) ?? [];
     attributes.forEach((attr, column) => {
@@ -179,7 +283,10 @@ function csvPlan(deps: DataMetadataDeps, text: string, separator: string, dest: 
   return { byPath };
 }
 
-export async function dataMetadataFileRoutes(app: FastifyInstance, deps: DataMetadataDeps): Promise<void> {
+export async function dataMetadataFileRoutes(
+  app: FastifyInstance,
+  deps: DataMetadataDeps,
+): Promise<void> {
   routeAtBoth(app, 'user', {
     method: 'POST',
     url: '/filesystem/:dataId/metadata/save',
@@ -196,7 +303,12 @@ export async function dataMetadataFileRoutes(app: FastifyInstance, deps: DataMet
     handler: async (request) => {
       const body = request.body as { dest: string; recursive?: boolean };
       const { folder, name } = destination(deps, body.dest);
-      const stat = await statById(deps, request, entryId((request.params as { dataId: string }).dataId), 'read');
+      const stat = await statById(
+        deps,
+        request,
+        entryId((request.params as { dataId: string }).dataId),
+        'read',
+      );
       const content = await metadataDocument(deps, request, stat, body.recursive === true);
       return { file: await createStoredFile(deps, request, folder, name, content) };
     },
@@ -215,9 +327,20 @@ export async function dataMetadataFileRoutes(app: FastifyInstance, deps: DataMet
       response: { 200: FileAnswer },
     },
     handler: async (request) => {
-      const stat = await statById(deps, request, entryId((request.params as { dataId: string }).dataId), 'read');
-      const files = stat.type === 'dir' ? (await walk(deps, request, stat.path)).filter((entry) => entry.type === 'file') : [stat];
-      const content = oreDocument({ id: stat.id, path: stat.path, avus: await avusOf(deps, request, stat) }, files);
+      const stat = await statById(
+        deps,
+        request,
+        entryId((request.params as { dataId: string }).dataId),
+        'read',
+      );
+      const files =
+        stat.type === 'dir'
+          ? (await walk(deps, request, stat.path)).filter((entry) => entry.type === 'file')
+          : [stat];
+      const content = oreDocument(
+        { id: stat.id, path: stat.path, avus: await avusOf(deps, request, stat) },
+        files,
+      );
       return { file: await writeNextTo(deps, request, stat, content) };
     },
   });
@@ -244,7 +367,11 @@ export async function dataMetadataFileRoutes(app: FastifyInstance, deps: DataMet
       const results = [];
       for (const [path, avus] of byPath) {
         const stat = stats[path]!;
-        const answer = await metadataJson<{ avus: Avu[] }>(deps, request, { method: 'POST', path: `/avus/${targetType(stat)}/${stat.id}`, json: { avus } });
+        const answer = await metadataJson<{ avus: Avu[] }>(deps, request, {
+          method: 'POST',
+          path: `/avus/${targetType(stat)}/${stat.id}`,
+          json: { avus },
+        });
         results.push({ path, avus: answer.avus });
       }
       return { 'path-metadata': results };

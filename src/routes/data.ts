@@ -11,15 +11,91 @@ import { gatewayError } from '../common/errors.js';
 
 // File and folder metadata (AVUs, saving, ORE, CSV) are aggregates in data-metadata.ts.
 export const dataRoutes: PassthroughRoute[] = [
-  { method: 'GET', path: '/filesystem/metadata/templates', backend: 'metadata', backendPath: '/templates', auth: 'optional', securedAlias: true, tag: 'data', summary: 'List metadata templates' },
-  { method: 'GET', path: '/filesystem/metadata/template/{template-id}', backend: 'metadata', backendPath: '/templates/{template-id}', auth: 'optional', securedAlias: true, tag: 'data', summary: 'Get a metadata template' },
-  { method: 'GET', path: '/filesystem/metadata/template/{template-id}/blank-csv', backend: 'metadata', backendPath: '/templates/{template-id}/blank-csv', securedAlias: true, tag: 'data', summary: 'Download a blank CSV for a metadata template' },
-  { method: 'GET', path: '/filesystem/metadata/template/{template-id}/guide-csv', backend: 'metadata', backendPath: '/templates/{template-id}/guide-csv', securedAlias: true, tag: 'data', summary: 'Download a guide CSV for a metadata template' },
-  { method: 'GET', path: '/filesystem/metadata/template/{template-id}/zip-csv', backend: 'metadata', backendPath: '/templates/{template-id}/zip-csv', securedAlias: true, tag: 'data', summary: 'Download the CSV files of a metadata template as a zip' },
-  { method: 'GET', path: '/filesystem/metadata/template/attr/{attribute-id}', backend: 'metadata', backendPath: '/templates/attr/{attribute-id}', auth: 'optional', securedAlias: true, tag: 'data', summary: 'Get a metadata template attribute' },
-  { method: ['GET', 'POST'], path: '/admin/filesystem/metadata/templates', backend: 'metadata', backendPath: '/admin/templates', auth: 'data-store-admin', tag: 'admin-filesystem', summary: 'List or add metadata templates' },
-  { method: 'DELETE', path: '/admin/filesystem/metadata/templates/{template-id}', backend: 'metadata', backendPath: '/admin/templates/{template-id}', auth: 'data-store-admin', tag: 'admin-filesystem', summary: 'Delete a metadata template' },
-  { method: 'GET', path: '/filetypes/type-list', backend: 'data-info', backendPath: '/file-types', auth: 'optional', securedAlias: true, tag: 'data', summary: 'List file types' },
+  {
+    method: 'GET',
+    path: '/filesystem/metadata/templates',
+    backend: 'metadata',
+    backendPath: '/templates',
+    auth: 'optional',
+    securedAlias: true,
+    tag: 'data',
+    summary: 'List metadata templates',
+  },
+  {
+    method: 'GET',
+    path: '/filesystem/metadata/template/{template-id}',
+    backend: 'metadata',
+    backendPath: '/templates/{template-id}',
+    auth: 'optional',
+    securedAlias: true,
+    tag: 'data',
+    summary: 'Get a metadata template',
+  },
+  {
+    method: 'GET',
+    path: '/filesystem/metadata/template/{template-id}/blank-csv',
+    backend: 'metadata',
+    backendPath: '/templates/{template-id}/blank-csv',
+    securedAlias: true,
+    tag: 'data',
+    summary: 'Download a blank CSV for a metadata template',
+  },
+  {
+    method: 'GET',
+    path: '/filesystem/metadata/template/{template-id}/guide-csv',
+    backend: 'metadata',
+    backendPath: '/templates/{template-id}/guide-csv',
+    securedAlias: true,
+    tag: 'data',
+    summary: 'Download a guide CSV for a metadata template',
+  },
+  {
+    method: 'GET',
+    path: '/filesystem/metadata/template/{template-id}/zip-csv',
+    backend: 'metadata',
+    backendPath: '/templates/{template-id}/zip-csv',
+    securedAlias: true,
+    tag: 'data',
+    summary: 'Download the CSV files of a metadata template as a zip',
+  },
+  {
+    method: 'GET',
+    path: '/filesystem/metadata/template/attr/{attribute-id}',
+    backend: 'metadata',
+    backendPath: '/templates/attr/{attribute-id}',
+    auth: 'optional',
+    securedAlias: true,
+    tag: 'data',
+    summary: 'Get a metadata template attribute',
+  },
+  {
+    method: ['GET', 'POST'],
+    path: '/admin/filesystem/metadata/templates',
+    backend: 'metadata',
+    backendPath: '/admin/templates',
+    auth: 'data-store-admin',
+    tag: 'admin-filesystem',
+    summary: 'List or add metadata templates',
+  },
+  {
+    method: 'DELETE',
+    path: '/admin/filesystem/metadata/templates/{template-id}',
+    backend: 'metadata',
+    backendPath: '/admin/templates/{template-id}',
+    auth: 'data-store-admin',
+    tag: 'admin-filesystem',
+    summary: 'Delete a metadata template',
+  },
+  {
+    method: 'GET',
+    path: '/filetypes/type-list',
+    backend: 'data-info',
+    backendPath: '/file-types',
+    auth: 'optional',
+    securedAlias: true,
+    tag: 'data',
+    summary: 'List file types',
+  },
 ];
 
 export type DataDeps = FilesystemDeps;
@@ -30,34 +106,77 @@ interface Sharee {
   subject?: { id: string; source_id?: string };
 }
 
-const Subject = Type.Object({ id: Type.String({ minLength: 1 }), source_id: Type.Optional(Type.String()) }, { additionalProperties: true });
-const ShareeFields = { user: Type.Optional(Type.String({ minLength: 1 })), subject: Type.Optional(Subject) };
+const Subject = Type.Object(
+  { id: Type.String({ minLength: 1 }), source_id: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
+const ShareeFields = {
+  user: Type.Optional(Type.String({ minLength: 1 })),
+  subject: Type.Optional(Subject),
+};
 const Permission = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('own')]);
-const PathError = Type.Object({ error_code: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
-const Outcome = { success: Type.Boolean(), reason: Type.Optional(Type.String()), error: Type.Optional(PathError) };
+const PathError = Type.Object(
+  { error_code: Type.String(), reason: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
+const Outcome = {
+  success: Type.Boolean(),
+  reason: Type.Optional(Type.String()),
+  error: Type.Optional(PathError),
+};
 
 const ShareBody = Type.Object({
-  sharing: Type.Array(Type.Object({ ...ShareeFields, paths: Type.Array(Type.Object({ path: Type.String(), permission: Permission })) })),
+  sharing: Type.Array(
+    Type.Object({
+      ...ShareeFields,
+      paths: Type.Array(Type.Object({ path: Type.String(), permission: Permission })),
+    }),
+  ),
 });
-const UnshareBody = Type.Object({ unshare: Type.Array(Type.Object({ ...ShareeFields, paths: Type.Array(Type.String()) })) });
+const UnshareBody = Type.Object({
+  unshare: Type.Array(Type.Object({ ...ShareeFields, paths: Type.Array(Type.String()) })),
+});
 const ShareAnswer = Type.Object({
-  sharing: Type.Array(Type.Object({ ...ShareeFields, sharing: Type.Array(Type.Object({ path: Type.String(), permission: Type.String(), ...Outcome }, { additionalProperties: true })) })),
+  sharing: Type.Array(
+    Type.Object({
+      ...ShareeFields,
+      sharing: Type.Array(
+        Type.Object(
+          { path: Type.String(), permission: Type.String(), ...Outcome },
+          { additionalProperties: true },
+        ),
+      ),
+    }),
+  ),
 });
 const UnshareAnswer = Type.Object({
-  unshare: Type.Array(Type.Object({ ...ShareeFields, unshare: Type.Array(Type.Object({ path: Type.String(), ...Outcome }, { additionalProperties: true })) })),
+  unshare: Type.Array(
+    Type.Object({
+      ...ShareeFields,
+      unshare: Type.Array(
+        Type.Object({ path: Type.String(), ...Outcome }, { additionalProperties: true }),
+      ),
+    }),
+  ),
 });
 
 function shareeName(sharee: Sharee): string {
   const name = sharee.user ?? sharee.subject?.id;
-  if (name === undefined) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'each entry needs "user" or "subject"', { field: 'user' });
+  if (name === undefined)
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'each entry needs "user" or "subject"', {
+      field: 'user',
+    });
   return name;
 }
 
 /** How the client named the sharee, echoed in the answer. */
-const shareeKey = (sharee: Sharee) => (sharee.user !== undefined ? { user: sharee.user } : { subject: sharee.subject });
+const shareeKey = (sharee: Sharee) =>
+  sharee.user !== undefined ? { user: sharee.user } : { subject: sharee.subject };
 
 /** A whole data-info call that failed becomes the error of each of its paths: failures are reported, not thrown. */
-function asPathError(error: unknown): { error_code: string; reason: string } & Record<string, unknown> {
+function asPathError(
+  error: unknown,
+): { error_code: string; reason: string } & Record<string, unknown> {
   const failure = toGatewayError(error as Error);
   return { error_code: failure.errorCode, reason: failure.reason, ...failure.extra };
 }
@@ -69,15 +188,38 @@ const inlinePaths = 10;
  * The sharer and the sharee each get a `data` notification (routes.md §13: action `share` or
  * `unshare`, the paths inline when fewer than 10). Not waited for: the answer reports the sharing.
  */
-function notifySharing(deps: DataDeps, request: FastifyRequest, action: 'share' | 'unshare', sharee: string, paths: string[]): void {
+function notifySharing(
+  deps: DataDeps,
+  request: FastifyRequest,
+  action: 'share' | 'unshare',
+  sharee: string,
+  paths: string[],
+): void {
   const sharer = request.identity?.username;
   if (!sharer || paths.length === 0) return;
-  const what = paths.length === 1 ? paths[0]!.slice(paths[0]!.lastIndexOf('/') + 1) : `${paths.length} items`;
-  const payload = { action, sharer, sharee, count: paths.length, ...(paths.length < inlinePaths ? { paths } : {}) };
+  const what =
+    paths.length === 1 ? paths[0]!.slice(paths[0]!.lastIndexOf('/') + 1) : `${paths.length} items`;
+  const payload = {
+    action,
+    sharer,
+    sharee,
+    count: paths.length,
+    ...(paths.length < inlinePaths ? { paths } : {}),
+  };
   const [toSharer, toSharee] =
-    action === 'share' ? [`${what} shared with ${sharee}`, `${sharer} shared ${what} with you`] : [`${what} no longer shared with ${sharee}`, `${sharer} stopped sharing ${what} with you`];
-  for (const [user, subject] of [[sharer, toSharer], [sharee, toSharee]] as const) {
-    void sendNotification(deps.forwarder, { type: 'data', user, subject, payload: { ...payload, user } }, request.log, request.id);
+    action === 'share'
+      ? [`${what} shared with ${sharee}`, `${sharer} shared ${what} with you`]
+      : [`${what} no longer shared with ${sharee}`, `${sharer} stopped sharing ${what} with you`];
+  for (const [user, subject] of [
+    [sharer, toSharer],
+    [sharee, toSharee],
+  ] as const) {
+    void sendNotification(
+      deps.forwarder,
+      { type: 'data', user, subject, payload: { ...payload, user } },
+      request.log,
+      request.id,
+    );
   }
 }
 
@@ -109,7 +251,13 @@ async function perSharee<E extends Sharee, O extends PathOutcome>(
       } catch (error) {
         outcomes = failed(entry, asPathError(error));
       }
-      notifySharing(deps, request, action, user, outcomes.filter((outcome) => outcome.success).map((outcome) => outcome.path));
+      notifySharing(
+        deps,
+        request,
+        action,
+        user,
+        outcomes.filter((outcome) => outcome.success).map((outcome) => outcome.path),
+      );
       return { sharee: shareeKey(entry), outcomes };
     }),
   );
@@ -124,26 +272,34 @@ export async function sharingRoutes(app: FastifyInstance, deps: DataDeps): Promi
     schema: {
       tags: ['data'],
       summary: 'Grant users read, write or own permission on files and folders',
-      description: 'One data-info call per sharee; each path reports `success` and, when it failed, `error` `{error_code, reason}`.',
+      description:
+        'One data-info call per sharee; each path reports `success` and, when it failed, `error` `{error_code, reason}`.',
       body: ShareBody,
       response: { 200: ShareAnswer },
     },
     handler: async (request: FastifyRequest) => {
-      const { sharing } = request.body as { sharing: (Sharee & { paths: { path: string; permission: string }[] })[] };
+      const { sharing } = request.body as {
+        sharing: (Sharee & { paths: { path: string; permission: string }[] })[];
+      };
       const results = await perSharee(
         deps,
         request,
         'share',
         sharing,
         async (user, entry) => {
-          const answer = await dataInfo<{ sharing: { user: string; sharing: ShareOutcome[] }[] }>(deps, request, {
-            method: 'POST',
-            path: '/sharer',
-            json: { sharing: [{ user, paths: entry.paths }] },
-          });
+          const answer = await dataInfo<{ sharing: { user: string; sharing: ShareOutcome[] }[] }>(
+            deps,
+            request,
+            {
+              method: 'POST',
+              path: '/sharer',
+              json: { sharing: [{ user, paths: entry.paths }] },
+            },
+          );
           return answer.sharing.flatMap((item) => item.sharing);
         },
-        (entry, error) => entry.paths.map(({ path, permission }) => ({ path, permission, success: false, error })),
+        (entry, error) =>
+          entry.paths.map(({ path, permission }) => ({ path, permission, success: false, error })),
       );
       return { sharing: results.map(({ sharee, outcomes }) => ({ ...sharee, sharing: outcomes })) };
     },
@@ -156,7 +312,8 @@ export async function sharingRoutes(app: FastifyInstance, deps: DataDeps): Promi
     schema: {
       tags: ['data'],
       summary: "Revoke users' permissions on files and folders",
-      description: 'One data-info call per sharee; each path reports `success` and, when it failed, `error` `{error_code, reason}`.',
+      description:
+        'One data-info call per sharee; each path reports `success` and, when it failed, `error` `{error_code, reason}`.',
       body: UnshareBody,
       response: { 200: UnshareAnswer },
     },
@@ -168,11 +325,15 @@ export async function sharingRoutes(app: FastifyInstance, deps: DataDeps): Promi
         'unshare',
         unshare,
         async (user, entry) => {
-          const answer = await dataInfo<{ unshare: { user: string; unshare: PathOutcome[] }[] }>(deps, request, {
-            method: 'POST',
-            path: '/unsharer',
-            json: { unshare: [{ user, paths: entry.paths }] },
-          });
+          const answer = await dataInfo<{ unshare: { user: string; unshare: PathOutcome[] }[] }>(
+            deps,
+            request,
+            {
+              method: 'POST',
+              path: '/unsharer',
+              json: { unshare: [{ user, paths: entry.paths }] },
+            },
+          );
           return answer.unshare.flatMap((item) => item.unshare);
         },
         (entry, error) => entry.paths.map((path) => ({ path, success: false, error })),

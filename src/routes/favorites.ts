@@ -43,7 +43,9 @@ const common = {
   'date-created': Type.Number({ description: 'Milliseconds since the epoch' }),
   'date-modified': Type.Number({ description: 'Milliseconds since the epoch' }),
   permission: Type.String({ description: '`read`, `write` or `own`' }),
-  'share-count': Type.Integer({ description: 'Other users it is shared with (0 unless the caller owns it)' }),
+  'share-count': Type.Integer({
+    description: 'Other users it is shared with (0 unless the caller owns it)',
+  }),
   isFavorite: Type.Boolean({ description: 'Always true' }),
 };
 const FavoriteFile = Type.Object({
@@ -64,32 +66,55 @@ const Listing = Type.Object({
   filesystem: Type.Object({
     files: Type.Array(FavoriteFile),
     folders: Type.Array(FavoriteFolder),
-    total: Type.Integer({ description: 'Favourites the caller can read that pass entity-type and info-type' }),
+    total: Type.Integer({
+      description: 'Favourites the caller can read that pass entity-type and info-type',
+    }),
   }),
 });
 const ListingQuery = Type.Object(
   {
-    'sort-col': Type.String({ description: 'NAME, ID (path), LASTMODIFIED, DATECREATED or SIZE, any case' }),
+    'sort-col': Type.String({
+      description: 'NAME, ID (path), LASTMODIFIED, DATECREATED or SIZE, any case',
+    }),
     'sort-dir': Type.String({ description: 'ASC or DESC, any case' }),
-    limit: Type.String({ pattern: '^[0-9]+$', description: `Entries per page (at most ${MAX_PAGE})` }),
+    limit: Type.String({
+      pattern: '^[0-9]+$',
+      description: `Entries per page (at most ${MAX_PAGE})`,
+    }),
     offset: Type.String({ pattern: '^[0-9]+$', description: 'Entries of the sorted set to skip' }),
-    'entity-type': Type.Optional(Type.String({ description: 'ANY (default), FILE or FOLDER, any case' })),
-    'info-type': Type.Optional(Type.Array(Type.String(), { description: 'Restricts files to these info types; repeatable' })),
+    'entity-type': Type.Optional(
+      Type.String({ description: 'ANY (default), FILE or FOLDER, any case' }),
+    ),
+    'info-type': Type.Optional(
+      Type.Array(Type.String(), { description: 'Restricts files to these info types; repeatable' }),
+    ),
   },
   { additionalProperties: true },
 );
-const IdCollection = Type.Object({ filesystem: Type.Array(Type.String({ description: 'UUID of a file or folder' })) });
-const FavoriteParams = Type.Object({ favorite: Type.String({ description: 'UUID of the file or folder' }) });
+const IdCollection = Type.Object({
+  filesystem: Type.Array(Type.String({ description: 'UUID of a file or folder' })),
+});
+const FavoriteParams = Type.Object({
+  favorite: Type.String({ description: 'UUID of the file or folder' }),
+});
 
 const badParameter = (name: string, allowed: string) =>
-  gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be ${allowed}`, { field: name });
+  gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be ${allowed}`, {
+    field: name,
+  });
 
 /** One of `allowed`, compared in lower case; 400 otherwise. */
-function choice(query: Record<string, unknown>, name: string, allowed: readonly string[], fallback?: string): string {
+function choice(
+  query: Record<string, unknown>,
+  name: string,
+  allowed: readonly string[],
+  fallback?: string,
+): string {
   const raw = query[name];
   if (raw === undefined && fallback !== undefined) return fallback;
   const value = String(raw).toLowerCase();
-  if (!allowed.includes(value)) throw badParameter(name, `one of ${allowed.map((item) => item.toUpperCase()).join(', ')}`);
+  if (!allowed.includes(value))
+    throw badParameter(name, `one of ${allowed.map((item) => item.toUpperCase()).join(', ')}`);
   return value;
 }
 
@@ -102,14 +127,16 @@ function count(query: Record<string, unknown>, name: string): number {
 
 /** A metadata answer with no content the client needs: 200 `{}`, or metadata's refusal as it sent it. */
 async function done(reply: FastifyReply, answer: BackendResponse): Promise<object> {
-  if (answer.statusCode < 200 || answer.statusCode >= 300) throw await backendError('metadata', answer);
+  if (answer.statusCode < 200 || answer.statusCode >= 300)
+    throw await backendError('metadata', answer);
   await answer.body.dump();
   reply.code(200);
   return {};
 }
 
 /** The ids among `ids` that exist and the caller can read, with their stats (`filter-include` keys). */
-const readable = (deps: FavoriteDeps, request: FastifyRequest, ids: string[], keys: string) => readableStats<Partial<Stat>>(dataInfoCall(deps, request), ids, keys);
+const readable = (deps: FavoriteDeps, request: FastifyRequest, ids: string[], keys: string) =>
+  readableStats<Partial<Stat>>(dataInfoCall(deps, request), ids, keys);
 
 /**
  * Spec "Errors" 5: a filter body that is not a data id collection is 400. Checked before
@@ -117,14 +144,23 @@ const readable = (deps: FavoriteDeps, request: FastifyRequest, ids: string[], ke
  */
 async function idCollection(request: FastifyRequest): Promise<void> {
   const body = request.body as { filesystem?: unknown } | null;
-  const list = typeof body === 'object' && body !== null && !Array.isArray(body) ? body.filesystem : undefined;
+  const list =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? body.filesystem : undefined;
   if (!Array.isArray(list) || list.some((id) => typeof id !== 'string')) {
-    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'the body must be a data id collection: {"filesystem": [<uuid>, ...]}', { field: 'filesystem' });
+    throw gatewayError(
+      'ERR_BAD_OR_MISSING_FIELD',
+      'the body must be a data id collection: {"filesystem": [<uuid>, ...]}',
+      { field: 'filesystem' },
+    );
   }
 }
 
 const notFavorite = (favorite: string) =>
-  gatewayError('ERR_NOT_FOUND', `${JSON.stringify(favorite)} is not a file or folder the caller can read`, { 'target-id': favorite });
+  gatewayError(
+    'ERR_NOT_FOUND',
+    `${JSON.stringify(favorite)} is not a file or folder the caller can read`,
+    { 'target-id': favorite },
+  );
 
 /** A data-info stat in the spec's favourite shape: `id` is the path, the UUID moves to `uuid`. */
 function favoriteEntry(stat: Stat) {
@@ -139,8 +175,21 @@ function favoriteEntry(stat: Stat) {
     'share-count': stat['share-count'] ?? 0,
     isFavorite: true,
   };
-  if (stat.type === 'dir') return { ...entry, type: 'dir' as const, 'file-size': 0, 'file-count': stat['file-count'] ?? 0, 'dir-count': stat['dir-count'] ?? 0 };
-  return { ...entry, type: 'file' as const, 'file-size': stat['file-size'] ?? 0, 'mime-type': stat['content-type'] ?? 'application/octet-stream', infoType: stat.infoType ?? '' };
+  if (stat.type === 'dir')
+    return {
+      ...entry,
+      type: 'dir' as const,
+      'file-size': 0,
+      'file-count': stat['file-count'] ?? 0,
+      'dir-count': stat['dir-count'] ?? 0,
+    };
+  return {
+    ...entry,
+    type: 'file' as const,
+    'file-size': stat['file-size'] ?? 0,
+    'mime-type': stat['content-type'] ?? 'application/octet-stream',
+    infoType: stat.infoType ?? '',
+  };
 }
 
 const options = (summary: string, description: string, schema: Record<string, unknown>) => ({
@@ -150,7 +199,11 @@ const options = (summary: string, description: string, schema: Record<string, un
 
 export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): Promise<void> {
   app.put('/secured/favorites/filesystem/:favorite', {
-    ...options('Mark a file or folder as a favourite', 'Idempotent; 404 when the UUID names nothing the caller can read. Body and query are ignored.', { params: FavoriteParams }),
+    ...options(
+      'Mark a file or folder as a favourite',
+      'Idempotent; 404 when the UUID names nothing the caller can read. Body and query are ignored.',
+      { params: FavoriteParams },
+    ),
     handler: async (request, reply) => {
       const { favorite } = request.params as { favorite: string };
       if (!isUuid(favorite)) throw notFavorite(favorite);
@@ -158,29 +211,63 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
       const stat = (await readable(deps, request, [id], 'id,type')).get(id);
       if (!stat) throw notFavorite(favorite);
       const dataType = stat.type === 'dir' ? 'folder' : 'file';
-      return done(reply, await metadataCall(deps, request, { method: 'PUT', path: `/favorites/filesystem/${id}`, query: { 'data-type': dataType } }));
+      return done(
+        reply,
+        await metadataCall(deps, request, {
+          method: 'PUT',
+          path: `/favorites/filesystem/${id}`,
+          query: { 'data-type': dataType },
+        }),
+      );
     },
   });
 
   app.delete('/secured/favorites/filesystem/:favorite', {
-    ...options('Unmark a favourite', '404 when it was not a favourite of the caller.', { params: FavoriteParams }),
+    ...options('Unmark a favourite', '404 when it was not a favourite of the caller.', {
+      params: FavoriteParams,
+    }),
     handler: async (request, reply) => {
       const { favorite } = request.params as { favorite: string };
       if (!isUuid(favorite)) {
-        throw gatewayError('ERR_NOT_FOUND', 'The target-id wasn\'t marked as a favorite by the user', { 'target-id': favorite });
+        throw gatewayError(
+          'ERR_NOT_FOUND',
+          "The target-id wasn't marked as a favorite by the user",
+          { 'target-id': favorite },
+        );
       }
-      return done(reply, await metadataCall(deps, request, { method: 'DELETE', path: `/favorites/filesystem/${favorite.toLowerCase()}` }));
+      return done(
+        reply,
+        await metadataCall(deps, request, {
+          method: 'DELETE',
+          path: `/favorites/filesystem/${favorite.toLowerCase()}`,
+        }),
+      );
     },
   });
 
   app.delete('/secured/favorites/filesystem', {
     ...options('Unmark every favourite of a kind', '`entity-type` ANY (default), FILE or FOLDER.', {
-      querystring: Type.Object({ 'entity-type': Type.Optional(Type.String()) }, { additionalProperties: true }),
+      querystring: Type.Object(
+        { 'entity-type': Type.Optional(Type.String()) },
+        { additionalProperties: true },
+      ),
     }),
     preValidation: queryNormalizer(),
     handler: async (request, reply) => {
-      const entityType = choice(request.query as Record<string, unknown>, 'entity-type', entityTypes, 'any');
-      return done(reply, await metadataCall(deps, request, { method: 'DELETE', path: '/favorites/filesystem', query: { 'entity-type': entityType } }));
+      const entityType = choice(
+        request.query as Record<string, unknown>,
+        'entity-type',
+        entityTypes,
+        'any',
+      );
+      return done(
+        reply,
+        await metadataCall(deps, request, {
+          method: 'DELETE',
+          path: '/favorites/filesystem',
+          query: { 'entity-type': entityType },
+        }),
+      );
     },
   });
 
@@ -203,19 +290,41 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
       const limit = Math.min(count(query, 'limit'), MAX_PAGE);
       const offset = count(query, 'offset');
       const entityType = choice(query, 'entity-type', entityTypes, 'any');
-      const infoTypes = ((query['info-type'] as string[] | undefined) ?? []).filter((type) => type !== '');
+      const infoTypes = ((query['info-type'] as string[] | undefined) ?? []).filter(
+        (type) => type !== '',
+      );
 
-      const marked = await metadataJson<{ filesystem?: unknown }>(deps, request, { method: 'GET', path: '/favorites/filesystem', query: { 'entity-type': entityType } });
+      const marked = await metadataJson<{ filesystem?: unknown }>(deps, request, {
+        method: 'GET',
+        path: '/favorites/filesystem',
+        query: { 'entity-type': entityType },
+      });
       const ids = Array.isArray(marked?.filesystem) ? marked.filesystem.filter(isUuid) : [];
       if (ids.length === 0) return { filesystem: { files: [], folders: [], total: 0 } };
 
-      const listed = await dataInfoJson<{ files: Stat[]; folders: Stat[]; total: number }>(dataInfoCall(deps, request), {
-        method: 'POST',
-        path: '/stat-lister',
-        query: { 'sort-field': sortField, 'sort-dir': sortDir, limit: String(limit), offset: String(offset), 'info-type': infoTypes, 'filter-exclude': 'md5' },
-        json: { ids },
-      });
-      return { filesystem: { files: listed.files.map(favoriteEntry), folders: listed.folders.map(favoriteEntry), total: listed.total } };
+      const listed = await dataInfoJson<{ files: Stat[]; folders: Stat[]; total: number }>(
+        dataInfoCall(deps, request),
+        {
+          method: 'POST',
+          path: '/stat-lister',
+          query: {
+            'sort-field': sortField,
+            'sort-dir': sortDir,
+            limit: String(limit),
+            offset: String(offset),
+            'info-type': infoTypes,
+            'filter-exclude': 'md5',
+          },
+          json: { ids },
+        },
+      );
+      return {
+        filesystem: {
+          files: listed.files.map(favoriteEntry),
+          folders: listed.folders.map(favoriteEntry),
+          total: listed.total,
+        },
+      };
     },
   });
 
@@ -230,9 +339,16 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
       const { filesystem } = request.body as { filesystem: string[] };
       const ids = [...new Set(filesystem.filter(isUuid).map((id) => id.toLowerCase()))];
       if (ids.length === 0) return { filesystem: [] };
-      const marked = await metadataJson<{ filesystem?: unknown }>(deps, request, { method: 'POST', path: '/favorites/filter', json: { filesystem: ids } });
-      const favorites = Array.isArray(marked?.filesystem) ? marked.filesystem.filter(isUuid).map((id) => id.toLowerCase()) : [];
-      const visible = favorites.length === 0 ? new Map() : await readable(deps, request, favorites, 'id');
+      const marked = await metadataJson<{ filesystem?: unknown }>(deps, request, {
+        method: 'POST',
+        path: '/favorites/filter',
+        json: { filesystem: ids },
+      });
+      const favorites = Array.isArray(marked?.filesystem)
+        ? marked.filesystem.filter(isUuid).map((id) => id.toLowerCase())
+        : [];
+      const visible =
+        favorites.length === 0 ? new Map() : await readable(deps, request, favorites, 'id');
       return { filesystem: filesystem.filter((id) => isUuid(id) && visible.has(id.toLowerCase())) };
     },
   });

@@ -50,7 +50,10 @@ export const FileResultSchema = Type.Object(
 
 export const FileioErrorSchema = Type.Object(
   { error_code: Type.String(), reason: Type.Optional(Type.String()) },
-  { additionalProperties: true, description: 'File I/O error: `error_code` plus context fields (`path`, `url`, `msg`, …)' },
+  {
+    additionalProperties: true,
+    description: 'File I/O error: `error_code` plus context fields (`path`, `url`, `msg`, …)',
+  },
 );
 
 /**
@@ -74,7 +77,8 @@ const ownStatus = new Set([
 /** Spec Errors item 2: every file I/O error code is answered with 500 and `{error_code, ...context}`. */
 export function fileioError(error: GatewayError): GatewayError {
   if (ownStatus.has(error.errorCode) || error.statusCode === 500) return error;
-  if (error.errorCode === 'ERR_UNSUPPORTED_MEDIA_TYPE') return errorAs('ERR_INVALID_JSON', 'fileio', 'The body must be JSON (application/json).');
+  if (error.errorCode === 'ERR_UNSUPPORTED_MEDIA_TYPE')
+    return errorAs('ERR_INVALID_JSON', 'fileio', 'The body must be JSON (application/json).');
   // Whatever the code (the data store's, another service's), file I/O answers it 500.
   return relayedError(500, error.errorCode, error.reason, error.extra, error.headers);
 }
@@ -83,7 +87,8 @@ export function fileioError(error: GatewayError): GatewayError {
 export function registerFileioErrors(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply) => {
     const original = toGatewayError(error);
-    if (original.statusCode >= 500 && !(error instanceof GatewayError)) request.log.error({ err: error }, 'file I/O request failed');
+    if (original.statusCode >= 500 && !(error instanceof GatewayError))
+      request.log.error({ err: error }, 'file I/O request failed');
     if (reply.sent || reply.raw.headersSent) {
       reply.raw.destroy();
       return reply;
@@ -91,7 +96,14 @@ export function registerFileioErrors(app: FastifyInstance): void {
     // save and save-as: a body over the limit can only be content over the maximum edit size.
     const url = request.routeOptions.url ?? '';
     if (original.errorCode === 'ERR_REQUEST_BODY_TOO_LARGE' && /\/fileio\/save(as)?$/.test(url)) {
-      return sendError(reply, errorAs('ERR_FILE_SIZE_TOO_LARGE', 'fileio', 'The content is larger than the maximum edit size'));
+      return sendError(
+        reply,
+        errorAs(
+          'ERR_FILE_SIZE_TOO_LARGE',
+          'fileio',
+          'The content is larger than the maximum edit size',
+        ),
+      );
     }
     return sendError(reply, fileioError(original));
   });
@@ -101,7 +113,10 @@ export function registerFileioErrors(app: FastifyInstance): void {
  * GET routes may still carry a body: the web UI's proxy sends `{}` with every call. A JSON body
  * is read (small ones only) so that a malformed one is the spec's ERR_INVALID_JSON, not ignored.
  */
-export async function optionalJsonBody(request: FastifyRequest, maxBytes = 64 * 1024): Promise<Record<string, unknown> | undefined> {
+export async function optionalJsonBody(
+  request: FastifyRequest,
+  maxBytes = 64 * 1024,
+): Promise<Record<string, unknown> | undefined> {
   const type = request.headers['content-type'] ?? '';
   if (!hasBody(request)) return undefined;
   const chunks: Buffer[] = [];
@@ -115,5 +130,7 @@ export async function optionalJsonBody(request: FastifyRequest, maxBytes = 64 * 
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return undefined;
   const value = parseJsonText(text);
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }

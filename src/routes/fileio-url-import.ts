@@ -41,9 +41,11 @@ export function parseImportUrl(address: string): URL {
   } catch {
     throw invalidUrl(address, 'The address is not a URL.');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidUrl(address, 'Only http and https URLs can be imported.');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalidUrl(address, 'Only http and https URLs can be imported.');
   if (url.hostname === '') throw invalidUrl(address, 'The URL has no host.');
-  if (url.username || url.password) throw invalidUrl(address, 'URLs with credentials cannot be imported.');
+  if (url.username || url.password)
+    throw invalidUrl(address, 'URLs with credentials cannot be imported.');
   return url;
 }
 
@@ -51,7 +53,11 @@ export function parseImportUrl(address: string): URL {
  * Checks what can be checked before answering: the URL, the destination folder (exists, is a
  * folder, the caller may write it), the name, and that nothing is at `dest/name` yet.
  */
-export async function prepareImport(call: DataInfoCall, deps: UrlImportDeps, request: UrlImportRequest): Promise<ScheduledImport> {
+export async function prepareImport(
+  call: DataInfoCall,
+  deps: UrlImportDeps,
+  request: UrlImportRequest,
+): Promise<ScheduledImport> {
   const url = parseImportUrl(request.address);
   const dest = normalizeDataPath(request.dest, deps.config.dataStore.zone, 'dest');
   const label = importName(url);
@@ -60,7 +66,11 @@ export async function prepareImport(call: DataInfoCall, deps: UrlImportDeps, req
     try {
       await checkHost(url.hostname);
     } catch (error) {
-      if (error instanceof OutboundError) throw invalidUrl(request.address, `The URL may not point at this network: ${error.message}.`);
+      if (error instanceof OutboundError)
+        throw invalidUrl(
+          request.address,
+          `The URL may not point at this network: ${error.message}.`,
+        );
       // A name that does not resolve now may resolve later: the import itself reports it.
     }
   }
@@ -70,29 +80,55 @@ export async function prepareImport(call: DataInfoCall, deps: UrlImportDeps, req
       return await work();
     } catch (error) {
       // The caller's mistakes keep their codes; a data store that failed us is ERR_REQUEST_FAILED.
-      if (error instanceof GatewayError && error.statusCode < 500 && error.errorCode !== 'ERR_CLIENT_CLOSED_REQUEST') throw error;
-      const reason = error instanceof GatewayError ? error.reason : 'The upload could not be started.';
+      if (
+        error instanceof GatewayError &&
+        error.statusCode < 500 &&
+        error.errorCode !== 'ERR_CLIENT_CLOSED_REQUEST'
+      )
+        throw error;
+      const reason =
+        error instanceof GatewayError ? error.reason : 'The upload could not be started.';
       throw gatewayError('ERR_REQUEST_FAILED', reason, { msg: request });
     }
   };
   const stats = await started(() =>
-    dataInfoJson<{ paths: Record<string, FileStat & { type?: string }> }>(call, { method: 'POST', path: '/stat-gatherer', query: { 'validation-behavior': 'write' }, json: { paths: [dest] } }),
+    dataInfoJson<{ paths: Record<string, FileStat & { type?: string }> }>(call, {
+      method: 'POST',
+      path: '/stat-gatherer',
+      query: { 'validation-behavior': 'write' },
+      json: { paths: [dest] },
+    }),
   );
-  if (stats.paths[dest]?.type === 'file') throw errorAs('ERR_NOT_A_FOLDER', 'fileio', `${dest} is not a folder`, { path: dest });
-  const existing = await started(() => dataInfoJson<{ paths: Record<string, boolean> }>(call, { method: 'POST', path: '/existence-marker', json: { paths: [target] } }));
-  if (existing.paths[target]) throw errorAs('ERR_EXISTS', 'fileio', `${target} already exists`, { path: target });
+  if (stats.paths[dest]?.type === 'file')
+    throw errorAs('ERR_NOT_A_FOLDER', 'fileio', `${dest} is not a folder`, { path: dest });
+  const existing = await started(() =>
+    dataInfoJson<{ paths: Record<string, boolean> }>(call, {
+      method: 'POST',
+      path: '/existence-marker',
+      json: { paths: [target] },
+    }),
+  );
+  if (existing.paths[target])
+    throw errorAs('ERR_EXISTS', 'fileio', `${target} already exists`, { path: target });
   return { url, label, dest, target };
 }
 
 const urlImportApp = builtInApps.find((app) => app.tool.executor === 'url-import')!;
 /** The URL import app's `config` key of its parameter `name`, as the launch view names it. */
 function configKey(name: string): string {
-  const parameter = urlImportApp.definition.groups.flatMap((group) => group.parameters).find((candidate) => candidate.name === name)!;
+  const parameter = urlImportApp.definition.groups
+    .flatMap((group) => group.parameters)
+    .find((candidate) => candidate.name === name)!;
   return `${urlImportApp.definition.steps[0]!.id}_${parameter.id}`;
 }
 
 /** Submits the import as an analysis of the URL import app; a refusal is ERR_REQUEST_FAILED. */
-export async function submitImport(call: DataInfoCall, deps: UrlImportDeps, request: UrlImportRequest, job: ScheduledImport): Promise<void> {
+export async function submitImport(
+  call: DataInfoCall,
+  deps: UrlImportDeps,
+  request: UrlImportRequest,
+  job: ScheduledImport,
+): Promise<void> {
   try {
     await deps.forwarder.callJson(
       'apps',
@@ -114,7 +150,8 @@ export async function submitImport(call: DataInfoCall, deps: UrlImportDeps, requ
       call.requestId,
     );
   } catch (error) {
-    const reason = error instanceof GatewayError ? error.reason : 'The upload could not be started.';
+    const reason =
+      error instanceof GatewayError ? error.reason : 'The upload could not be started.';
     throw gatewayError('ERR_REQUEST_FAILED', reason, { msg: request });
   }
 }

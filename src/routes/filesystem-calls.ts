@@ -14,7 +14,11 @@ export interface FilesystemDeps {
 }
 
 /** A data-info JSON answer for a filesystem route, called as its caller. */
-export function dataInfo<T>(deps: FilesystemDeps, request: FastifyRequest, call: DataInfoRequest): Promise<T> {
+export function dataInfo<T>(
+  deps: FilesystemDeps,
+  request: FastifyRequest,
+  call: DataInfoRequest,
+): Promise<T> {
   return dataInfoJson<T>(dataInfoCall(deps, request), call);
 }
 
@@ -41,23 +45,34 @@ export function refuseAnonymousIds(request: FastifyRequest, ids: readonly unknow
  * so a signed-out caller cannot tell others' private files from nothing. Signed-in callers, and
  * refusals of other kinds, pass unchanged.
  */
-export async function readSignedOut<T>(config: GatewayConfig, request: FastifyRequest, paths: readonly string[], read: () => Promise<T>): Promise<T> {
+export async function readSignedOut<T>(
+  config: GatewayConfig,
+  request: FastifyRequest,
+  paths: readonly string[],
+  read: () => Promise<T>,
+): Promise<T> {
   if (request.identity) return read();
   try {
     return await read();
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     const root = communityRoot(config);
-    const unreadable = error.errorCode === 'ERR_NOT_READABLE' || (error.errorCode === 'ERR_DOES_NOT_EXIST' && paths.some((path) => !isWithin(path, root)));
+    const unreadable =
+      error.errorCode === 'ERR_NOT_READABLE' ||
+      (error.errorCode === 'ERR_DOES_NOT_EXIST' && paths.some((path) => !isWithin(path, root)));
     throw unreadable ? noCredentials() : error;
   }
 }
 
 /** The data-info id of a client path, the path checked first (`field` names it in a refusal). */
-export function idOfPath(deps: FilesystemDeps, request: FastifyRequest, input: unknown, field = 'path'): Promise<string> {
+export function idOfPath(
+  deps: FilesystemDeps,
+  request: FastifyRequest,
+  input: unknown,
+  field = 'path',
+): Promise<string> {
   return uuidOf(dataInfoCall(deps, request), dataPath(deps.config, input, field));
 }
-
 
 /** False for strings holding an unpaired surrogate: they cannot be percent-encoded for a backend call. */
 export const wellFormed = (text: string): boolean => !/\p{Cs}/u.test(text);

@@ -10,8 +10,13 @@ import { GatewayError, gatewayError } from '../common/errors.js';
 
 const Json = Type.Object({}, { additionalProperties: true });
 const SourceDest = Type.Object({ source: Type.String(), dest: Type.String() });
-const TaskAnswer = (fields: Record<string, ReturnType<typeof Type.String> | ReturnType<typeof Type.Array>>) =>
-  Type.Object({ ...fields, 'async-task-id': Type.Optional(Type.String()) }, { additionalProperties: true });
+const TaskAnswer = (
+  fields: Record<string, ReturnType<typeof Type.String> | ReturnType<typeof Type.Array>>,
+) =>
+  Type.Object(
+    { ...fields, 'async-task-id': Type.Optional(Type.String()) },
+    { additionalProperties: true },
+  );
 
 /**
  * Routes that take a path find its id first and then change the object by id: each such call also
@@ -30,22 +35,35 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
     schema: {
       tags: ['filesystem'],
       summary: 'Create a folder (and any missing parents); answers its Stat',
-      description: 'An existing folder or file at the path is refused with `ERR_EXISTS` naming `path`.',
+      description:
+        'An existing folder or file at the path is refused with `ERR_EXISTS` naming `path`.',
       body: Type.Object({ path: Type.String() }),
       response: { 200: Json },
     },
     handler: async (request: FastifyRequest) => {
       const path = dataPath(config, (request.body as { path: unknown }).path);
       try {
-        await dataInfo(deps, request, { method: 'POST', path: '/data/directories', json: { paths: [path] } });
+        await dataInfo(deps, request, {
+          method: 'POST',
+          path: '/data/directories',
+          json: { paths: [path] },
+        });
       } catch (error) {
         // Clients read `path` of ERR_EXISTS (clients.md §4): make sure it is there.
-        if (error instanceof GatewayError && error.errorCode === 'ERR_EXISTS' && error.extra.path === undefined) {
+        if (
+          error instanceof GatewayError &&
+          error.errorCode === 'ERR_EXISTS' &&
+          error.extra.path === undefined
+        ) {
           throw error.withExtra({ ...error.extra, path });
         }
         throw error;
       }
-      const stats = await dataInfo<{ paths: Record<string, unknown> }>(deps, request, { method: 'POST', path: '/stat-gatherer', json: { paths: [path] } });
+      const stats = await dataInfo<{ paths: Record<string, unknown> }>(deps, request, {
+        method: 'POST',
+        path: '/stat-gatherer',
+        json: { paths: [path] },
+      });
       return stats.paths[path] ?? Object.values(stats.paths)[0];
     },
   });
@@ -57,19 +75,31 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
     schema: {
       tags: ['filesystem'],
       summary: 'Rename a file or folder within its folder',
-      description: '`dest` must be in the same folder as `source`, else `ERR_ILLEGAL_ARGUMENT`; use move to change folders.',
+      description:
+        '`dest` must be in the same folder as `source`, else `ERR_ILLEGAL_ARGUMENT`; use move to change folders.',
       body: SourceDest,
-      response: { 200: TaskAnswer({ user: Type.String(), source: Type.String(), dest: Type.String() }) },
+      response: {
+        200: TaskAnswer({ user: Type.String(), source: Type.String(), dest: Type.String() }),
+      },
     },
     handler: async (request: FastifyRequest) => {
       const body = request.body as { source: unknown; dest: unknown };
       const source = dataPath(config, body.source, 'source');
       const dest = dataPath(config, body.dest, 'dest');
       if (parentOf(source) !== parentOf(dest)) {
-        throw gatewayError('ERR_ILLEGAL_ARGUMENT', 'A rename keeps the item in its folder; use move to change folders', { source, dest });
+        throw gatewayError(
+          'ERR_ILLEGAL_ARGUMENT',
+          'A rename keeps the item in its folder; use move to change folders',
+          { source, dest },
+        );
       }
       const id = await idOfPath(deps, request, source);
-      return dataInfo(deps, request, { method: 'PUT', path: `${idPath(id)}/name`, query: { path: source }, json: { filename: baseName(dest) } });
+      return dataInfo(deps, request, {
+        method: 'PUT',
+        path: `${idPath(id)}/name`,
+        query: { path: source },
+        json: { filename: baseName(dest) },
+      });
     },
   });
 
@@ -79,16 +109,27 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
     ...documentedNotEnforced,
     schema: {
       tags: ['filesystem'],
-      summary: "Move everything inside a folder into another folder",
+      summary: 'Move everything inside a folder into another folder',
       body: SourceDest,
-      response: { 200: TaskAnswer({ user: Type.String(), sources: Type.Array(Type.String()), dest: Type.String() }) },
+      response: {
+        200: TaskAnswer({
+          user: Type.String(),
+          sources: Type.Array(Type.String()),
+          dest: Type.String(),
+        }),
+      },
     },
     handler: async (request: FastifyRequest) => {
       const body = request.body as { source: unknown; dest: unknown };
       const source = dataPath(config, body.source, 'source');
       const dest = dataPath(config, body.dest, 'dest');
       const id = await idOfPath(deps, request, source);
-      return dataInfo(deps, request, { method: 'PUT', path: `${idPath(id)}/children/dir`, query: { path: source }, json: { dirname: dest } });
+      return dataInfo(deps, request, {
+        method: 'PUT',
+        path: `${idPath(id)}/children/dir`,
+        query: { path: source },
+        json: { dirname: dest },
+      });
     },
   });
 
@@ -98,14 +139,18 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
     ...documentedNotEnforced,
     schema: {
       tags: ['filesystem'],
-      summary: "Move everything inside a folder to the trash",
+      summary: 'Move everything inside a folder to the trash',
       body: Type.Object({ path: Type.String() }),
       response: { 200: TaskAnswer({ paths: Type.Array(Type.String()) }) },
     },
     handler: async (request: FastifyRequest) => {
       const path = dataPath(config, (request.body as { path: unknown }).path);
       const id = await idOfPath(deps, request, path);
-      return dataInfo(deps, request, { method: 'DELETE', path: `${idPath(id)}/children`, query: { path } });
+      return dataInfo(deps, request, {
+        method: 'DELETE',
+        path: `${idPath(id)}/children`,
+        query: { path },
+      });
     },
   });
 
@@ -128,7 +173,8 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
         description: 'Any request body is ignored.',
         response: { 200: TaskAnswer({ trash: Type.String(), paths: Type.Array(Type.String()) }) },
       },
-      handler: async (request: FastifyRequest) => dataInfo(deps, request, { method: 'DELETE', path: '/trash' }),
+      handler: async (request: FastifyRequest) =>
+        dataInfo(deps, request, { method: 'DELETE', path: '/trash' }),
     });
 
     routeAtBoth(bodiless, 'user', {
@@ -139,9 +185,15 @@ export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): 
         tags: ['filesystem'],
         summary: 'Restore everything in the trash to where it was',
         description: 'Any request body is ignored. Answers as restore.',
-        response: { 200: Type.Object({ restored: Type.Record(Type.String(), Json), 'async-task-id': Type.Optional(Type.String()) }) },
+        response: {
+          200: Type.Object({
+            restored: Type.Record(Type.String(), Json),
+            'async-task-id': Type.Optional(Type.String()),
+          }),
+        },
       },
-      handler: async (request: FastifyRequest) => dataInfo(deps, request, { method: 'POST', path: '/restorer', json: { paths: [] } }),
+      handler: async (request: FastifyRequest) =>
+        dataInfo(deps, request, { method: 'POST', path: '/restorer', json: { paths: [] } }),
     });
   });
 }

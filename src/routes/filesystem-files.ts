@@ -4,20 +4,36 @@ import { Type } from 'typebox';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { queryNormalizer } from '../http/query.js';
-import { dataInfo, dataPath, idOfPath, readSignedOut, refuseAnonymousIds, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
+import {
+  dataInfo,
+  dataPath,
+  idOfPath,
+  readSignedOut,
+  refuseAnonymousIds,
+  wellFormed,
+  type FilesystemDeps,
+} from './filesystem-calls.js';
 import { gatewayError } from '../common/errors.js';
 
 const Paths = Type.Array(Type.String(), { description: 'Absolute data-store paths' });
 const Json = Type.Object({}, { additionalProperties: true });
 
 /** Numbers clients send as strings (`"8388608"`) are coerced by the schema; other text is refused. */
-const Count = (description: string) => Type.Integer({ minimum: 0, description: `${description} (a number or a numeric string)` });
+const Count = (description: string) =>
+  Type.Integer({ minimum: 0, description: `${description} (a number or a numeric string)` });
 
-const StatBody = Type.Object({ paths: Type.Optional(Paths), ids: Type.Optional(Type.Array(Type.String(), { description: 'Data-store ids (users only)' })) });
+const StatBody = Type.Object({
+  paths: Type.Optional(Paths),
+  ids: Type.Optional(Type.Array(Type.String(), { description: 'Data-store ids (users only)' })),
+});
 
 const CsvBody = Type.Object({
   path: Type.String(),
-  separator: Type.Optional(Type.String({ description: 'Column separator, percent-encoded as clients send it (`%2C`, `%09`)' })),
+  separator: Type.Optional(
+    Type.String({
+      description: 'Column separator, percent-encoded as clients send it (`%2C`, `%09`)',
+    }),
+  ),
   page: Type.Optional(Count('Page number, from 1')),
   'chunk-size': Count('Bytes per page'),
 });
@@ -29,7 +45,10 @@ const CsvBody = Type.Object({
  */
 function encodedSeparator(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (!wellFormed(raw)) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'separator must be valid Unicode', { field: 'separator' });
+  if (!wellFormed(raw))
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'separator must be valid Unicode', {
+      field: 'separator',
+    });
   return raw;
 }
 
@@ -39,7 +58,11 @@ function publicFlag(raw: string | undefined): 'true' | 'false' {
   const lower = raw.toLowerCase();
   if (lower === '1' || lower === 'true') return 'true';
   if (lower === '0' || lower === 'false') return 'false';
-  throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'query parameter "public" must be 1, true, 0 or false', { field: 'public' });
+  throw gatewayError(
+    'ERR_BAD_QUERY_PARAMETER',
+    'query parameter "public" must be 1, true, 0 or false',
+    { field: 'public' },
+  );
 }
 
 interface Summary {
@@ -50,14 +73,28 @@ interface Summary {
 const IndexSchema = Type.Object({
   user: Type.String(),
   zone: Type.String(),
-  'base-paths': Type.Object({ user_home_path: Type.String(), user_trash_path: Type.String(), base_trash_path: Type.String() }),
-  roots: Type.Array(Type.Object({ id: Type.String(), path: Type.String(), label: Type.String(), hasSubDirs: Type.Boolean() }, { additionalProperties: true })),
+  'base-paths': Type.Object({
+    user_home_path: Type.String(),
+    user_trash_path: Type.String(),
+    base_trash_path: Type.String(),
+  }),
+  roots: Type.Array(
+    Type.Object(
+      { id: Type.String(), path: Type.String(), label: Type.String(), hasSubDirs: Type.Boolean() },
+      { additionalProperties: true },
+    ),
+  ),
   usage: Type.Object({
     files: Type.Integer({ description: 'Files anywhere under the home folder' }),
-    folders: Type.Integer({ description: 'Folders anywhere under the home folder (not counting the home)' }),
+    folders: Type.Integer({
+      description: 'Folders anywhere under the home folder (not counting the home)',
+    }),
     bytes: Type.Number({ description: 'Total size of those files' }),
   }),
-  trash: Type.Object({ items: Type.Integer({ description: 'Top-level items in the trash' }), bytes: Type.Number({ description: 'Total size of the files in the trash' }) }),
+  trash: Type.Object({
+    items: Type.Integer({ description: 'Top-level items in the trash' }),
+    bytes: Type.Number({ description: 'Total size of the files in the trash' }),
+  }),
 });
 
 export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Promise<void> {
@@ -73,18 +110,36 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
       description:
         'Answers `{paths: {<path>: Stat}, ids: {<id>: Stat}}`. Signed out: public data only (the community data folder, files made public), by path only; anything else is 401 `ERR_NOT_AUTHORIZED`.',
       querystring: Type.Object({
-        'validation-behavior': Type.Optional(Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('own')], { description: 'Refuse paths the caller holds less than this on' })),
+        'validation-behavior': Type.Optional(
+          Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('own')], {
+            description: 'Refuse paths the caller holds less than this on',
+          }),
+        ),
       }),
       body: StatBody,
-      response: { 200: Type.Object({ paths: Type.Record(Type.String(), Json), ids: Type.Record(Type.String(), Json) }) },
+      response: {
+        200: Type.Object({
+          paths: Type.Record(Type.String(), Json),
+          ids: Type.Record(Type.String(), Json),
+        }),
+      },
     },
     handler: async (request: FastifyRequest) => {
       const body = request.body as { paths?: string[]; ids?: string[] };
       refuseAnonymousIds(request, body.ids);
-      const paths = (body.paths ?? []).map((path, index) => dataPath(config, path, `paths.${index}`));
-      const { 'validation-behavior': validation } = request.query as { 'validation-behavior'?: 'read' | 'write' | 'own' };
+      const paths = (body.paths ?? []).map((path, index) =>
+        dataPath(config, path, `paths.${index}`),
+      );
+      const { 'validation-behavior': validation } = request.query as {
+        'validation-behavior'?: 'read' | 'write' | 'own';
+      };
       return readSignedOut(config, request, paths, () =>
-        dataInfo(deps, request, { method: 'POST', path: '/stat-gatherer', query: { 'validation-behavior': validation }, json: body }),
+        dataInfo(deps, request, {
+          method: 'POST',
+          path: '/stat-gatherer',
+          query: { 'validation-behavior': validation },
+          json: body,
+        }),
       );
     },
   });
@@ -98,13 +153,22 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
       tags: ['filesystem'],
       summary: 'How to view a file: its content type, info type and viewer URLs',
       querystring: Type.Object({ path: Type.String() }),
-      response: { 200: Type.Object({ 'content-type': Type.String(), infoType: Type.String(), urls: Type.Array(Type.Object({ label: Type.String(), url: Type.String() })) }) },
+      response: {
+        200: Type.Object({
+          'content-type': Type.String(),
+          infoType: Type.String(),
+          urls: Type.Array(Type.Object({ label: Type.String(), url: Type.String() })),
+        }),
+      },
     },
     handler: async (request: FastifyRequest) => {
       const path = dataPath(config, (request.query as { path: string }).path);
       return readSignedOut(config, request, [path], async () => {
         const id = await idOfPath(deps, request, path);
-        return dataInfo(deps, request, { method: 'GET', path: `/data/${encodeURIComponent(id)}/manifest` });
+        return dataInfo(deps, request, {
+          method: 'GET',
+          path: `/data/${encodeURIComponent(id)}/manifest`,
+        });
       });
     },
   });
@@ -116,9 +180,20 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
     schema: {
       tags: ['filesystem'],
       summary: 'Read a range of bytes of a file as text',
-      body: Type.Object({ path: Type.String(), position: Count('Byte offset'), 'chunk-size': Count('Bytes to read') }),
+      body: Type.Object({
+        path: Type.String(),
+        position: Count('Byte offset'),
+        'chunk-size': Count('Bytes to read'),
+      }),
       response: {
-        200: Type.Object({ path: Type.String(), user: Type.String(), start: Type.String(), 'chunk-size': Type.String(), 'file-size': Type.String(), chunk: Type.String() }),
+        200: Type.Object({
+          path: Type.String(),
+          user: Type.String(),
+          start: Type.String(),
+          'chunk-size': Type.String(),
+          'file-size': Type.String(),
+          chunk: Type.String(),
+        }),
       },
     },
     handler: async (request: FastifyRequest) => {
@@ -126,7 +201,11 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
       const path = dataPath(config, body.path);
       return readSignedOut(config, request, [path], async () => {
         const id = await idOfPath(deps, request, path);
-        return dataInfo(deps, request, { method: 'GET', path: `/data/${encodeURIComponent(id)}/chunks`, query: { position: String(body.position), size: String(body['chunk-size']) } });
+        return dataInfo(deps, request, {
+          method: 'GET',
+          path: `/data/${encodeURIComponent(id)}/chunks`,
+          query: { position: String(body.position), size: String(body['chunk-size']) },
+        });
       });
     },
   });
@@ -156,7 +235,12 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
       },
     },
     handler: async (request: FastifyRequest) => {
-      const body = request.body as { path: string; separator?: string; page?: number; 'chunk-size': number };
+      const body = request.body as {
+        path: string;
+        separator?: string;
+        page?: number;
+        'chunk-size': number;
+      };
       const separator = encodedSeparator(body.separator);
       const path = dataPath(config, body.path);
       return readSignedOut(config, request, [path], async () => {
@@ -164,7 +248,11 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
         return dataInfo(deps, request, {
           method: 'GET',
           path: `/data/${encodeURIComponent(id)}/chunks-tabular`,
-          query: { separator, page: body.page === undefined ? undefined : String(body.page), size: String(body['chunk-size']) },
+          query: {
+            separator,
+            page: body.page === undefined ? undefined : String(body.page),
+            size: String(body['chunk-size']),
+          },
         });
       });
     },
@@ -175,11 +263,18 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
     preValidation: queryNormalizer(),
     schema: {
       tags: ['filesystem'],
-      summary: 'Create access tickets: links that download a file (or list a folder) without signing in',
+      summary:
+        'Create access tickets: links that download a file (or list a folder) without signing in',
       security: routeSecurity('user'),
       querystring: Type.Object({
-        public: Type.Optional(Type.String({ description: '`1`/`true`: the ticket is for the public group; default false' })),
-        mode: Type.Optional(Type.Union([Type.Literal('read'), Type.Literal('write')], { default: 'read' })),
+        public: Type.Optional(
+          Type.String({
+            description: '`1`/`true`: the ticket is for the public group; default false',
+          }),
+        ),
+        mode: Type.Optional(
+          Type.Union([Type.Literal('read'), Type.Literal('write')], { default: 'read' }),
+        ),
         'uses-limit': Type.Optional(Type.Integer({ minimum: 1, description: 'Downloads allowed' })),
         'file-write-limit': Type.Optional(Type.Integer({ minimum: 1 })),
       }),
@@ -187,12 +282,24 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
       response: {
         200: Type.Object({
           user: Type.String(),
-          tickets: Type.Array(Type.Object({ path: Type.String(), 'ticket-id': Type.String(), 'download-url': Type.String(), 'download-page-url': Type.String() })),
+          tickets: Type.Array(
+            Type.Object({
+              path: Type.String(),
+              'ticket-id': Type.String(),
+              'download-url': Type.String(),
+              'download-page-url': Type.String(),
+            }),
+          ),
         }),
       },
     },
     handler: async (request) => {
-      const query = request.query as { public?: string; mode?: string; 'uses-limit'?: number; 'file-write-limit'?: number };
+      const query = request.query as {
+        public?: string;
+        mode?: string;
+        'uses-limit'?: number;
+        'file-write-limit'?: number;
+      };
       return dataInfo(deps, request, {
         method: 'POST',
         path: '/tickets',
@@ -200,7 +307,8 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
           public: publicFlag(query.public),
           mode: query.mode ?? 'read',
           'uses-limit': query['uses-limit'] === undefined ? undefined : String(query['uses-limit']),
-          'file-write-limit': query['file-write-limit'] === undefined ? undefined : String(query['file-write-limit']),
+          'file-write-limit':
+            query['file-write-limit'] === undefined ? undefined : String(query['file-write-limit']),
         },
         json: request.body,
       });
@@ -221,7 +329,10 @@ export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Pr
     },
     handler: async (request) => {
       const [root, summary] = await Promise.all([
-        dataInfo<{ roots: object[]; 'base-paths': object }>(deps, request, { method: 'GET', path: '/navigation/root' }),
+        dataInfo<{ roots: object[]; 'base-paths': object }>(deps, request, {
+          method: 'GET',
+          path: '/navigation/root',
+        }),
         dataInfo<Summary>(deps, request, { method: 'GET', path: '/usage-summary' }),
       ]);
       return {

@@ -8,7 +8,14 @@ import { jsonAnswer } from '../http/backend-answer.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { queryNormalizer } from '../http/query.js';
-import { communityRoot, dataInfo, dataPath, readSignedOut, wellFormed, type FilesystemDeps } from './filesystem-calls.js';
+import {
+  communityRoot,
+  dataInfo,
+  dataPath,
+  readSignedOut,
+  wellFormed,
+  type FilesystemDeps,
+} from './filesystem-calls.js';
 import { encodedPath } from './data-info-calls.js';
 import { metadataJson } from './data-metadata-calls.js';
 import { gatewayError } from '../common/errors.js';
@@ -24,7 +31,11 @@ function namePolicy(deps: FilesystemDeps, username: string) {
   return {
     badChars: defaultBadChars,
     badNames: [] as string[],
-    badPaths: [communityRoot(deps.config), basePaths(zone, username).user_home_path, `/${zone}/home/public`],
+    badPaths: [
+      communityRoot(deps.config),
+      basePaths(zone, username).user_home_path,
+      `/${zone}/home/public`,
+    ],
   };
 }
 
@@ -32,11 +43,23 @@ function namePolicy(deps: FilesystemDeps, username: string) {
  * The subset of `ids` the caller marked as favourites (metadata `POST /favorites/filter`). A
  * failing (or absent) metadata service must not break the browser: everything is then false.
  */
-async function favoritesAmong(deps: FilesystemDeps, request: FastifyRequest, ids: string[]): Promise<Set<string>> {
+async function favoritesAmong(
+  deps: FilesystemDeps,
+  request: FastifyRequest,
+  ids: string[],
+): Promise<Set<string>> {
   if (!request.identity || ids.length === 0) return new Set();
   try {
-    const answer = await metadataJson<{ filesystem?: unknown }>(deps, request, { method: 'POST', path: '/favorites/filter', json: { filesystem: ids } });
-    return new Set(Array.isArray(answer?.filesystem) ? answer.filesystem.filter((id): id is string => typeof id === 'string') : []);
+    const answer = await metadataJson<{ filesystem?: unknown }>(deps, request, {
+      method: 'POST',
+      path: '/favorites/filter',
+      json: { filesystem: ids },
+    });
+    return new Set(
+      Array.isArray(answer?.filesystem)
+        ? answer.filesystem.filter((id): id is string => typeof id === 'string')
+        : [],
+    );
   } catch (error) {
     request.log.debug({ err: error }, 'favorites filter failed; listing without favourites');
     return new Set();
@@ -56,7 +79,11 @@ const NavigationEntry = Type.Object(
   { additionalProperties: true },
 );
 
-const BasePathsSchema = Type.Object({ user_home_path: Type.String(), user_trash_path: Type.String(), base_trash_path: Type.String() });
+const BasePathsSchema = Type.Object({
+  user_home_path: Type.String(),
+  user_trash_path: Type.String(),
+  base_trash_path: Type.String(),
+});
 
 interface NavigationFolder {
   id: string;
@@ -130,13 +157,16 @@ const PagedFolder = Type.Object({
   badName: Type.Boolean(),
   isFavorite: Type.Boolean(),
   infoType: Type.Null(),
-  total: Type.Integer({ description: 'Items in the whole folder matching entity-type and info-type, not just this page' }),
+  total: Type.Integer({
+    description: 'Items in the whole folder matching entity-type and info-type, not just this page',
+  }),
   totalBad: Type.Integer(),
   folders: Type.Array(PagedEntry),
   files: Type.Array(PagedEntry),
 });
 
-const anyCase = (values: string[]) => Type.String({ description: `One of ${values.join(', ')}; any letter case` });
+const anyCase = (values: string[]) =>
+  Type.String({ description: `One of ${values.join(', ')}; any letter case` });
 
 const PagedQuery = Type.Object({
   path: Type.String({ description: 'Folder to list' }),
@@ -146,13 +176,24 @@ const PagedQuery = Type.Object({
   'sort-field': Type.Optional(anyCase(Object.keys(sortColumns))),
   'sort-dir': Type.Optional(anyCase(['asc', 'desc'])),
   'entity-type': Type.Optional(anyCase(['any', 'file', 'folder'])),
-  'info-type': Type.Optional(Type.Array(Type.String(), { description: 'Repeatable: only files of these info types' })),
+  'info-type': Type.Optional(
+    Type.Array(Type.String(), { description: 'Repeatable: only files of these info types' }),
+  ),
 });
 
-function enumValue(field: string, value: string | undefined, allowed: readonly string[]): string | undefined {
+function enumValue(
+  field: string,
+  value: string | undefined,
+  allowed: readonly string[],
+): string | undefined {
   if (value === undefined) return undefined;
   const lower = value.toLowerCase();
-  if (!allowed.includes(lower)) throw gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "${field}" must be one of ${allowed.join(', ')}`, { field });
+  if (!allowed.includes(lower))
+    throw gatewayError(
+      'ERR_BAD_QUERY_PARAMETER',
+      `query parameter "${field}" must be one of ${allowed.join(', ')}`,
+      { field },
+    );
   return lower;
 }
 
@@ -165,10 +206,15 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
       tags: ['filesystem'],
       summary: "The caller's top-level folders: home, community data, shared with me, trash",
       security: routeSecurity('user'),
-      response: { 200: Type.Object({ roots: Type.Array(NavigationEntry), 'base-paths': BasePathsSchema }) },
+      response: {
+        200: Type.Object({ roots: Type.Array(NavigationEntry), 'base-paths': BasePathsSchema }),
+      },
     },
     handler: async (request) => {
-      const answer = await dataInfo<RootAnswer>(deps, request, { method: 'GET', path: '/navigation/root' });
+      const answer = await dataInfo<RootAnswer>(deps, request, {
+        method: 'GET',
+        path: '/navigation/root',
+      });
       return { ...answer, roots: answer.roots.map(withSubDirs) };
     },
   });
@@ -179,28 +225,45 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
     schema: {
       tags: ['filesystem'],
       summary: 'A folder and its sub-folders; without a path, the top-level folders',
-      description: 'With `path`: the folder with `folders` (its sub-folders, without their own). Without: `{roots: [home, community, shared with me]}`.',
+      description:
+        'With `path`: the folder with `folders` (its sub-folders, without their own). Without: `{roots: [home, community, shared with me]}`.',
       security: routeSecurity('user'),
       querystring: Type.Object({ path: Type.Optional(Type.String()) }),
       response: {
         200: Type.Union([
           Type.Object({ roots: Type.Array(NavigationEntry) }),
-          Type.Intersect([NavigationEntry, Type.Object({ isFavorite: Type.Boolean(), badName: Type.Boolean(), folders: Type.Array(NavigationEntry) })]),
+          Type.Intersect([
+            NavigationEntry,
+            Type.Object({
+              isFavorite: Type.Boolean(),
+              badName: Type.Boolean(),
+              folders: Type.Array(NavigationEntry),
+            }),
+          ]),
         ]),
       },
     },
     handler: async (request) => {
       const { path: rawPath } = request.query as { path?: string };
       if (rawPath === undefined || rawPath === '') {
-        const answer = await dataInfo<RootAnswer>(deps, request, { method: 'GET', path: '/navigation/root' });
+        const answer = await dataInfo<RootAnswer>(deps, request, {
+          method: 'GET',
+          path: '/navigation/root',
+        });
         const trash = answer['base-paths'].user_trash_path;
         return { roots: answer.roots.filter((root) => root.path !== trash).map(withSubDirs) };
       }
       const policy = namePolicy(deps, request.identity!.username);
       const path = dataPath(config, rawPath);
-      const { folder } = await dataInfo<{ folder: NavigationFolder }>(deps, request, { method: 'GET', path: `/navigation/path${encodedPath(path)}` });
+      const { folder } = await dataInfo<{ folder: NavigationFolder }>(deps, request, {
+        method: 'GET',
+        path: `/navigation/path${encodedPath(path)}`,
+      });
       const children = folder.folders ?? [];
-      const favorites = await favoritesAmong(deps, request, [folder.id, ...children.map((child) => child.id)]);
+      const favorites = await favoritesAmong(deps, request, [
+        folder.id,
+        ...children.map((child) => child.id),
+      ]);
       const describe = (entry: NavigationFolder) => ({
         ...entry,
         isFavorite: favorites.has(entry.id),
@@ -223,15 +286,32 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
       response: { 200: PagedFolder },
     },
     handler: async (request: FastifyRequest) => {
-      const query = request.query as { path: string; limit: number; offset?: number; 'sort-col'?: string; 'sort-field'?: string; 'sort-dir'?: string; 'entity-type'?: string; 'info-type'?: string[] };
+      const query = request.query as {
+        path: string;
+        limit: number;
+        offset?: number;
+        'sort-col'?: string;
+        'sort-field'?: string;
+        'sort-dir'?: string;
+        'entity-type'?: string;
+        'info-type'?: string[];
+      };
       const path = dataPath(config, query.path);
-      const sortColumn = enumValue('sort-col', query['sort-col'] ?? query['sort-field'], Object.keys(sortColumns));
+      const sortColumn = enumValue(
+        'sort-col',
+        query['sort-col'] ?? query['sort-field'],
+        Object.keys(sortColumns),
+      );
       const sortDir = enumValue('sort-dir', query['sort-dir'], ['asc', 'desc']);
       const entityType = enumValue('entity-type', query['entity-type'], ['any', 'file', 'folder']);
       const policy = namePolicy(deps, request.identity?.username ?? 'anonymous');
       const infoTypes = query['info-type'] ?? [];
       if (infoTypes.some((infoType) => !wellFormed(infoType))) {
-        throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'query parameter "info-type" must be valid Unicode', { field: 'info-type' });
+        throw gatewayError(
+          'ERR_BAD_QUERY_PARAMETER',
+          'query parameter "info-type" must be valid Unicode',
+          { field: 'info-type' },
+        );
       }
 
       const listing = await readSignedOut(config, request, [path], async () => {
@@ -265,7 +345,10 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
       });
 
       const entries = [...listing.folders, ...listing.files];
-      const favorites = await favoritesAmong(deps, request, [listing.id, ...entries.map((entry) => entry.id)]);
+      const favorites = await favoritesAmong(deps, request, [
+        listing.id,
+        ...entries.map((entry) => entry.id),
+      ]);
       const entry = (item: ListingEntry) => ({
         id: item.id,
         path: item.path,
@@ -290,5 +373,9 @@ export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps):
       };
     },
   };
-  routeAtBoth(app, 'optional', { method: 'GET', url: '/filesystem/paged-directory', ...pagedDirectory });
+  routeAtBoth(app, 'optional', {
+    method: 'GET',
+    url: '/filesystem/paged-directory',
+    ...pagedDirectory,
+  });
 }

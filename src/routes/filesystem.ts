@@ -15,8 +15,24 @@ const Paths = Type.Array(Type.String(), { description: 'Absolute data-store path
 const PathsBody = Type.Object({ paths: Paths }, { additionalProperties: true });
 
 export const filesystemRoutes: PassthroughRoute[] = [
-  { method: 'POST', path: '/secured/filesystem/exists', backend: 'data-info', backendPath: '/existence-marker', tag: 'filesystem', summary: 'Check whether paths exist (and the caller can read them)', body: PathsBody },
-  { method: 'POST', path: '/secured/filesystem/list-tickets', backend: 'data-info', backendPath: '/ticket-lister', tag: 'filesystem', summary: 'List the tickets of paths', body: PathsBody },
+  {
+    method: 'POST',
+    path: '/secured/filesystem/exists',
+    backend: 'data-info',
+    backendPath: '/existence-marker',
+    tag: 'filesystem',
+    summary: 'Check whether paths exist (and the caller can read them)',
+    body: PathsBody,
+  },
+  {
+    method: 'POST',
+    path: '/secured/filesystem/list-tickets',
+    backend: 'data-info',
+    backendPath: '/ticket-lister',
+    tag: 'filesystem',
+    summary: 'List the tickets of paths',
+    body: PathsBody,
+  },
   {
     method: 'POST',
     path: '/secured/filesystem/delete-tickets',
@@ -44,7 +60,16 @@ export const filesystemRoutes: PassthroughRoute[] = [
     }),
     body: PathsBody,
   },
-  { method: 'POST', path: '/filesystem/directories', backend: 'data-info', backendPath: '/data/directories', securedAlias: true, tag: 'filesystem', summary: 'Create folders (and missing parents)', body: PathsBody },
+  {
+    method: 'POST',
+    path: '/filesystem/directories',
+    backend: 'data-info',
+    backendPath: '/data/directories',
+    securedAlias: true,
+    tag: 'filesystem',
+    summary: 'Create folders (and missing parents)',
+    body: PathsBody,
+  },
   {
     method: 'POST',
     path: '/filesystem/move',
@@ -55,7 +80,16 @@ export const filesystemRoutes: PassthroughRoute[] = [
     summary: 'Move files and folders into a folder',
     body: Type.Object({ sources: Paths, dest: Type.String({ description: 'Destination folder' }) }),
   },
-  { method: 'POST', path: '/filesystem/delete', backend: 'data-info', backendPath: '/deleter', securedAlias: true, tag: 'filesystem', summary: 'Move files and folders to the trash (delete them for good when already there)', body: PathsBody },
+  {
+    method: 'POST',
+    path: '/filesystem/delete',
+    backend: 'data-info',
+    backendPath: '/deleter',
+    securedAlias: true,
+    tag: 'filesystem',
+    summary: 'Move files and folders to the trash (delete them for good when already there)',
+    body: PathsBody,
+  },
   {
     method: 'POST',
     path: '/filesystem/restore',
@@ -64,10 +98,34 @@ export const filesystemRoutes: PassthroughRoute[] = [
     securedAlias: true,
     tag: 'filesystem',
     summary: 'Restore items from the trash to where they were (or the home folder)',
-    body: Type.Object({ paths: Type.Optional(Paths) }, { additionalProperties: true, description: 'Trash paths; none or an empty list restores everything' }),
+    body: Type.Object(
+      { paths: Type.Optional(Paths) },
+      {
+        additionalProperties: true,
+        description: 'Trash paths; none or an empty list restores everything',
+      },
+    ),
   },
-  { method: 'POST', path: '/filesystem/user-permissions', backend: 'data-info', backendPath: '/permissions-gatherer', securedAlias: true, tag: 'filesystem', summary: 'List who may access paths, and how', body: PathsBody },
-  { method: 'POST', path: '/filesystem/anon-files', backend: 'data-info', backendPath: '/anonymizer', securedAlias: true, tag: 'filesystem', summary: 'Make files publicly readable and answer their public URLs', body: PathsBody },
+  {
+    method: 'POST',
+    path: '/filesystem/user-permissions',
+    backend: 'data-info',
+    backendPath: '/permissions-gatherer',
+    securedAlias: true,
+    tag: 'filesystem',
+    summary: 'List who may access paths, and how',
+    body: PathsBody,
+  },
+  {
+    method: 'POST',
+    path: '/filesystem/anon-files',
+    backend: 'data-info',
+    backendPath: '/anonymizer',
+    securedAlias: true,
+    tag: 'filesystem',
+    summary: 'Make files publicly readable and answer their public URLs',
+    body: PathsBody,
+  },
   // What a ticket's links point at (TICKET_BASE_URL defaults to <this gateway>/tickets): no credentials.
   {
     method: 'GET',
@@ -90,7 +148,10 @@ export const filesystemRoutes: PassthroughRoute[] = [
 ];
 
 /** Filesystem routes that reshape data-info answers or take several calls (routes.md §12). */
-export async function filesystemAggregateRoutes(app: FastifyInstance, deps: FilesystemDeps): Promise<void> {
+export async function filesystemAggregateRoutes(
+  app: FastifyInstance,
+  deps: FilesystemDeps,
+): Promise<void> {
   await app.register(listingRoutes, deps);
   await app.register(fileRoutes, deps);
   await app.register(changeRoutes, deps);

@@ -34,17 +34,39 @@ const Genome = Type.Object(
   },
   { additionalProperties: true },
 );
-const SearchQuery = Type.Object({ search: Type.String({ minLength: MIN_SEARCH_LENGTH, maxLength: 255, description: `At least ${MIN_SEARCH_LENGTH} characters` }) });
-const LoadBody = Type.Object({ paths: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: 100, description: 'FASTA files in the data store' }) });
+const SearchQuery = Type.Object({
+  search: Type.String({
+    minLength: MIN_SEARCH_LENGTH,
+    maxLength: 255,
+    description: `At least ${MIN_SEARCH_LENGTH} characters`,
+  }),
+});
+const LoadBody = Type.Object({
+  paths: Type.Array(Type.String({ minLength: 1 }), {
+    minItems: 1,
+    maxItems: 100,
+    description: 'FASTA files in the data store',
+  }),
+});
 const ExportParams = Type.Object({ genomeId: Type.String({ minLength: 1, maxLength: 64 }) });
 const ExportQuery = Type.Object(
   {
-    notify: Type.Optional(Type.Boolean({ default: false, description: 'Also e-mail the caller when the export is done' })),
-    overwrite: Type.Optional(Type.Boolean({ default: false, description: 'Replace an existing export' })),
+    notify: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Also e-mail the caller when the export is done',
+      }),
+    ),
+    overwrite: Type.Optional(
+      Type.Boolean({ default: false, description: 'Replace an existing export' }),
+    ),
   },
   { additionalProperties: true },
 );
-const Job = Type.Object({ id: Type.Union([Type.String(), Type.Number()]), status: Type.Optional(Type.String()) }, { additionalProperties: true });
+const Job = Type.Object(
+  { id: Type.Union([Type.String(), Type.Number()]), status: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
 
 /** The reason a service answer gives: its JSON `reason` (or `message`), else its text. */
 function reasonOf(status: number, text: string): string {
@@ -76,27 +98,48 @@ export async function genomeRoutes(app: FastifyInstance, deps: GenomeRouteDeps):
   const signer = new ServiceTokenSigner(deps.config.dataDir, 'genomesvc');
 
   /** One call to the genome service as the caller; its JSON answer, or its error mapped. */
-  const genomeService = async <T>(request: FastifyRequest, call: Pick<BackendCall, 'method' | 'path' | 'json'>): Promise<T> => {
+  const genomeService = async <T>(
+    request: FastifyRequest,
+    call: Pick<BackendCall, 'method' | 'path' | 'json'>,
+  ): Promise<T> => {
     const token = await signer.sign(request.identity!);
-    const response = await deps.forwarder.call('genomesvc', { ...call, identityStyle: 'none', headers: { 'x-vendor-de-jwt': token } }, request.id);
+    const response = await deps.forwarder.call(
+      'genomesvc',
+      { ...call, identityStyle: 'none', headers: { 'x-vendor-de-jwt': token } },
+      request.id,
+    );
     const text = await response.body.text();
-    if (response.statusCode < 200 || response.statusCode >= 300) throw genomeServiceError(response.statusCode, text);
+    if (response.statusCode < 200 || response.statusCode >= 300)
+      throw genomeServiceError(response.statusCode, text);
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw gatewayError('ERR_REQUEST_FAILED', 'The genome service answered with something other than JSON.', { service_status: response.statusCode });
+      throw gatewayError(
+        'ERR_REQUEST_FAILED',
+        'The genome service answered with something other than JSON.',
+        { service_status: response.statusCode },
+      );
     }
   };
 
   app.get('/genomesvc/genomes', {
-    ...userOptions('Search genomes', 'Genomes whose name contains `search` (any case) that the caller may see: their own and public ones.', {
-      querystring: SearchQuery,
-      response: { 200: Type.Object({ genomes: Type.Array(Genome) }, { additionalProperties: true }) },
-    }),
+    ...userOptions(
+      'Search genomes',
+      'Genomes whose name contains `search` (any case) that the caller may see: their own and public ones.',
+      {
+        querystring: SearchQuery,
+        response: {
+          200: Type.Object({ genomes: Type.Array(Genome) }, { additionalProperties: true }),
+        },
+      },
+    ),
     preValidation: queryNormalizer(),
     handler: async (request) => {
       const { search } = request.query as { search: string };
-      return genomeService(request, { method: 'GET', path: `/genomes/search/${encodeURIComponent(search)}` });
+      return genomeService(request, {
+        method: 'GET',
+        path: `/genomes/search/${encodeURIComponent(search)}`,
+      });
     },
   });
 
@@ -113,7 +156,11 @@ export async function genomeRoutes(app: FastifyInstance, deps: GenomeRouteDeps):
         path: '/genomes',
         json: { source_data: paths.map((path) => ({ type: DATA_STORE_TYPE, path })) },
       });
-      if (typeof answer?.site_url !== 'string') throw gatewayError('ERR_REQUEST_FAILED', 'The genome service did not name the loaded genome\'s URL.');
+      if (typeof answer?.site_url !== 'string')
+        throw gatewayError(
+          'ERR_REQUEST_FAILED',
+          "The genome service did not name the loaded genome's URL.",
+        );
       return { genomesvc_genome_url: answer.site_url };
     },
   });
@@ -127,14 +174,22 @@ export async function genomeRoutes(app: FastifyInstance, deps: GenomeRouteDeps):
     preValidation: queryNormalizer(),
     handler: async (request) => {
       const { genomeId } = request.params as { genomeId: string };
-      const { notify = false, overwrite = false } = request.query as { notify?: boolean; overwrite?: boolean };
+      const { notify = false, overwrite = false } = request.query as {
+        notify?: boolean;
+        overwrite?: boolean;
+      };
       const email = request.identity!.email;
       return genomeService(request, {
         method: 'PUT',
         path: '/jobs',
         json: {
           type: 'export_fasta',
-          parameters: { genome_id: genomeId, dest_type: DATA_STORE_TYPE, overwrite: overwrite ? 1 : 0, ...(notify && email ? { email } : {}) },
+          parameters: {
+            genome_id: genomeId,
+            dest_type: DATA_STORE_TYPE,
+            overwrite: overwrite ? 1 : 0,
+            ...(notify && email ? { email } : {}),
+          },
         },
       });
     },

@@ -14,15 +14,24 @@ export async function miscRoutes(app: FastifyInstance): Promise<void> {
       tags: ['misc'],
       summary: 'Welcome message (also a liveness probe)',
       security: [],
-      querystring: Type.Object({ expecting: Type.Optional(Type.String({ description: `When given, must be "${SERVICE_NAME}"` })) }),
+      querystring: Type.Object({
+        expecting: Type.Optional(
+          Type.String({ description: `When given, must be "${SERVICE_NAME}"` }),
+        ),
+      }),
       response: plainText,
     },
     handler: async (request, reply) => {
       const { expecting } = request.query as { expecting?: string };
       if (expecting !== undefined && expecting !== SERVICE_NAME) {
-        throw gatewayError('ERR_UNEXPECTED_SERVICE', `Expected "${expecting}", but this is ${SERVICE_NAME}.`);
+        throw gatewayError(
+          'ERR_UNEXPECTED_SERVICE',
+          `Expected "${expecting}", but this is ${SERVICE_NAME}.`,
+        );
       }
-      return reply.type('text/plain; charset=utf-8').send('Welcome to the Platform Gateway. Documentation: /docs\n');
+      return reply
+        .type('text/plain; charset=utf-8')
+        .send('Welcome to the Platform Gateway. Documentation: /docs\n');
     },
   });
 

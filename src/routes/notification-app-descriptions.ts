@@ -16,7 +16,9 @@ interface AnalysisListing {
 }
 
 const isJobStatusChange = (notification: Notification): boolean =>
-  notification.payload?.action === 'job_status_change' && typeof notification.payload.analysis_id === 'string' && notification.payload.analysis_id !== '';
+  notification.payload?.action === 'job_status_change' &&
+  typeof notification.payload.analysis_id === 'string' &&
+  notification.payload.analysis_id !== '';
 
 /** App descriptions by user and analysis, kept briefly (APP_DESCRIPTION_CACHE_MS); `null` = known to have none. */
 export class AppDescriptions {
@@ -30,8 +32,19 @@ export class AppDescriptions {
   }
 
   /** The notifications with `payload.app_description` added where it is known. */
-  async addTo<T extends Notification>(notifications: T[], identity: Identity, log: Pick<FastifyBaseLogger, 'warn'>, requestId?: string): Promise<T[]> {
-    const ids = [...new Set(notifications.filter(isJobStatusChange).map((notification) => notification.payload!.analysis_id as string))];
+  async addTo<T extends Notification>(
+    notifications: T[],
+    identity: Identity,
+    log: Pick<FastifyBaseLogger, 'warn'>,
+    requestId?: string,
+  ): Promise<T[]> {
+    const ids = [
+      ...new Set(
+        notifications
+          .filter(isJobStatusChange)
+          .map((notification) => notification.payload!.analysis_id as string),
+      ),
+    ];
     if (ids.length === 0) return notifications;
     const key = (id: string) => `${identity.username}\n${id}`;
     const known = new Map<string, string | null>();
@@ -50,23 +63,39 @@ export class AppDescriptions {
             path: '/analyses',
             identity,
             identityStyle: 'apps',
-            query: { filter: JSON.stringify(missing.map((id) => ({ field: 'id', value: id }))), 'include-hidden': 'true', limit: String(missing.length) },
+            query: {
+              filter: JSON.stringify(missing.map((id) => ({ field: 'id', value: id }))),
+              'include-hidden': 'true',
+              limit: String(missing.length),
+            },
           },
           requestId,
         );
-        const found = new Map((listing.analyses ?? []).map((analysis) => [String(analysis.id), typeof analysis.app_description === 'string' ? analysis.app_description : null]));
+        const found = new Map(
+          (listing.analyses ?? []).map((analysis) => [
+            String(analysis.id),
+            typeof analysis.app_description === 'string' ? analysis.app_description : null,
+          ]),
+        );
         for (const id of missing) {
           const description = found.get(id) ?? null;
           known.set(id, description);
           this.cache?.set(key(id), { description });
         }
       } catch (error) {
-        log.warn({ err: error, analyses: missing.length }, 'app descriptions for job notifications are unavailable');
+        log.warn(
+          { err: error, analyses: missing.length },
+          'app descriptions for job notifications are unavailable',
+        );
       }
     }
     return notifications.map((notification) => {
-      const description = isJobStatusChange(notification) ? known.get(notification.payload!.analysis_id as string) : undefined;
-      return typeof description === 'string' ? { ...notification, payload: { ...notification.payload, app_description: description } } : notification;
+      const description = isJobStatusChange(notification)
+        ? known.get(notification.payload!.analysis_id as string)
+        : undefined;
+      return typeof description === 'string'
+        ? { ...notification, payload: { ...notification.payload, app_description: description } }
+        : notification;
     });
   }
 }

@@ -8,7 +8,10 @@ import { gatewayError } from '../common/errors.js';
 /** Open streams a user may hold on one gateway (a browser tab each, say); more get 429. */
 const maxStreamsPerUser = 10;
 
-export async function notificationStreamRoutes(app: FastifyInstance, { forwarder }: NotificationDeps): Promise<void> {
+export async function notificationStreamRoutes(
+  app: FastifyInstance,
+  { forwarder }: NotificationDeps,
+): Promise<void> {
   const streams = new Set<FastifyReply>();
   const openPerUser = new Map<string, number>();
   // Open streams never end by themselves: a closing gateway ends them, or its close would wait for them.
@@ -19,7 +22,8 @@ export async function notificationStreamRoutes(app: FastifyInstance, { forwarder
     config: { auth: 'user' },
     schema: {
       tags: ['notifications'],
-      summary: "Server-Sent Events: the caller's new notifications and count changes, as they happen",
+      summary:
+        "Server-Sent Events: the caller's new notifications and count changes, as they happen",
       description: [
         'Beyond the spec. Events: `counts` (on open and whenever they change: `user-total`, `user-unseen`, `system-total`, `system-total-new`, `system-total-unseen`),',
         '`notification` (`{total: unseen count, message: Notification}`, event id = `message.id`). A comment line is sent every NOTIFICATION_STREAM_HEARTBEAT_MS.',
@@ -33,7 +37,11 @@ export async function notificationStreamRoutes(app: FastifyInstance, { forwarder
       const user = request.identity!.username;
       const open = openPerUser.get(user) ?? 0;
       if (open >= maxStreamsPerUser) {
-        throw gatewayError('ERR_TOO_MANY_STREAMS', `at most ${maxStreamsPerUser} notification streams per user at once; close one first`, { limit: maxStreamsPerUser });
+        throw gatewayError(
+          'ERR_TOO_MANY_STREAMS',
+          `at most ${maxStreamsPerUser} notification streams per user at once; close one first`,
+          { limit: maxStreamsPerUser },
+        );
       }
       openPerUser.set(user, open + 1);
       streams.add(reply);

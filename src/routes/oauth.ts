@@ -12,9 +12,33 @@ import { routeAtBoth } from '../http/secured-alias.js';
 import { gatewayError } from '../common/errors.js';
 
 export const oauthRoutes: PassthroughRoute[] = [
-  { method: 'GET', path: '/oauth/redirect-uris', backend: 'apps', securedAlias: true, tag: 'misc', summary: 'List OAuth authorization URLs (`{<api-name>: url}`) for APIs the caller holds no token for' },
-  { method: ['GET', 'DELETE'], path: '/oauth/token-info/{api-name}', backend: 'apps', securedAlias: true, tag: 'misc', summary: "Get (`{expires_at, webapp}`) or delete the caller's OAuth token; 404 when there is none" },
-  { method: ['GET', 'DELETE'], path: '/admin/oauth/token-info/{api-name}', backend: 'apps', auth: 'admin', tag: 'admin', summary: "Get (`{access_token, expires_at, refresh_token, webapp}`) or delete the OAuth token of `proxy-user` (default: the caller)" },
+  {
+    method: 'GET',
+    path: '/oauth/redirect-uris',
+    backend: 'apps',
+    securedAlias: true,
+    tag: 'misc',
+    summary:
+      'List OAuth authorization URLs (`{<api-name>: url}`) for APIs the caller holds no token for',
+  },
+  {
+    method: ['GET', 'DELETE'],
+    path: '/oauth/token-info/{api-name}',
+    backend: 'apps',
+    securedAlias: true,
+    tag: 'misc',
+    summary:
+      "Get (`{expires_at, webapp}`) or delete the caller's OAuth token; 404 when there is none",
+  },
+  {
+    method: ['GET', 'DELETE'],
+    path: '/admin/oauth/token-info/{api-name}',
+    backend: 'apps',
+    auth: 'admin',
+    tag: 'admin',
+    summary:
+      'Get (`{access_token, expires_at, refresh_token, webapp}`) or delete the OAuth token of `proxy-user` (default: the caller)',
+  },
 ];
 
 export interface OAuthRouteDeps {
@@ -23,17 +47,45 @@ export interface OAuthRouteDeps {
 }
 
 const callbackQuery = Type.Object({
-  code: Type.Optional(Type.String({ maxLength: 4096, description: 'The authorization code, when the user granted access' })),
-  state: Type.String({ minLength: 1, maxLength: 64, description: 'The authorization request this answers' }),
-  error: Type.Optional(Type.String({ maxLength: 256, description: 'Why no code came (RFC 6749 §4.1.2.1), e.g. `access_denied`' })),
+  code: Type.Optional(
+    Type.String({
+      maxLength: 4096,
+      description: 'The authorization code, when the user granted access',
+    }),
+  ),
+  state: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'The authorization request this answers',
+  }),
+  error: Type.Optional(
+    Type.String({
+      maxLength: 256,
+      description: 'Why no code came (RFC 6749 §4.1.2.1), e.g. `access_denied`',
+    }),
+  ),
   error_description: Type.Optional(Type.String({ maxLength: 2048 })),
   error_uri: Type.Optional(Type.String({ maxLength: 2048 })),
 });
-type CallbackQuery = { code?: string; state: string; error?: string; error_description?: string; error_uri?: string };
+type CallbackQuery = {
+  code?: string;
+  state: string;
+  error?: string;
+  error_description?: string;
+  error_uri?: string;
+};
 
 const accessCodeQuery = Type.Object({
-  code: Type.String({ minLength: 1, maxLength: 4096, description: 'The authorization code from the OAuth server' }),
-  state: Type.String({ minLength: 1, maxLength: 64, description: 'UUID of the authorization request' }),
+  code: Type.String({
+    minLength: 1,
+    maxLength: 4096,
+    description: 'The authorization code from the OAuth server',
+  }),
+  state: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'UUID of the authorization request',
+  }),
 });
 
 /**
@@ -44,7 +96,10 @@ function uiReturn(uiBaseUrl: string, apiName: string, query: CallbackQuery): str
   const target = new URL(uiBaseUrl);
   target.searchParams.set('type', 'oauth');
   target.searchParams.set('api', apiName);
-  const passed = query.error !== undefined ? (['error', 'error_description', 'error_uri', 'state'] as const) : (['code', 'state'] as const);
+  const passed =
+    query.error !== undefined
+      ? (['error', 'error_description', 'error_uri', 'state'] as const)
+      : (['code', 'state'] as const);
   for (const name of passed) {
     const value = query[name];
     if (value !== undefined) target.searchParams.set(name, value);
@@ -52,7 +107,10 @@ function uiReturn(uiBaseUrl: string, apiName: string, query: CallbackQuery): str
   return target.toString();
 }
 
-export async function oauthGatewayRoutes(app: FastifyInstance, deps: OAuthRouteDeps): Promise<void> {
+export async function oauthGatewayRoutes(
+  app: FastifyInstance,
+  deps: OAuthRouteDeps,
+): Promise<void> {
   const { forwarder, config } = deps;
 
   // Spec step 5: the provider sends the browser here; the UI then exchanges the code (step 6).
@@ -60,15 +118,26 @@ export async function oauthGatewayRoutes(app: FastifyInstance, deps: OAuthRouteD
     config: { auth: 'none' },
     schema: {
       tags: ['misc'],
-      summary: 'Where the extapi OAuth server sends the browser back; redirects to the UI with the code or the error',
+      summary:
+        'Where the extapi OAuth server sends the browser back; redirects to the UI with the code or the error',
       security: routeSecurity('none'),
       querystring: callbackQuery,
-      response: { 302: { description: 'To UI_BASE_URL with `type=oauth&api=extapi` and `code`, `state` or `error`, `error_description`, `error_uri`, `state`', type: 'null' } },
+      response: {
+        302: {
+          description:
+            'To UI_BASE_URL with `type=oauth&api=extapi` and `code`, `state` or `error`, `error_description`, `error_uri`, `state`',
+          type: 'null',
+        },
+      },
     },
     handler: async (request, reply) => {
       const query = request.query as CallbackQuery;
       if (query.code === undefined && query.error === undefined) {
-        throw gatewayError('ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "code" (or "error" when authorization was not granted)', { field: 'code' });
+        throw gatewayError(
+          'ERR_MISSING_QUERY_PARAMETER',
+          'missing query parameter "code" (or "error" when authorization was not granted)',
+          { field: 'code' },
+        );
       }
       return reply.redirect(uiReturn(config.oauth.uiBaseUrl, 'extapi', query), 302);
     },
@@ -80,8 +149,10 @@ export async function oauthGatewayRoutes(app: FastifyInstance, deps: OAuthRouteD
     config: { auth: 'user' },
     schema: {
       tags: ['misc'],
-      summary: 'Exchange an OAuth authorization code for a token stored for the caller; answers `{state_info}`',
-      description: 'Forwarded to the apps service (/oauth/access-code/{api-name}) with only `code`, `state` and the identity; its answer is relayed unchanged.',
+      summary:
+        'Exchange an OAuth authorization code for a token stored for the caller; answers `{state_info}`',
+      description:
+        'Forwarded to the apps service (/oauth/access-code/{api-name}) with only `code`, `state` and the identity; its answer is relayed unchanged.',
       security: routeSecurity('user'),
       params: Type.Object({ apiName: Type.String() }),
       querystring: accessCodeQuery,

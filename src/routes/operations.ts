@@ -55,13 +55,24 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
     config,
     schema: {
       tags: ['operations'],
-      summary: 'Readiness: the database, Redis (when configured) and every configured backend answer, each within READINESS_TIMEOUT_MS',
+      summary:
+        'Readiness: the database, Redis (when configured) and every configured backend answer, each within READINESS_TIMEOUT_MS',
       security: [],
       response: {
-        200: { type: 'object', properties: { status: { type: 'string' }, checks: { type: 'object', additionalProperties: { type: 'string' } } } },
+        200: {
+          type: 'object',
+          properties: {
+            status: { type: 'string' },
+            checks: { type: 'object', additionalProperties: { type: 'string' } },
+          },
+        },
         503: {
           type: 'object',
-          properties: { error_code: { type: 'string' }, reason: { type: 'string' }, checks: { type: 'object', additionalProperties: { type: 'string' } } },
+          properties: {
+            error_code: { type: 'string' },
+            reason: { type: 'string' },
+            checks: { type: 'object', additionalProperties: { type: 'string' } },
+          },
         },
       },
     },
@@ -71,16 +82,31 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
       for (const backend of deps.remoteBackends) {
         probes[backend] = async () => {
           // Any HTTP answer proves the backend is reachable; only transport failures count.
-          const response = await deps.forwarder.request(backend, 'GET', '/', {}, undefined, AbortSignal.timeout(deps.checkTimeoutMs));
+          const response = await deps.forwarder.request(
+            backend,
+            'GET',
+            '/',
+            {},
+            undefined,
+            AbortSignal.timeout(deps.checkTimeoutMs),
+          );
           await response.body.dump();
         };
       }
       const names = Object.keys(probes);
-      const results = await Promise.all(names.map((name) => check(probes[name]!, deps.checkTimeoutMs)));
+      const results = await Promise.all(
+        names.map((name) => check(probes[name]!, deps.checkTimeoutMs)),
+      );
       const checks = Object.fromEntries(names.map((name, index) => [name, results[index]!]));
       const failing = names.filter((name) => checks[name] !== 'ok');
       if (failing.length === 0) return { status: 'ready', checks };
-      return reply.code(errorTable.ERR_UNAVAILABLE.status).send({ error_code: 'ERR_UNAVAILABLE', reason: `Not ready: ${failing.join(', ')}`, checks });
+      return reply
+        .code(errorTable.ERR_UNAVAILABLE.status)
+        .send({
+          error_code: 'ERR_UNAVAILABLE',
+          reason: `Not ready: ${failing.join(', ')}`,
+          checks,
+        });
     },
   });
 

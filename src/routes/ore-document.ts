@@ -34,7 +34,13 @@ const dcTerms: Record<string, string> = {
 };
 
 const xmlText = (text: string) =>
-  text.replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[character]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+  text
+    .replace(
+      /[&<>"']/g,
+      (character) =>
+        ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[character]!,
+    )
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 function termOf(attr: string): string | undefined {
   const name = attr.toLowerCase();
@@ -48,7 +54,8 @@ function properties(avus: OreAvu[]): string[] {
     const term = termOf(avu.attr);
     const nested = avu.avus ?? [];
     const nestedSame = nested.filter((child) => termOf(child.attr) === term);
-    if (term && avu.value.trim() !== '' && nestedSame.length === 0) lines.push(`    <dcterms:${term}>${xmlText(avu.value)}</dcterms:${term}>`);
+    if (term && avu.value.trim() !== '' && nestedSame.length === 0)
+      lines.push(`    <dcterms:${term}>${xmlText(avu.value)}</dcterms:${term}>`);
     lines.push(...properties(nested));
   }
   return lines;
@@ -56,7 +63,10 @@ function properties(avus: OreAvu[]): string[] {
 
 const uri = (id: string) => `urn:uuid:${id}`;
 
-export function oreDocument(entry: { id: string; path: string; avus: OreAvu[] }, files: { id: string; path: string }[]): string {
+export function oreDocument(
+  entry: { id: string; path: string; avus: OreAvu[] },
+  files: { id: string; path: string }[],
+): string {
   const aggregation = `${uri(entry.id)}#aggregation`;
   const map = `${uri(entry.id)}#resource-map`;
   const name = entry.path.slice(entry.path.lastIndexOf('/') + 1);
@@ -71,7 +81,9 @@ export function oreDocument(entry: { id: string; path: string; avus: OreAvu[] },
     `  <rdf:Description rdf:about="${xmlText(aggregation)}">`,
     '    <rdf:type rdf:resource="http://www.openarchives.org/ore/terms/Aggregation"/>',
     `    <ore:isDescribedBy rdf:resource="${xmlText(map)}"/>`,
-    ...(properties(entry.avus).some((line) => line.includes('<dcterms:title>')) ? [] : [`    <dcterms:title>${xmlText(name)}</dcterms:title>`]),
+    ...(properties(entry.avus).some((line) => line.includes('<dcterms:title>'))
+      ? []
+      : [`    <dcterms:title>${xmlText(name)}</dcterms:title>`]),
     ...properties(entry.avus),
     ...files.map((file) => `    <ore:aggregates rdf:resource="${xmlText(uri(file.id))}"/>`),
     '  </rdf:Description>',

@@ -22,11 +22,16 @@ export interface CitationInput {
 }
 
 const escape = (value: string) =>
-  value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[char]!);
+  value.replace(
+    /[&<>"']/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[char]!,
+  );
 
 /** The non-empty values of the top-level AVUs named `attr` (any letter case). */
 function values(avus: Avu[], attr: string): string[] {
-  return avus.filter((avu) => avu.attr.toLowerCase() === attr.toLowerCase() && avu.value.trim() !== '').map((avu) => avu.value.trim());
+  return avus
+    .filter((avu) => avu.attr.toLowerCase() === attr.toLowerCase() && avu.value.trim() !== '')
+    .map((avu) => avu.value.trim());
 }
 
 /** Creators: `creator` groupings (creatorName / creatorAffiliation inside), else flat `creatorName` AVUs. */
@@ -49,7 +54,8 @@ export function dataCiteXml(input: CitationInput): string {
   const { avus } = input;
   const title = values(avus, 'title')[0] ?? input.folderName;
   const publisher = values(avus, 'publisher')[0] ?? input.publisher;
-  const year = values(avus, 'publicationYear').find((value) => /^\d{4}$/.test(value)) ?? String(input.year);
+  const year =
+    values(avus, 'publicationYear').find((value) => /^\d{4}$/.test(value)) ?? String(input.year);
   const general = values(avus, 'resourceTypeGeneral')[0] ?? 'Dataset';
   const resourceType = values(avus, 'resourceType')[0] ?? general;
   const subjects = values(avus, 'subject');
@@ -72,12 +78,17 @@ export function dataCiteXml(input: CitationInput): string {
     `  <publicationYear>${year}</publicationYear>`,
     `  <resourceType resourceTypeGeneral="${escape(general)}">${escape(resourceType)}</resourceType>`,
   ];
-  if (subjects.length > 0) lines.push(`  <subjects>${subjects.map((subject) => `<subject>${escape(subject)}</subject>`).join('')}</subjects>`);
+  if (subjects.length > 0)
+    lines.push(
+      `  <subjects>${subjects.map((subject) => `<subject>${escape(subject)}</subject>`).join('')}</subjects>`,
+    );
   if (language) lines.push(`  <language>${escape(language)}</language>`);
   if (version) lines.push(`  <version>${escape(version)}</version>`);
   if (rights) lines.push(`  <rightsList><rights>${escape(rights)}</rights></rightsList>`);
   if (descriptions.length > 0) {
-    lines.push(`  <descriptions>${descriptions.map((text) => `<description descriptionType="Abstract">${escape(text)}</description>`).join('')}</descriptions>`);
+    lines.push(
+      `  <descriptions>${descriptions.map((text) => `<description descriptionType="Abstract">${escape(text)}</description>`).join('')}</descriptions>`,
+    );
   }
   lines.push('</resource>', '');
   return lines.join('\n');

@@ -43,7 +43,9 @@ export function randomSuffix(): string {
 
 /** The identifier a new mint would get, before any provider has seen it. */
 export function candidateIdentifier(type: PidType, prefix: string): string {
-  return type === 'DOI' ? `${prefix}/${randomSuffix()}` : `${testArkShoulder}${randomSuffix().replace('-', '')}`;
+  return type === 'DOI'
+    ? `${prefix}/${randomSuffix()}`
+    : `${testArkShoulder}${randomSuffix().replace('-', '')}`;
 }
 
 /** Mints without any provider: DOIs under the configured prefix, ARKs under the test shoulder. */
@@ -61,7 +63,8 @@ export class EmbeddedMinter implements PidMinter {
   }
 }
 
-const providerError = (reason: string, extra: Record<string, unknown> = {}) => gatewayError('ERR_PID_PROVIDER', reason, extra);
+const providerError = (reason: string, extra: Record<string, unknown> = {}) =>
+  gatewayError('ERR_PID_PROVIDER', reason, extra);
 
 /**
  * A DataCite-style REST provider behind the `pidprovider` backend target (PIDPROVIDER_URL,
@@ -79,40 +82,63 @@ export class HttpMinter implements PidMinter {
 
   async mint(request: MintRequest): Promise<Minted> {
     if (request.type !== 'DOI') {
-      throw gatewayError('ERR_BAD_REQUEST', `The PID provider at PIDPROVIDER_URL mints DOIs only; this request asks for an ${request.type}.`, { type: request.type });
+      throw gatewayError(
+        'ERR_BAD_REQUEST',
+        `The PID provider at PIDPROVIDER_URL mints DOIs only; this request asks for an ${request.type}.`,
+        { type: request.type },
+      );
     }
     const doi = candidateIdentifier('DOI', this.settings.prefix);
     const body = JSON.stringify({
       data: {
         type: 'dois',
-        attributes: { doi, prefix: this.settings.prefix, event: 'publish', url: request.targetUrl, xml: Buffer.from(request.xml(doi)).toString('base64') },
+        attributes: {
+          doi,
+          prefix: this.settings.prefix,
+          event: 'publish',
+          url: request.targetUrl,
+          xml: Buffer.from(request.xml(doi)).toString('base64'),
+        },
       },
     });
-    const headers: Record<string, string> = { accept: 'application/vnd.api+json, application/json', 'content-type': 'application/vnd.api+json' };
+    const headers: Record<string, string> = {
+      accept: 'application/vnd.api+json, application/json',
+      'content-type': 'application/vnd.api+json',
+    };
     if (this.settings.user !== undefined && this.settings.password !== undefined) {
       headers.authorization = `Basic ${Buffer.from(`${this.settings.user}:${this.settings.password}`).toString('base64')}`;
     }
     const response = await this.forwarder.request('pidprovider', 'POST', '/dois', headers, body);
     const text = await response.body.text().catch(() => '');
     if (response.statusCode === 401 || response.statusCode === 403) {
-      throw providerError(`The PID provider refused the gateway's credentials (${response.statusCode}); check PIDPROVIDER_USER and PIDPROVIDER_PASSWORD.`, {
-        provider_status: response.statusCode,
-      });
+      throw providerError(
+        `The PID provider refused the gateway's credentials (${response.statusCode}); check PIDPROVIDER_USER and PIDPROVIDER_PASSWORD.`,
+        {
+          provider_status: response.statusCode,
+        },
+      );
     }
     if (response.statusCode < 200 || response.statusCode >= 300) {
-      throw providerError(`The PID provider refused to mint ${doi} (${response.statusCode}): ${text.trim().slice(0, 300) || 'no reason given'}`, {
-        provider_status: response.statusCode,
-      });
+      throw providerError(
+        `The PID provider refused to mint ${doi} (${response.statusCode}): ${text.trim().slice(0, 300) || 'no reason given'}`,
+        {
+          provider_status: response.statusCode,
+        },
+      );
     }
     const identifier = mintedIdentifier(text);
-    if (identifier === undefined) throw providerError('The PID provider answered without an identifier (expected data.id or data.attributes.doi).');
+    if (identifier === undefined)
+      throw providerError(
+        'The PID provider answered without an identifier (expected data.id or data.attributes.doi).',
+      );
     return { identifier, provider: 'http' };
   }
 }
 
 function mintedIdentifier(text: string): string | undefined {
   try {
-    const data = (JSON.parse(text) as { data?: { id?: unknown; attributes?: { doi?: unknown } } }).data;
+    const data = (JSON.parse(text) as { data?: { id?: unknown; attributes?: { doi?: unknown } } })
+      .data;
     const found = data?.attributes?.doi ?? data?.id;
     return typeof found === 'string' && found.trim() !== '' ? found.trim() : undefined;
   } catch {
@@ -122,5 +148,7 @@ function mintedIdentifier(text: string): string | undefined {
 
 /** The minter this deployment uses: the HTTP provider when PIDPROVIDER_URL is set, else the embedded one. */
 export function pidMinter(config: GatewayConfig, forwarder: Forwarder): PidMinter {
-  return config.backends.pidprovider.url ? new HttpMinter(forwarder, config.pid) : new EmbeddedMinter(config.pid.prefix);
+  return config.backends.pidprovider.url
+    ? new HttpMinter(forwarder, config.pid)
+    : new EmbeddedMinter(config.pid.prefix);
 }

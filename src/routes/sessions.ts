@@ -3,7 +3,14 @@ import { Type } from 'typebox';
 import type { PassthroughRoute } from '../http/passthrough.js';
 
 export const sessionsRoutes: PassthroughRoute[] = [
-  { method: ['GET', 'DELETE'], path: '/secured/sessions', backend: 'user-info', backendPath: '/sessions/{qualified-user}', tag: 'misc', summary: 'Get (`{}` when none) or delete session data' },
+  {
+    method: ['GET', 'DELETE'],
+    path: '/secured/sessions',
+    backend: 'user-info',
+    backendPath: '/sessions/{qualified-user}',
+    tag: 'misc',
+    summary: 'Get (`{}` when none) or delete session data',
+  },
   {
     method: 'POST',
     path: '/secured/sessions',

@@ -22,7 +22,10 @@ const Subject = Type.Object(
   { additionalProperties: true },
 );
 
-export async function userInfoRoutes(app: FastifyInstance, deps: { forwarder: Forwarder }): Promise<void> {
+export async function userInfoRoutes(
+  app: FastifyInstance,
+  deps: { forwarder: Forwarder },
+): Promise<void> {
   app.get('/secured/user-info', {
     ...documentedNotEnforced,
     schema: {
@@ -30,7 +33,12 @@ export async function userInfoRoutes(app: FastifyInstance, deps: { forwarder: Fo
       summary: 'Details of the named users; unknown names are left out',
       security: routeSecurity('user'),
       querystring: Type.Object({
-        username: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: maxUsernames, description: 'Repeat for several users' })),
+        username: Type.Optional(
+          Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {
+            maxItems: maxUsernames,
+            description: 'Repeat for several users',
+          }),
+        ),
       }),
       response: { 200: Type.Record(Type.String(), Subject) },
     },
@@ -42,12 +50,22 @@ export async function userInfoRoutes(app: FastifyInstance, deps: { forwarder: Fo
           try {
             const subject = await deps.forwarder.callJson<Record<string, unknown>>(
               'groups',
-              { method: 'GET', path: `/subjects/${encodeURIComponent(name)}`, identity: request.identity, identityStyle: 'user' },
+              {
+                method: 'GET',
+                path: `/subjects/${encodeURIComponent(name)}`,
+                identity: request.identity,
+                identityStyle: 'user',
+              },
               request.id,
             );
             return [name, subject] as const;
           } catch (error) {
-            if (error instanceof GatewayError && error.statusCode === 404 && error.errorCode !== 'ERR_NOT_IMPLEMENTED') return undefined;
+            if (
+              error instanceof GatewayError &&
+              error.statusCode === 404 &&
+              error.errorCode !== 'ERR_NOT_IMPLEMENTED'
+            )
+              return undefined;
             throw error;
           }
         }),

@@ -134,6 +134,12 @@ class PostgresChannel implements StoreChannel {
 }
 
 /** The channel `name` of a store (see StoreChannel). */
-export function openChannel(store: Store, name: string, onError: (error: unknown) => void): StoreChannel {
-  return store.engine === 'postgres' && store.clientConfig ? new PostgresChannel(store, name, onError) : new LocalChannel();
+export function openChannel(
+  store: Store,
+  name: string,
+  onError: (error: unknown) => void,
+): StoreChannel {
+  return store.engine === 'postgres' && store.clientConfig
+    ? new PostgresChannel(store, name, onError)
+    : new LocalChannel();
 }

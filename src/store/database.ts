@@ -1,10 +1,22 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type MigrationResultSet,
+} from 'kysely';
 import type pg from 'pg';
 import { migrations } from './migrations/index.js';
-import { boundedPool, clientConfig, defaultPostgresBounds, type PostgresBounds } from './postgres.js';
+import {
+  boundedPool,
+  clientConfig,
+  defaultPostgresBounds,
+  type PostgresBounds,
+} from './postgres.js';
 import type { Database } from './schema.js';
 import { SqliteBooleanPlugin } from './sqlite-booleans.js';
 
@@ -41,15 +53,27 @@ function sqliteDialect(dataDir: string): SqliteDialect {
   return new SqliteDialect({ database });
 }
 
-export async function migrateToLatest(db: Kysely<Database>, engine: Engine): Promise<MigrationResultSet> {
+export async function migrateToLatest(
+  db: Kysely<Database>,
+  engine: Engine,
+): Promise<MigrationResultSet> {
   // Kysely looks for its bookkeeping tables in every schema unless told which one: a database whose
   // other schema was migrated before would otherwise make it skip creating them in ours.
-  const schema = engine === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const schema =
+    engine === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]
+          ?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   for (let attempt = 1; ; attempt++) {
     const result = await migrator.migrateToLatest();
     if (!result.error) return result;
-    if (engine !== 'postgres' || attempt >= maxMigrationAttempts || !droppedMeanwhile(result.error)) throw result.error;
+    if (engine !== 'postgres' || attempt >= maxMigrationAttempts || !droppedMeanwhile(result.error))
+      throw result.error;
   }
 }
 

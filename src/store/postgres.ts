@@ -15,13 +15,18 @@ export interface PostgresBounds {
   queryTimeoutMs: number;
 }
 
-export const defaultPostgresBounds: PostgresBounds = { connectTimeoutMs: 5_000, queryTimeoutMs: 15_000 };
+export const defaultPostgresBounds: PostgresBounds = {
+  connectTimeoutMs: 5_000,
+  queryTimeoutMs: 15_000,
+};
 
 // pg returns int8 as strings to protect precision beyond 2^53; our int8 columns hold epoch milliseconds.
 const int8 = 20;
 const pgTypes = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === int8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === int8
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 /** Settings of every connection to `databaseUrl`, pooled or of its own (LISTEN). */
@@ -41,7 +46,11 @@ export function clientConfig(databaseUrl: string, bounds: PostgresBounds): pg.Cl
  * A pool for Kysely's PostgresDialect. `onIdleError` hears the loss of a connection no request is
  * using (pg-pool has already discarded it); a request's own connection errors reach its query.
  */
-export function boundedPool(databaseUrl: string, bounds: PostgresBounds, onIdleError: (error: Error) => void): PostgresPool {
+export function boundedPool(
+  databaseUrl: string,
+  bounds: PostgresBounds,
+  onIdleError: (error: Error) => void,
+): PostgresPool {
   const pool = new pg.Pool({ ...clientConfig(databaseUrl, bounds), max: 10 });
   pool.on('error', onIdleError);
   // A connection in use emits 'error' too, after failing its queries: the query's caller answers for it.
@@ -86,7 +95,15 @@ const connectionMessages = [
   'is not queryable',
 ];
 /** Node's codes for a peer that cannot be reached or went away. */
-const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const networkCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 /**
  * SQLSTATEs of a server that cannot serve now: class 08 (connection exception), shutdown and
  * recovery (57P01-57P03), too many connections (53300), a query cancelled by a timeout (57014).
@@ -97,8 +114,18 @@ const unavailableStates = /^(08...|57P0[123]|53300|57014)$/;
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 3) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (networkCodes.has(code) || unavailableStates.test(code))) return true;
-  if (connectionMessages.some((message) => error.message.startsWith(message) || error.message.endsWith(message))) return true;
-  if (error instanceof AggregateError && error.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
+  if (typeof code === 'string' && (networkCodes.has(code) || unavailableStates.test(code)))
+    return true;
+  if (
+    connectionMessages.some(
+      (message) => error.message.startsWith(message) || error.message.endsWith(message),
+    )
+  )
+    return true;
+  if (
+    error instanceof AggregateError &&
+    error.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))
+  )
+    return true;
   return isDatabaseUnavailable(error.cause, depth + 1);
 }

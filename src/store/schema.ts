@@ -84,7 +84,8 @@ export interface Database {
 export type UserDocumentTableName = 'user_preferences' | 'user_sessions' | 'user_saved_searches';
 
 /** `comments`, `avus`, `favorites`, `attached_tags`: what a metadata row is about (backends.md §3). */
-export type MetadataTargetType = 'analysis' | 'app' | 'avu' | 'file' | 'folder' | 'user' | 'quick_launch' | 'instant_launch';
+export type MetadataTargetType =
+  'analysis' | 'app' | 'avu' | 'file' | 'folder' | 'user' | 'quick_launch' | 'instant_launch';
 
 /**
  * The metadata service's tables (migration 005, backends.md §3.1–3.4), merged into `Database`.
@@ -302,7 +303,13 @@ export interface Database {
   };
   app_category_apps: { category_id: string; app_id: string };
   app_favorites: { username: string; app_id: string; created_on: number };
-  app_ratings: { username: string; app_id: string; rating: number; comment_id: string | null; rated_on: number };
+  app_ratings: {
+    username: string;
+    app_id: string;
+    rating: number;
+    comment_id: string | null;
+    rated_on: number;
+  };
 }
 
 /**
@@ -346,7 +353,12 @@ export interface Database {
     deleted: ColumnType<boolean | number, boolean | undefined, boolean>;
   };
   /** Every class of a version, parsed at upload. */
-  ontology_classes: { ontology_version: string; iri: string; label: string | null; description: string | null };
+  ontology_classes: {
+    ontology_version: string;
+    iri: string;
+    label: string | null;
+    description: string | null;
+  };
   /** Every named subclass edge of a version, parsed at upload. */
   ontology_subclasses: { ontology_version: string; class_iri: string; subclass_iri: string };
   /** The hierarchies an administrator saved, by root. */
@@ -406,8 +418,18 @@ export interface Database {
     submission: string;
     created_on: number;
   };
-  quick_launch_favorites: { id: string; username: string; quick_launch_id: string; created_on: number };
-  quick_launch_user_defaults: { id: string; username: string; app_id: string; quick_launch_id: string };
+  quick_launch_favorites: {
+    id: string;
+    username: string;
+    quick_launch_id: string;
+    created_on: number;
+  };
+  quick_launch_user_defaults: {
+    id: string;
+    username: string;
+    app_id: string;
+    quick_launch_id: string;
+  };
   quick_launch_global_defaults: { id: string; app_id: string; quick_launch_id: string };
 }
 
@@ -434,10 +456,21 @@ export interface Database {
     submission: string;
     parent_id: string | null;
   };
-  analysis_status_updates: { id: string; analysis_id: string; status: string; message: ColumnType<string, string | undefined, string>; sent_on: number };
+  analysis_status_updates: {
+    id: string;
+    analysis_id: string;
+    status: string;
+    message: ColumnType<string, string | undefined, string>;
+    sent_on: number;
+  };
 }
 
 /** Per-user concurrent-job limits (migration 016), merged into `Database`. */
 export interface Database {
-  concurrent_job_limits: { username: string; concurrent_jobs: number; set_by: string; set_on: number };
+  concurrent_job_limits: {
+    username: string;
+    concurrent_jobs: number;
+    set_by: string;
+    set_on: number;
+  };
 }

@@ -17,8 +17,12 @@ class BooleanToInteger extends OperationNodeTransformer {
     return typeof node.value === 'boolean' ? { ...node, value: asSqlite(node.value) } : node;
   }
 
-  protected override transformPrimitiveValueList(node: PrimitiveValueListNode): PrimitiveValueListNode {
-    return node.values.some((value) => typeof value === 'boolean') ? PrimitiveValueListNode.create(node.values.map(asSqlite)) : node;
+  protected override transformPrimitiveValueList(
+    node: PrimitiveValueListNode,
+  ): PrimitiveValueListNode {
+    return node.values.some((value) => typeof value === 'boolean')
+      ? PrimitiveValueListNode.create(node.values.map(asSqlite))
+      : node;
   }
 }
 

@@ -52,24 +52,46 @@ for (const engine of hostEngines) {
     test('an AVU that targets itself is read, and deleted, in bounded time', async (t) => {
       if (!host) return t.skip('DATABASE_URL is not set (CI sets it)');
       const id = '5e1f0000-0000-4000-8000-00000000000a';
-      const created = await host.request('POST', withUser(`/metadata/avus/avu/${id}`, 'ada'), { headers: json, body: JSON.stringify({ avus: [{ id, attr: 'self', value: 'loop' }] }) });
+      const created = await host.request('POST', withUser(`/metadata/avus/avu/${id}`, 'ada'), {
+        headers: json,
+        body: JSON.stringify({ avus: [{ id, attr: 'self', value: 'loop' }] }),
+      });
       assert.equal(created.status, 200, created.text);
-      assert.equal((await host.request('GET', withUser(`/metadata/avus/avu/${id}`, 'ada'))).status, 200);
+      assert.equal(
+        (await host.request('GET', withUser(`/metadata/avus/avu/${id}`, 'ada'))).status,
+        200,
+      );
       const deleted = await host.request('POST', withUser('/metadata/avus/deleter', 'ada'), {
         headers: json,
-        body: JSON.stringify({ 'target-types': ['avu'], 'target-ids': [id], avus: [{ attr: 'self', value: 'loop' }] }),
+        body: JSON.stringify({
+          'target-types': ['avu'],
+          'target-ids': [id],
+          avus: [{ attr: 'self', value: 'loop' }],
+        }),
       });
       assert.equal(deleted.status, 200, deleted.text);
-      assert.equal((await host.store.db.selectFrom('avus').select('id').where('id', '=', id).execute()).length, 0);
+      assert.equal(
+        (await host.store.db.selectFrom('avus').select('id').where('id', '=', id).execute()).length,
+        0,
+      );
     });
 
     test(`a ${chainLength}-class subclass chain is saved and read, cut at ${maxHierarchyDepth} levels`, async (t) => {
       if (!host) return t.skip('DATABASE_URL is not set (CI sets it)');
       const multipart = await multipartXml(chainOntology());
-      const uploaded = await host.request('POST', withUser('/metadata/admin/ontologies', 'root'), { headers: { 'content-type': multipart.contentType }, body: multipart.body });
+      const uploaded = await host.request('POST', withUser('/metadata/admin/ontologies', 'root'), {
+        headers: { 'content-type': multipart.contentType },
+        body: multipart.body,
+      });
       assert.equal(uploaded.status, 200, uploaded.text.slice(0, 300));
       const version = encodeURIComponent(uploaded.json().version as string);
-      const saved = await host.request('PUT', withUser(`/metadata/admin/ontologies/${version}/${encodeURIComponent(`${base}#C0`)}`, 'root'));
+      const saved = await host.request(
+        'PUT',
+        withUser(
+          `/metadata/admin/ontologies/${version}/${encodeURIComponent(`${base}#C0`)}`,
+          'root',
+        ),
+      );
       assert.equal(saved.status, 200, saved.text.slice(0, 300));
       assert.equal(levels(saved.json().hierarchy), maxHierarchyDepth);
       const read = await host.request('GET', withUser(`/metadata/ontologies/${version}`, 'root'));
@@ -94,7 +116,13 @@ for (const engine of hostEngines) {
       const refused = await host.request('GET', withUser(`/apps/analyses?filter=${deep}`, 'ada'));
       assert.equal(refused.status, 400, refused.text.slice(0, 300));
       assert.equal(refused.json().error_code, 'ERR_BAD_QUERY_PARAMETER');
-      const listed = await host.request('GET', withUser(`/apps/analyses?filter=${encodeURIComponent('[{"field":"status","value":["Completed","Failed"]}]')}`, 'ada'));
+      const listed = await host.request(
+        'GET',
+        withUser(
+          `/apps/analyses?filter=${encodeURIComponent('[{"field":"status","value":["Completed","Failed"]}]')}`,
+          'ada',
+        ),
+      );
       assert.equal(listed.status, 200, listed.text.slice(0, 300));
     });
   });

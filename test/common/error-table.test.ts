@@ -5,7 +5,15 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { allowedStatuses, errorAs, errorTable, gatewayError, isErrorCode, type ErrorCode, type ErrorDefinition } from '../../src/common/errors.js';
+import {
+  allowedStatuses,
+  errorAs,
+  errorTable,
+  gatewayError,
+  isErrorCode,
+  type ErrorCode,
+  type ErrorDefinition,
+} from '../../src/common/errors.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const definitions = errorTable as Record<ErrorCode, ErrorDefinition>;
@@ -24,7 +32,12 @@ function tableRows(section: string, firstHeader: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(header + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.slice(1, -1).split(' | ').map((cell) => cell.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(' | ')
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }
@@ -48,7 +61,10 @@ function sourceFiles(dir: string): string[] {
 describe('error table', () => {
   test('a code gets its default status, a named variant its own', () => {
     const exists = gatewayError('ERR_EXISTS', 'there already', { path: '/a' });
-    assert.deepEqual([exists.statusCode, exists.errorCode, exists.reason, exists.extra], [400, 'ERR_EXISTS', 'there already', { path: '/a' }]);
+    assert.deepEqual(
+      [exists.statusCode, exists.errorCode, exists.reason, exists.extra],
+      [400, 'ERR_EXISTS', 'there already', { path: '/a' }],
+    );
     assert.equal(errorAs('ERR_EXISTS', 'fileio').statusCode, 500);
     assert.equal(errorAs('ERR_EXISTS', 'conflict').statusCode, 409);
     assert.equal(errorAs('ERR_UNAVAILABLE', 'backendTimedOut').statusCode, 504);
@@ -68,7 +84,10 @@ describe('error table', () => {
       errorAs('ERR_EXISTS', 'teapot'),
     ];
     assert.equal(typeof refused, 'function');
-    assert.throws(() => errorAs('ERR_NOT_FOUND' as ErrorCode as 'ERR_EXISTS', 'fileio'), /no variant/);
+    assert.throws(
+      () => errorAs('ERR_NOT_FOUND' as ErrorCode as 'ERR_EXISTS', 'fileio'),
+      /no variant/,
+    );
   });
 
   test('every variant names a status other than the default and says why', () => {
@@ -91,11 +110,19 @@ describe('error table', () => {
     for (const [caseText, statusCell, codeCell] of tableRows(errorsSection(), 'Case')) {
       const named = [...(codeCell ?? '').matchAll(/`(ERR_[A-Z_]+)`/g)].map((match) => match[1]!);
       assert.ok(named.length > 0, `the row "${caseText}" names a code`);
-      const statuses = [...(statusCell ?? '').matchAll(/\b[1-5]\d\d\b/g)].map((match) => Number(match[0]));
+      const statuses = [...(statusCell ?? '').matchAll(/\b[1-5]\d\d\b/g)].map((match) =>
+        Number(match[0]),
+      );
       for (const code of named) {
-        assert.ok(isErrorCode(code), `${code} (docs/errors.md, "${caseText}") is in the error table`);
+        assert.ok(
+          isErrorCode(code),
+          `${code} (docs/errors.md, "${caseText}") is in the error table`,
+        );
         for (const status of statuses) {
-          assert.ok(allowedStatuses(code).includes(status), `docs/errors.md answers ${code} with ${status} for "${caseText}"; the table allows ${allowedStatuses(code).join(', ')}`);
+          assert.ok(
+            allowedStatuses(code).includes(status),
+            `docs/errors.md answers ${code} with ${status} for "${caseText}"; the table allows ${allowedStatuses(code).join(', ')}`,
+          );
         }
       }
     }
@@ -104,6 +131,10 @@ describe('error table', () => {
   test("the errors page's code table lists every code of the table, as the table says it", () => {
     const rows = tableRows(errorsSection(), 'Code').map((cells) => `| ${cells.join(' | ')} |`);
     const expected = codes.map(codeRow);
-    assert.deepEqual(rows, expected, `the errors page's code table should read:\n${expected.join('\n')}`);
+    assert.deepEqual(
+      rows,
+      expected,
+      `the errors page's code table should read:\n${expected.join('\n')}`,
+    );
   });
 });

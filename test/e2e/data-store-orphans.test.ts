@@ -16,7 +16,15 @@ import { sweepOrphans } from '../../src/backends/data-info/orphans.js';
 import { engines, home, type DataInfoHost } from '../support/data-info-host.js';
 import { noRateLimits, requiredInCi } from '../support/gateway.js';
 import { pgSchemaUrl } from '../support/postgres.js';
-import { bearer, createSigningKey, signToken, startJwksServer, userClaims, type JwksServer, type SigningKey } from '../support/tokens.js';
+import {
+  bearer,
+  createSigningKey,
+  signToken,
+  startJwksServer,
+  userClaims,
+  type JwksServer,
+  type SigningKey,
+} from '../support/tokens.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -24,12 +32,17 @@ const HOUR = 60 * 60 * 1000;
 function onDisk(blobDir: string): { objects: Set<string>; tmp: string[] } {
   const list = (folder: string) => {
     try {
-      return readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+      return readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) =>
+        entry.isFile(),
+      );
     } catch {
       return [];
     }
   };
-  return { objects: new Set(list(path.join(blobDir, 'objects')).map((entry) => entry.name)), tmp: list(path.join(blobDir, 'tmp')).map((entry) => entry.name) };
+  return {
+    objects: new Set(list(path.join(blobDir, 'objects')).map((entry) => entry.name)),
+    tmp: list(path.join(blobDir, 'tmp')).map((entry) => entry.name),
+  };
 }
 
 describe('the orphan sweep', () => {
@@ -51,7 +64,10 @@ describe('the orphan sweep', () => {
 
         const freshOrphan = randomUUID();
         const oldOrphan = randomUUID();
-        await host.data.blobs.write(freshOrphan, 'an upload whose row another gateway is about to commit');
+        await host.data.blobs.write(
+          freshOrphan,
+          'an upload whose row another gateway is about to commit',
+        );
         await host.data.blobs.write(oldOrphan, 'left by a crash an hour ago');
         age(objectFile(oldOrphan));
         const freshTemp = path.join(host.blobDir, 'tmp', `${randomUUID()}.${randomUUID()}.tmp`);
@@ -70,7 +86,10 @@ describe('the orphan sweep', () => {
         assert.equal(result.checked, 2, 'only files older than the grace period are looked at');
         const left = onDisk(host.blobDir);
         assert.ok(left.objects.has(named.id));
-        assert.ok(left.objects.has(freshOrphan), 'within the grace period: perhaps another process’s upload');
+        assert.ok(
+          left.objects.has(freshOrphan),
+          'within the grace period: perhaps another process’s upload',
+        );
         assert.ok(!left.objects.has(oldOrphan));
         assert.ok(left.objects.has('README'));
         assert.deepEqual(left.tmp, [path.basename(freshTemp)]);
@@ -88,7 +107,10 @@ interface GatewayProcess {
   url: string;
   child: ChildProcess;
   /** Resolves with the first log line `match` accepts (rejects if the process exits first, or after `limitMs`). */
-  logLine(match: (line: Record<string, unknown>) => boolean, limitMs?: number): Promise<Record<string, unknown>>;
+  logLine(
+    match: (line: Record<string, unknown>) => boolean,
+    limitMs?: number,
+  ): Promise<Record<string, unknown>>;
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
@@ -98,7 +120,15 @@ const repoRoot = path.resolve(import.meta.dirname, '../..');
 async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...noRateLimits, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ...noRateLimits,
+      LOG_LEVEL: 'info',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];
@@ -124,7 +154,10 @@ async function startGatewayProcess(env: Record<string, string>): Promise<Gateway
   const logLine: GatewayProcess['logLine'] = (match, limitMs = 30_000) =>
     new Promise((resolve, reject) => {
       // Only a guard against a line that never comes (the test fails then); lines normally come first.
-      const limit = setTimeout(() => settle(new Error(`no such log line within ${limitMs} ms`)), limitMs);
+      const limit = setTimeout(
+        () => settle(new Error(`no such log line within ${limitMs} ms`)),
+        limitMs,
+      );
       const settle = (error?: Error, found?: Record<string, unknown>) => {
         clearTimeout(limit);
         waiting.delete(check);
@@ -139,7 +172,10 @@ async function startGatewayProcess(env: Record<string, string>): Promise<Gateway
       waiting.add(check);
       check();
     });
-  const listening = await logLine((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at http://127.0.0.1:'));
+  const listening = await logLine(
+    (line) =>
+      typeof line.msg === 'string' && line.msg.startsWith('Server listening at http://127.0.0.1:'),
+  );
   return {
     url: String(listening.msg).slice('Server listening at '.length),
     child,
@@ -183,14 +219,24 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         const client = new pg.Client({ connectionString: schema.url });
         await client.connect();
         try {
-          return new Set((await client.query<{ id: string }>(`select id from data_objects where type = 'file'`)).rows.map((row) => row.id));
+          return new Set(
+            (
+              await client.query<{ id: string }>(`select id from data_objects where type = 'file'`)
+            ).rows.map((row) => row.id),
+          );
         } finally {
           await client.end();
         }
       }
       const database = new SQLite(path.join(dataDir, 'gateway.sqlite'));
       try {
-        return new Set((database.prepare(`select id from data_objects where type = 'file'`).all() as { id: string }[]).map((row) => row.id));
+        return new Set(
+          (
+            database.prepare(`select id from data_objects where type = 'file'`).all() as {
+              id: string;
+            }[]
+          ).map((row) => row.id),
+        );
       } finally {
         database.close();
       }
@@ -216,7 +262,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         DATA_STORE_ORPHAN_GRACE_SECONDS: '0',
         ...(schema ? { DATABASE_URL: schema.url } : {}),
       };
-      const headers = { ...bearer(await signToken(key, userClaims('alice'))), 'content-type': 'application/json' };
+      const headers = {
+        ...bearer(await signToken(key, userClaims('alice'))),
+        'content-type': 'application/json',
+      };
       const folder = `/platform/home/alice`;
       const content = 'x'.repeat(64 * 1024);
 
@@ -224,7 +273,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const burstAndKill = async (round: number) => {
         const target = await startGatewayProcess(env);
         running = target;
-        assert.equal((await fetch(`${target.url}/secured/filesystem/root`, { headers })).status, 200);
+        assert.equal(
+          (await fetch(`${target.url}/secured/filesystem/root`, { headers })).status,
+          200,
+        );
         let answered = 0;
         let next = 0;
         let killed: Promise<void> | undefined;
@@ -232,7 +284,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
           while (!killed) {
             const dest = `${folder}/burst-${round}-${next++}.txt`;
             try {
-              const response = await fetch(`${target.url}/secured/fileio/saveas`, { method: 'POST', headers, body: JSON.stringify({ dest, content }) });
+              const response = await fetch(`${target.url}/secured/fileio/saveas`, {
+                method: 'POST',
+                headers,
+                body: JSON.stringify({ dest, content }),
+              });
               await response.arrayBuffer();
               assert.equal(response.status, 200);
             } catch (error) {
@@ -256,21 +312,31 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         t.diagnostic(
           `${engine}, round ${round}: after SIGKILL: ${afterKill.files} files in the catalog, ${afterKill.orphans.length} orphan object files, ${afterKill.tmp.length} unfinished writes, ${afterKill.missing.length} rows without bytes`,
         );
-        assert.deepEqual(afterKill.missing, [], 'a row is committed only once its bytes are in place');
+        assert.deepEqual(
+          afterKill.missing,
+          [],
+          'a row is committed only once its bytes are in place',
+        );
         if (afterKill.orphans.length > 0) break;
       }
 
       running = await startGatewayProcess(env);
-      const sweep = (await running.logLine((line) => line.msg === 'orphan sweep finished')).orphanSweep as { removed: number; temps: number; ms: number };
+      const sweep = (await running.logLine((line) => line.msg === 'orphan sweep finished'))
+        .orphanSweep as { removed: number; temps: number; ms: number };
       const afterRestart = await consistency();
-      t.diagnostic(`${engine}: after restart: swept ${sweep.removed} orphans and ${sweep.temps} unfinished writes in ${sweep.ms} ms`);
+      t.diagnostic(
+        `${engine}: after restart: swept ${sweep.removed} orphans and ${sweep.temps} unfinished writes in ${sweep.ms} ms`,
+      );
       assert.deepEqual(afterRestart.orphans, []);
       assert.deepEqual(afterRestart.missing, []);
       assert.deepEqual(afterRestart.tmp, []);
       assert.equal(sweep.removed, afterKill.orphans.length);
       assert.equal(afterRestart.files, afterKill.files);
       // The files the burst saved are still whole.
-      const saved = await fetch(`${running.url}/secured/fileio/download?path=${encodeURIComponent(`${folder}/burst-1-0.txt`)}`, { headers });
+      const saved = await fetch(
+        `${running.url}/secured/fileio/download?path=${encodeURIComponent(`${folder}/burst-1-0.txt`)}`,
+        { headers },
+      );
       assert.equal(saved.status, 200);
       assert.equal((await saved.text()).length, content.length);
       await running.kill('SIGKILL');

@@ -10,9 +10,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { Client } from 'undici';
-import { noRateLimits, requiredInCi, startGateway, type RunningGateway } from '../support/gateway.js';
+import {
+  noRateLimits,
+  requiredInCi,
+  startGateway,
+  type RunningGateway,
+} from '../support/gateway.js';
 import { pgSchemaUrl } from '../support/postgres.js';
-import { createSigningKey, signToken, startJwksServer, userClaims, bearer, type JwksServer, type SigningKey } from '../support/tokens.js';
+import {
+  createSigningKey,
+  signToken,
+  startJwksServer,
+  userClaims,
+  bearer,
+  type JwksServer,
+  type SigningKey,
+} from '../support/tokens.js';
 
 const projectDir = path.resolve(import.meta.dirname, '../..');
 const aliceHome = '/platform/home/alice';
@@ -51,11 +64,22 @@ interface CallOptions {
 }
 
 /** One request to `baseUrl`; `user` null means no credentials. */
-async function call(baseUrl: string, user: string | null, method: string, route: string, options: CallOptions = {}): Promise<Answer> {
-  const body = options.raw ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
+async function call(
+  baseUrl: string,
+  user: string | null,
+  method: string,
+  route: string,
+  options: CallOptions = {},
+): Promise<Answer> {
+  const body =
+    options.raw ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
   const response = await fetch(baseUrl + route, {
     method,
-    headers: { ...(user ? bearer(tokens[user]!) : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
+    headers: {
+      ...(user ? bearer(tokens[user]!) : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
     body,
   });
   const text = await response.text();
@@ -69,11 +93,18 @@ async function call(baseUrl: string, user: string | null, method: string, route:
 }
 
 function assert2xx(answer: Answer, what: string): void {
-  assert.ok(answer.status >= 200 && answer.status < 300, `${what}: expected 2xx, got ${answer.status} ${answer.text}`);
+  assert.ok(
+    answer.status >= 200 && answer.status < 300,
+    `${what}: expected 2xx, got ${answer.status} ${answer.text}`,
+  );
 }
 
 /** Runs `body` with the database settings of one engine: SQLite (nothing to set) or a private PostgreSQL schema. */
-async function withEngine(t: TestContext, engine: 'sqlite' | 'postgres', body: (databaseEnv: Record<string, string>) => Promise<void>): Promise<void> {
+async function withEngine(
+  t: TestContext,
+  engine: 'sqlite' | 'postgres',
+  body: (databaseEnv: Record<string, string>) => Promise<void>,
+): Promise<void> {
   if (engine === 'sqlite') return body({});
   const databaseUrl = requiredInCi('DATABASE_URL');
   if (!databaseUrl) return t.skip('DATABASE_URL is not set (CI sets it)');
@@ -88,7 +119,8 @@ async function withEngine(t: TestContext, engine: 'sqlite' | 'postgres', body: (
 const engines = ['sqlite', 'postgres'] as const;
 
 /** A gateway trusting the test JWKS, on its own data directory unless `env` names one. */
-const gatewayWith = (env: Record<string, string>) => startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, ...env });
+const gatewayWith = (env: Record<string, string>) =>
+  startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, ...env });
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -99,9 +131,20 @@ async function freePort(): Promise<number> {
 }
 
 /** Environment for a child process: nothing inherited but PATH and HOME (no DATABASE_URL, *_URL, NODE_TEST_CONTEXT...). */
-const childEnv = (env: Record<string, string>) => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...env });
+const childEnv = (env: Record<string, string>) => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? tmpdir(),
+  ...env,
+});
 
-const backendsOnlyArgs = ['--import', 'tsx', 'src/main.ts', '--backends', 'user-info', '--backends-only'];
+const backendsOnlyArgs = [
+  '--import',
+  'tsx',
+  'src/main.ts',
+  '--backends',
+  'user-info',
+  '--backends-only',
+];
 
 interface Standalone {
   url: string;
@@ -137,8 +180,12 @@ async function startStandalone(env: Record<string, string>): Promise<Standalone>
   };
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`standalone backends exited with ${child.exitCode}: ${output}`);
-    const live = await fetch(`${standalone.url}/livez`).then((response) => response.ok, () => false);
+    if (child.exitCode !== null)
+      throw new Error(`standalone backends exited with ${child.exitCode}: ${output}`);
+    const live = await fetch(`${standalone.url}/livez`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (live) return standalone;
     if (Date.now() > deadline) {
       await standalone.stop();
@@ -149,7 +196,13 @@ async function startStandalone(env: Record<string, string>): Promise<Standalone>
 }
 
 /** One request over the embedded backends' Unix socket, as any local process could send it. */
-async function overSocket(socketPath: string, method: 'GET' | 'POST', route: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+async function overSocket(
+  socketPath: string,
+  method: 'GET' | 'POST',
+  route: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Answer> {
   const client = new Client('http://embedded-backends', { socketPath });
   try {
     const response = await client.request({ method, path: route, headers, body });
@@ -165,26 +218,41 @@ async function overSocket(socketPath: string, method: 'GET' | 'POST', route: str
 // ---------------------------------------------------------------------------------------------
 
 async function exerciseSessionsAndPreferences(url: string): Promise<void> {
-  const sessions = (user: string, method: string, options?: CallOptions) => call(url, user, method, '/secured/sessions', options);
-  const preferences = (user: string, method: string, options?: CallOptions) => call(url, user, method, '/secured/preferences', options);
+  const sessions = (user: string, method: string, options?: CallOptions) =>
+    call(url, user, method, '/secured/sessions', options);
+  const preferences = (user: string, method: string, options?: CallOptions) =>
+    call(url, user, method, '/secured/preferences', options);
 
   // Sessions: {} when none; any JSON document back as given; per user; DELETE always 2xx.
-  for (const user of ['alice', 'bob']) assert.deepEqual(await sessions(user, 'GET'), { status: 200, body: {}, text: '{}' });
-  const aliceSession = { open: ['/data/a.txt'], layout: { split: 0.4, dark: true }, note: 'ünïcode ✓' };
+  for (const user of ['alice', 'bob'])
+    assert.deepEqual(await sessions(user, 'GET'), { status: 200, body: {}, text: '{}' });
+  const aliceSession = {
+    open: ['/data/a.txt'],
+    layout: { split: 0.4, dark: true },
+    note: 'ünïcode ✓',
+  };
   assert2xx(await sessions('alice', 'POST', { json: aliceSession }), 'POST object session');
   assert.deepEqual((await sessions('alice', 'GET')).body, aliceSession);
   assert.deepEqual((await sessions('bob', 'GET')).body, {}, 'bob does not see alice’s session');
   const bobSession = ['tab-1', 2, null, { x: false }];
   assert2xx(await sessions('bob', 'POST', { json: bobSession }), 'POST array session');
   assert.deepEqual((await sessions('bob', 'GET')).body, bobSession);
-  assert.deepEqual((await sessions('alice', 'GET')).body, aliceSession, 'alice still sees only her own');
+  assert.deepEqual(
+    (await sessions('alice', 'GET')).body,
+    aliceSession,
+    'alice still sees only her own',
+  );
   assert2xx(await sessions('alice', 'POST', { json: 'just a string' }), 'POST string session');
   assert.equal((await sessions('alice', 'GET')).body, 'just a string');
   assert2xx(await sessions('alice', 'DELETE'), 'DELETE stored session');
   assert.deepEqual((await sessions('alice', 'GET')).body, {});
   assert2xx(await sessions('alice', 'DELETE'), 'DELETE with nothing stored');
   assert.deepEqual((await sessions('alice', 'GET')).body, {});
-  assert.deepEqual((await sessions('bob', 'GET')).body, bobSession, 'alice’s DELETE leaves bob’s session');
+  assert.deepEqual(
+    (await sessions('bob', 'GET')).body,
+    bobSession,
+    'alice’s DELETE leaves bob’s session',
+  );
   // Byte for byte: numbers JavaScript cannot hold exactly, and the sender's spacing, survive.
   const exact = '{"id": 12345678901234567890, "ratio": 1.50, "tiny": 1e-400}';
   assert2xx(await sessions('alice', 'POST', { raw: exact }), 'POST exact session');
@@ -198,7 +266,10 @@ async function exerciseSessionsAndPreferences(url: string): Promise<void> {
   assert.deepEqual(defaults.systemDefaultOutputDir, aliceSystem);
   assert.deepEqual(defaults.default_output_folder, aliceSystem);
   assert.deepEqual(defaults.system_default_output_dir, aliceSystem);
-  assert.deepEqual((await preferences('bob', 'GET')).body.systemDefaultOutputDir, folder(`${bobHome}/analyses`));
+  assert.deepEqual(
+    (await preferences('bob', 'GET')).body.systemDefaultOutputDir,
+    folder(`${bobHome}/analyses`),
+  );
 
   // POST replaces the whole object and answers {preferences} with the defaults present.
   let answer = await preferences('alice', 'POST', { json: { theme: 'dark', rows: 50 } });
@@ -217,24 +288,47 @@ async function exerciseSessionsAndPreferences(url: string): Promise<void> {
 
   // A chosen default folder, as a path string or as {id, path}.
   const aliceChoice = folder(`${aliceHome}/results`);
-  answer = await preferences('alice', 'POST', { json: { theme: 'light', default_output_folder: aliceChoice.path } });
+  answer = await preferences('alice', 'POST', {
+    json: { theme: 'light', default_output_folder: aliceChoice.path },
+  });
   assert.equal(answer.status, 200, answer.text);
   assert.deepEqual(answer.body.preferences.defaultOutputFolder, aliceChoice);
   stored = (await preferences('alice', 'GET')).body;
-  assert.deepEqual([stored.defaultOutputFolder, stored.default_output_folder, stored.systemDefaultOutputDir], [aliceChoice, aliceChoice, aliceSystem]);
+  assert.deepEqual(
+    [stored.defaultOutputFolder, stored.default_output_folder, stored.systemDefaultOutputDir],
+    [aliceChoice, aliceChoice, aliceSystem],
+  );
   const bobChoice = folder(`${bobHome}/out`, 'c0ffee-folder-id');
-  assert.equal((await preferences('bob', 'POST', { json: { lang: 'fr', default_output_folder: bobChoice } })).status, 200);
+  assert.equal(
+    (await preferences('bob', 'POST', { json: { lang: 'fr', default_output_folder: bobChoice } }))
+      .status,
+    200,
+  );
   stored = (await preferences('bob', 'GET')).body;
-  assert.deepEqual([stored.lang, stored.defaultOutputFolder, stored.default_output_folder], ['fr', bobChoice, bobChoice]);
+  assert.deepEqual(
+    [stored.lang, stored.defaultOutputFolder, stored.default_output_folder],
+    ['fr', bobChoice, bobChoice],
+  );
   stored = (await preferences('alice', 'GET')).body;
-  assert.deepEqual([stored.lang, stored.theme, stored.defaultOutputFolder], [undefined, 'light', aliceChoice], 'alice does not see bob’s preferences');
+  assert.deepEqual(
+    [stored.lang, stored.theme, stored.defaultOutputFolder],
+    [undefined, 'light', aliceChoice],
+    'alice does not see bob’s preferences',
+  );
 
   // DELETE: 2xx, the defaults remain.
   assert2xx(await preferences('alice', 'DELETE'), 'DELETE preferences');
   stored = (await preferences('alice', 'GET')).body;
   assert.equal('theme' in stored, false);
-  assert.deepEqual([stored.defaultOutputFolder, stored.system_default_output_dir], [aliceSystem, aliceSystem]);
-  assert.equal((await preferences('bob', 'GET')).body.lang, 'fr', 'alice’s DELETE leaves bob’s preferences');
+  assert.deepEqual(
+    [stored.defaultOutputFolder, stored.system_default_output_dir],
+    [aliceSystem, aliceSystem],
+  );
+  assert.equal(
+    (await preferences('bob', 'GET')).body.lang,
+    'fr',
+    'alice’s DELETE leaves bob’s preferences',
+  );
 
   // Bad input.
   answer = await preferences('alice', 'POST', { json: ['not', 'an', 'object'] });
@@ -242,13 +336,25 @@ async function exerciseSessionsAndPreferences(url: string): Promise<void> {
   assert.equal(typeof answer.body.error_code, 'string');
   for (const route of ['/secured/preferences', '/secured/sessions']) {
     answer = await call(url, 'alice', 'POST', route, { raw: '{"theme": ' });
-    assert.deepEqual([answer.status, answer.body?.error_code], [400, 'ERR_INVALID_JSON'], `${route}: ${answer.text}`);
+    assert.deepEqual(
+      [answer.status, answer.body?.error_code],
+      [400, 'ERR_INVALID_JSON'],
+      `${route}: ${answer.text}`,
+    );
     for (const method of ['GET', 'POST', 'DELETE']) {
       answer = await call(url, null, method, route, method === 'POST' ? { json: {} } : {});
-      assert.deepEqual([answer.status, answer.body?.error_code], [401, 'ERR_NOT_AUTHORIZED'], `${method} ${route} without a token`);
+      assert.deepEqual(
+        [answer.status, answer.body?.error_code],
+        [401, 'ERR_NOT_AUTHORIZED'],
+        `${method} ${route} without a token`,
+      );
     }
   }
-  assert.equal((await preferences('alice', 'GET')).body.theme, undefined, 'refused writes stored nothing');
+  assert.equal(
+    (await preferences('alice', 'GET')).body.theme,
+    undefined,
+    'refused writes stored nothing',
+  );
 
   for (const user of ['alice', 'bob']) {
     assert2xx(await sessions(user, 'DELETE'), 'cleanup');
@@ -290,18 +396,46 @@ describe('data survives a gateway restart', () => {
         try {
           const first = await gatewayWith({ ...databaseEnv, GATEWAY_DATA_DIR: dirs[0]! });
           try {
-            assert2xx(await call(first.url, 'alice', 'POST', '/secured/sessions', { json: session }), 'POST session');
-            assert2xx(await call(first.url, 'bob', 'POST', '/secured/sessions', { json: 'bob-state' }), 'POST session');
-            assert2xx(await call(first.url, 'alice', 'POST', '/secured/preferences', { json: { theme: 'dark', default_output_folder: choice } }), 'POST preferences');
+            assert2xx(
+              await call(first.url, 'alice', 'POST', '/secured/sessions', { json: session }),
+              'POST session',
+            );
+            assert2xx(
+              await call(first.url, 'bob', 'POST', '/secured/sessions', { json: 'bob-state' }),
+              'POST session',
+            );
+            assert2xx(
+              await call(first.url, 'alice', 'POST', '/secured/preferences', {
+                json: { theme: 'dark', default_output_folder: choice },
+              }),
+              'POST preferences',
+            );
           } finally {
             await first.close();
           }
-          const second = await gatewayWith({ ...databaseEnv, GATEWAY_DATA_DIR: dirs[1] ?? dirs[0]! });
+          const second = await gatewayWith({
+            ...databaseEnv,
+            GATEWAY_DATA_DIR: dirs[1] ?? dirs[0]!,
+          });
           try {
-            assert.deepEqual((await call(second.url, 'alice', 'GET', '/secured/sessions')).body, session);
-            assert.equal((await call(second.url, 'bob', 'GET', '/secured/sessions')).body, 'bob-state');
-            const preferences = (await call(second.url, 'alice', 'GET', '/secured/preferences')).body;
-            assert.deepEqual([preferences.theme, preferences.defaultOutputFolder, preferences.systemDefaultOutputDir], ['dark', choice, folder(`${aliceHome}/analyses`)]);
+            assert.deepEqual(
+              (await call(second.url, 'alice', 'GET', '/secured/sessions')).body,
+              session,
+            );
+            assert.equal(
+              (await call(second.url, 'bob', 'GET', '/secured/sessions')).body,
+              'bob-state',
+            );
+            const preferences = (await call(second.url, 'alice', 'GET', '/secured/preferences'))
+              .body;
+            assert.deepEqual(
+              [
+                preferences.theme,
+                preferences.defaultOutputFolder,
+                preferences.systemDefaultOutputDir,
+              ],
+              ['dark', choice, folder(`${aliceHome}/analyses`)],
+            );
           } finally {
             await second.close();
           }
@@ -322,8 +456,14 @@ describe('embedded backends are not reachable from the public listener', () => {
 
   before(async () => {
     running = await gatewayWith({});
-    assert2xx(await call(running.url, 'alice', 'POST', '/secured/sessions', { json: { marker } }), 'POST session');
-    assert2xx(await call(running.url, 'alice', 'POST', '/secured/preferences', { json: { marker } }), 'POST preferences');
+    assert2xx(
+      await call(running.url, 'alice', 'POST', '/secured/sessions', { json: { marker } }),
+      'POST session',
+    );
+    assert2xx(
+      await call(running.url, 'alice', 'POST', '/secured/preferences', { json: { marker } }),
+      'POST preferences',
+    );
   });
   after(() => running.close());
 
@@ -343,7 +483,9 @@ describe('embedded backends are not reachable from the public listener', () => {
       '/user-info/livez',
     ]) {
       for (const user of [null, 'alice']) {
-        const answer = await call(running.url, user, 'GET', route, { headers: { 'x-backend-secret': 'x'.repeat(43) } });
+        const answer = await call(running.url, user, 'GET', route, {
+          headers: { 'x-backend-secret': 'x'.repeat(43) },
+        });
         assert.equal(answer.status, 404, `${route} (${user ?? 'anonymous'}): ${answer.text}`);
         assert.equal(answer.body?.error_code, 'ERR_NOT_FOUND');
         assert.ok(!answer.text.includes(marker), 'never the stored data');
@@ -360,26 +502,55 @@ describe('embedded backends are not reachable from the public listener', () => {
 
   test('the socket refuses requests without the secret (403 ERR_FORBIDDEN) and never answers the data', async () => {
     const socket = socketPath();
-    for (const headers of [{}, { 'x-backend-secret': 'wrong' }, { 'x-backend-secret': randomBytes(32).toString('base64url') }] as Record<string, string>[]) {
-      for (const route of ['/user-info/sessions/alice@localhost', '/user-info/preferences/alice@localhost']) {
+    for (const headers of [
+      {},
+      { 'x-backend-secret': 'wrong' },
+      { 'x-backend-secret': randomBytes(32).toString('base64url') },
+    ] as Record<string, string>[]) {
+      for (const route of [
+        '/user-info/sessions/alice@localhost',
+        '/user-info/preferences/alice@localhost',
+      ]) {
         const answer = await overSocket(socket, 'GET', route, headers);
-        assert.deepEqual([answer.status, answer.body?.error_code], [403, 'ERR_FORBIDDEN'], `${route} ${JSON.stringify(headers)}: ${answer.text}`);
+        assert.deepEqual(
+          [answer.status, answer.body?.error_code],
+          [403, 'ERR_FORBIDDEN'],
+          `${route} ${JSON.stringify(headers)}: ${answer.text}`,
+        );
         assert.ok(!answer.text.includes(marker));
       }
-      const write = await overSocket(socket, 'POST', '/user-info/sessions/alice@localhost', { ...headers, 'content-type': 'application/json' }, '{"forged":true}');
+      const write = await overSocket(
+        socket,
+        'POST',
+        '/user-info/sessions/alice@localhost',
+        { ...headers, 'content-type': 'application/json' },
+        '{"forged":true}',
+      );
       assert.equal(write.status, 403);
     }
-    assert.deepEqual((await call(running.url, 'alice', 'GET', '/secured/sessions')).body, { marker }, 'the refused write changed nothing');
+    assert.deepEqual(
+      (await call(running.url, 'alice', 'GET', '/secured/sessions')).body,
+      { marker },
+      'the refused write changed nothing',
+    );
   });
 
   test('a client-sent x-backend-secret header changes nothing on public routes', async () => {
     const headers = { 'x-backend-secret': 'client-chosen-value-0123456789' };
     const session = await call(running.url, 'alice', 'GET', '/secured/sessions', { headers });
     assert.deepEqual([session.status, session.body], [200, { marker }]);
-    const preferences = await call(running.url, 'alice', 'GET', '/secured/preferences', { headers });
+    const preferences = await call(running.url, 'alice', 'GET', '/secured/preferences', {
+      headers,
+    });
     assert.deepEqual([preferences.status, preferences.body.marker], [200, marker]);
-    assert.deepEqual((await call(running.url, 'bob', 'GET', '/secured/sessions', { headers })).body, {});
-    assert.equal((await call(running.url, null, 'GET', '/secured/sessions', { headers })).status, 401);
+    assert.deepEqual(
+      (await call(running.url, 'bob', 'GET', '/secured/sessions', { headers })).body,
+      {},
+    );
+    assert.equal(
+      (await call(running.url, null, 'GET', '/secured/sessions', { headers })).status,
+      401,
+    );
   });
 });
 
@@ -396,27 +567,68 @@ describe('user-info in a separate process', () => {
         let standalone: Standalone | undefined;
         let running: RunningGateway | undefined;
         try {
-          standalone = await startStandalone({ BACKEND_SECRET: secret, GATEWAY_DATA_DIR: childDir, ...databaseEnv });
+          standalone = await startStandalone({
+            BACKEND_SECRET: secret,
+            GATEWAY_DATA_DIR: childDir,
+            ...databaseEnv,
+          });
           // The gateway keeps its own (SQLite) store: the user-info data must live with the child.
-          running = await gatewayWith({ USER_INFO_URL: `${standalone.url}/user-info`, USER_INFO_SECRET: secret, EMBEDDED_BACKENDS: 'groups,data-info,apps' });
+          running = await gatewayWith({
+            USER_INFO_URL: `${standalone.url}/user-info`,
+            USER_INFO_SECRET: secret,
+            EMBEDDED_BACKENDS: 'groups,data-info,apps',
+          });
           await exerciseSessionsAndPreferences(running.url);
 
           const marker = { where: 'child', n: randomBytes(4).toString('hex') };
-          assert2xx(await call(running.url, 'alice', 'POST', '/secured/sessions', { json: marker }), 'POST session');
+          assert2xx(
+            await call(running.url, 'alice', 'POST', '/secured/sessions', { json: marker }),
+            'POST session',
+          );
           const direct = `${standalone.url}/user-info/sessions/alice@localhost`;
-          for (const headers of [{}, { 'x-backend-secret': 'f'.repeat(32) }] as Record<string, string>[]) {
-            const refused = await call(standalone.url, null, 'GET', '/user-info/sessions/alice@localhost', { headers });
-            assert.deepEqual([refused.status, refused.body?.error_code], [403, 'ERR_FORBIDDEN'], `${direct} ${JSON.stringify(headers)}: ${refused.text}`);
+          for (const headers of [{}, { 'x-backend-secret': 'f'.repeat(32) }] as Record<
+            string,
+            string
+          >[]) {
+            const refused = await call(
+              standalone.url,
+              null,
+              'GET',
+              '/user-info/sessions/alice@localhost',
+              { headers },
+            );
+            assert.deepEqual(
+              [refused.status, refused.body?.error_code],
+              [403, 'ERR_FORBIDDEN'],
+              `${direct} ${JSON.stringify(headers)}: ${refused.text}`,
+            );
             assert.ok(!refused.text.includes(marker.n));
           }
-          const allowed = await call(standalone.url, null, 'GET', '/user-info/sessions/alice@localhost', { headers: { 'x-backend-secret': secret } });
-          assert.deepEqual([allowed.status, allowed.body], [200, marker], 'the child holds the data');
-          const local = await running.gateway.store.db.selectFrom('user_sessions').select('id').execute();
+          const allowed = await call(
+            standalone.url,
+            null,
+            'GET',
+            '/user-info/sessions/alice@localhost',
+            { headers: { 'x-backend-secret': secret } },
+          );
+          assert.deepEqual(
+            [allowed.status, allowed.body],
+            [200, marker],
+            'the child holds the data',
+          );
+          const local = await running.gateway.store.db
+            .selectFrom('user_sessions')
+            .select('id')
+            .execute();
           assert.deepEqual(local, [], "nothing in the gateway's own store");
 
           await standalone.stop();
           const down = await call(running.url, 'alice', 'GET', '/secured/sessions');
-          assert.deepEqual([down.status, down.body?.error_code, down.body?.backend], [503, 'ERR_UNAVAILABLE', 'user-info'], down.text);
+          assert.deepEqual(
+            [down.status, down.body?.error_code, down.body?.backend],
+            [503, 'ERR_UNAVAILABLE', 'user-info'],
+            down.text,
+          );
         } finally {
           await running?.close();
           await standalone?.stop();
@@ -430,13 +642,20 @@ describe('user-info in a separate process', () => {
     try {
       const child = spawn(process.execPath, backendsOnlyArgs, {
         cwd: projectDir,
-        env: childEnv({ PORT: String(await freePort()), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, LOG_LEVEL: 'warn' }),
+        env: childEnv({
+          PORT: String(await freePort()),
+          HOST: '127.0.0.1',
+          GATEWAY_DATA_DIR: dataDir,
+          LOG_LEVEL: 'warn',
+        }),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+      const code = await new Promise<number | null>((resolve) =>
+        child.once('exit', (exitCode) => resolve(exitCode)),
+      );
       clearTimeout(timer);
       assert.notEqual(code, 0);
       assert.notEqual(code, null, 'exited by itself');

@@ -10,7 +10,13 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { multipartHead, multipartType, randomContent } from '../support/fileio.js';
 import { rawConnect, type RawConnection } from '../support/raw-http.js';
-import { bearer, createSigningKey, signToken, startJwksServer, userClaims } from '../support/tokens.js';
+import {
+  bearer,
+  createSigningKey,
+  signToken,
+  startJwksServer,
+  userClaims,
+} from '../support/tokens.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const GRACE_MS = 300;
@@ -37,11 +43,21 @@ async function startChild(env: Record<string, string>, args: string[] = []): Pro
   const { DATABASE_URL: _db, REDIS_URL: _redis, ...inherited } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
     cwd: root,
-    env: { ...inherited, PORT: '0', HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: String(GRACE_MS), ...env },
+    env: {
+      ...inherited,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      GATEWAY_DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      SHUTDOWN_GRACE_MS: String(GRACE_MS),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -68,59 +84,79 @@ async function startChild(env: Record<string, string>, args: string[] = []): Pro
 /** Lets a request just written reach the server before the signal: ordering, not an assertion. */
 const arrive = () => new Promise((resolve) => setTimeout(resolve, 300));
 
-async function assertStopsPromptly(child: Child, signal: NodeJS.Signals, connections: RawConnection[]): Promise<void> {
+async function assertStopsPromptly(
+  child: Child,
+  signal: NodeJS.Signals,
+  connections: RawConnection[],
+): Promise<void> {
   const { code, ms } = await child.stop(signal);
   assert.equal(code, 0);
   assert.ok(ms < STOP_WITHIN_MS, `${signal} took ${ms} ms`);
   for (const connection of connections) await connection.closed;
 }
 
-test('SIGINT stops the gateway within a few seconds while a request body is unfinished and a keep-alive connection idles', { timeout: 30_000 }, async () => {
-  const child = await startChild({});
-  const unfinished = await rawConnect(child.url);
-  await unfinished.write('POST /send-notification HTTP/1.1\r\nhost: gateway\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"type":"data",');
-  const idle = await rawConnect(child.url);
-  await idle.write('GET /livez HTTP/1.1\r\nhost: gateway\r\n\r\n');
-  assert.equal((await idle.answer()).status, 200);
-  const headersOnly = await rawConnect(child.url);
-  await headersOnly.write('GET /livez HTTP/1.1\r\nhost: gateway\r\n');
-  await arrive();
-  await assertStopsPromptly(child, 'SIGINT', [unfinished, idle, headersOnly]);
-});
-
-test('SIGTERM stops the gateway within a few seconds after an upload was refused while its body was still coming', { timeout: 30_000 }, async () => {
-  const key = await createSigningKey('ES256', 'shutdown-key');
-  const jwks = await startJwksServer([key]);
-  try {
-    const child = await startChild({ AUTH_JWKS_URL: jwks.url });
-    const token = await signToken(key, userClaims('alice'));
-    // First sight of alice makes her home; the upload goes to a folder that does not exist in it.
-    const bootstrap = await fetch(`${child.url}/secured/bootstrap`, { headers: bearer(token) });
-    assert.equal(bootstrap.status, 200);
-    const upload = await rawConnect(child.url);
-    const dest = encodeURIComponent('/platform/home/alice/missing');
-    await upload.write(
-      `POST /secured/fileio/upload?dest=${dest} HTTP/1.1\r\nhost: gateway\r\nauthorization: Bearer ${token}\r\ncontent-type: ${multipartType}\r\ncontent-length: ${64 * 1024 * 1024}\r\n\r\n`,
+test(
+  'SIGINT stops the gateway within a few seconds while a request body is unfinished and a keep-alive connection idles',
+  { timeout: 30_000 },
+  async () => {
+    const child = await startChild({});
+    const unfinished = await rawConnect(child.url);
+    await unfinished.write(
+      'POST /send-notification HTTP/1.1\r\nhost: gateway\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"type":"data",',
     );
-    await upload.write(Buffer.concat([multipartHead('big.bin'), randomContent(2 * 1024 * 1024)]));
-    const answer = await upload.answer();
-    assert.equal(answer.json?.error_code, 'ERR_DOES_NOT_EXIST', answer.body);
-    await assertStopsPromptly(child, 'SIGTERM', [upload]);
-  } finally {
-    await jwks.close();
-  }
-});
+    const idle = await rawConnect(child.url);
+    await idle.write('GET /livez HTTP/1.1\r\nhost: gateway\r\n\r\n');
+    assert.equal((await idle.answer()).status, 200);
+    const headersOnly = await rawConnect(child.url);
+    await headersOnly.write('GET /livez HTTP/1.1\r\nhost: gateway\r\n');
+    await arrive();
+    await assertStopsPromptly(child, 'SIGINT', [unfinished, idle, headersOnly]);
+  },
+);
 
-test('the standalone backends process (--backends-only) stops within a few seconds with a body unfinished and a connection idle', { timeout: 30_000 }, async () => {
-  const secret = 'shutdown-test-backend-secret';
-  const child = await startChild({ BACKEND_SECRET: secret, EMBEDDED_BACKENDS: 'user-info' }, ['--backends-only']);
-  const unfinished = await rawConnect(child.url);
-  await unfinished.write(
-    `POST /user-info/alerts?user=alice HTTP/1.1\r\nhost: backends\r\nx-backend-secret: ${secret}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"alert":`,
-  );
-  const idle = await rawConnect(child.url);
-  await idle.write('GET /livez HTTP/1.1\r\nhost: backends\r\n\r\n');
-  assert.equal((await idle.answer()).status, 200);
-  await arrive();
-  await assertStopsPromptly(child, 'SIGINT', [unfinished, idle]);
-});
+test(
+  'SIGTERM stops the gateway within a few seconds after an upload was refused while its body was still coming',
+  { timeout: 30_000 },
+  async () => {
+    const key = await createSigningKey('ES256', 'shutdown-key');
+    const jwks = await startJwksServer([key]);
+    try {
+      const child = await startChild({ AUTH_JWKS_URL: jwks.url });
+      const token = await signToken(key, userClaims('alice'));
+      // First sight of alice makes her home; the upload goes to a folder that does not exist in it.
+      const bootstrap = await fetch(`${child.url}/secured/bootstrap`, { headers: bearer(token) });
+      assert.equal(bootstrap.status, 200);
+      const upload = await rawConnect(child.url);
+      const dest = encodeURIComponent('/platform/home/alice/missing');
+      await upload.write(
+        `POST /secured/fileio/upload?dest=${dest} HTTP/1.1\r\nhost: gateway\r\nauthorization: Bearer ${token}\r\ncontent-type: ${multipartType}\r\ncontent-length: ${64 * 1024 * 1024}\r\n\r\n`,
+      );
+      await upload.write(Buffer.concat([multipartHead('big.bin'), randomContent(2 * 1024 * 1024)]));
+      const answer = await upload.answer();
+      assert.equal(answer.json?.error_code, 'ERR_DOES_NOT_EXIST', answer.body);
+      await assertStopsPromptly(child, 'SIGTERM', [upload]);
+    } finally {
+      await jwks.close();
+    }
+  },
+);
+
+test(
+  'the standalone backends process (--backends-only) stops within a few seconds with a body unfinished and a connection idle',
+  { timeout: 30_000 },
+  async () => {
+    const secret = 'shutdown-test-backend-secret';
+    const child = await startChild({ BACKEND_SECRET: secret, EMBEDDED_BACKENDS: 'user-info' }, [
+      '--backends-only',
+    ]);
+    const unfinished = await rawConnect(child.url);
+    await unfinished.write(
+      `POST /user-info/alerts?user=alice HTTP/1.1\r\nhost: backends\r\nx-backend-secret: ${secret}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"alert":`,
+    );
+    const idle = await rawConnect(child.url);
+    await idle.write('GET /livez HTTP/1.1\r\nhost: backends\r\n\r\n');
+    assert.equal((await idle.answer()).status, 200);
+    await arrive();
+    await assertStopsPromptly(child, 'SIGINT', [unfinished, idle]);
+  },
+);

@@ -3,7 +3,15 @@
 // does not compile stops the start (scripts/build.mjs and scripts/start.mjs).
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,17 +20,29 @@ import { describe, test } from 'node:test';
 const projectDir = path.resolve(import.meta.dirname, '../..');
 
 /** Environment for a child process: nothing inherited but PATH and HOME (no DATABASE_URL, NODE_TEST_CONTEXT...). */
-const childEnv = (env: Record<string, string>) => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...env });
+const childEnv = (env: Record<string, string>) => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? tmpdir(),
+  ...env,
+});
 
 interface Run {
   code: number | null;
   output: string;
 }
 
-function run(file: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
+function run(
+  file: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(file, args, { cwd, env: childEnv(env), timeout: 120_000 }, (_error, stdout, stderr) =>
-      resolve({ code: child.exitCode, output: stdout + stderr }),
+    const child = execFile(
+      file,
+      args,
+      { cwd, env: childEnv(env), timeout: 120_000 },
+      (_error, stdout, stderr) => resolve({ code: child.exitCode, output: stdout + stderr }),
     );
   });
 }
@@ -48,7 +68,12 @@ describe('npm start', () => {
     const started = performance.now();
     const child = spawn('npm', ['start'], {
       cwd: projectDir,
-      env: childEnv({ PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, LOG_LEVEL: 'warn' }),
+      env: childEnv({
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        GATEWAY_DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true, // its own process group: npm, its shell and node stop together
     });
@@ -66,14 +91,22 @@ describe('npm start', () => {
     let firstAnswerMs: number | undefined;
     while (firstAnswerMs === undefined) {
       assert.equal(child.exitCode, null, `npm start exited: ${output}`);
-      const status = await fetch(`http://127.0.0.1:${port}/livez`).then((response) => response.status, () => 0);
+      const status = await fetch(`http://127.0.0.1:${port}/livez`).then(
+        (response) => response.status,
+        () => 0,
+      );
       if (status === 200) firstAnswerMs = performance.now() - started;
-      else if (performance.now() - started > 30_000) assert.fail(`no answer within 30 s: ${output}`);
+      else if (performance.now() - started > 30_000)
+        assert.fail(`no answer within 30 s: ${output}`);
       else await new Promise((resolve) => setTimeout(resolve, 20));
     }
     t.diagnostic(`first answer after ${firstAnswerMs.toFixed(0)} ms`);
     assert.doesNotMatch(output, /building/);
-    assert.equal(statSync(path.join(projectDir, 'dist', 'main.js')).mtimeMs, builtAt, 'dist/ was not rebuilt');
+    assert.equal(
+      statSync(path.join(projectDir, 'dist', 'main.js')).mtimeMs,
+      builtAt,
+      'dist/ was not rebuilt',
+    );
     // About 1.5 s on an idle machine, more on a busy one. A build, which used to precede every
     // start, takes longer than this limit (13 s; an incremental tsc with nothing to do, 3 s of CPU).
     assert.ok(firstAnswerMs < 6_000, `first answer after ${firstAnswerMs.toFixed(0)} ms`);
@@ -86,13 +119,37 @@ describe('npm start', () => {
     t.after(() => rmSync(project, { recursive: true, force: true }));
     mkdirSync(path.join(project, 'scripts'));
     mkdirSync(path.join(project, 'src'));
-    for (const script of ['build.mjs', 'start.mjs']) copyFileSync(path.join(projectDir, 'scripts', script), path.join(project, 'scripts', script));
+    for (const script of ['build.mjs', 'start.mjs'])
+      copyFileSync(path.join(projectDir, 'scripts', script), path.join(project, 'scripts', script));
     symlinkSync(path.join(projectDir, 'node_modules'), path.join(project, 'node_modules'));
-    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-    const compilerOptions = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, lib: ['ES2022'], types: [], skipLibCheck: true, rootDir: 'src', outDir: 'dist' };
-    writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['src'] }));
-    writeFileSync(path.join(project, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json' }));
-    const writeMain = (body: string) => writeFileSync(path.join(project, 'src', 'main.ts'), `declare const console: { log(line: string): void };\n${body}\n`);
+    writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ type: 'module', private: true }),
+    );
+    const compilerOptions = {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      lib: ['ES2022'],
+      types: [],
+      skipLibCheck: true,
+      rootDir: 'src',
+      outDir: 'dist',
+    };
+    writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions, include: ['src'] }),
+    );
+    writeFileSync(
+      path.join(project, 'tsconfig.build.json'),
+      JSON.stringify({ extends: './tsconfig.json' }),
+    );
+    const writeMain = (body: string) =>
+      writeFileSync(
+        path.join(project, 'src', 'main.ts'),
+        `declare const console: { log(line: string): void };\n${body}\n`,
+      );
     const start = () => run(process.execPath, ['scripts/start.mjs'], project);
     const mainJs = path.join(project, 'dist', 'main.js');
 

@@ -24,12 +24,16 @@ import {
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000001';
 const adminPath = '/admin/apps';
 const dataStoreAdminPath = '/admin/filesystem/metadata/templates';
-const noCredentialsBody = { error_code: 'ERR_NOT_AUTHORIZED', reason: 'No user authentication information found in request.' };
+const noCredentialsBody = {
+  error_code: 'ERR_NOT_AUTHORIZED',
+  reason: 'No user authentication information found in request.',
+};
 const notAdmin = 'You are not in one of the admin groups.';
 
 type HeaderMap = Record<string, string>;
 const vendor = (token: string): HeaderMap => ({ 'x-vendor-de-jwt': token });
-const withRoles = (username: string, realmRoles: string[]) => userClaims(username, { realm_access: { roles: realmRoles } });
+const withRoles = (username: string, realmRoles: string[]) =>
+  userClaims(username, { realm_access: { roles: realmRoles } });
 
 let backend: TestBackend;
 let jwks: JwksServer;
@@ -63,7 +67,11 @@ interface Answer {
   body: any;
 }
 
-async function get(gateway: RunningGateway, path: string, headers: HeaderMap = {}): Promise<Answer> {
+async function get(
+  gateway: RunningGateway,
+  path: string,
+  headers: HeaderMap = {},
+): Promise<Answer> {
   const response = await fetch(`${gateway.url}${path}`, { headers });
   const type = response.headers.get('content-type') ?? '';
   const body = type.includes('json') ? await response.json() : await response.text();
@@ -71,9 +79,18 @@ async function get(gateway: RunningGateway, path: string, headers: HeaderMap = {
 }
 
 /** The request passes and reaches the backend as `username`; returns the backend's echo. */
-async function expectUser(gateway: RunningGateway, headers: HeaderMap, username: string, path = appPath): Promise<any> {
+async function expectUser(
+  gateway: RunningGateway,
+  headers: HeaderMap,
+  username: string,
+  path = appPath,
+): Promise<any> {
   const answer = await get(gateway, path, headers);
-  assert.equal(answer.status, 200, `expected 200, got ${answer.status}: ${JSON.stringify(answer.body)}`);
+  assert.equal(
+    answer.status,
+    200,
+    `expected 200, got ${answer.status}: ${JSON.stringify(answer.body)}`,
+  );
   assert.deepEqual(answer.body.query.user, [username]);
   return answer.body;
 }
@@ -88,24 +105,38 @@ async function expectRefused(
 ): Promise<Answer> {
   const forwardedBefore = backend.requests.length;
   const answer = await get(gateway, path, headers);
-  assert.equal(answer.status, status, `expected ${status}, got ${answer.status}: ${JSON.stringify(answer.body)}`);
+  assert.equal(
+    answer.status,
+    status,
+    `expected ${status}, got ${answer.status}: ${JSON.stringify(answer.body)}`,
+  );
   assert.equal(answer.body.error_code, status === 401 ? 'ERR_NOT_AUTHORIZED' : 'ERR_FORBIDDEN');
   if (typeof reason === 'string') assert.equal(answer.body.reason, reason);
   else if (reason) assert.match(answer.body.reason, reason);
-  assert.equal(backend.requests.length, forwardedBefore, 'a refused request must not reach the backend');
+  assert.equal(
+    backend.requests.length,
+    forwardedBefore,
+    'a refused request must not reach the backend',
+  );
   return answer;
 }
 
 /** Current value of `gateway_auth_failures_total{reason}` from the gateway's /metrics. */
 async function authFailures(gateway: RunningGateway, reason: string): Promise<number> {
   const { body } = await get(gateway, '/metrics');
-  const match = new RegExp(`^gateway_auth_failures_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(body as string);
+  const match = new RegExp(
+    `^gateway_auth_failures_total\\{reason="${reason}"\\} (\\d+)$`,
+    'm',
+  ).exec(body as string);
   return match ? Number(match[1]) : 0;
 }
 
 before(async () => {
   backend = await startBackend();
-  [rsa, ec] = await Promise.all([createSigningKey('RS256', 'rsa-1'), createSigningKey('ES256', 'ec-1')]);
+  [rsa, ec] = await Promise.all([
+    createSigningKey('RS256', 'rsa-1'),
+    createSigningKey('ES256', 'ec-1'),
+  ]);
   jwks = await jwksWith([rsa, ec]);
   main = await gatewayWith({ AUTH_JWKS_URL: jwks.url });
 });
@@ -135,11 +166,19 @@ describe('valid tokens from the JWKS', () => {
   });
 
   test('expired, but within the 30 s default clock skew: accepted', async () => {
-    await expectUser(main, bearer(await signToken(rsa, userClaims('late'), { expiresIn: -10 })), 'late');
+    await expectUser(
+      main,
+      bearer(await signToken(rsa, userClaims('late'), { expiresIn: -10 })),
+      'late',
+    );
   });
 
   test('the unsecured /uuid route ignores credentials, good or bad', async () => {
-    for (const headers of [{}, bearer('garbage'), bearer(await signToken(rsa, userClaims('u'), { expiresIn: -600 }))]) {
+    for (const headers of [
+      {},
+      bearer('garbage'),
+      bearer(await signToken(rsa, userClaims('u'), { expiresIn: -600 })),
+    ]) {
       const answer = await get(main, '/uuid', headers);
       assert.equal(answer.status, 200);
       assert.match(answer.body, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
@@ -155,7 +194,11 @@ describe('refused tokens: 401 ERR_NOT_AUTHORIZED, backend untouched', () => {
   });
 
   test('a non-Bearer Authorization scheme counts as no credentials', async () => {
-    const answer = await expectRefused(main, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, 401);
+    const answer = await expectRefused(
+      main,
+      { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+      401,
+    );
     assert.deepEqual(answer.body, noCredentialsBody);
   });
 
@@ -165,11 +208,21 @@ describe('refused tokens: 401 ERR_NOT_AUTHORIZED, backend untouched', () => {
   });
 
   test('no exp claim', async () => {
-    await expectRefused(main, bearer(await signToken(rsa, userClaims('forever'), { expiresIn: null })), 401, /"exp"/);
+    await expectRefused(
+      main,
+      bearer(await signToken(rsa, userClaims('forever'), { expiresIn: null })),
+      401,
+      /"exp"/,
+    );
   });
 
   test('expired beyond the skew', async () => {
-    await expectRefused(main, bearer(await signToken(rsa, userClaims('old'), { expiresIn: -120 })), 401, 'Token has expired.');
+    await expectRefused(
+      main,
+      bearer(await signToken(rsa, userClaims('old'), { expiresIn: -120 })),
+      401,
+      'Token has expired.',
+    );
   });
 
   test('not yet valid (nbf in the future)', async () => {
@@ -179,17 +232,32 @@ describe('refused tokens: 401 ERR_NOT_AUTHORIZED, backend untouched', () => {
 
   test('signed by an unknown key that claims a trusted kid', async () => {
     const forger = await createSigningKey('RS256', rsa.kid);
-    await expectRefused(main, bearer(await signToken(forger, userClaims('mallory'))), 401, 'Untrusted JWT signature.');
+    await expectRefused(
+      main,
+      bearer(await signToken(forger, userClaims('mallory'))),
+      401,
+      'Untrusted JWT signature.',
+    );
   });
 
   test('signed by an unknown key with no kid', async () => {
     const forger = await createSigningKey('ES256', 'unused');
-    await expectRefused(main, bearer(await signToken(forger, userClaims('mallory'), { kid: null })), 401, 'Untrusted JWT signature.');
+    await expectRefused(
+      main,
+      bearer(await signToken(forger, userClaims('mallory'), { kid: null })),
+      401,
+      'Untrusted JWT signature.',
+    );
   });
 
   test('signed by an unknown key with an unknown kid', async () => {
     const forger = await createSigningKey('RS256', 'nobody-knows-me');
-    await expectRefused(main, bearer(await signToken(forger, userClaims('mallory'))), 401, 'Untrusted JWT signature.');
+    await expectRefused(
+      main,
+      bearer(await signToken(forger, userClaims('mallory'))),
+      401,
+      'Untrusted JWT signature.',
+    );
   });
 
   test('alg: none with an empty signature', async () => {
@@ -200,8 +268,10 @@ describe('refused tokens: 401 ERR_NOT_AUTHORIZED, backend untouched', () => {
 
   test('HS256 keyed with the RSA public key PEM (algorithm confusion)', async () => {
     const pem = publicKeyPem(rsa);
-    const token = craftToken({ alg: 'HS256', typ: 'JWT', kid: rsa.kid }, userClaims('mallory'), (input) =>
-      createHmac('sha256', pem).update(input).digest(),
+    const token = craftToken(
+      { alg: 'HS256', typ: 'JWT', kid: rsa.kid },
+      userClaims('mallory'),
+      (input) => createHmac('sha256', pem).update(input).digest(),
     );
     await expectRefused(main, bearer(token), 401, 'Token algorithm is not allowed.');
   });
@@ -213,14 +283,25 @@ describe('refused tokens: 401 ERR_NOT_AUTHORIZED, backend untouched', () => {
 
   test('a valid signature with a tampered payload', async () => {
     const [header, , signature] = (await signToken(rsa, userClaims('alice'))).split('.');
-    const payload = Buffer.from(JSON.stringify({ ...userClaims('root'), exp: Math.floor(Date.now() / 1000) + 60 })).toString('base64url');
-    await expectRefused(main, bearer(`${header}.${payload}.${signature}`), 401, 'Untrusted JWT signature.');
+    const payload = Buffer.from(
+      JSON.stringify({ ...userClaims('root'), exp: Math.floor(Date.now() / 1000) + 60 }),
+    ).toString('base64url');
+    await expectRefused(
+      main,
+      bearer(`${header}.${payload}.${signature}`),
+      401,
+      'Untrusted JWT signature.',
+    );
   });
 
   test('failures are counted in /metrics by reason', async () => {
     const expiredBefore = await authFailures(main, 'expired');
     const missingBefore = await authFailures(main, 'missing');
-    await expectRefused(main, bearer(await signToken(ec, userClaims('old'), { expiresIn: -3600 })), 401);
+    await expectRefused(
+      main,
+      bearer(await signToken(ec, userClaims('old'), { expiresIn: -3600 })),
+      401,
+    );
     await expectRefused(main, {}, 401);
     assert.equal(await authFailures(main, 'expired'), expiredBefore + 1);
     assert.equal(await authFailures(main, 'missing'), missingBefore + 1);
@@ -233,7 +314,10 @@ describe('where the token is read from', () => {
   });
 
   test('X-Vendor-De-Jwt wins over Authorization; neither reaches the backend', async () => {
-    const headers = { ...vendor(await signToken(rsa, userClaims('anna'))), ...bearer(await signToken(ec, userClaims('bert'))) };
+    const headers = {
+      ...vendor(await signToken(rsa, userClaims('anna'))),
+      ...bearer(await signToken(ec, userClaims('bert'))),
+    };
     await expectUser(main, headers, 'anna');
     const forwarded = backend.requests.at(-1)!;
     assert.equal(forwarded.headers.authorization, undefined);
@@ -249,7 +333,13 @@ describe('where the token is read from', () => {
 
 describe('admin routes', () => {
   test('a user without an admin role: 403 ERR_FORBIDDEN', async () => {
-    await expectRefused(main, bearer(await signToken(rsa, withRoles('pleb', ['offline_access']))), 403, notAdmin, adminPath);
+    await expectRefused(
+      main,
+      bearer(await signToken(rsa, withRoles('pleb', ['offline_access']))),
+      403,
+      notAdmin,
+      adminPath,
+    );
   });
 
   test('no credentials on an admin route: 401, not 403', async () => {
@@ -258,11 +348,18 @@ describe('admin routes', () => {
   });
 
   test('admin from realm_access.roles', async () => {
-    await expectUser(main, bearer(await signToken(rsa, withRoles('root', ['de-admin']))), 'root', adminPath);
+    await expectUser(
+      main,
+      bearer(await signToken(rsa, withRoles('root', ['de-admin']))),
+      'root',
+      adminPath,
+    );
   });
 
   test('admin from resource_access.<client>.roles', async () => {
-    const claims = userClaims('sup', { resource_access: { someclient: { roles: ['super-admin'] } } });
+    const claims = userClaims('sup', {
+      resource_access: { someclient: { roles: ['super-admin'] } },
+    });
     await expectUser(main, bearer(await signToken(ec, claims)), 'sup', adminPath);
   });
 
@@ -273,20 +370,51 @@ describe('admin routes', () => {
   });
 
   test('the data-store admin route: admins pass, plain users do not', async () => {
-    await expectUser(main, bearer(await signToken(rsa, withRoles('root', ['de-admin']))), 'root', dataStoreAdminPath);
-    await expectRefused(main, bearer(await signToken(rsa, userClaims('pleb'))), 403, notAdmin, dataStoreAdminPath);
+    await expectUser(
+      main,
+      bearer(await signToken(rsa, withRoles('root', ['de-admin']))),
+      'root',
+      dataStoreAdminPath,
+    );
+    await expectRefused(
+      main,
+      bearer(await signToken(rsa, userClaims('pleb'))),
+      403,
+      notAdmin,
+      dataStoreAdminPath,
+    );
   });
 
   test('forbidden answers are counted in /metrics', async () => {
     const before = await authFailures(main, 'forbidden');
-    await expectRefused(main, bearer(await signToken(ec, userClaims('pleb2'))), 403, notAdmin, adminPath);
+    await expectRefused(
+      main,
+      bearer(await signToken(ec, userClaims('pleb2'))),
+      403,
+      notAdmin,
+      adminPath,
+    );
     assert.equal(await authFailures(main, 'forbidden'), before + 1);
   });
 
   test('ADMIN_ROLES replaces the default admin roles', async () => {
-    const custom = await gatewayWith({ AUTH_JWKS_URL: jwks.url, ADMIN_ROLES: 'platform-ops, auditors' });
-    await expectUser(custom, bearer(await signToken(rsa, withRoles('ops', ['platform-ops']))), 'ops', adminPath);
-    await expectRefused(custom, bearer(await signToken(rsa, withRoles('old-admin', ['de-admin']))), 403, notAdmin, adminPath);
+    const custom = await gatewayWith({
+      AUTH_JWKS_URL: jwks.url,
+      ADMIN_ROLES: 'platform-ops, auditors',
+    });
+    await expectUser(
+      custom,
+      bearer(await signToken(rsa, withRoles('ops', ['platform-ops']))),
+      'ops',
+      adminPath,
+    );
+    await expectRefused(
+      custom,
+      bearer(await signToken(rsa, withRoles('old-admin', ['de-admin']))),
+      403,
+      notAdmin,
+      adminPath,
+    );
   });
 });
 
@@ -302,9 +430,12 @@ describe('verified-token cache', () => {
 
   test('two distinct tokens cost two signature checks', async () => {
     const { verifier } = main.gateway;
-    const tokens = await Promise.all(['one', 'two'].map((name) => signToken(rsa, userClaims(`${name}-${randomUUID()}`))));
+    const tokens = await Promise.all(
+      ['one', 'two'].map((name) => signToken(rsa, userClaims(`${name}-${randomUUID()}`))),
+    );
     const checksBefore = verifier.signatureChecks;
-    for (const token of [...tokens, ...tokens]) assert.equal((await get(main, appPath, bearer(token))).status, 200);
+    for (const token of [...tokens, ...tokens])
+      assert.equal((await get(main, appPath, bearer(token))).status, 200);
     assert.equal(verifier.signatureChecks - checksBefore, 2);
   });
 });
@@ -314,7 +445,10 @@ describe('JWKS refetching', () => {
     const oldKey = await createSigningKey('RS256', 'old');
     const newKey = await createSigningKey('RS256', 'new');
     const rotating = await jwksWith([oldKey]);
-    const gateway = await gatewayWith({ AUTH_JWKS_URL: rotating.url, AUTH_JWKS_COOLDOWN_SECONDS: '1' });
+    const gateway = await gatewayWith({
+      AUTH_JWKS_URL: rotating.url,
+      AUTH_JWKS_COOLDOWN_SECONDS: '1',
+    });
 
     await expectUser(gateway, bearer(await signToken(oldKey, userClaims('before'))), 'before');
     const newToken = await signToken(newKey, userClaims('after'));
@@ -327,7 +461,11 @@ describe('JWKS refetching', () => {
     assert.equal(rotating.fetches, fetchesBefore + 1, 'the unknown kid caused exactly one refetch');
     await expectUser(gateway, bearer(await signToken(oldKey, userClaims('still'))), 'still');
     // With two RSA keys and no kid, every candidate key is tried.
-    await expectUser(gateway, bearer(await signToken(newKey, userClaims('kidless'), { kid: null })), 'kidless');
+    await expectUser(
+      gateway,
+      bearer(await signToken(newKey, userClaims('kidless'), { kid: null })),
+      'kidless',
+    );
   });
 
   test('unknown kids within the cooldown do not refetch the JWKS', async () => {
@@ -338,9 +476,14 @@ describe('JWKS refetching', () => {
     await expectUser(gateway, bearer(await signToken(key, userClaims('first'))), 'first');
     assert.equal(steady.fetches, 1);
     for (let i = 0; i < 20; i++) {
-      await expectRefused(gateway, bearer(await signToken(key, userClaims('forged'), { kid: `forged-${i}` })), 401);
+      await expectRefused(
+        gateway,
+        bearer(await signToken(key, userClaims('forged'), { kid: `forged-${i}` })),
+        401,
+      );
     }
-    for (let i = 0; i < 5; i++) await expectUser(gateway, bearer(await signToken(key, userClaims(`user${i}`))), `user${i}`);
+    for (let i = 0; i < 5; i++)
+      await expectUser(gateway, bearer(await signToken(key, userClaims(`user${i}`))), `user${i}`);
     assert.equal(steady.fetches, 1, 'one fetch serves every request within the cooldown');
   });
 });
@@ -353,7 +496,10 @@ describe('AUTH_PUBLIC_KEYS', () => {
 
   before(async () => {
     keysDir = mkdtempSync(path.join(tmpdir(), 'gateway-keys-'));
-    [pemEc, pemRsa] = await Promise.all([createSigningKey('ES256', 'pem-ec'), createSigningKey('RS256', 'pem-rsa')]);
+    [pemEc, pemRsa] = await Promise.all([
+      createSigningKey('ES256', 'pem-ec'),
+      createSigningKey('RS256', 'pem-rsa'),
+    ]);
     const files = [pemEc, pemRsa].map((key) => {
       const file = path.join(keysDir, `${key.kid}.pem`);
       writeFileSync(file, publicKeyPem(key));
@@ -365,16 +511,34 @@ describe('AUTH_PUBLIC_KEYS', () => {
   after(() => rmSync(keysDir, { recursive: true, force: true }));
 
   test('tokens without a kid, signed by either listed key, are accepted', async () => {
-    await expectUser(pemGateway, bearer(await signToken(pemEc, userClaims('pem-one'), { kid: null })), 'pem-one');
-    await expectUser(pemGateway, vendor(await signToken(pemRsa, userClaims('pem-two'), { kid: null })), 'pem-two');
+    await expectUser(
+      pemGateway,
+      bearer(await signToken(pemEc, userClaims('pem-one'), { kid: null })),
+      'pem-one',
+    );
+    await expectUser(
+      pemGateway,
+      vendor(await signToken(pemRsa, userClaims('pem-two'), { kid: null })),
+      'pem-two',
+    );
   });
 
   test('a token signed by a key not listed is refused', async () => {
-    await expectRefused(pemGateway, bearer(await signToken(rsa, userClaims('outsider'), { kid: null })), 401, 'Untrusted JWT signature.');
+    await expectRefused(
+      pemGateway,
+      bearer(await signToken(rsa, userClaims('outsider'), { kid: null })),
+      401,
+      'Untrusted JWT signature.',
+    );
   });
 
   test('a JWKS-only gateway does not trust the PEM keys', async () => {
-    await expectRefused(main, bearer(await signToken(pemEc, userClaims('pem-one'), { kid: null })), 401, 'Untrusted JWT signature.');
+    await expectRefused(
+      main,
+      bearer(await signToken(pemEc, userClaims('pem-one'), { kid: null })),
+      401,
+      'Untrusted JWT signature.',
+    );
   });
 });
 
@@ -384,20 +548,48 @@ describe('AUTH_ISSUER and AUTH_AUDIENCE', () => {
   let strict: RunningGateway;
 
   before(async () => {
-    strict = await gatewayWith({ AUTH_JWKS_URL: jwks.url, AUTH_ISSUER: issuer, AUTH_AUDIENCE: audience });
+    strict = await gatewayWith({
+      AUTH_JWKS_URL: jwks.url,
+      AUTH_ISSUER: issuer,
+      AUTH_AUDIENCE: audience,
+    });
   });
 
   test('matching iss and aud: accepted', async () => {
-    await expectUser(strict, bearer(await signToken(rsa, userClaims('proper', { iss: issuer, aud: audience }))), 'proper');
+    await expectUser(
+      strict,
+      bearer(await signToken(rsa, userClaims('proper', { iss: issuer, aud: audience }))),
+      'proper',
+    );
   });
 
   test('another issuer, or none: refused', async () => {
-    await expectRefused(strict, bearer(await signToken(rsa, userClaims('x', { iss: 'https://evil.example', aud: audience }))), 401, /"iss"/);
-    await expectRefused(strict, bearer(await signToken(rsa, userClaims('x', { aud: audience }))), 401, /"iss"/);
+    await expectRefused(
+      strict,
+      bearer(await signToken(rsa, userClaims('x', { iss: 'https://evil.example', aud: audience }))),
+      401,
+      /"iss"/,
+    );
+    await expectRefused(
+      strict,
+      bearer(await signToken(rsa, userClaims('x', { aud: audience }))),
+      401,
+      /"iss"/,
+    );
   });
 
   test('another audience, or none: refused', async () => {
-    await expectRefused(strict, bearer(await signToken(rsa, userClaims('x', { iss: issuer, aud: 'other-app' }))), 401, /"aud"/);
-    await expectRefused(strict, bearer(await signToken(rsa, userClaims('x', { iss: issuer }))), 401, /"aud"/);
+    await expectRefused(
+      strict,
+      bearer(await signToken(rsa, userClaims('x', { iss: issuer, aud: 'other-app' }))),
+      401,
+      /"aud"/,
+    );
+    await expectRefused(
+      strict,
+      bearer(await signToken(rsa, userClaims('x', { iss: issuer }))),
+      401,
+      /"aud"/,
+    );
   });
 });

@@ -9,10 +9,23 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.js';
-import { multipartHead, multipartTail, multipartType, randomContent, startFileioGateway, type FileioGateway } from '../support/fileio.js';
+import {
+  multipartHead,
+  multipartTail,
+  multipartType,
+  randomContent,
+  startFileioGateway,
+  type FileioGateway,
+} from '../support/fileio.js';
 import { noRateLimits, startGateway } from '../support/gateway.js';
 import { rawConnect, sendWholeThenRead, type RawAnswer } from '../support/raw-http.js';
-import { bearer, createSigningKey, signToken, startJwksServer, userClaims } from '../support/tokens.js';
+import {
+  bearer,
+  createSigningKey,
+  signToken,
+  startJwksServer,
+  userClaims,
+} from '../support/tokens.js';
 
 const q = encodeURIComponent;
 const BODY_TIMEOUT_MS = 500;
@@ -30,14 +43,32 @@ function assertError(answer: RawAnswer, status: number, errorCode: string): void
 
 describe('connection settings', () => {
   test('have defaults and refuse values that are not whole milliseconds in range', () => {
-    assert.deepEqual(loadConfig({}).connections, { headersTimeoutMs: 30_000, bodyTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, shutdownGraceMs: 2_000 });
-    assert.deepEqual(loadConfig({ BODY_TIMEOUT_MS: '750', HEADERS_TIMEOUT_MS: '250', KEEP_ALIVE_TIMEOUT_MS: '65000', SHUTDOWN_GRACE_MS: '0' }).connections, {
-      headersTimeoutMs: 250,
-      bodyTimeoutMs: 750,
-      keepAliveTimeoutMs: 65_000,
-      shutdownGraceMs: 0,
+    assert.deepEqual(loadConfig({}).connections, {
+      headersTimeoutMs: 30_000,
+      bodyTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      shutdownGraceMs: 2_000,
     });
-    for (const [name, value] of [['BODY_TIMEOUT_MS', 'soon'], ['HEADERS_TIMEOUT_MS', '0'], ['KEEP_ALIVE_TIMEOUT_MS', '-1'], ['SHUTDOWN_GRACE_MS', '1.5']]) {
+    assert.deepEqual(
+      loadConfig({
+        BODY_TIMEOUT_MS: '750',
+        HEADERS_TIMEOUT_MS: '250',
+        KEEP_ALIVE_TIMEOUT_MS: '65000',
+        SHUTDOWN_GRACE_MS: '0',
+      }).connections,
+      {
+        headersTimeoutMs: 250,
+        bodyTimeoutMs: 750,
+        keepAliveTimeoutMs: 65_000,
+        shutdownGraceMs: 0,
+      },
+    );
+    for (const [name, value] of [
+      ['BODY_TIMEOUT_MS', 'soon'],
+      ['HEADERS_TIMEOUT_MS', '0'],
+      ['KEEP_ALIVE_TIMEOUT_MS', '-1'],
+      ['SHUTDOWN_GRACE_MS', '1.5'],
+    ]) {
       assert.throws(() => loadConfig({ [name!]: value }), new RegExp(`${name} must be an integer`));
     }
   });
@@ -65,14 +96,21 @@ describe('connection limits', { timeout: 60_000 }, () => {
   after(async () => gw.close());
 
   const head = (method: string, path: string, headers: Record<string, string | number>) =>
-    `${method} ${path} HTTP/1.1\r\nhost: gateway\r\nauthorization: Bearer ${token}\r\n${Object.entries(headers)
+    `${method} ${path} HTTP/1.1\r\nhost: gateway\r\nauthorization: Bearer ${token}\r\n${Object.entries(
+      headers,
+    )
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('')}\r\n`;
 
   describe('request bodies', () => {
     test('a parsed (JSON) body trickled a few bytes every 100 ms is cut with 408 once BODY_TIMEOUT_MS has passed', async () => {
       const connection = await rawConnect(url);
-      await connection.write(head('POST', '/secured/fileio/save', { 'content-type': 'application/json', 'content-length': 100_000 }));
+      await connection.write(
+        head('POST', '/secured/fileio/save', {
+          'content-type': 'application/json',
+          'content-length': 100_000,
+        }),
+      );
       let trickling = true;
       void (async () => {
         while (trickling && (await connection.write('{"a":1} '.slice(0, 4)))) await sleep(100);
@@ -80,18 +118,31 @@ describe('connection limits', { timeout: 60_000 }, () => {
       const answer = await connection.answer();
       trickling = false;
       assertError(answer, 408, 'ERR_REQUEST_TIMEOUT');
-      assert.ok(answer.elapsedMs >= BODY_TIMEOUT_MS && answer.elapsedMs < BODY_TIMEOUT_MS + 2_000, `answered after ${answer.elapsedMs} ms`);
+      assert.ok(
+        answer.elapsedMs >= BODY_TIMEOUT_MS && answer.elapsedMs < BODY_TIMEOUT_MS + 2_000,
+        `answered after ${answer.elapsedMs} ms`,
+      );
       assert.equal(answer.headers.connection, 'close');
       await connection.closed;
     });
 
     test('a stalled upload (no byte for BODY_TIMEOUT_MS) is cut with 408, and nothing of it is kept', async () => {
       const connection = await rawConnect(url);
-      await connection.write(head('POST', `/secured/fileio/upload?dest=${q(alice)}`, { 'content-type': multipartType, 'content-length': 1024 * 1024 }));
-      await connection.write(Buffer.concat([multipartHead('stalled.bin'), randomContent(64 * 1024)]));
+      await connection.write(
+        head('POST', `/secured/fileio/upload?dest=${q(alice)}`, {
+          'content-type': multipartType,
+          'content-length': 1024 * 1024,
+        }),
+      );
+      await connection.write(
+        Buffer.concat([multipartHead('stalled.bin'), randomContent(64 * 1024)]),
+      );
       const answer = await connection.answer();
       assertError(answer, 408, 'ERR_REQUEST_TIMEOUT');
-      assert.ok(answer.elapsedMs < BODY_TIMEOUT_MS + 2_000, `answered after ${answer.elapsedMs} ms`);
+      assert.ok(
+        answer.elapsedMs < BODY_TIMEOUT_MS + 2_000,
+        `answered after ${answer.elapsedMs} ms`,
+      );
       await connection.closed;
       assert.deepEqual(await gw.rows(`${alice}/stalled.bin`), []);
     });
@@ -100,7 +151,12 @@ describe('connection limits', { timeout: 60_000 }, () => {
       const content = randomContent(40 * 1024);
       const body = Buffer.concat([multipartHead('slow-but-steady.bin'), content, multipartTail]);
       const connection = await rawConnect(url);
-      await connection.write(head('POST', `/secured/fileio/upload?dest=${q(alice)}`, { 'content-type': multipartType, 'content-length': body.length }));
+      await connection.write(
+        head('POST', `/secured/fileio/upload?dest=${q(alice)}`, {
+          'content-type': multipartType,
+          'content-length': body.length,
+        }),
+      );
       const pieces = 20; // one every 100 ms: 2 s, four times the body timeout
       const size = Math.ceil(body.length / pieces);
       for (let offset = 0; offset < body.length; offset += size) {
@@ -116,14 +172,26 @@ describe('connection limits', { timeout: 60_000 }, () => {
     test('a body over BODY_LIMIT_BYTES (12 MiB on a comment route) is answered 413 and the connection closed, never reset', async () => {
       const body = Buffer.from(JSON.stringify({ comment: 'x'.repeat(12 * 1024 * 1024) }));
       const path = '/apps/00000000-0000-4000-8000-000000000001/comments';
-      const declared = await sendWholeThenRead(url, head('POST', path, { 'content-type': 'application/json', 'content-length': body.length }), body);
+      const declared = await sendWholeThenRead(
+        url,
+        head('POST', path, { 'content-type': 'application/json', 'content-length': body.length }),
+        body,
+      );
       assertError(declared, 413, 'ERR_REQUEST_BODY_TOO_LARGE');
       assert.ok(declared.closed, 'the connection is closed after the answer');
       assert.equal(declared.error, undefined);
 
       // Chunked: the limit is found while reading.
-      const chunked = Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]);
-      const streamed = await sendWholeThenRead(url, head('POST', path, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }), chunked);
+      const chunked = Buffer.concat([
+        Buffer.from(`${body.length.toString(16)}\r\n`),
+        body,
+        Buffer.from('\r\n0\r\n\r\n'),
+      ]);
+      const streamed = await sendWholeThenRead(
+        url,
+        head('POST', path, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }),
+        chunked,
+      );
       assertError(streamed, 413, 'ERR_REQUEST_BODY_TOO_LARGE');
       assert.ok(streamed.closed);
       assert.equal(streamed.error, undefined);
@@ -132,10 +200,29 @@ describe('connection limits', { timeout: 60_000 }, () => {
 
   describe('uploads refused before their body has arrived: the client reads the answer, then the connection closes', () => {
     const upload = async (dest: string, contentBytes: number, chunked = false) => {
-      const body = Buffer.concat([multipartHead('refused.bin'), randomContent(contentBytes), multipartTail]);
-      const framing: Record<string, string | number> = chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': body.length };
-      const bytes = chunked ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]) : body;
-      return sendWholeThenRead(url, head('POST', `/secured/fileio/upload?dest=${q(dest)}`, { 'content-type': multipartType, ...framing }), bytes);
+      const body = Buffer.concat([
+        multipartHead('refused.bin'),
+        randomContent(contentBytes),
+        multipartTail,
+      ]);
+      const framing: Record<string, string | number> = chunked
+        ? { 'transfer-encoding': 'chunked' }
+        : { 'content-length': body.length };
+      const bytes = chunked
+        ? Buffer.concat([
+            Buffer.from(`${body.length.toString(16)}\r\n`),
+            body,
+            Buffer.from('\r\n0\r\n\r\n'),
+          ])
+        : body;
+      return sendWholeThenRead(
+        url,
+        head('POST', `/secured/fileio/upload?dest=${q(dest)}`, {
+          'content-type': multipartType,
+          ...framing,
+        }),
+        bytes,
+      );
     };
 
     test('into a folder that does not exist', async () => {
@@ -172,7 +259,10 @@ describe('connection limits', { timeout: 60_000 }, () => {
       await connection.write('GET /livez HTTP/1.1\r\nhost: gateway\r\nx-slow: ');
       const answer = await connection.answer();
       assertError(answer, 408, 'ERR_REQUEST_TIMEOUT');
-      assert.ok(answer.elapsedMs < HEADERS_TIMEOUT_MS + 2_000, `answered after ${answer.elapsedMs} ms`);
+      assert.ok(
+        answer.elapsedMs < HEADERS_TIMEOUT_MS + 2_000,
+        `answered after ${answer.elapsedMs} ms`,
+      );
       await connection.closed;
     });
 
@@ -184,7 +274,10 @@ describe('connection limits', { timeout: 60_000 }, () => {
       const answeredAt = answer.elapsedMs;
       const closedAt = await connection.closed;
       // Node adds one second to the advertised timeout before it closes.
-      assert.ok(closedAt - answeredAt < KEEP_ALIVE_TIMEOUT_MS + 1_000 + 1_500, `closed ${closedAt - answeredAt} ms after the answer`);
+      assert.ok(
+        closedAt - answeredAt < KEEP_ALIVE_TIMEOUT_MS + 1_000 + 1_500,
+        `closed ${closedAt - answeredAt} ms after the answer`,
+      );
     });
 
     for (const [what, requestLine] of [
@@ -203,7 +296,10 @@ describe('connection limits', { timeout: 60_000 }, () => {
     }
 
     test('headers larger than the server takes are 431 ERR_HEADERS_TOO_LARGE, for a long URL too', async () => {
-      for (const request of [`GET /livez HTTP/1.1\r\nhost: gateway\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`, `GET /livez?${'a'.repeat(20_000)} HTTP/1.1\r\nhost: gateway\r\n\r\n`]) {
+      for (const request of [
+        `GET /livez HTTP/1.1\r\nhost: gateway\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`,
+        `GET /livez?${'a'.repeat(20_000)} HTTP/1.1\r\nhost: gateway\r\n\r\n`,
+      ]) {
         const connection = await rawConnect(url);
         await connection.write(request);
         const answer = await connection.answer();
@@ -222,7 +318,9 @@ describe('a body the gateway holds back for a slow backend', () => {
       setTimeout(async () => {
         let bytes = 0;
         for await (const chunk of request) bytes += (chunk as Buffer).length;
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes }));
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ bytes }));
       }, holdMs);
     });
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
@@ -240,7 +338,10 @@ describe('a body the gateway holds back for a slow backend', () => {
       const body = randomContent(32 * 1024 * 1024);
       const response = await fetch(`${running.url}/apps/de`, {
         method: 'POST',
-        headers: { ...bearer(await signToken(key, userClaims('alice'))), 'content-type': 'application/octet-stream' },
+        headers: {
+          ...bearer(await signToken(key, userClaims('alice'))),
+          'content-type': 'application/octet-stream',
+        },
         body,
       });
       assert.equal(response.status, 200, await response.clone().text());

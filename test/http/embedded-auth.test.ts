@@ -22,11 +22,22 @@ interface CliResult {
 
 /** Runs `npm run -s token -- <args>` against a data directory, with no identity provider configured. */
 function tokenCli(dataDir: string, args: string[]): Promise<CliResult> {
-  const env = { ...process.env, GATEWAY_DATA_DIR: dataDir, AUTH_JWKS_URL: '', AUTH_PUBLIC_KEYS: '', ADMIN_ROLES: '' };
+  const env = {
+    ...process.env,
+    GATEWAY_DATA_DIR: dataDir,
+    AUTH_JWKS_URL: '',
+    AUTH_PUBLIC_KEYS: '',
+    ADMIN_ROLES: '',
+  };
   return new Promise((resolve) => {
-    execFile('npm', ['run', '-s', 'token', '--', ...args], { cwd: projectDir, env }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      'npm',
+      ['run', '-s', 'token', '--', ...args],
+      { cwd: projectDir, env },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -38,9 +49,14 @@ async function signedByCli(dataDir: string, args: string[]): Promise<string> {
   return token;
 }
 
-const payloadOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
+const payloadOf = (token: string) =>
+  JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
 
-async function call(gateway: RunningGateway, route: string, token: string): Promise<{ status: number; body: any }> {
+async function call(
+  gateway: RunningGateway,
+  route: string,
+  token: string,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${gateway.url}${route}`, { headers: bearer(token) });
   return { status: response.status, body: await response.json() };
 }
@@ -53,8 +69,14 @@ describe('embedded signing key', () => {
   let adminToken: string;
   const gateways = new Set<RunningGateway>();
 
-  async function start(env: Record<string, string> = { GATEWAY_DATA_DIR: dataDir }): Promise<RunningGateway> {
-    const running = await startGateway({ APPS_URL: backend.url, METADATA_URL: backend.url, ...env });
+  async function start(
+    env: Record<string, string> = { GATEWAY_DATA_DIR: dataDir },
+  ): Promise<RunningGateway> {
+    const running = await startGateway({
+      APPS_URL: backend.url,
+      METADATA_URL: backend.url,
+      ...env,
+    });
     gateways.add(running);
     return running;
   }
@@ -85,7 +107,14 @@ describe('embedded signing key', () => {
   });
 
   test('a CLI admin token: identity reaches the backend, admin routes open, --ttl sets exp', async () => {
-    adminToken = await signedByCli(dataDir, ['alice', '--admin', '--email', 'a@x.org', '--ttl', '2h']);
+    adminToken = await signedByCli(dataDir, [
+      'alice',
+      '--admin',
+      '--email',
+      'a@x.org',
+      '--ttl',
+      '2h',
+    ]);
     const { exp, iat } = payloadOf(adminToken);
     assert.equal(exp - iat, 2 * 3600);
 
@@ -120,7 +149,10 @@ describe('embedded signing key', () => {
     const other = await start({}); // a fresh temporary data directory
     const answer = await call(other, appPath, adminToken);
     assert.equal(answer.status, 401);
-    assert.deepEqual(answer.body, { error_code: 'ERR_NOT_AUTHORIZED', reason: 'Untrusted JWT signature.' });
+    assert.deepEqual(answer.body, {
+      error_code: 'ERR_NOT_AUTHORIZED',
+      reason: 'Untrusted JWT signature.',
+    });
   });
 
   test('a bad --ttl: non-zero exit, one line on stderr, no token', async () => {

@@ -14,7 +14,10 @@ describe('error model', () => {
   let token: string;
 
   before(async () => {
-    fixture = await startSecuredFixture((url) => ({ NOTIFICATION_AGENT_URL: url, BODY_LIMIT_BYTES: '2048' }));
+    fixture = await startSecuredFixture((url) => ({
+      NOTIFICATION_AGENT_URL: url,
+      BODY_LIMIT_BYTES: '2048',
+    }));
     ({ backend, running } = fixture);
     token = await fixture.tokenFor('carol');
   });
@@ -28,7 +31,11 @@ describe('error model', () => {
       body,
     });
 
-  async function assertError(response: Response, status: number, errorCode: string): Promise<Record<string, unknown>> {
+  async function assertError(
+    response: Response,
+    status: number,
+    errorCode: string,
+  ): Promise<Record<string, unknown>> {
     assert.equal(response.status, status);
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
     const body = (await response.json()) as Record<string, unknown>;
@@ -53,15 +60,27 @@ describe('error model', () => {
 
   test('malformed JSON is 400 ERR_INVALID_JSON and is not forwarded', async () => {
     const before = backend.requests.length;
-    await assertError(await postJson('/secured/notifications/seen', '{"uuids": ['), 400, 'ERR_INVALID_JSON');
+    await assertError(
+      await postJson('/secured/notifications/seen', '{"uuids": ['),
+      400,
+      'ERR_INVALID_JSON',
+    );
     assert.equal(backend.requests.length, before);
   });
 
   test('a schema violation is 400 naming the field', async () => {
-    const body = await assertError(await postJson('/secured/notifications/seen', '{"uuids": {"not": "a list"}}'), 400, 'ERR_BAD_OR_MISSING_FIELD');
+    const body = await assertError(
+      await postJson('/secured/notifications/seen', '{"uuids": {"not": "a list"}}'),
+      400,
+      'ERR_BAD_OR_MISSING_FIELD',
+    );
     assert.equal(body.field, 'uuids');
     assert.match(body.reason as string, /uuids/);
-    const missing = await assertError(await postJson('/secured/notifications/seen', '{}'), 400, 'ERR_BAD_OR_MISSING_FIELD');
+    const missing = await assertError(
+      await postJson('/secured/notifications/seen', '{}'),
+      400,
+      'ERR_BAD_OR_MISSING_FIELD',
+    );
     assert.equal(missing.field, 'uuids');
   });
 
@@ -76,11 +95,21 @@ describe('error model', () => {
   test('a parsed body over the limit is 413', async () => {
     const big = JSON.stringify({ uuids: Array.from({ length: 400 }, (_, i) => `uuid-${i}`) });
     assert.ok(big.length > 2048);
-    await assertError(await postJson('/secured/notifications/seen', big), 413, 'ERR_REQUEST_BODY_TOO_LARGE');
+    await assertError(
+      await postJson('/secured/notifications/seen', big),
+      413,
+      'ERR_REQUEST_BODY_TOO_LARGE',
+    );
   });
 
   test('an unsupported media type on a JSON route is 415', async () => {
-    await assertError(await postJson('/secured/notifications/seen', 'uuids=a', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'ERR_UNSUPPORTED_MEDIA_TYPE');
+    await assertError(
+      await postJson('/secured/notifications/seen', 'uuids=a', {
+        'content-type': 'application/x-www-form-urlencoded',
+      }),
+      415,
+      'ERR_UNSUPPORTED_MEDIA_TYPE',
+    );
   });
 
   test('GET / expecting another service answers 500 ERR_UNEXPECTED_SERVICE', async () => {

@@ -20,7 +20,10 @@ describe('framework errors at the gateway', () => {
   let running: RunningGateway;
   const logLines: Array<Record<string, unknown>> = [];
   before(async () => {
-    running = await startGateway({ LOG_LEVEL: 'info' }, { logStream: { write: (line) => void logLines.push(JSON.parse(line)) } });
+    running = await startGateway(
+      { LOG_LEVEL: 'info' },
+      { logStream: { write: (line) => void logLines.push(JSON.parse(line)) } },
+    );
   });
   after(() => running.close());
 
@@ -29,26 +32,49 @@ describe('framework errors at the gateway', () => {
     const methods = new Set(['get', 'post', 'put', 'patch', 'delete']);
     const operations = Object.entries(document.paths)
       .filter(([path]) => path.includes('{'))
-      .flatMap(([path, item]) => Object.keys(item).filter((method) => methods.has(method)).map((method) => ({ method: method.toUpperCase(), path })));
-    assert.ok(operations.length > 200, `expected the whole API, found ${operations.length} operations with path parameters`);
+      .flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((method) => methods.has(method))
+          .map((method) => ({ method: method.toUpperCase(), path })),
+      );
+    assert.ok(
+      operations.length > 200,
+      `expected the whole API, found ${operations.length} operations with path parameters`,
+    );
 
     const wrong: string[] = [];
     for (const { method, path } of operations) {
       const url = running.url + path.replace(/\{[^}]+\}/g, badEscape);
       const response = await fetch(url, { method });
       const type = response.headers.get('content-type') ?? '';
-      const body = type.includes('json') ? ((await response.json()) as Record<string, unknown>) : await response.text();
-      const ok = response.status === 400 && typeof body === 'object' && body.error_code === 'ERR_BAD_REQUEST' && typeof body.reason === 'string';
-      if (!ok) wrong.push(`${method} ${path}: ${response.status} ${JSON.stringify(body).slice(0, 120)}`);
+      const body = type.includes('json')
+        ? ((await response.json()) as Record<string, unknown>)
+        : await response.text();
+      const ok =
+        response.status === 400 &&
+        typeof body === 'object' &&
+        body.error_code === 'ERR_BAD_REQUEST' &&
+        typeof body.reason === 'string';
+      if (!ok)
+        wrong.push(`${method} ${path}: ${response.status} ${JSON.stringify(body).slice(0, 120)}`);
     }
-    assert.deepEqual(wrong, [], `${wrong.length} of ${operations.length} operations answered otherwise`);
+    assert.deepEqual(
+      wrong,
+      [],
+      `${wrong.length} of ${operations.length} operations answered otherwise`,
+    );
   });
 
   test('the answer carries the request id and is logged once, without the query string credentials', async () => {
-    const response = await fetch(`${running.url}/apps/${badEscape}/details?token=do-not-log-me`, { headers: { 'x-request-id': 'bad-escape-1' } });
+    const response = await fetch(`${running.url}/apps/${badEscape}/details?token=do-not-log-me`, {
+      headers: { 'x-request-id': 'bad-escape-1' },
+    });
     assert.equal(response.status, 400);
     assert.equal(response.headers.get('x-request-id'), 'bad-escape-1');
-    assert.deepEqual(await response.json(), { error_code: 'ERR_BAD_REQUEST', reason: 'The URL path holds an invalid percent-encoding.' });
+    assert.deepEqual(await response.json(), {
+      error_code: 'ERR_BAD_REQUEST',
+      reason: 'The URL path holds an invalid percent-encoding.',
+    });
     const lines = logLines.filter((line) => line.reqId === 'bad-escape-1');
     assert.equal(lines.length, 1, JSON.stringify(lines));
     assert.equal(lines[0]!.status, 400);
@@ -60,10 +86,14 @@ describe('framework errors at the gateway', () => {
     const iri = encodeURIComponent(`http://purl.example.org/ontology/${'class-'.repeat(60)}`);
     assert.ok(iri.length > 300);
     const token = await signEmbeddedToken(running.dataDir, { username: 'alice' });
-    const long = await fetch(`${running.url}/apps/hierarchies/${iri}`, { headers: { authorization: `Bearer ${token}` } });
+    const long = await fetch(`${running.url}/apps/hierarchies/${iri}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     // Served by the apps service (no such hierarchy), not refused by the router.
     assert.notEqual(long.status, 414, await long.text());
-    const response = await fetch(`${running.url}/apps/de/${'a'.repeat(MAX_PATH_PARAMETER_LENGTH + 1)}`);
+    const response = await fetch(
+      `${running.url}/apps/de/${'a'.repeat(MAX_PATH_PARAMETER_LENGTH + 1)}`,
+    );
     assert.equal(response.status, 414);
     const body = (await response.json()) as Record<string, unknown>;
     assert.equal(body.error_code, 'ERR_BAD_REQUEST');

@@ -20,7 +20,11 @@ const nestedObjects = (depth: number) => '{"a":'.repeat(depth - 1) + '{}' + '}'.
 const hostile = nestedArrays(100_000);
 
 async function post(url: string, body: string, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
   const text = await response.text();
   return { status: response.status, text, json: () => JSON.parse(text) as Record<string, unknown> };
 }
@@ -33,7 +37,11 @@ describe('the depth scan', () => {
     assert.equal(jsonNestsDeeperThan(JSON.stringify({ text: '['.repeat(1000) }), 64), false);
     // An escaped quote does not end the string, so the brackets after it are still text.
     assert.equal(jsonNestsDeeperThan(JSON.stringify(['a\\"' + '{'.repeat(100)]), 2), false);
-    assert.equal(jsonNestsDeeperThan('"\\\\"' + nestedArrays(3), 2), true, 'an escaped backslash does end at the quote');
+    assert.equal(
+      jsonNestsDeeperThan('"\\\\"' + nestedArrays(3), 2),
+      true,
+      'an escaped backslash does end at the quote',
+    );
   });
 });
 
@@ -104,7 +112,11 @@ describe('deep JSON through a gateway with its embedded backends', () => {
 
   test('a route whose body the gateway parses refuses deep JSON itself, before validation', async () => {
     const before = fixture.backend.requests.length;
-    const refused = await post(`${fixture.running.url}/apps/00000000-0000-0000-0000-000000000001/metadata`, `{"avus":${hostile}}`, auth);
+    const refused = await post(
+      `${fixture.running.url}/apps/00000000-0000-0000-0000-000000000001/metadata`,
+      `{"avus":${hostile}}`,
+      auth,
+    );
     assert.equal(refused.status, 400);
     assert.equal(refused.json().error_code, 'ERR_INVALID_JSON');
     assert.equal(fixture.backend.requests.length, before, 'nothing reached the backend');
@@ -116,7 +128,10 @@ describe('JSON_MAX_DEPTH', () => {
     assert.equal(loadConfig({}).jsonMaxDepth, 64);
     assert.equal(loadConfig({ JSON_MAX_DEPTH: '512' }).jsonMaxDepth, 512);
     for (const bad of ['0', '513', 'deep', '-1']) {
-      assert.throws(() => loadConfig({ JSON_MAX_DEPTH: bad }), /JSON_MAX_DEPTH must be an integer from 1 to 512/);
+      assert.throws(
+        () => loadConfig({ JSON_MAX_DEPTH: bad }),
+        /JSON_MAX_DEPTH must be an integer from 1 to 512/,
+      );
     }
   });
 
@@ -124,7 +139,10 @@ describe('JSON_MAX_DEPTH', () => {
     const fixture = await startSecuredFixture((url) => ({ APPS_URL: url, JSON_MAX_DEPTH: '3' }));
     try {
       const auth = bearer(await fixture.tokenFor('shallow'));
-      assert.equal((await post(`${fixture.running.url}/secured/sessions`, nestedArrays(3), auth)).status, 200);
+      assert.equal(
+        (await post(`${fixture.running.url}/secured/sessions`, nestedArrays(3), auth)).status,
+        200,
+      );
       const refused = await post(`${fixture.running.url}/secured/sessions`, nestedArrays(4), auth);
       assert.equal(refused.status, 400);
       assert.match(String(refused.json().reason), /deeper than 3/);
@@ -145,13 +163,20 @@ for (const engine of hostEngines) {
 
     test('user-info (keeps the text) and metadata (parsed by the host) both answer 400 ERR_INVALID_JSON', async (t) => {
       if (!host) return t.skip('DATABASE_URL is not set (CI sets it)');
-      for (const url of ['/user-info/sessions/deepa@localhost', '/user-info/searches/deepa@localhost', '/metadata/avus/search?user=deepa']) {
+      for (const url of [
+        '/user-info/sessions/deepa@localhost',
+        '/user-info/searches/deepa@localhost',
+        '/metadata/avus/search?user=deepa',
+      ]) {
         const answer = await host.request('POST', url, { headers: json, body: hostile });
         assert.equal(answer.status, 400, `${url}: ${answer.text.slice(0, 300)}`);
         assert.equal(answer.json().error_code, 'ERR_INVALID_JSON', url);
       }
       // user-info reads every body as JSON, whatever its content type.
-      const plain = await host.request('POST', '/user-info/sessions/deepa@localhost', { headers: { 'content-type': 'text/plain' }, body: hostile });
+      const plain = await host.request('POST', '/user-info/sessions/deepa@localhost', {
+        headers: { 'content-type': 'text/plain' },
+        body: hostile,
+      });
       assert.equal(plain.status, 400);
       assert.equal(plain.json().error_code, 'ERR_INVALID_JSON');
     });
@@ -159,7 +184,11 @@ for (const engine of hostEngines) {
     test('64 levels are stored and read back', async (t) => {
       if (!host) return t.skip('DATABASE_URL is not set (CI sets it)');
       const body = nestedArrays(64);
-      assert.equal((await host.request('POST', '/user-info/sessions/deepa@localhost', { headers: json, body })).status, 200);
+      assert.equal(
+        (await host.request('POST', '/user-info/sessions/deepa@localhost', { headers: json, body }))
+          .status,
+        200,
+      );
       assert.equal((await host.request('GET', '/user-info/sessions/deepa@localhost')).text, body);
     });
   });

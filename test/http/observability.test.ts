@@ -29,19 +29,26 @@ describe('request ids, logs and metrics', () => {
   after(() => fixture.close());
 
   test('a plain X-Request-Id is kept, echoed, logged and forwarded', async () => {
-    const response = await fetch(running.url + appPath, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'req-abc.1' } });
+    const response = await fetch(running.url + appPath, {
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': 'req-abc.1' },
+    });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('x-request-id'), 'req-abc.1');
     assert.equal(backend.requests.at(-1)!.headers['x-request-id'], 'req-abc.1');
     const lines = logLines.filter((line) => line.reqId === 'req-abc.1');
-    assert.ok(lines.some((line) => line.msg === 'request completed'), 'the completion log line carries the request id');
+    assert.ok(
+      lines.some((line) => line.msg === 'request completed'),
+      'the completion log line carries the request id',
+    );
   });
 
   test('a missing or unsafe X-Request-Id is replaced by a generated UUID', async () => {
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
     const plain = await fetch(`${running.url}/uuid`);
     assert.match(plain.headers.get('x-request-id') ?? '', uuid);
-    const unsafe = await fetch(`${running.url}/uuid`, { headers: { 'x-request-id': 'x'.repeat(500) } });
+    const unsafe = await fetch(`${running.url}/uuid`, {
+      headers: { 'x-request-id': 'x'.repeat(500) },
+    });
     assert.match(unsafe.headers.get('x-request-id') ?? '', uuid);
   });
 
@@ -65,11 +72,26 @@ describe('request ids, logs and metrics', () => {
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);
     const text = await response.text();
-    assert.match(text, /gateway_http_requests_total\{route="\/apps\/:systemId\/:appId",method="GET",status="200"\} [1-9]/);
-    assert.match(text, /gateway_http_requests_total\{route="\/apps\/:systemId\/:appId",method="GET",status="401"\} [1-9]/);
-    assert.match(text, /gateway_http_requests_total\{route="unmatched",method="GET",status="404"\} [1-9]/);
-    assert.match(text, /gateway_http_request_duration_seconds_bucket\{le="0.05",route="\/apps\/:systemId\/:appId",method="GET"\}/);
-    assert.match(text, /gateway_backend_request_duration_seconds_count\{backend="apps",status="200"\} [1-9]/);
+    assert.match(
+      text,
+      /gateway_http_requests_total\{route="\/apps\/:systemId\/:appId",method="GET",status="200"\} [1-9]/,
+    );
+    assert.match(
+      text,
+      /gateway_http_requests_total\{route="\/apps\/:systemId\/:appId",method="GET",status="401"\} [1-9]/,
+    );
+    assert.match(
+      text,
+      /gateway_http_requests_total\{route="unmatched",method="GET",status="404"\} [1-9]/,
+    );
+    assert.match(
+      text,
+      /gateway_http_request_duration_seconds_bucket\{le="0.05",route="\/apps\/:systemId\/:appId",method="GET"\}/,
+    );
+    assert.match(
+      text,
+      /gateway_backend_request_duration_seconds_count\{backend="apps",status="200"\} [1-9]/,
+    );
     assert.match(text, /gateway_auth_failures_total\{reason="(malformed|untrusted)"\} [1-9]/);
     assert.match(text, /gateway_rate_limit_rejections_total/);
     assert.match(text, /process_cpu_seconds_total/);
@@ -85,12 +107,19 @@ describe('health', () => {
       assert.deepEqual(await (await fetch(`${up.url}/livez`)).json(), { status: 'ok' });
       const ready = await fetch(`${up.url}/readyz`);
       assert.equal(ready.status, 200);
-      assert.deepEqual(await ready.json(), { status: 'ready', checks: { database: 'ok', apps: 'ok' } });
+      assert.deepEqual(await ready.json(), {
+        status: 'ready',
+        checks: { database: 'ok', apps: 'ok' },
+      });
 
       assert.equal((await fetch(`${down.url}/livez`)).status, 200);
       const notReady = await fetch(`${down.url}/readyz`);
       assert.equal(notReady.status, 503);
-      const body = (await notReady.json()) as { error_code: string; reason: string; checks: Record<string, string> };
+      const body = (await notReady.json()) as {
+        error_code: string;
+        reason: string;
+        checks: Record<string, string>;
+      };
       assert.equal(body.error_code, 'ERR_UNAVAILABLE');
       assert.match(body.reason, /apps/);
       assert.equal(body.checks.database, 'ok');

@@ -16,7 +16,12 @@ interface Operation {
 type Document = {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, { type: string; scheme?: string; bearerFormat?: string; in?: string; name?: string }> };
+  components: {
+    securitySchemes: Record<
+      string,
+      { type: string; scheme?: string; bearerFormat?: string; in?: string; name?: string }
+    >;
+  };
 };
 
 /** `/apps/:systemId` → `/apps/{systemId}`, the form the document uses. */
@@ -39,32 +44,48 @@ describe('OpenAPI', () => {
     const schemes = document.components.securitySchemes;
     assert.deepEqual([schemes.basic?.type, schemes.basic?.scheme], ['http', 'basic']);
     // An HTTP bearer scheme: the docs page's Authorize dialog takes the bare token.
-    assert.deepEqual([schemes.bearer?.type, schemes.bearer?.scheme, schemes.bearer?.bearerFormat], ['http', 'bearer', 'JWT']);
-    assert.deepEqual([schemes.vendorJwt?.type, schemes.vendorJwt?.in, schemes.vendorJwt?.name], ['apiKey', 'header', 'X-Vendor-De-Jwt']);
+    assert.deepEqual(
+      [schemes.bearer?.type, schemes.bearer?.scheme, schemes.bearer?.bearerFormat],
+      ['http', 'bearer', 'JWT'],
+    );
+    assert.deepEqual(
+      [schemes.vendorJwt?.type, schemes.vendorJwt?.in, schemes.vendorJwt?.name],
+      ['apiKey', 'header', 'X-Vendor-De-Jwt'],
+    );
   });
 
   test('HTTP Basic is offered only where the spec takes it (the identity provider token routes)', () => {
     for (const [path, methods] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries(methods)) {
         if (/^\/(admin\/)?token(\/|$)/.test(path)) continue;
-        assert.ok(!op.security?.some((requirement) => 'basic' in requirement), `${method.toUpperCase()} ${path} does not offer basic`);
+        assert.ok(
+          !op.security?.some((requirement) => 'basic' in requirement),
+          `${method.toUpperCase()} ${path} does not offer basic`,
+        );
       }
     }
   });
 
   test('every operation has one tag from the spec list (or misc/operations) and a summary', () => {
-    const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+    );
     assert.ok(operations.length > 100, `expected the full route table, got ${operations.length}`);
     for (const { path, method, op } of operations) {
       assert.equal(op.tags?.length, 1, `${method} ${path} has one tag`);
-      assert.ok(allTags.includes(op.tags![0] as never), `${method} ${path} tag ${op.tags![0]} is known`);
+      assert.ok(
+        allTags.includes(op.tags![0] as never),
+        `${method} ${path} tag ${op.tags![0]} is known`,
+      );
       assert.ok(op.summary, `${method} ${path} has a summary`);
     }
   });
 
   test('every passthrough route and its /secured alias is documented with its security', () => {
     for (const route of passthroughRoutes) {
-      const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((method) => method.toLowerCase());
+      const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((method) =>
+        method.toLowerCase(),
+      );
       const paths = route.securedAlias ? [route.path, `/secured${route.path}`] : [route.path];
       for (const path of paths) {
         for (const method of methods) {
@@ -91,13 +112,19 @@ describe('OpenAPI', () => {
     assert.equal(first.headers.get('cache-control'), 'no-cache');
     const body = await first.text();
     assert.deepEqual(JSON.parse(body), document);
-    const again = await fetch(`${running.url}/openapi.json`, { headers: { 'if-none-match': etag } });
+    const again = await fetch(`${running.url}/openapi.json`, {
+      headers: { 'if-none-match': etag },
+    });
     assert.equal(again.status, 304);
     assert.equal(await again.text(), '');
     const forThePage = await fetch(`${running.url}/docs/json`);
     assert.equal(forThePage.headers.get('etag'), etag);
     assert.equal(await forThePage.text(), body);
-    assert.equal((await fetch(`${running.url}/docs/json`, { headers: { 'if-none-match': `W/${etag}` } })).status, 304);
+    assert.equal(
+      (await fetch(`${running.url}/docs/json`, { headers: { 'if-none-match': `W/${etag}` } }))
+        .status,
+      304,
+    );
   });
 
   test('interactive docs are served at /docs', async () => {

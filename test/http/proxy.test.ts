@@ -9,7 +9,14 @@ import { after, before, describe, test } from 'node:test';
 import { startBackend, type TestBackend } from '../support/backend.js';
 import { startSecuredFixture, type SecuredFixture } from '../support/fixture.js';
 import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
-import { createSigningKey, signToken, startJwksServer, userClaims, type JwksServer, type SigningKey } from '../support/tokens.js';
+import {
+  createSigningKey,
+  signToken,
+  startJwksServer,
+  userClaims,
+  type JwksServer,
+  type SigningKey,
+} from '../support/tokens.js';
 
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000001';
 
@@ -31,7 +38,8 @@ function rawRequest(baseUrl: string, text: string): Promise<string> {
       const complete =
         length !== undefined
           ? received.length - headerEnd - 4 >= Number(length)
-          : /\r\ntransfer-encoding: *chunked/i.test(head) && received.subarray(headerEnd).includes('\r\n0\r\n\r\n');
+          : /\r\ntransfer-encoding: *chunked/i.test(head) &&
+            received.subarray(headerEnd).includes('\r\n0\r\n\r\n');
       if (complete) socket.end();
     });
     socket.on('end', () => resolve(Buffer.concat(chunks).toString()));
@@ -123,7 +131,9 @@ describe('forwarding core', () => {
 
   test('a client cannot set identity parameters; other parameters keep their encoding', async () => {
     const filter = encodeURIComponent('[{"field":"ownership","value":"mine"}]');
-    const response = await get(`${appPath}?user=mallory&first-name=Mal&limit=5&filter=${filter}&ip-address=10.0.0.9&name=a%20b`);
+    const response = await get(
+      `${appPath}?user=mallory&first-name=Mal&limit=5&filter=${filter}&ip-address=10.0.0.9&name=a%20b`,
+    );
     assert.equal(response.status, 200);
     const seen = lastRequest();
     assert.deepEqual(seen.query.getAll('user'), ['alice']);
@@ -180,7 +190,17 @@ describe('forwarding core', () => {
     const status = await new Promise<number>((resolve, reject) => {
       const { port } = new URL(running.url);
       const req = httpRequest(
-        { port, host: '127.0.0.1', method: 'POST', path: '/apps/de', headers: { authorization: `Bearer ${alice}`, expect: '100-continue', 'content-type': 'application/json' } },
+        {
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/apps/de',
+          headers: {
+            authorization: `Bearer ${alice}`,
+            expect: '100-continue',
+            'content-type': 'application/json',
+          },
+        },
         (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
@@ -203,7 +223,10 @@ describe('forwarding core', () => {
       const response = await get(appPath);
       assert.equal(response.status, 418);
       assert.equal(response.headers.get('x-backend'), 'teapot');
-      assert.equal(await response.text(), '{"error_code":"ERR_TEAPOT","reason":"short and stout","extra":[1,2]}');
+      assert.equal(
+        await response.text(),
+        '{"error_code":"ERR_TEAPOT","reason":"short and stout","extra":[1,2]}',
+      );
     } finally {
       backend.handle((await import('../support/backend.js')).echo);
     }
@@ -213,7 +236,17 @@ describe('forwarding core', () => {
     const { port } = new URL(running.url);
     const status = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(
-        { port, host: '127.0.0.1', method: 'GET', path: appPath, headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/json', 'content-length': '2' } },
+        {
+          port,
+          host: '127.0.0.1',
+          method: 'GET',
+          path: appPath,
+          headers: {
+            authorization: `Bearer ${alice}`,
+            'content-type': 'application/json',
+            'content-length': '2',
+          },
+        },
         (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
@@ -236,7 +269,10 @@ describe('streaming', () => {
   let token: string;
 
   before(async () => {
-    fixture = await startSecuredFixture((url) => ({ APPS_URL: url, BODY_LIMIT_BYTES: String(256 * 1024 * 1024) }), { recordBody: false });
+    fixture = await startSecuredFixture(
+      (url) => ({ APPS_URL: url, BODY_LIMIT_BYTES: String(256 * 1024 * 1024) }),
+      { recordBody: false },
+    );
     ({ jwks, backend, running } = fixture);
     token = await fixture.tokenFor('streamer');
   });
@@ -265,7 +301,13 @@ describe('streaming', () => {
     const { port } = new URL(running.url);
     const result = await new Promise<{ bytes: number; sha256: string }>((resolve, reject) => {
       const req = httpRequest(
-        { port, host: '127.0.0.1', method: 'POST', path: '/apps/de', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' } },
+        {
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/apps/de',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+        },
         async (res) => {
           let text = '';
           for await (const part of res) text += part;
@@ -302,7 +344,9 @@ describe('streaming', () => {
       for (let i = 0; i < 16; i++) response.write(part);
       response.end();
     });
-    const response = await fetch(`${running.url}${appPath}`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${running.url}${appPath}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(response.status, 200);
     const reader = response.body!.getReader();
     let bytes = 0;
@@ -317,7 +361,12 @@ describe('streaming', () => {
   });
 
   test('a streamed body over the limit is refused with 413 before it reaches the backend', async () => {
-    const limited = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, APPS_URL: backend.url, BODY_LIMIT_BYTES: '4096' });
+    const limited = await startGateway({
+      ...noRateLimits,
+      AUTH_JWKS_URL: jwks.url,
+      APPS_URL: backend.url,
+      BODY_LIMIT_BYTES: '4096',
+    });
     try {
       const before = backend.requests.length;
       const response = await fetch(`${limited.url}/apps/de`, {
@@ -326,7 +375,10 @@ describe('streaming', () => {
         body: randomBytes(10_000),
       });
       assert.equal(response.status, 413);
-      assert.equal(((await response.json()) as { error_code: string }).error_code, 'ERR_REQUEST_BODY_TOO_LARGE');
+      assert.equal(
+        ((await response.json()) as { error_code: string }).error_code,
+        'ERR_REQUEST_BODY_TOO_LARGE',
+      );
       assert.equal(backend.requests.length, before);
     } finally {
       await limited.close();
@@ -347,14 +399,20 @@ describe('backend failures', () => {
   after(() => jwks.close());
 
   test('a backend that is down gives 503 ERR_UNAVAILABLE naming it', async () => {
-    const running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, APPS_URL: 'http://127.0.0.1:1' });
+    const running = await startGateway({
+      ...noRateLimits,
+      AUTH_JWKS_URL: jwks.url,
+      APPS_URL: 'http://127.0.0.1:1',
+    });
     try {
-      const response = await fetch(`${running.url}${appPath}`, { headers: { authorization: `Bearer ${token}` } });
+      const response = await fetch(`${running.url}${appPath}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(response.status, 503);
       const body = (await response.json()) as Record<string, string>;
       assert.equal(body.error_code, 'ERR_UNAVAILABLE');
       assert.equal(body.backend, 'apps');
-      assert.match(body.reason ?? "", /apps/);
+      assert.match(body.reason ?? '', /apps/);
     } finally {
       await running.close();
     }
@@ -364,13 +422,20 @@ describe('backend failures', () => {
     const slow = await startBackend((_request, response) => {
       setTimeout(() => response.end('{}'), 3_000).unref();
     });
-    const running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, APPS_URL: slow.url, APPS_TIMEOUT_MS: '300' });
+    const running = await startGateway({
+      ...noRateLimits,
+      AUTH_JWKS_URL: jwks.url,
+      APPS_URL: slow.url,
+      APPS_TIMEOUT_MS: '300',
+    });
     try {
-      const response = await fetch(`${running.url}${appPath}`, { headers: { authorization: `Bearer ${token}` } });
+      const response = await fetch(`${running.url}${appPath}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(response.status, 504);
       const body = (await response.json()) as Record<string, string>;
       assert.equal(body.error_code, 'ERR_UNAVAILABLE');
-      assert.match(body.reason ?? "", /300 ms/);
+      assert.match(body.reason ?? '', /300 ms/);
     } finally {
       await running.close();
       await slow.close();
@@ -380,19 +445,23 @@ describe('backend failures', () => {
   test('a backend with neither a URL nor an embedded service answers 501 naming its variable', async () => {
     const running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url });
     try {
-      const response = await fetch(`${running.url}/qms/plans`, { headers: { authorization: `Bearer ${token}` } });
+      const response = await fetch(`${running.url}/qms/plans`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(response.status, 501);
       const body = (await response.json()) as Record<string, string>;
       assert.equal(body.error_code, 'ERR_NOT_IMPLEMENTED');
-      assert.match(body.reason ?? "", /QMS_URL/);
+      assert.match(body.reason ?? '', /QMS_URL/);
 
       // An embedded service that serves only part of its backend's API says the same for the rest.
-      const partial = await fetch(`${running.url}/teams`, { headers: { authorization: `Bearer ${token}` } });
+      const partial = await fetch(`${running.url}/teams`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(partial.status, 501);
       const partialBody = (await partial.json()) as Record<string, string>;
       assert.equal(partialBody.error_code, 'ERR_NOT_IMPLEMENTED');
       assert.equal(partialBody.backend, 'groups');
-      assert.match(partialBody.reason ?? "", /GROUPS_URL/);
+      assert.match(partialBody.reason ?? '', /GROUPS_URL/);
     } finally {
       await running.close();
     }

@@ -6,11 +6,18 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { MemoryBuckets, RedisBuckets, type BucketPolicy, type BucketStore } from '../../src/http/rate-limit.js';
+import {
+  MemoryBuckets,
+  RedisBuckets,
+  type BucketPolicy,
+  type BucketStore,
+} from '../../src/http/rate-limit.js';
 import { requiredInCi } from '../support/gateway.js';
 
 const redisUrl = requiredInCi('REDIS_URL');
-const redisSkip = redisUrl ? false : 'REDIS_URL is not set (set REDIS_URL=redis://127.0.0.1:6379 to run)';
+const redisSkip = redisUrl
+  ? false
+  : 'REDIS_URL is not set (set REDIS_URL=redis://127.0.0.1:6379 to run)';
 
 /** A fresh store (its own keys) whose clock the test sets; `close` also removes what it stored. */
 interface Clocked {
@@ -65,7 +72,13 @@ for (const { name, skip, make } of stores) {
     test('capacity is consumed exactly, then refused with Retry-After and Reset', async () => {
       const decisions = await take(store, 'spend', 5);
       assert.deepEqual(
-        decisions.map((d) => [d.allowed, d.limit, d.remaining, d.resetSeconds, d.retryAfterSeconds]),
+        decisions.map((d) => [
+          d.allowed,
+          d.limit,
+          d.remaining,
+          d.resetSeconds,
+          d.retryAfterSeconds,
+        ]),
         [
           [true, 5, 4, 1, 0],
           [true, 5, 3, 2, 0],
@@ -74,15 +87,31 @@ for (const { name, skip, make } of stores) {
           [true, 5, 0, 5, 0],
         ],
       );
-      assert.deepEqual(await store.buckets.take('spend', policy), { allowed: false, limit: 5, remaining: 0, resetSeconds: 5, retryAfterSeconds: 1 });
+      assert.deepEqual(await store.buckets.take('spend', policy), {
+        allowed: false,
+        limit: 5,
+        remaining: 0,
+        resetSeconds: 5,
+        retryAfterSeconds: 1,
+      });
     });
 
     test('refills at exactly the configured rate', async () => {
       await take(store, 'refill', 5);
       store.clock.now += 999;
-      assert.equal((await take(store, 'refill', 1))[0]!.allowed, false, '999 ms is not yet a whole token');
+      assert.equal(
+        (await take(store, 'refill', 1))[0]!.allowed,
+        false,
+        '999 ms is not yet a whole token',
+      );
       store.clock.now += 1;
-      assert.deepEqual((await take(store, 'refill', 1))[0], { allowed: true, limit: 5, remaining: 0, resetSeconds: 5, retryAfterSeconds: 0 });
+      assert.deepEqual((await take(store, 'refill', 1))[0], {
+        allowed: true,
+        limit: 5,
+        remaining: 0,
+        resetSeconds: 5,
+        retryAfterSeconds: 0,
+      });
       store.clock.now += 500;
       const [half] = await take(store, 'refill', 1);
       assert.equal(half!.allowed, false);
@@ -132,7 +161,11 @@ for (const { name, skip, make } of stores) {
         assert.equal(refused.remaining, 0);
       }
       store.clock.now += 1_000;
-      assert.equal((await take(store, 'debt', 1))[0]!.allowed, true, 'twenty refusals did not push the bucket into debt');
+      assert.equal(
+        (await take(store, 'debt', 1))[0]!.allowed,
+        true,
+        'twenty refusals did not push the bucket into debt',
+      );
     });
 
     test('a clock stepping back neither drains nor refills the bucket', async () => {

@@ -12,7 +12,14 @@ import { FallbackBuckets, MemoryBuckets, type BucketStore } from '../../src/http
 import { startBackend, type TestBackend } from '../support/backend.js';
 import { requiredInCi, startGateway, type RunningGateway } from '../support/gateway.js';
 import type { GatewayOptions } from '../../src/app.js';
-import { createSigningKey, signToken, startJwksServer, userClaims, type JwksServer, type SigningKey } from '../support/tokens.js';
+import {
+  createSigningKey,
+  signToken,
+  startJwksServer,
+  userClaims,
+  type JwksServer,
+  type SigningKey,
+} from '../support/tokens.js';
 
 const redisUrl = requiredInCi('REDIS_URL');
 
@@ -40,19 +47,35 @@ interface Answer {
   ms: number;
 }
 
-async function get(base: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+async function get(
+  base: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const started = performance.now();
   const response = await fetch(base + path, { headers, signal: AbortSignal.timeout(5_000) });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, ms: performance.now() - started };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    ms: performance.now() - started,
+  };
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const tokenFor = (username: string) => signToken(signingKey, userClaims(username));
 
 /** A gateway trusting the test JWKS and forwarding the apps route to the echo backend; closed after the test. */
-async function gatewayFor(t: TestContext, env: Record<string, string | undefined> = {}, options: GatewayOptions = {}): Promise<RunningGateway> {
-  const running = await startGateway({ AUTH_JWKS_URL: jwks.url, APPS_URL: apps.url, ...env }, options);
+async function gatewayFor(
+  t: TestContext,
+  env: Record<string, string | undefined> = {},
+  options: GatewayOptions = {},
+): Promise<RunningGateway> {
+  const running = await startGateway(
+    { AUTH_JWKS_URL: jwks.url, APPS_URL: apps.url, ...env },
+    options,
+  );
   t.after(() => running.close());
   return running;
 }
@@ -60,10 +83,17 @@ async function gatewayFor(t: TestContext, env: Record<string, string | undefined
 function rateLimitOf(answer: Answer) {
   const number = (name: string) => {
     const value = answer.headers.get(name);
-    assert.ok(value !== null && /^\d+$/.test(value), `${name} should be a whole number, got ${value}`);
+    assert.ok(
+      value !== null && /^\d+$/.test(value),
+      `${name} should be a whole number, got ${value}`,
+    );
     return Number(value);
   };
-  return { limit: number('ratelimit-limit'), remaining: number('ratelimit-remaining'), reset: number('ratelimit-reset') };
+  return {
+    limit: number('ratelimit-limit'),
+    remaining: number('ratelimit-remaining'),
+    reset: number('ratelimit-reset'),
+  };
 }
 
 function assertTooMany(answer: Answer): void {
@@ -71,20 +101,32 @@ function assertTooMany(answer: Answer): void {
   const body = JSON.parse(answer.text) as Record<string, unknown>;
   assert.equal(body.error_code, 'ERR_TOO_MANY_REQUESTS');
   assert.equal(typeof body.reason, 'string');
-  assert.match(answer.headers.get('retry-after') ?? '', /^[1-9]\d*$/, 'Retry-After should be a positive whole number');
-  for (const name of rateLimitHeaderNames) assert.ok(answer.headers.has(name), `429 should carry ${name}`);
+  assert.match(
+    answer.headers.get('retry-after') ?? '',
+    /^[1-9]\d*$/,
+    'Retry-After should be a positive whole number',
+  );
+  for (const name of rateLimitHeaderNames)
+    assert.ok(answer.headers.has(name), `429 should carry ${name}`);
   assert.equal(answer.headers.get('ratelimit-remaining'), '0');
 }
 
 /** Sum of a Prometheus counter's samples whose labels include `labels`. */
-async function metric(base: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+async function metric(
+  base: string,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const { text } = await get(base, '/metrics');
   let total = 0;
   for (const line of text.split('\n')) {
     const match = /^(\w+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const sample = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([key, value]) => sample[key] === value)) total += Number(match[3]);
+    const sample = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+    );
+    if (Object.entries(labels).every(([key, value]) => sample[key] === value))
+      total += Number(match[3]);
   }
   return total;
 }
@@ -110,7 +152,11 @@ describe('per-user limits', () => {
     assertTooMany(refused);
     assert.equal(refused.headers.get('retry-after'), '60', 'one token per minute');
     assert.deepEqual(rateLimitOf(refused), { limit: 5, remaining: 0, reset: 300 });
-    assert.equal(apps.requests.length - forwardedBefore, 5, 'the refused request never reached the backend');
+    assert.equal(
+      apps.requests.length - forwardedBefore,
+      5,
+      'the refused request never reached the backend',
+    );
 
     const bob = await get(url, APP_PATH, bearer(await tokenFor('bob')));
     assert.equal(bob.status, 200, bob.text);
@@ -119,7 +165,11 @@ describe('per-user limits', () => {
 
   test('refill: an exhausted bucket allows one more request once a token has accrued', async (t) => {
     const clock = { now: Date.now() };
-    const { url } = await gatewayFor(t, { RATE_LIMIT_BURST: '2', RATE_LIMIT_USER_PER_MIN: '120' }, { rateLimitClock: () => clock.now }); // 2 per second
+    const { url } = await gatewayFor(
+      t,
+      { RATE_LIMIT_BURST: '2', RATE_LIMIT_USER_PER_MIN: '120' },
+      { rateLimitClock: () => clock.now },
+    ); // 2 per second
     const carol = bearer(await tokenFor('carol'));
     assert.equal((await get(url, APP_PATH, carol)).status, 200);
     assert.equal((await get(url, APP_PATH, carol)).status, 200);
@@ -146,7 +196,11 @@ describe('per-user limits', () => {
     }
     const anonymous = await get(url, '/uuid');
     assert.equal(anonymous.status, 200);
-    assert.deepEqual(rateLimitOf(anonymous), { limit: 2, remaining: 1, reset: 30 }, 'address bucket still untouched');
+    assert.deepEqual(
+      rateLimitOf(anonymous),
+      { limit: 2, remaining: 1, reset: 30 },
+      'address bucket still untouched',
+    );
   });
 
   test('failed authentication spends the anonymous budget: 401 until the address bucket is empty, then 429', async (t) => {
@@ -156,8 +210,15 @@ describe('per-user limits', () => {
     for (const expected of [2, 1, 0]) {
       const answer = await get(url, APP_PATH, forged);
       assert.equal(answer.status, 401, answer.text);
-      assert.equal((JSON.parse(answer.text) as { error_code: string }).error_code, 'ERR_NOT_AUTHORIZED');
-      assert.deepEqual(rateLimitOf(answer), { limit: 3, remaining: expected, reset: 20 * (3 - expected) });
+      assert.equal(
+        (JSON.parse(answer.text) as { error_code: string }).error_code,
+        'ERR_NOT_AUTHORIZED',
+      );
+      assert.deepEqual(rateLimitOf(answer), {
+        limit: 3,
+        remaining: expected,
+        reset: 20 * (3 - expected),
+      });
     }
     assertTooMany(await get(url, APP_PATH, forged));
     assertTooMany(await get(url, '/uuid'));
@@ -177,7 +238,11 @@ describe('per-address limits', () => {
     assert.deepEqual(remaining, [2, 1, 0]);
     const refused = await get(url, '/uuid');
     assertTooMany(refused);
-    assert.equal(refused.headers.get('retry-after'), '20', 'three per minute: one token every 20 s');
+    assert.equal(
+      refused.headers.get('retry-after'),
+      '20',
+      'three per minute: one token every 20 s',
+    );
   });
 
   test('behind a trusted proxy, each X-Forwarded-For address has its own bucket', async (t) => {
@@ -231,7 +296,11 @@ describe('exemptions, defaults and metrics', () => {
   });
 
   test('429s are counted in gateway_rate_limit_rejections_total by caller', async (t) => {
-    const { url } = await gatewayFor(t, { RATE_LIMIT_ANON_PER_MIN: '1', RATE_LIMIT_BURST: '1', RATE_LIMIT_USER_PER_MIN: '1' });
+    const { url } = await gatewayFor(t, {
+      RATE_LIMIT_ANON_PER_MIN: '1',
+      RATE_LIMIT_BURST: '1',
+      RATE_LIMIT_USER_PER_MIN: '1',
+    });
     const frank = bearer(await tokenFor('frank'));
     assert.equal(await metric(url, 'gateway_rate_limit_rejections_total'), 0);
     assert.equal((await get(url, APP_PATH, frank)).status, 200);
@@ -240,14 +309,21 @@ describe('exemptions, defaults and metrics', () => {
     assert.equal((await get(url, '/uuid')).status, 200);
     assertTooMany(await get(url, '/uuid'));
     assert.equal(await metric(url, 'gateway_rate_limit_rejections_total', { caller: 'user' }), 2);
-    assert.equal(await metric(url, 'gateway_rate_limit_rejections_total', { caller: 'anonymous' }), 1);
+    assert.equal(
+      await metric(url, 'gateway_rate_limit_rejections_total', { caller: 'anonymous' }),
+      1,
+    );
     assert.equal(await metric(url, 'gateway_http_requests_total', { status: '429' }), 3);
   });
 });
 
 describe('Redis unreachable from the start', () => {
   test('keeps serving with local counters, still limits, and counts the fallbacks', async (t) => {
-    const { url } = await gatewayFor(t, { REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_BURST: '3', RATE_LIMIT_USER_PER_MIN: '1' });
+    const { url } = await gatewayFor(t, {
+      REDIS_URL: 'redis://127.0.0.1:1',
+      RATE_LIMIT_BURST: '3',
+      RATE_LIMIT_USER_PER_MIN: '1',
+    });
     const grace = bearer(await tokenFor('grace'));
     const answers = [];
     for (let i = 0; i < 4; i++) answers.push(await get(url, APP_PATH, grace));
@@ -261,9 +337,16 @@ describe('Redis unreachable from the start', () => {
     );
     assertTooMany(answers[3]!);
     const slowest = Math.max(...answers.map((a) => a.ms));
-    assert.ok(slowest < 1_000, `no request should wait on the absent Redis (slowest ${slowest.toFixed(0)} ms)`);
+    assert.ok(
+      slowest < 1_000,
+      `no request should wait on the absent Redis (slowest ${slowest.toFixed(0)} ms)`,
+    );
     t.diagnostic(`slowest request with Redis absent: ${slowest.toFixed(1)} ms`);
-    assert.equal(await metric(url, 'gateway_rate_limit_store_fallbacks_total'), 4, 'every decision was taken locally');
+    assert.equal(
+      await metric(url, 'gateway_rate_limit_store_fallbacks_total'),
+      4,
+      'every decision was taken locally',
+    );
   });
 });
 
@@ -314,144 +397,203 @@ async function startRedisProxy(target: URL, options: { replyDelayMs?: number } =
   };
 }
 
-describe('shared budget through Redis', { skip: redisUrl ? false : 'REDIS_URL is not set (set REDIS_URL=redis://127.0.0.1:6379 to run)' }, () => {
-  let redis: Redis;
-  const prefixes: string[] = [];
-  const newPrefix = () => {
-    const prefix = `test:${randomUUID()}:`;
-    prefixes.push(prefix);
-    return prefix;
-  };
+describe(
+  'shared budget through Redis',
+  { skip: redisUrl ? false : 'REDIS_URL is not set (set REDIS_URL=redis://127.0.0.1:6379 to run)' },
+  () => {
+    let redis: Redis;
+    const prefixes: string[] = [];
+    const newPrefix = () => {
+      const prefix = `test:${randomUUID()}:`;
+      prefixes.push(prefix);
+      return prefix;
+    };
 
-  /** Tokens left in a user's shared bucket; the key must exist. */
-  const sharedTokens = async (prefix: string, username: string) => {
-    const tokens = await redis.hget(`${prefix}user:${username}`, 'tokens');
-    assert.ok(tokens !== null, `no bucket for ${username} in Redis under ${prefix}`);
-    return Number(tokens);
-  };
+    /** Tokens left in a user's shared bucket; the key must exist. */
+    const sharedTokens = async (prefix: string, username: string) => {
+      const tokens = await redis.hget(`${prefix}user:${username}`, 'tokens');
+      assert.ok(tokens !== null, `no bucket for ${username} in Redis under ${prefix}`);
+      return Number(tokens);
+    };
 
-  before(() => {
-    redis = new Redis(redisUrl!, { lazyConnect: false, maxRetriesPerRequest: 1 });
-  });
+    before(() => {
+      redis = new Redis(redisUrl!, { lazyConnect: false, maxRetriesPerRequest: 1 });
+    });
 
-  after(async () => {
-    for (const prefix of prefixes) {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-    }
-    redis.disconnect();
-  });
+    after(async () => {
+      for (const prefix of prefixes) {
+        const keys = await redis.keys(`${prefix}*`);
+        if (keys.length > 0) await redis.del(...keys);
+      }
+      redis.disconnect();
+    });
 
-  test('two instances enforce one budget per user', async (t) => {
-    const prefix = newPrefix();
-    const env = { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_BURST: '6', RATE_LIMIT_USER_PER_MIN: '1' };
-    const [one, two] = [await gatewayFor(t, env), await gatewayFor(t, env)];
-    const heidi = bearer(await tokenFor('heidi'));
+    test('two instances enforce one budget per user', async (t) => {
+      const prefix = newPrefix();
+      const env = {
+        REDIS_URL: redisUrl,
+        REDIS_KEY_PREFIX: prefix,
+        RATE_LIMIT_BURST: '6',
+        RATE_LIMIT_USER_PER_MIN: '1',
+      };
+      const [one, two] = [await gatewayFor(t, env), await gatewayFor(t, env)];
+      const heidi = bearer(await tokenFor('heidi'));
 
-    const answers = [];
-    for (let i = 0; i < 8; i++) answers.push(await get(i % 2 === 0 ? one.url : two.url, APP_PATH, heidi));
-    assert.deepEqual(
-      answers.map((a) => a.status),
-      [200, 200, 200, 200, 200, 200, 429, 429],
-    );
-    assert.deepEqual(
-      answers.slice(0, 6).map((a) => rateLimitOf(a).remaining),
-      [5, 4, 3, 2, 1, 0],
-      "each instance sees the other one's spending",
-    );
-    assertTooMany(answers[6]!);
-    assertTooMany(answers[7]!);
-    assertTooMany(await get(one.url, APP_PATH, heidi));
-    assertTooMany(await get(two.url, APP_PATH, heidi));
+      const answers = [];
+      for (let i = 0; i < 8; i++)
+        answers.push(await get(i % 2 === 0 ? one.url : two.url, APP_PATH, heidi));
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 200, 200, 200, 200, 429, 429],
+      );
+      assert.deepEqual(
+        answers.slice(0, 6).map((a) => rateLimitOf(a).remaining),
+        [5, 4, 3, 2, 1, 0],
+        "each instance sees the other one's spending",
+      );
+      assertTooMany(answers[6]!);
+      assertTooMany(answers[7]!);
+      assertTooMany(await get(one.url, APP_PATH, heidi));
+      assertTooMany(await get(two.url, APP_PATH, heidi));
 
-    const ivan = await get(two.url, APP_PATH, bearer(await tokenFor('ivan')));
-    assert.equal(ivan.status, 200, 'another user has a budget of their own');
-    assert.equal(rateLimitOf(ivan).remaining, 5);
+      const ivan = await get(two.url, APP_PATH, bearer(await tokenFor('ivan')));
+      assert.equal(ivan.status, 200, 'another user has a budget of their own');
+      assert.equal(rateLimitOf(ivan).remaining, 5);
 
-    for (const instance of [one, two]) {
-      assert.equal(await metric(instance.url, 'gateway_rate_limit_store_fallbacks_total'), 0, 'every decision came from Redis');
-    }
-    const keys = (await redis.keys(`${prefix}*`)).sort();
-    assert.deepEqual(keys, [`${prefix}user:heidi`, `${prefix}user:ivan`]);
-    const state = await redis.hgetall(`${prefix}user:heidi`);
-    assert.ok(Number(state.tokens) < 1, `heidi's shared bucket is empty (tokens ${state.tokens})`);
-    const ttl = await redis.pttl(`${prefix}user:heidi`);
-    assert.ok(ttl > 0 && ttl <= 6 * 60_000 + 1_000, `the key expires once the bucket would be full again (pttl ${ttl})`);
-  });
+      for (const instance of [one, two]) {
+        assert.equal(
+          await metric(instance.url, 'gateway_rate_limit_store_fallbacks_total'),
+          0,
+          'every decision came from Redis',
+        );
+      }
+      const keys = (await redis.keys(`${prefix}*`)).sort();
+      assert.deepEqual(keys, [`${prefix}user:heidi`, `${prefix}user:ivan`]);
+      const state = await redis.hgetall(`${prefix}user:heidi`);
+      assert.ok(
+        Number(state.tokens) < 1,
+        `heidi's shared bucket is empty (tokens ${state.tokens})`,
+      );
+      const ttl = await redis.pttl(`${prefix}user:heidi`);
+      assert.ok(
+        ttl > 0 && ttl <= 6 * 60_000 + 1_000,
+        `the key expires once the bucket would be full again (pttl ${ttl})`,
+      );
+    });
 
-  test('a freshly started instance draws on Redis from its first request', async (t) => {
-    // Redis answers 100 ms late, so the gateway listens before its Redis connection is ready.
-    const prefix = newPrefix();
-    const proxy = await startRedisProxy(new URL(redisUrl!), { replyDelayMs: 100 });
-    t.after(() => proxy.close());
-    // A generous command timeout: what is tested is the wait for the connection, not a busy machine's latency.
-    const { url } = await gatewayFor(t, { REDIS_URL: proxy.url, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_BURST: '3', RATE_LIMIT_USER_PER_MIN: '1', REDIS_COMMAND_TIMEOUT_MS: '1000' });
-    const first = await get(url, APP_PATH, bearer(await tokenFor('leo')));
-    assert.equal(first.status, 200, first.text);
-    assert.equal(rateLimitOf(first).remaining, 2);
-    t.diagnostic(`first request while the Redis connection was being set up: ${first.ms.toFixed(0)} ms`);
-    assert.equal(await metric(url, 'gateway_rate_limit_store_fallbacks_total'), 0, 'not counted locally as if Redis were down');
-    const tokens = await sharedTokens(prefix, 'leo');
-    assert.ok(tokens >= 2 && tokens < 2.1, `spent through Redis (tokens ${tokens})`);
-  });
+    test('a freshly started instance draws on Redis from its first request', async (t) => {
+      // Redis answers 100 ms late, so the gateway listens before its Redis connection is ready.
+      const prefix = newPrefix();
+      const proxy = await startRedisProxy(new URL(redisUrl!), { replyDelayMs: 100 });
+      t.after(() => proxy.close());
+      // A generous command timeout: what is tested is the wait for the connection, not a busy machine's latency.
+      const { url } = await gatewayFor(t, {
+        REDIS_URL: proxy.url,
+        REDIS_KEY_PREFIX: prefix,
+        RATE_LIMIT_BURST: '3',
+        RATE_LIMIT_USER_PER_MIN: '1',
+        REDIS_COMMAND_TIMEOUT_MS: '1000',
+      });
+      const first = await get(url, APP_PATH, bearer(await tokenFor('leo')));
+      assert.equal(first.status, 200, first.text);
+      assert.equal(rateLimitOf(first).remaining, 2);
+      t.diagnostic(
+        `first request while the Redis connection was being set up: ${first.ms.toFixed(0)} ms`,
+      );
+      assert.equal(
+        await metric(url, 'gateway_rate_limit_store_fallbacks_total'),
+        0,
+        'not counted locally as if Redis were down',
+      );
+      const tokens = await sharedTokens(prefix, 'leo');
+      assert.ok(tokens >= 2 && tokens < 2.1, `spent through Redis (tokens ${tokens})`);
+    });
 
-  test('Redis going away mid-run: served with local counters, counted, without hanging', async (t) => {
-    const prefix = newPrefix();
-    const proxy = await startRedisProxy(new URL(redisUrl!));
-    t.after(() => proxy.close());
-    const { url } = await gatewayFor(t, { REDIS_URL: proxy.url, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_BURST: '4', RATE_LIMIT_USER_PER_MIN: '1', REDIS_COMMAND_TIMEOUT_MS: '1000' });
-    const judy = bearer(await tokenFor('judy'));
-    const fallbacks = () => metric(url, 'gateway_rate_limit_store_fallbacks_total');
+    test('Redis going away mid-run: served with local counters, counted, without hanging', async (t) => {
+      const prefix = newPrefix();
+      const proxy = await startRedisProxy(new URL(redisUrl!));
+      t.after(() => proxy.close());
+      const { url } = await gatewayFor(t, {
+        REDIS_URL: proxy.url,
+        REDIS_KEY_PREFIX: prefix,
+        RATE_LIMIT_BURST: '4',
+        RATE_LIMIT_USER_PER_MIN: '1',
+        REDIS_COMMAND_TIMEOUT_MS: '1000',
+      });
+      const judy = bearer(await tokenFor('judy'));
+      const fallbacks = () => metric(url, 'gateway_rate_limit_store_fallbacks_total');
 
-    for (const expected of [3, 2]) {
-      const answer = await get(url, APP_PATH, judy);
-      assert.equal(answer.status, 200);
-      assert.equal(rateLimitOf(answer).remaining, expected);
-    }
-    assert.equal(await fallbacks(), 0);
-    const tokensBefore = await sharedTokens(prefix, 'judy');
-    assert.ok(tokensBefore >= 2 && tokensBefore < 2.1, `spent through Redis (tokens ${tokensBefore})`);
-    assert.equal(proxy.connections, 1);
+      for (const expected of [3, 2]) {
+        const answer = await get(url, APP_PATH, judy);
+        assert.equal(answer.status, 200);
+        assert.equal(rateLimitOf(answer).remaining, expected);
+      }
+      assert.equal(await fallbacks(), 0);
+      const tokensBefore = await sharedTokens(prefix, 'judy');
+      assert.ok(
+        tokensBefore >= 2 && tokensBefore < 2.1,
+        `spent through Redis (tokens ${tokensBefore})`,
+      );
+      assert.equal(proxy.connections, 1);
 
-    await proxy.close();
-    const answers = [];
-    for (let i = 0; i < 5; i++) answers.push(await get(url, APP_PATH, judy));
-    assert.deepEqual(
-      answers.map((a) => a.status),
-      [200, 200, 200, 200, 429],
-      'a fresh local bucket of capacity 4 takes over',
-    );
-    const slowest = Math.max(...answers.map((a) => a.ms));
-    assert.ok(slowest < 1_000, `no request hangs on the lost Redis (slowest ${slowest.toFixed(0)} ms)`);
-    t.diagnostic(`slowest request after Redis went away: ${slowest.toFixed(1)} ms`);
-    assert.equal(await fallbacks(), 5);
-    assert.equal(await sharedTokens(prefix, 'judy'), tokensBefore, 'nothing reached Redis meanwhile');
-  });
+      await proxy.close();
+      const answers = [];
+      for (let i = 0; i < 5; i++) answers.push(await get(url, APP_PATH, judy));
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 200, 200, 429],
+        'a fresh local bucket of capacity 4 takes over',
+      );
+      const slowest = Math.max(...answers.map((a) => a.ms));
+      assert.ok(
+        slowest < 1_000,
+        `no request hangs on the lost Redis (slowest ${slowest.toFixed(0)} ms)`,
+      );
+      t.diagnostic(`slowest request after Redis went away: ${slowest.toFixed(1)} ms`);
+      assert.equal(await fallbacks(), 5);
+      assert.equal(
+        await sharedTokens(prefix, 'judy'),
+        tokensBefore,
+        'nothing reached Redis meanwhile',
+      );
+    });
 
-  test('Redis hanging mid-run (connection open, no answers): served locally within the command timeout', async (t) => {
-    const prefix = newPrefix();
-    const proxy = await startRedisProxy(new URL(redisUrl!));
-    t.after(() => proxy.close());
-    const timeoutMs = 400;
-    const { url } = await gatewayFor(t, { REDIS_URL: proxy.url, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_BURST: '2', RATE_LIMIT_USER_PER_MIN: '1', REDIS_COMMAND_TIMEOUT_MS: String(timeoutMs) });
-    const kim = bearer(await tokenFor('kim'));
-    assert.equal((await get(url, APP_PATH, kim)).status, 200);
-    assert.ok((await sharedTokens(prefix, 'kim')) < 1.1, 'spent through Redis');
-    assert.equal(await metric(url, 'gateway_rate_limit_store_fallbacks_total'), 0);
+    test('Redis hanging mid-run (connection open, no answers): served locally within the command timeout', async (t) => {
+      const prefix = newPrefix();
+      const proxy = await startRedisProxy(new URL(redisUrl!));
+      t.after(() => proxy.close());
+      const timeoutMs = 400;
+      const { url } = await gatewayFor(t, {
+        REDIS_URL: proxy.url,
+        REDIS_KEY_PREFIX: prefix,
+        RATE_LIMIT_BURST: '2',
+        RATE_LIMIT_USER_PER_MIN: '1',
+        REDIS_COMMAND_TIMEOUT_MS: String(timeoutMs),
+      });
+      const kim = bearer(await tokenFor('kim'));
+      assert.equal((await get(url, APP_PATH, kim)).status, 200);
+      assert.ok((await sharedTokens(prefix, 'kim')) < 1.1, 'spent through Redis');
+      assert.equal(await metric(url, 'gateway_rate_limit_store_fallbacks_total'), 0);
 
-    proxy.stall();
-    const answers = [];
-    for (let i = 0; i < 3; i++) answers.push(await get(url, APP_PATH, kim));
-    assert.deepEqual(
-      answers.map((a) => a.status),
-      [200, 200, 429],
-    );
-    const slowest = Math.max(...answers.map((a) => a.ms));
-    assert.ok(slowest < timeoutMs + 1_000, `no request hangs on the stalled Redis (slowest ${slowest.toFixed(0)} ms)`);
-    t.diagnostic(`request latency with Redis stalled: ${answers.map((a) => a.ms.toFixed(0)).join(', ')} ms`);
-    assert.equal(await metric(url, 'gateway_rate_limit_store_fallbacks_total'), 3);
-  });
-});
+      proxy.stall();
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await get(url, APP_PATH, kim));
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 429],
+      );
+      const slowest = Math.max(...answers.map((a) => a.ms));
+      assert.ok(
+        slowest < timeoutMs + 1_000,
+        `no request hangs on the stalled Redis (slowest ${slowest.toFixed(0)} ms)`,
+      );
+      t.diagnostic(
+        `request latency with Redis stalled: ${answers.map((a) => a.ms.toFixed(0)).join(', ')} ms`,
+      );
+      assert.equal(await metric(url, 'gateway_rate_limit_store_fallbacks_total'), 3);
+    });
+  },
+);
 
 describe('FallbackBuckets', () => {
   /** A shared store that fails or answers on demand, counting the calls that reach it. */
@@ -475,7 +617,14 @@ describe('FallbackBuckets', () => {
     const { state, store } = flakyStore();
     let fallbacks = 0;
     const clock = { now: 1_000_000 };
-    const buckets = new FallbackBuckets(store, new MemoryBuckets(() => clock.now), quietLog, () => fallbacks++, 200, () => clock.now);
+    const buckets = new FallbackBuckets(
+      store,
+      new MemoryBuckets(() => clock.now),
+      quietLog,
+      () => fallbacks++,
+      200,
+      () => clock.now,
+    );
     for (let i = 0; i < 5; i++) assert.equal((await buckets.take('k', policy)).allowed, true);
     assert.equal(state.calls, 1, 'only the first call waited on the failing store');
     assert.equal(fallbacks, 5, 'every local decision is counted');

@@ -12,7 +12,13 @@ import { redactUrl } from '../../src/http/request-log.js';
 import { startBackend } from '../support/backend.js';
 import { startSecuredFixture, type SecuredFixture } from '../support/fixture.js';
 import { noRateLimits, startGateway } from '../support/gateway.js';
-import { bearer, createSigningKey, signToken, startJwksServer, userClaims } from '../support/tokens.js';
+import {
+  bearer,
+  createSigningKey,
+  signToken,
+  startJwksServer,
+  userClaims,
+} from '../support/tokens.js';
 
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000003';
 
@@ -31,7 +37,9 @@ describe('one request, one log line', () => {
   after(() => fixture.close());
 
   test('a forwarded request: one line with method, route, url, status, duration and user', async () => {
-    const response = await fetch(`${fixture.running.url}${appPath}?x=1`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'one-line-1' } });
+    const response = await fetch(`${fixture.running.url}${appPath}?x=1`, {
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': 'one-line-1' },
+    });
     assert.equal(response.status, 200);
     await response.arrayBuffer();
     const lines = linesOf('one-line-1');
@@ -48,34 +56,61 @@ describe('one request, one log line', () => {
   });
 
   test('refused and unmatched requests get their one line too, without a user', async () => {
-    await fetch(`${fixture.running.url}${appPath}`, { headers: { 'x-request-id': 'one-line-401' } });
-    await fetch(`${fixture.running.url}/no/such/path`, { method: 'POST', headers: { 'x-request-id': 'one-line-404' } });
+    await fetch(`${fixture.running.url}${appPath}`, {
+      headers: { 'x-request-id': 'one-line-401' },
+    });
+    await fetch(`${fixture.running.url}/no/such/path`, {
+      method: 'POST',
+      headers: { 'x-request-id': 'one-line-404' },
+    });
     const [refused] = linesOf('one-line-401');
     assert.equal(linesOf('one-line-401').length, 1);
     assert.equal(refused!.status, 401);
     assert.equal(refused!.user, undefined);
     const [unmatched] = linesOf('one-line-404');
     assert.equal(linesOf('one-line-404').length, 1);
-    assert.deepEqual([unmatched!.method, unmatched!.route, unmatched!.status], ['POST', 'unmatched', 404]);
+    assert.deepEqual(
+      [unmatched!.method, unmatched!.route, unmatched!.status],
+      ['POST', 'unmatched', 404],
+    );
   });
 
   test('no credential appears in any line: query token, Authorization, X-Vendor-De-Jwt, cookies', async () => {
     const secrets = { query: 'query-secret-4f1b', cookie: 'cookie-secret-9a2c' };
     await fetch(`${fixture.running.url}${appPath}?token=${secrets.query}&keep=yes`, {
-      headers: { authorization: `Bearer ${token}`, cookie: `session=${secrets.cookie}`, 'x-request-id': 'redact-1' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        cookie: `session=${secrets.cookie}`,
+        'x-request-id': 'redact-1',
+      },
     });
-    await fetch(`${fixture.running.url}${appPath}?access_token=${secrets.query}`, { headers: { 'x-vendor-de-jwt': token, 'x-request-id': 'redact-2' } });
+    await fetch(`${fixture.running.url}${appPath}?access_token=${secrets.query}`, {
+      headers: { 'x-vendor-de-jwt': token, 'x-request-id': 'redact-2' },
+    });
     // A bad token is logged nowhere either, though it fails verification.
-    await fetch(`${fixture.running.url}${appPath}`, { headers: { authorization: 'Bearer bad.token.value-7d3e', 'x-request-id': 'redact-3' } });
+    await fetch(`${fixture.running.url}${appPath}`, {
+      headers: { authorization: 'Bearer bad.token.value-7d3e', 'x-request-id': 'redact-3' },
+    });
     const all = JSON.stringify(logLines);
-    for (const secret of [secrets.query, secrets.cookie, token, 'value-7d3e']) assert.ok(!all.includes(secret), `"${secret.slice(0, 12)}…" was logged`);
+    for (const secret of [secrets.query, secrets.cookie, token, 'value-7d3e'])
+      assert.ok(!all.includes(secret), `"${secret.slice(0, 12)}…" was logged`);
     assert.equal(linesOf('redact-1')[0]!.url, `${appPath}?token=[redacted]&keep=yes`);
     assert.equal(linesOf('redact-2')[0]!.url, `${appPath}?access_token=[redacted]`);
   });
 
   test('the logger itself redacts credential headers and URLs that anything logs', async () => {
     const log = fixture.running.gateway.app.log;
-    log.info({ req: { method: 'GET', url: '/x?token=logger-secret-1' }, headers: { authorization: 'Bearer logger-secret-2', 'x-vendor-de-jwt': 'logger-secret-3', cookie: 'logger-secret-4' } }, 'probe');
+    log.info(
+      {
+        req: { method: 'GET', url: '/x?token=logger-secret-1' },
+        headers: {
+          authorization: 'Bearer logger-secret-2',
+          'x-vendor-de-jwt': 'logger-secret-3',
+          cookie: 'logger-secret-4',
+        },
+      },
+      'probe',
+    );
     const probe = logLines.findLast((line) => line.msg === 'probe');
     assert.ok(probe);
     assert.doesNotMatch(JSON.stringify(probe), /logger-secret/);
@@ -102,14 +137,26 @@ describe('a client that leaves before its answer', () => {
     );
     try {
       const client = new AbortController();
-      const request = fetch(`${running.url}${appPath}`, { headers: { ...bearer(await signToken(key, userClaims('leaver'))), 'x-request-id': 'left-early' }, signal: client.signal });
+      const request = fetch(`${running.url}${appPath}`, {
+        headers: {
+          ...bearer(await signToken(key, userClaims('leaver'))),
+          'x-request-id': 'left-early',
+        },
+        signal: client.signal,
+      });
       await backendReached;
       client.abort();
       await assert.rejects(request);
       // The gateway cancels its backend call after it has seen its client go: the line is written by then.
       await backendCallEnded;
-      const lines = logLines.filter((item) => item.reqId === 'left-early' && item.msg === 'request completed');
-      assert.equal(lines.length, 1, JSON.stringify(logLines.filter((item) => item.reqId === 'left-early')));
+      const lines = logLines.filter(
+        (item) => item.reqId === 'left-early' && item.msg === 'request completed',
+      );
+      assert.equal(
+        lines.length,
+        1,
+        JSON.stringify(logLines.filter((item) => item.reqId === 'left-early')),
+      );
       assert.equal(lines[0]!.status, 499);
       assert.equal(lines[0]!.aborted, true);
       assert.equal(lines[0]!.user, 'leaver');
@@ -125,18 +172,33 @@ describe('a 5xx', () => {
   test('keeps its error line, with the error, beside its one request line', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'request-log-'));
     const logLines: Array<Record<string, unknown>> = [];
-    const gateway = await buildGateway(loadConfig({ LOG_LEVEL: 'info', GATEWAY_DATA_DIR: dataDir, EMBEDDED_BACKENDS: 'none' }), {
-      logStream: { write: (line: string) => void logLines.push(JSON.parse(line)) },
-    });
+    const gateway = await buildGateway(
+      loadConfig({ LOG_LEVEL: 'info', GATEWAY_DATA_DIR: dataDir, EMBEDDED_BACKENDS: 'none' }),
+      {
+        logStream: { write: (line: string) => void logLines.push(JSON.parse(line)) },
+      },
+    );
     gateway.app.get('/test-failure', { config: { auth: 'none' } }, async () => {
       throw new Error('deliberate failure');
     });
     try {
-      const response = await gateway.app.inject({ url: '/test-failure', headers: { 'x-request-id': 'one-line-500' } });
+      const response = await gateway.app.inject({
+        url: '/test-failure',
+        headers: { 'x-request-id': 'one-line-500' },
+      });
       assert.equal(response.statusCode, 500);
-      assert.deepEqual(response.json(), { error_code: 'ERR_UNCHECKED_EXCEPTION', reason: 'Internal error' });
+      assert.deepEqual(response.json(), {
+        error_code: 'ERR_UNCHECKED_EXCEPTION',
+        reason: 'Internal error',
+      });
       const lines = logLines.filter((line) => line.reqId === 'one-line-500');
-      assert.deepEqual(lines.map((line) => [line.level, line.msg]), [[50, 'request failed'], [30, 'request completed']]);
+      assert.deepEqual(
+        lines.map((line) => [line.level, line.msg]),
+        [
+          [50, 'request failed'],
+          [30, 'request completed'],
+        ],
+      );
       assert.match(JSON.stringify(lines[0]), /deliberate failure/);
       assert.equal(lines[1]!.status, 500);
     } finally {
@@ -149,8 +211,15 @@ describe('a 5xx', () => {
 describe('redactUrl', () => {
   test('replaces credential parameters, keeps the rest and the path byte for byte', () => {
     assert.equal(redactUrl('/a/b'), '/a/b');
-    assert.equal(redactUrl('/a?Token=x&b=%20y&code=z&id_token=t&tokens=keep'), '/a?Token=[redacted]&b=%20y&code=[redacted]&id_token=[redacted]&tokens=keep');
-    assert.equal(redactUrl('/a?%74oken=x'), '/a?%74oken=[redacted]', 'an encoded name is still recognised');
+    assert.equal(
+      redactUrl('/a?Token=x&b=%20y&code=z&id_token=t&tokens=keep'),
+      '/a?Token=[redacted]&b=%20y&code=[redacted]&id_token=[redacted]&tokens=keep',
+    );
+    assert.equal(
+      redactUrl('/a?%74oken=x'),
+      '/a?%74oken=[redacted]',
+      'an encoded name is still recognised',
+    );
     assert.equal(redactUrl('/a?token'), '/a?token', 'no value, nothing to hide');
     assert.equal(redactUrl('/a?%E0%A4%A=1'), '/a?%E0%A4%A=1', 'a malformed name is left as is');
   });

@@ -7,7 +7,15 @@ import { KeyObject, sign } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startBackend, type TestBackend } from '../support/backend.js';
 import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
-import { bearer, createSigningKey, signToken, startJwksServer, userClaims, type JwksServer, type SigningKey } from '../support/tokens.js';
+import {
+  bearer,
+  createSigningKey,
+  signToken,
+  startJwksServer,
+  userClaims,
+  type JwksServer,
+  type SigningKey,
+} from '../support/tokens.js';
 
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000004';
 
@@ -27,11 +35,20 @@ function testClock() {
   };
 }
 
-async function gatewayAt(clock: { now: () => number }, env: Record<string, string> = {}): Promise<RunningGateway> {
-  return startGateway({ ...noRateLimits, APPS_URL: backend.url, AUTH_JWKS_URL: jwks.url, ...env }, { authClock: clock.now });
+async function gatewayAt(
+  clock: { now: () => number },
+  env: Record<string, string> = {},
+): Promise<RunningGateway> {
+  return startGateway(
+    { ...noRateLimits, APPS_URL: backend.url, AUTH_JWKS_URL: jwks.url, ...env },
+    { authClock: clock.now },
+  );
 }
 
-async function status(running: RunningGateway, token: string): Promise<{ status: number; reason?: string }> {
+async function status(
+  running: RunningGateway,
+  token: string,
+): Promise<{ status: number; reason?: string }> {
   const response = await fetch(running.url + appPath, { headers: bearer(token) });
   const body = (await response.json()) as { reason?: string };
   return { status: response.status, reason: body.reason };
@@ -42,7 +59,9 @@ async function status(running: RunningGateway, token: string): Promise<{ status:
  * cannot write (`1e400`); honestly signed by the trusted key.
  */
 function rawToken(payloadJson: string): string {
-  const header = Buffer.from(JSON.stringify({ alg: 'RS256', kid: key.kid, typ: 'JWT' })).toString('base64url');
+  const header = Buffer.from(JSON.stringify({ alg: 'RS256', kid: key.kid, typ: 'JWT' })).toString(
+    'base64url',
+  );
   const input = `${header}.${Buffer.from(payloadJson).toString('base64url')}`;
   const signature = sign('sha256', Buffer.from(input), KeyObject.from(key.privateKey));
   return `${input}.${signature.toString('base64url')}`;
@@ -68,12 +87,19 @@ describe('exp, nbf and iat must be whole seconds', () => {
   const payload = (times: string) => `{"preferred_username":"tina",${times}}`;
 
   test('a hand-made token with whole-second claims is accepted (the signing here is sound)', async () => {
-    assert.equal((await status(running, rawToken(payload(`"iat":${seconds()},"exp":${seconds() + 600}`)))).status, 200);
+    assert.equal(
+      (await status(running, rawToken(payload(`"iat":${seconds()},"exp":${seconds() + 600}`))))
+        .status,
+      200,
+    );
   });
 
   const refused: Array<[string, () => string]> = [
     ['exp 1e400 (Infinity: never expires)', () => `"iat":${seconds()},"exp":1e400`],
-    ['exp 1e300 (finite, but no exact whole number of seconds)', () => `"iat":${seconds()},"exp":1e300`],
+    [
+      'exp 1e300 (finite, but no exact whole number of seconds)',
+      () => `"iat":${seconds()},"exp":1e300`,
+    ],
     ['a fractional exp', () => `"iat":${seconds()},"exp":${seconds() + 600}.5`],
     ['nbf -1e400', () => `"nbf":-1e400,"exp":${seconds() + 600}`],
     ['a fractional nbf', () => `"nbf":${seconds() - 10}.25,"exp":${seconds() + 600}`],
@@ -99,7 +125,8 @@ describe('the verified-token cache across a token’s expiry', () => {
       try {
         const { verifier } = running.gateway;
         const token = await signToken(key, userClaims('carla'), { expiresIn: 60 });
-        const exp = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).exp as number;
+        const exp = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())
+          .exp as number;
 
         const checks = verifier.signatureChecks;
         assert.equal((await status(running, token)).status, 200);
@@ -129,9 +156,14 @@ describe('the verified-token cache across a token’s expiry', () => {
     const running = await gatewayAt(clock);
     try {
       const token = await signToken(key, userClaims('fresh'), { expiresIn: 60 });
-      const exp = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).exp as number;
+      const exp = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())
+        .exp as number;
       clock.set((exp + 30) * 1000 - 1);
-      assert.equal((await status(running, token)).status, 200, 'first seen just before exp + skew: accepted');
+      assert.equal(
+        (await status(running, token)).status,
+        200,
+        'first seen just before exp + skew: accepted',
+      );
       clock.set((exp + 30) * 1000);
       assert.equal((await status(running, token)).status, 401, 'first seen at exp + skew: refused');
     } finally {
@@ -144,7 +176,8 @@ describe('the verified-token cache across a token’s expiry', () => {
     const running = await gatewayAt(clock);
     try {
       const token = await signToken(key, userClaims('early'), { notBefore: 600 });
-      const nbf = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).nbf as number;
+      const nbf = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())
+        .nbf as number;
       assert.equal((await status(running, token)).reason, 'Token is not yet valid.');
       clock.set((nbf - 30) * 1000);
       assert.equal((await status(running, token)).status, 200);

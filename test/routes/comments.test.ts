@@ -15,8 +15,18 @@ const COMMENT_MAX_BYTES = 100;
 const aliceApp = randomUUID();
 const bobApp = randomUUID();
 const apps: Record<string, object> = {
-  [aliceApp]: { id: aliceApp, name: 'Aligner', integrator_email: 'alice@example.org', integrator_name: 'Alice Tester' },
-  [bobApp]: { id: bobApp, name: 'Counter', integrator_email: 'someone.else@example.org', integrator_name: 'bob' },
+  [aliceApp]: {
+    id: aliceApp,
+    name: 'Aligner',
+    integrator_email: 'alice@example.org',
+    integrator_name: 'Alice Tester',
+  },
+  [bobApp]: {
+    id: bobApp,
+    name: 'Counter',
+    integrator_email: 'someone.else@example.org',
+    integrator_name: 'bob',
+  },
 };
 
 async function startAppsService(): Promise<TestBackend> {
@@ -24,7 +34,9 @@ async function startAppsService(): Promise<TestBackend> {
     const match = /^\/apps\/de\/([^/]+)\/details$/.exec(request.path);
     const app = match ? apps[match[1]!] : undefined;
     response.writeHead(app ? 200 : 404, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(app ?? { error_code: 'ERR_NOT_FOUND', reason: `no app at ${request.path}` }));
+    response.end(
+      JSON.stringify(app ?? { error_code: 'ERR_NOT_FOUND', reason: `no app at ${request.path}` }),
+    );
   });
 }
 
@@ -40,26 +52,38 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
     const entry = (id: string) => `/secured/filesystem/entry/${id}`;
     const app = (id: string) => `/apps/${id}`;
-    const post = (user: string | null, target: string, comment: unknown) => g!.call(user, 'POST', commentsOn(target), { json: { comment } });
+    const post = (user: string | null, target: string, comment: unknown) =>
+      g!.call(user, 'POST', commentsOn(target), { json: { comment } });
     const list = async (user: string, target: string) => {
       const answer = await g!.call(user, 'GET', commentsOn(target));
       assert.equal(answer.status, 200, answer.text);
       return answer.body.comments as any[];
     };
-    const patch = (user: string | null, target: string, commentId: string, query: string) => g!.call(user, 'PATCH', `${commentsOn(target)}/${commentId}?${query}`);
+    const patch = (user: string | null, target: string, commentId: string, query: string) =>
+      g!.call(user, 'PATCH', `${commentsOn(target)}/${commentId}?${query}`);
 
     before(async () => {
       appsService = await startAppsService();
-      g = await startMetadataGateway({ engine, env: { APPS_URL: appsService.url, COMMENT_MAX_BYTES: String(COMMENT_MAX_BYTES) } });
+      g = await startMetadataGateway({
+        engine,
+        env: { APPS_URL: appsService.url, COMMENT_MAX_BYTES: String(COMMENT_MAX_BYTES) },
+      });
       if (!g) return;
       file = await g.upload('alice', g.home('alice'), 'notes.txt', 'hello');
       privateFile = await g.upload('alice', g.home('alice'), 'diary.txt', 'secret');
       folder = await g.folder('bob', `${g.home('bob')}/results`);
       const shared = await g.call('alice', 'POST', '/secured/share', {
-        json: { sharing: ['bob', 'carol'].map((user) => ({ user, paths: [{ path: file.path, permission: 'read' }] })) },
+        json: {
+          sharing: ['bob', 'carol'].map((user) => ({
+            user,
+            paths: [{ path: file.path, permission: 'read' }],
+          })),
+        },
       });
       assert.equal(shared.status, 200, shared.text);
-      const sharedFolder = await g.call('bob', 'POST', '/secured/share', { json: { sharing: [{ user: 'dave', paths: [{ path: folder.path, permission: 'read' }] }] } });
+      const sharedFolder = await g.call('bob', 'POST', '/secured/share', {
+        json: { sharing: [{ user: 'dave', paths: [{ path: folder.path, permission: 'read' }] }] },
+      });
       assert.equal(sharedFolder.status, 200, sharedFolder.text);
     });
     after(async () => {
@@ -76,25 +100,47 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(comment.commenter, 'bob');
       assert.equal(comment.comment, 'Nice notes');
       assert.equal(comment.retracted, false);
-      assert.ok(Math.abs(comment.post_time - Date.now()) < 60_000, 'post_time is milliseconds since the epoch');
+      assert.ok(
+        Math.abs(comment.post_time - Date.now()) < 60_000,
+        'post_time is milliseconds since the epoch',
+      );
       const listed = await list('alice', entry(file.id));
-      assert.deepEqual(listed.find((item) => item.id === comment.id), comment);
+      assert.deepEqual(
+        listed.find((item) => item.id === comment.id),
+        comment,
+      );
       // A folder takes comments too; the id may come in upper case.
       const onFolder = await post('bob', entry(folder.id.toUpperCase()), 'Folder note');
       assert.equal(onFolder.status, 201, onFolder.text);
-      assert.deepEqual((await list('bob', entry(folder.id))).map((item) => item.comment), ['Folder note']);
+      assert.deepEqual(
+        (await list('bob', entry(folder.id))).map((item) => item.comment),
+        ['Folder note'],
+      );
     });
 
     test("a remote apps service is asked for the app's details as the caller; its 404 is the comment's 404", async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
       const posted = await post('carol', app(bobApp), 'Works well');
       assert.equal(posted.status, 201, posted.text);
-      assert.equal(appsService.requests.find((request) => request.path === `/apps/de/${bobApp}/details`)?.query.get('user'), 'carol');
+      assert.equal(
+        appsService.requests
+          .find((request) => request.path === `/apps/de/${bobApp}/details`)
+          ?.query.get('user'),
+        'carol',
+      );
       const unknown = randomUUID();
       assert.equal((await post('carol', app(unknown), 'x')).status, 404);
       assert.equal((await g.call('carol', 'GET', commentsOn(app(unknown)))).status, 404);
-      assert.equal((await patch('carol', app(unknown), posted.body.comment.id, 'retracted=true')).status, 404);
-      assert.equal(appsService.requests.find((request) => request.path === `/apps/de/${unknown}/details`)?.query.get('user'), 'carol');
+      assert.equal(
+        (await patch('carol', app(unknown), posted.body.comment.id, 'retracted=true')).status,
+        404,
+      );
+      assert.equal(
+        appsService.requests
+          .find((request) => request.path === `/apps/de/${unknown}/details`)
+          ?.query.get('user'),
+        'carol',
+      );
     });
 
     test('an entry that does not exist or that the caller cannot read is 404 for POST, GET and PATCH', async (t) => {
@@ -106,10 +152,16 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         assert.equal(posted.status, 404, `${target}: ${posted.text}`);
         assert.equal(posted.body.error_code, 'ERR_NOT_FOUND');
         assert.equal((await g.call('bob', 'GET', commentsOn(target))).status, 404);
-        assert.equal((await patch('bob', target, mine.body.comment.id, 'retracted=true')).status, 404);
+        assert.equal(
+          (await patch('bob', target, mine.body.comment.id, 'retracted=true')).status,
+          404,
+        );
       }
       // Nothing was stored by the refused attempts.
-      assert.deepEqual((await list('alice', entry(privateFile.id))).map((item) => item.comment), ['mine']);
+      assert.deepEqual(
+        (await list('alice', entry(privateFile.id))).map((item) => item.comment),
+        ['mine'],
+      );
     });
 
     test('bad bodies are 400, comments over COMMENT_MAX_BYTES are 413', async (t) => {
@@ -131,7 +183,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         const huge = await post('bob', target, 'x'.repeat(100_000));
         assert.equal(huge.status, 413, huge.text);
       }
-      assert.equal((await list('bob', entry(file.id))).filter((item) => item.comment.startsWith('é')).length, 1);
+      assert.equal(
+        (await list('bob', entry(file.id))).filter((item) => item.comment.startsWith('é')).length,
+        1,
+      );
     });
 
     test('every comment route is 401 without credentials', async (t) => {
@@ -153,7 +208,12 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         ['DELETE', '/admin/comments/bob'],
       ];
       for (const [method, route] of routes) {
-        const answer = await g.call(null, method, route, method === 'POST' ? { json: { comment: 'x' } } : {});
+        const answer = await g.call(
+          null,
+          method,
+          route,
+          method === 'POST' ? { json: { comment: 'x' } } : {},
+        );
         assert.equal(answer.status, 401, `${method} ${route}: ${answer.text}`);
       }
     });
@@ -169,7 +229,12 @@ for (const engine of ['sqlite', 'postgres'] as const) {
           const bad = await patch('bob', target, comment.id, `retracted=${value}`);
           assert.equal(bad.status, 400, `${value}: ${bad.text}`);
         }
-        const conflicting = await patch('bob', target, comment.id, 'retracted=true&retracted=false');
+        const conflicting = await patch(
+          'bob',
+          target,
+          comment.id,
+          'retracted=true&retracted=false',
+        );
         assert.equal(conflicting.status, 409, conflicting.text);
         assert.equal(conflicting.body.error_code, 'ERR_CONFLICTING_QUERY_PARAMETER_VALUES');
         assert.equal((await patch('bob', target, randomUUID(), 'retracted=true')).status, 404);
@@ -178,15 +243,25 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       // The comment belongs to the file, not to the app: through the app it is not found.
       assert.equal((await patch('bob', app(aliceApp), comment.id, 'retracted=true')).status, 404);
       // Identical repeats are one value; any letter case is understood.
-      assert.equal((await patch('bob', entry(file.id), comment.id, 'retracted=TRUE&retracted=TRUE')).status, 200);
-      assert.equal((await list('bob', entry(file.id))).find((item) => item.id === comment.id).retracted, true);
+      assert.equal(
+        (await patch('bob', entry(file.id), comment.id, 'retracted=TRUE&retracted=TRUE')).status,
+        200,
+      );
+      assert.equal(
+        (await list('bob', entry(file.id))).find((item) => item.id === comment.id).retracted,
+        true,
+      );
     });
 
     test('retraction on an entry: commenter or owner (through the admin variant) retracts, only the retractor readmits', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
       const { comment } = (await post('bob', entry(file.id), 'retract me')).body;
-      const state = async () => (await list('carol', entry(file.id))).find((item) => item.id === comment.id).retracted;
-      const details = async () => ((await g!.call(admin, 'GET', '/admin/comments/bob')).body.comments as any[]).find((item) => item.id === comment.id);
+      const state = async () =>
+        (await list('carol', entry(file.id))).find((item) => item.id === comment.id).retracted;
+      const details = async () =>
+        ((await g!.call(admin, 'GET', '/admin/comments/bob')).body.comments as any[]).find(
+          (item) => item.id === comment.id,
+        );
 
       // carol can read the file but owns neither it nor the comment.
       const carol = await patch('carol', entry(file.id), comment.id, 'retracted=true');
@@ -206,16 +281,31 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         const refused = await patch(user, entry(file.id), comment.id, 'retracted=false');
         assert.equal(refused.status, 403, `${user}: ${refused.text}`);
       }
-      assert.equal((await patch('alice', entry(file.id), comment.id, 'retracted=false')).status, 200);
+      assert.equal(
+        (await patch('alice', entry(file.id), comment.id, 'retracted=false')).status,
+        200,
+      );
       assert.equal(await state(), false);
       assert.equal((await details()).retracted_by, undefined);
 
       // The commenter retracts their own comment; then the owner may not readmit it, the commenter may.
       assert.equal((await patch('bob', entry(file.id), comment.id, 'retracted=true')).status, 200);
       assert.equal((await details()).retracted_by, 'bob');
-      assert.equal((await patch('alice', entry(file.id), comment.id, 'retracted=false')).status, 403);
+      assert.equal(
+        (await patch('alice', entry(file.id), comment.id, 'retracted=false')).status,
+        403,
+      );
       // The route without /secured behaves the same.
-      assert.equal((await g.call('bob', 'PATCH', `/filesystem/entry/${file.id}/comments/${comment.id}?retracted=false`)).status, 200);
+      assert.equal(
+        (
+          await g.call(
+            'bob',
+            'PATCH',
+            `/filesystem/entry/${file.id}/comments/${comment.id}?retracted=false`,
+          )
+        ).status,
+        200,
+      );
       assert.equal(await state(), false);
     });
 
@@ -231,12 +321,25 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         assert.equal(refused.status, 403, refused.text);
         const retracted = await patch(integrator, app(appId), comment.id, 'retracted=true');
         assert.equal(retracted.status, 200, retracted.text);
-        assert.equal((await list(other, app(appId))).find((item) => item.id === comment.id).retracted, true);
-        assert.equal((await patch('carol', app(appId), comment.id, 'retracted=false')).status, 403, 'the commenter did not retract it');
-        assert.equal((await patch(integrator, app(appId), comment.id, 'retracted=false')).status, 200);
+        assert.equal(
+          (await list(other, app(appId))).find((item) => item.id === comment.id).retracted,
+          true,
+        );
+        assert.equal(
+          (await patch('carol', app(appId), comment.id, 'retracted=false')).status,
+          403,
+          'the commenter did not retract it',
+        );
+        assert.equal(
+          (await patch(integrator, app(appId), comment.id, 'retracted=false')).status,
+          200,
+        );
         // The commenter's own retraction goes through too.
         assert.equal((await patch('carol', app(appId), comment.id, 'retracted=true')).status, 200);
-        assert.equal((await list(other, app(appId))).find((item) => item.id === comment.id).retracted, true);
+        assert.equal(
+          (await list(other, app(appId))).find((item) => item.id === comment.id).retracted,
+          true,
+        );
       }
     });
 
@@ -260,13 +363,19 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
       // Admin retraction and readmission (the administrator is then the retractor).
       assert.equal((await g.call(admin, 'PATCH', `${appRoute}?retracted=true`)).status, 200);
-      assert.equal((await list('bob', app(aliceApp))).find((item) => item.id === onApp.id).retracted, true);
+      assert.equal(
+        (await list('bob', app(aliceApp))).find((item) => item.id === onApp.id).retracted,
+        true,
+      );
       assert.equal((await g.call(admin, 'PATCH', `${appRoute}?retracted=maybe`)).status, 400);
       assert.equal((await g.call(admin, 'PATCH', `${appRoute}?retracted=false`)).status, 200);
 
       const listed = await g.call(admin, 'GET', '/admin/comments/dave');
       assert.equal(listed.status, 200, listed.text);
-      assert.deepEqual(listed.body.comments.map((item: any) => item.id).sort(), [onApp.id, onFile.id, onOther.id].sort());
+      assert.deepEqual(
+        listed.body.comments.map((item: any) => item.id).sort(),
+        [onApp.id, onFile.id, onOther.id].sort(),
+      );
       const detail = listed.body.comments.find((item: any) => item.id === onFile.id);
       assert.equal(detail.target_id, folder.id);
       assert.equal(detail.target_type, 'folder');
@@ -274,21 +383,47 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
       // Deleting one comment: 200, then it is gone from the listing; again, or on the wrong target, 404.
       assert.equal((await g.call(admin, 'DELETE', appRoute)).status, 200);
-      assert.equal((await list('bob', app(aliceApp))).some((item) => item.id === onApp.id), false);
+      assert.equal(
+        (await list('bob', app(aliceApp))).some((item) => item.id === onApp.id),
+        false,
+      );
       assert.equal((await g.call(admin, 'DELETE', appRoute)).status, 404);
-      assert.equal((await g.call(admin, 'DELETE', `/admin/apps/${bobApp}/comments/${onFile.id}`)).status, 404);
-      assert.equal((await g.call(admin, 'DELETE', `/admin/apps/${aliceApp}/comments/${randomUUID()}`)).status, 404);
+      assert.equal(
+        (await g.call(admin, 'DELETE', `/admin/apps/${bobApp}/comments/${onFile.id}`)).status,
+        404,
+      );
+      assert.equal(
+        (await g.call(admin, 'DELETE', `/admin/apps/${aliceApp}/comments/${randomUUID()}`)).status,
+        404,
+      );
       assert.equal((await g.call(admin, 'DELETE', fileRoute)).status, 200);
       assert.equal((await g.call(admin, 'DELETE', fileRoute)).status, 404);
       // The existing gateway's misspelling still reaches the same route.
-      assert.equal((await g.call(admin, 'DELETE', `/admin/filsystem/entry/${folder.id}/comments/${onOther.id}`)).status, 200);
-      assert.deepEqual(await list('bob', entry(folder.id)).then((items) => items.filter((item) => item.commenter === 'dave')), []);
+      assert.equal(
+        (
+          await g.call(
+            admin,
+            'DELETE',
+            `/admin/filsystem/entry/${folder.id}/comments/${onOther.id}`,
+          )
+        ).status,
+        200,
+      );
+      assert.deepEqual(
+        await list('bob', entry(folder.id)).then((items) =>
+          items.filter((item) => item.commenter === 'dave'),
+        ),
+        [],
+      );
 
       // Deleting everything by one commenter, for good.
       await post('dave', app(bobApp), 'spam 4');
       assert.equal((await g.call(admin, 'DELETE', '/admin/comments/dave')).status, 200);
       assert.deepEqual((await g.call(admin, 'GET', '/admin/comments/dave')).body.comments, []);
-      assert.equal((await list('bob', app(bobApp))).some((item) => item.commenter === 'dave'), false);
+      assert.equal(
+        (await list('bob', app(bobApp))).some((item) => item.commenter === 'dave'),
+        false,
+      );
     });
   });
 }

@@ -10,7 +10,12 @@ const q = encodeURIComponent;
 
 /** The AVUs as comparable triples, nested ones as `parent>child`, sorted. */
 function triples(avus: any[], prefix = ''): string[] {
-  return avus.flatMap((avu) => [`${prefix}${avu.attr}=${avu.value}|${avu.unit}`, ...triples(avu.avus ?? [], `${prefix}${avu.attr}>`)]).sort();
+  return avus
+    .flatMap((avu) => [
+      `${prefix}${avu.attr}=${avu.value}|${avu.unit}`,
+      ...triples(avu.avus ?? [], `${prefix}${avu.attr}>`),
+    ])
+    .sort();
 }
 
 for (const engine of ['sqlite', 'postgres'] as const) {
@@ -22,8 +27,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     let gamma: any; // project/sub/gamma.txt
     let bobs: any; // bob's own file
 
-    const metadataOf = (user: string | null, id: string, secured = true) => g!.call(user, 'GET', `${secured ? '/secured' : ''}/filesystem/${id}/metadata`);
-    const download = async (user: string, path: string) => g!.call(user, 'GET', `/secured/fileio/download?path=${q(path)}`);
+    const metadataOf = (user: string | null, id: string, secured = true) =>
+      g!.call(user, 'GET', `${secured ? '/secured' : ''}/filesystem/${id}/metadata`);
+    const download = async (user: string, path: string) =>
+      g!.call(user, 'GET', `/secured/fileio/download?path=${q(path)}`);
 
     before(async () => {
       g = await startMetadataGateway({ engine });
@@ -44,7 +51,18 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(empty.body, { avus: [], 'store-avus': [], path: alpha.path });
 
       const set = await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/metadata`, {
-        json: { avus: [{ attr: 'title', value: 'Alpha', unit: '', avus: [{ attr: 'lang', value: 'en', unit: '' }] }, { attr: 'size', value: '1', unit: 'byte' }], 'store-avus': [] },
+        json: {
+          avus: [
+            {
+              attr: 'title',
+              value: 'Alpha',
+              unit: '',
+              avus: [{ attr: 'lang', value: 'en', unit: '' }],
+            },
+            { attr: 'size', value: '1', unit: 'byte' },
+          ],
+          'store-avus': [],
+        },
       });
       assert.equal(set.status, 200, set.text);
       assert.equal(set.body.path, alpha.path);
@@ -54,19 +72,36 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(read.body['store-avus'], []);
       assert.equal(read.body.path, alpha.path);
 
-      const added = await g.call('alice', 'POST', `/filesystem/${alpha.id}/metadata/add`, { json: { avus: [{ attr: 'keyword', value: 'demo', unit: '' }] } });
+      const added = await g.call('alice', 'POST', `/filesystem/${alpha.id}/metadata/add`, {
+        json: { avus: [{ attr: 'keyword', value: 'demo', unit: '' }] },
+      });
       assert.equal(added.status, 200, added.text);
       read = await metadataOf('alice', alpha.id);
-      assert.deepEqual(triples(read.body.avus), ['keyword=demo|', 'size=1|byte', 'title=Alpha|', 'title>lang=en|']);
+      assert.deepEqual(triples(read.body.avus), [
+        'keyword=demo|',
+        'size=1|byte',
+        'title=Alpha|',
+        'title>lang=en|',
+      ]);
 
       // Changing one by id, and replacing the whole set.
       const title = read.body.avus.find((avu: any) => avu.attr === 'title');
-      const changed = await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/metadata/add`, { json: { avus: [{ id: title.id, attr: 'title', value: 'Alpha 2', unit: '' }] } });
+      const changed = await g.call(
+        'alice',
+        'POST',
+        `/secured/filesystem/${alpha.id}/metadata/add`,
+        { json: { avus: [{ id: title.id, attr: 'title', value: 'Alpha 2', unit: '' }] } },
+      );
       assert.equal(changed.status, 200, changed.text);
       read = await metadataOf('alice', alpha.id);
       assert.ok(triples(read.body.avus).includes('title=Alpha 2|'));
       const replaced = await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/metadata`, {
-        json: { avus: [{ attr: 'title', value: 'Alpha', unit: '' }, { attr: 'keyword', value: 'demo', unit: '' }] },
+        json: {
+          avus: [
+            { attr: 'title', value: 'Alpha', unit: '' },
+            { attr: 'keyword', value: 'demo', unit: '' },
+          ],
+        },
       });
       assert.equal(replaced.status, 200, replaced.text);
       read = await metadataOf('alice', alpha.id);
@@ -75,7 +110,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
     test('folders have metadata too', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
-      const set = await g.call('alice', 'POST', `/secured/filesystem/${folder.id}/metadata/add`, { json: { avus: [{ attr: 'project', value: 'P1', unit: '' }] } });
+      const set = await g.call('alice', 'POST', `/secured/filesystem/${folder.id}/metadata/add`, {
+        json: { avus: [{ attr: 'project', value: 'P1', unit: '' }] },
+      });
       assert.equal(set.status, 200, set.text);
       const read = await metadataOf('alice', folder.id);
       assert.deepEqual(triples(read.body.avus), ['project=P1|']);
@@ -96,14 +133,20 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(anonymous.status, 403, anonymous.text);
       assert.equal((await metadataOf(null, alpha.id)).status, 401);
 
-      const shared = await g.call('alice', 'POST', '/secured/share', { json: { sharing: [{ user: 'bob', paths: [{ path: beta.path, permission: 'read' }] }] } });
+      const shared = await g.call('alice', 'POST', '/secured/share', {
+        json: { sharing: [{ user: 'bob', paths: [{ path: beta.path, permission: 'read' }] }] },
+      });
       assert.equal(shared.status, 200, shared.text);
-      await g.call('alice', 'POST', `/secured/filesystem/${beta.id}/metadata`, { json: { avus: [{ attr: 'title', value: 'Beta', unit: '' }] } });
+      await g.call('alice', 'POST', `/secured/filesystem/${beta.id}/metadata`, {
+        json: { avus: [{ attr: 'title', value: 'Beta', unit: '' }] },
+      });
       const seen = await metadataOf('bob', beta.id);
       assert.equal(seen.status, 200, seen.text);
       assert.deepEqual(triples(seen.body.avus), ['title=Beta|']);
       for (const route of ['metadata', 'metadata/add']) {
-        const refused = await g.call('bob', 'POST', `/secured/filesystem/${beta.id}/${route}`, { json: { avus: [{ attr: 'title', value: 'Bob was here', unit: '' }] } });
+        const refused = await g.call('bob', 'POST', `/secured/filesystem/${beta.id}/${route}`, {
+          json: { avus: [{ attr: 'title', value: 'Bob was here', unit: '' }] },
+        });
         assert.equal(refused.status, 403, refused.text);
         assert.equal(refused.body.error_code, 'ERR_NOT_WRITEABLE');
       }
@@ -121,47 +164,91 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         ['metadata/copy', {}],
       ];
       for (const [route, json] of cases) {
-        const answer = await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/${route}`, { json });
+        const answer = await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/${route}`, {
+          json,
+        });
         assert.equal(answer.status, 400, `${route} ${JSON.stringify(json)}: ${answer.text}`);
         assert.match(answer.body.error_code, /^ERR_/);
       }
-      const malformed = await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/metadata`, { raw: '{"avus": [' });
+      const malformed = await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/metadata`, {
+        raw: '{"avus": [',
+      });
       assert.equal(malformed.status, 400, malformed.text);
     });
 
     test('copy adds the source AVUs to each destination', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
-      const copied = await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/metadata/copy`, { json: { destination_ids: [gamma.id, folder.id] } });
+      const copied = await g.call(
+        'alice',
+        'POST',
+        `/secured/filesystem/${alpha.id}/metadata/copy`,
+        { json: { destination_ids: [gamma.id, folder.id] } },
+      );
       assert.equal(copied.status, 200, copied.text);
-      assert.deepEqual(copied.body, { user: 'alice', src: alpha.path, paths: [gamma.path, folder.path] });
-      assert.deepEqual(triples((await metadataOf('alice', gamma.id)).body.avus), ['keyword=demo|', 'title=Alpha|']);
-      assert.deepEqual(triples((await metadataOf('alice', folder.id)).body.avus), ['keyword=demo|', 'project=P1|', 'title=Alpha|']);
+      assert.deepEqual(copied.body, {
+        user: 'alice',
+        src: alpha.path,
+        paths: [gamma.path, folder.path],
+      });
+      assert.deepEqual(triples((await metadataOf('alice', gamma.id)).body.avus), [
+        'keyword=demo|',
+        'title=Alpha|',
+      ]);
+      assert.deepEqual(triples((await metadataOf('alice', folder.id)).body.avus), [
+        'keyword=demo|',
+        'project=P1|',
+        'title=Alpha|',
+      ]);
       // Copying again keeps each AVU once.
-      await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/metadata/copy`, { json: { destination_ids: [gamma.id] } });
-      assert.deepEqual(triples((await metadataOf('alice', gamma.id)).body.avus), ['keyword=demo|', 'title=Alpha|']);
+      await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/metadata/copy`, {
+        json: { destination_ids: [gamma.id] },
+      });
+      assert.deepEqual(triples((await metadataOf('alice', gamma.id)).body.avus), [
+        'keyword=demo|',
+        'title=Alpha|',
+      ]);
       // bob may read beta but not write alice's files: nothing is copied.
-      const refused = await g.call('bob', 'POST', `/secured/filesystem/${beta.id}/metadata/copy`, { json: { destination_ids: [alpha.id] } });
+      const refused = await g.call('bob', 'POST', `/secured/filesystem/${beta.id}/metadata/copy`, {
+        json: { destination_ids: [alpha.id] },
+      });
       assert.equal(refused.status, 403, refused.text);
-      const unknown = await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/metadata/copy`, { json: { destination_ids: [randomUUID()] } });
+      const unknown = await g.call(
+        'alice',
+        'POST',
+        `/secured/filesystem/${alpha.id}/metadata/copy`,
+        { json: { destination_ids: [randomUUID()] } },
+      );
       assert.equal(unknown.status, 404, unknown.text);
     });
 
     test('searching metadata finds only what the caller can read', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
-      await g.call('bob', 'POST', `/secured/filesystem/${bobs.id}/metadata`, { json: { avus: [{ attr: 'title', value: 'Bobs', unit: '' }] } });
-      const targetsOf = (answer: any) => [...new Set(answer.body.avus.map((avu: any) => avu.target_id))].sort();
+      await g.call('bob', 'POST', `/secured/filesystem/${bobs.id}/metadata`, {
+        json: { avus: [{ attr: 'title', value: 'Bobs', unit: '' }] },
+      });
+      const targetsOf = (answer: any) =>
+        [...new Set(answer.body.avus.map((avu: any) => avu.target_id))].sort();
       const byAlice = await g.call('alice', 'GET', '/filesystem/metadata?attribute=title');
       assert.equal(byAlice.status, 200, byAlice.text);
       assert.deepEqual(targetsOf(byAlice), [alpha.id, beta.id, gamma.id, folder.id].sort());
       const byBob = await g.call('bob', 'GET', '/secured/filesystem/metadata?Attribute=title');
       // beta is shared with bob; data-info lets him read its folder as the way to it (a pass-through folder), not alpha or gamma.
       assert.deepEqual(targetsOf(byBob), [beta.id, bobs.id, folder.id].sort());
-      const valued = await g.call('alice', 'GET', `/filesystem/metadata?attribute=title&value=Alpha&target-id=${gamma.id}&target-id=${alpha.id}`);
+      const valued = await g.call(
+        'alice',
+        'GET',
+        `/filesystem/metadata?attribute=title&value=Alpha&target-id=${gamma.id}&target-id=${alpha.id}`,
+      );
       assert.deepEqual(targetsOf(valued), [alpha.id, gamma.id].sort());
 
-      const searched = await g.call('alice', 'POST', '/filesystem/metadata/search', { json: { attribute: ['title', 'project'], 'target-id': [folder.id, bobs.id] } });
+      const searched = await g.call('alice', 'POST', '/filesystem/metadata/search', {
+        json: { attribute: ['title', 'project'], 'target-id': [folder.id, bobs.id] },
+      });
       assert.equal(searched.status, 200, searched.text);
-      assert.deepEqual(searched.body.avus.map((avu: any) => `${avu.attr}=${avu.value}`).sort(), ['project=P1', 'title=Alpha']);
+      assert.deepEqual(searched.body.avus.map((avu: any) => `${avu.attr}=${avu.value}`).sort(), [
+        'project=P1',
+        'title=Alpha',
+      ]);
       const nothingNamed = await g.call('alice', 'GET', '/filesystem/metadata');
       assert.equal(nothingNamed.status, 400, nothingNamed.text);
     });
@@ -169,7 +256,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     test('metadata save writes a readable JSON file, recursively for a folder', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
       const dest = `${g.home('alice')}/project-metadata.json`;
-      const saved = await g.call('alice', 'POST', `/filesystem/${folder.id}/metadata/save`, { json: { dest, recursive: true } });
+      const saved = await g.call('alice', 'POST', `/filesystem/${folder.id}/metadata/save`, {
+        json: { dest, recursive: true },
+      });
       assert.equal(saved.status, 200, saved.text);
       assert.equal(saved.body.file.path, dest);
       assert.equal(saved.body.file.type, 'file');
@@ -181,24 +270,41 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(document.type, 'folder');
       assert.deepEqual(triples(document.avus), ['keyword=demo|', 'project=P1|', 'title=Alpha|']);
       const byPath = Object.fromEntries(document.contents.map((entry: any) => [entry.path, entry]));
-      assert.deepEqual(Object.keys(byPath).sort(), [alpha.path, beta.path, `${folder.path}/sub`, gamma.path].sort());
+      assert.deepEqual(
+        Object.keys(byPath).sort(),
+        [alpha.path, beta.path, `${folder.path}/sub`, gamma.path].sort(),
+      );
       assert.deepEqual(triples(byPath[alpha.path].avus), ['keyword=demo|', 'title=Alpha|']);
       assert.equal(byPath[`${folder.path}/sub`].type, 'folder');
 
-      const again = await g.call('alice', 'POST', `/secured/filesystem/${folder.id}/metadata/save`, { json: { dest, recursive: true } });
+      const again = await g.call(
+        'alice',
+        'POST',
+        `/secured/filesystem/${folder.id}/metadata/save`,
+        { json: { dest, recursive: true } },
+      );
       assert.equal(again.status, 409, again.text);
       assert.equal(again.body.error_code, 'ERR_EXISTS');
 
-      const flat = await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/metadata/save`, { json: { dest: `${g.home('alice')}/alpha-metadata.json` } });
+      const flat = await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/metadata/save`, {
+        json: { dest: `${g.home('alice')}/alpha-metadata.json` },
+      });
       assert.equal(flat.status, 200, flat.text);
       const single = JSON.parse((await download('alice', flat.body.file.path)).text);
       assert.equal(single.contents, undefined);
       assert.deepEqual(triples(single.avus), ['keyword=demo|', 'title=Alpha|']);
 
       // bob can read beta but cannot write into alice's home.
-      const refused = await g.call('bob', 'POST', `/secured/filesystem/${beta.id}/metadata/save`, { json: { dest: `${g.home('alice')}/bob.json` } });
+      const refused = await g.call('bob', 'POST', `/secured/filesystem/${beta.id}/metadata/save`, {
+        json: { dest: `${g.home('alice')}/bob.json` },
+      });
       assert.equal(refused.status, 403, refused.text);
-      const badDest = await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/metadata/save`, { json: { dest: '/elsewhere/../x' } });
+      const badDest = await g.call(
+        'alice',
+        'POST',
+        `/secured/filesystem/${alpha.id}/metadata/save`,
+        { json: { dest: '/elsewhere/../x' } },
+      );
       assert.equal(badDest.status, 400, badDest.text);
     });
 
@@ -211,50 +317,126 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.match(rdf, /^<\?xml version="1.0" encoding="UTF-8"\?>/);
       assert.match(rdf, /ore\/terms\/ResourceMap/);
       assert.ok(rdf.includes(`<rdf:Description rdf:about="urn:uuid:${folder.id}#aggregation">`));
-      for (const file of [alpha, beta, gamma]) assert.ok(rdf.includes(`<ore:aggregates rdf:resource="urn:uuid:${file.id}"/>`), file.path);
+      for (const file of [alpha, beta, gamma])
+        assert.ok(rdf.includes(`<ore:aggregates rdf:resource="urn:uuid:${file.id}"/>`), file.path);
       assert.ok(rdf.includes('<dcterms:title>Alpha</dcterms:title>'));
       // A second export replaces the first.
-      await g.call('alice', 'POST', `/secured/filesystem/${folder.id}/metadata/add`, { json: { avus: [{ attr: 'description', value: 'A <demo> & more', unit: '' }] } });
+      await g.call('alice', 'POST', `/secured/filesystem/${folder.id}/metadata/add`, {
+        json: { avus: [{ attr: 'description', value: 'A <demo> & more', unit: '' }] },
+      });
       const again = await g.call('alice', 'POST', `/filesystem/${folder.id}/ore/save`);
       assert.equal(again.status, 200, again.text);
       assert.equal(again.body.file.id, saved.body.file.id);
-      assert.ok((await download('alice', saved.body.file.path)).text.includes('<dcterms:description>A &lt;demo&gt; &amp; more</dcterms:description>'));
-      assert.equal((await g.call('bob', 'POST', `/secured/filesystem/${alpha.id}/ore/save`)).status, 403);
+      assert.ok(
+        (await download('alice', saved.body.file.path)).text.includes(
+          '<dcterms:description>A &lt;demo&gt; &amp; more</dcterms:description>',
+        ),
+      );
+      assert.equal(
+        (await g.call('bob', 'POST', `/secured/filesystem/${alpha.id}/ore/save`)).status,
+        403,
+      );
     });
 
     test('the CSV parser applies AVUs to several files', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
-      const csv = ['filename,sample,organism,organism', 'alpha.txt,S1,maize,', `sub/gamma.txt,S3,,wheat`, `${beta.path},S2,rice,barley`, ''].join('\n');
+      const csv = [
+        'filename,sample,organism,organism',
+        'alpha.txt,S1,maize,',
+        `sub/gamma.txt,S3,,wheat`,
+        `${beta.path},S2,rice,barley`,
+        '',
+      ].join('\n');
       const source = await g.upload('alice', g.home('alice'), 'samples.csv', csv);
-      const parsed = await g.call('alice', 'POST', `/filesystem/metadata/csv-parser?dest=${q(folder.path)}&src=${q(source.path)}`);
+      const parsed = await g.call(
+        'alice',
+        'POST',
+        `/filesystem/metadata/csv-parser?dest=${q(folder.path)}&src=${q(source.path)}`,
+      );
       assert.equal(parsed.status, 200, parsed.text);
-      const results = Object.fromEntries(parsed.body['path-metadata'].map((item: any) => [item.path, item.avus]));
+      const results = Object.fromEntries(
+        parsed.body['path-metadata'].map((item: any) => [item.path, item.avus]),
+      );
       assert.deepEqual(Object.keys(results).sort(), [alpha.path, beta.path, gamma.path].sort());
       assert.ok(triples(results[beta.path]).includes('organism=barley|'));
-      assert.deepEqual(triples((await metadataOf('alice', alpha.id)).body.avus), ['keyword=demo|', 'organism=maize|', 'sample=S1|', 'title=Alpha|']);
-      assert.deepEqual(triples((await metadataOf('alice', beta.id)).body.avus), ['organism=barley|', 'organism=rice|', 'sample=S2|', 'title=Beta|']);
-      assert.deepEqual(triples((await metadataOf('alice', gamma.id)).body.avus), ['keyword=demo|', 'organism=wheat|', 'sample=S3|', 'title=Alpha|']);
+      assert.deepEqual(triples((await metadataOf('alice', alpha.id)).body.avus), [
+        'keyword=demo|',
+        'organism=maize|',
+        'sample=S1|',
+        'title=Alpha|',
+      ]);
+      assert.deepEqual(triples((await metadataOf('alice', beta.id)).body.avus), [
+        'organism=barley|',
+        'organism=rice|',
+        'sample=S2|',
+        'title=Beta|',
+      ]);
+      assert.deepEqual(triples((await metadataOf('alice', gamma.id)).body.avus), [
+        'keyword=demo|',
+        'organism=wheat|',
+        'sample=S3|',
+        'title=Alpha|',
+      ]);
 
       // Tab-separated, the separator sent as %09.
-      const tsv = await g.upload('alice', g.home('alice'), 'more.tsv', 'path\tstage\nalpha.txt\tdraft\n');
-      const tabbed = await g.call('alice', 'POST', `/secured/filesystem/metadata/csv-parser?dest=${q(folder.path)}&src=${q(tsv.path)}&separator=%09`);
+      const tsv = await g.upload(
+        'alice',
+        g.home('alice'),
+        'more.tsv',
+        'path\tstage\nalpha.txt\tdraft\n',
+      );
+      const tabbed = await g.call(
+        'alice',
+        'POST',
+        `/secured/filesystem/metadata/csv-parser?dest=${q(folder.path)}&src=${q(tsv.path)}&separator=%09`,
+      );
       assert.equal(tabbed.status, 200, tabbed.text);
       assert.ok(triples((await metadataOf('alice', alpha.id)).body.avus).includes('stage=draft|'));
 
       // bob's CSV naming alice's file: he cannot write it, and nothing is applied.
-      const bobCsv = await g.upload('bob', g.home('bob'), 'evil.csv', `file,title\nbobs.txt,Mine\n${alpha.path},Owned\n`);
-      const refused = await g.call('bob', 'POST', `/secured/filesystem/metadata/csv-parser?dest=${q(g.home('bob'))}&src=${q(bobCsv.path)}`);
+      const bobCsv = await g.upload(
+        'bob',
+        g.home('bob'),
+        'evil.csv',
+        `file,title\nbobs.txt,Mine\n${alpha.path},Owned\n`,
+      );
+      const refused = await g.call(
+        'bob',
+        'POST',
+        `/secured/filesystem/metadata/csv-parser?dest=${q(g.home('bob'))}&src=${q(bobCsv.path)}`,
+      );
       assert.equal(refused.status, 403, refused.text);
       assert.deepEqual(triples((await metadataOf('bob', bobs.id)).body.avus), ['title=Bobs|']);
 
-      const missing = await g.call('alice', 'POST', `/secured/filesystem/metadata/csv-parser?dest=${q(folder.path)}&src=${q(`${g.home('alice')}/nope.csv`)}`);
+      const missing = await g.call(
+        'alice',
+        'POST',
+        `/secured/filesystem/metadata/csv-parser?dest=${q(folder.path)}&src=${q(`${g.home('alice')}/nope.csv`)}`,
+      );
       assert.equal(missing.status, 404, missing.text);
-      const noSrc = await g.call('alice', 'POST', `/secured/filesystem/metadata/csv-parser?dest=${q(folder.path)}`);
+      const noSrc = await g.call(
+        'alice',
+        'POST',
+        `/secured/filesystem/metadata/csv-parser?dest=${q(folder.path)}`,
+      );
       assert.equal(noSrc.status, 400, noSrc.text);
-      const folderSrc = await g.call('alice', 'POST', `/secured/filesystem/metadata/csv-parser?dest=${q(folder.path)}&src=${q(folder.path)}`);
+      const folderSrc = await g.call(
+        'alice',
+        'POST',
+        `/secured/filesystem/metadata/csv-parser?dest=${q(folder.path)}&src=${q(folder.path)}`,
+      );
       assert.equal(folderSrc.status, 400, folderSrc.text);
-      const unknownPath = await g.upload('alice', g.home('alice'), 'ghost.csv', 'file,a\nghost.txt,1\n');
-      const ghost = await g.call('alice', 'POST', `/secured/filesystem/metadata/csv-parser?dest=${q(folder.path)}&src=${q(unknownPath.path)}`);
+      const unknownPath = await g.upload(
+        'alice',
+        g.home('alice'),
+        'ghost.csv',
+        'file,a\nghost.txt,1\n',
+      );
+      const ghost = await g.call(
+        'alice',
+        'POST',
+        `/secured/filesystem/metadata/csv-parser?dest=${q(folder.path)}&src=${q(unknownPath.path)}`,
+      );
       assert.equal(ghost.status, 404, ghost.text);
     });
   });

@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { isWithin } from '../../src/backends/data-info/data-path.js';
-import { q, startDataStoreGateway, type Answer, type DataStoreGateway } from '../support/data-store.js';
+import {
+  q,
+  startDataStoreGateway,
+  type Answer,
+  type DataStoreGateway,
+} from '../support/data-store.js';
 import { engines, skipWithout } from '../support/postgres.js';
 
 const zone = 'platform';
@@ -114,7 +119,11 @@ for (const engine of engines) {
 
     /** The files renames and moves start from, by kind: made once, and again only after a probe moved one away. */
     const sources = new Map<string, string>();
-    async function fromSource(gw: DataStoreGateway, kind: string, send: (source: string) => Promise<Answer>): Promise<Answer> {
+    async function fromSource(
+      gw: DataStoreGateway,
+      kind: string,
+      send: (source: string) => Promise<Answer>,
+    ): Promise<Answer> {
       let source = sources.get(kind);
       if (!source) {
         const name = `${kind}-${++sourceCounter}.txt`;
@@ -128,29 +137,95 @@ for (const engine of engines) {
     }
 
     const probes: Probe[] = [
-      { route: 'stat (JSON paths)', send: (gw, p) => gw.call('alice', 'POST', '/secured/filesystem/stat', { json: { paths: [p] } }) },
-      { route: 'paged-directory (query)', send: (gw, p) => gw.call('alice', 'GET', `/filesystem/paged-directory?path=${typeof p === 'string' ? q(p) : ''}&limit=5`) },
+      {
+        route: 'stat (JSON paths)',
+        send: (gw, p) =>
+          gw.call('alice', 'POST', '/secured/filesystem/stat', { json: { paths: [p] } }),
+      },
+      {
+        route: 'paged-directory (query)',
+        send: (gw, p) =>
+          gw.call(
+            'alice',
+            'GET',
+            `/filesystem/paged-directory?path=${typeof p === 'string' ? q(p) : ''}&limit=5`,
+          ),
+      },
       // Without a path, directory answers the roots.
-      { route: 'directory (query)', skip: ['empty'], send: (gw, p) => gw.call('alice', 'GET', `/secured/filesystem/directory?path=${typeof p === 'string' ? q(p) : '%2F'}`) },
-      { route: 'directory/create (JSON)', send: (gw, p) => gw.call('alice', 'POST', '/secured/filesystem/directory/create', { json: { path: p } }) },
+      {
+        route: 'directory (query)',
+        skip: ['empty'],
+        send: (gw, p) =>
+          gw.call(
+            'alice',
+            'GET',
+            `/secured/filesystem/directory?path=${typeof p === 'string' ? q(p) : '%2F'}`,
+          ),
+      },
+      {
+        route: 'directory/create (JSON)',
+        send: (gw, p) =>
+          gw.call('alice', 'POST', '/secured/filesystem/directory/create', { json: { path: p } }),
+      },
       {
         route: 'rename (JSON dest)',
-        send: (gw, p) => fromSource(gw, 'src', (source) => gw.call('alice', 'POST', '/secured/filesystem/rename', { json: { source, dest: p } })),
+        send: (gw, p) =>
+          fromSource(gw, 'src', (source) =>
+            gw.call('alice', 'POST', '/secured/filesystem/rename', { json: { source, dest: p } }),
+          ),
       },
-      { route: 'rename (JSON source)', send: (gw, p) => gw.call('alice', 'POST', '/secured/filesystem/rename', { json: { source: p, dest: `${H}/probe/renamed.txt` } }) },
-      { route: 'move (JSON sources)', send: (gw, p) => gw.call('alice', 'POST', '/filesystem/move', { json: { sources: [p], dest: `${H}/probe` } }) },
+      {
+        route: 'rename (JSON source)',
+        send: (gw, p) =>
+          gw.call('alice', 'POST', '/secured/filesystem/rename', {
+            json: { source: p, dest: `${H}/probe/renamed.txt` },
+          }),
+      },
+      {
+        route: 'move (JSON sources)',
+        send: (gw, p) =>
+          gw.call('alice', 'POST', '/filesystem/move', {
+            json: { sources: [p], dest: `${H}/probe` },
+          }),
+      },
       {
         route: 'move (JSON dest)',
-        send: (gw, p) => fromSource(gw, 'mv', (source) => gw.call('alice', 'POST', '/filesystem/move', { json: { sources: [source], dest: p } })),
+        send: (gw, p) =>
+          fromSource(gw, 'mv', (source) =>
+            gw.call('alice', 'POST', '/filesystem/move', { json: { sources: [source], dest: p } }),
+          ),
       },
-      { route: 'delete (JSON)', send: (gw, p) => gw.call('alice', 'POST', '/secured/filesystem/delete', { json: { paths: [p] } }) },
-      { route: 'read-chunk (JSON)', send: (gw, p) => gw.call('alice', 'POST', '/filesystem/read-chunk', { json: { path: p, position: 0, 'chunk-size': 10 } }) },
-      { route: 'tickets (JSON)', send: (gw, p) => gw.call('alice', 'POST', '/secured/filesystem/tickets?public=1', { json: { paths: [p] } }) },
-      { route: 'anonymous stat (JSON)', send: (gw, p) => gw.call(null, 'POST', '/filesystem/stat', { json: { paths: [p] } }) },
+      {
+        route: 'delete (JSON)',
+        send: (gw, p) =>
+          gw.call('alice', 'POST', '/secured/filesystem/delete', { json: { paths: [p] } }),
+      },
+      {
+        route: 'read-chunk (JSON)',
+        send: (gw, p) =>
+          gw.call('alice', 'POST', '/filesystem/read-chunk', {
+            json: { path: p, position: 0, 'chunk-size': 10 },
+          }),
+      },
+      {
+        route: 'tickets (JSON)',
+        send: (gw, p) =>
+          gw.call('alice', 'POST', '/secured/filesystem/tickets?public=1', {
+            json: { paths: [p] },
+          }),
+      },
+      {
+        route: 'anonymous stat (JSON)',
+        send: (gw, p) => gw.call(null, 'POST', '/filesystem/stat', { json: { paths: [p] } }),
+      },
     ];
 
     function assertRefused(answer: Answer, what: string) {
-      assert.equal(answer.status, 400, `${what}: expected 400, got ${answer.status} ${answer.text}`);
+      assert.equal(
+        answer.status,
+        400,
+        `${what}: expected 400, got ${answer.status} ${answer.text}`,
+      );
       assert.equal(answer.body?.error_code, 'ERR_BAD_OR_MISSING_FIELD', `${what}: ${answer.text}`);
     }
 
@@ -158,10 +233,21 @@ for (const engine of engines) {
       sandbox = mkdtempSync(path.join(tmpdir(), 'gateway-traversal-'));
       storeDir = path.join(sandbox, 'store', 'bytes');
       mkdirSync(path.join(sandbox, 'gateway'), { recursive: true });
-      gw = (await startDataStoreGateway({ engine, env: { GATEWAY_DATA_DIR: path.join(sandbox, 'gateway'), DATA_STORE_DIR: storeDir, DATA_ZONE: zone } }))!;
+      gw = (await startDataStoreGateway({
+        engine,
+        env: {
+          GATEWAY_DATA_DIR: path.join(sandbox, 'gateway'),
+          DATA_STORE_DIR: storeDir,
+          DATA_ZONE: zone,
+        },
+      }))!;
       await gw.ok('bob', 'GET', '/secured/filesystem/root');
-      await gw.ok('alice', 'POST', '/secured/filesystem/directories', { json: { paths: [`${H}/probe`] } });
-      before_ = new Set(walk(sandbox).filter((entry) => !entry.startsWith(path.join('store', 'bytes'))));
+      await gw.ok('alice', 'POST', '/secured/filesystem/directories', {
+        json: { paths: [`${H}/probe`] },
+      });
+      before_ = new Set(
+        walk(sandbox).filter((entry) => !entry.startsWith(path.join('store', 'bytes'))),
+      );
     });
     after(async () => {
       await gw?.close();
@@ -175,35 +261,61 @@ for (const engine of engines) {
 
       for (const probe of probes) {
         test(`${probe.route}: every hostile path is refused with ERR_BAD_OR_MISSING_FIELD`, async () => {
-          for (const [label, hostile] of refused) if (!probe.skip?.includes(label)) assertRefused(await probe.send(gw, hostile), `${probe.route} / ${label}`);
+          for (const [label, hostile] of refused)
+            if (!probe.skip?.includes(label))
+              assertRefused(await probe.send(gw, hostile), `${probe.route} / ${label}`);
           if (!probe.route.includes('query')) {
-            for (const [label, hostile] of refusedInJson) assertRefused(await probe.send(gw, hostile), `${probe.route} / ${label}`);
+            for (const [label, hostile] of refusedInJson)
+              assertRefused(await probe.send(gw, hostile), `${probe.route} / ${label}`);
           }
         });
       }
 
       test('raw query strings are decoded once, and what that decoding makes is refused', async () => {
         for (const [label, raw] of rawQueries) {
-          assertRefused(await gw.call('alice', 'GET', `/filesystem/paged-directory?path=${raw}&limit=5`), `paged-directory / ${label}`);
-          assertRefused(await gw.call('alice', 'GET', `/secured/filesystem/directory?path=${raw}`), `directory / ${label}`);
-          assertRefused(await gw.call('alice', 'GET', `/filesystem/file/manifest?path=${raw}`), `manifest / ${label}`);
-          assertRefused(await gw.call('alice', 'POST', `/filesystem/path-list-creator?dest=${raw}`, { json: { paths: [`${H}/probe`] } }), `path-list-creator dest / ${label}`);
+          assertRefused(
+            await gw.call('alice', 'GET', `/filesystem/paged-directory?path=${raw}&limit=5`),
+            `paged-directory / ${label}`,
+          );
+          assertRefused(
+            await gw.call('alice', 'GET', `/secured/filesystem/directory?path=${raw}`),
+            `directory / ${label}`,
+          );
+          assertRefused(
+            await gw.call('alice', 'GET', `/filesystem/file/manifest?path=${raw}`),
+            `manifest / ${label}`,
+          );
+          assertRefused(
+            await gw.call('alice', 'POST', `/filesystem/path-list-creator?dest=${raw}`, {
+              json: { paths: [`${H}/probe`] },
+            }),
+            `path-list-creator dest / ${label}`,
+          );
         }
       });
 
       test('literal look-alikes are plain names: made inside the home, never outside', async () => {
         for (const [label, name] of literal) {
-          const made = await gw.call('alice', 'POST', '/secured/filesystem/directory/create', { json: { path: name } });
+          const made = await gw.call('alice', 'POST', '/secured/filesystem/directory/create', {
+            json: { path: name },
+          });
           assert.equal(made.status, 200, `${label} is a plain name: ${made.status} ${made.text}`);
           {
             assert.ok(isWithin(made.body.path, H), `${label} made ${made.body.path}`);
             assert.equal(made.body.path, name.normalize('NFC'));
-            const listed = await gw.ok('alice', 'GET', `/filesystem/paged-directory?path=${q(name)}&limit=5`);
+            const listed = await gw.ok(
+              'alice',
+              'GET',
+              `/filesystem/paged-directory?path=${q(name)}&limit=5`,
+            );
             assert.equal(listed.path, name.normalize('NFC'));
           }
           for (const probe of probes) {
             const answer = await probe.send(gw, name);
-            assert.ok(answer.status < 500, `${probe.route} / ${label}: ${answer.status} ${answer.text}`);
+            assert.ok(
+              answer.status < 500,
+              `${probe.route} / ${label}: ${answer.status} ${answer.text}`,
+            );
           }
         }
         // The encoded dots under alice's home are a folder of that name, not bob's home.
@@ -212,37 +324,80 @@ for (const engine of engines) {
       });
 
       test('bob gets nothing of alice by climbing out of his own home', async () => {
-        for (const hostile of [`/${zone}/home/bob/../alice`, `/${zone}/home/bob/../alice/probe`, `/${zone}/home/bob/%2e%2e/alice`]) {
-          const answer = await gw.call('bob', 'POST', '/secured/filesystem/stat', { json: { paths: [hostile] } });
+        for (const hostile of [
+          `/${zone}/home/bob/../alice`,
+          `/${zone}/home/bob/../alice/probe`,
+          `/${zone}/home/bob/%2e%2e/alice`,
+        ]) {
+          const answer = await gw.call('bob', 'POST', '/secured/filesystem/stat', {
+            json: { paths: [hostile] },
+          });
           assert.ok(answer.status >= 400 && answer.status < 500, answer.text);
-          assert.ok(['ERR_BAD_OR_MISSING_FIELD', 'ERR_DOES_NOT_EXIST'].includes(answer.body.error_code), answer.text);
-          const made = await gw.call('bob', 'POST', '/secured/filesystem/directory/create', { json: { path: `${hostile}/planted` } });
-          if (made.status === 200) assert.ok(isWithin(made.body.path, `/${zone}/home/bob`), made.body.path);
+          assert.ok(
+            ['ERR_BAD_OR_MISSING_FIELD', 'ERR_DOES_NOT_EXIST'].includes(answer.body.error_code),
+            answer.text,
+          );
+          const made = await gw.call('bob', 'POST', '/secured/filesystem/directory/create', {
+            json: { path: `${hostile}/planted` },
+          });
+          if (made.status === 200)
+            assert.ok(isWithin(made.body.path, `/${zone}/home/bob`), made.body.path);
         }
       });
 
       test('afterwards: the catalog holds nothing outside the zone or the owners’ rights, and bytes stay in DATA_STORE_DIR', async () => {
-        const objects = await gw.running.gateway.store.db.selectFrom('data_objects').select(['path', 'owner', 'type']).execute();
+        const objects = await gw.running.gateway.store.db
+          .selectFrom('data_objects')
+          .select(['path', 'owner', 'type'])
+          .execute();
         for (const object of objects) {
           assert.ok(isWithin(object.path, `/${zone}`), object.path);
           if (object.owner === 'alice') {
-            assert.ok(isWithin(object.path, H) || isWithin(object.path, `/${zone}/trash/home/alice`), `alice owns ${object.path}`);
+            assert.ok(
+              isWithin(object.path, H) || isWithin(object.path, `/${zone}/trash/home/alice`),
+              `alice owns ${object.path}`,
+            );
           }
           if (object.owner === 'bob') {
-            assert.ok(isWithin(object.path, `/${zone}/home/bob`) || isWithin(object.path, `/${zone}/trash/home/bob`), `bob owns ${object.path}`);
+            assert.ok(
+              isWithin(object.path, `/${zone}/home/bob`) ||
+                isWithin(object.path, `/${zone}/trash/home/bob`),
+              `bob owns ${object.path}`,
+            );
           }
           assert.ok(!/[\u0000-\u001f\u007f\\]/.test(object.path), JSON.stringify(object.path));
-          assert.ok(!object.path.split('/').slice(1).some((segment) => segment === '' || segment === '.' || segment === '..'), object.path);
+          assert.ok(
+            !object.path
+              .split('/')
+              .slice(1)
+              .some((segment) => segment === '' || segment === '.' || segment === '..'),
+            object.path,
+          );
         }
-        const bobsHome = objects.filter((object) => isWithin(object.path, `/${zone}/home/bob`)).map((object) => object.path);
-        assert.ok(bobsHome.every((objectPath) => objects.find((object) => object.path === objectPath)!.owner === 'bob'), JSON.stringify(bobsHome));
+        const bobsHome = objects
+          .filter((object) => isWithin(object.path, `/${zone}/home/bob`))
+          .map((object) => object.path);
+        assert.ok(
+          bobsHome.every(
+            (objectPath) => objects.find((object) => object.path === objectPath)!.owner === 'bob',
+          ),
+          JSON.stringify(bobsHome),
+        );
 
         const now = walk(sandbox).filter((entry) => !entry.startsWith(path.join('store', 'bytes')));
         const appeared = now.filter((entry) => !before_.has(entry));
         // The gateway's own database may grow journal files; nothing else may appear outside the store.
-        assert.deepEqual(appeared.filter((entry) => !/^gateway[\\/]gateway\.sqlite(-wal|-shm|-journal)?$/.test(entry) && !entry.startsWith(path.join('gateway', 'run'))), []);
+        assert.deepEqual(
+          appeared.filter(
+            (entry) =>
+              !/^gateway[\\/]gateway\.sqlite(-wal|-shm|-journal)?$/.test(entry) &&
+              !entry.startsWith(path.join('gateway', 'run')),
+          ),
+          [],
+        );
         assert.ok(statSync(storeDir).isDirectory());
-        for (const entry of walk(storeDir)) assert.ok(!entry.includes('..') && !/%2e|\.\./i.test(entry), entry);
+        for (const entry of walk(storeDir))
+          assert.ok(!entry.includes('..') && !/%2e|\.\./i.test(entry), entry);
       });
     });
   });

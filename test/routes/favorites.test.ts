@@ -51,11 +51,16 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     let bobsPrivate: any; // bob's file alice cannot read
     let bobsShared: Fixture;
 
-    const listing = (user: string, query: string) => g!.call(user, 'GET', `/secured/favorites/filesystem?${query}`);
-    const mark = (user: string, id: string) => g!.call(user, 'PUT', `/secured/favorites/filesystem/${id}`);
+    const listing = (user: string, query: string) =>
+      g!.call(user, 'GET', `/secured/favorites/filesystem?${query}`);
+    const mark = (user: string, id: string) =>
+      g!.call(user, 'PUT', `/secured/favorites/filesystem/${id}`);
 
     /** Gives an object known times and info type straight in the catalog (the API has no way to set times). */
-    const settle = async (fixture: Omit<Fixture, 'created' | 'modified'>, index: number): Promise<Fixture> => {
+    const settle = async (
+      fixture: Omit<Fixture, 'created' | 'modified'>,
+      index: number,
+    ): Promise<Fixture> => {
       // Three different orders: by created, by modified, and by name or size.
       const created = base + ((index * 7) % 13) * 60_000;
       const modified = base + ((index * 5) % 13) * 3_600_000;
@@ -82,7 +87,12 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       let index = 0;
       for (const [name, content, infoType] of files) {
         const stat = await g.upload('alice', home, name, content);
-        favorites.push(await settle({ uuid: stat.id, path: stat.path, name, type: 'file', size: content.length, infoType }, index++));
+        favorites.push(
+          await settle(
+            { uuid: stat.id, path: stat.path, name, type: 'file', size: content.length, infoType },
+            index++,
+          ),
+        );
       }
       for (const name of ['Reports', 'data', 'zeta']) {
         const stat = await g.folder('alice', `${home}/${name}`);
@@ -91,14 +101,31 @@ for (const engine of ['sqlite', 'postgres'] as const) {
           await g.upload('alice', `${home}/Reports`, 'q1.txt', 'q1');
           await g.folder('alice', `${home}/Reports/2024`);
         }
-        favorites.push(await settle({ uuid: stat.id, path: stat.path, name, type: 'dir', size: 0, infoType: '' }, index++));
+        favorites.push(
+          await settle(
+            { uuid: stat.id, path: stat.path, name, type: 'dir', size: 0, infoType: '' },
+            index++,
+          ),
+        );
       }
       notFavorite = await g.upload('alice', home, 'plain.txt', 'not marked');
       bobsPrivate = await g.upload('bob', g.home('bob'), 'private.txt', 'mine');
       const shared = await g.upload('bob', g.home('bob'), 'grape.txt', 'g'.repeat(4));
-      bobsShared = await settle({ uuid: shared.id, path: shared.path, name: 'grape.txt', type: 'file', size: 4, infoType: 'csv' }, index++);
+      bobsShared = await settle(
+        {
+          uuid: shared.id,
+          path: shared.path,
+          name: 'grape.txt',
+          type: 'file',
+          size: 4,
+          infoType: 'csv',
+        },
+        index++,
+      );
       favorites.push(bobsShared);
-      const sharing = await g.call('bob', 'POST', '/secured/share', { json: { sharing: [{ user: 'alice', paths: [{ path: shared.path, permission: 'read' }] }] } });
+      const sharing = await g.call('bob', 'POST', '/secured/share', {
+        json: { sharing: [{ user: 'alice', paths: [{ path: shared.path, permission: 'read' }] }] },
+      });
       assert.equal(sharing.status, 200, sharing.text);
       for (const fixture of favorites) {
         const marked = await mark('alice', fixture.uuid);
@@ -117,7 +144,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         assert.equal(refused.body.error_code, 'ERR_NOT_FOUND');
       }
       // Nothing was stored for the refused ones.
-      const filtered = await g.call('alice', 'POST', '/secured/favorites/filter', { json: { filesystem: [bobsPrivate.id, favorites[0]!.uuid] } });
+      const filtered = await g.call('alice', 'POST', '/secured/favorites/filter', {
+        json: { filesystem: [bobsPrivate.id, favorites[0]!.uuid] },
+      });
       assert.deepEqual(filtered.body, { filesystem: [favorites[0]!.uuid] });
     });
 
@@ -146,8 +175,16 @@ for (const engine of ['sqlite', 'postgres'] as const) {
           isFavorite: true,
         },
       );
-      assert.match(files.find((item: any) => item.uuid === cherry.uuid)['mime-type'], /^[a-z]+\/[\w.+-]+/);
-      assert.equal(files.find((item: any) => item.name === 'apple.txt' || item.label === 'apple.txt')['mime-type'], 'text/plain');
+      assert.match(
+        files.find((item: any) => item.uuid === cherry.uuid)['mime-type'],
+        /^[a-z]+\/[\w.+-]+/,
+      );
+      assert.equal(
+        files.find((item: any) => item.name === 'apple.txt' || item.label === 'apple.txt')[
+          'mime-type'
+        ],
+        'text/plain',
+      );
       const grape = files.find((item: any) => item.uuid === bobsShared.uuid);
       assert.equal(grape.permission, 'read');
       assert.equal(grape['share-count'], 0);
@@ -173,10 +210,14 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const bobs = await listing('bob', 'sort-col=name&sort-dir=asc&limit=10&offset=0');
       assert.deepEqual(bobs.body.filesystem, { files: [], folders: [], total: 0 });
       assert.equal((await mark('bob', bobsShared.uuid)).status, 200);
-      const shared = (await listing('bob', 'sort-col=name&sort-dir=asc&limit=10&offset=0')).body.filesystem;
+      const shared = (await listing('bob', 'sort-col=name&sort-dir=asc&limit=10&offset=0')).body
+        .filesystem;
       assert.equal(shared.files[0]['share-count'], 1);
       assert.equal(shared.files[0].permission, 'own');
-      assert.equal((await g.call('bob', 'DELETE', `/secured/favorites/filesystem/${bobsShared.uuid}`)).status, 200);
+      assert.equal(
+        (await g.call('bob', 'DELETE', `/secured/favorites/filesystem/${bobsShared.uuid}`)).status,
+        200,
+      );
     });
 
     test('sorted by each column in both directions, paged, against an independently computed order', async (t) => {
@@ -184,25 +225,44 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const columns = ['NAME', 'id', 'LastModified', 'DATECREATED', 'size'];
       for (const column of columns) {
         for (const direction of ['ASC', 'desc'] as const) {
-          const expected = expectedOrder(favorites, column.toLowerCase(), direction.toLowerCase() as 'asc' | 'desc').map((item) => item.uuid);
+          const expected = expectedOrder(
+            favorites,
+            column.toLowerCase(),
+            direction.toLowerCase() as 'asc' | 'desc',
+          ).map((item) => item.uuid);
           const seen: string[] = [];
           for (let offset = 0; offset < favorites.length + 3; offset += 3) {
-            const answer = await listing('alice', `sort-col=${column}&sort-dir=${direction}&limit=3&offset=${offset}`);
+            const answer = await listing(
+              'alice',
+              `sort-col=${column}&sort-dir=${direction}&limit=3&offset=${offset}`,
+            );
             assert.equal(answer.status, 200, answer.text);
             const { files, folders, total } = answer.body.filesystem;
             assert.equal(total, favorites.length);
             const page = [...folders, ...files].map((item: any) => item.uuid);
-            assert.deepEqual(page, expected.slice(offset, offset + 3), `${column} ${direction} offset ${offset}`);
+            assert.deepEqual(
+              page,
+              expected.slice(offset, offset + 3),
+              `${column} ${direction} offset ${offset}`,
+            );
             seen.push(...page);
           }
           assert.deepEqual(seen, expected, `${column} ${direction}`);
         }
       }
       // The alias without /secured answers the same.
-      const plain = await g.call('alice', 'GET', '/favorites/filesystem?sort-col=size&sort-dir=desc&limit=2&offset=1');
+      const plain = await g.call(
+        'alice',
+        'GET',
+        '/favorites/filesystem?sort-col=size&sort-dir=desc&limit=2&offset=1',
+      );
       assert.deepEqual(
-        [...plain.body.filesystem.folders, ...plain.body.filesystem.files].map((item: any) => item.uuid),
-        expectedOrder(favorites, 'size', 'desc').slice(1, 3).map((item) => item.uuid),
+        [...plain.body.filesystem.folders, ...plain.body.filesystem.files].map(
+          (item: any) => item.uuid,
+        ),
+        expectedOrder(favorites, 'size', 'desc')
+          .slice(1, 3)
+          .map((item) => item.uuid),
       );
     });
 
@@ -214,7 +274,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         ['entity-type=Any', () => true],
         // info-type restricts files; folders pass.
         ['info-type=csv', (item) => item.type === 'dir' || item.infoType === 'csv'],
-        ['info-type=csv&info-type=fasta&entity-type=file', (item) => item.type === 'file' && ['csv', 'fasta'].includes(item.infoType)],
+        [
+          'info-type=csv&info-type=fasta&entity-type=file',
+          (item) => item.type === 'file' && ['csv', 'fasta'].includes(item.infoType),
+        ],
         ['entity-type=folder&info-type=csv', (item) => item.type === 'dir'],
       ];
       for (const [filter, keep] of cases) {
@@ -224,19 +287,34 @@ for (const engine of ['sqlite', 'postgres'] as const) {
           ['name', 'asc'],
         ] as const) {
           const expected = expectedOrder(wanted, column, direction).map((item) => item.uuid);
-          const answer = await listing('alice', `${filter}&sort-col=${column}&sort-dir=${direction}&limit=4&offset=1`);
+          const answer = await listing(
+            'alice',
+            `${filter}&sort-col=${column}&sort-dir=${direction}&limit=4&offset=1`,
+          );
           assert.equal(answer.status, 200, `${filter}: ${answer.text}`);
           const { files, folders, total } = answer.body.filesystem;
           assert.equal(total, wanted.length, filter);
-          assert.deepEqual([...folders, ...files].map((item: any) => item.uuid), expected.slice(1, 5), `${filter} ${column} ${direction}`);
+          assert.deepEqual(
+            [...folders, ...files].map((item: any) => item.uuid),
+            expected.slice(1, 5),
+            `${filter} ${column} ${direction}`,
+          );
         }
       }
     });
 
     test('GET: a missing or nonsensical parameter is 400, a conflicting repeat 409', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
-      const good: Record<string, string> = { 'sort-col': 'name', 'sort-dir': 'asc', limit: '10', offset: '0' };
-      const query = (values: Record<string, string>) => Object.entries(values).map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
+      const good: Record<string, string> = {
+        'sort-col': 'name',
+        'sort-dir': 'asc',
+        limit: '10',
+        offset: '0',
+      };
+      const query = (values: Record<string, string>) =>
+        Object.entries(values)
+          .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+          .join('&');
       for (const name of Object.keys(good)) {
         const { [name]: _left, ...rest } = good;
         const answer = await listing('alice', query(rest));
@@ -260,23 +338,46 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       }
       assert.equal((await listing('alice', `${query(good)}&sort-dir=desc`)).status, 409);
       // Parameter names in any case; unknown parameters and a body are ignored.
-      const loud = await g.call('alice', 'GET', '/secured/favorites/filesystem?SORT-COL=name&Sort-Dir=asc&LIMIT=2&offset=0&colour=blue');
+      const loud = await g.call(
+        'alice',
+        'GET',
+        '/secured/favorites/filesystem?SORT-COL=name&Sort-Dir=asc&LIMIT=2&offset=0&colour=blue',
+      );
       assert.equal(loud.status, 200, loud.text);
       assert.equal(loud.body.filesystem.total, favorites.length);
     });
 
     test('POST filter answers the favourites among the ids that the caller can read; a bad collection is 400', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
-      const ids = [notFavorite.id, favorites[1]!.uuid, randomUUID(), 'junk', favorites[7]!.uuid.toUpperCase(), bobsShared.uuid];
-      const answer = await g.call('alice', 'POST', '/secured/favorites/filter', { json: { filesystem: ids } });
+      const ids = [
+        notFavorite.id,
+        favorites[1]!.uuid,
+        randomUUID(),
+        'junk',
+        favorites[7]!.uuid.toUpperCase(),
+        bobsShared.uuid,
+      ];
+      const answer = await g.call('alice', 'POST', '/secured/favorites/filter', {
+        json: { filesystem: ids },
+      });
       assert.equal(answer.status, 200, answer.text);
-      assert.deepEqual(answer.body, { filesystem: [favorites[1]!.uuid, favorites[7]!.uuid.toUpperCase(), bobsShared.uuid] });
-      assert.deepEqual((await g.call('alice', 'POST', '/secured/favorites/filter', { json: { filesystem: [] } })).body, { filesystem: [] });
+      assert.deepEqual(answer.body, {
+        filesystem: [favorites[1]!.uuid, favorites[7]!.uuid.toUpperCase(), bobsShared.uuid],
+      });
+      assert.deepEqual(
+        (await g.call('alice', 'POST', '/secured/favorites/filter', { json: { filesystem: [] } }))
+          .body,
+        { filesystem: [] },
+      );
       for (const body of [{}, { filesystem: 'x' }, { filesystem: [1, 2] }, [favorites[0]!.uuid]]) {
         const refused = await g.call('alice', 'POST', '/secured/favorites/filter', { json: body });
         assert.equal(refused.status, 400, `${JSON.stringify(body)}: ${refused.text}`);
       }
-      assert.equal((await g.call('alice', 'POST', '/secured/favorites/filter', { raw: '{"filesystem": [' })).status, 400);
+      assert.equal(
+        (await g.call('alice', 'POST', '/secured/favorites/filter', { raw: '{"filesystem": [' }))
+          .status,
+        400,
+      );
     });
 
     test('every favourite route is 401 without credentials', async (t) => {
@@ -289,33 +390,62 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         ['GET', '/favorites/filesystem?sort-col=name&sort-dir=asc&limit=1&offset=0'],
         ['POST', '/secured/favorites/filter'],
       ] as const) {
-        const answer = await g.call(null, method, route, method === 'POST' ? { json: { filesystem: [id] } } : {});
+        const answer = await g.call(
+          null,
+          method,
+          route,
+          method === 'POST' ? { json: { filesystem: [id] } } : {},
+        );
         assert.equal(answer.status, 401, `${method} ${route}: ${answer.text}`);
       }
     });
 
     test('an entry that is no longer readable leaves the listing and the filter; DELETE is 404 unless it was a favourite', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
-      const unshared = await g.call('bob', 'POST', '/secured/unshare', { json: { unshare: [{ user: 'alice', paths: [bobsShared.path] }] } });
+      const unshared = await g.call('bob', 'POST', '/secured/unshare', {
+        json: { unshare: [{ user: 'alice', paths: [bobsShared.path] }] },
+      });
       assert.equal(unshared.status, 200, unshared.text);
       const readable = favorites.filter((item) => item !== bobsShared);
       const answer = await listing('alice', 'sort-col=size&sort-dir=asc&limit=100&offset=0');
       assert.equal(answer.body.filesystem.total, readable.length);
       assert.deepEqual(
-        [...answer.body.filesystem.folders, ...answer.body.filesystem.files].map((item: any) => item.uuid),
+        [...answer.body.filesystem.folders, ...answer.body.filesystem.files].map(
+          (item: any) => item.uuid,
+        ),
         expectedOrder(readable, 'size', 'asc').map((item) => item.uuid),
       );
-      assert.deepEqual((await g.call('alice', 'POST', '/secured/favorites/filter', { json: { filesystem: [bobsShared.uuid] } })).body, { filesystem: [] });
+      assert.deepEqual(
+        (
+          await g.call('alice', 'POST', '/secured/favorites/filter', {
+            json: { filesystem: [bobsShared.uuid] },
+          })
+        ).body,
+        { filesystem: [] },
+      );
 
       // Removing: 200 once, then 404; never-marked and non-UUID ids are 404.
       const target = favorites[2]!.uuid;
-      assert.equal((await g.call('alice', 'DELETE', `/secured/favorites/filesystem/${target}`)).status, 200);
+      assert.equal(
+        (await g.call('alice', 'DELETE', `/secured/favorites/filesystem/${target}`)).status,
+        200,
+      );
       const again = await g.call('alice', 'DELETE', `/secured/favorites/filesystem/${target}`);
       assert.equal(again.status, 404, again.text);
       assert.equal(again.body.error_code, 'ERR_NOT_FOUND');
-      assert.equal((await g.call('alice', 'DELETE', `/secured/favorites/filesystem/${notFavorite.id}`)).status, 404);
-      assert.equal((await g.call('alice', 'DELETE', '/secured/favorites/filesystem/not-a-uuid')).status, 404);
-      assert.equal((await listing('alice', 'sort-col=size&sort-dir=asc&limit=100&offset=0')).body.filesystem.total, readable.length - 1);
+      assert.equal(
+        (await g.call('alice', 'DELETE', `/secured/favorites/filesystem/${notFavorite.id}`)).status,
+        404,
+      );
+      assert.equal(
+        (await g.call('alice', 'DELETE', '/secured/favorites/filesystem/not-a-uuid')).status,
+        404,
+      );
+      assert.equal(
+        (await listing('alice', 'sort-col=size&sort-dir=asc&limit=100&offset=0')).body.filesystem
+          .total,
+        readable.length - 1,
+      );
       assert.equal((await mark('alice', target)).status, 200);
     });
 
@@ -347,13 +477,23 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         await db.insertInto('data_objects').values(part).execute();
         await db
           .insertInto('favorites')
-          .values(part.map((row, offset) => ({ owner_id: user, target_id: row.id, target_type: 'file' as const, created_on: base + start + offset })))
+          .values(
+            part.map((row, offset) => ({
+              owner_id: user,
+              target_id: row.id,
+              target_type: 'file' as const,
+              created_on: base + start + offset,
+            })),
+          )
           .execute();
       }
 
       const metadataBefore = await g.backendCalls('metadata');
       const dataInfoBefore = await g.backendCalls('data-info');
-      const answer = await listing(user, 'sort-col=SIZE&sort-dir=DESC&limit=50&offset=100&info-type=odd');
+      const answer = await listing(
+        user,
+        'sort-col=SIZE&sort-dir=DESC&limit=50&offset=100&info-type=odd',
+      );
       assert.equal(answer.status, 200, answer.text);
       assert.equal((await g.backendCalls('metadata')) - metadataBefore, 1, 'one metadata call');
       assert.equal((await g.backendCalls('data-info')) - dataInfoBefore, 1, 'one data-info call');
@@ -366,8 +506,16 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const { files, folders, total } = answer.body.filesystem;
       assert.equal(total, count / 2);
       assert.deepEqual(folders, []);
-      assert.deepEqual(files.map((item: any) => item.uuid), expected);
-      assert.ok(files.every((item: any) => item.isFavorite === true && item.infoType === 'odd' && item.permission === 'own'));
+      assert.deepEqual(
+        files.map((item: any) => item.uuid),
+        expected,
+      );
+      assert.ok(
+        files.every(
+          (item: any) =>
+            item.isFavorite === true && item.infoType === 'odd' && item.permission === 'own',
+        ),
+      );
     });
   });
 }

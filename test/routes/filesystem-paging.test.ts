@@ -25,7 +25,8 @@ const items: Item[] = [
 ];
 
 for (const engine of ['sqlite', 'postgres'] as const) {
-  const skip = engine === 'postgres' && !requiredInCi('DATABASE_URL') ? 'DATABASE_URL is not set' : false;
+  const skip =
+    engine === 'postgres' && !requiredInCi('DATABASE_URL') ? 'DATABASE_URL is not set' : false;
   describe(`paged-directory on ${engine}`, () => {
     let gw: DataStoreGateway | undefined;
     let folder: string;
@@ -35,20 +36,30 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       gw = await startDataStoreGateway({ engine });
       if (!gw) return;
       folder = `${gw.home('alice')}/paging`;
-      await gw.ok('alice', 'POST', '/secured/filesystem/directory/create', { json: { path: folder } });
+      await gw.ok('alice', 'POST', '/secured/filesystem/directory/create', {
+        json: { path: folder },
+      });
       for (const item of items) {
         await sleep(3); // distinct creation times
-        if (item.folder) await gw.ok('alice', 'POST', '/secured/filesystem/directory/create', { json: { path: `${folder}/${item.name}` } });
+        if (item.folder)
+          await gw.ok('alice', 'POST', '/secured/filesystem/directory/create', {
+            json: { path: `${folder}/${item.name}` },
+          });
         else await gw.upload('alice', folder, item.name, 'x'.repeat(item.size));
       }
-      const answer = await gw.ok('alice', 'POST', '/secured/filesystem/stat', { json: { paths: items.map((item) => `${folder}/${item.name}`) } });
+      const answer = await gw.ok('alice', 'POST', '/secured/filesystem/stat', {
+        json: { paths: items.map((item) => `${folder}/${item.name}`) },
+      });
       for (const item of items) stats.set(item.name, answer.paths[`${folder}/${item.name}`]);
     });
     after(async () => gw?.close());
 
-
     /** What the listing should hold: folders first, then files, each sorted. */
-    function expected(sortKey: (item: Item) => number | string, dir: 'asc' | 'desc', filter: (item: Item) => boolean = () => true) {
+    function expected(
+      sortKey: (item: Item) => number | string,
+      dir: 'asc' | 'desc',
+      filter: (item: Item) => boolean = () => true,
+    ) {
       // Ties (folder sizes) are broken by name, ascending in both directions, so pages never overlap.
       const compare = (a: Item, b: Item) => {
         const [x, y] = [sortKey(a), sortKey(b)];
@@ -56,7 +67,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         return a.name < b.name ? -1 : 1;
       };
       const selected = items.filter(filter);
-      return [...selected.filter((item) => item.folder).sort(compare), ...selected.filter((item) => !item.folder).sort(compare)].map((item) => item.name);
+      return [
+        ...selected.filter((item) => item.folder).sort(compare),
+        ...selected.filter((item) => !item.folder).sort(compare),
+      ].map((item) => item.name);
     }
 
     const keys: Record<string, (item: Item) => number | string> = {
@@ -70,7 +84,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     };
 
     async function page(query: string) {
-      const body = await gw!.ok('alice', 'GET', `/filesystem/paged-directory?path=${q(folder)}&${query}`);
+      const body = await gw!.ok(
+        'alice',
+        'GET',
+        `/filesystem/paged-directory?path=${q(folder)}&${query}`,
+      );
       return { body, names: [...body.folders, ...body.files].map((entry: any) => entry.label) };
     }
 
@@ -117,98 +135,174 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(sub.path, `${folder}/kiwi`);
     });
 
-    test('every sort column, both directions, any letter case; sort-field is an alias', { skip }, async () => {
-      for (const [column, key] of Object.entries(keys)) {
-        for (const dir of ['asc', 'desc'] as const) {
-          const want = expected(key, dir);
-          for (const [name, columnText, dirText] of [
-            ['sort-col', column, dir],
-            ['sort-col', column.toUpperCase(), dir.toUpperCase()],
-            ['SORT-FIELD', column[0]!.toUpperCase() + column.slice(1), dir[0]!.toUpperCase() + dir.slice(1)],
-          ] as const) {
-            const { names, body } = await page(`limit=100&${name}=${columnText}&sort-dir=${dirText}`);
-            assert.deepEqual(names, want, `${name}=${columnText} sort-dir=${dirText}`);
-            assert.equal(body.total, items.length);
+    test(
+      'every sort column, both directions, any letter case; sort-field is an alias',
+      { skip },
+      async () => {
+        for (const [column, key] of Object.entries(keys)) {
+          for (const dir of ['asc', 'desc'] as const) {
+            const want = expected(key, dir);
+            for (const [name, columnText, dirText] of [
+              ['sort-col', column, dir],
+              ['sort-col', column.toUpperCase(), dir.toUpperCase()],
+              [
+                'SORT-FIELD',
+                column[0]!.toUpperCase() + column.slice(1),
+                dir[0]!.toUpperCase() + dir.slice(1),
+              ],
+            ] as const) {
+              const { names, body } = await page(
+                `limit=100&${name}=${columnText}&sort-dir=${dirText}`,
+              );
+              assert.deepEqual(names, want, `${name}=${columnText} sort-dir=${dirText}`);
+              assert.equal(body.total, items.length);
+            }
           }
         }
-      }
-      const { names } = await page('limit=100');
-      assert.deepEqual(names, expected(keys.name!, 'asc'), 'name ascending by default');
-      const bad = await gw!.call('alice', 'GET', `/filesystem/paged-directory?path=${q(folder)}&limit=10&sort-col=colour`);
-      assert.equal(bad.status, 400);
-      assert.equal(bad.body.error_code, 'ERR_BAD_QUERY_PARAMETER');
-    });
+        const { names } = await page('limit=100');
+        assert.deepEqual(names, expected(keys.name!, 'asc'), 'name ascending by default');
+        const bad = await gw!.call(
+          'alice',
+          'GET',
+          `/filesystem/paged-directory?path=${q(folder)}&limit=10&sort-col=colour`,
+        );
+        assert.equal(bad.status, 400);
+        assert.equal(bad.body.error_code, 'ERR_BAD_QUERY_PARAMETER');
+      },
+    );
 
-    test('limit and offset page through the sorted items; total counts the whole folder', { skip }, async () => {
-      const all = expected(keys.size!, 'desc');
-      const seen: string[] = [];
-      for (let offset = 0; offset < items.length; offset += 3) {
-        const { body, names } = await page(`limit=3&offset=${offset}&sort-col=size&sort-dir=desc`);
-        assert.deepEqual(names, all.slice(offset, offset + 3), `offset ${offset}`);
-        assert.equal(body.total, items.length, 'total is the whole folder, not the page');
-        seen.push(...names);
-      }
-      assert.deepEqual(seen, all);
-      const beyond = await page('limit=5&offset=50');
-      assert.deepEqual(beyond.names, []);
-      assert.equal(beyond.body.total, items.length);
-      const empty = await page('limit=0');
-      assert.deepEqual(empty.names, []);
+    test(
+      'limit and offset page through the sorted items; total counts the whole folder',
+      { skip },
+      async () => {
+        const all = expected(keys.size!, 'desc');
+        const seen: string[] = [];
+        for (let offset = 0; offset < items.length; offset += 3) {
+          const { body, names } = await page(
+            `limit=3&offset=${offset}&sort-col=size&sort-dir=desc`,
+          );
+          assert.deepEqual(names, all.slice(offset, offset + 3), `offset ${offset}`);
+          assert.equal(body.total, items.length, 'total is the whole folder, not the page');
+          seen.push(...names);
+        }
+        assert.deepEqual(seen, all);
+        const beyond = await page('limit=5&offset=50');
+        assert.deepEqual(beyond.names, []);
+        assert.equal(beyond.body.total, items.length);
+        const empty = await page('limit=0');
+        assert.deepEqual(empty.names, []);
 
-      const missing = await gw!.call('alice', 'GET', `/filesystem/paged-directory?path=${q(folder)}`);
-      assert.equal(missing.status, 400);
-      assert.equal(missing.body.error_code, 'ERR_MISSING_QUERY_PARAMETER');
-      const words = await gw!.call('alice', 'GET', `/filesystem/paged-directory?path=${q(folder)}&limit=ten`);
-      assert.equal(words.status, 400);
-      const conflicting = await gw!.call('alice', 'GET', `/filesystem/paged-directory?path=${q(folder)}&limit=3&limit=4`);
-      assert.equal(conflicting.status, 409);
-      assert.equal(conflicting.body.error_code, 'ERR_CONFLICTING_QUERY_PARAMETER_VALUES');
-      const repeated = await page('limit=3&limit=3');
-      assert.equal(repeated.names.length, 3, 'identical repeats are harmless');
-    });
+        const missing = await gw!.call(
+          'alice',
+          'GET',
+          `/filesystem/paged-directory?path=${q(folder)}`,
+        );
+        assert.equal(missing.status, 400);
+        assert.equal(missing.body.error_code, 'ERR_MISSING_QUERY_PARAMETER');
+        const words = await gw!.call(
+          'alice',
+          'GET',
+          `/filesystem/paged-directory?path=${q(folder)}&limit=ten`,
+        );
+        assert.equal(words.status, 400);
+        const conflicting = await gw!.call(
+          'alice',
+          'GET',
+          `/filesystem/paged-directory?path=${q(folder)}&limit=3&limit=4`,
+        );
+        assert.equal(conflicting.status, 409);
+        assert.equal(conflicting.body.error_code, 'ERR_CONFLICTING_QUERY_PARAMETER_VALUES');
+        const repeated = await page('limit=3&limit=3');
+        assert.equal(repeated.names.length, 3, 'identical repeats are harmless');
+      },
+    );
 
-    test('entity-type (any case) and repeated info-type select what is listed and counted', { skip }, async () => {
-      const files = await page('limit=100&entity-type=FILE');
-      assert.deepEqual(files.names, expected(keys.name!, 'asc', (item) => !item.folder));
-      assert.equal(files.body.total, 5);
-      const folders = await page('limit=1&entity-type=folder&sort-dir=DESC');
-      assert.deepEqual(folders.names, ['mango']);
-      assert.equal(folders.body.total, 3);
-      const any = await page('limit=100&entity-type=Any');
-      assert.equal(any.body.total, items.length);
+    test(
+      'entity-type (any case) and repeated info-type select what is listed and counted',
+      { skip },
+      async () => {
+        const files = await page('limit=100&entity-type=FILE');
+        assert.deepEqual(
+          files.names,
+          expected(keys.name!, 'asc', (item) => !item.folder),
+        );
+        assert.equal(files.body.total, 5);
+        const folders = await page('limit=1&entity-type=folder&sort-dir=DESC');
+        assert.deepEqual(folders.names, ['mango']);
+        assert.equal(folders.body.total, 3);
+        const any = await page('limit=100&entity-type=Any');
+        assert.equal(any.body.total, items.length);
 
-      const csvType = stats.get('zulu.csv').infoType;
-      const txtType = stats.get('bravo.txt').infoType;
-      if (csvType && txtType && csvType !== txtType) {
-        const both = await page(`limit=100&entity-type=file&info-type=${q(csvType)}&info-type=${q(txtType)}`);
-        assert.equal(both.body.total, 5);
-        const one = await page(`limit=100&entity-type=file&info-type=${q(csvType)}`);
-        assert.deepEqual(one.names, ['echo.csv', 'zulu.csv']);
-        assert.equal(one.body.total, 2);
-      } else {
-        const one = await page(`limit=100&entity-type=file&info-type=no-such-type&info-type=other-type`);
-        assert.deepEqual(one.names, []);
-        assert.equal(one.body.total, 0);
-      }
-    });
+        const csvType = stats.get('zulu.csv').infoType;
+        const txtType = stats.get('bravo.txt').infoType;
+        if (csvType && txtType && csvType !== txtType) {
+          const both = await page(
+            `limit=100&entity-type=file&info-type=${q(csvType)}&info-type=${q(txtType)}`,
+          );
+          assert.equal(both.body.total, 5);
+          const one = await page(`limit=100&entity-type=file&info-type=${q(csvType)}`);
+          assert.deepEqual(one.names, ['echo.csv', 'zulu.csv']);
+          assert.equal(one.body.total, 2);
+        } else {
+          const one = await page(
+            `limit=100&entity-type=file&info-type=no-such-type&info-type=other-type`,
+          );
+          assert.deepEqual(one.names, []);
+          assert.equal(one.body.total, 0);
+        }
+      },
+    );
 
-    test('anonymous callers may list community data only; a file is not a folder', { skip }, async () => {
-      const community = await gw!.ok(null, 'GET', `/filesystem/paged-directory?path=${q(gw!.community)}&limit=10`);
-      assert.equal(community.label, 'shared');
-      assert.equal(community.permission, 'read');
-      assert.equal(community.badName, true, 'the community root is a bad path');
-      const private_ = await gw!.call(null, 'GET', `/filesystem/paged-directory?path=${q(folder)}&limit=10`);
-      assert.equal(private_.status, 401);
-      assert.equal(private_.body.error_code, 'ERR_NOT_AUTHORIZED');
-      assert.equal((await gw!.call(null, 'GET', `/secured/filesystem/paged-directory?path=${q(gw!.community)}&limit=10`)).status, 401);
-      const secured = await gw!.ok('alice', 'GET', `/secured/filesystem/paged-directory?path=${q(folder)}&limit=1`);
-      assert.equal(secured.total, items.length);
+    test(
+      'anonymous callers may list community data only; a file is not a folder',
+      { skip },
+      async () => {
+        const community = await gw!.ok(
+          null,
+          'GET',
+          `/filesystem/paged-directory?path=${q(gw!.community)}&limit=10`,
+        );
+        assert.equal(community.label, 'shared');
+        assert.equal(community.permission, 'read');
+        assert.equal(community.badName, true, 'the community root is a bad path');
+        const private_ = await gw!.call(
+          null,
+          'GET',
+          `/filesystem/paged-directory?path=${q(folder)}&limit=10`,
+        );
+        assert.equal(private_.status, 401);
+        assert.equal(private_.body.error_code, 'ERR_NOT_AUTHORIZED');
+        assert.equal(
+          (
+            await gw!.call(
+              null,
+              'GET',
+              `/secured/filesystem/paged-directory?path=${q(gw!.community)}&limit=10`,
+            )
+          ).status,
+          401,
+        );
+        const secured = await gw!.ok(
+          'alice',
+          'GET',
+          `/secured/filesystem/paged-directory?path=${q(folder)}&limit=1`,
+        );
+        assert.equal(secured.total, items.length);
 
-      const file = await gw!.call('alice', 'GET', `/filesystem/paged-directory?path=${q(`${folder}/bravo.txt`)}&limit=10`);
-      assert.equal(file.status, 400);
-      assert.equal(file.body.error_code, 'ERR_NOT_A_FOLDER');
-      const stranger = await gw!.call('bob', 'GET', `/filesystem/paged-directory?path=${q(folder)}&limit=10`);
-      assert.equal(stranger.body.error_code, 'ERR_NOT_READABLE');
-    });
+        const file = await gw!.call(
+          'alice',
+          'GET',
+          `/filesystem/paged-directory?path=${q(`${folder}/bravo.txt`)}&limit=10`,
+        );
+        assert.equal(file.status, 400);
+        assert.equal(file.body.error_code, 'ERR_NOT_A_FOLDER');
+        const stranger = await gw!.call(
+          'bob',
+          'GET',
+          `/filesystem/paged-directory?path=${q(folder)}&limit=10`,
+        );
+        assert.equal(stranger.body.error_code, 'ERR_NOT_READABLE');
+      },
+    );
   });
 }

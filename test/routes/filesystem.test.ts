@@ -29,9 +29,18 @@ function assertNavigationEntry(entry: any, path: string) {
 describe('filesystem: navigation', () => {
   test('root lists home, community data, shared with me and trash, each with hasSubDirs', async () => {
     const body = await gw.ok('alice', 'GET', '/secured/filesystem/root');
-    assert.deepEqual(body['base-paths'], { user_home_path: '/lab/home/alice', user_trash_path: '/lab/trash/home/alice', base_trash_path: '/lab/trash' });
+    assert.deepEqual(body['base-paths'], {
+      user_home_path: '/lab/home/alice',
+      user_trash_path: '/lab/trash/home/alice',
+      base_trash_path: '/lab/trash',
+    });
     const byLabel = Object.fromEntries(body.roots.map((root: any) => [root.label, root]));
-    assert.deepEqual(Object.keys(byLabel).sort(), ['Community Data', 'Shared With Me', 'Trash', 'alice']);
+    assert.deepEqual(Object.keys(byLabel).sort(), [
+      'Community Data',
+      'Shared With Me',
+      'Trash',
+      'alice',
+    ]);
     assertNavigationEntry(byLabel.alice, '/lab/home/alice');
     assert.equal(byLabel.alice.permission, 'own');
     assertNavigationEntry(byLabel['Community Data'], '/lab/home/shared');
@@ -43,17 +52,31 @@ describe('filesystem: navigation', () => {
 
   test('directory without a path answers the roots minus the trash; with one, the folder and its sub-folders', async () => {
     const roots = await gw.ok('alice', 'GET', '/secured/filesystem/directory');
-    assert.deepEqual(roots.roots.map((root: any) => root.path).sort(), ['/lab/home', '/lab/home/alice', '/lab/home/shared']);
+    assert.deepEqual(roots.roots.map((root: any) => root.path).sort(), [
+      '/lab/home',
+      '/lab/home/alice',
+      '/lab/home/shared',
+    ]);
     for (const root of roots.roots) assert.equal(root.hasSubDirs, true);
 
-    await gw.ok('alice', 'POST', '/secured/filesystem/directories', { json: { paths: [`${home}/nav/one`, `${home}/nav/two`] } });
+    await gw.ok('alice', 'POST', '/secured/filesystem/directories', {
+      json: { paths: [`${home}/nav/one`, `${home}/nav/two`] },
+    });
     await gw.upload('alice', `${home}/nav`, 'file.txt', 'not a folder');
-    const folder = await gw.ok('alice', 'GET', `/secured/filesystem/directory?path=${q(`${home}/nav`)}`);
+    const folder = await gw.ok(
+      'alice',
+      'GET',
+      `/secured/filesystem/directory?path=${q(`${home}/nav`)}`,
+    );
     assertNavigationEntry(folder, `${home}/nav`);
     assert.equal(folder.label, 'nav');
     assert.equal(folder.isFavorite, false, 'no metadata service: nothing is a favourite');
     assert.equal(folder.badName, false);
-    assert.deepEqual(folder.folders.map((child: any) => child.path).sort(), [`${home}/nav/one`, `${home}/nav/two`], 'sub-folders only');
+    assert.deepEqual(
+      folder.folders.map((child: any) => child.path).sort(),
+      [`${home}/nav/one`, `${home}/nav/two`],
+      'sub-folders only',
+    );
     for (const child of folder.folders) {
       assertNavigationEntry(child, child.path);
       assert.equal(child.isFavorite, false);
@@ -61,9 +84,17 @@ describe('filesystem: navigation', () => {
       assert.equal(child.folders, undefined);
     }
     const own = await gw.ok('alice', 'GET', `/secured/filesystem/directory?PATH=${q(home)}`);
-    assert.equal(own.badName, true, "the caller's home is a bad path: not to be renamed or deleted");
+    assert.equal(
+      own.badName,
+      true,
+      "the caller's home is a bad path: not to be renamed or deleted",
+    );
 
-    const missing = await gw.call('alice', 'GET', `/secured/filesystem/directory?path=${q(`${home}/nowhere`)}`);
+    const missing = await gw.call(
+      'alice',
+      'GET',
+      `/secured/filesystem/directory?path=${q(`${home}/nowhere`)}`,
+    );
     assert.equal(missing.body.error_code, 'ERR_DOES_NOT_EXIST');
     assert.ok(missing.status >= 400 && missing.status < 500);
   });
@@ -71,9 +102,13 @@ describe('filesystem: navigation', () => {
 
 describe('filesystem: stat, exists, folders', () => {
   test('stat describes files and folders by path and by id, as clients read them', async () => {
-    await gw.ok('alice', 'POST', '/secured/filesystem/directories', { json: { paths: [`${home}/stat/inner`] } });
+    await gw.ok('alice', 'POST', '/secured/filesystem/directories', {
+      json: { paths: [`${home}/stat/inner`] },
+    });
     const uploaded = await gw.upload('alice', `${home}/stat`, 'notes.txt', 'hello world\n');
-    const body = await gw.ok('alice', 'POST', '/filesystem/stat', { json: { paths: [`${home}/stat`, `${home}/stat/notes.txt`] } });
+    const body = await gw.ok('alice', 'POST', '/filesystem/stat', {
+      json: { paths: [`${home}/stat`, `${home}/stat/notes.txt`] },
+    });
     assert.deepEqual(body.ids, {});
     const folder = body.paths[`${home}/stat`];
     assert.equal(folder.type, 'dir');
@@ -92,54 +127,88 @@ describe('filesystem: stat, exists, folders', () => {
     assert.equal(typeof file.infoType, 'string');
     assert.equal(typeof file['date-created'], 'number');
 
-    const byId = await gw.ok('alice', 'POST', '/secured/filesystem/stat', { json: { ids: [uploaded.id] } });
+    const byId = await gw.ok('alice', 'POST', '/secured/filesystem/stat', {
+      json: { ids: [uploaded.id] },
+    });
     assert.equal(byId.ids[uploaded.id].path, `${home}/stat/notes.txt`);
 
-    const missing = await gw.call('alice', 'POST', '/filesystem/stat', { json: { paths: [`${home}/stat/missing.txt`] } });
+    const missing = await gw.call('alice', 'POST', '/filesystem/stat', {
+      json: { paths: [`${home}/stat/missing.txt`] },
+    });
     assert.equal(missing.body.error_code, 'ERR_DOES_NOT_EXIST');
   });
 
   test('anonymous stat: community data only, never by id; the /secured path needs a user', async () => {
-    const community = await gw.ok(null, 'POST', '/filesystem/stat', { json: { paths: [gw.community] } });
+    const community = await gw.ok(null, 'POST', '/filesystem/stat', {
+      json: { paths: [gw.community] },
+    });
     assert.equal(community.paths[gw.community].label, 'Community Data');
     assert.equal(community.paths[gw.community].permission, 'read');
 
     const theirs = await gw.call(null, 'POST', '/filesystem/stat', { json: { paths: [home] } });
     assert.equal(theirs.status, 401);
     assert.equal(theirs.body.error_code, 'ERR_NOT_AUTHORIZED');
-    const byId = await gw.call(null, 'POST', '/filesystem/stat', { json: { ids: [community.paths[gw.community].id] } });
+    const byId = await gw.call(null, 'POST', '/filesystem/stat', {
+      json: { ids: [community.paths[gw.community].id] },
+    });
     assert.equal(byId.status, 401, 'never by ids');
-    const mixed = await gw.call(null, 'POST', '/filesystem/stat', { json: { paths: [gw.community, '/lab/home/shared/../alice'] } });
+    const mixed = await gw.call(null, 'POST', '/filesystem/stat', {
+      json: { paths: [gw.community, '/lab/home/shared/../alice'] },
+    });
     assert.equal(mixed.status, 400);
     assert.equal(mixed.body.error_code, 'ERR_BAD_OR_MISSING_FIELD');
-    assert.equal((await gw.call(null, 'POST', '/secured/filesystem/stat', { json: { paths: [gw.community] } })).status, 401);
+    assert.equal(
+      (await gw.call(null, 'POST', '/secured/filesystem/stat', { json: { paths: [gw.community] } }))
+        .status,
+      401,
+    );
   });
 
   test('exists is true only for what exists and the caller can read', async () => {
-    await gw.ok('alice', 'POST', '/secured/filesystem/directories', { json: { paths: [`${home}/exists`] } });
-    const body = await gw.ok('alice', 'POST', '/secured/filesystem/exists', { json: { paths: [`${home}/exists`, `${home}/exists/nope`] } });
+    await gw.ok('alice', 'POST', '/secured/filesystem/directories', {
+      json: { paths: [`${home}/exists`] },
+    });
+    const body = await gw.ok('alice', 'POST', '/secured/filesystem/exists', {
+      json: { paths: [`${home}/exists`, `${home}/exists/nope`] },
+    });
     assert.deepEqual(body, { paths: { [`${home}/exists`]: true, [`${home}/exists/nope`]: false } });
-    const bob = await gw.ok('bob', 'POST', '/secured/filesystem/exists', { json: { paths: [`${home}/exists`] } });
+    const bob = await gw.ok('bob', 'POST', '/secured/filesystem/exists', {
+      json: { paths: [`${home}/exists`] },
+    });
     assert.deepEqual(bob, { paths: { [`${home}/exists`]: false } });
-    assert.equal((await gw.call('alice', 'POST', '/secured/filesystem/exists', { json: {} })).body.error_code, 'ERR_BAD_OR_MISSING_FIELD');
+    assert.equal(
+      (await gw.call('alice', 'POST', '/secured/filesystem/exists', { json: {} })).body.error_code,
+      'ERR_BAD_OR_MISSING_FIELD',
+    );
   });
 
   test('directories makes folders and their parents; directory/create answers the new Stat, ERR_EXISTS naming the path', async () => {
-    const made = await gw.ok('alice', 'POST', '/filesystem/directories', { json: { paths: [`${home}/mk/b`, `${home}/mk/a/deep`] } });
-    assert.ok(made.paths.includes(`${home}/mk/b`) && made.paths.includes(`${home}/mk/a/deep`), JSON.stringify(made));
+    const made = await gw.ok('alice', 'POST', '/filesystem/directories', {
+      json: { paths: [`${home}/mk/b`, `${home}/mk/a/deep`] },
+    });
+    assert.ok(
+      made.paths.includes(`${home}/mk/b`) && made.paths.includes(`${home}/mk/a/deep`),
+      JSON.stringify(made),
+    );
     assert.deepEqual(made.paths, [...made.paths].sort());
 
-    const stat = await gw.ok('alice', 'POST', '/secured/filesystem/directory/create', { json: { path: `${home}/mk/new` } });
+    const stat = await gw.ok('alice', 'POST', '/secured/filesystem/directory/create', {
+      json: { path: `${home}/mk/new` },
+    });
     assert.equal(stat.path, `${home}/mk/new`);
     assert.equal(stat.label, 'new');
     assert.equal(stat.type, 'dir');
     assert.equal(stat.permission, 'own');
     assert.match(stat.id, uuidPattern);
 
-    const again = await gw.call('alice', 'POST', '/filesystem/directory/create', { json: { path: `${home}/mk/new` } });
+    const again = await gw.call('alice', 'POST', '/filesystem/directory/create', {
+      json: { path: `${home}/mk/new` },
+    });
     assert.equal(again.body.error_code, 'ERR_EXISTS');
     assert.equal(again.body.path, `${home}/mk/new`);
-    const badChars = await gw.call('alice', 'POST', '/secured/filesystem/directory/create', { json: { path: `${home}/mk/it's` } });
+    const badChars = await gw.call('alice', 'POST', '/secured/filesystem/directory/create', {
+      json: { path: `${home}/mk/it's` },
+    });
     assert.equal(badChars.status, 400);
     assert.equal(badChars.body.error_code, 'ERR_BAD_OR_MISSING_FIELD');
   });
@@ -147,36 +216,57 @@ describe('filesystem: stat, exists, folders', () => {
 
 describe('filesystem: rename, move, delete contents', () => {
   test('rename keeps the folder; another folder is ERR_ILLEGAL_ARGUMENT', async () => {
-    await gw.ok('alice', 'POST', '/secured/filesystem/directories', { json: { paths: [`${home}/rn/other`] } });
+    await gw.ok('alice', 'POST', '/secured/filesystem/directories', {
+      json: { paths: [`${home}/rn/other`] },
+    });
     const file = await gw.upload('alice', `${home}/rn`, 'old.txt', 'x');
-    const answer = await gw.ok('alice', 'POST', '/secured/filesystem/rename', { json: { source: `${home}/rn/old.txt`, dest: `${home}/rn/new.txt` } });
+    const answer = await gw.ok('alice', 'POST', '/secured/filesystem/rename', {
+      json: { source: `${home}/rn/old.txt`, dest: `${home}/rn/new.txt` },
+    });
     assert.equal(answer.user, 'alice');
     assert.equal(answer.source, `${home}/rn/old.txt`);
     assert.equal(answer.dest, `${home}/rn/new.txt`);
-    assert.equal((await gw.stat('alice', `${home}/rn/new.txt`)).id, file.id, 'the same object, renamed');
+    assert.equal(
+      (await gw.stat('alice', `${home}/rn/new.txt`)).id,
+      file.id,
+      'the same object, renamed',
+    );
     assert.equal(await gw.stat('alice', `${home}/rn/old.txt`), undefined);
 
-    const across = await gw.call('alice', 'POST', '/filesystem/rename', { json: { source: `${home}/rn/new.txt`, dest: `${home}/rn/other/new.txt` } });
+    const across = await gw.call('alice', 'POST', '/filesystem/rename', {
+      json: { source: `${home}/rn/new.txt`, dest: `${home}/rn/other/new.txt` },
+    });
     assert.equal(across.status, 400);
     assert.equal(across.body.error_code, 'ERR_ILLEGAL_ARGUMENT');
     const clash = await gw.upload('alice', `${home}/rn`, 'taken.txt', 'y');
-    const taken = await gw.call('alice', 'POST', '/filesystem/rename', { json: { source: `${home}/rn/new.txt`, dest: `${home}/rn/taken.txt` } });
+    const taken = await gw.call('alice', 'POST', '/filesystem/rename', {
+      json: { source: `${home}/rn/new.txt`, dest: `${home}/rn/taken.txt` },
+    });
     assert.equal(taken.body.error_code, 'ERR_EXISTS');
     assert.equal((await gw.stat('alice', `${home}/rn/taken.txt`)).id, clash.id);
   });
 
   test('move puts sources into a folder; move-contents empties one folder into another', async () => {
-    await gw.ok('alice', 'POST', '/secured/filesystem/directories', { json: { paths: [`${home}/mv/from/sub`, `${home}/mv/to`, `${home}/mv/bulk`] } });
+    await gw.ok('alice', 'POST', '/secured/filesystem/directories', {
+      json: { paths: [`${home}/mv/from/sub`, `${home}/mv/to`, `${home}/mv/bulk`] },
+    });
     await gw.upload('alice', `${home}/mv/from`, 'one.txt', '1');
     await gw.upload('alice', `${home}/mv/from`, 'two.txt', '2');
-    const moved = await gw.ok('alice', 'POST', '/filesystem/move', { json: { sources: [`${home}/mv/from/one.txt`], dest: `${home}/mv/to` } });
+    const moved = await gw.ok('alice', 'POST', '/filesystem/move', {
+      json: { sources: [`${home}/mv/from/one.txt`], dest: `${home}/mv/to` },
+    });
     assert.equal(moved.user, 'alice');
     assert.deepEqual(moved.sources, [`${home}/mv/from/one.txt`]);
     assert.equal(moved.dest, `${home}/mv/to`);
     assert.ok(await gw.stat('alice', `${home}/mv/to/one.txt`));
 
-    const contents = await gw.ok('alice', 'POST', '/secured/filesystem/move-contents', { json: { source: `${home}/mv/from`, dest: `${home}/mv/bulk` } });
-    assert.deepEqual([...contents.sources].sort(), [`${home}/mv/from/sub`, `${home}/mv/from/two.txt`]);
+    const contents = await gw.ok('alice', 'POST', '/secured/filesystem/move-contents', {
+      json: { source: `${home}/mv/from`, dest: `${home}/mv/bulk` },
+    });
+    assert.deepEqual([...contents.sources].sort(), [
+      `${home}/mv/from/sub`,
+      `${home}/mv/from/two.txt`,
+    ]);
     assert.equal(contents.dest, `${home}/mv/bulk`);
     assert.ok(await gw.stat('alice', `${home}/mv/bulk/sub`));
     assert.ok(await gw.stat('alice', `${home}/mv/bulk/two.txt`));
@@ -185,9 +275,13 @@ describe('filesystem: rename, move, delete contents', () => {
   });
 
   test('delete-contents moves what a folder holds to the trash and keeps the folder', async () => {
-    await gw.ok('alice', 'POST', '/secured/filesystem/directories', { json: { paths: [`${home}/dc/sub`] } });
+    await gw.ok('alice', 'POST', '/secured/filesystem/directories', {
+      json: { paths: [`${home}/dc/sub`] },
+    });
     await gw.upload('alice', `${home}/dc`, 'f.txt', 'f');
-    const answer = await gw.ok('alice', 'POST', '/secured/filesystem/delete-contents', { json: { path: `${home}/dc` } });
+    const answer = await gw.ok('alice', 'POST', '/secured/filesystem/delete-contents', {
+      json: { path: `${home}/dc` },
+    });
     assert.deepEqual([...answer.paths].sort(), [`${home}/dc/f.txt`, `${home}/dc/sub`]);
     for (const [original, trashed] of Object.entries<string>(answer['trash-paths'])) {
       assert.ok(trashed.startsWith('/lab/trash/home/alice/'), trashed);
@@ -201,7 +295,9 @@ describe('filesystem: rename, move, delete contents', () => {
 describe('filesystem: reading files', () => {
   let csv: string;
   before(async () => {
-    await gw.ok('alice', 'POST', '/secured/filesystem/directories', { json: { paths: [`${home}/read`] } });
+    await gw.ok('alice', 'POST', '/secured/filesystem/directories', {
+      json: { paths: [`${home}/read`] },
+    });
     await gw.upload('alice', `${home}/read`, 'text.txt', '0123456789abcdefghij');
     await gw.upload('alice', `${home}/read`, 'table.csv', 'name,size\nalpha,1\nbeta,2\n');
     await gw.upload('alice', `${home}/read`, 'table.tsv', 'name\tsize\ngamma\t3\n');
@@ -210,22 +306,30 @@ describe('filesystem: reading files', () => {
   });
 
   test('read-chunk takes numbers as strings (as the web UI sends them)', async () => {
-    const chunk = await gw.ok('alice', 'POST', '/filesystem/read-chunk', { json: { path: `${home}/read/text.txt`, position: '5', 'chunk-size': '7' } });
+    const chunk = await gw.ok('alice', 'POST', '/filesystem/read-chunk', {
+      json: { path: `${home}/read/text.txt`, position: '5', 'chunk-size': '7' },
+    });
     assert.equal(chunk.chunk, '56789ab');
     assert.equal(chunk.path, `${home}/read/text.txt`);
     assert.equal(chunk.user, 'alice');
     assert.equal(Number(chunk.start), 5);
     assert.equal(Number(chunk['chunk-size']), 7);
     assert.equal(Number(chunk['file-size']), 20);
-    const numbers = await gw.ok('alice', 'POST', '/secured/filesystem/read-chunk', { json: { path: `${home}/read/text.txt`, position: 0, 'chunk-size': 3 } });
+    const numbers = await gw.ok('alice', 'POST', '/secured/filesystem/read-chunk', {
+      json: { path: `${home}/read/text.txt`, position: 0, 'chunk-size': 3 },
+    });
     assert.equal(numbers.chunk, '012');
-    const words = await gw.call('alice', 'POST', '/filesystem/read-chunk', { json: { path: `${home}/read/text.txt`, position: 'five', 'chunk-size': '7' } });
+    const words = await gw.call('alice', 'POST', '/filesystem/read-chunk', {
+      json: { path: `${home}/read/text.txt`, position: 'five', 'chunk-size': '7' },
+    });
     assert.equal(words.status, 400);
     assert.equal(words.body.error_code, 'ERR_BAD_OR_MISSING_FIELD');
   });
 
   test('read-csv-chunk decodes the percent-encoded separator', async () => {
-    const page = await gw.ok('alice', 'POST', '/filesystem/read-csv-chunk', { json: { path: csv, separator: '%2C', page: 1, 'chunk-size': '4096' } });
+    const page = await gw.ok('alice', 'POST', '/filesystem/read-csv-chunk', {
+      json: { path: csv, separator: '%2C', page: 1, 'chunk-size': '4096' },
+    });
     assert.deepEqual(page.csv, [
       { 0: 'name', 1: 'size' },
       { 0: 'alpha', 1: '1' },
@@ -235,17 +339,30 @@ describe('filesystem: reading files', () => {
     assert.equal(Number(page['max-cols']), 2);
     assert.equal(Number(page['number-pages']), 1);
     assert.equal(Number(page.page), 1);
-    const tabs = await gw.ok('alice', 'POST', '/secured/filesystem/read-csv-chunk', { json: { path: `${home}/read/table.tsv`, separator: '%09', page: '1', 'chunk-size': 4096 } });
+    const tabs = await gw.ok('alice', 'POST', '/secured/filesystem/read-csv-chunk', {
+      json: { path: `${home}/read/table.tsv`, separator: '%09', page: '1', 'chunk-size': 4096 },
+    });
     assert.deepEqual(tabs.csv[1], { 0: 'gamma', 1: '3' });
-    const broken = await gw.call('alice', 'POST', '/filesystem/read-csv-chunk', { json: { path: csv, separator: '%E0%A4%A', page: 1, 'chunk-size': 10 } });
+    const broken = await gw.call('alice', 'POST', '/filesystem/read-csv-chunk', {
+      json: { path: csv, separator: '%E0%A4%A', page: 1, 'chunk-size': 10 },
+    });
     assert.equal(broken.status, 400);
-    assert.ok(['ERR_BAD_OR_MISSING_FIELD', 'ERR_BAD_QUERY_PARAMETER'].includes(broken.body.error_code), broken.text);
-    const percent = await gw.ok('alice', 'POST', '/filesystem/read-csv-chunk', { json: { path: `${home}/read/table.pct`, separator: '%25', page: 1, 'chunk-size': 100 } });
+    assert.ok(
+      ['ERR_BAD_OR_MISSING_FIELD', 'ERR_BAD_QUERY_PARAMETER'].includes(broken.body.error_code),
+      broken.text,
+    );
+    const percent = await gw.ok('alice', 'POST', '/filesystem/read-csv-chunk', {
+      json: { path: `${home}/read/table.pct`, separator: '%25', page: 1, 'chunk-size': 100 },
+    });
     assert.deepEqual(percent.csv, [{ 0: '100', 1: 'off' }], 'decoded once: %25 is a literal %');
   });
 
   test('file/manifest names the content type clients test', async () => {
-    const manifest = await gw.ok('alice', 'GET', `/filesystem/file/manifest?path=${q(`${home}/read/text.txt`)}`);
+    const manifest = await gw.ok(
+      'alice',
+      'GET',
+      `/filesystem/file/manifest?path=${q(`${home}/read/text.txt`)}`,
+    );
     assert.match(manifest['content-type'], /^text\//);
     assert.equal(typeof manifest.infoType, 'string');
     assert.ok(Array.isArray(manifest.urls));
@@ -258,23 +375,43 @@ describe('filesystem: reading files', () => {
   test('anon-files makes a file readable by anyone, and answers its public URL', async () => {
     const path = `${home}/read/text.txt`;
     // Signed out, a private file is refused as on a route that needs a user (filesystem-anonymous.test.ts).
-    assert.equal((await gw.call(null, 'POST', '/filesystem/read-chunk', { json: { path, position: 0, 'chunk-size': 4 } })).body.error_code, 'ERR_NOT_AUTHORIZED');
-    const answer = await gw.ok('alice', 'POST', '/filesystem/anon-files', { json: { paths: [path] } });
+    assert.equal(
+      (
+        await gw.call(null, 'POST', '/filesystem/read-chunk', {
+          json: { path, position: 0, 'chunk-size': 4 },
+        })
+      ).body.error_code,
+      'ERR_NOT_AUTHORIZED',
+    );
+    const answer = await gw.ok('alice', 'POST', '/filesystem/anon-files', {
+      json: { paths: [path] },
+    });
     assert.equal(answer.user, 'alice');
     assert.equal(typeof answer.paths[path], 'string');
-    const anonymous = await gw.ok(null, 'POST', '/filesystem/read-chunk', { json: { path, position: 0, 'chunk-size': 4 } });
+    const anonymous = await gw.ok(null, 'POST', '/filesystem/read-chunk', {
+      json: { path, position: 0, 'chunk-size': 4 },
+    });
     assert.equal(anonymous.chunk, '0123');
-    const permissions = await gw.ok('alice', 'POST', '/secured/filesystem/user-permissions', { json: { paths: [path] } });
+    const permissions = await gw.ok('alice', 'POST', '/secured/filesystem/user-permissions', {
+      json: { paths: [path] },
+    });
     assert.equal(permissions.paths[0].path, path);
     assert.ok(Array.isArray(permissions.paths[0]['user-permissions']));
   });
 
   test('path-list-creator writes a file listing the paths below the given ones', async () => {
     const dest = `${home}/read/listing.txt`;
-    const answer = await gw.ok('alice', 'POST', `/filesystem/path-list-creator?dest=${q(dest)}&recursive=true`, { json: { paths: [`${home}/read`] } });
+    const answer = await gw.ok(
+      'alice',
+      'POST',
+      `/filesystem/path-list-creator?dest=${q(dest)}&recursive=true`,
+      { json: { paths: [`${home}/read`] } },
+    );
     assert.equal(answer.file.path, dest);
     assert.equal(answer.file.type, 'file');
-    const content = await gw.ok('alice', 'POST', '/filesystem/read-chunk', { json: { path: dest, position: 0, 'chunk-size': 100000 } });
+    const content = await gw.ok('alice', 'POST', '/filesystem/read-chunk', {
+      json: { path: dest, position: 0, 'chunk-size': 100000 },
+    });
     assert.match(content.chunk, /table\.csv/);
     assert.match(content.chunk, /text\.txt/);
   });
@@ -284,16 +421,24 @@ describe('filesystem: reading files', () => {
 async function checkIndex(gw: DataStoreGateway, zone: string) {
   const fresh = 'ivan';
   const home = gw.home(fresh);
-  await gw.ok(fresh, 'POST', '/secured/filesystem/directories', { json: { paths: [`${home}/a/b`] } });
+  await gw.ok(fresh, 'POST', '/secured/filesystem/directories', {
+    json: { paths: [`${home}/a/b`] },
+  });
   await gw.upload(fresh, `${home}/a`, 'one.bin', Buffer.alloc(100));
   await gw.upload(fresh, `${home}/a/b`, 'two.bin', Buffer.alloc(23));
   await gw.upload(fresh, home, 'bin.txt', 'trash me');
-  await gw.ok(fresh, 'POST', '/secured/filesystem/delete', { json: { paths: [`${home}/bin.txt`] } });
+  await gw.ok(fresh, 'POST', '/secured/filesystem/delete', {
+    json: { paths: [`${home}/bin.txt`] },
+  });
 
   const index = await gw.ok(fresh, 'GET', '/secured/filesystem/index');
   assert.equal(index.user, fresh);
   assert.equal(index.zone, zone);
-  assert.deepEqual(index['base-paths'], { user_home_path: home, user_trash_path: gw.trash(fresh), base_trash_path: `/${zone}/trash` });
+  assert.deepEqual(index['base-paths'], {
+    user_home_path: home,
+    user_trash_path: gw.trash(fresh),
+    base_trash_path: `/${zone}/trash`,
+  });
   assert.equal(index.roots.length, 4);
   for (const root of index.roots) assert.equal(root.hasSubDirs, true);
   assert.deepEqual(index.usage, { files: 2, folders: 2, bytes: 123 });
@@ -306,12 +451,16 @@ describe('filesystem: index', () => {
     await checkIndex(gw, 'lab');
   });
 
-  test('the same on PostgreSQL', { skip: requiredInCi('DATABASE_URL') ? false : 'DATABASE_URL is not set' }, async () => {
-    const pg = (await startDataStoreGateway({ engine: 'postgres' }))!;
-    try {
-      await checkIndex(pg, 'platform');
-    } finally {
-      await pg.close();
-    }
-  });
+  test(
+    'the same on PostgreSQL',
+    { skip: requiredInCi('DATABASE_URL') ? false : 'DATABASE_URL is not set' },
+    async () => {
+      const pg = (await startDataStoreGateway({ engine: 'postgres' }))!;
+      try {
+        await checkIndex(pg, 'platform');
+      } finally {
+        await pg.close();
+      }
+    },
+  );
 });

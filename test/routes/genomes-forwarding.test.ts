@@ -13,10 +13,12 @@ import { startBackend, type TestBackend } from '../support/backend.js';
 import { startDataStoreGateway, type DataStoreGateway } from '../support/data-store.js';
 import { bearer } from '../support/tokens.js';
 
-const json = (status: number, body: unknown) => (_request: unknown, response: import('node:http').ServerResponse) => {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown) =>
+  (_request: unknown, response: import('node:http').ServerResponse) => {
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(body));
+  };
 
 describe('genome service routes against a stand-in service', () => {
   let service: TestBackend;
@@ -34,7 +36,11 @@ describe('genome service routes against a stand-in service', () => {
   const lastToken = () => service.requests.at(-1)!.headers['x-vendor-de-jwt'] as string;
 
   test('each route reaches its backend path with the caller in a gateway-signed 300 s token', async () => {
-    const publicKey = createPublicKey(createPrivateKey(readFileSync(path.join(gw.running.dataDir, 'auth', 'service-token-key.pem'))));
+    const publicKey = createPublicKey(
+      createPrivateKey(
+        readFileSync(path.join(gw.running.dataDir, 'auth', 'service-token-key.pem')),
+      ),
+    );
     const userToken = (await gw.authHeaders('alice')).authorization!.replace(/^Bearer /, '');
 
     const sentAt = Math.floor(Date.now() / 1000);
@@ -43,18 +49,40 @@ describe('genome service routes against a stand-in service', () => {
     assert.equal(search.method, 'GET');
     assert.equal(search.path, '/gs/genomes/search/e%20coli');
     assert.equal(search.query.get('user'), null, 'no identity parameters');
-    assert.equal(search.headers.authorization, undefined, "the caller's own token stays at the gateway");
+    assert.equal(
+      search.headers.authorization,
+      undefined,
+      "the caller's own token stays at the gateway",
+    );
 
     const token = lastToken();
     assert.notEqual(token, userToken);
     assert.equal(decodeProtectedHeader(token).alg, 'ES256');
-    const { payload } = await jwtVerify(token, publicKey, { audience: 'genomesvc', issuer: 'platform-gateway' });
+    const { payload } = await jwtVerify(token, publicKey, {
+      audience: 'genomesvc',
+      issuer: 'platform-gateway',
+    });
     assert.deepEqual(
-      { sub: payload.sub, email: payload.email, given_name: payload.given_name, family_name: payload.family_name, name: payload.name },
-      { sub: 'alice', email: 'alice@example.org', given_name: 'Alice', family_name: 'Tester', name: 'alice Tester' },
+      {
+        sub: payload.sub,
+        email: payload.email,
+        given_name: payload.given_name,
+        family_name: payload.family_name,
+        name: payload.name,
+      },
+      {
+        sub: 'alice',
+        email: 'alice@example.org',
+        given_name: 'Alice',
+        family_name: 'Tester',
+        name: 'alice Tester',
+      },
     );
     assert.equal(payload.exp! - payload.iat!, 300);
-    assert.ok(payload.iat! >= sentAt - 1 && payload.exp! <= Math.floor(Date.now() / 1000) + 300, 'expires within 300 s of the call');
+    assert.ok(
+      payload.iat! >= sentAt - 1 && payload.exp! <= Math.floor(Date.now() / 1000) + 300,
+      'expires within 300 s of the call',
+    );
 
     // The service's token is no user token: the gateway refuses it in either header.
     for (const headers of [bearer(token), { 'x-vendor-de-jwt': token }]) {
@@ -62,9 +90,19 @@ describe('genome service routes against a stand-in service', () => {
       assert.equal(replayed.status, 401);
     }
 
-    service.handle(json(200, { id: 'g-1', success: true, site_url: 'https://genomes.example.org/GenomeInfo.pl?gid=1' }));
-    const loaded = await gw.ok('bob', 'POST', '/genomesvc/genomes/load', { json: { paths: ['/platform/home/bob/a.fa', '/platform/home/bob/b.fa'] } });
-    assert.deepEqual(loaded, { genomesvc_genome_url: 'https://genomes.example.org/GenomeInfo.pl?gid=1' });
+    service.handle(
+      json(200, {
+        id: 'g-1',
+        success: true,
+        site_url: 'https://genomes.example.org/GenomeInfo.pl?gid=1',
+      }),
+    );
+    const loaded = await gw.ok('bob', 'POST', '/genomesvc/genomes/load', {
+      json: { paths: ['/platform/home/bob/a.fa', '/platform/home/bob/b.fa'] },
+    });
+    assert.deepEqual(loaded, {
+      genomesvc_genome_url: 'https://genomes.example.org/GenomeInfo.pl?gid=1',
+    });
     const put = service.requests.at(-1)!;
     assert.equal(put.method, 'PUT');
     assert.equal(put.path, '/gs/genomes');
@@ -74,19 +112,36 @@ describe('genome service routes against a stand-in service', () => {
         { type: 'data-store', path: '/platform/home/bob/b.fa' },
       ],
     });
-    assert.equal((await jwtVerify(lastToken(), publicKey, { audience: 'genomesvc' })).payload.sub, 'bob');
+    assert.equal(
+      (await jwtVerify(lastToken(), publicKey, { audience: 'genomesvc' })).payload.sub,
+      'bob',
+    );
 
     service.handle(json(200, { id: 77, success: true }));
     for (const [query, parameters] of [
       ['', { genome_id: '123', dest_type: 'data-store', overwrite: 0 }],
-      ['?notify=true&overwrite=true', { genome_id: '123', dest_type: 'data-store', overwrite: 1, email: 'alice@example.org' }],
-      ['?NOTIFY=false&overwrite=false', { genome_id: '123', dest_type: 'data-store', overwrite: 0 }],
+      [
+        '?notify=true&overwrite=true',
+        { genome_id: '123', dest_type: 'data-store', overwrite: 1, email: 'alice@example.org' },
+      ],
+      [
+        '?NOTIFY=false&overwrite=false',
+        { genome_id: '123', dest_type: 'data-store', overwrite: 0 },
+      ],
     ] as const) {
-      assert.deepEqual(await gw.ok('alice', 'POST', `/genomesvc/genomes/123/export-fasta${query}`), { id: 77, success: true }, query);
+      assert.deepEqual(
+        await gw.ok('alice', 'POST', `/genomesvc/genomes/123/export-fasta${query}`),
+        { id: 77, success: true },
+        query,
+      );
       const job = service.requests.at(-1)!;
       assert.equal(job.method, 'PUT');
       assert.equal(job.path, '/gs/jobs');
-      assert.deepEqual(JSON.parse(job.body.toString()), { type: 'export_fasta', parameters }, query);
+      assert.deepEqual(
+        JSON.parse(job.body.toString()),
+        { type: 'export_fasta', parameters },
+        query,
+      );
     }
   });
 
@@ -100,7 +155,12 @@ describe('genome service routes against a stand-in service', () => {
       ['POST', '/genomesvc/genomes/load', { paths: [''] }],
       ['POST', '/genomesvc/genomes/1/export-fasta?overwrite=maybe', undefined],
     ] as const) {
-      const answer = await gw.call('alice', method, route, body === undefined ? {} : { json: body });
+      const answer = await gw.call(
+        'alice',
+        method,
+        route,
+        body === undefined ? {} : { json: body },
+      );
       assert.equal(answer.status, 400, `${method} ${route} ${JSON.stringify(body)}`);
       assert.match(answer.body.error_code, /^ERR_/);
     }
@@ -112,9 +172,23 @@ describe('genome service routes against a stand-in service', () => {
   test("the service's errors: 400 → ERR_BAD_REQUEST, 404 → ERR_NOT_FOUND, others → 500 ERR_REQUEST_FAILED, with its reason", async () => {
     const cases: [number, string, string, number, string, string][] = [
       [400, 'text/plain', 'organism is required', 400, 'ERR_BAD_REQUEST', 'organism is required'],
-      [404, 'application/json', JSON.stringify({ error_code: 'ERR_GONE', reason: 'no such genome' }), 404, 'ERR_NOT_FOUND', 'no such genome'],
+      [
+        404,
+        'application/json',
+        JSON.stringify({ error_code: 'ERR_GONE', reason: 'no such genome' }),
+        404,
+        'ERR_NOT_FOUND',
+        'no such genome',
+      ],
       [500, 'text/plain', 'database is down', 500, 'ERR_REQUEST_FAILED', 'database is down'],
-      [403, 'application/json', JSON.stringify({ message: 'not yours' }), 500, 'ERR_REQUEST_FAILED', 'not yours'],
+      [
+        403,
+        'application/json',
+        JSON.stringify({ message: 'not yours' }),
+        500,
+        'ERR_REQUEST_FAILED',
+        'not yours',
+      ],
       [502, 'text/plain', '', 500, 'ERR_REQUEST_FAILED', 'The genome service answered 502.'],
     ];
     for (const [status, type, body, expectedStatus, code, reason] of cases) {

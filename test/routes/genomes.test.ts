@@ -12,7 +12,8 @@ import { requiredInCi } from '../support/gateway.js';
 type Notification = { type: string; subject: string; payload: Record<string, any> };
 
 // CRLF line ends, lower case, a gap, a comment line and no final new line: an export must keep every byte.
-const ecoliFasta = '>chr1 first chromosome\r\nACGTACGTNN\r\nacg-t\r\n;a comment\r\n>chr2\r\nTTGCA*\r\n\r\n>plasmid p1\r\nGGGGCCCC';
+const ecoliFasta =
+  '>chr1 first chromosome\r\nACGTACGTNN\r\nacg-t\r\n;a comment\r\n>chr2\r\nTTGCA*\r\n\r\n>plasmid p1\r\nGGGGCCCC';
 
 /** Records and sequence letters, counted the plain way: header lines start records, other non-comment lines hold letters. */
 function expectedCounts(fasta: string): { sequences: number; length: number } {
@@ -31,13 +32,25 @@ async function messagesOf(gw: DataStoreGateway, user: string): Promise<Notificat
 }
 
 /** The user's genome notification for `genomeId` (or job) once it has arrived. */
-function genomeNotification(gw: DataStoreGateway, user: string, action: string, match: (payload: Record<string, any>) => boolean): Promise<Notification> {
-  return eventually(async () => (await messagesOf(gw, user)).find((n) => n.payload.action === action && match(n.payload)), 10_000, `${action} for ${user}`) as Promise<Notification>;
+function genomeNotification(
+  gw: DataStoreGateway,
+  user: string,
+  action: string,
+  match: (payload: Record<string, any>) => boolean,
+): Promise<Notification> {
+  return eventually(
+    async () =>
+      (await messagesOf(gw, user)).find((n) => n.payload.action === action && match(n.payload)),
+    10_000,
+    `${action} for ${user}`,
+  ) as Promise<Notification>;
 }
 
 /** A file's bytes as the caller downloads them. */
 async function bytesOf(gw: DataStoreGateway, user: string, path: string): Promise<Buffer> {
-  const response = await fetch(`${gw.url}/secured/fileio/download?path=${q(path)}`, { headers: await gw.authHeaders(user) });
+  const response = await fetch(`${gw.url}/secured/fileio/download?path=${q(path)}`, {
+    headers: await gw.authHeaders(user),
+  });
   assert.equal(response.status, 200, `download ${path}`);
   return Buffer.from(await response.arrayBuffer());
 }
@@ -69,7 +82,12 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const expected = expectedCounts(ecoliFasta);
 
       const id = await load(g, 'alice', [source.path]);
-      const loaded = await genomeNotification(g, 'alice', 'genome_load', (payload) => payload.genome_id === id);
+      const loaded = await genomeNotification(
+        g,
+        'alice',
+        'genome_load',
+        (payload) => payload.genome_id === id,
+      );
       assert.equal(loaded.type, 'data');
       assert.equal(loaded.payload.status, 'Completed');
       assert.deepEqual(loaded.payload.paths, [source.path]);
@@ -80,7 +98,14 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       for (const search of ['ECOL', 'coli', id]) {
         const { genomes } = await g.ok('alice', 'GET', `/genomesvc/genomes?search=${q(search)}`);
         assert.deepEqual(
-          genomes.map((genome: any) => [genome.id, genome.name, genome.owner, genome.sequence_count, genome.total_length, genome.source_paths]),
+          genomes.map((genome: any) => [
+            genome.id,
+            genome.name,
+            genome.owner,
+            genome.sequence_count,
+            genome.total_length,
+            genome.source_paths,
+          ]),
           [[id, 'ecoli', 'alice', expected.sequences, expected.length, [source.path]]],
           search,
         );
@@ -96,7 +121,12 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const job = await g.ok('alice', 'POST', `/genomesvc/genomes/${id}/export-fasta?notify=true`);
       const dest = `${home}/genomes/ecoli.fasta`;
       assert.equal(job.status, 'Running');
-      const exported = await genomeNotification(g, 'alice', 'genome_export', (payload) => payload.job_id === job.id);
+      const exported = await genomeNotification(
+        g,
+        'alice',
+        'genome_export',
+        (payload) => payload.job_id === job.id,
+      );
       assert.equal(exported.payload.status, 'Completed');
       assert.deepEqual(exported.payload.paths, [dest]);
       assert.ok((await bytesOf(g, 'alice', dest)).equals(Buffer.from(ecoliFasta)));
@@ -104,7 +134,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
       // overwrite=0 on the existing export: refused, and the file is as it was.
       const before = await g.stat('alice', dest);
-      const refused = await g.call('alice', 'POST', `/genomesvc/genomes/${id}/export-fasta?overwrite=false`);
+      const refused = await g.call(
+        'alice',
+        'POST',
+        `/genomesvc/genomes/${id}/export-fasta?overwrite=false`,
+      );
       assert.equal(refused.status, 500);
       assert.equal(refused.body.error_code, 'ERR_REQUEST_FAILED');
       assert.match(refused.body.reason, /already exists/);
@@ -113,13 +147,25 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       // overwrite=1 replaces an edited export with the genome again.
       await g.ok('alice', 'POST', '/secured/fileio/save', { json: { dest, content: 'edited' } });
       assert.equal((await bytesOf(g, 'alice', dest)).toString(), 'edited');
-      const again = await g.ok('alice', 'POST', `/genomesvc/genomes/${id}/export-fasta?overwrite=true`);
-      const overwritten = await genomeNotification(g, 'alice', 'genome_export', (payload) => payload.job_id === again.id);
+      const again = await g.ok(
+        'alice',
+        'POST',
+        `/genomesvc/genomes/${id}/export-fasta?overwrite=true`,
+      );
+      const overwritten = await genomeNotification(
+        g,
+        'alice',
+        'genome_export',
+        (payload) => payload.job_id === again.id,
+      );
       assert.equal(overwritten.payload.status, 'Completed');
       assert.ok((await bytesOf(g, 'alice', dest)).equals(Buffer.from(ecoliFasta)));
 
       // Another user cannot export a restricted genome; an unknown id is not found either.
-      for (const [user, genomeId] of [['bob', id], ['alice', '00000000-0000-4000-8000-000000000000']] as const) {
+      for (const [user, genomeId] of [
+        ['bob', id],
+        ['alice', '00000000-0000-4000-8000-000000000000'],
+      ] as const) {
         const missing = await g.call(user, 'POST', `/genomesvc/genomes/${genomeId}/export-fasta`);
         assert.equal(missing.status, 404, `${user} ${genomeId}`);
         assert.equal(missing.body.error_code, 'ERR_NOT_FOUND');
@@ -135,12 +181,22 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const first = await g.upload('carol', home, 'yeast.fasta', parts[0]!);
       const second = await g.upload('carol', home, 'yeast-2.fasta', parts[1]!);
       const id = await load(g, 'carol', [first.path, second.path]);
-      const loaded = await genomeNotification(g, 'carol', 'genome_load', (payload) => payload.genome_id === id);
+      const loaded = await genomeNotification(
+        g,
+        'carol',
+        'genome_load',
+        (payload) => payload.genome_id === id,
+      );
       const joined = `${parts[0]}\n${parts[1]}`;
       assert.equal(loaded.payload.sequence_count, expectedCounts(joined).sequences);
       assert.equal(loaded.payload.total_length, expectedCounts(joined).length);
       const job = await g.ok('carol', 'POST', `/genomesvc/genomes/${id}/export-fasta`);
-      await genomeNotification(g, 'carol', 'genome_export', (payload) => payload.job_id === job.id && payload.status === 'Completed');
+      await genomeNotification(
+        g,
+        'carol',
+        'genome_export',
+        (payload) => payload.job_id === job.id && payload.status === 'Completed',
+      );
       assert.equal((await bytesOf(g, 'carol', `${home}/genomes/yeast.fasta`)).toString(), joined);
     });
 
@@ -155,11 +211,20 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       ] as const) {
         const file = await g.upload('dave', home, name, content);
         const id = await load(g, 'dave', [file.path]);
-        const failed = await genomeNotification(g, 'dave', 'genome_load', (payload) => payload.genome_id === id);
+        const failed = await genomeNotification(
+          g,
+          'dave',
+          'genome_load',
+          (payload) => payload.genome_id === id,
+        );
         assert.equal(failed.payload.status, 'Failed', name);
         assert.deepEqual(failed.payload.paths, [file.path]);
         assert.equal(typeof failed.payload.error, 'string');
-        assert.deepEqual((await g.ok('dave', 'GET', `/genomesvc/genomes?search=${id}`)).genomes, [], name);
+        assert.deepEqual(
+          (await g.ok('dave', 'GET', `/genomesvc/genomes?search=${id}`)).genomes,
+          [],
+          name,
+        );
         const exportIt = await g.call('dave', 'POST', `/genomesvc/genomes/${id}/export-fasta`);
         assert.equal(exportIt.status, 404, name);
       }
@@ -172,28 +237,54 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const file = await g.upload('erin', g.home('erin'), 'private.fa', '>x\nACGT\n');
       const before = (await messagesOf(g, 'frank')).length;
 
-      const refused = await g.call('frank', 'POST', '/genomesvc/genomes/load', { json: { paths: [file.path] } });
+      const refused = await g.call('frank', 'POST', '/genomesvc/genomes/load', {
+        json: { paths: [file.path] },
+      });
       assert.equal(refused.status, 500);
       assert.equal(refused.body.error_code, 'ERR_REQUEST_FAILED');
       assert.match(refused.body.reason, /cannot read/);
-      const missing = await g.call('frank', 'POST', '/genomesvc/genomes/load', { json: { paths: [`${g.home('frank')}/nothing.fa`] } });
+      const missing = await g.call('frank', 'POST', '/genomesvc/genomes/load', {
+        json: { paths: [`${g.home('frank')}/nothing.fa`] },
+      });
       assert.equal(missing.status, 404);
       assert.equal(missing.body.error_code, 'ERR_NOT_FOUND');
-      const folder = await g.call('frank', 'POST', '/genomesvc/genomes/load', { json: { paths: [g.home('frank')] } });
+      const folder = await g.call('frank', 'POST', '/genomesvc/genomes/load', {
+        json: { paths: [g.home('frank')] },
+      });
       assert.equal(folder.status, 400);
       assert.equal(folder.body.error_code, 'ERR_BAD_REQUEST');
-      const empty = await g.call('frank', 'POST', '/genomesvc/genomes/load', { json: { paths: [] } });
+      const empty = await g.call('frank', 'POST', '/genomesvc/genomes/load', {
+        json: { paths: [] },
+      });
       assert.equal(empty.status, 400);
       assert.deepEqual((await messagesOf(g, 'frank')).length, before);
-      assert.deepEqual((await g.ok('frank', 'GET', '/genomesvc/genomes?search=private')).genomes, []);
+      assert.deepEqual(
+        (await g.ok('frank', 'GET', '/genomesvc/genomes?search=private')).genomes,
+        [],
+      );
 
       // Shared with frank for reading, the same file loads, as frank's own genome.
-      await g.ok('erin', 'POST', '/secured/share', { json: { sharing: [{ user: 'frank', paths: [{ path: file.path, permission: 'read' }] }] } });
+      await g.ok('erin', 'POST', '/secured/share', {
+        json: { sharing: [{ user: 'frank', paths: [{ path: file.path, permission: 'read' }] }] },
+      });
       const id = await load(g, 'frank', [file.path]);
-      const loaded = await genomeNotification(g, 'frank', 'genome_load', (payload) => payload.genome_id === id);
+      const loaded = await genomeNotification(
+        g,
+        'frank',
+        'genome_load',
+        (payload) => payload.genome_id === id,
+      );
       assert.equal(loaded.payload.status, 'Completed');
-      assert.deepEqual((await g.ok('frank', 'GET', '/genomesvc/genomes?search=private')).genomes.map((genome: any) => [genome.id, genome.owner]), [[id, 'frank']]);
-      assert.deepEqual((await g.ok('erin', 'GET', '/genomesvc/genomes?search=private')).genomes, []);
+      assert.deepEqual(
+        (await g.ok('frank', 'GET', '/genomesvc/genomes?search=private')).genomes.map(
+          (genome: any) => [genome.id, genome.owner],
+        ),
+        [[id, 'frank']],
+      );
+      assert.deepEqual(
+        (await g.ok('erin', 'GET', '/genomesvc/genomes?search=private')).genomes,
+        [],
+      );
     });
   });
 }

@@ -17,7 +17,9 @@ const countKeys = ['system-total', 'system-total-new', 'system-total-unseen', 'u
 
 /** `?a=1&b=2` in the given order, values percent-encoded; undefined values left out. */
 function qs(params: [string, string | number | undefined][]): string {
-  const parts = params.filter(([, value]) => value !== undefined).map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`);
+  const parts = params
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}=${encodeURIComponent(String(value))}`);
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
@@ -33,7 +35,11 @@ interface Note {
 }
 
 /** How a note is listed: as recorded, with its current seen flag (deleted ones are never listed). */
-const listed = (note: Note): Record<string, any> => ({ ...note.json, seen: note.seen, deleted: false });
+const listed = (note: Note): Record<string, any> => ({
+  ...note.json,
+  seen: note.seen,
+  deleted: false,
+});
 
 interface ListingOptions {
   seen?: boolean;
@@ -48,18 +54,25 @@ function expectedListing(notes: Note[], user: string, options: ListingOptions = 
   const filter = options.filter === undefined ? undefined : stored(options.filter);
   const seen = filter === 'new' ? false : options.seen;
   const type = filter === 'new' ? undefined : filter;
-  const live = notes.filter((note) => note.user === user && !note.deleted && (type === undefined || note.stored === type));
+  const live = notes.filter(
+    (note) => note.user === user && !note.deleted && (type === undefined || note.stored === type),
+  );
   const matching = live.filter((note) => seen === undefined || note.seen === seen);
   const sorted = [...matching].sort((a, b) => a.timestamp - b.timestamp || byString(a.id, b.id));
   if ((options.sortDir ?? 'desc').toLowerCase() === 'desc') sorted.reverse();
   const offset = options.offset ?? 0;
   const limit = options.limit ?? 0;
   const page = limit === 0 ? sorted.slice(offset) : sorted.slice(offset, offset + limit);
-  return { messages: page.map(listed), total: matching.length, unseen_total: live.filter((note) => !note.seen).length };
+  return {
+    messages: page.map(listed),
+    total: matching.length,
+    unseen_total: live.filter((note) => !note.seen).length,
+  };
 }
 
 /** A user's live unseen notifications, oldest first (unseen-messages). */
-const unseenOf = (notes: Note[], user: string) => expectedListing(notes, user, { seen: false, sortDir: 'asc' }).messages;
+const unseenOf = (notes: Note[], user: string) =>
+  expectedListing(notes, user, { seen: false, sortDir: 'asc' }).messages;
 const unseenCount = (notes: Note[], user: string) => unseenOf(notes, user).length;
 
 /** A system message as the test knows it, and each user's state of it (0 none, 1 received, 2 seen, 3 dismissed). */
@@ -86,10 +99,14 @@ class SystemModel {
 
   /** Raises (never lowers) the state of some messages, or of every active one; dismissals only of dismissible ones. */
   raise(user: string, ids: string[] | 'active', state: number) {
-    const targets = ids === 'active' ? this.active() : this.messages.filter((message) => ids.includes(message.uuid));
+    const targets =
+      ids === 'active'
+        ? this.active()
+        : this.messages.filter((message) => ids.includes(message.uuid));
     for (const message of targets) {
       if (state === 3 && !message.json.dismissible) continue;
-      if (this.state(user, message.uuid) < state) this.states.set(`${user}\n${message.uuid}`, state);
+      if (this.state(user, message.uuid) < state)
+        this.states.set(`${user}\n${message.uuid}`, state);
     }
   }
 
@@ -137,7 +154,11 @@ async function startAppsService(): Promise<AppsService> {
     backend: undefined as unknown as TestBackend,
     descriptions: new Map(),
     failing: false,
-    asked: (since) => service.backend.requests.slice(since).filter((request) => request.path === '/analyses').map(filterIds),
+    asked: (since) =>
+      service.backend.requests
+        .slice(since)
+        .filter((request) => request.path === '/analyses')
+        .map(filterIds),
   };
   service.backend = await startBackend((request, response) => {
     if (request.path !== '/analyses' || request.method !== 'GET') {
@@ -147,21 +168,31 @@ async function startAppsService(): Promise<AppsService> {
     }
     if (service.failing) {
       response.writeHead(500, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error_code: 'ERR_UNCHECKED_EXCEPTION', reason: 'the apps service is having a bad day' }));
+      response.end(
+        JSON.stringify({
+          error_code: 'ERR_UNCHECKED_EXCEPTION',
+          reason: 'the apps service is having a bad day',
+        }),
+      );
       return;
     }
     const analyses = filterIds(request)
       .filter((id) => service.descriptions.has(id))
       .map((id) => ({ id, name: `analysis ${id}`, app_description: service.descriptions.get(id) }));
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ analyses, timestamp: new Date().toISOString(), total: analyses.length }));
+    response.end(
+      JSON.stringify({ analyses, timestamp: new Date().toISOString(), total: analyses.length }),
+    );
   });
   return service;
 }
 
 /** The ids of the `filter` of a GET /analyses call (`[{"field":"id","value":...}, ...]`). */
 function filterIds(request: RecordedRequest): string[] {
-  const filter = JSON.parse(request.query.get('filter') ?? '[]') as { field: string; value: string }[];
+  const filter = JSON.parse(request.query.get('filter') ?? '[]') as {
+    field: string;
+    value: string;
+  }[];
   return filter.filter((clause) => clause.field === 'id').map((clause) => clause.value);
 }
 
@@ -177,28 +208,61 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const answer = await gateway.call(null, 'POST', '/send-notification', { json: body });
       assert.equal(answer.status, 200, answer.text);
       const json = answer.body.notification;
-      const note: Note = { id: json.message.id, user: json.user, stored: stored(String(body.type)), timestamp: json.message.timestamp, seen: false, deleted: false, json };
+      const note: Note = {
+        id: json.message.id,
+        user: json.user,
+        stored: stored(String(body.type)),
+        timestamp: json.message.timestamp,
+        seen: false,
+        deleted: false,
+        json,
+      };
       if (gateway === g) notes.push(note);
       return note;
     };
     /** Seeds `count` notifications for `user` of the given types, waiting a little now and then (some times tie, most differ). */
-    const seed = async (user: string, types: string[], count: number, extra: (index: number) => Record<string, unknown> = () => ({})) => {
+    const seed = async (
+      user: string,
+      types: string[],
+      count: number,
+      extra: (index: number) => Record<string, unknown> = () => ({}),
+    ) => {
       const seeded: Note[] = [];
       for (let index = 0; index < count; index++) {
         const type = types[index % types.length]!;
-        seeded.push(await send(g!, { type, user, subject: `${type} note ${index} for ${user}`, ...extra(index) }));
+        seeded.push(
+          await send(g!, {
+            type,
+            user,
+            subject: `${type} note ${index} for ${user}`,
+            ...extra(index),
+          }),
+        );
         if (index % 3 === 2) await sleep(3);
       }
       return seeded;
     };
-    const messages = (user: string, query = '') => g!.ok(user, 'GET', `/secured/notifications/messages${query}`);
-    const counts = (user: string, query = '') => g!.ok(user, 'GET', `/secured/notifications/count-messages${query}`);
+    const messages = (user: string, query = '') =>
+      g!.ok(user, 'GET', `/secured/notifications/messages${query}`);
+    const counts = (user: string, query = '') =>
+      g!.ok(user, 'GET', `/secured/notifications/count-messages${query}`);
     /** Checks count-messages (four integer keys, nothing else) against the model. */
     const checkCounts = async (user: string, options: { seen?: boolean; filter?: string } = {}) => {
-      const answer = await counts(user, qs([['seen', options.seen === undefined ? undefined : String(options.seen)], ['filter', options.filter]]));
+      const answer = await counts(
+        user,
+        qs([
+          ['seen', options.seen === undefined ? undefined : String(options.seen)],
+          ['filter', options.filter],
+        ]),
+      );
       assert.deepEqual(Object.keys(answer).sort(), countKeys, JSON.stringify(answer));
-      for (const key of countKeys) assert.ok(Number.isInteger(answer[key]), `${key}: ${JSON.stringify(answer)}`);
-      assert.deepEqual(answer, { 'user-total': expectedListing(notes, user, options).total, ...system.counts(user) }, `${user} ${JSON.stringify(options)}`);
+      for (const key of countKeys)
+        assert.ok(Number.isInteger(answer[key]), `${key}: ${JSON.stringify(answer)}`);
+      assert.deepEqual(
+        answer,
+        { 'user-total': expectedListing(notes, user, options).total, ...system.counts(user) },
+        `${user} ${JSON.stringify(options)}`,
+      );
     };
     /** Every view of a user's notifications against the model: listing, unseen, counts. */
     const checkUser = async (user: string) => {
@@ -207,12 +271,17 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(all.messages, expected.messages, `${user}: listing`);
       assert.equal(all.total, expected.total);
       assert.ok(all.messages.every((message: any) => message.deleted === false));
-      assert.deepEqual((await g!.ok(user, 'GET', '/secured/notifications/unseen-messages')).messages, unseenOf(notes, user), `${user}: unseen`);
+      assert.deepEqual(
+        (await g!.ok(user, 'GET', '/secured/notifications/unseen-messages')).messages,
+        unseenOf(notes, user),
+        `${user}: unseen`,
+      );
       await checkCounts(user);
       await checkCounts(user, { seen: false });
       await checkCounts(user, { filter: 'data' });
     };
-    const systemIds = (answer: any) => answer['system-messages'].map((message: any) => message.uuid);
+    const systemIds = (answer: any) =>
+      answer['system-messages'].map((message: any) => message.uuid);
 
     before(async () => {
       apps = await startAppsService();
@@ -223,21 +292,41 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       await seed('alice', types, 25, (index) => ({
         ...(index === 7 ? { type: 'Tool Request' } : {}),
         ...(index % 2 === 0 ? { message: `text of note ${index}` } : {}),
-        ...(index % 5 === 1 ? { outputDir: `/platform/home/alice/out-${index}`, outputManifest: [{ path: `out-${index}/a.txt` }] } : {}),
+        ...(index % 5 === 1
+          ? {
+              outputDir: `/platform/home/alice/out-${index}`,
+              outputManifest: [{ path: `out-${index}/a.txt` }],
+            }
+          : {}),
         payload:
           types[index % 4] === 'tool'
-            ? { email_address: 'alice@example.org', toolname: `tool-${index}`, tooldirectory: '/usr/bin', tooldescription: 'd', toolattribution: 'a', toolversion: '1' }
-            : { action: index % 4 === 1 ? 'analysis_shared' : 'upload_complete', id: `job-${index}`, resultfolderid: `/platform/home/alice/r-${index}` },
+            ? {
+                email_address: 'alice@example.org',
+                toolname: `tool-${index}`,
+                tooldirectory: '/usr/bin',
+                tooldescription: 'd',
+                toolattribution: 'a',
+                toolversion: '1',
+              }
+            : {
+                action: index % 4 === 1 ? 'analysis_shared' : 'upload_complete',
+                id: `job-${index}`,
+                resultfolderid: `/platform/home/alice/r-${index}`,
+              },
       }));
       await seed('bob', ['data', 'analysis'], 4);
       // Some of alice's seen and some deleted, through the API.
       const alices = notes.filter((note) => note.user === 'alice');
       const toSee = alices.filter((_note, index) => index % 3 === 0);
-      const seen = await g.ok('alice', 'POST', '/secured/notifications/seen', { json: { uuids: toSee.map((note) => note.id) } });
+      const seen = await g.ok('alice', 'POST', '/secured/notifications/seen', {
+        json: { uuids: toSee.map((note) => note.id) },
+      });
       for (const note of toSee) note.seen = true;
       assert.deepEqual(seen, { success: true, count: unseenCount(notes, 'alice') });
       const toDelete = alices.filter((_note, index) => index % 7 === 2 || index === 3);
-      const deleted = await g.ok('alice', 'POST', '/secured/notifications/delete', { json: { uuids: toDelete.map((note) => note.id) } });
+      const deleted = await g.ok('alice', 'POST', '/secured/notifications/delete', {
+        json: { uuids: toDelete.map((note) => note.id) },
+      });
       for (const note of toDelete) note.deleted = true;
       assert.deepEqual(deleted, { success: true, count: unseenCount(notes, 'alice') });
     });
@@ -258,26 +347,44 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         assert.ok(Math.abs(message.message.timestamp - Date.now()) < 600_000);
         assert.equal(typeof message.seen, 'boolean');
         assert.equal(message.deleted, false);
-        assert.ok(['data', 'analysis', 'tool', 'tool request'].includes(message.type), message.type);
+        assert.ok(
+          ['data', 'analysis', 'tool', 'tool request'].includes(message.type),
+          message.type,
+        );
         assert.equal(message.user, 'alice');
         assert.equal(typeof message.payload, 'object');
         assert.equal(typeof message.outputDir, 'string');
         assert.ok(Array.isArray(message.outputManifest));
       }
       // The text is the message, or the subject when there is none; output fields as sent, or from the payload.
-      const withText = notes.find((note) => note.user === 'alice' && !note.deleted && note.json.message.text.startsWith('text of'))!;
+      const withText = notes.find(
+        (note) =>
+          note.user === 'alice' && !note.deleted && note.json.message.text.startsWith('text of'),
+      )!;
       assert.ok(withText);
       const withOutputs = answer.messages.find((message: any) => message.outputManifest.length > 0);
       assert.match(withOutputs.outputDir, /^\/platform\/home\/alice\/out-\d+$/);
-      const plain = answer.messages.find((message: any) => message.type === 'data' && message.outputManifest.length === 0);
+      const plain = answer.messages.find(
+        (message: any) => message.type === 'data' && message.outputManifest.length === 0,
+      );
       assert.equal(plain.outputDir, plain.payload.resultfolderid);
       // "Tool Request" and tool_request are one type, listed with a space.
-      assert.ok(answer.messages.filter((message: any) => message.type === 'tool request').length >= 2);
+      assert.ok(
+        answer.messages.filter((message: any) => message.type === 'tool request').length >= 2,
+      );
     });
 
     test('every listing parameter, alone and combined, against the reference', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
-      const filters = [undefined, 'data', 'analysis', 'Tool Request', 'new', 'TOOL', 'tool_request'];
+      const filters = [
+        undefined,
+        'data',
+        'analysis',
+        'Tool Request',
+        'new',
+        'TOOL',
+        'tool_request',
+      ];
       const seens = [undefined, true, false];
       const dirs = [undefined, 'asc', 'desc', 'DESC'];
       const dirNames = ['sortDir', 'sortdir', 'sort-dir', 'SORT-DIR'];
@@ -287,7 +394,16 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         ['sort-field', 'Timestamp'],
         ['SORTFIELD', 'TIMESTAMP'],
       ];
-      const pages: { limit?: number; offset?: number }[] = [{}, { limit: 0 }, { limit: 1 }, { limit: 5 }, { limit: 5, offset: 3 }, { offset: 4 }, { limit: 0, offset: 15 }, { limit: 5, offset: 100 }];
+      const pages: { limit?: number; offset?: number }[] = [
+        {},
+        { limit: 0 },
+        { limit: 1 },
+        { limit: 5 },
+        { limit: 5, offset: 3 },
+        { offset: 4 },
+        { limit: 0, offset: 15 },
+        { limit: 5, offset: 100 },
+      ];
       let round = 0;
       for (const filter of filters) {
         for (const seen of seens) {
@@ -305,7 +421,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
               ]);
               const answer = await messages('alice', query);
               const expected = expectedListing(notes, 'alice', { filter, seen, sortDir, ...page });
-              assert.deepEqual(answer.messages.map((message: any) => message.message.id), expected.messages.map((message) => message.message.id), query);
+              assert.deepEqual(
+                answer.messages.map((message: any) => message.message.id),
+                expected.messages.map((message) => message.message.id),
+                query,
+              );
               assert.deepEqual(answer.messages, expected.messages, query);
               assert.equal(answer.total, expected.total, query);
               assert.equal(answer.unseen_total, expected.unseen_total, query);
@@ -320,12 +440,21 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       }
       // A repeat with the same value is one value.
       const same = await messages('alice', '?limit=5&LIMIT=5&sortDir=asc');
-      assert.deepEqual(same.messages, expectedListing(notes, 'alice', { limit: 5, sortDir: 'asc' }).messages);
+      assert.deepEqual(
+        same.messages,
+        expectedListing(notes, 'alice', { limit: 5, sortDir: 'asc' }).messages,
+      );
     });
 
     test('listing parameters out of range are 400, conflicting repeats 409', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
-      for (const query of ['sortField=subject', 'sortfield=uuid', 'sort-field=date_created', 'sortDir=sideways', 'SORT-DIR=up']) {
+      for (const query of [
+        'sortField=subject',
+        'sortfield=uuid',
+        'sort-field=date_created',
+        'sortDir=sideways',
+        'SORT-DIR=up',
+      ]) {
         const answer = await g.call('alice', 'GET', `/secured/notifications/messages?${query}`);
         assert.equal(answer.status, 400, `${query}: ${answer.text}`);
         assert.equal(answer.body.error_code, 'ERR_BAD_QUERY_PARAMETER', query);
@@ -335,7 +464,12 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         assert.equal(answer.status, 400, `${query}: ${answer.text}`);
         assert.match(answer.body.error_code, /^ERR_/, query);
       }
-      for (const query of ['limit=1&limit=2', 'sortDir=asc&SORTDIR=desc', 'filter=data&Filter=tool', 'seen=true&seen=false']) {
+      for (const query of [
+        'limit=1&limit=2',
+        'sortDir=asc&SORTDIR=desc',
+        'filter=data&Filter=tool',
+        'seen=true&seen=false',
+      ]) {
         const answer = await g.call('alice', 'GET', `/secured/notifications/messages?${query}`);
         assert.equal(answer.status, 409, `${query}: ${answer.text}`);
         assert.match(answer.body.error_code, /^ERR_/, query);
@@ -343,7 +477,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       // Unknown parameters are ignored, as on the other listings.
       const unknown = await messages('alice', '?colour=blue&limit=2');
       assert.deepEqual(unknown.messages, expectedListing(notes, 'alice', { limit: 2 }).messages);
-      const badCount = await g.call('alice', 'GET', '/secured/notifications/count-messages?seen=perhaps');
+      const badCount = await g.call(
+        'alice',
+        'GET',
+        '/secured/notifications/count-messages?seen=perhaps',
+      );
       assert.equal(badCount.status, 400, badCount.text);
     });
 
@@ -351,28 +489,50 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       if (!g) return t.skip('DATABASE_URL not set');
       const unseen = await g.ok('alice', 'GET', '/secured/notifications/unseen-messages');
       assert.deepEqual(unseen.messages, unseenOf(notes, 'alice'));
-      assert.ok(unseen.messages.length > 0 && unseen.messages.every((message: any) => message.seen === false));
+      assert.ok(
+        unseen.messages.length > 0 &&
+          unseen.messages.every((message: any) => message.seen === false),
+      );
 
       // The ten newest, ascending; with fewer than ten, all of them; with none, none.
-      const lastTen = (user: string) => expectedListing(notes, user, { limit: 10 }).messages.reverse();
+      const lastTen = (user: string) =>
+        expectedListing(notes, user, { limit: 10 }).messages.reverse();
       const alices = await g.ok('alice', 'GET', '/secured/notifications/last-ten-messages');
       assert.equal(alices.messages.length, 10);
       assert.deepEqual(alices.messages, lastTen('alice'));
       const stamps = alices.messages.map((message: any) => message.message.timestamp);
-      assert.deepEqual(stamps, [...stamps].sort((a, b) => a - b));
+      assert.deepEqual(
+        stamps,
+        [...stamps].sort((a, b) => a - b),
+      );
       const bobs = await g.ok('bob', 'GET', '/secured/notifications/last-ten-messages');
       assert.equal(bobs.messages.length, expectedListing(notes, 'bob').total);
       assert.ok(bobs.messages.length < 10);
       assert.deepEqual(bobs.messages, lastTen('bob'));
-      assert.deepEqual((await g.ok('nobody', 'GET', '/secured/notifications/last-ten-messages')).messages, []);
+      assert.deepEqual(
+        (await g.ok('nobody', 'GET', '/secured/notifications/last-ten-messages')).messages,
+        [],
+      );
 
-      for (const options of [{}, { seen: true }, { seen: false }, { filter: 'data' }, { filter: 'new' }, { filter: 'Tool Request' }, { filter: 'tool', seen: false }, { filter: 'analysis', seen: true }]) {
+      for (const options of [
+        {},
+        { seen: true },
+        { seen: false },
+        { filter: 'data' },
+        { filter: 'new' },
+        { filter: 'Tool Request' },
+        { filter: 'tool', seen: false },
+        { filter: 'analysis', seen: true },
+      ]) {
         await checkCounts('alice', options);
       }
       await checkCounts('bob');
       await checkCounts('nobody');
       // Parameter names in any case.
-      assert.equal((await counts('alice', '?SEEN=false&Filter=DATA'))['user-total'], expectedListing(notes, 'alice', { seen: false, filter: 'data' }).total);
+      assert.equal(
+        (await counts('alice', '?SEEN=false&Filter=DATA'))['user-total'],
+        expectedListing(notes, 'alice', { seen: false, filter: 'data' }).total,
+      );
     });
 
     test('counts after every transition of a notification: seen, mark-all-seen (three ways), delete, delete-all', async (t) => {
@@ -381,19 +541,34 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const mine = await seed(user, ['data', 'analysis', 'tool'], 12);
       await seed('frank', ['data'], 2);
       await checkUser(user);
-      const countIs = (answer: any) => assert.equal(answer.count, unseenCount(notes, user), JSON.stringify(answer));
+      const countIs = (answer: any) =>
+        assert.equal(answer.count, unseenCount(notes, user), JSON.stringify(answer));
 
       // POST seen: ids in any case, unknown ids ignored.
-      const seen = await g.ok(user, 'POST', '/secured/notifications/seen', { json: { uuids: [mine[0]!.id, mine[1]!.id.toUpperCase(), randomUUID()] } });
+      const seen = await g.ok(user, 'POST', '/secured/notifications/seen', {
+        json: { uuids: [mine[0]!.id, mine[1]!.id.toUpperCase(), randomUUID()] },
+      });
       mine[0]!.seen = mine[1]!.seen = true;
       countIs(seen);
       assert.equal(seen.count, 10);
       await checkUser(user);
-      assert.equal((await g.call(user, 'POST', '/secured/notifications/seen', { json: { ids: [mine[2]!.id] } })).status, 400);
-      assert.equal((await g.call(user, 'POST', '/secured/notifications/seen', { raw: '{"uuids": [' })).status, 400);
+      assert.equal(
+        (
+          await g.call(user, 'POST', '/secured/notifications/seen', {
+            json: { ids: [mine[2]!.id] },
+          })
+        ).status,
+        400,
+      );
+      assert.equal(
+        (await g.call(user, 'POST', '/secured/notifications/seen', { raw: '{"uuids": [' })).status,
+        400,
+      );
 
       // POST delete: a seen and an unseen one.
-      const deleted = await g.ok(user, 'POST', '/secured/notifications/delete', { json: { uuids: [mine[1]!.id, mine[2]!.id] } });
+      const deleted = await g.ok(user, 'POST', '/secured/notifications/delete', {
+        json: { uuids: [mine[1]!.id, mine[2]!.id] },
+      });
       mine[1]!.deleted = mine[2]!.deleted = true;
       assert.equal(deleted.success, true);
       countIs(deleted);
@@ -402,7 +577,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.ok(!ids.includes(mine[1]!.id) && !ids.includes(mine[2]!.id));
 
       // DELETE delete-all with a filter: only that type.
-      const deletedData = await g.ok(user, 'DELETE', '/secured/notifications/delete-all?filter=data');
+      const deletedData = await g.ok(
+        user,
+        'DELETE',
+        '/secured/notifications/delete-all?filter=data',
+      );
       for (const note of mine) if (note.stored === 'data') note.deleted = true;
       countIs(deletedData);
       await checkUser(user);
@@ -410,7 +589,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.ok(expectedListing(notes, user).total > 0);
 
       // mark-all-seen with {}.
-      const markAll = async (options: { json?: unknown; raw?: string; headers?: Record<string, string> }) => {
+      const markAll = async (options: {
+        json?: unknown;
+        raw?: string;
+        headers?: Record<string, string>;
+      }) => {
         const answer = await g!.call(user, 'POST', '/secured/notifications/mark-all-seen', options);
         assert.equal(answer.status, 200, answer.text);
         for (const note of notes) if (note.user === user) note.seen = true;
@@ -446,7 +629,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(all.count, 0);
       await checkUser(user);
       assert.deepEqual(await messages(user), { messages: [], total: 0, unseen_total: 0 });
-      assert.deepEqual((await g.ok(user, 'GET', '/secured/notifications/last-ten-messages')).messages, []);
+      assert.deepEqual(
+        (await g.ok(user, 'GET', '/secured/notifications/last-ten-messages')).messages,
+        [],
+      );
       await checkUser('frank');
       assert.equal(expectedListing(notes, 'frank').total, 2);
     });
@@ -458,19 +644,27 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const bobs = await messages('bob');
       assert.deepEqual(bobs.messages, expectedListing(notes, 'bob').messages);
       assert.ok(bobs.messages.every((message: any) => message.user === 'bob'));
-      const aliceIds = notes.filter((note) => note.user === 'alice' && !note.deleted && !note.seen).map((note) => note.id);
+      const aliceIds = notes
+        .filter((note) => note.user === 'alice' && !note.deleted && !note.seen)
+        .map((note) => note.id);
       assert.ok(aliceIds.length > 3);
 
-      const seen = await g.ok('bob', 'POST', '/secured/notifications/seen', { json: { uuids: aliceIds } });
+      const seen = await g.ok('bob', 'POST', '/secured/notifications/seen', {
+        json: { uuids: aliceIds },
+      });
       assert.equal(seen.count, unseenCount(notes, 'bob'));
-      const deleted = await g.ok('bob', 'POST', '/secured/notifications/delete', { json: { uuids: aliceIds } });
+      const deleted = await g.ok('bob', 'POST', '/secured/notifications/delete', {
+        json: { uuids: aliceIds },
+      });
       assert.equal(deleted.count, unseenCount(notes, 'bob'));
       assert.deepEqual(await messages('alice'), alicesBefore);
       assert.deepEqual(await counts('alice'), aliceCounts);
       await checkUser('bob');
 
       // Bob's mark-all and delete-all touch only bob's.
-      await g.ok('bob', 'POST', '/secured/notifications/mark-all-seen', { json: { user: 'alice' } });
+      await g.ok('bob', 'POST', '/secured/notifications/mark-all-seen', {
+        json: { user: 'alice' },
+      });
       for (const note of notes) if (note.user === 'bob') note.seen = true;
       await checkUser('bob');
       await g.ok('bob', 'DELETE', '/secured/notifications/delete-all?user=alice');
@@ -493,13 +687,37 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         system.messages.push({ uuid: json.uuid, json });
         return json;
       };
-      const m1 = await create({ type: 'announcement', message: 'Dismiss me', deactivation_date: now + 3_600_000, dismissible: true });
-      const m2 = await create({ type: 'maintenance', message: 'You cannot dismiss me', deactivation_date: new Date(now + 7_200_000).toISOString() });
+      const m1 = await create({
+        type: 'announcement',
+        message: 'Dismiss me',
+        deactivation_date: now + 3_600_000,
+        dismissible: true,
+      });
+      const m2 = await create({
+        type: 'maintenance',
+        message: 'You cannot dismiss me',
+        deactivation_date: new Date(now + 7_200_000).toISOString(),
+      });
       // Not yet active: never counted, never listed for users.
-      const later = await create({ type: 'warning', message: 'Tomorrow', activation_date: now + 86_400_000, deactivation_date: now + 2 * 86_400_000, dismissible: true });
+      const later = await create({
+        type: 'warning',
+        message: 'Tomorrow',
+        activation_date: now + 86_400_000,
+        deactivation_date: now + 2 * 86_400_000,
+        dismissible: true,
+      });
       assert.deepEqual(
         { ...m1, uuid: 'x', date_created: 0, activation_date: 0 },
-        { uuid: 'x', type: 'announcement', message: 'Dismiss me', date_created: 0, activation_date: 0, deactivation_date: now + 3_600_000, dismissible: true, logins_disabled: false },
+        {
+          uuid: 'x',
+          type: 'announcement',
+          message: 'Dismiss me',
+          date_created: 0,
+          activation_date: 0,
+          deactivation_date: now + 3_600_000,
+          dismissible: true,
+          logins_disabled: false,
+        },
       );
       assert.equal(m2.deactivation_date, now + 7_200_000);
       assert.equal(m2.dismissible, false);
@@ -510,42 +728,91 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         for (const user of users) {
           await checkCounts(user);
           await checkCounts(user, { seen: false });
-          assert.deepEqual((await g!.ok(user, 'GET', '/secured/notifications/system/messages'))['system-messages'], system.listing(user, 3), `${label}: ${user} messages`);
-          assert.deepEqual((await g!.ok(user, 'GET', '/secured/notifications/system/new-messages'))['system-messages'], system.listing(user, 1), `${label}: ${user} new`);
-          assert.deepEqual((await g!.ok(user, 'GET', '/secured/notifications/system/unseen-messages'))['system-messages'], system.listing(user, 2), `${label}: ${user} unseen`);
+          assert.deepEqual(
+            (await g!.ok(user, 'GET', '/secured/notifications/system/messages'))['system-messages'],
+            system.listing(user, 3),
+            `${label}: ${user} messages`,
+          );
+          assert.deepEqual(
+            (await g!.ok(user, 'GET', '/secured/notifications/system/new-messages'))[
+              'system-messages'
+            ],
+            system.listing(user, 1),
+            `${label}: ${user} new`,
+          );
+          assert.deepEqual(
+            (await g!.ok(user, 'GET', '/secured/notifications/system/unseen-messages'))[
+              'system-messages'
+            ],
+            system.listing(user, 2),
+            `${label}: ${user} unseen`,
+          );
         }
       };
       await check('created');
-      assert.deepEqual(system.counts('alice'), { 'system-total': 2, 'system-total-new': 2, 'system-total-unseen': 2 });
+      assert.deepEqual(system.counts('alice'), {
+        'system-total': 2,
+        'system-total-new': 2,
+        'system-total-unseen': 2,
+      });
 
       // Admin listing and lookups.
       const list = await g.ok(admin, 'GET', '/admin/notifications/system');
       assert.equal(list.total, system.messages.length);
-      assert.deepEqual(systemIds(list).sort(), system.messages.map((message) => message.uuid).sort());
+      assert.deepEqual(
+        systemIds(list).sort(),
+        system.messages.map((message) => message.uuid).sort(),
+      );
       const activeOnly = await g.ok(admin, 'GET', '/admin/notifications/system?active-only=true');
-      assert.deepEqual(systemIds(activeOnly).sort(), system.active().map((message) => message.uuid).sort());
+      assert.deepEqual(
+        systemIds(activeOnly).sort(),
+        system
+          .active()
+          .map((message) => message.uuid)
+          .sort(),
+      );
       assert.ok(!systemIds(activeOnly).includes(later.uuid));
-      assert.deepEqual(systemIds(await g.ok(admin, 'GET', '/admin/notifications/system?type=maintenance')), [m2.uuid]);
-      assert.deepEqual(await g.ok(admin, 'GET', `/admin/notifications/system/${m1.uuid}`), { 'system-notification': m1 });
+      assert.deepEqual(
+        systemIds(await g.ok(admin, 'GET', '/admin/notifications/system?type=maintenance')),
+        [m2.uuid],
+      );
+      assert.deepEqual(await g.ok(admin, 'GET', `/admin/notifications/system/${m1.uuid}`), {
+        'system-notification': m1,
+      });
       const types = (await g.ok(admin, 'GET', '/admin/notifications/system-types')).types;
-      for (const type of ['announcement', 'maintenance', 'warning']) assert.ok(types.includes(type), type);
+      for (const type of ['announcement', 'maintenance', 'warning'])
+        assert.ok(types.includes(type), type);
       assert.deepEqual(types, [...types].sort());
-      const badType = await g.call(admin, 'PUT', '/admin/notifications/system', { json: { type: 'gossip', message: 'x', deactivation_date: now + 60_000 } });
+      const badType = await g.call(admin, 'PUT', '/admin/notifications/system', {
+        json: { type: 'gossip', message: 'x', deactivation_date: now + 60_000 },
+      });
       assert.equal(badType.status, 400, badType.text);
-      assert.equal((await g.call(admin, 'GET', `/admin/notifications/system/${randomUUID()}`)).status, 404);
+      assert.equal(
+        (await g.call(admin, 'GET', `/admin/notifications/system/${randomUUID()}`)).status,
+        404,
+      );
 
       // alice receives m1, then all; bob does nothing yet.
-      const received = await g.ok('alice', 'POST', '/secured/notifications/system/received', { json: { uuids: [m1.uuid] } });
+      const received = await g.ok('alice', 'POST', '/secured/notifications/system/received', {
+        json: { uuids: [m1.uuid] },
+      });
       system.raise('alice', [m1.uuid], 1);
       assert.equal(received.count, system.counts('alice')['system-total-new']);
       await check('alice received one');
-      const allReceived = await g.ok('alice', 'POST', '/secured/notifications/system/mark-all-received', { json: {} });
+      const allReceived = await g.ok(
+        'alice',
+        'POST',
+        '/secured/notifications/system/mark-all-received',
+        { json: {} },
+      );
       system.raise('alice', 'active', 1);
       assert.equal(allReceived.count, 0);
       await check('alice received all');
 
       // alice sees m2; bob marks all seen with no body at all.
-      const seen = await g.ok('alice', 'POST', '/secured/notifications/system/seen', { json: { uuids: [m2.uuid] } });
+      const seen = await g.ok('alice', 'POST', '/secured/notifications/system/seen', {
+        json: { uuids: [m2.uuid] },
+      });
       system.raise('alice', [m2.uuid], 2);
       assert.equal(seen.count, system.counts('alice')['system-total-unseen']);
       assert.equal(seen.count, 1);
@@ -555,15 +822,25 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(bobSeen.count, 0);
       await check('bob saw all');
       // A body naming another user changes the caller's state only.
-      await g.ok('alice', 'POST', '/secured/notifications/system/mark-all-received', { json: { user: 'carol' } });
-      assert.deepEqual(system.counts('carol'), { 'system-total': 2, 'system-total-new': 2, 'system-total-unseen': 2 });
+      await g.ok('alice', 'POST', '/secured/notifications/system/mark-all-received', {
+        json: { user: 'carol' },
+      });
+      assert.deepEqual(system.counts('carol'), {
+        'system-total': 2,
+        'system-total-new': 2,
+        'system-total-unseen': 2,
+      });
       await checkCounts('carol');
 
       // alice dismisses: m2 is not dismissible, m1 is.
-      const notDismissed = await g.ok('alice', 'POST', '/secured/notifications/system/delete', { json: { uuids: [m2.uuid] } });
+      const notDismissed = await g.ok('alice', 'POST', '/secured/notifications/system/delete', {
+        json: { uuids: [m2.uuid] },
+      });
       assert.equal(notDismissed.count, system.counts('alice')['system-total']);
       await check('alice tried m2');
-      const dismissed = await g.ok('alice', 'POST', '/secured/notifications/system/delete', { json: { uuids: [m1.uuid] } });
+      const dismissed = await g.ok('alice', 'POST', '/secured/notifications/system/delete', {
+        json: { uuids: [m1.uuid] },
+      });
       system.raise('alice', [m1.uuid], 3);
       assert.equal(dismissed.count, system.counts('alice')['system-total']);
       assert.equal(dismissed.count, 1);
@@ -572,28 +849,48 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       await g.ok('bob', 'DELETE', '/secured/notifications/system/delete-all');
       system.raise('bob', 'active', 3);
       await check('bob dismissed all');
-      assert.deepEqual(systemIds(await g.ok('bob', 'GET', '/secured/notifications/system/messages')), [m2.uuid]);
+      assert.deepEqual(
+        systemIds(await g.ok('bob', 'GET', '/secured/notifications/system/messages')),
+        [m2.uuid],
+      );
 
       // An update makes m2 news again for both; the dismissal of m1 stays.
-      const updated = await g.ok(admin, 'POST', `/admin/notifications/system/${m2.uuid}`, { json: { message: 'Maintenance moved' } });
+      const updated = await g.ok(admin, 'POST', `/admin/notifications/system/${m2.uuid}`, {
+        json: { message: 'Maintenance moved' },
+      });
       assert.equal(updated['system-notification'].message, 'Maintenance moved');
-      system.messages.find((message) => message.uuid === m2.uuid)!.json = updated['system-notification'];
+      system.messages.find((message) => message.uuid === m2.uuid)!.json =
+        updated['system-notification'];
       system.reset(m2.uuid);
       assert.deepEqual(await g.ok(admin, 'GET', `/admin/notifications/system/${m2.uuid}`), updated);
       await check('m2 updated');
-      assert.deepEqual(system.counts('alice'), { 'system-total': 1, 'system-total-new': 1, 'system-total-unseen': 1 });
+      assert.deepEqual(system.counts('alice'), {
+        'system-total': 1,
+        'system-total-new': 1,
+        'system-total-unseen': 1,
+      });
 
       // Deleted messages are gone for everyone.
       const removed = await g.ok(admin, 'DELETE', `/admin/notifications/system/${m1.uuid}`);
       assert.equal(removed['system-notification'].uuid, m1.uuid);
       system.remove(m1.uuid);
-      assert.equal((await g.call(admin, 'GET', `/admin/notifications/system/${m1.uuid}`)).status, 404);
+      assert.equal(
+        (await g.call(admin, 'GET', `/admin/notifications/system/${m1.uuid}`)).status,
+        404,
+      );
       await check('m1 deleted');
-      assert.equal((await g.ok(admin, 'GET', '/admin/notifications/system')).total, system.messages.length);
+      assert.equal(
+        (await g.ok(admin, 'GET', '/admin/notifications/system')).total,
+        system.messages.length,
+      );
 
       // Non-administrators: 403 on every admin route, nothing changed.
       for (const [method, route, json] of [
-        ['PUT', '/admin/notifications/system', { type: 'warning', message: 'sneaky', deactivation_date: now + 60_000 }],
+        [
+          'PUT',
+          '/admin/notifications/system',
+          { type: 'warning', message: 'sneaky', deactivation_date: now + 60_000 },
+        ],
         ['GET', '/admin/notifications/system', undefined],
         ['GET', `/admin/notifications/system/${m2.uuid}`, undefined],
         ['POST', `/admin/notifications/system/${m2.uuid}`, { message: 'sneaky' }],
@@ -602,10 +899,17 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       ] as const) {
         const refused = await g.call('alice', method, route, { json });
         assert.equal(refused.status, 403, `${method} ${route}: ${refused.text}`);
-        assert.equal((await g.call(null, method, route, { json })).status, 401, `${method} ${route} without a token`);
+        assert.equal(
+          (await g.call(null, method, route, { json })).status,
+          401,
+          `${method} ${route} without a token`,
+        );
       }
       assert.deepEqual(await g.ok(admin, 'GET', `/admin/notifications/system/${m2.uuid}`), updated);
-      assert.equal((await g.ok(admin, 'GET', '/admin/notifications/system')).total, system.messages.length);
+      assert.equal(
+        (await g.ok(admin, 'GET', '/admin/notifications/system')).total,
+        system.messages.length,
+      );
     });
 
     test('every /secured/notifications route is 401 without a token', async (t) => {
@@ -633,7 +937,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       ] as const) {
         const answer = await g.call(null, method, route, options);
         assert.equal(answer.status, 401, `${method} ${route}: ${answer.text}`);
-        const wrong = await g.call(null, method, route, { ...options, headers: { authorization: 'Bearer not.a.token' } });
+        const wrong = await g.call(null, method, route, {
+          ...options,
+          headers: { authorization: 'Bearer not.a.token' },
+        });
         assert.equal(wrong.status, 401, `${method} ${route} with a bad token: ${wrong.text}`);
       }
       await checkUser('alice');
@@ -642,7 +949,13 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     test('POST /send-notification: loopback, no token; bad bodies are 400 and record nothing', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
       const user = 'gina';
-      const sent = await send(g, { type: 'data', user: `${user}@example.org`, subject: 'Your upload is done', message: 'upload.txt arrived', payload: { action: 'upload_complete', path: '/p' } });
+      const sent = await send(g, {
+        type: 'data',
+        user: `${user}@example.org`,
+        subject: 'Your upload is done',
+        message: 'upload.txt arrived',
+        payload: { action: 'upload_complete', path: '/p' },
+      });
       assert.equal(sent.user, user);
       assert.match(sent.id, uuid);
       assert.deepEqual(sent.json.payload, { action: 'upload_complete', path: '/p' });
@@ -691,25 +1004,50 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         type: 'analysis',
         user,
         subject: `job ${String(analysis)} ${status}`,
-        payload: { action: 'job_status_change', analysis_id: analysis, analysis_name: 'run', status, user, startdate: String(Date.now()) },
+        payload: {
+          action: 'job_status_change',
+          analysis_id: analysis,
+          analysis_name: 'run',
+          status,
+          user,
+          startdate: String(Date.now()),
+        },
       });
       await send(g, job(a1, 'Submitted'));
       await send(g, job(a2, 'Completed'));
       await send(g, job(a1, 'Completed'));
       await send(g, job(a3, 'Failed')); // the apps service does not know a3
       await send(g, job(42, 'Failed')); // not a usable analysis id
-      await send(g, { type: 'analysis', user, subject: 'shared with you', payload: { action: 'share', analysis_id: a1 } });
-      await send(g, { type: 'data', user, subject: 'upload done', payload: { action: 'upload_complete' } });
+      await send(g, {
+        type: 'analysis',
+        user,
+        subject: 'shared with you',
+        payload: { action: 'share', analysis_id: a1 },
+      });
+      await send(g, {
+        type: 'data',
+        user,
+        subject: 'upload done',
+        payload: { action: 'upload_complete' },
+      });
       const described = (notesOf: Record<string, any>[]) =>
         notesOf.map((message) => {
           const id = message.payload.analysis_id;
-          return message.payload.action === 'job_status_change' && apps.descriptions.has(id) ? { ...message, payload: { ...message.payload, app_description: apps.descriptions.get(id) } } : message;
+          return message.payload.action === 'job_status_change' && apps.descriptions.has(id)
+            ? {
+                ...message,
+                payload: { ...message.payload, app_description: apps.descriptions.get(id) },
+              }
+            : message;
         });
 
       let since = apps.backend.requests.length;
       const first = await messages(user);
       assert.deepEqual(first.messages, described(expectedListing(notes, user).messages));
-      assert.equal(first.messages.filter((message: any) => 'app_description' in message.payload).length, 3);
+      assert.equal(
+        first.messages.filter((message: any) => 'app_description' in message.payload).length,
+        3,
+      );
       const asked = apps.asked(since);
       assert.equal(asked.length, 1, 'one apps call for the page');
       assert.deepEqual([...asked[0]!].sort(), [a1, a2, a3].sort());
@@ -718,15 +1056,27 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       // Within the cache time: no apps call, for the listing, the unseen, the last ten or a page.
       since = apps.backend.requests.length;
       assert.deepEqual((await messages(user)).messages, first.messages);
-      assert.deepEqual((await g.ok(user, 'GET', '/secured/notifications/unseen-messages')).messages, described(unseenOf(notes, user)));
-      assert.deepEqual((await g.ok(user, 'GET', '/secured/notifications/last-ten-messages')).messages, described(expectedListing(notes, user, { limit: 10 }).messages.reverse()));
-      assert.deepEqual((await messages(user, '?limit=2&sortDir=asc')).messages, described(expectedListing(notes, user, { limit: 2, sortDir: 'asc' }).messages));
+      assert.deepEqual(
+        (await g.ok(user, 'GET', '/secured/notifications/unseen-messages')).messages,
+        described(unseenOf(notes, user)),
+      );
+      assert.deepEqual(
+        (await g.ok(user, 'GET', '/secured/notifications/last-ten-messages')).messages,
+        described(expectedListing(notes, user, { limit: 10 }).messages.reverse()),
+      );
+      assert.deepEqual(
+        (await messages(user, '?limit=2&sortDir=asc')).messages,
+        described(expectedListing(notes, user, { limit: 2, sortDir: 'asc' }).messages),
+      );
       assert.deepEqual(apps.asked(since), []);
 
       // A new analysis: one call, for it alone.
       await send(g, job(a4, 'Completed'));
       since = apps.backend.requests.length;
-      assert.deepEqual((await messages(user)).messages, described(expectedListing(notes, user).messages));
+      assert.deepEqual(
+        (await messages(user)).messages,
+        described(expectedListing(notes, user).messages),
+      );
       assert.deepEqual(apps.asked(since), [[a4]]);
 
       // A failing apps service leaves the listing whole; failures are not cached.
@@ -749,7 +1099,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         apps.failing = false;
       }
       since = apps.backend.requests.length;
-      assert.deepEqual((await messages(user2)).messages, described(expectedListing(notes, user2).messages));
+      assert.deepEqual(
+        (await messages(user2)).messages,
+        described(expectedListing(notes, user2).messages),
+      );
       assert.equal(apps.asked(since).length, 1);
     });
 
@@ -757,73 +1110,140 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       if (!g) return t.skip('DATABASE_URL not set');
       const endDate = '2031-05-01T10:00:00Z';
       const text = `Maintenance ${randomUUID()}`;
-      const later = { 'start-date': '2031-04-01T00:00:00+02:00', 'end-date': '2031-06-01T00:00:00Z', 'alert-text': `Later ${randomUUID()}` };
+      const later = {
+        'start-date': '2031-04-01T00:00:00+02:00',
+        'end-date': '2031-06-01T00:00:00Z',
+        'alert-text': `Later ${randomUUID()}`,
+      };
       const ours = async (route: string, user: string | null) =>
-        ((await g!.ok(user, 'GET', route)).alerts as any[]).filter((alert) => alert.alert === text || alert.alert === later['alert-text']);
+        ((await g!.ok(user, 'GET', route)).alerts as any[]).filter(
+          (alert) => alert.alert === text || alert.alert === later['alert-text'],
+        );
       const iso = (date: string) => new Date(date).toISOString();
 
-      assert.deepEqual(await g.ok(admin, 'POST', '/admin/alerts', { json: { 'end-date': endDate, 'alert-text': text } }), { start_date: null, end_date: endDate, alert: text });
-      assert.deepEqual(await g.ok(admin, 'POST', '/admin/alerts', { json: later }), { start_date: later['start-date'], end_date: later['end-date'], alert: later['alert-text'] });
+      assert.deepEqual(
+        await g.ok(admin, 'POST', '/admin/alerts', {
+          json: { 'end-date': endDate, 'alert-text': text },
+        }),
+        { start_date: null, end_date: endDate, alert: text },
+      );
+      assert.deepEqual(await g.ok(admin, 'POST', '/admin/alerts', { json: later }), {
+        start_date: later['start-date'],
+        end_date: later['end-date'],
+        alert: later['alert-text'],
+      });
       const both = [
         { start_date: null, end_date: iso(endDate), alert: text },
-        { start_date: iso(later['start-date']), end_date: iso(later['end-date']), alert: later['alert-text'] },
+        {
+          start_date: iso(later['start-date']),
+          end_date: iso(later['end-date']),
+          alert: later['alert-text'],
+        },
       ];
       assert.deepEqual(await ours('/alerts/all', 'alice'), both);
       assert.deepEqual(await ours('/alerts/all', null), both);
       // Active now: the one without a start (the other starts in 2031).
       assert.deepEqual(await ours('/alerts/active', 'alice'), [both[0]]);
 
-      const duplicate = await g.call(admin, 'POST', '/admin/alerts', { json: { 'end-date': endDate, 'alert-text': text } });
+      const duplicate = await g.call(admin, 'POST', '/admin/alerts', {
+        json: { 'end-date': endDate, 'alert-text': text },
+      });
       assert.ok(duplicate.status >= 400 && duplicate.status < 500, duplicate.text);
       assert.equal(duplicate.body.error_code, 'ERR_EXISTS');
-      const missing = await g.call(admin, 'POST', '/admin/alerts', { json: { 'alert-text': 'no end' } });
+      const missing = await g.call(admin, 'POST', '/admin/alerts', {
+        json: { 'alert-text': 'no end' },
+      });
       assert.equal(missing.status, 400, missing.text);
 
       for (const method of ['POST', 'DELETE']) {
-        const refused = await g.call('alice', method, '/admin/alerts', { json: { 'end-date': endDate, 'alert-text': text } });
+        const refused = await g.call('alice', method, '/admin/alerts', {
+          json: { 'end-date': endDate, 'alert-text': text },
+        });
         assert.equal(refused.status, 403, `${method}: ${refused.text}`);
-        assert.equal((await g.call(null, method, '/admin/alerts', { json: { 'end-date': endDate, 'alert-text': text } })).status, 401);
+        assert.equal(
+          (
+            await g.call(null, method, '/admin/alerts', {
+              json: { 'end-date': endDate, 'alert-text': text },
+            })
+          ).status,
+          401,
+        );
       }
       assert.deepEqual(await ours('/alerts/all', 'alice'), both);
 
-      assert.deepEqual(await g.ok(admin, 'DELETE', '/admin/alerts', { json: { 'end-date': endDate, 'alert-text': text } }), { 'end-date': endDate, 'alert-text': text });
+      assert.deepEqual(
+        await g.ok(admin, 'DELETE', '/admin/alerts', {
+          json: { 'end-date': endDate, 'alert-text': text },
+        }),
+        { 'end-date': endDate, 'alert-text': text },
+      );
       assert.deepEqual(await ours('/alerts/all', 'alice'), [both[1]]);
-      await g.ok(admin, 'DELETE', '/admin/alerts', { json: { 'end-date': later['end-date'], 'alert-text': later['alert-text'] } });
+      await g.ok(admin, 'DELETE', '/admin/alerts', {
+        json: { 'end-date': later['end-date'], 'alert-text': later['alert-text'] },
+      });
       assert.deepEqual(await ours('/alerts/all', 'alice'), []);
     });
 
     test('POST /send-notification honours SEND_NOTIFICATION_ALLOW and TRUST_PROXY', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
       const body = { type: 'data', user: 'ivan', subject: 'hello' };
-      const listingOf = async (gateway: MetadataGateway) => gateway.ok('ivan', 'GET', '/secured/notifications/messages');
+      const listingOf = async (gateway: MetadataGateway) =>
+        gateway.ok('ivan', 'GET', '/secured/notifications/messages');
 
-      const elsewhere = (await startMetadataGateway({ engine, env: { SEND_NOTIFICATION_ALLOW: '10.0.0.0/8' } }))!;
+      const elsewhere = (await startMetadataGateway({
+        engine,
+        env: { SEND_NOTIFICATION_ALLOW: '10.0.0.0/8' },
+      }))!;
       try {
         const refused = await elsewhere.call(null, 'POST', '/send-notification', { json: body });
         assert.equal(refused.status, 403, refused.text);
         assert.equal(refused.body.error_code, 'ERR_FORBIDDEN');
         // Refused before the body is looked at.
-        const refusedBad = await elsewhere.call(null, 'POST', '/send-notification', { raw: '{"type":' });
+        const refusedBad = await elsewhere.call(null, 'POST', '/send-notification', {
+          raw: '{"type":',
+        });
         assert.equal(refusedBad.status, 403, refusedBad.text);
         // A forged X-Forwarded-For is not believed without TRUST_PROXY.
-        assert.equal((await elsewhere.call(null, 'POST', '/send-notification', { json: body, headers: { 'x-forwarded-for': '10.1.2.3' } })).status, 403);
+        assert.equal(
+          (
+            await elsewhere.call(null, 'POST', '/send-notification', {
+              json: body,
+              headers: { 'x-forwarded-for': '10.1.2.3' },
+            })
+          ).status,
+          403,
+        );
         assert.deepEqual(await listingOf(elsewhere), { messages: [], total: 0, unseen_total: 0 });
       } finally {
         await elsewhere.close();
       }
 
-      const proxied = (await startMetadataGateway({ engine, env: { TRUST_PROXY: 'true', SEND_NOTIFICATION_ALLOW: '203.0.113.0/24' } }))!;
+      const proxied = (await startMetadataGateway({
+        engine,
+        env: { TRUST_PROXY: 'true', SEND_NOTIFICATION_ALLOW: '203.0.113.0/24' },
+      }))!;
       try {
-        const accepted = await proxied.call(null, 'POST', '/send-notification', { json: body, headers: { 'x-forwarded-for': '203.0.113.9' } });
+        const accepted = await proxied.call(null, 'POST', '/send-notification', {
+          json: body,
+          headers: { 'x-forwarded-for': '203.0.113.9' },
+        });
         assert.equal(accepted.status, 200, accepted.text);
-        for (const headers of [{ 'x-forwarded-for': '198.51.100.1' }, {}] as Record<string, string>[]) {
-          const refused = await proxied.call(null, 'POST', '/send-notification', { json: { ...body, subject: 'refused' }, headers });
+        for (const headers of [{ 'x-forwarded-for': '198.51.100.1' }, {}] as Record<
+          string,
+          string
+        >[]) {
+          const refused = await proxied.call(null, 'POST', '/send-notification', {
+            json: { ...body, subject: 'refused' },
+            headers,
+          });
           assert.equal(refused.status, 403, `${JSON.stringify(headers)}: ${refused.text}`);
           assert.equal(refused.body.error_code, 'ERR_FORBIDDEN');
         }
         const listing = await listingOf(proxied);
         assert.equal(listing.total, 1);
-        assert.deepEqual(listing.messages, [{ ...accepted.body.notification, seen: false, deleted: false }]);
+        assert.deepEqual(listing.messages, [
+          { ...accepted.body.notification, seen: false, deleted: false },
+        ]);
       } finally {
         await proxied.close();
       }
@@ -831,26 +1251,45 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
     test('APP_DESCRIPTION_CACHE_MS=0: every listing asks the apps service', async (t) => {
       if (!g) return t.skip('DATABASE_URL not set');
-      const uncached = (await startMetadataGateway({ engine, env: { APPS_URL: apps.backend.url, APP_DESCRIPTION_CACHE_MS: '0' } }))!;
+      const uncached = (await startMetadataGateway({
+        engine,
+        env: { APPS_URL: apps.backend.url, APP_DESCRIPTION_CACHE_MS: '0' },
+      }))!;
       try {
         const analysis = randomUUID();
         apps.descriptions.set(analysis, 'Never cached');
-        const sent = await send(uncached, { type: 'analysis', user: 'judy', subject: 'done', payload: { action: 'job_status_change', analysis_id: analysis } });
-        await send(uncached, { type: 'analysis', user: 'judy', subject: 'done again', payload: { action: 'job_status_change', analysis_id: analysis } });
+        const sent = await send(uncached, {
+          type: 'analysis',
+          user: 'judy',
+          subject: 'done',
+          payload: { action: 'job_status_change', analysis_id: analysis },
+        });
+        await send(uncached, {
+          type: 'analysis',
+          user: 'judy',
+          subject: 'done again',
+          payload: { action: 'job_status_change', analysis_id: analysis },
+        });
         for (let round = 0; round < 3; round++) {
           const since = apps.backend.requests.length;
           const listing = await uncached.ok('judy', 'GET', '/secured/notifications/messages');
           assert.equal(listing.messages.length, 2);
-          for (const message of listing.messages) assert.equal(message.payload.app_description, 'Never cached');
+          for (const message of listing.messages)
+            assert.equal(message.payload.app_description, 'Never cached');
           assert.deepEqual(apps.asked(since), [[analysis]]);
         }
-        const listed = (await uncached.ok('judy', 'GET', '/secured/notifications/messages?sortDir=asc')).messages;
-        assert.deepEqual(listed.find((message: any) => message.message.id === sent.id), {
-          ...sent.json,
-          seen: false,
-          deleted: false,
-          payload: { ...sent.json.payload, app_description: 'Never cached' },
-        });
+        const listed = (
+          await uncached.ok('judy', 'GET', '/secured/notifications/messages?sortDir=asc')
+        ).messages;
+        assert.deepEqual(
+          listed.find((message: any) => message.message.id === sent.id),
+          {
+            ...sent.json,
+            seen: false,
+            deleted: false,
+            payload: { ...sent.json.payload, app_description: 'Never cached' },
+          },
+        );
       } finally {
         await uncached.close();
       }

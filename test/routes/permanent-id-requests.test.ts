@@ -47,7 +47,14 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
     before(async () => {
       agent = await startAgent();
-      g = await startMetadataGateway({ engine, env: { NOTIFICATION_AGENT_URL: agent.url, PID_PREFIX: '10.9999', PID_TARGET_BASE_URL: 'https://data.example.org/landing' } });
+      g = await startMetadataGateway({
+        engine,
+        env: {
+          NOTIFICATION_AGENT_URL: agent.url,
+          PID_PREFIX: '10.9999',
+          PID_TARGET_BASE_URL: 'https://data.example.org/landing',
+        },
+      });
     });
     after(async () => {
       await g?.close();
@@ -63,7 +70,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         { attr: 'publisher', value: 'Plant Lab', unit: '' },
       ]);
 
-      const created = await g.call('alice', 'POST', '/permanent-id-requests', { json: { type: 'DOI', folder: folder.id } });
+      const created = await g.call('alice', 'POST', '/permanent-id-requests', {
+        json: { type: 'DOI', folder: folder.id },
+      });
       assert.equal(created.status, 200, created.text);
       assert.equal(created.body.type, 'DOI');
       assert.equal(created.body.requested_by, 'alice');
@@ -78,34 +87,64 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(own.status, 200, own.text);
       assert.equal(own.body.folder['file-count'], 1);
 
-      const reviewed = await g.call(admin, 'POST', `/admin/permanent-id-requests/${id}/status`, { json: { status: 'Evaluation', comments: 'looking at it' } });
+      const reviewed = await g.call(admin, 'POST', `/admin/permanent-id-requests/${id}/status`, {
+        json: { status: 'Evaluation', comments: 'looking at it' },
+      });
       assert.equal(reviewed.status, 200, reviewed.text);
       assert.deepEqual(statuses(reviewed.body), ['Submitted', 'Evaluation']);
       assert.equal(reviewed.body.history[1].updated_by, admin);
-      assert.equal(reviewed.body.folder.path, folder.path, "the admin sees the folder as its requester does");
+      assert.equal(
+        reviewed.body.folder.path,
+        folder.path,
+        'the admin sees the folder as its requester does',
+      );
 
-      const approved = await g.call(admin, 'POST', `/admin/permanent-id-requests/${id}/status`, { json: { status: 'Approved' } });
+      const approved = await g.call(admin, 'POST', `/admin/permanent-id-requests/${id}/status`, {
+        json: { status: 'Approved' },
+      });
       assert.equal(approved.status, 200, approved.text);
 
-      const preview = await g.call(admin, 'GET', `/admin/permanent-id-requests/${id}/preview-submission`);
+      const preview = await g.call(
+        admin,
+        'GET',
+        `/admin/permanent-id-requests/${id}/preview-submission`,
+      );
       assert.equal(preview.status, 200, preview.text);
       assert.match(preview.text, /^<\?xml/);
-      assert.match(preview.text, /<identifier identifierType="DOI">10\.9999\/[a-z0-9]{4}-[a-z0-9]{4}<\/identifier>/);
+      assert.match(
+        preview.text,
+        /<identifier identifierType="DOI">10\.9999\/[a-z0-9]{4}-[a-z0-9]{4}<\/identifier>/,
+      );
       assert.match(preview.text, /<creatorName>alice<\/creatorName>/);
       assert.match(preview.text, /<title>Genome &lt;assemblies&gt;<\/title>/);
       assert.match(preview.text, /<publisher>Plant Lab<\/publisher>/);
 
-      const completed = await g.call(admin, 'POST', `/admin/permanent-id-requests/${id}/pidprovider`, { json: {} });
+      const completed = await g.call(
+        admin,
+        'POST',
+        `/admin/permanent-id-requests/${id}/pidprovider`,
+        { json: {} },
+      );
       assert.equal(completed.status, 200, completed.text);
       assert.equal(completed.body.provider, 'embedded');
       assert.match(completed.body.note, /10\.9999/);
       assert.match(completed.body.permanent_id, /^10\.9999\/[a-z0-9]{4}-[a-z0-9]{4}$/);
-      assert.deepEqual(statuses(completed.body), ['Submitted', 'Evaluation', 'Approved', 'Completion']);
-      assert.match(completed.body.history[3].comments, new RegExp(completed.body.permanent_id.replace('.', '\\.')));
+      assert.deepEqual(statuses(completed.body), [
+        'Submitted',
+        'Evaluation',
+        'Approved',
+        'Completion',
+      ]);
+      assert.match(
+        completed.body.history[3].comments,
+        new RegExp(completed.body.permanent_id.replace('.', '\\.')),
+      );
       const identifier = completed.body.permanent_id;
 
       // The identifier is metadata on the folder now.
-      const onFolder = await g.running.gateway.forwarder.callJson<{ avus: Array<{ attr: string; value: string }> }>('metadata', {
+      const onFolder = await g.running.gateway.forwarder.callJson<{
+        avus: Array<{ attr: string; value: string }>;
+      }>('metadata', {
         method: 'GET',
         path: `/avus/folder/${folder.id}`,
         identity: { username: 'alice', roles: [], groups: [] },
@@ -133,7 +172,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(statuses(after.body), ['Submitted', 'Evaluation', 'Approved', 'Completion']);
 
       // The folder has an identifier now: no new request of another type for it.
-      const ark = await g.call('alice', 'POST', '/permanent-id-requests', { json: { type: 'ARK', folder: folder.id } });
+      const ark = await g.call('alice', 'POST', '/permanent-id-requests', {
+        json: { type: 'ARK', folder: folder.id },
+      });
       assert.equal(ark.status, 400, ark.text);
       assert.equal(ark.body.error_code, 'ERR_EXISTS');
     });
@@ -141,35 +182,56 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     test('ARK requests are minted under the ARK test shoulder', async (t) => {
       if (!g) return t.skip('DATABASE_URL is not set');
       const folder = await dataFolder(g, 'alice', 'arks');
-      const created = await g.call('alice', 'POST', '/permanent-id-requests', { json: { type: 'ARK', folder: folder.id } });
+      const created = await g.call('alice', 'POST', '/permanent-id-requests', {
+        json: { type: 'ARK', folder: folder.id },
+      });
       assert.equal(created.status, 200, created.text);
-      const completed = await g.call(admin, 'POST', `/admin/permanent-id-requests/${created.body.id}/pidprovider`);
+      const completed = await g.call(
+        admin,
+        'POST',
+        `/admin/permanent-id-requests/${created.body.id}/pidprovider`,
+      );
       assert.equal(completed.status, 200, completed.text);
       assert.match(completed.body.permanent_id, /^ark:\/99999\/fk4[a-z0-9]{8}$/);
     });
 
     test('refusals: not a UUID, missing, not the owner, not a folder, empty, already identified, duplicate', async (t) => {
       if (!g) return t.skip('DATABASE_URL is not set');
-      const create = (user: string, json: unknown) => g!.call(user, 'POST', '/permanent-id-requests', { json });
+      const create = (user: string, json: unknown) =>
+        g!.call(user, 'POST', '/permanent-id-requests', { json });
       const bobs = await dataFolder(g, 'bob', 'shared-data');
-      const shared = await g.call('bob', 'POST', '/secured/share', { json: { sharing: [{ user: 'alice', paths: [{ path: bobs.path, permission: 'write' }] }] } });
+      const shared = await g.call('bob', 'POST', '/secured/share', {
+        json: { sharing: [{ user: 'alice', paths: [{ path: bobs.path, permission: 'write' }] }] },
+      });
       assert.equal(shared.status, 200, shared.text);
       const bobsPrivate = await dataFolder(g, 'bob', 'private');
       const file = await g.upload('alice', g.home('alice'), 'single.txt', 'x');
       const empty = await g.folder('alice', `${g.home('alice')}/empty`);
       const identified = await dataFolder(g, 'alice', 'identified');
-      await writeAvus(g, 'alice', identified.id, [{ attr: 'identifier', value: '10.1234/old', unit: '' }]);
+      await writeAvus(g, 'alice', identified.id, [
+        { attr: 'identifier', value: '10.1234/old', unit: '' },
+      ]);
 
       const cases: Array<[string, unknown, number, string]> = [
         ['not a uuid', { type: 'DOI', folder: 'nope' }, 400, 'ERR_BAD_OR_MISSING_FIELD'],
         ['missing type', { folder: bobs.id }, 400, 'ERR_BAD_OR_MISSING_FIELD'],
         ['unreadable', { type: 'DOI', folder: bobsPrivate.id }, 404, 'ERR_DOES_NOT_EXIST'],
-        ['unknown', { type: 'DOI', folder: '00000000-0000-4000-8000-000000000000' }, 404, 'ERR_DOES_NOT_EXIST'],
+        [
+          'unknown',
+          { type: 'DOI', folder: '00000000-0000-4000-8000-000000000000' },
+          404,
+          'ERR_DOES_NOT_EXIST',
+        ],
         ['not the owner', { type: 'DOI', folder: bobs.id }, 403, 'ERR_NOT_OWNER'],
         ['a file', { type: 'DOI', folder: file.id }, 400, 'ERR_NOT_A_FOLDER'],
         ['empty', { type: 'DOI', folder: empty.id }, 400, 'ERR_BAD_OR_MISSING_FIELD'],
         ['already identified', { type: 'DOI', folder: identified.id }, 400, 'ERR_EXISTS'],
-        ['unknown type', { type: 'URN', folder: (await dataFolder(g, 'alice', 'urn')).id }, 400, 'ERR_BAD_OR_MISSING_FIELD'],
+        [
+          'unknown type',
+          { type: 'URN', folder: (await dataFolder(g, 'alice', 'urn')).id },
+          400,
+          'ERR_BAD_OR_MISSING_FIELD',
+        ],
       ];
       for (const [name, json, status, code] of cases) {
         const answer = await create('alice', json);
@@ -183,14 +245,18 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(duplicate.status, 400, duplicate.text);
       assert.equal(duplicate.body.error_code, 'ERR_NOT_UNIQUE');
 
-      const unauthenticated = await g.call(null, 'POST', '/permanent-id-requests', { json: { type: 'DOI', folder: folder.id } });
+      const unauthenticated = await g.call(null, 'POST', '/permanent-id-requests', {
+        json: { type: 'DOI', folder: folder.id },
+      });
       assert.equal(unauthenticated.status, 401);
     });
 
-    test("a user sees only their own requests; admin routes refuse users (403)", async (t) => {
+    test('a user sees only their own requests; admin routes refuse users (403)', async (t) => {
       if (!g) return t.skip('DATABASE_URL is not set');
       const folder = await dataFolder(g, 'carol', 'mine');
-      const created = await g.call('carol', 'POST', '/permanent-id-requests', { json: { type: 'DOI', folder: folder.id } });
+      const created = await g.call('carol', 'POST', '/permanent-id-requests', {
+        json: { type: 'DOI', folder: folder.id },
+      });
       assert.equal(created.status, 200, created.text);
       const id = created.body.id;
 
@@ -206,45 +272,97 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         ['POST', `/admin/permanent-id-requests/${id}/pidprovider`],
         ['GET', `/admin/permanent-id-requests/${id}/preview-submission`],
       ] as const) {
-        const answer = await g.call('carol', method, route, method === 'POST' ? { json: { status: 'Approved' } } : {});
+        const answer = await g.call(
+          'carol',
+          method,
+          route,
+          method === 'POST' ? { json: { status: 'Approved' } } : {},
+        );
         assert.equal(answer.status, 403, `${method} ${route}: ${answer.text}`);
       }
       const unchanged = await g.call('carol', 'GET', `/permanent-id-requests/${id}`);
       assert.deepEqual(statuses(unchanged.body), ['Submitted']);
-      assert.equal((await g.call(admin, 'GET', '/admin/permanent-id-requests/00000000-0000-4000-8000-000000000000')).status, 404);
+      assert.equal(
+        (
+          await g.call(
+            admin,
+            'GET',
+            '/admin/permanent-id-requests/00000000-0000-4000-8000-000000000000',
+          )
+        ).status,
+        404,
+      );
     });
 
     test('listings carry folder stats in place of target ids (user: own requests; admin: everyone)', async (t) => {
       if (!g) return t.skip('DATABASE_URL is not set');
-      const folders = [await dataFolder(g, 'erin', 'one'), await dataFolder(g, 'erin', 'two'), await dataFolder(g, 'frank', 'three')];
+      const folders = [
+        await dataFolder(g, 'erin', 'one'),
+        await dataFolder(g, 'erin', 'two'),
+        await dataFolder(g, 'frank', 'three'),
+      ];
       const ids: string[] = [];
-      for (const [user, folder] of [['erin', folders[0]], ['erin', folders[1]], ['frank', folders[2]]] as const) {
-        const created = await g.call(user, 'POST', '/permanent-id-requests', { json: { type: 'DOI', folder: folder.id } });
+      for (const [user, folder] of [
+        ['erin', folders[0]],
+        ['erin', folders[1]],
+        ['frank', folders[2]],
+      ] as const) {
+        const created = await g.call(user, 'POST', '/permanent-id-requests', {
+          json: { type: 'DOI', folder: folder.id },
+        });
         assert.equal(created.status, 200, created.text);
         ids.push(created.body.id);
       }
-      await g.call(admin, 'POST', `/admin/permanent-id-requests/${ids[1]}/status`, { json: { status: 'Pending' } });
+      await g.call(admin, 'POST', `/admin/permanent-id-requests/${ids[1]}/status`, {
+        json: { status: 'Pending' },
+      });
 
-      const [dataInfoBefore, metadataBefore] = [await g.backendCalls('data-info'), await g.backendCalls('metadata')];
-      const erins = await g.call('erin', 'GET', '/permanent-id-requests?sort-field=date_submitted&sort-dir=asc');
+      const [dataInfoBefore, metadataBefore] = [
+        await g.backendCalls('data-info'),
+        await g.backendCalls('metadata'),
+      ];
+      const erins = await g.call(
+        'erin',
+        'GET',
+        '/permanent-id-requests?sort-field=date_submitted&sort-dir=asc',
+      );
       assert.deepEqual(
-        [(await g.backendCalls('data-info')) - dataInfoBefore, (await g.backendCalls('metadata')) - metadataBefore],
+        [
+          (await g.backendCalls('data-info')) - dataInfoBefore,
+          (await g.backendCalls('metadata')) - metadataBefore,
+        ],
         [1, 1],
         'one metadata listing, one batched data-info stat',
       );
       assert.equal(erins.status, 200, erins.text);
       assert.equal(erins.body.total, 2);
       assert.deepEqual(
-        erins.body.requests.map((item: any) => [item.id, item.folder.id, item.folder.path, item.folder.type, item.target_id]),
+        erins.body.requests.map((item: any) => [
+          item.id,
+          item.folder.id,
+          item.folder.path,
+          item.folder.type,
+          item.target_id,
+        ]),
         [
           [ids[0], folders[0].id, folders[0].path, 'dir', undefined],
           [ids[1], folders[1].id, folders[1].path, 'dir', undefined],
         ],
       );
       const pending = await g.call('erin', 'GET', '/permanent-id-requests?statuses=Pending');
-      assert.deepEqual(pending.body.requests.map((item: any) => item.id), [ids[1]]);
-      const paged = await g.call('erin', 'GET', '/permanent-id-requests?limit=1&offset=1&sort-field=date_submitted&sort-dir=asc');
-      assert.deepEqual([paged.body.total, paged.body.requests.map((item: any) => item.id)], [2, [ids[1]]]);
+      assert.deepEqual(
+        pending.body.requests.map((item: any) => item.id),
+        [ids[1]],
+      );
+      const paged = await g.call(
+        'erin',
+        'GET',
+        '/permanent-id-requests?limit=1&offset=1&sort-field=date_submitted&sort-dir=asc',
+      );
+      assert.deepEqual(
+        [paged.body.total, paged.body.requests.map((item: any) => item.id)],
+        [2, [ids[1]]],
+      );
       const badSort = await g.call('erin', 'GET', '/permanent-id-requests?sort-field=nonsense');
       assert.equal(badSort.status, 400, badSort.text);
 
@@ -259,7 +377,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal((byId.get(ids[2]) as any).requested_by, 'frank');
 
       // A folder that is gone shows as null.
-      const removed = await g.call('erin', 'POST', '/secured/filesystem/delete', { json: { paths: [folders[0].path] } });
+      const removed = await g.call('erin', 'POST', '/secured/filesystem/delete', {
+        json: { paths: [folders[0].path] },
+      });
       assert.equal(removed.status, 200, removed.text);
       const afterDelete = await g.call('erin', 'GET', `/permanent-id-requests/${ids[0]}`);
       assert.equal(afterDelete.status, 200, afterDelete.text);
@@ -271,9 +391,16 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       if (!g) return t.skip('DATABASE_URL is not set');
       const codes = await g.call('alice', 'GET', '/permanent-id-requests/status-codes');
       assert.equal(codes.status, 200, codes.text);
-      assert.ok(['Submitted', 'Completion', 'Failed'].every((name) => codes.body.status_codes.some((code: any) => code.name === name)));
+      assert.ok(
+        ['Submitted', 'Completion', 'Failed'].every((name) =>
+          codes.body.status_codes.some((code: any) => code.name === name),
+        ),
+      );
       const types = await g.call('alice', 'GET', '/permanent-id-requests/types');
-      assert.deepEqual(types.body.request_types.map((type: any) => type.type).sort(), ['ARK', 'DOI']);
+      assert.deepEqual(types.body.request_types.map((type: any) => type.type).sort(), [
+        'ARK',
+        'DOI',
+      ]);
     });
   });
 }
@@ -296,12 +423,24 @@ describe('permanent-ID requests, HTTP PID provider', () => {
       }
       if (failWith !== undefined) {
         response.writeHead(failWith, { 'content-type': 'application/vnd.api+json' });
-        response.end(JSON.stringify({ errors: [{ status: String(failWith), title: 'This DOI has already been taken' }] }));
+        response.end(
+          JSON.stringify({
+            errors: [{ status: String(failWith), title: 'This DOI has already been taken' }],
+          }),
+        );
         return;
       }
       const body = JSON.parse(request.body.toString('utf8'));
       response.writeHead(201, { 'content-type': 'application/vnd.api+json' });
-      response.end(JSON.stringify({ data: { id: body.data.attributes.doi, type: 'dois', attributes: { doi: body.data.attributes.doi, state: 'findable' } } }));
+      response.end(
+        JSON.stringify({
+          data: {
+            id: body.data.attributes.doi,
+            type: 'dois',
+            attributes: { doi: body.data.attributes.doi, state: 'findable' },
+          },
+        }),
+      );
     });
     g = await startMetadataGateway({
       env: {
@@ -322,9 +461,16 @@ describe('permanent-ID requests, HTTP PID provider', () => {
 
   test('mints through the provider with basic auth, the publish event, URL and base64 XML', async () => {
     const folder = await dataFolder(g!, 'alice', 'published');
-    const created = await g!.call('alice', 'POST', '/permanent-id-requests', { json: { type: 'DOI', folder: folder.id } });
+    const created = await g!.call('alice', 'POST', '/permanent-id-requests', {
+      json: { type: 'DOI', folder: folder.id },
+    });
     assert.equal(created.status, 200, created.text);
-    const completed = await g!.call(admin, 'POST', `/admin/permanent-id-requests/${created.body.id}/pidprovider`, { json: {} });
+    const completed = await g!.call(
+      admin,
+      'POST',
+      `/admin/permanent-id-requests/${created.body.id}/pidprovider`,
+      { json: {} },
+    );
     assert.equal(completed.status, 200, completed.text);
     assert.equal(completed.body.provider, 'http');
     assert.equal(completed.body.note, undefined);
@@ -340,17 +486,28 @@ describe('permanent-ID requests, HTTP PID provider', () => {
     assert.equal(attributes.url, `https://data.example.org/landing${folder.path}`);
     assert.equal(attributes.doi, completed.body.permanent_id);
     const xml = Buffer.from(attributes.xml, 'base64').toString('utf8');
-    assert.match(xml, new RegExp(`<identifier identifierType="DOI">${attributes.doi.replace('.', '\\.')}</identifier>`));
+    assert.match(
+      xml,
+      new RegExp(
+        `<identifier identifierType="DOI">${attributes.doi.replace('.', '\\.')}</identifier>`,
+      ),
+    );
     assert.match(xml, /<title>published<\/title>/);
   });
 
   test('a provider refusal records Failed, notifies, and answers a clear error', async () => {
     const folder = await dataFolder(g!, 'bob', 'refused');
-    const created = await g!.call('bob', 'POST', '/permanent-id-requests', { json: { type: 'DOI', folder: folder.id } });
+    const created = await g!.call('bob', 'POST', '/permanent-id-requests', {
+      json: { type: 'DOI', folder: folder.id },
+    });
     assert.equal(created.status, 200, created.text);
     failWith = 422;
     try {
-      const refused = await g!.call(admin, 'POST', `/admin/permanent-id-requests/${created.body.id}/pidprovider`);
+      const refused = await g!.call(
+        admin,
+        'POST',
+        `/admin/permanent-id-requests/${created.body.id}/pidprovider`,
+      );
       assert.equal(refused.status, 502, refused.text);
       assert.equal(refused.body.error_code, 'ERR_PID_PROVIDER');
       assert.match(refused.body.reason, /422.*already been taken/);
@@ -362,31 +519,47 @@ describe('permanent-ID requests, HTTP PID provider', () => {
     assert.match(details.body.history[1].comments, /already been taken/);
     assert.equal(details.body.permanent_id, undefined);
     const notes = notificationsOf(agent, 'bob').filter((n) => n.payload.id === created.body.id);
-    assert.deepEqual(notes.map((n) => n.payload.status), ['Submitted', 'Failed']);
+    assert.deepEqual(
+      notes.map((n) => n.payload.status),
+      ['Submitted', 'Failed'],
+    );
     // No identifier AVU was written.
-    const avus = await g!.running.gateway.forwarder.callJson<{ avus: Array<{ attr: string }> }>('metadata', {
-      method: 'GET',
-      path: `/avus/folder/${folder.id}`,
-      identity: { username: 'bob', roles: [], groups: [] },
-      identityStyle: 'user',
-    });
+    const avus = await g!.running.gateway.forwarder.callJson<{ avus: Array<{ attr: string }> }>(
+      'metadata',
+      {
+        method: 'GET',
+        path: `/avus/folder/${folder.id}`,
+        identity: { username: 'bob', roles: [], groups: [] },
+        identityStyle: 'user',
+      },
+    );
     assert.equal(avus.avus.filter((avu) => avu.attr === 'identifier').length, 0);
 
     // After the failure the request can be completed once the provider takes it.
-    const retried = await g!.call(admin, 'POST', `/admin/permanent-id-requests/${created.body.id}/pidprovider`);
+    const retried = await g!.call(
+      admin,
+      'POST',
+      `/admin/permanent-id-requests/${created.body.id}/pidprovider`,
+    );
     assert.equal(retried.status, 200, retried.text);
     assert.deepEqual(statuses(retried.body), ['Submitted', 'Failed', 'Completion']);
   });
 
   test('wrong credentials are reported as such, and recorded as Failed', async () => {
     const folder = await dataFolder(g!, 'carol', 'creds');
-    const created = await g!.call('carol', 'POST', '/permanent-id-requests', { json: { type: 'DOI', folder: folder.id } });
+    const created = await g!.call('carol', 'POST', '/permanent-id-requests', {
+      json: { type: 'DOI', folder: folder.id },
+    });
     // The server now wants other credentials than the gateway has.
     pid.handle((_request, response) => {
       response.writeHead(401);
       response.end();
     });
-    const refused = await g!.call(admin, 'POST', `/admin/permanent-id-requests/${created.body.id}/pidprovider`);
+    const refused = await g!.call(
+      admin,
+      'POST',
+      `/admin/permanent-id-requests/${created.body.id}/pidprovider`,
+    );
     assert.equal(refused.status, 502, refused.text);
     assert.match(refused.body.reason, /credentials.*PIDPROVIDER_USER/);
     const details = await g!.call(admin, 'GET', `/admin/permanent-id-requests/${created.body.id}`);
@@ -395,8 +568,14 @@ describe('permanent-ID requests, HTTP PID provider', () => {
 
   test('the HTTP provider mints DOIs only: an ARK request fails clearly', async () => {
     const folder = await dataFolder(g!, 'dave', 'ark');
-    const created = await g!.call('dave', 'POST', '/permanent-id-requests', { json: { type: 'ARK', folder: folder.id } });
-    const refused = await g!.call(admin, 'POST', `/admin/permanent-id-requests/${created.body.id}/pidprovider`);
+    const created = await g!.call('dave', 'POST', '/permanent-id-requests', {
+      json: { type: 'ARK', folder: folder.id },
+    });
+    const refused = await g!.call(
+      admin,
+      'POST',
+      `/admin/permanent-id-requests/${created.body.id}/pidprovider`,
+    );
     assert.equal(refused.status, 400, refused.text);
     assert.match(refused.body.reason, /DOIs only/);
     const details = await g!.call(admin, 'GET', `/admin/permanent-id-requests/${created.body.id}`);
@@ -416,10 +595,26 @@ describe('PID settings', () => {
   });
 
   test('credentials come in pairs, prefixes are DOI prefixes', () => {
-    assert.throws(() => loadConfig({ PIDPROVIDER_USER: 'repo' }), (error: unknown) => error instanceof ConfigError && error.variable === 'PIDPROVIDER_PASSWORD');
-    assert.throws(() => loadConfig({ PIDPROVIDER_PASSWORD: 'pw' }), (error: unknown) => error instanceof ConfigError && error.variable === 'PIDPROVIDER_USER');
-    assert.throws(() => loadConfig({ PID_PREFIX: 'ark:/99999' }), (error: unknown) => error instanceof ConfigError && error.variable === 'PID_PREFIX');
-    assert.throws(() => loadConfig({ PID_TARGET_BASE_URL: 'ftp://x' }), (error: unknown) => error instanceof ConfigError && error.variable === 'PID_TARGET_BASE_URL');
-    assert.equal(loadConfig({ PID_PREFIX: '10.80123', PID_TARGET_BASE_URL: 'https://x.org/land/' }).pid.targetBaseUrl, 'https://x.org/land');
+    assert.throws(
+      () => loadConfig({ PIDPROVIDER_USER: 'repo' }),
+      (error: unknown) => error instanceof ConfigError && error.variable === 'PIDPROVIDER_PASSWORD',
+    );
+    assert.throws(
+      () => loadConfig({ PIDPROVIDER_PASSWORD: 'pw' }),
+      (error: unknown) => error instanceof ConfigError && error.variable === 'PIDPROVIDER_USER',
+    );
+    assert.throws(
+      () => loadConfig({ PID_PREFIX: 'ark:/99999' }),
+      (error: unknown) => error instanceof ConfigError && error.variable === 'PID_PREFIX',
+    );
+    assert.throws(
+      () => loadConfig({ PID_TARGET_BASE_URL: 'ftp://x' }),
+      (error: unknown) => error instanceof ConfigError && error.variable === 'PID_TARGET_BASE_URL',
+    );
+    assert.equal(
+      loadConfig({ PID_PREFIX: '10.80123', PID_TARGET_BASE_URL: 'https://x.org/land/' }).pid
+        .targetBaseUrl,
+      'https://x.org/land',
+    );
   });
 });

@@ -26,7 +26,11 @@ interface Readiness {
 async function readyz(url: string): Promise<Readiness> {
   const started = performance.now();
   const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(10_000) });
-  return { status: response.status, body: (await response.json()) as Readiness['body'], ms: performance.now() - started };
+  return {
+    status: response.status,
+    body: (await response.json()) as Readiness['body'],
+    ms: performance.now() - started,
+  };
 }
 
 /** `url` with its host and port replaced by the proxy's. */
@@ -37,89 +41,108 @@ function through(proxy: TcpProxy, url: string): string {
   return proxied.toString();
 }
 
-const endpoint = (url: string, defaultPort: number) => ({ host: new URL(url).hostname, port: Number(new URL(url).port || defaultPort) });
+const endpoint = (url: string, defaultPort: number) => ({
+  host: new URL(url).hostname,
+  port: Number(new URL(url).port || defaultPort),
+});
 
 describe('READINESS_TIMEOUT_MS', () => {
   test('defaults to 2 s; refuses what is not a whole number of ms from 10 to 60000', () => {
     assert.equal(loadConfig({}).readinessTimeoutMs, 2_000);
     assert.equal(loadConfig({ READINESS_TIMEOUT_MS: '10' }).readinessTimeoutMs, 10);
-    for (const bad of ['0', '9', '60001', 'soon', '1.5']) assert.throws(() => loadConfig({ READINESS_TIMEOUT_MS: bad }), /READINESS_TIMEOUT_MS/);
+    for (const bad of ['0', '9', '60001', 'soon', '1.5'])
+      assert.throws(() => loadConfig({ READINESS_TIMEOUT_MS: bad }), /READINESS_TIMEOUT_MS/);
   });
 });
 
-describe('/readyz', { skip: databaseUrl && redisUrl ? false : 'DATABASE_URL and REDIS_URL are not set' }, () => {
-  let schema: Awaited<ReturnType<typeof pgSchemaUrl>>;
-  before(async () => {
-    schema = await pgSchemaUrl(databaseUrl!);
-  });
-  after(async () => {
-    await schema?.drop();
-  });
-
-  for (const engine of ['sqlite', 'postgres'] as const) {
-    test(`healthy (${engine} and Redis): 200 with a check for each`, async () => {
-      const running = await startGateway({ REDIS_URL: redisUrl, READINESS_TIMEOUT_MS: String(budgetMs), ...(engine === 'postgres' ? { DATABASE_URL: schema.url } : {}) });
-      try {
-        const ready = await readyz(running.url);
-        assert.deepEqual([ready.status, ready.body], [200, { status: 'ready', checks: { database: 'ok', redis: 'ok' } }]);
-      } finally {
-        await running.close();
-      }
+describe(
+  '/readyz',
+  { skip: databaseUrl && redisUrl ? false : 'DATABASE_URL and REDIS_URL are not set' },
+  () => {
+    let schema: Awaited<ReturnType<typeof pgSchemaUrl>>;
+    before(async () => {
+      schema = await pgSchemaUrl(databaseUrl!);
     });
-  }
-
-  test('a stalled database: 503 naming it within the budget, then ready again', async (t) => {
-    const proxy = await startTcpProxy(endpoint(databaseUrl!, 5432));
-    // The database's own bounds are far longer than the budget: the check's timeout must answer.
-    const running = await startGateway({
-      DATABASE_URL: through(proxy, schema.url),
-      DATABASE_CONNECT_TIMEOUT_MS: '30000',
-      DATABASE_QUERY_TIMEOUT_MS: '30000',
-      REDIS_URL: redisUrl,
-      READINESS_TIMEOUT_MS: String(budgetMs),
+    after(async () => {
+      await schema?.drop();
     });
-    try {
-      assert.equal((await readyz(running.url)).status, 200);
-      proxy.blackhole();
-      const stalled = await readyz(running.url);
-      t.diagnostic(`readyz with a blackholed database: ${Math.round(stalled.ms)} ms`);
-      assert.equal(stalled.status, 503);
-      assert.equal(stalled.body.error_code, 'ERR_UNAVAILABLE');
-      assert.equal(stalled.body.reason, 'Not ready: database');
-      assert.equal(stalled.body.checks.database, `unavailable: no answer within ${budgetMs} ms`);
-      assert.equal(stalled.body.checks.redis, 'ok');
-      assert.ok(stalled.ms < budgetMs + slackMs, `readyz took ${Math.round(stalled.ms)} ms`);
-      await proxy.restore();
-      // The stalled probe's connection is cut by the restore; the next probe connects afresh.
-      assert.deepEqual((await readyz(running.url)).body.checks, { database: 'ok', redis: 'ok' });
-    } finally {
-      await proxy.restore();
-      await running.close();
-      await proxy.close();
+
+    for (const engine of ['sqlite', 'postgres'] as const) {
+      test(`healthy (${engine} and Redis): 200 with a check for each`, async () => {
+        const running = await startGateway({
+          REDIS_URL: redisUrl,
+          READINESS_TIMEOUT_MS: String(budgetMs),
+          ...(engine === 'postgres' ? { DATABASE_URL: schema.url } : {}),
+        });
+        try {
+          const ready = await readyz(running.url);
+          assert.deepEqual(
+            [ready.status, ready.body],
+            [200, { status: 'ready', checks: { database: 'ok', redis: 'ok' } }],
+          );
+        } finally {
+          await running.close();
+        }
+      });
     }
-  });
 
-  for (const outage of ['refuse', 'blackhole'] as const) {
-    test(`Redis unreachable (${outage}): 503 naming redis within the budget`, async (t) => {
-      const proxy = await startTcpProxy(endpoint(redisUrl!, 6379));
-      const running = await startGateway({ REDIS_URL: through(proxy, redisUrl!), REDIS_COMMAND_TIMEOUT_MS: '5000', READINESS_TIMEOUT_MS: String(budgetMs) });
+    test('a stalled database: 503 naming it within the budget, then ready again', async (t) => {
+      const proxy = await startTcpProxy(endpoint(databaseUrl!, 5432));
+      // The database's own bounds are far longer than the budget: the check's timeout must answer.
+      const running = await startGateway({
+        DATABASE_URL: through(proxy, schema.url),
+        DATABASE_CONNECT_TIMEOUT_MS: '30000',
+        DATABASE_QUERY_TIMEOUT_MS: '30000',
+        REDIS_URL: redisUrl,
+        READINESS_TIMEOUT_MS: String(budgetMs),
+      });
       try {
         assert.equal((await readyz(running.url)).status, 200);
-        if (outage === 'refuse') await proxy.refuse();
-        else proxy.blackhole();
-        const down = await readyz(running.url);
-        t.diagnostic(`readyz with Redis ${outage}d: ${Math.round(down.ms)} ms`);
-        assert.equal(down.status, 503);
-        assert.equal(down.body.error_code, 'ERR_UNAVAILABLE');
-        assert.equal(down.body.reason, 'Not ready: redis');
-        assert.equal(down.body.checks.database, 'ok');
-        assert.match(down.body.checks.redis ?? '', /^unavailable: /);
-        assert.ok(down.ms < budgetMs + slackMs, `readyz took ${Math.round(down.ms)} ms`);
+        proxy.blackhole();
+        const stalled = await readyz(running.url);
+        t.diagnostic(`readyz with a blackholed database: ${Math.round(stalled.ms)} ms`);
+        assert.equal(stalled.status, 503);
+        assert.equal(stalled.body.error_code, 'ERR_UNAVAILABLE');
+        assert.equal(stalled.body.reason, 'Not ready: database');
+        assert.equal(stalled.body.checks.database, `unavailable: no answer within ${budgetMs} ms`);
+        assert.equal(stalled.body.checks.redis, 'ok');
+        assert.ok(stalled.ms < budgetMs + slackMs, `readyz took ${Math.round(stalled.ms)} ms`);
+        await proxy.restore();
+        // The stalled probe's connection is cut by the restore; the next probe connects afresh.
+        assert.deepEqual((await readyz(running.url)).body.checks, { database: 'ok', redis: 'ok' });
       } finally {
         await proxy.restore();
         await running.close();
         await proxy.close();
       }
     });
-  }
-});
+
+    for (const outage of ['refuse', 'blackhole'] as const) {
+      test(`Redis unreachable (${outage}): 503 naming redis within the budget`, async (t) => {
+        const proxy = await startTcpProxy(endpoint(redisUrl!, 6379));
+        const running = await startGateway({
+          REDIS_URL: through(proxy, redisUrl!),
+          REDIS_COMMAND_TIMEOUT_MS: '5000',
+          READINESS_TIMEOUT_MS: String(budgetMs),
+        });
+        try {
+          assert.equal((await readyz(running.url)).status, 200);
+          if (outage === 'refuse') await proxy.refuse();
+          else proxy.blackhole();
+          const down = await readyz(running.url);
+          t.diagnostic(`readyz with Redis ${outage}d: ${Math.round(down.ms)} ms`);
+          assert.equal(down.status, 503);
+          assert.equal(down.body.error_code, 'ERR_UNAVAILABLE');
+          assert.equal(down.body.reason, 'Not ready: redis');
+          assert.equal(down.body.checks.database, 'ok');
+          assert.match(down.body.checks.redis ?? '', /^unavailable: /);
+          assert.ok(down.ms < budgetMs + slackMs, `readyz took ${Math.round(down.ms)} ms`);
+        } finally {
+          await proxy.restore();
+          await running.close();
+          await proxy.close();
+        }
+      });
+    }
+  },
+);

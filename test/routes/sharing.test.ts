@@ -16,7 +16,9 @@ for (const engine of engines) {
       gw = (await startDataStoreGateway({ engine }))!;
       home = gw.home('alice');
       for (const user of ['bob', 'carol']) await gw.ok(user, 'GET', '/secured/filesystem/root');
-      await gw.ok('alice', 'POST', '/secured/filesystem/directories', { json: { paths: [`${home}/project/data`] } });
+      await gw.ok('alice', 'POST', '/secured/filesystem/directories', {
+        json: { paths: [`${home}/project/data`] },
+      });
       await gw.upload('alice', `${home}/project`, 'report.txt', 'the report');
       report = `${home}/project/report.txt`;
       folder = `${home}/project/data`;
@@ -35,7 +37,10 @@ for (const engine of engines) {
                   { path: `${home}/project/missing.txt`, permission: 'read' },
                 ],
               },
-              { subject: { id: 'carol', source_id: 'ldap' }, paths: [{ path: folder, permission: 'write' }] },
+              {
+                subject: { id: 'carol', source_id: 'ldap' },
+                paths: [{ path: folder, permission: 'write' }],
+              },
             ],
           },
         });
@@ -53,23 +58,33 @@ for (const engine of engines) {
         assert.equal((await gw.stat('carol', folder)).permission, 'write');
         assert.equal(await gw.stat('carol', report), undefined, 'carol got the folder only');
         assert.equal((await gw.stat('alice', report))['share-count'], 1);
-        const permissions = await gw.ok('alice', 'POST', '/secured/filesystem/user-permissions', { json: { paths: [report] } });
+        const permissions = await gw.ok('alice', 'POST', '/secured/filesystem/user-permissions', {
+          json: { paths: [report] },
+        });
         assert.deepEqual(
-          permissions.paths[0]['user-permissions'].map((entry: any) => `${entry.user}:${entry.permission}`).sort(),
+          permissions.paths[0]['user-permissions']
+            .map((entry: any) => `${entry.user}:${entry.permission}`)
+            .sort(),
           ['alice:own', 'bob:read'],
         );
       });
 
       test('raising and lowering a share replaces the permission', async () => {
-        const raise = await gw.ok('alice', 'POST', '/share', { json: { sharing: [{ user: 'bob', paths: [{ path: report, permission: 'own' }] }] } });
+        const raise = await gw.ok('alice', 'POST', '/share', {
+          json: { sharing: [{ user: 'bob', paths: [{ path: report, permission: 'own' }] }] },
+        });
         assert.equal(raise.sharing[0].sharing[0].success, true);
         assert.equal((await gw.stat('bob', report)).permission, 'own');
-        await gw.ok('alice', 'POST', '/share', { json: { sharing: [{ user: 'bob', paths: [{ path: report, permission: 'read' }] }] } });
+        await gw.ok('alice', 'POST', '/share', {
+          json: { sharing: [{ user: 'bob', paths: [{ path: report, permission: 'read' }] }] },
+        });
         assert.equal((await gw.stat('bob', report)).permission, 'read');
       });
 
       test('failures are per path, never thrown: strangers, non-owners, oneself, bad names', async () => {
-        const notOwner = await gw.ok('bob', 'POST', '/secured/share', { json: { sharing: [{ user: 'carol', paths: [{ path: report, permission: 'read' }] }] } });
+        const notOwner = await gw.ok('bob', 'POST', '/secured/share', {
+          json: { sharing: [{ user: 'carol', paths: [{ path: report, permission: 'read' }] }] },
+        });
         assert.equal(notOwner.sharing[0].sharing[0].success, false);
         assert.equal(notOwner.sharing[0].sharing[0].error.error_code, 'ERR_NOT_OWNER');
         assert.equal(await gw.stat('carol', report), undefined);
@@ -78,28 +93,49 @@ for (const engine of engines) {
           json: {
             sharing: [
               { user: 'alice', paths: [{ path: report, permission: 'read' }] },
-              { user: 'not/a user', paths: [{ path: report, permission: 'read' }, { path: folder, permission: 'read' }] },
+              {
+                user: 'not/a user',
+                paths: [
+                  { path: report, permission: 'read' },
+                  { path: folder, permission: 'read' },
+                ],
+              },
               { user: 'bob', paths: [{ path: '/platform/home/alice/../bob', permission: 'read' }] },
             ],
           },
         });
         assert.equal(odd.sharing[0].sharing[0].error.error_code, 'ERR_ILLEGAL_ARGUMENT');
-        assert.deepEqual(odd.sharing[1].sharing.map((entry: any) => [entry.success, entry.error.error_code]), [
-          [false, 'ERR_NOT_A_USER'],
-          [false, 'ERR_NOT_A_USER'],
-        ]);
+        assert.deepEqual(
+          odd.sharing[1].sharing.map((entry: any) => [entry.success, entry.error.error_code]),
+          [
+            [false, 'ERR_NOT_A_USER'],
+            [false, 'ERR_NOT_A_USER'],
+          ],
+        );
         assert.equal(odd.sharing[2].sharing[0].error.error_code, 'ERR_BAD_OR_MISSING_FIELD');
       });
 
       test('request shapes are checked; anonymous callers are refused', async () => {
-        const noSharee = await gw.call('alice', 'POST', '/secured/share', { json: { sharing: [{ paths: [{ path: report, permission: 'read' }] }] } });
+        const noSharee = await gw.call('alice', 'POST', '/secured/share', {
+          json: { sharing: [{ paths: [{ path: report, permission: 'read' }] }] },
+        });
         assert.equal(noSharee.status, 400);
         assert.equal(noSharee.body.error_code, 'ERR_BAD_OR_MISSING_FIELD');
-        const badPermission = await gw.call('alice', 'POST', '/secured/share', { json: { sharing: [{ user: 'bob', paths: [{ path: report, permission: 'admin' }] }] } });
+        const badPermission = await gw.call('alice', 'POST', '/secured/share', {
+          json: { sharing: [{ user: 'bob', paths: [{ path: report, permission: 'admin' }] }] },
+        });
         assert.equal(badPermission.status, 400);
-        assert.equal((await gw.call('alice', 'POST', '/secured/unshare', { json: {} })).status, 400);
-        assert.equal((await gw.call(null, 'POST', '/share', { json: { sharing: [] } })).status, 401);
-        assert.deepEqual(await gw.ok('alice', 'POST', '/share', { json: { sharing: [] } }), { sharing: [] });
+        assert.equal(
+          (await gw.call('alice', 'POST', '/secured/unshare', { json: {} })).status,
+          400,
+        );
+        assert.equal(
+          (await gw.call(null, 'POST', '/share', { json: { sharing: [] } })).status,
+          401,
+        );
+        assert.deepEqual(await gw.ok('alice', 'POST', '/share', { json: { sharing: [] } }), {
+          sharing: [],
+        });
       });
 
       test('unshare revokes, per path, for users and subjects', async () => {
@@ -107,11 +143,17 @@ for (const engine of engines) {
           json: {
             unshare: [
               { user: 'bob', paths: [report] },
-              { subject: { id: 'carol', source_id: 'ldap' }, paths: [folder, `${home}/project/missing.txt`] },
+              {
+                subject: { id: 'carol', source_id: 'ldap' },
+                paths: [folder, `${home}/project/missing.txt`],
+              },
             ],
           },
         });
-        assert.deepEqual(answer.unshare[0], { user: 'bob', unshare: [{ path: report, success: true }] });
+        assert.deepEqual(answer.unshare[0], {
+          user: 'bob',
+          unshare: [{ path: report, success: true }],
+        });
         assert.deepEqual(answer.unshare[1].subject, { id: 'carol', source_id: 'ldap' });
         assert.deepEqual(answer.unshare[1].unshare[0], { path: folder, success: true });
         assert.equal(answer.unshare[1].unshare[1].success, false);

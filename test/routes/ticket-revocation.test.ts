@@ -4,7 +4,11 @@
 // ERR_TICKET_DOES_NOT_EXIST, through the gateway's public ticket routes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startDataStoreGateway, type Answer, type DataStoreGateway } from '../support/data-store.js';
+import {
+  startDataStoreGateway,
+  type Answer,
+  type DataStoreGateway,
+} from '../support/data-store.js';
 import { requiredInCi } from '../support/gateway.js';
 
 for (const engine of ['sqlite', 'postgres'] as const) {
@@ -21,12 +25,19 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     const skip = () => !gw && engine === 'postgres' && !requiredInCi('DATABASE_URL');
 
     const share = (path: string, permission: string) =>
-      gw.ok('alice', 'POST', '/secured/share', { json: { sharing: [{ user: 'bob', paths: [{ path, permission }] }] } });
-    const unshare = (path: string) => gw.ok('alice', 'POST', '/secured/unshare', { json: { unshare: [{ user: 'bob', paths: [path] }] } });
+      gw.ok('alice', 'POST', '/secured/share', {
+        json: { sharing: [{ user: 'bob', paths: [{ path, permission }] }] },
+      });
+    const unshare = (path: string) =>
+      gw.ok('alice', 'POST', '/secured/unshare', {
+        json: { unshare: [{ user: 'bob', paths: [path] }] },
+      });
 
     /** bob's ticket on `path`, and its two public routes (relative to the gateway). */
     async function bobsTicket(path: string) {
-      const answer = await gw.ok('bob', 'POST', '/secured/filesystem/tickets', { json: { paths: [path] } });
+      const answer = await gw.ok('bob', 'POST', '/secured/filesystem/tickets', {
+        json: { paths: [path] },
+      });
       const id: string = answer.tickets[0]['ticket-id'];
       const name = encodeURIComponent(path.split('/').pop()!);
       return {
@@ -47,7 +58,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const file = `${home}/file-share/report.txt`;
       await share(file, 'write');
       const ticket = await bobsTicket(file);
-      assert.equal((await ticket.download()).text, 'the report', 'the ticket works while bob may read');
+      assert.equal(
+        (await ticket.download()).text,
+        'the report',
+        'the ticket works while bob may read',
+      );
       assert.equal((await ticket.page()).status, 200);
 
       await unshare(file);
@@ -71,14 +86,22 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     test('moving the file out of the folder shared with bob kills his ticket; alice’s own ticket lives on', async (t) => {
       if (skip()) return t.skip('DATABASE_URL is not set');
       const folder = `${home}/moved-out`;
-      await gw.ok('alice', 'POST', '/secured/filesystem/directories', { json: { paths: [`${folder}/shared`, `${folder}/private`] } });
+      await gw.ok('alice', 'POST', '/secured/filesystem/directories', {
+        json: { paths: [`${folder}/shared`, `${folder}/private`] },
+      });
       await gw.upload('alice', `${folder}/shared`, 'leaving.txt', 'leaving');
       await share(`${folder}/shared`, 'write');
       const ticket = await bobsTicket(`${folder}/shared/leaving.txt`);
-      const alices = (await gw.ok('alice', 'POST', '/secured/filesystem/tickets', { json: { paths: [`${folder}/shared/leaving.txt`] } })).tickets[0];
+      const alices = (
+        await gw.ok('alice', 'POST', '/secured/filesystem/tickets', {
+          json: { paths: [`${folder}/shared/leaving.txt`] },
+        })
+      ).tickets[0];
       assert.equal((await ticket.download()).text, 'leaving');
 
-      await gw.ok('alice', 'POST', '/secured/filesystem/move', { json: { sources: [`${folder}/shared/leaving.txt`], dest: `${folder}/private` } });
+      await gw.ok('alice', 'POST', '/secured/filesystem/move', {
+        json: { sources: [`${folder}/shared/leaving.txt`], dest: `${folder}/private` },
+      });
       assertDead(await ticket.download(), 'download after the file left the shared folder');
       assertDead(await ticket.page(), 'page after the file left the shared folder');
       const own = await gw.call(null, 'GET', `/tickets/d/${alices['ticket-id']}/leaving.txt`);

@@ -18,7 +18,13 @@ import { noRateLimits, requiredInCi } from '../support/gateway.js';
 import { spawnGateway, type GatewayProcess } from '../support/gateway-process.js';
 import { pgSchemaUrl } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { bearer, createSigningKey, publicKeyPem, signToken, userClaims } from '../support/tokens.js';
+import {
+  bearer,
+  createSigningKey,
+  publicKeyPem,
+  signToken,
+  userClaims,
+} from '../support/tokens.js';
 
 const databaseUrl = requiredInCi('DATABASE_URL');
 
@@ -33,31 +39,53 @@ interface Answer {
 }
 
 /** One request; a transport failure (reset, refused, no answer in 10 s) is a thrown error, not an answer. */
-async function call(url: string, token: string, method = 'GET', pathname = '/secured/sessions', body?: unknown): Promise<Answer> {
+async function call(
+  url: string,
+  token: string,
+  method = 'GET',
+  pathname = '/secured/sessions',
+  body?: unknown,
+): Promise<Answer> {
   const started = performance.now();
   const response = await fetch(`${url}${pathname}`, {
     method,
-    headers: { ...bearer(token), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      ...bearer(token),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     signal: AbortSignal.timeout(10_000),
   });
   const text = await response.text();
-  const errorCode = response.status >= 400 ? (JSON.parse(text) as { error_code?: string }).error_code : undefined;
-  return { status: response.status, ...(errorCode ? { errorCode } : {}), ms: performance.now() - started };
+  const errorCode =
+    response.status >= 400 ? (JSON.parse(text) as { error_code?: string }).error_code : undefined;
+  return {
+    status: response.status,
+    ...(errorCode ? { errorCode } : {}),
+    ms: performance.now() - started,
+  };
 }
 
 /** During an outage an answer is a success or the documented 503; anything else is a defect. */
 function assertOutageAnswer(answer: Answer, what: string): void {
   if (answer.status < 300) return;
-  assert.deepEqual([answer.status, answer.errorCode], [503, 'ERR_UNAVAILABLE'], `${what}: ${JSON.stringify(answer)}`);
+  assert.deepEqual(
+    [answer.status, answer.errorCode],
+    [503, 'ERR_UNAVAILABLE'],
+    `${what}: ${JSON.stringify(answer)}`,
+  );
 }
 
 describe('DATABASE_CONNECT_TIMEOUT_MS and DATABASE_QUERY_TIMEOUT_MS', () => {
   test('default to 5 s and 15 s; refuse what is not a whole number of ms in range', () => {
     assert.deepEqual(loadConfig({}).database, { connectTimeoutMs: 5_000, queryTimeoutMs: 15_000 });
-    assert.deepEqual(loadConfig({ DATABASE_CONNECT_TIMEOUT_MS: '100', DATABASE_QUERY_TIMEOUT_MS: '250' }).database, { connectTimeoutMs: 100, queryTimeoutMs: 250 });
+    assert.deepEqual(
+      loadConfig({ DATABASE_CONNECT_TIMEOUT_MS: '100', DATABASE_QUERY_TIMEOUT_MS: '250' }).database,
+      { connectTimeoutMs: 100, queryTimeoutMs: 250 },
+    );
     for (const name of ['DATABASE_CONNECT_TIMEOUT_MS', 'DATABASE_QUERY_TIMEOUT_MS']) {
-      for (const bad of ['0', '99', 'never', '-5']) assert.throws(() => loadConfig({ [name]: bad }), new RegExp(name));
+      for (const bad of ['0', '99', 'never', '-5'])
+        assert.throws(() => loadConfig({ [name]: bad }), new RegExp(name));
     }
   });
 
@@ -65,7 +93,9 @@ describe('DATABASE_CONNECT_TIMEOUT_MS and DATABASE_QUERY_TIMEOUT_MS', () => {
     const coded = (message: string, code: string) => Object.assign(new Error(message), { code });
     for (const error of [
       new Error('Connection terminated unexpectedly'),
-      new Error('Connection terminated due to connection timeout', { cause: new Error('timeout expired') }),
+      new Error('Connection terminated due to connection timeout', {
+        cause: new Error('timeout expired'),
+      }),
       new Error('timeout exceeded when trying to connect'),
       new Error('Query read timeout'),
       new Error('Client has encountered a connection error and is not queryable'),
@@ -128,8 +158,14 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
   };
 
   /** Starts a gateway through a fresh proxy; the test body gets both and the gateway is checked alive after it. */
-  async function withGateway(name: string, body: (gateway: GatewayProcess, proxy: TcpProxy) => Promise<void>): Promise<void> {
-    const proxy = await startTcpProxy({ host: target!.hostname, port: Number(target!.port || 5432) });
+  async function withGateway(
+    name: string,
+    body: (gateway: GatewayProcess, proxy: TcpProxy) => Promise<void>,
+  ): Promise<void> {
+    const proxy = await startTcpProxy({
+      host: target!.hostname,
+      port: Number(target!.port || 5432),
+    });
     const gateway = await spawnGateway({ ...env, DATABASE_URL: through(proxy, name) });
     try {
       await body(gateway, proxy);
@@ -145,39 +181,59 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
   /** A failure caused by the gateway's death says so, with what it printed when it died. */
   async function explained(error: unknown, gateway: GatewayProcess): Promise<unknown> {
     if (!(await gateway.exited(1_000))) return error;
-    return new Error(`the gateway process died (${String(error)}):\n${gateway.stderr()}`, { cause: error });
+    return new Error(`the gateway process died (${String(error)}):\n${gateway.stderr()}`, {
+      cause: error,
+    });
   }
 
   /** Requests until one succeeds: how long the gateway takes to serve again once the database is back. */
   async function recovery(gateway: GatewayProcess): Promise<number> {
     const started = performance.now();
-    await eventually(async () => {
-      assert.ok(gateway.alive(), `the gateway process died:\n${gateway.stderr()}`);
-      const answer = await call(gateway.url, token);
-      assertOutageAnswer(answer, 'while recovering');
-      return answer.status === 200;
-    }, 10_000, 'the gateway to serve again');
+    await eventually(
+      async () => {
+        assert.ok(gateway.alive(), `the gateway process died:\n${gateway.stderr()}`);
+        const answer = await call(gateway.url, token);
+        assertOutageAnswer(answer, 'while recovering');
+        return answer.status === 200;
+      },
+      10_000,
+      'the gateway to serve again',
+    );
     return performance.now() - started;
   }
 
   /** The gateway's LISTEN connection (the notification channel) is open again. */
   const listening = (applicationName: string) =>
-    eventually(async () => {
-      const found = await admin.query(`select 1 from pg_stat_activity where application_name = $1 and query like 'listen %'`, [applicationName]);
-      return found.rowCount === 1;
-    }, 10_000, 'the LISTEN connection to come back');
+    eventually(
+      async () => {
+        const found = await admin.query(
+          `select 1 from pg_stat_activity where application_name = $1 and query like 'listen %'`,
+          [applicationName],
+        );
+        return found.rowCount === 1;
+      },
+      10_000,
+      'the LISTEN connection to come back',
+    );
 
   test('connections cut while idle: the process stays up and serves again', async (t) => {
     await withGateway('outage-idle', async (gateway, proxy) => {
-      assert.equal((await call(gateway.url, token, 'POST', '/secured/sessions', { step: 1 })).status, 200);
+      assert.equal(
+        (await call(gateway.url, token, 'POST', '/secured/sessions', { step: 1 })).status,
+        200,
+      );
       // A notification stream makes the agent LISTEN on a connection of its own.
-      const stream = await openEventStream(`${gateway.url}/secured/notifications/stream`, bearer(token));
+      const stream = await openEventStream(
+        `${gateway.url}/secured/notifications/stream`,
+        bearer(token),
+      );
       t.after(() => stream.close());
       await stream.next((event) => event.event === 'counts');
       await listening('outage-idle');
       proxy.cut();
       // The pool's idle connections and the LISTEN connection all see their socket close.
-      for (let index = 0; index < 3; index++) assertOutageAnswer(await call(gateway.url, token), `request ${index} after the cut`);
+      for (let index = 0; index < 3; index++)
+        assertOutageAnswer(await call(gateway.url, token), `request ${index} after the cut`);
       assert.ok(gateway.alive(), `the gateway process died:\n${gateway.stderr()}`);
       await recovery(gateway);
       await listening('outage-idle');
@@ -194,7 +250,10 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
         for (let round = 0; !stop && round < 400; round++) {
           try {
             // Reads and writes of the embedded user-info backend; each also records the caller.
-            const answer = round % 2 ? await call(gateway.url, token) : await call(gateway.url, token, 'POST', '/secured/sessions', { index, round });
+            const answer =
+              round % 2
+                ? await call(gateway.url, token)
+                : await call(gateway.url, token, 'POST', '/secured/sessions', { index, round });
             answers.push(answer);
           } catch (error) {
             failures.push(error);
@@ -202,7 +261,8 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
         }
       };
       const workers = Promise.all(Array.from({ length: 8 }, (_, index) => worker(index)));
-      const answered = (count: number) => eventually(() => answers.length + failures.length >= count, 15_000, `${count} answers`);
+      const answered = (count: number) =>
+        eventually(() => answers.length + failures.length >= count, 15_000, `${count} answers`);
       // Cut three times mid-flight, then refuse new connections for a while, then let them through.
       for (const count of [20, 40, 60]) {
         await answered(count);
@@ -217,10 +277,16 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
       await workers;
       assert.deepEqual(failures.map(String), [], 'every request got an HTTP answer');
       for (const answer of answers) assertOutageAnswer(answer, 'under load');
-      assert.ok(answers.some((answer) => answer.status === 503), 'the outage was seen by some requests');
+      assert.ok(
+        answers.some((answer) => answer.status === 503),
+        'the outage was seen by some requests',
+      );
       const statuses = new Map<number, number>();
-      for (const answer of answers) statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-      t.diagnostic(`under load: ${[...statuses].map(([status, count]) => `${count} × ${status}`).join(', ')}; slowest ${Math.round(Math.max(...answers.map((answer) => answer.ms)))} ms`);
+      for (const answer of answers)
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      t.diagnostic(
+        `under load: ${[...statuses].map(([status, count]) => `${count} × ${status}`).join(', ')}; slowest ${Math.round(Math.max(...answers.map((answer) => answer.ms)))} ms`,
+      );
       assert.ok(gateway.alive(), `the gateway process died:\n${gateway.stderr()}`);
       await recovery(gateway);
     });
@@ -232,34 +298,60 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
       proxy.blackhole();
       // More concurrent requests than the pool has connections: some wait for a connection, some for a query.
       const during = await Promise.all(Array.from({ length: 12 }, () => call(gateway.url, token)));
-      for (const answer of during) assert.deepEqual([answer.status, answer.errorCode], [503, 'ERR_UNAVAILABLE'], JSON.stringify(answer));
+      for (const answer of during)
+        assert.deepEqual(
+          [answer.status, answer.errorCode],
+          [503, 'ERR_UNAVAILABLE'],
+          JSON.stringify(answer),
+        );
       const slowest = Math.max(...during.map((answer) => answer.ms));
       // A request meets at most a few bounded waits (recording the caller, then the backend's query).
-      assert.ok(slowest < 3 * (connectTimeoutMs + queryTimeoutMs), `slowest answer during the blackhole took ${Math.round(slowest)} ms`);
+      assert.ok(
+        slowest < 3 * (connectTimeoutMs + queryTimeoutMs),
+        `slowest answer during the blackhole took ${Math.round(slowest)} ms`,
+      );
       const next = await call(gateway.url, token);
       assert.deepEqual([next.status, next.errorCode], [503, 'ERR_UNAVAILABLE']);
       await proxy.restore();
       const recovered = await recovery(gateway);
-      t.diagnostic(`blackhole: slowest 503 ${Math.round(slowest)} ms, next ${Math.round(next.ms)} ms; recovered ${Math.round(recovered)} ms after restore`);
+      t.diagnostic(
+        `blackhole: slowest 503 ${Math.round(slowest)} ms, next ${Math.round(next.ms)} ms; recovered ${Math.round(recovered)} ms after restore`,
+      );
     });
   });
 
   test('the server terminates the idle connections: the process stays up', async (t) => {
     const name = 'outage-terminate';
-    const gateway = await spawnGateway({ ...env, DATABASE_URL: (() => {
-      const url = new URL(schema.url);
-      url.searchParams.set('application_name', name);
-      return url.toString();
-    })() });
+    const gateway = await spawnGateway({
+      ...env,
+      DATABASE_URL: (() => {
+        const url = new URL(schema.url);
+        url.searchParams.set('application_name', name);
+        return url.toString();
+      })(),
+    });
     try {
       assert.equal((await call(gateway.url, token)).status, 200);
-      const stream = await openEventStream(`${gateway.url}/secured/notifications/stream`, bearer(token));
+      const stream = await openEventStream(
+        `${gateway.url}/secured/notifications/stream`,
+        bearer(token),
+      );
       t.after(() => stream.close());
       await stream.next((event) => event.event === 'counts');
       await listening(name);
-      const terminated = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and state = 'idle'`, [name]);
-      assert.ok(terminated.rowCount! >= 2, `terminated ${terminated.rowCount} connections (pool and LISTEN)`);
-      for (let index = 0; index < 3; index++) assertOutageAnswer(await call(gateway.url, token), `request ${index} after the terminations`);
+      const terminated = await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and state = 'idle'`,
+        [name],
+      );
+      assert.ok(
+        terminated.rowCount! >= 2,
+        `terminated ${terminated.rowCount} connections (pool and LISTEN)`,
+      );
+      for (let index = 0; index < 3; index++)
+        assertOutageAnswer(
+          await call(gateway.url, token),
+          `request ${index} after the terminations`,
+        );
       assert.ok(gateway.alive(), `the gateway process died:\n${gateway.stderr()}`);
       await recovery(gateway);
       await listening(name);

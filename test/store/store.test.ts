@@ -21,21 +21,52 @@ import { pgSchemaUrl } from '../support/postgres.js';
 async function exerciseUserQueries(store: Store): Promise<void> {
   const username = `frank-${randomUUID()}@example.org`;
   const first = await recordUser(store.db, username, { email: 'old@example.org' }, 1_000);
-  const again = await recordUser(store.db, username, { email: 'new@example.org', firstName: 'Frank' }, 2_000);
+  const again = await recordUser(
+    store.db,
+    username,
+    { email: 'new@example.org', firstName: 'Frank' },
+    2_000,
+  );
   assert.equal(again, first, 'recording a known user keeps its id');
-  const user = await store.db.selectFrom('users').selectAll().where('id', '=', first).executeTakeFirstOrThrow();
-  assert.deepEqual([user.email, user.first_name, user.created_at, user.last_seen_at], ['new@example.org', 'Frank', 1_000, 2_000]);
+  const user = await store.db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', first)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(
+    [user.email, user.first_name, user.created_at, user.last_seen_at],
+    ['new@example.org', 'Frank', 1_000, 2_000],
+  );
 
-  await store.db.insertInto('workspace').values({ id: randomUUID(), user_id: first, root_category_id: randomUUID(), is_public: true }).execute();
-  const workspace = await store.db.selectFrom('workspace').select('is_public').where('user_id', '=', first).executeTakeFirstOrThrow();
+  await store.db
+    .insertInto('workspace')
+    .values({ id: randomUUID(), user_id: first, root_category_id: randomUUID(), is_public: true })
+    .execute();
+  const workspace = await store.db
+    .selectFrom('workspace')
+    .select('is_public')
+    .where('user_id', '=', first)
+    .executeTakeFirstOrThrow();
   assert.equal(Boolean(workspace.is_public), true, 'booleans are written on both engines');
-  const publicOnes = await store.db.selectFrom('workspace').select('id').where('is_public', '=', true).where('user_id', '=', first).execute();
+  const publicOnes = await store.db
+    .selectFrom('workspace')
+    .select('id')
+    .where('is_public', '=', true)
+    .where('user_id', '=', first)
+    .execute();
   assert.equal(publicOnes.length, 1, 'booleans compare on both engines');
 
-  await store.db.insertInto('user_sessions').values({ id: randomUUID(), user_id: first, session: '{"a":1}' }).execute();
+  await store.db
+    .insertInto('user_sessions')
+    .values({ id: randomUUID(), user_id: first, session: '{"a":1}' })
+    .execute();
   await store.db.deleteFrom('users').where('id', '=', first).execute();
-  const orphans = await store.db.selectFrom('user_sessions').select('id').where('user_id', '=', first).execute();
-  assert.equal(orphans.length, 0, "deleting a user deletes their documents");
+  const orphans = await store.db
+    .selectFrom('user_sessions')
+    .select('id')
+    .where('user_id', '=', first)
+    .execute();
+  assert.equal(orphans.length, 0, 'deleting a user deletes their documents');
 }
 
 /** The same checks, run against each engine: one query layer over both. */
@@ -45,12 +76,27 @@ async function exerciseStore(open: () => Promise<Store>, expectedEngine: string)
   try {
     assert.equal(store.engine, expectedEngine);
     await store.ping();
-    await store.db.insertInto('users').values({ id, username: 'erin@example.org', email: 'erin@example.org', created_at: 1_700_000_000_123 }).execute();
-    const row = await store.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    await store.db
+      .insertInto('users')
+      .values({
+        id,
+        username: 'erin@example.org',
+        email: 'erin@example.org',
+        created_at: 1_700_000_000_123,
+      })
+      .execute();
+    const row = await store.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.username, 'erin@example.org');
     assert.equal(row.created_at, 1_700_000_000_123, 'epoch milliseconds read back as numbers');
     await assert.rejects(
-      store.db.insertInto('users').values({ id: randomUUID(), username: 'erin@example.org' }).execute(),
+      store.db
+        .insertInto('users')
+        .values({ id: randomUUID(), username: 'erin@example.org' })
+        .execute(),
       'usernames are unique',
     );
     await exerciseUserQueries(store);
@@ -60,10 +106,20 @@ async function exerciseStore(open: () => Promise<Store>, expectedEngine: string)
   // Reopening runs the migrator again: nothing to apply, data still there.
   const reopened = await open();
   try {
-    const row = await reopened.db.selectFrom('users').select('username').where('id', '=', id).executeTakeFirst();
+    const row = await reopened.db
+      .selectFrom('users')
+      .select('username')
+      .where('id', '=', id)
+      .executeTakeFirst();
     assert.equal(row?.username, 'erin@example.org');
-    const applied = await reopened.db.selectFrom('kysely_migration' as never).select('name' as never).execute();
-    assert.deepEqual(applied.map((migration) => (migration as { name: string }).name), Object.keys(migrations));
+    const applied = await reopened.db
+      .selectFrom('kysely_migration' as never)
+      .select('name' as never)
+      .execute();
+    assert.deepEqual(
+      applied.map((migration) => (migration as { name: string }).name),
+      Object.keys(migrations),
+    );
   } finally {
     await reopened.close();
   }
@@ -76,7 +132,9 @@ describe('store', () => {
       await exerciseStore(() => openStore({ dataDir }), 'sqlite');
       const mode = await openStore({ dataDir });
       try {
-        const { rows } = await (await import('kysely')).sql<{ journal_mode: string }>`pragma journal_mode`.execute(mode.db);
+        const { rows } = await (
+          await import('kysely')
+        ).sql<{ journal_mode: string }>`pragma journal_mode`.execute(mode.db);
         assert.equal(rows[0]?.journal_mode, 'wal');
       } finally {
         await mode.close();
@@ -106,8 +164,12 @@ describe('store', () => {
     try {
       opened.push(await openStore({ databaseUrl: first.url, dataDir: tmpdir() }));
       opened.push(await openStore({ databaseUrl: second.url, dataDir: tmpdir() }));
-      const { rows } = await sql<{ tables: number }>`select count(*)::int as tables from information_schema.tables where table_schema = ${second.schema} and table_name like 'kysely_migration%'`.execute(opened[1]!.db);
-      assert.equal(rows[0]?.tables, 2, "the second schema has its own migration bookkeeping");
+      const { rows } = await sql<{
+        tables: number;
+      }>`select count(*)::int as tables from information_schema.tables where table_schema = ${second.schema} and table_name like 'kysely_migration%'`.execute(
+        opened[1]!.db,
+      );
+      assert.equal(rows[0]?.tables, 2, 'the second schema has its own migration bookkeeping');
     } finally {
       await Promise.all(opened.map((store) => store.close()));
       await first.drop();
@@ -131,7 +193,9 @@ describe('store', () => {
           query: async (text: string, values: unknown[]) => {
             if (raced === 0 && text.includes('pg_get_serial_sequence')) {
               raced++;
-              throw Object.assign(new Error('relation "t_other.favorites" does not exist'), { code: '42P01' });
+              throw Object.assign(new Error('relation "t_other.favorites" does not exist'), {
+                code: '42P01',
+              });
             }
             return client.query(text, values);
           },
@@ -140,11 +204,15 @@ describe('store', () => {
       },
       end: () => pool.end(),
     };
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: racingPool as never }) });
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: racingPool as never }),
+    });
     try {
       const result = await migrateToLatest(db, 'postgres');
       assert.equal(raced, 1, 'the introspection met the drop once');
-      assert.ok(result.results && result.results.every((migration) => migration.status === 'Success'));
+      assert.ok(
+        result.results && result.results.every((migration) => migration.status === 'Success'),
+      );
       const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
       assert.equal(rows.length, Object.keys(migrations).length);
     } finally {
@@ -154,6 +222,9 @@ describe('store', () => {
   });
 
   test('an unreachable PostgreSQL fails to open with a clear error', async () => {
-    await assert.rejects(openStore({ databaseUrl: 'postgres://nobody@127.0.0.1:1/none', dataDir: tmpdir() }), /ECONNREFUSED|connect/);
+    await assert.rejects(
+      openStore({ databaseUrl: 'postgres://nobody@127.0.0.1:1/none', dataDir: tmpdir() }),
+      /ECONNREFUSED|connect/,
+    );
   });
 });

@@ -28,7 +28,11 @@ export interface HttpAnswer {
   json: () => any;
 }
 
-export function parseAnswer(status: number, headers: IncomingHttpHeaders, bytes: Buffer): HttpAnswer {
+export function parseAnswer(
+  status: number,
+  headers: IncomingHttpHeaders,
+  bytes: Buffer,
+): HttpAnswer {
   const text = bytes.toString('utf8');
   return { status, headers, bytes, text, json: () => JSON.parse(text) };
 }
@@ -50,7 +54,11 @@ export interface BackendHost {
   /** Every notification the services sent, in order. */
   notifications: UserNotification[];
   /** One request to `url` (the service's prefix included) with the secret header; Content-Length is set for a body. */
-  request(method: string, url: string, options?: { headers?: Record<string, string>; body?: string | Buffer }): Promise<HttpAnswer>;
+  request(
+    method: string,
+    url: string,
+    options?: { headers?: Record<string, string>; body?: string | Buffer },
+  ): Promise<HttpAnswer>;
   close(): Promise<void>;
 }
 
@@ -62,7 +70,13 @@ export interface HostOptions {
   now?: () => number;
 }
 
-async function start(engine: string, store: Store, dir: string, cleanup: () => Promise<void>, options: HostOptions): Promise<BackendHost> {
+async function start(
+  engine: string,
+  store: Store,
+  dir: string,
+  cleanup: () => Promise<void>,
+  options: HostOptions,
+): Promise<BackendHost> {
   const config = loadConfig({ GATEWAY_DATA_DIR: dir, ...options.env?.(dir) });
   const notifications: UserNotification[] = [];
   let request: BackendHost['request'] | undefined;
@@ -70,7 +84,10 @@ async function start(engine: string, store: Store, dir: string, cleanup: () => P
   const notify = async (notification: UserNotification) => {
     notifications.push(notification);
     if (!options.names.includes('notification-agent') || !request) return true;
-    const answer = await request('POST', '/notification-agent/notification', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(notification) });
+    const answer = await request('POST', '/notification-agent/notification', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(notification),
+    });
     return answer.status === 200;
   };
   const host = await buildBackendHost({
@@ -88,12 +105,17 @@ async function start(engine: string, store: Store, dir: string, cleanup: () => P
     new Promise((resolve, reject) => {
       const sent: Record<string, string> = { [backendSecretHeader]: secret, ...headers };
       if (body !== undefined) sent['content-length'] = String(Buffer.byteLength(body));
-      const outgoing = httpRequest({ host: '127.0.0.1', port, method, path: url, headers: sent }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve(parseAnswer(response.statusCode ?? 0, response.headers, Buffer.concat(chunks))));
-        response.on('error', reject);
-      });
+      const outgoing = httpRequest(
+        { host: '127.0.0.1', port, method, path: url, headers: sent },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve(parseAnswer(response.statusCode ?? 0, response.headers, Buffer.concat(chunks))),
+          );
+          response.on('error', reject);
+        },
+      );
       outgoing.on('error', reject);
       outgoing.end(body);
     });
@@ -117,12 +139,21 @@ async function start(engine: string, store: Store, dir: string, cleanup: () => P
 }
 
 /** The engines to run a suite on: SQLite always, PostgreSQL when DATABASE_URL is set (required in CI). */
-export const hostEngines: { name: string; open: (options: HostOptions) => Promise<BackendHost | undefined> }[] = [
+export const hostEngines: {
+  name: string;
+  open: (options: HostOptions) => Promise<BackendHost | undefined>;
+}[] = [
   {
     name: 'SQLite',
     open: async (options) => {
       const dir = mkdtempSync(path.join(tmpdir(), `${options.names.join('-')}-`));
-      return start('SQLite', await openStore({ dataDir: dir }), dir, async () => rmSync(dir, { recursive: true, force: true }), options);
+      return start(
+        'SQLite',
+        await openStore({ dataDir: dir }),
+        dir,
+        async () => rmSync(dir, { recursive: true, force: true }),
+        options,
+      );
     },
   },
   {
@@ -133,10 +164,16 @@ export const hostEngines: { name: string; open: (options: HostOptions) => Promis
       const { url, drop } = await pgSchemaUrl(databaseUrl);
       const dir = mkdtempSync(path.join(tmpdir(), `${options.names.join('-')}-pg-`));
       const store = await openStore({ databaseUrl: url, dataDir: dir });
-      return start('PostgreSQL', store, dir, async () => {
-        await drop();
-        rmSync(dir, { recursive: true, force: true });
-      }, options);
+      return start(
+        'PostgreSQL',
+        store,
+        dir,
+        async () => {
+          await drop();
+          rmSync(dir, { recursive: true, force: true });
+        },
+        options,
+      );
     },
   },
 ];

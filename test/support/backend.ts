@@ -12,7 +12,10 @@ export interface RecordedRequest {
   body: Buffer;
 }
 
-export type BackendHandler = (request: RecordedRequest, response: ServerResponse) => void | Promise<void>;
+export type BackendHandler = (
+  request: RecordedRequest,
+  response: ServerResponse,
+) => void | Promise<void>;
 
 export interface TestBackend {
   url: string;
@@ -28,14 +31,19 @@ export const echo: BackendHandler = (request, response) => {
     JSON.stringify({
       method: request.method,
       path: request.path,
-      query: Object.fromEntries([...new Set(request.query.keys())].map((key) => [key, request.query.getAll(key)])),
+      query: Object.fromEntries(
+        [...new Set(request.query.keys())].map((key) => [key, request.query.getAll(key)]),
+      ),
       bodyBytes: request.body.length,
     }),
   );
 };
 
 /** A real HTTP server standing in for a backend service; it records what the gateway sent. */
-export async function startBackend(handler: BackendHandler = echo, options: { recordBody?: boolean } = {}): Promise<TestBackend> {
+export async function startBackend(
+  handler: BackendHandler = echo,
+  options: { recordBody?: boolean } = {},
+): Promise<TestBackend> {
   let current = handler;
   const requests: RecordedRequest[] = [];
   const server = createServer(async (req, res) => {

@@ -38,7 +38,11 @@ export interface DataInfoHost extends BackendHost {
   /** `url` is below `/data-info`; `user` is added as the `user` parameter when given. */
   send(method: string, url: string, user?: string, options?: SendOptions): Promise<HttpAnswer>;
   /** `send` for JSON calls: `body` is sent as JSON. */
-  call(method: string, url: string, options?: { body?: unknown; user?: string; headers?: Record<string, string> }): Promise<Answer>;
+  call(
+    method: string,
+    url: string,
+    options?: { body?: unknown; user?: string; headers?: Record<string, string> },
+  ): Promise<Answer>;
   /** A file with `content` at `path` owned by `owner` (whose home is prepared), bytes included. */
   file(owner: string, path: string, content?: string): Promise<DataObject>;
   folder(owner: string, path: string): Promise<DataObject>;
@@ -69,7 +73,10 @@ async function dataInfoHost(base: BackendHost): Promise<DataInfoHost> {
 
   const send: DataInfoHost['send'] = (method, url, user, options = {}) =>
     base.request(method, withUser(`/data-info${url}`, user), {
-      headers: { ...(options.json !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+      headers: {
+        ...(options.json !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...options.headers,
+      },
       body: options.json !== undefined ? JSON.stringify(options.json) : options.body,
     });
 
@@ -81,14 +88,25 @@ async function dataInfoHost(base: BackendHost): Promise<DataInfoHost> {
     send,
     withClock,
     call: async (method, url, options = {}) => {
-      const answer = await send(method, url, options.user, { json: options.body, headers: options.headers });
+      const answer = await send(method, url, options.user, {
+        json: options.body,
+        headers: options.headers,
+      });
       return { ...answer, body: answer.text };
     },
     file: async (owner, filePath, content = `content of ${filePath}`) => {
       await data.caller(owner);
       const id = randomUUID();
       const written = await data.blobs.write(id, content);
-      return data.catalog.create({ id, path: filePath, type: 'file', owner, size: written.size, md5: written.md5, contentType: 'text/plain' });
+      return data.catalog.create({
+        id,
+        path: filePath,
+        type: 'file',
+        owner,
+        size: written.size,
+        md5: written.md5,
+        contentType: 'text/plain',
+      });
     },
     folder: async (owner, folderPath) => {
       await data.caller(owner);
@@ -100,12 +118,18 @@ async function dataInfoHost(base: BackendHost): Promise<DataInfoHost> {
       await data.catalog.grant(store.db, object.id, user, permission);
     },
     object: (objectPath) => data.catalog.byPath(objectPath),
-    blobFiles: () => ({ objects: listFiles(path.join(blobDir, 'objects')), tmp: listFiles(path.join(blobDir, 'tmp')) }),
+    blobFiles: () => ({
+      objects: listFiles(path.join(blobDir, 'objects')),
+      tmp: listFiles(path.join(blobDir, 'tmp')),
+    }),
   };
 }
 
 /** The engines to run a suite on: SQLite always, PostgreSQL when DATABASE_URL is set (required in CI). */
-export const engines: { name: string; open: (maxUploadBytes?: number) => Promise<DataInfoHost | undefined> }[] = hostEngines.map((engine) => ({
+export const engines: {
+  name: string;
+  open: (maxUploadBytes?: number) => Promise<DataInfoHost | undefined>;
+}[] = hostEngines.map((engine) => ({
   name: engine.name,
   open: async (maxUploadBytes = 1024 * 1024) => {
     const base = await engine.open({
@@ -129,12 +153,19 @@ export async function blobText(data: DataStore, id: string): Promise<string> {
 }
 
 /** A multipart/form-data body with one file part (the filename's UTF-8 bytes sent raw, as browsers do). */
-export function multipartBody(filename: string, content: string | Buffer, field = 'file'): { body: Buffer; contentType: string } {
+export function multipartBody(
+  filename: string,
+  content: string | Buffer,
+  field = 'file',
+): { body: Buffer; contentType: string } {
   const boundary = `----test${Math.random().toString(16).slice(2)}`;
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
     'utf8',
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  return { body: Buffer.concat([head, Buffer.from(content), tail]), contentType: `multipart/form-data; boundary=${boundary}` };
+  return {
+    body: Buffer.concat([head, Buffer.from(content), tail]),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
 }

@@ -5,7 +5,14 @@ import { Readable } from 'node:stream';
 import { noRateLimits, requiredInCi, startGateway, type RunningGateway } from './gateway.js';
 import { pgSchemaUrl } from './postgres.js';
 import type { JWTPayload } from 'jose';
-import { bearer, createSigningKey, signToken, startJwksServer, userClaims, type JwksServer } from './tokens.js';
+import {
+  bearer,
+  createSigningKey,
+  signToken,
+  startJwksServer,
+  userClaims,
+  type JwksServer,
+} from './tokens.js';
 
 export interface Answer {
   status: number;
@@ -39,7 +46,12 @@ export interface DataStoreGateway {
   /** Makes a folder as `user`, straight in data-info (fixture setup), answering its stat. */
   folder(user: string, path: string): Promise<any>;
   /** Uploads through the gateway (`/secured/fileio/upload`, multipart part `file`), as the web UI does. */
-  uploadThroughGateway(user: string, folder: string, name: string, content: string): Promise<Answer>;
+  uploadThroughGateway(
+    user: string,
+    folder: string,
+    name: string,
+    content: string,
+  ): Promise<Answer>;
   /** `/secured/filesystem/stat` of one path (undefined when the caller gets an error). */
   stat(user: string, path: string): Promise<any>;
   /** How many calls the gateway has made to `backend` so far (its backend-duration histogram count). */
@@ -75,7 +87,9 @@ export interface GatewayOptions {
   claims?: (user: string) => JWTPayload;
 }
 
-export async function startDataStoreGateway(options: GatewayOptions = {}): Promise<DataStoreGateway | undefined> {
+export async function startDataStoreGateway(
+  options: GatewayOptions = {},
+): Promise<DataStoreGateway | undefined> {
   let schema: Awaited<ReturnType<typeof pgSchemaUrl>> | undefined;
   if (options.engine === 'postgres') {
     const databaseUrl = requiredInCi('DATABASE_URL');
@@ -87,7 +101,12 @@ export async function startDataStoreGateway(options: GatewayOptions = {}): Promi
   const zone = options.env?.DATA_ZONE ?? 'platform';
   let running: RunningGateway;
   try {
-    running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, ...(schema ? { DATABASE_URL: schema.url } : {}), ...options.env });
+    running = await startGateway({
+      ...noRateLimits,
+      AUTH_JWKS_URL: jwks.url,
+      ...(schema ? { DATABASE_URL: schema.url } : {}),
+      ...options.env,
+    });
   } catch (error) {
     // A gateway that fails to start must not leave the JWKS server holding the test process open.
     await jwks.close();
@@ -96,53 +115,104 @@ export async function startDataStoreGateway(options: GatewayOptions = {}): Promi
   }
   const tokens = new Map<string, string>();
   const tokenFor = async (user: string) => {
-    if (!tokens.has(user)) tokens.set(user, await signToken(key, userClaims(user, options.claims?.(user))));
+    if (!tokens.has(user))
+      tokens.set(user, await signToken(key, userClaims(user, options.claims?.(user))));
     return tokens.get(user)!;
   };
 
-  const call = async (user: string | null, method: string, route: string, callOptions: CallOptions = {}): Promise<Answer> => {
-    const body = callOptions.raw ?? (callOptions.json === undefined ? undefined : JSON.stringify(callOptions.json));
+  const call = async (
+    user: string | null,
+    method: string,
+    route: string,
+    callOptions: CallOptions = {},
+  ): Promise<Answer> => {
+    const body =
+      callOptions.raw ??
+      (callOptions.json === undefined ? undefined : JSON.stringify(callOptions.json));
     const response = await fetch(running.url + route, {
       method,
-      headers: { ...(user ? bearer(await tokenFor(user)) : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...callOptions.headers },
+      headers: {
+        ...(user ? bearer(await tokenFor(user)) : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...callOptions.headers,
+      },
       body,
     });
     return answerOf(response);
   };
 
-  const ok = async (user: string | null, method: string, route: string, callOptions?: CallOptions) => {
+  const ok = async (
+    user: string | null,
+    method: string,
+    route: string,
+    callOptions?: CallOptions,
+  ) => {
     const answer = await call(user, method, route, callOptions);
-    if (answer.status !== 200) throw new Error(`${method} ${route} as ${user}: ${answer.status} ${answer.text}`);
+    if (answer.status !== 200)
+      throw new Error(`${method} ${route} as ${user}: ${answer.status} ${answer.text}`);
     return answer.body;
   };
 
   /** One data-info call as `user` (fixture setup), answering the JSON body; anything but 200 fails the test. */
-  const dataInfo = async (user: string, request: Omit<DataInfoCall, 'identity' | 'identityStyle'>) => {
-    const response = await running.gateway.forwarder.call('data-info', { ...request, identity: { username: user, roles: [], groups: [] }, identityStyle: 'user' });
+  const dataInfo = async (
+    user: string,
+    request: Omit<DataInfoCall, 'identity' | 'identityStyle'>,
+  ) => {
+    const response = await running.gateway.forwarder.call('data-info', {
+      ...request,
+      identity: { username: user, roles: [], groups: [] },
+      identityStyle: 'user',
+    });
     const text = await response.body.text();
-    if (response.statusCode !== 200) throw new Error(`data-info ${request.method} ${request.path} as ${user}: ${response.statusCode} ${text}`);
+    if (response.statusCode !== 200)
+      throw new Error(
+        `data-info ${request.method} ${request.path} as ${user}: ${response.statusCode} ${text}`,
+      );
     return JSON.parse(text);
   };
 
   const upload = async (user: string, folder: string, name: string, content: string | Buffer) => {
-    const raw = { content: typeof content === 'string' ? content : Readable.from([content]), contentType: 'application/octet-stream' };
-    return (await dataInfo(user, { method: 'POST', path: '/data', query: { dest: folder, filename: name }, raw })).file;
+    const raw = {
+      content: typeof content === 'string' ? content : Readable.from([content]),
+      contentType: 'application/octet-stream',
+    };
+    return (
+      await dataInfo(user, {
+        method: 'POST',
+        path: '/data',
+        query: { dest: folder, filename: name },
+        raw,
+      })
+    ).file;
   };
 
   const folder = async (user: string, path: string) => {
     await dataInfo(user, { method: 'POST', path: '/data/directories', json: { paths: [path] } });
-    return (await dataInfo(user, { method: 'POST', path: '/stat-gatherer', json: { paths: [path] } })).paths[path];
+    return (
+      await dataInfo(user, { method: 'POST', path: '/stat-gatherer', json: { paths: [path] } })
+    ).paths[path];
   };
 
-  const uploadThroughGateway = async (user: string, folder: string, name: string, content: string): Promise<Answer> => {
+  const uploadThroughGateway = async (
+    user: string,
+    folder: string,
+    name: string,
+    content: string,
+  ): Promise<Answer> => {
     const form = new FormData();
     form.append('file', new Blob([content]), name);
-    const response = await fetch(`${running.url}/secured/fileio/upload?dest=${q(folder)}`, { method: 'POST', headers: bearer(await tokenFor(user)), body: form });
+    const response = await fetch(`${running.url}/secured/fileio/upload?dest=${q(folder)}`, {
+      method: 'POST',
+      headers: bearer(await tokenFor(user)),
+      body: form,
+    });
     return answerOf(response);
   };
 
   const stat = async (user: string, path: string) => {
-    const answer = await call(user, 'POST', '/secured/filesystem/stat', { json: { paths: [path] } });
+    const answer = await call(user, 'POST', '/secured/filesystem/stat', {
+      json: { paths: [path] },
+    });
     return answer.status === 200 ? answer.body.paths[path] : undefined;
   };
 
@@ -163,7 +233,11 @@ export async function startDataStoreGateway(options: GatewayOptions = {}): Promi
     backendCalls: async (backend) => {
       const metric = await running.gateway.metrics.backendDuration.get();
       return metric.values
-        .filter((value) => value.metricName === 'gateway_backend_request_duration_seconds_count' && value.labels.backend === backend)
+        .filter(
+          (value) =>
+            value.metricName === 'gateway_backend_request_duration_seconds_count' &&
+            value.labels.backend === backend,
+        )
         .reduce((sum, value) => sum + value.value, 0);
     },
     close: async () => {

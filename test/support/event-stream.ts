@@ -13,15 +13,25 @@ export interface EventStreamClient {
   /** Comment lines (heartbeats) seen so far. */
   comments: number;
   /** The first event from index `from` on that matches, waiting up to `timeoutMs`. */
-  next(match: (event: StreamEvent) => boolean, timeoutMs?: number, from?: number): Promise<StreamEvent>;
+  next(
+    match: (event: StreamEvent) => boolean,
+    timeoutMs?: number,
+    from?: number,
+  ): Promise<StreamEvent>;
   /** Resolves when the server ends the stream. */
   ended: Promise<void>;
   close(): void;
 }
 
-export async function openEventStream(url: string, headers: Record<string, string>): Promise<EventStreamClient> {
+export async function openEventStream(
+  url: string,
+  headers: Record<string, string>,
+): Promise<EventStreamClient> {
   const abort = new AbortController();
-  const response = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
+  const response = await fetch(url, {
+    headers: { accept: 'text/event-stream', ...headers },
+    signal: abort.signal,
+  });
   const events: StreamEvent[] = [];
   const waiters = new Set<() => void>();
   const client: EventStreamClient = {
@@ -42,7 +52,9 @@ export async function openEventStream(url: string, headers: Record<string, strin
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`no matching event within ${timeoutMs} ms; got ${JSON.stringify(events)}`));
+          reject(
+            new Error(`no matching event within ${timeoutMs} ms; got ${JSON.stringify(events)}`),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();
@@ -66,7 +78,12 @@ export async function openEventStream(url: string, headers: Record<string, strin
             const colon = line.indexOf(':');
             if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
           }
-          if (fields.data !== undefined) events.push({ event: fields.event ?? 'message', id: fields.id, data: JSON.parse(fields.data) });
+          if (fields.data !== undefined)
+            events.push({
+              event: fields.event ?? 'message',
+              id: fields.id,
+              data: JSON.parse(fields.data),
+            });
           for (const waiter of [...waiters]) waiter();
         }
       }

@@ -5,7 +5,14 @@ import { existsSync, readdirSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
 import { noRateLimits, startGateway, type RunningGateway } from './gateway.js';
-import { bearer, createSigningKey, signToken, startJwksServer, userClaims, type JwksServer } from './tokens.js';
+import {
+  bearer,
+  createSigningKey,
+  signToken,
+  startJwksServer,
+  userClaims,
+  type JwksServer,
+} from './tokens.js';
 
 export interface Answer {
   status: number;
@@ -21,9 +28,20 @@ export interface FileioGateway {
   home(user: string): string;
   token(user: string): Promise<string>;
   /** `user` null sends no credentials; `json` is sent as JSON, `raw` as given. */
-  call(user: string | null, method: string, route: string, options?: { json?: unknown; raw?: string | Buffer; headers?: Record<string, string> }): Promise<Answer>;
+  call(
+    user: string | null,
+    method: string,
+    route: string,
+    options?: { json?: unknown; raw?: string | Buffer; headers?: Record<string, string> },
+  ): Promise<Answer>;
   /** Multipart upload of one `file` part through the gateway. */
-  upload(user: string | null, dest: string, name: string, content: Buffer | string, route?: string): Promise<Answer>;
+  upload(
+    user: string | null,
+    dest: string,
+    name: string,
+    content: Buffer | string,
+    route?: string,
+  ): Promise<Answer>;
   /** Rows of data_objects at `path`. */
   rows(path: string): Promise<unknown[]>;
   /** Files under the store's objects/ and tmp/ folders. */
@@ -34,7 +52,10 @@ export interface FileioGateway {
 export const boundary = '----fileio-test-boundary-7c1d';
 
 export function multipartHead(name: string, field = 'file'): Buffer {
-  return Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${name.replace(/"/g, '%22')}"\r\nContent-Type: application/octet-stream\r\n\r\n`, 'utf8');
+  return Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${name.replace(/"/g, '%22')}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    'utf8',
+  );
 }
 export const multipartTail = Buffer.from(`\r\n--${boundary}--\r\n`);
 export const multipartType = `multipart/form-data; boundary=${boundary}`;
@@ -51,7 +72,9 @@ function parse(text: string): unknown {
   }
 }
 
-export async function startFileioGateway(env: Record<string, string> = {}): Promise<FileioGateway & { jwks: JwksServer }> {
+export async function startFileioGateway(
+  env: Record<string, string> = {},
+): Promise<FileioGateway & { jwks: JwksServer }> {
   const key = await createSigningKey('ES256', 'fileio-key');
   const jwks = await startJwksServer([key]);
   const zone = env.DATA_ZONE ?? 'platform';
@@ -62,10 +85,15 @@ export async function startFileioGateway(env: Record<string, string> = {}): Prom
     return tokens.get(user)!;
   };
   const call: FileioGateway['call'] = async (user, method, route, options = {}) => {
-    const body = options.raw ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
+    const body =
+      options.raw ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
     const response = await fetch(running.url + route, {
       method,
-      headers: { ...(user ? bearer(await token(user)) : {}), ...(options.json !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+      headers: {
+        ...(user ? bearer(await token(user)) : {}),
+        ...(options.json !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...options.headers,
+      },
       body,
     });
     const bytes = Buffer.from(await response.arrayBuffer());
@@ -76,7 +104,9 @@ export async function startFileioGateway(env: Record<string, string> = {}): Prom
   const count = (folder: string): number => {
     const dir = path.join(storeDir, folder);
     if (!existsSync(dir)) return 0;
-    return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length;
+    return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) =>
+      entry.isFile(),
+    ).length;
   };
   return {
     running,
@@ -86,8 +116,16 @@ export async function startFileioGateway(env: Record<string, string> = {}): Prom
     token,
     call,
     upload: (user, dest, name, content, route = '/secured/fileio/upload') =>
-      call(user, 'POST', `${route}?dest=${encodeURIComponent(dest)}`, { raw: multipart(name, content), headers: { 'content-type': multipartType } }),
-    rows: (objectPath) => running.gateway.store.db.selectFrom('data_objects').selectAll().where('path', '=', objectPath).execute(),
+      call(user, 'POST', `${route}?dest=${encodeURIComponent(dest)}`, {
+        raw: multipart(name, content),
+        headers: { 'content-type': multipartType },
+      }),
+    rows: (objectPath) =>
+      running.gateway.store.db
+        .selectFrom('data_objects')
+        .selectAll()
+        .where('path', '=', objectPath)
+        .execute(),
     blobFiles: () => ({ objects: count('objects'), tmp: count('tmp') }),
     close: async () => {
       await running.close();
@@ -117,7 +155,13 @@ export function rawRequest(
     request.on('response', (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
       response.on('error', (error) => resolve({ status: response.statusCode, body: '', error }));
     });
     request.on('error', (error) => resolve({ body: '', error }));
@@ -128,7 +172,11 @@ export function rawRequest(
 export const randomContent = (bytes: number): Buffer => randomBytes(bytes);
 
 /** Polls `check` until it returns something truthy (or fails after `timeoutMs`). */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -3,7 +3,14 @@
 import type { GatewayOptions } from '../../src/app.js';
 import { startBackend, type TestBackend } from './backend.js';
 import { noRateLimits, startGateway, type RunningGateway } from './gateway.js';
-import { createSigningKey, signToken, startJwksServer, userClaims, type JwksServer, type SigningKey } from './tokens.js';
+import {
+  createSigningKey,
+  signToken,
+  startJwksServer,
+  userClaims,
+  type JwksServer,
+  type SigningKey,
+} from './tokens.js';
 
 export interface SecuredFixture {
   key: SigningKey;
@@ -27,7 +34,10 @@ export async function startSecuredFixture(
   const key = await createSigningKey(options.alg ?? 'ES256', 'fixture-key');
   const jwks = await startJwksServer([key]);
   const backend = await startBackend(undefined, { recordBody: options.recordBody });
-  const running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, ...env(backend.url) }, options.gateway);
+  const running = await startGateway(
+    { ...noRateLimits, AUTH_JWKS_URL: jwks.url, ...env(backend.url) },
+    options.gateway,
+  );
   return {
     key,
     jwks,

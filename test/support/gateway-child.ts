@@ -4,7 +4,9 @@
 // stops on SIGTERM.
 import { startGateway } from './gateway.js';
 
-const running = await startGateway(JSON.parse(process.env.GATEWAY_CHILD_ENV ?? '{}') as Record<string, string>);
+const running = await startGateway(
+  JSON.parse(process.env.GATEWAY_CHILD_ENV ?? '{}') as Record<string, string>,
+);
 process.stdout.write(`${JSON.stringify({ url: running.url })}\n`);
 process.once('SIGTERM', () => {
   void running.close().finally(() => process.exit(0));

@@ -44,7 +44,9 @@ export async function spawnGateway(env: Record<string, string>): Promise<Gateway
     stderr: () => stderr,
     exited: (ms) => {
       let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+      const waited = new Promise<boolean>(
+        (resolve) => (timer = setTimeout(() => resolve(false), ms)),
+      );
       return Promise.race([exit.then(() => true), waited]).finally(() => clearTimeout(timer));
     },
     stop: async () => {

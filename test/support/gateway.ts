@@ -7,7 +7,11 @@ import { buildGateway, type Gateway, type GatewayOptions } from '../../src/app.j
 import { loadConfig } from '../../src/config.js';
 
 /** Rate limits high enough that tests of other behaviour never meet them. */
-export const noRateLimits = { RATE_LIMIT_USER_PER_MIN: '100000', RATE_LIMIT_BURST: '100000', RATE_LIMIT_ANON_PER_MIN: '100000' };
+export const noRateLimits = {
+  RATE_LIMIT_USER_PER_MIN: '100000',
+  RATE_LIMIT_BURST: '100000',
+  RATE_LIMIT_ANON_PER_MIN: '100000',
+};
 
 export interface RunningGateway {
   url: string;
@@ -20,7 +24,10 @@ export interface RunningGateway {
  * Starts a real gateway on an ephemeral loopback port. `env` is layered over a quiet default
  * environment (the process's own DATABASE_URL and REDIS_URL are NOT inherited unless passed).
  */
-export async function startGateway(env: Record<string, string | undefined> = {}, options: GatewayOptions = {}): Promise<RunningGateway> {
+export async function startGateway(
+  env: Record<string, string | undefined> = {},
+  options: GatewayOptions = {},
+): Promise<RunningGateway> {
   const dataDir = env.GATEWAY_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'gateway-test-'));
   const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0', GATEWAY_DATA_DIR: dataDir, ...env });
   const gateway = await buildGateway(config, options);
@@ -41,6 +48,7 @@ export async function startGateway(env: Record<string, string | undefined> = {},
 /** The value of an environment variable CI sets; a test that needs it fails loudly without it in CI. */
 export function requiredInCi(name: 'DATABASE_URL' | 'REDIS_URL'): string | undefined {
   const value = process.env[name];
-  if (!value && process.env.CI) throw new Error(`${name} must be set in CI: its tests may not be skipped`);
+  if (!value && process.env.CI)
+    throw new Error(`${name} must be set in CI: its tests may not be skipped`);
   return value;
 }

@@ -8,6 +8,11 @@ export type MetadataGateway = DataStoreGateway;
 export const admin = 'root';
 
 /** Starts the gateway; `engine: 'postgres'` answers undefined when DATABASE_URL is unset outside CI. */
-export function startMetadataGateway(options: Omit<GatewayOptions, 'claims'> = {}): Promise<MetadataGateway | undefined> {
-  return startDataStoreGateway({ ...options, claims: (user) => (user === admin ? { realm_access: { roles: ['de-admin'] } } : {}) });
+export function startMetadataGateway(
+  options: Omit<GatewayOptions, 'claims'> = {},
+): Promise<MetadataGateway | undefined> {
+  return startDataStoreGateway({
+    ...options,
+    claims: (user) => (user === admin ? { realm_access: { roles: ['de-admin'] } } : {}),
+  });
 }

@@ -3,16 +3,24 @@ import { hostEngines, withUser, type BackendHost, type HttpAnswer } from './back
 
 export interface MetadataHost extends BackendHost {
   /** `url` is below `/metadata`; `user` is added as the `user` parameter when given; `body` is sent as JSON, `raw` as is (as JSON). */
-  call(method: string, url: string, options?: { user?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<HttpAnswer>;
+  call(
+    method: string,
+    url: string,
+    options?: { user?: string; body?: unknown; raw?: string; headers?: Record<string, string> },
+  ): Promise<HttpAnswer>;
 }
 
 function metadataHost(base: BackendHost): MetadataHost {
   return {
     ...base,
     call: (method, url, options = {}) => {
-      const body = options.raw ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined);
+      const body =
+        options.raw ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined);
       return base.request(method, withUser(`/metadata${url}`, options.user), {
-        headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+        headers: {
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...options.headers,
+        },
         body,
       });
     },
@@ -20,10 +28,11 @@ function metadataHost(base: BackendHost): MetadataHost {
 }
 
 /** SQLite always; PostgreSQL when DATABASE_URL is set (required in CI). */
-export const metadataEngines: { name: string; open: () => Promise<MetadataHost | undefined> }[] = hostEngines.map((engine) => ({
-  name: engine.name,
-  open: async () => {
-    const base = await engine.open({ names: ['metadata'] });
-    return base && metadataHost(base);
-  },
-}));
+export const metadataEngines: { name: string; open: () => Promise<MetadataHost | undefined> }[] =
+  hostEngines.map((engine) => ({
+    name: engine.name,
+    open: async () => {
+      const base = await engine.open({ names: ['metadata'] });
+      return base && metadataHost(base);
+    },
+  }));

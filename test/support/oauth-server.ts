@@ -50,7 +50,11 @@ export async function startOAuthServer(): Promise<OAuthServer> {
 
   const issue = (response: ServerResponse) => {
     const serial = issued.length + 1;
-    const token = { access_token: `access-${serial}-${Math.random().toString(36).slice(2)}`, refresh_token: `refresh-${serial}-${Math.random().toString(36).slice(2)}`, expires_in: tokenLifetimeSeconds };
+    const token = {
+      access_token: `access-${serial}-${Math.random().toString(36).slice(2)}`,
+      refresh_token: `refresh-${serial}-${Math.random().toString(36).slice(2)}`,
+      expires_in: tokenLifetimeSeconds,
+    };
     issued.push(token);
     refreshTokens.add(token.refresh_token);
     send(response, 200, { ...token, token_type: 'Bearer' });
@@ -60,9 +64,16 @@ export async function startOAuthServer(): Promise<OAuthServer> {
     const form = Object.fromEntries(new URLSearchParams(request.body.toString('utf8')));
     requests.push({ form, basic: decodeBasic(request.headers.authorization) });
     if (failure) return send(response, failure.status, failure.body);
-    if (request.method !== 'POST' || request.path !== '/token') return send(response, 404, { error: 'not_found' });
-    if (form.grant_type === 'authorization_code' && form.code && codes.delete(form.code)) return issue(response);
-    if (form.grant_type === 'refresh_token' && form.refresh_token && refreshTokens.delete(form.refresh_token)) return issue(response);
+    if (request.method !== 'POST' || request.path !== '/token')
+      return send(response, 404, { error: 'not_found' });
+    if (form.grant_type === 'authorization_code' && form.code && codes.delete(form.code))
+      return issue(response);
+    if (
+      form.grant_type === 'refresh_token' &&
+      form.refresh_token &&
+      refreshTokens.delete(form.refresh_token)
+    )
+      return issue(response);
     send(response, 400, { error: 'invalid_grant', error_description: 'unknown or used grant' });
   });
 

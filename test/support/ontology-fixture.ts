@@ -20,7 +20,12 @@ export const classes: ClassSpec[] = [
   { name: 'Topic', label: 'Topic', definition: 'A field of study.', parents: [] },
   { name: 'Biology', label: 'Biology', parents: ['Topic'] },
   { name: 'Computing', label: 'Computing', parents: ['Topic'] },
-  { name: 'Genomics', label: 'Genomics', definition: 'The study of genomes.', parents: ['Biology'] },
+  {
+    name: 'Genomics',
+    label: 'Genomics',
+    definition: 'The study of genomes.',
+    parents: ['Biology'],
+  },
   { name: 'Proteomics', label: 'Proteomics', parents: ['Biology'] },
   { name: 'Bioinformatics', label: 'Bioinformatics', parents: ['Biology', 'Computing'] },
   { name: 'Operation', label: 'Operation', parents: [] },
@@ -32,15 +37,24 @@ export function ontologyXml(options: { version?: string; extraClass?: ClassSpec 
   const all = options.extraClass ? [...classes, options.extraClass] : classes;
   const classXml = all.map((spec, index) => {
     // Alternate the ways a class is named, to read them all alike.
-    const subject = index % 3 === 1 ? `rdf:ID="${spec.name}"` : index % 3 === 2 ? `rdf:about="&ex;${spec.name}"` : `rdf:about="${iri(spec.name)}"`;
+    const subject =
+      index % 3 === 1
+        ? `rdf:ID="${spec.name}"`
+        : index % 3 === 2
+          ? `rdf:about="&ex;${spec.name}"`
+          : `rdf:about="${iri(spec.name)}"`;
     const parents = spec.parents.map((parent, at) =>
-      at === 1 ? `    <rdfs:subClassOf><owl:Class rdf:about="${iri(parent)}"/></rdfs:subClassOf>` : `    <rdfs:subClassOf rdf:resource="${iri(parent)}"/>`,
+      at === 1
+        ? `    <rdfs:subClassOf><owl:Class rdf:about="${iri(parent)}"/></rdfs:subClassOf>`
+        : `    <rdfs:subClassOf rdf:resource="${iri(parent)}"/>`,
     );
     return [
       `  <owl:Class ${subject}>`,
       `    <rdfs:label xml:lang="fr">${spec.label} (fr)</rdfs:label>`,
       `    <rdfs:label xml:lang="en">${spec.label}</rdfs:label>`,
-      ...(spec.definition ? [`    <oboInOwl:hasDefinition>${spec.definition}</oboInOwl:hasDefinition>`] : []),
+      ...(spec.definition
+        ? [`    <oboInOwl:hasDefinition>${spec.definition}</oboInOwl:hasDefinition>`]
+        : []),
       ...parents,
       '    <rdfs:subClassOf><owl:Restriction><owl:onProperty rdf:resource="http://example.org/onto#has_part"/><owl:someValuesFrom rdf:resource="http://example.org/onto#Thing"/></owl:Restriction></rdfs:subClassOf>',
       '  </owl:Class>',
@@ -67,7 +81,11 @@ export interface Hierarchy {
 }
 
 /** The expected tree under `name`, with only the classes `keep` accepts (default: all), subclasses by label. */
-export function expectedTree(name: string, keep: (name: string) => boolean = () => true, all: ClassSpec[] = classes): Hierarchy | undefined {
+export function expectedTree(
+  name: string,
+  keep: (name: string) => boolean = () => true,
+  all: ClassSpec[] = classes,
+): Hierarchy | undefined {
   const spec = all.find((item) => item.name === name);
   if (!spec || !keep(name)) return undefined;
   const subclasses = all
@@ -75,13 +93,20 @@ export function expectedTree(name: string, keep: (name: string) => boolean = () 
     .map((item) => expectedTree(item.name, keep, all))
     .filter((item): item is Hierarchy => item !== undefined)
     .sort((a, b) => (a.label! < b.label! ? -1 : 1));
-  return { iri: iri(name), label: spec.label, ...(spec.definition ? { description: spec.definition } : {}), ...(subclasses.length ? { subclasses } : {}) };
+  return {
+    iri: iri(name),
+    label: spec.label,
+    ...(spec.definition ? { description: spec.definition } : {}),
+    ...(subclasses.length ? { subclasses } : {}),
+  };
 }
 
 /** The names at or below `name`. */
 export function namesUnder(name: string, all: ClassSpec[] = classes): Set<string> {
   const found = new Set([name]);
-  for (const item of all) if (item.parents.includes(name)) for (const below of namesUnder(item.name, all)) found.add(below);
+  for (const item of all)
+    if (item.parents.includes(name))
+      for (const below of namesUnder(item.name, all)) found.add(below);
   return found;
 }
 
@@ -91,9 +116,15 @@ export function expectedFiltered(root: string, attached: Set<string>): Hierarchy
 }
 
 /** A multipart body with the document in part `ontology-xml`, as clients send it. */
-export async function multipartXml(xml: string, field = 'ontology-xml'): Promise<{ body: Buffer; contentType: string }> {
+export async function multipartXml(
+  xml: string,
+  field = 'ontology-xml',
+): Promise<{ body: Buffer; contentType: string }> {
   const form = new FormData();
   form.append(field, new Blob([xml], { type: 'application/xml' }), 'ontology.owl');
   const request = new Request('http://localhost/', { method: 'POST', body: form });
-  return { body: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get('content-type')! };
+  return {
+    body: Buffer.from(await request.arrayBuffer()),
+    contentType: request.headers.get('content-type')!,
+  };
 }

@@ -8,7 +8,9 @@ import { requiredInCi } from './gateway.js';
  * A private schema in the given PostgreSQL database, so concurrent test files never see each
  * other's tables. The returned URL selects it through the connection's search_path.
  */
-export async function pgSchemaUrl(databaseUrl: string): Promise<{ url: string; schema: string; drop(): Promise<void> }> {
+export async function pgSchemaUrl(
+  databaseUrl: string,
+): Promise<{ url: string; schema: string; drop(): Promise<void> }> {
   const schema = `t_${randomUUID().replace(/-/g, '')}`;
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -43,7 +45,9 @@ export function skipWithout(engine: (typeof engines)[number]): string | false {
  * What puts a gateway started with startGateway on `engine`: a private PostgreSQL schema (its
  * DATABASE_URL in `env`, dropped by `drop`), or nothing for SQLite, the default.
  */
-export async function engineDatabase(engine: (typeof engines)[number]): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+export async function engineDatabase(
+  engine: (typeof engines)[number],
+): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
   if (engine === 'sqlite') return { env: {}, drop: async () => {} };
   const schema = await pgSchemaUrl(requiredInCi('DATABASE_URL')!);
   return { env: { DATABASE_URL: schema.url }, drop: schema.drop };

@@ -28,7 +28,9 @@ export interface RawConnection {
   close(): void;
 }
 
-function parseAnswer(bytes: Buffer): { status: number; headers: Record<string, string>; body: string } | undefined {
+function parseAnswer(
+  bytes: Buffer,
+): { status: number; headers: Record<string, string>; body: string } | undefined {
   const end = bytes.indexOf('\r\n\r\n');
   if (end === -1) return undefined;
   const [statusLine = '', ...lines] = bytes.subarray(0, end).toString('latin1').split('\r\n');
@@ -40,7 +42,11 @@ function parseAnswer(bytes: Buffer): { status: number; headers: Record<string, s
   const length = Number(headers['content-length'] ?? NaN);
   const rest = bytes.subarray(end + 4);
   if (Number.isFinite(length) && rest.length < length) return undefined;
-  return { status: Number(statusLine.split(' ')[1]), headers, body: rest.subarray(0, Number.isFinite(length) ? length : rest.length).toString('utf8') };
+  return {
+    status: Number(statusLine.split(' ')[1]),
+    headers,
+    body: rest.subarray(0, Number.isFinite(length) ? length : rest.length).toString('utf8'),
+  };
 }
 
 /** Connects to `url`'s host and port; nothing is sent until the test writes. */
@@ -98,11 +104,25 @@ export function rawConnect(url: string): Promise<RawConnection> {
               } catch {
                 json = undefined;
               }
-              done({ status: parsed?.status, headers: parsed?.headers ?? {}, body: parsed?.body ?? '', json, closed: ended, error, elapsedMs: Date.now() - started });
+              done({
+                status: parsed?.status,
+                headers: parsed?.headers ?? {},
+                body: parsed?.body ?? '',
+                json,
+                closed: ended,
+                error,
+                elapsedMs: Date.now() - started,
+              });
             };
             const timer = setTimeout(() => {
               listeners.delete(check);
-              done({ headers: {}, body: Buffer.concat(chunks).toString('latin1'), closed: ended, error: error ?? 'no answer in time', elapsedMs: Date.now() - started });
+              done({
+                headers: {},
+                body: Buffer.concat(chunks).toString('latin1'),
+                closed: ended,
+                error: error ?? 'no answer in time',
+                elapsedMs: Date.now() - started,
+              });
             }, timeoutMs);
             listeners.add(check);
             check();
@@ -118,7 +138,12 @@ export function rawConnect(url: string): Promise<RawConnection> {
  * whole body is written (or writing fails): the client of a server that closes early, while the
  * answer waits unread. Then reads the answer.
  */
-export async function sendWholeThenRead(url: string, head: string, body: Buffer, chunkBytes = 256 * 1024): Promise<RawAnswer & { wroteAll: boolean }> {
+export async function sendWholeThenRead(
+  url: string,
+  head: string,
+  body: Buffer,
+  chunkBytes = 256 * 1024,
+): Promise<RawAnswer & { wroteAll: boolean }> {
   const connection = await rawConnect(url);
   connection.socket.pause();
   let wroteAll = await connection.write(head);
@@ -127,7 +152,8 @@ export async function sendWholeThenRead(url: string, head: string, body: Buffer,
   }
   connection.socket.resume();
   const answer = await connection.answer();
-  if (!answer.closed) await Promise.race([connection.closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  if (!answer.closed)
+    await Promise.race([connection.closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
   const final = await connection.answer(0);
   connection.close();
   return { ...answer, closed: final.closed, wroteAll };

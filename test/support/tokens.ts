@@ -3,7 +3,14 @@
 import { createPublicKey } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import {
+  exportJWK,
+  generateKeyPair,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+  type JWTPayload,
+} from 'jose';
 
 export interface SigningKey {
   alg: 'RS256' | 'ES256';
@@ -14,7 +21,12 @@ export interface SigningKey {
 
 export async function createSigningKey(alg: 'RS256' | 'ES256', kid: string): Promise<SigningKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
-  return { alg, kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
+  return {
+    alg,
+    kid,
+    privateKey,
+    publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' },
+  };
 }
 
 export const userClaims = (username: string, extra: JWTPayload = {}): JWTPayload => ({
@@ -33,7 +45,8 @@ export async function signToken(
   options: { expiresIn?: number | null; notBefore?: number; kid?: string | null } = {},
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  const header = options.kid === null ? { alg: key.alg } : { alg: key.alg, kid: options.kid ?? key.kid };
+  const header =
+    options.kid === null ? { alg: key.alg } : { alg: key.alg, kid: options.kid ?? key.kid };
   const jwt = new SignJWT(claims).setProtectedHeader(header).setIssuedAt(now);
   if (options.expiresIn !== null) jwt.setExpirationTime(now + (options.expiresIn ?? 3600));
   if (options.notBefore !== undefined) jwt.setNotBefore(now + options.notBefore);
@@ -41,12 +54,17 @@ export async function signToken(
 }
 
 /** Request headers presenting a token the way the web UI and CLI do. */
-export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+export const bearer = (token: string): Record<string, string> => ({
+  authorization: `Bearer ${token}`,
+});
 
 /** The key's public half as an SPKI PEM, the format AUTH_PUBLIC_KEYS files hold. */
 export function publicKeyPem(key: SigningKey): string {
   const { kid: _kid, alg: _alg, use: _use, ...jwk } = key.publicJwk;
-  return createPublicKey({ key: jwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string;
+  return createPublicKey({ key: jwk, format: 'jwk' }).export({
+    type: 'spki',
+    format: 'pem',
+  }) as string;
 }
 
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -55,7 +73,11 @@ const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toStrin
  * A compact JWT assembled by hand from any header, for tokens no honest library signs
  * (`alg: none`, HMAC keyed with a public key): `sign` gets the signing input `header.payload`.
  */
-export function craftToken(header: Record<string, unknown>, claims: JWTPayload, sign: (input: string) => Buffer = () => Buffer.alloc(0)): string {
+export function craftToken(
+  header: Record<string, unknown>,
+  claims: JWTPayload,
+  sign: (input: string) => Buffer = () => Buffer.alloc(0),
+): string {
   const now = Math.floor(Date.now() / 1000);
   const input = `${base64url(header)}.${base64url({ iat: now, exp: now + 3600, ...claims })}`;
   return `${input}.${sign(input).toString('base64url')}`;

@@ -19,7 +19,11 @@ function formValue(type: string, value: unknown): unknown {
  * the app is gone or hidden from them): `debug` and every parameter's `value` and `defaultValue`
  * from the submission; parameters it leaves out keep the app's defaults.
  */
-export async function quickLaunchAppInfo(db: Kysely<Database>, viewer: string, row: QuickLaunchRow) {
+export async function quickLaunchAppInfo(
+  db: Kysely<Database>,
+  viewer: string,
+  row: QuickLaunchRow,
+) {
   const app = await appVisibleTo(db, viewer, row.app_id);
   const view = await launchView(db, viewer, app, row.app_version_id);
   const submission = submissionOf(row);

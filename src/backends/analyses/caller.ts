@@ -14,7 +14,9 @@ export interface AnalysesCaller {
 /** The short form of a qualified name: the service's own domain is cut, any other kept. */
 export function shortName(qualified: string, uidDomain: string): string {
   const suffix = `@${uidDomain}`;
-  return qualified.endsWith(suffix) && qualified.length > suffix.length ? qualified.slice(0, -suffix.length) : qualified;
+  return qualified.endsWith(suffix) && qualified.length > suffix.length
+    ? qualified.slice(0, -suffix.length)
+    : qualified;
 }
 
 /**
@@ -24,7 +26,10 @@ export function shortName(qualified: string, uidDomain: string): string {
 export function callerOf(request: FastifyRequest, uidDomain: string): AnalysesCaller {
   const user = (request.query as { user?: unknown } | undefined)?.user;
   if (typeof user !== 'string' || user === '') {
-    throw gatewayError('ERR_MISSING_QUERY_PARAMETER', missingUser, { field: 'user', message: missingUser });
+    throw gatewayError('ERR_MISSING_QUERY_PARAMETER', missingUser, {
+      field: 'user',
+      message: missingUser,
+    });
   }
   const name = shortName(user, uidDomain);
   return { name, qualified: qualifiedUsername(name, uidDomain) };

@@ -17,8 +17,14 @@ export const analysesService: EmbeddedService = {
   name: 'analyses',
   plugin: async (app, { store, config, now = Date.now }) => {
     const deps = { db: store.db, uidDomain: config.uidDomain, now };
-    await app.register(quickLaunchRoutes, { ...deps, catalog: new Catalog(store.db, config.dataStore.zone) });
+    await app.register(quickLaunchRoutes, {
+      ...deps,
+      catalog: new Catalog(store.db, config.dataStore.zone),
+    });
     await app.register(defaultsRoutes, deps);
-    await app.register(jobLimitRoutes, { ...deps, defaultLimit: config.analyses.maxConcurrentJobs });
+    await app.register(jobLimitRoutes, {
+      ...deps,
+      defaultLimit: config.analyses.maxConcurrentJobs,
+    });
   },
 };

@@ -8,8 +8,16 @@ import { callerOf, shortName } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 
 /** A user's limit: theirs when set, else the platform default. */
-export async function concurrentJobLimit(db: Kysely<Database>, user: string, fallback: number): Promise<number> {
-  const row = await db.selectFrom('concurrent_job_limits').select('concurrent_jobs').where('username', '=', user).executeTakeFirst();
+export async function concurrentJobLimit(
+  db: Kysely<Database>,
+  user: string,
+  fallback: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('concurrent_job_limits')
+    .select('concurrent_jobs')
+    .where('username', '=', user)
+    .executeTakeFirst();
   return row?.concurrent_jobs ?? fallback;
 }
 
@@ -20,19 +28,37 @@ interface LimitOptions {
   defaultLimit: number;
 }
 
-export const jobLimitRoutes: FastifyPluginAsync<LimitOptions> = async (app, { db, uidDomain, now, defaultLimit }) => {
+export const jobLimitRoutes: FastifyPluginAsync<LimitOptions> = async (
+  app,
+  { db, uidDomain, now, defaultLimit },
+) => {
   const shape = (username: string, limit: number | undefined) => ({
     username: qualifiedUsername(username, uidDomain),
     concurrent_jobs: limit ?? defaultLimit,
     is_default: limit === undefined,
   });
   const limitOf = async (username: string) =>
-    (await db.selectFrom('concurrent_job_limits').select('concurrent_jobs').where('username', '=', username).executeTakeFirst())?.concurrent_jobs;
+    (
+      await db
+        .selectFrom('concurrent_job_limits')
+        .select('concurrent_jobs')
+        .where('username', '=', username)
+        .executeTakeFirst()
+    )?.concurrent_jobs;
 
   app.get('/settings/concurrent-job-limits', async (request) => {
     callerOf(request, uidDomain);
-    const rows = await db.selectFrom('concurrent_job_limits').select(['username', 'concurrent_jobs']).orderBy('username').execute();
-    return { limits: [{ concurrent_jobs: defaultLimit, is_default: true }, ...rows.map((row) => shape(row.username, row.concurrent_jobs))] };
+    const rows = await db
+      .selectFrom('concurrent_job_limits')
+      .select(['username', 'concurrent_jobs'])
+      .orderBy('username')
+      .execute();
+    return {
+      limits: [
+        { concurrent_jobs: defaultLimit, is_default: true },
+        ...rows.map((row) => shape(row.username, row.concurrent_jobs)),
+      ],
+    };
   });
 
   type Params = { Params: { username: string } };
@@ -47,7 +73,11 @@ export const jobLimitRoutes: FastifyPluginAsync<LimitOptions> = async (app, { db
     const username = shortName(request.params.username, uidDomain);
     const wanted = (request.body as { concurrent_jobs?: unknown } | null)?.concurrent_jobs;
     if (typeof wanted !== 'number' || !Number.isInteger(wanted) || wanted < 0 || wanted > 10_000) {
-      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"concurrent_jobs" must be a whole number from 0 to 10000', { field: 'concurrent_jobs' });
+      throw gatewayError(
+        'ERR_BAD_OR_MISSING_FIELD',
+        '"concurrent_jobs" must be a whole number from 0 to 10000',
+        { field: 'concurrent_jobs' },
+      );
     }
     const row = { concurrent_jobs: wanted, set_by: caller.name, set_on: now() };
     await db

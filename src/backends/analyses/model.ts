@@ -37,21 +37,41 @@ export function describe(row: QuickLaunchRow, uidDomain: string) {
 
 /** Quick launches `user` may view: their own and the public ones. */
 export function viewable(db: Kysely<Database>, user: string) {
-  return db.selectFrom('quick_launches').where((eb) => eb.or([eb('quick_launches.creator', '=', user), eb('quick_launches.is_public', '=', true)]));
+  return db
+    .selectFrom('quick_launches')
+    .where((eb) =>
+      eb.or([eb('quick_launches.creator', '=', user), eb('quick_launches.is_public', '=', true)]),
+    );
 }
 
-export const notFound = (id: string) => gatewayError('ERR_NOT_FOUND', `quick launch ${id} not found`, { id });
+export const notFound = (id: string) =>
+  gatewayError('ERR_NOT_FOUND', `quick launch ${id} not found`, { id });
 
 /** One quick launch `user` may view, or 404 (also for one that exists but is someone else's private one). */
-export async function viewableQuickLaunch(db: Kysely<Database>, user: string, id: string): Promise<QuickLaunchRow> {
-  const row = await viewable(db, user).selectAll('quick_launches').where('quick_launches.id', '=', id.toLowerCase()).executeTakeFirst();
+export async function viewableQuickLaunch(
+  db: Kysely<Database>,
+  user: string,
+  id: string,
+): Promise<QuickLaunchRow> {
+  const row = await viewable(db, user)
+    .selectAll('quick_launches')
+    .where('quick_launches.id', '=', id.toLowerCase())
+    .executeTakeFirst();
   if (!row) throw notFound(id);
   return row;
 }
 
 /** One quick launch `user` created: 404 when they cannot view it, 403 when it is another's public one. */
-export async function ownQuickLaunch(db: Kysely<Database>, user: string, id: string): Promise<QuickLaunchRow> {
+export async function ownQuickLaunch(
+  db: Kysely<Database>,
+  user: string,
+  id: string,
+): Promise<QuickLaunchRow> {
   const row = await viewableQuickLaunch(db, user, id);
-  if (row.creator !== user) throw gatewayError('ERR_NOT_OWNER', `only its creator may change quick launch ${id}`, { id, user });
+  if (row.creator !== user)
+    throw gatewayError('ERR_NOT_OWNER', `only its creator may change quick launch ${id}`, {
+      id,
+      user,
+    });
   return row;
 }

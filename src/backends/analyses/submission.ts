@@ -14,7 +14,8 @@ import { isJsonObject } from '../../http/request-body.js';
 import { errorAs, gatewayError } from '../../common/errors.js';
 
 const PATH_BATCH = 500;
-const bad = (field: string, reason: string) => gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
+const bad = (field: string, reason: string) =>
+  gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
 
 export interface QuickLaunchTarget {
   creator: string;
@@ -33,17 +34,31 @@ export interface CheckedTarget {
 
 /** The app `user` may see (public or theirs, not deleted), or 404. */
 export async function appVisibleTo(db: Kysely<Database>, user: string, appId: string) {
-  const row = await visibleApps(db, user).selectAll('apps').where('apps.id', '=', appId.toLowerCase()).executeTakeFirst();
-  if (!row) throw gatewayError('ERR_NOT_FOUND', `no app ${appId} that ${user} can see`, { app_id: appId });
+  const row = await visibleApps(db, user)
+    .selectAll('apps')
+    .where('apps.id', '=', appId.toLowerCase())
+    .executeTakeFirst();
+  if (!row)
+    throw gatewayError('ERR_NOT_FOUND', `no app ${appId} that ${user} can see`, { app_id: appId });
   return row;
 }
 
 /** The app's version `versionId` (or its current one) with its definition, or 404. */
 async function versionOf(db: Kysely<Database>, appId: string, versionId: string | undefined) {
   const version = versionId
-    ? await db.selectFrom('app_versions').selectAll().where('app_id', '=', appId).where('id', '=', versionId.toLowerCase()).executeTakeFirst()
+    ? await db
+        .selectFrom('app_versions')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('id', '=', versionId.toLowerCase())
+        .executeTakeFirst()
     : (await currentVersions(db, [appId])).get(appId);
-  if (!version) throw gatewayError('ERR_NOT_FOUND', versionId ? `app ${appId} has no version ${versionId}` : `app ${appId} has no version`, { app_id: appId, app_version_id: versionId });
+  if (!version)
+    throw gatewayError(
+      'ERR_NOT_FOUND',
+      versionId ? `app ${appId} has no version ${versionId}` : `app ${appId} has no version`,
+      { app_id: appId, app_version_id: versionId },
+    );
   return { id: version.id, definition: JSON.parse(version.definition) as AppDefinition };
 }
 
@@ -53,7 +68,8 @@ export function pathParameters(definition: AppDefinition): Map<string, string> {
   for (const group of definition.groups) {
     const step = definition.steps[(group.step_number ?? 1) - 1];
     for (const parameter of group.parameters) {
-      if (pathParameterTypes.includes(parameter.type)) keys.set(`${step?.id ?? 'step'}_${parameter.id}`, parameter.type);
+      if (pathParameterTypes.includes(parameter.type))
+        keys.set(`${step?.id ?? 'step'}_${parameter.id}`, parameter.type);
     }
   }
   return keys;
@@ -63,13 +79,17 @@ export function pathParameters(definition: AppDefinition): Map<string, string> {
 function pathIn(value: unknown, field: string): string | undefined {
   const path = isJsonObject(value) ? value.path : value;
   if (path === undefined || path === null || path === '') return undefined;
-  if (typeof path !== 'string') throw bad(field, `"${field}" must be a data-store path (or {path})`);
+  if (typeof path !== 'string')
+    throw bad(field, `"${field}" must be a data-store path (or {path})`);
   return path;
 }
 
 /** The paths one parameter's value names: one for file and folder inputs, a list for MultiFileSelector. */
 function pathsIn(type: string, value: unknown, field: string): string[] {
-  if (type === 'MultiFileSelector' && Array.isArray(value)) return value.map((item, index) => pathIn(item, `${field}[${index}]`)).filter((path): path is string => path !== undefined);
+  if (type === 'MultiFileSelector' && Array.isArray(value))
+    return value
+      .map((item, index) => pathIn(item, `${field}[${index}]`))
+      .filter((path): path is string => path !== undefined);
   const path = pathIn(value, field);
   return path === undefined ? [] : [path];
 }
@@ -78,18 +98,28 @@ function pathsIn(type: string, value: unknown, field: string): string[] {
 async function existing(db: Kysely<Database>, paths: string[]): Promise<Set<string>> {
   const found = new Set<string>();
   for (let start = 0; start < paths.length; start += PATH_BATCH) {
-    const rows = await db.selectFrom('data_objects').select('path').where('path', 'in', paths.slice(start, start + PATH_BATCH)).execute();
+    const rows = await db
+      .selectFrom('data_objects')
+      .select('path')
+      .where('path', 'in', paths.slice(start, start + PATH_BATCH))
+      .execute();
     for (const row of rows) found.add(row.path);
   }
   return found;
 }
 
 /** Checks a quick launch's app, version and submission; answers the version to store. */
-export async function checkTarget(db: Kysely<Database>, catalog: Catalog, target: QuickLaunchTarget): Promise<CheckedTarget> {
-  if (!isJsonObject(target.submission)) throw bad('submission', '"submission" must be an analysis submission (a JSON object)');
+export async function checkTarget(
+  db: Kysely<Database>,
+  catalog: Catalog,
+  target: QuickLaunchTarget,
+): Promise<CheckedTarget> {
+  if (!isJsonObject(target.submission))
+    throw bad('submission', '"submission" must be an analysis submission (a JSON object)');
   const submission = target.submission as Submission;
   const config = submission.config ?? {};
-  if (!isJsonObject(config)) throw bad('submission.config', '"submission.config" must be an object of parameter values');
+  if (!isJsonObject(config))
+    throw bad('submission.config', '"submission.config" must be an object of parameter values');
 
   const app = await appVisibleTo(db, target.creator, target.appId);
   const version = await versionOf(db, app.id, target.appVersionId);
@@ -97,18 +127,28 @@ export async function checkTarget(db: Kysely<Database>, catalog: Catalog, target
   const named = new Set<string>();
   for (const [key, type] of pathParameters(version.definition)) {
     const field = `submission.config.${key}`;
-    for (const path of pathsIn(type, config[key], field)) named.add(normalizeDataPath(path, catalog.zone, field));
+    for (const path of pathsIn(type, config[key], field))
+      named.add(normalizeDataPath(path, catalog.zone, field));
   }
   // A public quick launch is for everyone: what it names must be readable without any account.
   const reader = target.isPublic ? anonymousUser : target.creator;
-  const [permissions, present] = await Promise.all([catalog.permissions(reader, [...named]), existing(db, [...named])]);
+  const [permissions, present] = await Promise.all([
+    catalog.permissions(reader, [...named]),
+    existing(db, [...named]),
+  ]);
   // A grant on a folder covers paths below it that do not exist: those are refused too.
-  const unreadable = [...named].filter((path) => !present.has(path) || !atLeast(permissions.get(path), 'read'));
+  const unreadable = [...named].filter(
+    (path) => !present.has(path) || !atLeast(permissions.get(path), 'read'),
+  );
   if (unreadable.length > 0) {
     const reason = target.isPublic
       ? `a public quick launch may only name paths everyone can read; these are not: ${unreadable.join(', ')}`
       : `${target.creator} cannot read (or there is nothing at) ${unreadable.join(', ')}`;
-    throw errorAs('ERR_NOT_READABLE', 'namedInBody', reason, { field: 'submission.config', paths: unreadable, public: target.isPublic });
+    throw errorAs('ERR_NOT_READABLE', 'namedInBody', reason, {
+      field: 'submission.config',
+      paths: unreadable,
+      public: target.isPublic,
+    });
   }
   return { appId: app.id, appVersionId: version.id, submission };
 }

@@ -12,14 +12,23 @@ import { shortUser } from './caller.js';
 
 const subsets = ['public', 'private', 'all'] as const;
 
-export const adminListingRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async (app, { db }) => {
+export const adminListingRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async (
+  app,
+  { db },
+) => {
   app.get('/admin/apps', { schema: { querystring: userQuery } }, async (request) => {
     const user = shortUser(request.query);
     const subset = choiceParam(request.query, 'app-subset', subsets, 'public');
     let from = db.selectFrom('apps').where('apps.deleted', '=', false);
     if (subset !== 'all') from = from.where('apps.is_public', '=', subset === 'public');
     const listing = await listApps(db, user, listingQuery(request.query), undefined, from);
-    const stats = await jobStats(db, listing.apps.map((entry) => entry.id as string));
-    return { ...listing, apps: listing.apps.map((entry) => ({ ...entry, job_stats: stats.get(entry.id as string) })) };
+    const stats = await jobStats(
+      db,
+      listing.apps.map((entry) => entry.id as string),
+    );
+    return {
+      ...listing,
+      apps: listing.apps.map((entry) => ({ ...entry, job_stats: stats.get(entry.id as string) })),
+    };
   });
 };

@@ -14,7 +14,9 @@ type AppRow = Selectable<Database['apps']>;
 
 /** Apps `user` may see: public ones and their own, never deleted ones (unless `withDeleted`). */
 export function visibleApps(db: Kysely<Database>, user: string, withDeleted = false) {
-  let query = db.selectFrom('apps').where((eb) => eb.or([eb('apps.is_public', '=', true), eb('apps.integrator', '=', user)]));
+  let query = db
+    .selectFrom('apps')
+    .where((eb) => eb.or([eb('apps.is_public', '=', true), eb('apps.integrator', '=', user)]));
   if (!withDeleted) query = query.where('apps.deleted', '=', false);
   return query;
 }
@@ -29,7 +31,14 @@ export interface ListingQuery {
   appType?: string;
 }
 
-export const sortFields = ['name', 'description', 'integrator_name', 'integration_date', 'edited_date', 'average_rating'] as const;
+export const sortFields = [
+  'name',
+  'description',
+  'integrator_name',
+  'integration_date',
+  'edited_date',
+  'average_rating',
+] as const;
 export type SortField = (typeof sortFields)[number];
 
 /** Latest version of each app (the highest version_order). */
@@ -39,25 +48,48 @@ export async function currentVersions(db: Kysely<Database>, appIds: string[]) {
     .selectFrom('app_versions as v')
     .selectAll('v')
     .where('v.app_id', 'in', appIds)
-    .where('v.version_order', '=', (eb) => eb.selectFrom('app_versions as w').select((w) => w.fn.max('w.version_order').as('top')).whereRef('w.app_id', '=', 'v.app_id'))
+    .where('v.version_order', '=', (eb) =>
+      eb
+        .selectFrom('app_versions as w')
+        .select((w) => w.fn.max('w.version_order').as('top'))
+        .whereRef('w.app_id', '=', 'v.app_id'),
+    )
     .execute();
   return new Map(rows.map((row) => [row.app_id, row]));
 }
 
 /** The AppListingDetail of each app, in the order given. */
-export async function listingEntries(db: Kysely<Database>, apps: AppRow[], user: string): Promise<Record<string, unknown>[]> {
+export async function listingEntries(
+  db: Kysely<Database>,
+  apps: AppRow[],
+  user: string,
+): Promise<Record<string, unknown>[]> {
   const ids = apps.map((app) => app.id);
   if (ids.length === 0) return [];
   const [versions, favorites, ratings, mine] = await Promise.all([
     currentVersions(db, ids),
-    db.selectFrom('app_favorites').select('app_id').where('username', '=', user).where('app_id', 'in', ids).execute(),
+    db
+      .selectFrom('app_favorites')
+      .select('app_id')
+      .where('username', '=', user)
+      .where('app_id', 'in', ids)
+      .execute(),
     db
       .selectFrom('app_ratings')
-      .select((eb) => ['app_id', eb.fn.avg<number>('rating').as('average'), eb.fn.countAll<number>().as('total')])
+      .select((eb) => [
+        'app_id',
+        eb.fn.avg<number>('rating').as('average'),
+        eb.fn.countAll<number>().as('total'),
+      ])
       .where('app_id', 'in', ids)
       .groupBy('app_id')
       .execute(),
-    db.selectFrom('app_ratings').select(['app_id', 'rating', 'comment_id']).where('username', '=', user).where('app_id', 'in', ids).execute(),
+    db
+      .selectFrom('app_ratings')
+      .select(['app_id', 'rating', 'comment_id'])
+      .where('username', '=', user)
+      .where('app_id', 'in', ids)
+      .execute(),
   ]);
   const favorite = new Set(favorites.map((row) => row.app_id));
   const rated = new Map(ratings.map((row) => [row.app_id, row]));
@@ -65,8 +97,11 @@ export async function listingEntries(db: Kysely<Database>, apps: AppRow[], user:
   const known = user !== anonymousUser;
   return apps.map((app) => {
     const version = versions.get(app.id);
-    const definition = version ? (JSON.parse(version.definition) as AppDefinition) : { steps: [], groups: [] };
-    const canRun = definition.steps.length > 0 && definition.steps.every((step) => step.tool_id !== null);
+    const definition = version
+      ? (JSON.parse(version.definition) as AppDefinition)
+      : { steps: [], groups: [] };
+    const canRun =
+      definition.steps.length > 0 && definition.steps.every((step) => step.tool_id !== null);
     const average = rated.get(app.id);
     const userRating = own.get(app.id);
     return {
@@ -94,11 +129,22 @@ export async function listingEntries(db: Kysely<Database>, apps: AppRow[], user:
       step_count: definition.steps.length,
       overall_job_type: 'executable',
       permission: app.integrator === user ? 'own' : 'read',
-      pipeline_eligibility: canRun && definition.steps.length === 1 ? { is_valid: true, reason: '' } : { is_valid: false, reason: canRun ? 'the app has more than one step' : 'a step has no tool' },
+      pipeline_eligibility:
+        canRun && definition.steps.length === 1
+          ? { is_valid: true, reason: '' }
+          : {
+              is_valid: false,
+              reason: canRun ? 'the app has more than one step' : 'a step has no tool',
+            },
       rating: {
         average: average ? Number(Number(average.average).toFixed(2)) : 0,
         total: average ? Number(average.total) : 0,
-        ...(userRating ? { user: userRating.rating, ...(userRating.comment_id ? { comment_id: userRating.comment_id } : {}) } : {}),
+        ...(userRating
+          ? {
+              user: userRating.rating,
+              ...(userRating.comment_id ? { comment_id: userRating.comment_id } : {}),
+            }
+          : {}),
       },
       limitChecks: { canRun: canRun && !asBoolean(app.disabled), results: [] },
     };
@@ -113,24 +159,43 @@ export async function listApps(
   db: Kysely<Database>,
   user: string,
   query: ListingQuery,
-  restrict: (apps: ReturnType<typeof visibleApps>) => ReturnType<typeof visibleApps> = (apps) => apps,
+  restrict: (apps: ReturnType<typeof visibleApps>) => ReturnType<typeof visibleApps> = (apps) =>
+    apps,
   from: ReturnType<typeof visibleApps> = visibleApps(db, user),
 ): Promise<{ total: number; apps: Record<string, unknown>[] }> {
   let selection = restrict(from);
   if (query.search) {
     const pattern = `%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    selection = selection.where((eb) => eb.or([sql<boolean>`lower(apps.name) like ${pattern} escape '\\'`, sql<boolean>`lower(apps.description) like ${pattern} escape '\\'`]));
+    selection = selection.where((eb) =>
+      eb.or([
+        sql<boolean>`lower(apps.name) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(apps.description) like ${pattern} escape '\\'`,
+      ]),
+    );
   }
-  if (query.appType !== undefined) selection = selection.where('apps.system_id', '=', query.appType.toLowerCase() === 'de' ? 'de' : query.appType.toLowerCase());
-  const totalRow = await selection.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirst();
+  if (query.appType !== undefined)
+    selection = selection.where(
+      'apps.system_id',
+      '=',
+      query.appType.toLowerCase() === 'de' ? 'de' : query.appType.toLowerCase(),
+    );
+  const totalRow = await selection
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirst();
 
-  const ratings = db.selectFrom('app_ratings').select((eb) => ['app_id', eb.fn.avg<number>('rating').as('average')]).groupBy('app_id').as('r');
+  const ratings = db
+    .selectFrom('app_ratings')
+    .select((eb) => ['app_id', eb.fn.avg<number>('rating').as('average')])
+    .groupBy('app_id')
+    .as('r');
   let page = selection.leftJoin(ratings, 'r.app_id', 'apps.id').selectAll('apps');
   const order = query.sortDir;
   page =
     query.sortField === 'average_rating'
       ? page.orderBy(sql`coalesce(r.average, 0)`, order)
-      : query.sortField === 'name' || query.sortField === 'description' || query.sortField === 'integrator_name'
+      : query.sortField === 'name' ||
+          query.sortField === 'description' ||
+          query.sortField === 'integrator_name'
         ? page.orderBy(sql`lower(${sql.ref(`apps.${query.sortField}`)})`, order)
         : page.orderBy(`apps.${query.sortField}`, order);
   page = page.orderBy('apps.id', order);

@@ -13,7 +13,10 @@ import { callerId, workspaceOf } from './workspace.js';
 import { anonymousUser, shortUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 
-type Restrict = (apps: ReturnType<typeof visibleApps>, user: string) => ReturnType<typeof visibleApps>;
+type Restrict = (
+  apps: ReturnType<typeof visibleApps>,
+  user: string,
+) => ReturnType<typeof visibleApps>;
 
 /** A stable id for a workspace's own categories, made from its root's id (no rows to keep). */
 function childId(rootId: string, name: string): string {
@@ -22,54 +25,147 @@ function childId(rootId: string, name: string): string {
 }
 
 const virtualCategories: { id: string; name: string; restrict: Restrict }[] = [
-  { id: '00000000-0000-0000-0000-000000000000', name: 'My public apps', restrict: (apps, user) => apps.where('apps.integrator', '=', user).where('apps.is_public', '=', true) },
+  {
+    id: '00000000-0000-0000-0000-000000000000',
+    name: 'My public apps',
+    restrict: (apps, user) =>
+      apps.where('apps.integrator', '=', user).where('apps.is_public', '=', true),
+  },
   // Apps are not shared between users yet: only public ones and one's own are visible.
-  { id: 'eeeeeeee-eeee-eeee-eeee-eeeeeeeeeeee', name: 'Shared with me', restrict: (apps) => apps.where('apps.id', '=', '') },
-  { id: 'cccccccc-cccc-cccc-cccc-cccccccccccc', name: 'Featured Apps', restrict: (apps) => apps.where('apps.is_public', '=', true).where('apps.is_blessed', '=', true) },
+  {
+    id: 'eeeeeeee-eeee-eeee-eeee-eeeeeeeeeeee',
+    name: 'Shared with me',
+    restrict: (apps) => apps.where('apps.id', '=', ''),
+  },
+  {
+    id: 'cccccccc-cccc-cccc-cccc-cccccccccccc',
+    name: 'Featured Apps',
+    restrict: (apps) => apps.where('apps.is_public', '=', true).where('apps.is_blessed', '=', true),
+  },
 ];
 
 const workspaceChildren: { name: string; restrict: Restrict }[] = [
-  { name: 'Apps under development', restrict: (apps, user) => apps.where('apps.integrator', '=', user).where('apps.is_public', '=', false) },
+  {
+    name: 'Apps under development',
+    restrict: (apps, user) =>
+      apps.where('apps.integrator', '=', user).where('apps.is_public', '=', false),
+  },
   {
     name: 'Favorite Apps',
-    restrict: (apps, user) => apps.where('apps.id', 'in', (eb) => eb.selectFrom('app_favorites').select('app_favorites.app_id').where('app_favorites.username', '=', user)),
+    restrict: (apps, user) =>
+      apps.where('apps.id', 'in', (eb) =>
+        eb
+          .selectFrom('app_favorites')
+          .select('app_favorites.app_id')
+          .where('app_favorites.username', '=', user),
+      ),
   },
 ];
 
 /** The workspace holds what its children hold: one's own apps and one's favourites. */
 const workspaceApps: Restrict = (apps, user) =>
-  apps.where((eb) => eb.or([eb('apps.integrator', '=', user), eb('apps.id', 'in', eb.selectFrom('app_favorites').select('app_favorites.app_id').where('app_favorites.username', '=', user))]));
+  apps.where((eb) =>
+    eb.or([
+      eb('apps.integrator', '=', user),
+      eb(
+        'apps.id',
+        'in',
+        eb
+          .selectFrom('app_favorites')
+          .select('app_favorites.app_id')
+          .where('app_favorites.username', '=', user),
+      ),
+    ]),
+  );
 
-const publicCategory = (db: Kysely<Database>, id: string): Restrict => (apps) =>
-  apps.where('apps.is_public', '=', true).where('apps.id', 'in', db.selectFrom('app_category_apps').select('app_category_apps.app_id').where('app_category_apps.category_id', '=', id));
+const publicCategory =
+  (db: Kysely<Database>, id: string): Restrict =>
+  (apps) =>
+    apps
+      .where('apps.is_public', '=', true)
+      .where(
+        'apps.id',
+        'in',
+        db
+          .selectFrom('app_category_apps')
+          .select('app_category_apps.app_id')
+          .where('app_category_apps.category_id', '=', id),
+      );
 
-export const categoryRoutes: FastifyPluginAsync<{ store: Store; config: Pick<GatewayConfig, 'uidDomain'> }> = async (app, { store, config }) => {
+export const categoryRoutes: FastifyPluginAsync<{
+  store: Store;
+  config: Pick<GatewayConfig, 'uidDomain'>;
+}> = async (app, { store, config }) => {
   const { db } = store;
   const totalOf = async (user: string, restrict: Restrict) =>
-    Number((await restrict(visibleApps(db, user), user).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirst())?.count ?? 0);
+    Number(
+      (
+        await restrict(visibleApps(db, user), user)
+          .select((eb) => eb.fn.countAll<number>().as('count'))
+          .executeTakeFirst()
+      )?.count ?? 0,
+    );
 
   /** Every category the caller can open, with how to select its apps. */
   const categoriesOf = async (query: unknown) => {
     const user = shortUser(query);
-    const found = new Map<string, { name: string; restrict: Restrict; is_public: boolean; parent?: string }>();
+    const found = new Map<
+      string,
+      { name: string; restrict: Restrict; is_public: boolean; parent?: string }
+    >();
     if (user !== anonymousUser) {
       const workspace = await workspaceOf(store, await callerId(store, query, config.uidDomain));
-      found.set(workspace.root_category_id, { name: 'Workspace', is_public: false, restrict: workspaceApps });
-      for (const child of workspaceChildren) found.set(childId(workspace.root_category_id, child.name), { ...child, is_public: false, parent: workspace.root_category_id });
-      for (const virtual of virtualCategories) found.set(virtual.id, { ...virtual, is_public: false });
+      found.set(workspace.root_category_id, {
+        name: 'Workspace',
+        is_public: false,
+        restrict: workspaceApps,
+      });
+      for (const child of workspaceChildren)
+        found.set(childId(workspace.root_category_id, child.name), {
+          ...child,
+          is_public: false,
+          parent: workspace.root_category_id,
+        });
+      for (const virtual of virtualCategories)
+        found.set(virtual.id, { ...virtual, is_public: false });
     }
-    const shared = await db.selectFrom('app_categories').select(['id', 'name', 'parent_id']).where('owner', 'is', null).orderBy('name').execute();
-    for (const row of shared) found.set(row.id, { name: row.name, is_public: true, restrict: publicCategory(db, row.id), ...(row.parent_id ? { parent: row.parent_id } : {}) });
+    const shared = await db
+      .selectFrom('app_categories')
+      .select(['id', 'name', 'parent_id'])
+      .where('owner', 'is', null)
+      .orderBy('name')
+      .execute();
+    for (const row of shared)
+      found.set(row.id, {
+        name: row.name,
+        is_public: true,
+        restrict: publicCategory(db, row.id),
+        ...(row.parent_id ? { parent: row.parent_id } : {}),
+      });
     return { user, found };
   };
 
   app.get('/apps/categories', async (request) => {
     const { user, found } = await categoriesOf(request.query);
-    const onlyPublic = String((request.query as { public?: unknown }).public ?? '').toLowerCase() === 'true';
+    const onlyPublic =
+      String((request.query as { public?: unknown }).public ?? '').toLowerCase() === 'true';
     const shown = [...found].filter(([, category]) => !onlyPublic || category.is_public);
     const totals = await Promise.all(shown.map(([, category]) => totalOf(user, category.restrict)));
-    const entries = new Map<string, Record<string, unknown> & { categories: Record<string, unknown>[] }>(
-      shown.map(([id, category], index) => [id, { system_id: 'de', id, name: category.name, is_public: category.is_public, total: totals[index]!, categories: [] }]),
+    const entries = new Map<
+      string,
+      Record<string, unknown> & { categories: Record<string, unknown>[] }
+    >(
+      shown.map(([id, category], index) => [
+        id,
+        {
+          system_id: 'de',
+          id,
+          name: category.name,
+          is_public: category.is_public,
+          total: totals[index]!,
+          categories: [],
+        },
+      ]),
     );
     const roots: Record<string, unknown>[] = [];
     for (const [id, entry] of entries) {
@@ -80,12 +176,26 @@ export const categoryRoutes: FastifyPluginAsync<{ store: Store; config: Pick<Gat
     return { categories: roots };
   });
 
-  app.get<{ Params: { systemId: string; categoryId: string } }>('/apps/categories/:systemId/:categoryId', async (request) => {
-    const { user, found } = await categoriesOf(request.query);
-    const id = request.params.categoryId.toLowerCase();
-    const category = request.params.systemId.toLowerCase() === 'de' ? found.get(id) : undefined;
-    if (!category) throw gatewayError('ERR_NOT_FOUND', `no app category ${request.params.categoryId}`, { category_id: request.params.categoryId });
-    const listing = await listApps(db, user, listingQuery(request.query), (apps) => category.restrict(apps, user));
-    return { system_id: 'de', id, name: category.name, is_public: category.is_public, ...listing };
-  });
+  app.get<{ Params: { systemId: string; categoryId: string } }>(
+    '/apps/categories/:systemId/:categoryId',
+    async (request) => {
+      const { user, found } = await categoriesOf(request.query);
+      const id = request.params.categoryId.toLowerCase();
+      const category = request.params.systemId.toLowerCase() === 'de' ? found.get(id) : undefined;
+      if (!category)
+        throw gatewayError('ERR_NOT_FOUND', `no app category ${request.params.categoryId}`, {
+          category_id: request.params.categoryId,
+        });
+      const listing = await listApps(db, user, listingQuery(request.query), (apps) =>
+        category.restrict(apps, user),
+      );
+      return {
+        system_id: 'de',
+        id,
+        name: category.name,
+        is_public: category.is_public,
+        ...listing,
+      };
+    },
+  );
 };

@@ -42,11 +42,30 @@ export interface AppParameter {
 }
 
 /** Parameter types of the launch form (routes.md app-element-types); the file-like ones name data-store paths. */
-export const parameterTypes = ['Text', 'MultiLineText', 'Integer', 'Double', 'Flag', 'TextSelection', 'IntegerSelection', 'DoubleSelection', 'FileInput', 'FolderInput', 'MultiFileSelector', 'FileOutput', 'FolderOutput', 'Info'] as const;
-export const pathParameterTypes: readonly string[] = ['FileInput', 'FolderInput', 'MultiFileSelector'];
+export const parameterTypes = [
+  'Text',
+  'MultiLineText',
+  'Integer',
+  'Double',
+  'Flag',
+  'TextSelection',
+  'IntegerSelection',
+  'DoubleSelection',
+  'FileInput',
+  'FolderInput',
+  'MultiFileSelector',
+  'FileOutput',
+  'FolderOutput',
+  'Info',
+] as const;
+export const pathParameterTypes: readonly string[] = [
+  'FileInput',
+  'FolderInput',
+  'MultiFileSelector',
+];
 
-
-const bad = (field: string, reason: string) => gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
+const bad = (field: string, reason: string) =>
+  gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
 const optionalString = (body: Record<string, unknown>, field: string): string | undefined => {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
@@ -70,14 +89,22 @@ export interface AppRequest {
  * parameters have known types and fit the steps; ids are made for groups and parameters without
  * one. Whether the tools exist is checked against the store by the caller.
  */
-export function appRequest(body: unknown, current?: { name: string; description: string }): AppRequest {
+export function appRequest(
+  body: unknown,
+  current?: { name: string; description: string },
+): AppRequest {
   if (!isJsonObject(body)) throw bad('body', 'the body must be a JSON object (an app request)');
   const name = optionalString(body, 'name') ?? current?.name;
   if (!name || name.trim() === '') throw bad('name', '"name" must be a non-empty string');
   const tools = body.tools ?? [];
-  if (!Array.isArray(tools) || tools.some((tool) => !isJsonObject(tool) || typeof tool.id !== 'string')) throw bad('tools', '"tools" must be a list of {id}');
+  if (
+    !Array.isArray(tools) ||
+    tools.some((tool) => !isJsonObject(tool) || typeof tool.id !== 'string')
+  )
+    throw bad('tools', '"tools" must be a list of {id}');
   const references = body.references ?? [];
-  if (!Array.isArray(references) || references.some((reference) => typeof reference !== 'string')) throw bad('references', '"references" must be a list of strings');
+  if (!Array.isArray(references) || references.some((reference) => typeof reference !== 'string'))
+    throw bad('references', '"references" must be a list of strings');
   const groups = body.groups ?? [];
   if (!Array.isArray(groups)) throw bad('groups', '"groups" must be a list');
   const steps = Math.max(tools.length, 1);
@@ -89,23 +116,44 @@ export function appRequest(body: unknown, current?: { name: string; description:
     references: references as string[],
     toolIds: (tools as { id: string }[]).map((tool) => tool.id.toLowerCase()),
     groups: groups.map((group, index) => {
-      if (!isJsonObject(group) || typeof group.label !== 'string' || group.label === '') throw bad(`groups[${index}].label`, 'every group needs a "label"');
+      if (!isJsonObject(group) || typeof group.label !== 'string' || group.label === '')
+        throw bad(`groups[${index}].label`, 'every group needs a "label"');
       const stepNumber = group.step_number ?? 1;
-      if (typeof stepNumber !== 'number' || !Number.isInteger(stepNumber) || stepNumber < 1 || stepNumber > steps) {
-        throw bad(`groups[${index}].step_number`, `"step_number" must be a step of the app, 1 to ${steps}`);
+      if (
+        typeof stepNumber !== 'number' ||
+        !Number.isInteger(stepNumber) ||
+        stepNumber < 1 ||
+        stepNumber > steps
+      ) {
+        throw bad(
+          `groups[${index}].step_number`,
+          `"step_number" must be a step of the app, 1 to ${steps}`,
+        );
       }
       const parameters = group.parameters ?? [];
-      if (!Array.isArray(parameters)) throw bad(`groups[${index}].parameters`, '"parameters" must be a list');
+      if (!Array.isArray(parameters))
+        throw bad(`groups[${index}].parameters`, '"parameters" must be a list');
       return {
         ...(group as unknown as AppGroup),
         id: typeof group.id === 'string' && group.id !== '' ? group.id : randomUUID(),
         step_number: stepNumber,
         parameters: parameters.map((parameter, position) => {
           const field = `groups[${index}].parameters[${position}]`;
-          if (!isJsonObject(parameter) || typeof parameter.type !== 'string' || !(parameterTypes as readonly string[]).includes(parameter.type)) {
-            throw bad(`${field}.type`, `every parameter needs a "type", one of ${parameterTypes.join(', ')}`);
+          if (
+            !isJsonObject(parameter) ||
+            typeof parameter.type !== 'string' ||
+            !(parameterTypes as readonly string[]).includes(parameter.type)
+          ) {
+            throw bad(
+              `${field}.type`,
+              `every parameter needs a "type", one of ${parameterTypes.join(', ')}`,
+            );
           }
-          return { ...(parameter as unknown as AppParameter), id: typeof parameter.id === 'string' && parameter.id !== '' ? parameter.id : randomUUID() };
+          return {
+            ...(parameter as unknown as AppParameter),
+            id:
+              typeof parameter.id === 'string' && parameter.id !== '' ? parameter.id : randomUUID(),
+          };
         }),
       };
     }),
@@ -114,6 +162,13 @@ export function appRequest(body: unknown, current?: { name: string; description:
 
 /** The stored definition of a checked request. */
 export function definitionOf(request: AppRequest): AppDefinition {
-  const steps = request.toolIds.length > 0 ? request.toolIds.map((toolId, index) => ({ id: randomUUID(), name: `step ${index + 1}`, tool_id: toolId })) : [{ id: randomUUID(), name: 'step 1', tool_id: null }];
+  const steps =
+    request.toolIds.length > 0
+      ? request.toolIds.map((toolId, index) => ({
+          id: randomUUID(),
+          name: `step ${index + 1}`,
+          tool_id: toolId,
+        }))
+      : [{ id: randomUUID(), name: 'step 1', tool_id: null }];
   return { steps, groups: request.groups };
 }

@@ -20,9 +20,15 @@ type Apps = ReturnType<typeof visibleApps>;
 type Which = 'apps' | 'unclassified';
 
 const rootParams = Type.Object({ rootIri: Type.String({ minLength: 1 }) });
-const versionRootParams = Type.Object({ version: Type.String({ minLength: 1 }), rootIri: Type.String({ minLength: 1 }) });
+const versionRootParams = Type.Object({
+  version: Type.String({ minLength: 1 }),
+  rootIri: Type.String({ minLength: 1 }),
+});
 
-export const hierarchyListingRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async (app, { db }) => {
+export const hierarchyListingRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async (
+  app,
+  { db },
+) => {
   const listing = async (query: unknown, version: string, rootIri: string, which: Which) => {
     const user = shortUser(query);
     const attr = requiredParam(query, 'attr');
@@ -30,21 +36,35 @@ export const hierarchyListingRoutes: FastifyPluginAsync<{ db: Kysely<Database> }
     const classified = await appsUnderClass(db, { version, rootIri, attr });
     const restrict =
       which === 'apps'
-        ? (apps: Apps) => (classified.length === 0 ? apps.where(sql<boolean>`1 = 0`) : apps.where('apps.id', 'in', classified))
-        : (apps: Apps) => (classified.length === 0 ? apps : apps.where('apps.id', 'not in', classified));
+        ? (apps: Apps) =>
+            classified.length === 0
+              ? apps.where(sql<boolean>`1 = 0`)
+              : apps.where('apps.id', 'in', classified)
+        : (apps: Apps) =>
+            classified.length === 0 ? apps : apps.where('apps.id', 'not in', classified);
     return listApps(db, user, paging, restrict);
   };
 
   for (const which of ['apps', 'unclassified'] as const) {
-    app.get<{ Params: { rootIri: string } }>(`/apps/hierarchies/:rootIri/${which}`, { schema: { params: rootParams, querystring: userQuery } }, async (request) => {
-      const version = await activeOntologyVersion(db);
-      if (version === undefined) throw gatewayError('ERR_NOT_FOUND', 'no ontology version is active', { iri: request.params.rootIri });
-      return listing(request.query, version, request.params.rootIri, which);
-    });
+    app.get<{ Params: { rootIri: string } }>(
+      `/apps/hierarchies/:rootIri/${which}`,
+      { schema: { params: rootParams, querystring: userQuery } },
+      async (request) => {
+        const version = await activeOntologyVersion(db);
+        if (version === undefined)
+          throw gatewayError('ERR_NOT_FOUND', 'no ontology version is active', {
+            iri: request.params.rootIri,
+          });
+        return listing(request.query, version, request.params.rootIri, which);
+      },
+    );
 
     // A preview of any version, without changing which one users see.
-    app.get<{ Params: { version: string; rootIri: string } }>(`/admin/ontologies/:version/:rootIri/${which}`, { schema: { params: versionRootParams, querystring: userQuery } }, async (request) =>
-      listing(request.query, request.params.version, request.params.rootIri, which),
+    app.get<{ Params: { version: string; rootIri: string } }>(
+      `/admin/ontologies/:version/:rootIri/${which}`,
+      { schema: { params: versionRootParams, querystring: userQuery } },
+      async (request) =>
+        listing(request.query, request.params.version, request.params.rootIri, which),
     );
   }
 };

@@ -55,7 +55,10 @@ export const appsService: EmbeddedService = {
       now,
       log: app.log,
       maxConcurrentJobs: config.analyses.maxConcurrentJobs,
-      urlImport: { allowPrivateNetworks: config.dataStore.urlImportAllowPrivateNetworks, maxBytes: config.dataStore.maxUploadBytes },
+      urlImport: {
+        allowPrivateNetworks: config.dataStore.urlImportAllowPrivateNetworks,
+        maxBytes: config.dataStore.maxUploadBytes,
+      },
     });
     app.addHook('onClose', async () => runner.drain());
     // On SQLite this process is the only one running jobs: whatever is still active was cut off.
@@ -68,7 +71,13 @@ export const appsService: EmbeddedService = {
     await app.register(adminListingRoutes, { db: store.db });
     await app.register(workspaceAdminRoutes, { db: store.db, uidDomain: config.uidDomain });
     const clients = oauthClients(config);
-    const tokens = new OAuthTokens({ store, cipher: new TokenCipher(tokenEncryptionKey(config)), clients, now, log: app.log });
+    const tokens = new OAuthTokens({
+      store,
+      cipher: new TokenCipher(tokenEncryptionKey(config)),
+      clients,
+      now,
+      log: app.log,
+    });
     const oauth: OAuthDeps = { store, tokens, clients, now };
     registerOAuthRoutes(app, oauth);
 
@@ -81,31 +90,56 @@ export const appsService: EmbeddedService = {
       };
     });
 
-    app.get('/workspaces', async (request) => workspaceOf(store, await callerId(store, request.query, config.uidDomain)));
+    app.get('/workspaces', async (request) =>
+      workspaceOf(store, await callerId(store, request.query, config.uidDomain)),
+    );
 
     app.post('/users/login', { schema: { body: Type.Optional(loginBody) } }, async (request) => {
       const userId = await callerId(store, request.query, config.uidDomain);
-      const body = (request.body ?? {}) as { 'ip-address'?: string; 'login-time'?: number; 'session-id'?: string };
+      const body = (request.body ?? {}) as {
+        'ip-address'?: string;
+        'login-time'?: number;
+        'session-id'?: string;
+      };
       const loginTime = body['login-time'] ?? Date.now();
       await store.db
         .insertInto('logins')
-        .values({ id: randomUUID(), user_id: userId, ip_address: body['ip-address'] ?? null, login_time: loginTime, session_id: body['session-id'] ?? null })
+        .values({
+          id: randomUUID(),
+          user_id: userId,
+          ip_address: body['ip-address'] ?? null,
+          login_time: loginTime,
+          session_id: body['session-id'] ?? null,
+        })
         .execute();
       // An empty object, never absent, when nothing needs authorizing (clients read auth_redirect.extapi).
-      return { login_time: loginTime, auth_redirect: await authRedirects(oauth, requireUserParam(request.query)) };
+      return {
+        login_time: loginTime,
+        auth_redirect: await authRedirects(oauth, requireUserParam(request.query)),
+      };
     });
 
-    app.get('/users/logins', { schema: { querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }) } }, async (request) => {
-      const userId = await callerId(store, request.query, config.uidDomain);
-      const { limit } = request.query as { limit?: number };
-      const rows = await store.db
-        .selectFrom('logins')
-        .select(['login_time', 'ip_address', 'session_id'])
-        .where('user_id', '=', userId)
-        .orderBy('login_time', 'desc')
-        .limit(limit ?? 100)
-        .execute();
-      return { logins: rows };
-    });
+    app.get(
+      '/users/logins',
+      {
+        schema: {
+          querystring: Type.Object({
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+          }),
+        },
+      },
+      async (request) => {
+        const userId = await callerId(store, request.query, config.uidDomain);
+        const { limit } = request.query as { limit?: number };
+        const rows = await store.db
+          .selectFrom('logins')
+          .select(['login_time', 'ip_address', 'session_id'])
+          .where('user_id', '=', userId)
+          .orderBy('login_time', 'desc')
+          .limit(limit ?? 100)
+          .execute();
+        return { logins: rows };
+      },
+    );
   },
 };

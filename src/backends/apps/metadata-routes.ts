@@ -16,28 +16,41 @@ import { gatewayError } from '../../common/errors.js';
 type AppRequest = { Params: { appId: string } };
 const schema = { params: Type.Object({ appId: Uuid }), querystring: userQuery };
 
-const noApp = (appId: string) => gatewayError('ERR_NOT_FOUND', `no app ${appId}`, { app_id: appId });
+const noApp = (appId: string) =>
+  gatewayError('ERR_NOT_FOUND', `no app ${appId}`, { app_id: appId });
 
-export const appMetadataRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () => number }> = async (app, { db, now }) => {
+export const appMetadataRoutes: FastifyPluginAsync<{
+  db: Kysely<Database>;
+  now: () => number;
+}> = async (app, { db, now }) => {
   const target = (appId: string) => ({ id: appId, type: 'app' as const });
 
   /** The app `user` can see (404 otherwise), with its integrator. */
   const seenApp = async (user: string, appId: string) => {
-    const row = await visibleApps(db, user).select(['apps.id', 'apps.integrator']).where('apps.id', '=', appId.toLowerCase()).executeTakeFirst();
+    const row = await visibleApps(db, user)
+      .select(['apps.id', 'apps.integrator'])
+      .where('apps.id', '=', appId.toLowerCase())
+      .executeTakeFirst();
     if (!row) throw noApp(appId);
     return row;
   };
 
   /** Any app, deleted ones included: administrators look after them all. */
   const anyApp = async (appId: string) => {
-    const row = await db.selectFrom('apps').select('id').where('id', '=', appId.toLowerCase()).executeTakeFirst();
+    const row = await db
+      .selectFrom('apps')
+      .select('id')
+      .where('id', '=', appId.toLowerCase())
+      .executeTakeFirst();
     if (!row) throw noApp(appId);
     return row;
   };
 
   const write = async (user: string, appId: string, body: unknown, replace: boolean) => {
     const requests = requestedAvus(body, replace);
-    await db.transaction().execute((trx) => writeAvus(trx, user, now(), target(appId), requests, replace));
+    await db
+      .transaction()
+      .execute((trx) => writeAvus(trx, user, now(), target(appId), requests, replace));
     return { avus: await avusOf(db, target(appId)) };
   };
 
@@ -52,7 +65,10 @@ export const appMetadataRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: 
   });
 
   // POST adds or updates AVUs; PUT makes the app's AVUs exactly those sent.
-  for (const [method, replace] of [['POST', false], ['PUT', true]] as const) {
+  for (const [method, replace] of [
+    ['POST', false],
+    ['PUT', true],
+  ] as const) {
     app.route<AppRequest>({
       method,
       url: '/apps/:appId/metadata',
@@ -60,7 +76,10 @@ export const appMetadataRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: 
       handler: async (request) => {
         const user = signedInUser(request.query, 'change app metadata');
         const row = await seenApp(user, request.params.appId);
-        if (row.integrator !== user) throw gatewayError('ERR_NOT_OWNER', `${user} does not own app ${row.id}`, { app_id: row.id });
+        if (row.integrator !== user)
+          throw gatewayError('ERR_NOT_OWNER', `${user} does not own app ${row.id}`, {
+            app_id: row.id,
+          });
         return write(user, row.id, request.body, replace);
       },
     });

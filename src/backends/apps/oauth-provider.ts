@@ -19,7 +19,10 @@ export class TokenEndpointRefusal extends GatewayError {
     reason: string,
     extra: Record<string, unknown>,
   ) {
-    super(errorTable.ERR_OAUTH_SERVER.status, 'ERR_OAUTH_SERVER', reason, { provider_status: providerStatus, ...extra });
+    super(errorTable.ERR_OAUTH_SERVER.status, 'ERR_OAUTH_SERVER', reason, {
+      provider_status: providerStatus,
+      ...extra,
+    });
   }
 
   /** 400 and 401 are how a token endpoint refuses a grant (`invalid_grant`, `invalid_client`); 5xx is an outage. */
@@ -30,14 +33,19 @@ export class TokenEndpointRefusal extends GatewayError {
 
 const timeoutMs = 15_000;
 
-const oauthServerError = (apiName: string, reason: string) => gatewayError('ERR_OAUTH_SERVER', reason, { api_name: apiName });
+const oauthServerError = (apiName: string, reason: string) =>
+  gatewayError('ERR_OAUTH_SERVER', reason, { api_name: apiName });
 
 /** The RFC 6749 §5.2 error fields of a refusal, when the body is the JSON it should be. */
 function refusalFields(text: string): Record<string, string> {
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
     return Object.fromEntries(
-      (['error', 'error_description'] as const).flatMap((name) => (typeof body[name] === 'string' ? [[`provider_${name}`, (body[name] as string).slice(0, 500)]] : [])),
+      (['error', 'error_description'] as const).flatMap((name) =>
+        typeof body[name] === 'string'
+          ? [[`provider_${name}`, (body[name] as string).slice(0, 500)]]
+          : [],
+      ),
     );
   } catch {
     return {};
@@ -49,15 +57,29 @@ function grantOf(apiName: string, text: string): TokenGrant {
   try {
     body = JSON.parse(text) as Record<string, unknown>;
   } catch {
-    throw oauthServerError(apiName, `The ${apiName} token endpoint answered something other than JSON.`);
+    throw oauthServerError(
+      apiName,
+      `The ${apiName} token endpoint answered something other than JSON.`,
+    );
   }
   const { access_token: accessToken, expires_in: expiresIn, refresh_token: refreshToken } = body;
-  if (typeof accessToken !== 'string' || accessToken === '') throw oauthServerError(apiName, `The ${apiName} token endpoint answered without an access_token.`);
+  if (typeof accessToken !== 'string' || accessToken === '')
+    throw oauthServerError(
+      apiName,
+      `The ${apiName} token endpoint answered without an access_token.`,
+    );
   // Some providers send the lifetime as a string of digits.
-  const lifetime = typeof expiresIn === 'number' ? expiresIn : typeof expiresIn === 'string' && /^\d+$/.test(expiresIn) ? Number(expiresIn) : undefined;
+  const lifetime =
+    typeof expiresIn === 'number'
+      ? expiresIn
+      : typeof expiresIn === 'string' && /^\d+$/.test(expiresIn)
+        ? Number(expiresIn)
+        : undefined;
   return {
     accessToken,
-    ...(lifetime !== undefined && Number.isFinite(lifetime) && lifetime >= 0 ? { expiresIn: lifetime } : {}),
+    ...(lifetime !== undefined && Number.isFinite(lifetime) && lifetime >= 0
+      ? { expiresIn: lifetime }
+      : {}),
     ...(typeof refreshToken === 'string' && refreshToken !== '' ? { refreshToken } : {}),
   };
 }
@@ -68,8 +90,15 @@ function grantOf(apiName: string, text: string): TokenGrant {
  * (RFC 6749 §2.3.1, each part form-encoded). An unreachable endpoint or an unusable answer is a 502
  * `ERR_OAUTH_SERVER`; a refusal is a TokenEndpointRefusal (also 502).
  */
-export async function requestToken(apiName: string, client: OAuthClientSettings, grant: Record<string, string>): Promise<TokenGrant> {
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+export async function requestToken(
+  apiName: string,
+  client: OAuthClientSettings,
+  grant: Record<string, string>,
+): Promise<TokenGrant> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+  };
   if (client.clientSecret !== undefined) {
     const credentials = `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`;
     headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
@@ -87,10 +116,17 @@ export async function requestToken(apiName: string, client: OAuthClientSettings,
     status = response.statusCode;
     text = await response.body.text();
   } catch (error) {
-    throw oauthServerError(apiName, `The ${apiName} token endpoint could not be reached: ${(error as Error).message}`);
+    throw oauthServerError(
+      apiName,
+      `The ${apiName} token endpoint could not be reached: ${(error as Error).message}`,
+    );
   }
   if (status < 200 || status >= 300) {
-    throw new TokenEndpointRefusal(status, `The ${apiName} token endpoint refused the ${grant.grant_type} grant (${status}).`, { api_name: apiName, ...refusalFields(text) });
+    throw new TokenEndpointRefusal(
+      status,
+      `The ${apiName} token endpoint refused the ${grant.grant_type} grant (${status}).`,
+      { api_name: apiName, ...refusalFields(text) },
+    );
   }
   return grantOf(apiName, text);
 }

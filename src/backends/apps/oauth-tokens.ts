@@ -20,22 +20,33 @@ export interface AccessToken {
 }
 
 /** The third-party APIs this deployment has OAuth clients for (only `extapi` exists). */
-export function oauthClients(config: Pick<GatewayConfig, 'oauth'>): Record<string, OAuthClientSettings> {
+export function oauthClients(
+  config: Pick<GatewayConfig, 'oauth'>,
+): Record<string, OAuthClientSettings> {
   return config.oauth.extapi ? { extapi: config.oauth.extapi } : {};
 }
 
 /** The client of `apiName`, or 400 when there is none. */
-export function oauthClient(clients: Record<string, OAuthClientSettings>, apiName: string): OAuthClientSettings {
+export function oauthClient(
+  clients: Record<string, OAuthClientSettings>,
+  apiName: string,
+): OAuthClientSettings {
   const client = Object.hasOwn(clients, apiName) ? clients[apiName] : undefined;
   if (!client) {
-    const hint = apiName === 'extapi' ? ' (not configured: set EXTAPI_AUTHORIZE_URL, EXTAPI_TOKEN_URL and EXTAPI_CLIENT_ID)' : '';
-    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `unknown API name: ${apiName}${hint}`, { api_name: apiName });
+    const hint =
+      apiName === 'extapi'
+        ? ' (not configured: set EXTAPI_AUTHORIZE_URL, EXTAPI_TOKEN_URL and EXTAPI_CLIENT_ID)'
+        : '';
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `unknown API name: ${apiName}${hint}`, {
+      api_name: apiName,
+    });
   }
   return client;
 }
 
 /** Sealed values name their row, so one copied elsewhere does not open. */
-const sealContext = (webapp: string, username: string, column: 'token' | 'refresh_token') => `${webapp}\0${username}\0${column}`;
+const sealContext = (webapp: string, username: string, column: 'token' | 'refresh_token') =>
+  `${webapp}\0${username}\0${column}`;
 
 export interface OAuthTokensOptions {
   store: Store;
@@ -59,23 +70,36 @@ export class OAuthTokens {
   /** Stores what the token endpoint granted, replacing any earlier token of the user for that API. */
   async save(username: string, webapp: string, grant: TokenGrant): Promise<AccessToken> {
     const { cipher } = this.options;
-    const expiresAt = grant.expiresIn === undefined ? null : this.options.now() + grant.expiresIn * 1000;
+    const expiresAt =
+      grant.expiresIn === undefined ? null : this.options.now() + grant.expiresIn * 1000;
     const row = {
       token: cipher.seal(grant.accessToken, sealContext(webapp, username, 'token')),
       expires_at: expiresAt,
-      refresh_token: grant.refreshToken === undefined ? null : cipher.seal(grant.refreshToken, sealContext(webapp, username, 'refresh_token')),
+      refresh_token:
+        grant.refreshToken === undefined
+          ? null
+          : cipher.seal(grant.refreshToken, sealContext(webapp, username, 'refresh_token')),
     };
     await this.options.store.db
       .insertInto('oauth_access_tokens')
       .values({ webapp, username, ...row })
       .onConflict((conflict) => conflict.columns(['webapp', 'username']).doUpdateSet(row))
       .execute();
-    return { webapp, accessToken: grant.accessToken, expiresAt, refreshToken: grant.refreshToken ?? null };
+    return {
+      webapp,
+      accessToken: grant.accessToken,
+      expiresAt,
+      refreshToken: grant.refreshToken ?? null,
+    };
   }
 
   /** Removes the user's token; answers whether there was one. */
   async remove(username: string, webapp: string): Promise<boolean> {
-    const result = await this.options.store.db.deleteFrom('oauth_access_tokens').where('webapp', '=', webapp).where('username', '=', username).executeTakeFirst();
+    const result = await this.options.store.db
+      .deleteFrom('oauth_access_tokens')
+      .where('webapp', '=', webapp)
+      .where('username', '=', username)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 
@@ -94,10 +118,16 @@ export class OAuthTokens {
     if (!row) return undefined;
     const { cipher } = this.options;
     const accessToken = cipher.open(row.token, sealContext(webapp, username, 'token'));
-    const refreshToken = row.refresh_token === null ? null : (cipher.open(row.refresh_token, sealContext(webapp, username, 'refresh_token')) ?? null);
+    const refreshToken =
+      row.refresh_token === null
+        ? null
+        : (cipher.open(row.refresh_token, sealContext(webapp, username, 'refresh_token')) ?? null);
     if (accessToken === undefined) {
       // Sealed with another key (TOKEN_ENCRYPTION_KEY changed): only a new authorization helps.
-      this.options.log.warn({ webapp, username }, 'a stored OAuth token does not open with the current key; dropping it');
+      this.options.log.warn(
+        { webapp, username },
+        'a stored OAuth token does not open with the current key; dropping it',
+      );
       await this.dropIfUnchanged(username, webapp, row.token);
       return undefined;
     }
@@ -107,7 +137,9 @@ export class OAuthTokens {
     const key = `${webapp}\0${username}`;
     let refresh = this.refreshing.get(key);
     if (!refresh) {
-      refresh = this.refresh(username, webapp, row.token, refreshToken).finally(() => this.refreshing.delete(key));
+      refresh = this.refresh(username, webapp, row.token, refreshToken).finally(() =>
+        this.refreshing.delete(key),
+      );
       this.refreshing.set(key, refresh);
     }
     return refresh;
@@ -127,31 +159,52 @@ export class OAuthTokens {
       return (await this.current(username, webapp)) !== undefined;
     } catch (error) {
       if (!(error instanceof GatewayError && error.errorCode === 'ERR_OAUTH_SERVER')) throw error;
-      this.options.log.warn({ webapp, username, err: error }, 'could not refresh an OAuth token; keeping it');
+      this.options.log.warn(
+        { webapp, username, err: error },
+        'could not refresh an OAuth token; keeping it',
+      );
       return true;
     }
   }
 
-  private async refresh(username: string, webapp: string, sealedToken: string, refreshToken: string | null): Promise<AccessToken | undefined> {
+  private async refresh(
+    username: string,
+    webapp: string,
+    sealedToken: string,
+    refreshToken: string | null,
+  ): Promise<AccessToken | undefined> {
     const client = this.options.clients[webapp];
     if (refreshToken === null || !client) {
       await this.dropIfUnchanged(username, webapp, sealedToken);
       return undefined;
     }
     try {
-      const grant = await requestToken(webapp, client, { grant_type: 'refresh_token', refresh_token: refreshToken });
+      const grant = await requestToken(webapp, client, {
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+      });
       // A provider that does not rotate refresh tokens leaves the old one valid.
-      return await this.save(username, webapp, { ...grant, refreshToken: grant.refreshToken ?? refreshToken });
+      return await this.save(username, webapp, {
+        ...grant,
+        refreshToken: grant.refreshToken ?? refreshToken,
+      });
     } catch (error) {
       if (!(error instanceof TokenEndpointRefusal && error.refusesGrant)) throw error;
-      this.options.log.info({ webapp, username, provider_status: error.providerStatus }, 'the OAuth server refused to refresh a token; dropping it');
+      this.options.log.info(
+        { webapp, username, provider_status: error.providerStatus },
+        'the OAuth server refused to refresh a token; dropping it',
+      );
       await this.dropIfUnchanged(username, webapp, sealedToken);
       return undefined;
     }
   }
 
   /** Drops the token only if it is still the one read: another process may have replaced it meanwhile. */
-  private async dropIfUnchanged(username: string, webapp: string, sealedToken: string): Promise<void> {
+  private async dropIfUnchanged(
+    username: string,
+    webapp: string,
+    sealedToken: string,
+  ): Promise<void> {
     await this.options.store.db
       .deleteFrom('oauth_access_tokens')
       .where('webapp', '=', webapp)

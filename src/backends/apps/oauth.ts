@@ -35,15 +35,25 @@ function authorizationUrl(client: OAuthClientSettings, state: string): string {
  * with a new stored authorization request (spec step 2); `{}` when nothing needs authorizing.
  * `/users/login` and `/oauth/redirect-uris` both answer this.
  */
-export async function authRedirects(deps: OAuthDeps, username: string): Promise<Record<string, string>> {
+export async function authRedirects(
+  deps: OAuthDeps,
+  username: string,
+): Promise<Record<string, string>> {
   const redirects: Record<string, string> = {};
   for (const [apiName, client] of Object.entries(deps.clients)) {
     if (await deps.tokens.hasToken(username, apiName)) continue;
     const now = deps.now();
     const id = randomUUID();
-    await deps.store.db.deleteFrom('oauth_authorization_requests').where('username', '=', username).where('created_on', '<', now - requestLifetimeMs).execute();
+    await deps.store.db
+      .deleteFrom('oauth_authorization_requests')
+      .where('username', '=', username)
+      .where('created_on', '<', now - requestLifetimeMs)
+      .execute();
     // What the client gets back from the access-code call, to resume where it asked.
-    await deps.store.db.insertInto('oauth_authorization_requests').values({ id, username, state_info: JSON.stringify({ api_name: apiName }), created_on: now }).execute();
+    await deps.store.db
+      .insertInto('oauth_authorization_requests')
+      .values({ id, username, state_info: JSON.stringify({ api_name: apiName }), created_on: now })
+      .execute();
     redirects[apiName] = authorizationUrl(client, id);
   }
   return redirects;
@@ -51,7 +61,10 @@ export async function authRedirects(deps: OAuthDeps, username: string): Promise<
 
 const apiParams = Type.Object({ apiName: Type.String({ maxLength: 64 }) });
 const userQuery = Type.Object({ user: Type.String({ minLength: 1 }) });
-const adminQuery = Type.Object({ user: Type.String({ minLength: 1 }), 'proxy-user': Type.Optional(Type.String({ minLength: 1, maxLength: 512 })) });
+const adminQuery = Type.Object({
+  user: Type.String({ minLength: 1 }),
+  'proxy-user': Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+});
 const accessCodeQuery = Type.Object({
   user: Type.String({ minLength: 1 }),
   code: Type.String({ minLength: 1, maxLength: 4096 }),
@@ -60,7 +73,8 @@ const accessCodeQuery = Type.Object({
 
 type ApiRequest = { Params: { apiName: string } };
 
-const tokenNotFound = (apiName: string) => gatewayError('ERR_NOT_FOUND', 'access token not found', { api_name: apiName });
+const tokenNotFound = (apiName: string) =>
+  gatewayError('ERR_NOT_FOUND', 'access token not found', { api_name: apiName });
 
 /** The user a route is about: the caller, or for administrators `proxy-user` when given. */
 function subjectOf(query: unknown): string {
@@ -84,40 +98,89 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): void
     return {};
   };
 
-  app.get('/oauth/redirect-uris', { schema: { querystring: userQuery } }, async (request) => authRedirects(deps, requireUserParam(request.query)));
-
-  // Spec steps 7-9: the state must be the caller's; it is used up, with every other pending request of theirs.
-  app.get<ApiRequest>('/oauth/access-code/:apiName', { schema: { params: apiParams, querystring: accessCodeQuery } }, async (request) => {
-    const { apiName } = request.params;
-    const { user, code, state } = request.query as { user: string; code: string; state: string };
-    const client = oauthClient(clients, apiName);
-    const pending = await store.db.selectFrom('oauth_authorization_requests').selectAll().where('id', '=', state).executeTakeFirst();
-    if (!pending) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `authorization request ${state} not found`, { field: 'state' });
-    if (pending.username !== user) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `wrong user for authorization request ${state}`, { field: 'state' });
-    // Deleting this one request first is what makes a state usable once, even by two calls at the same time.
-    const consumed = await store.db.deleteFrom('oauth_authorization_requests').where('id', '=', state).where('username', '=', user).executeTakeFirst();
-    if (Number(consumed.numDeletedRows) === 0) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `authorization request ${state} not found`, { field: 'state' });
-    await store.db.deleteFrom('oauth_authorization_requests').where('username', '=', user).execute();
-    const grant = await requestToken(apiName, client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri });
-    await tokens.save(user, apiName, grant);
-    return { state_info: pending.state_info };
-  });
-
-  app.get<ApiRequest>('/oauth/token-info/:apiName', { schema: { params: apiParams, querystring: userQuery } }, async (request) => {
-    const token = await currentToken(requireUserParam(request.query), request.params.apiName);
-    return { expires_at: token.expiresAt, webapp: token.webapp };
-  });
-
-  app.delete<ApiRequest>('/oauth/token-info/:apiName', { schema: { params: apiParams, querystring: userQuery } }, async (request) =>
-    removeToken(requireUserParam(request.query), request.params.apiName),
+  app.get('/oauth/redirect-uris', { schema: { querystring: userQuery } }, async (request) =>
+    authRedirects(deps, requireUserParam(request.query)),
   );
 
-  app.get<ApiRequest>('/admin/oauth/token-info/:apiName', { schema: { params: apiParams, querystring: adminQuery } }, async (request) => {
-    const token = await currentToken(subjectOf(request.query), request.params.apiName);
-    return { access_token: token.accessToken, expires_at: token.expiresAt, refresh_token: token.refreshToken, webapp: token.webapp };
-  });
+  // Spec steps 7-9: the state must be the caller's; it is used up, with every other pending request of theirs.
+  app.get<ApiRequest>(
+    '/oauth/access-code/:apiName',
+    { schema: { params: apiParams, querystring: accessCodeQuery } },
+    async (request) => {
+      const { apiName } = request.params;
+      const { user, code, state } = request.query as { user: string; code: string; state: string };
+      const client = oauthClient(clients, apiName);
+      const pending = await store.db
+        .selectFrom('oauth_authorization_requests')
+        .selectAll()
+        .where('id', '=', state)
+        .executeTakeFirst();
+      if (!pending)
+        throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `authorization request ${state} not found`, {
+          field: 'state',
+        });
+      if (pending.username !== user)
+        throw gatewayError(
+          'ERR_BAD_OR_MISSING_FIELD',
+          `wrong user for authorization request ${state}`,
+          { field: 'state' },
+        );
+      // Deleting this one request first is what makes a state usable once, even by two calls at the same time.
+      const consumed = await store.db
+        .deleteFrom('oauth_authorization_requests')
+        .where('id', '=', state)
+        .where('username', '=', user)
+        .executeTakeFirst();
+      if (Number(consumed.numDeletedRows) === 0)
+        throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `authorization request ${state} not found`, {
+          field: 'state',
+        });
+      await store.db
+        .deleteFrom('oauth_authorization_requests')
+        .where('username', '=', user)
+        .execute();
+      const grant = await requestToken(apiName, client, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: client.redirectUri,
+      });
+      await tokens.save(user, apiName, grant);
+      return { state_info: pending.state_info };
+    },
+  );
 
-  app.delete<ApiRequest>('/admin/oauth/token-info/:apiName', { schema: { params: apiParams, querystring: adminQuery } }, async (request) =>
-    removeToken(subjectOf(request.query), request.params.apiName),
+  app.get<ApiRequest>(
+    '/oauth/token-info/:apiName',
+    { schema: { params: apiParams, querystring: userQuery } },
+    async (request) => {
+      const token = await currentToken(requireUserParam(request.query), request.params.apiName);
+      return { expires_at: token.expiresAt, webapp: token.webapp };
+    },
+  );
+
+  app.delete<ApiRequest>(
+    '/oauth/token-info/:apiName',
+    { schema: { params: apiParams, querystring: userQuery } },
+    async (request) => removeToken(requireUserParam(request.query), request.params.apiName),
+  );
+
+  app.get<ApiRequest>(
+    '/admin/oauth/token-info/:apiName',
+    { schema: { params: apiParams, querystring: adminQuery } },
+    async (request) => {
+      const token = await currentToken(subjectOf(request.query), request.params.apiName);
+      return {
+        access_token: token.accessToken,
+        expires_at: token.expiresAt,
+        refresh_token: token.refreshToken,
+        webapp: token.webapp,
+      };
+    },
+  );
+
+  app.delete<ApiRequest>(
+    '/admin/oauth/token-info/:apiName',
+    { schema: { params: apiParams, querystring: adminQuery } },
+    async (request) => removeToken(subjectOf(request.query), request.params.apiName),
   );
 }

@@ -1,6 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { classAvus, filterTree, irisOf, loadGraph, requireSavedTree, type OntologyClassHierarchy } from '../metadata/ontology-store.js';
+import {
+  classAvus,
+  filterTree,
+  irisOf,
+  loadGraph,
+  requireSavedTree,
+  type OntologyClassHierarchy,
+} from '../metadata/ontology-store.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**
@@ -21,28 +28,48 @@ export interface ClassQuery {
 }
 
 /** The saved tree under `classIri` (default: the root), which must lie in the root's saved hierarchy. */
-async function classTree(db: Db, query: ClassQuery & { classIri?: string }): Promise<OntologyClassHierarchy> {
+async function classTree(
+  db: Db,
+  query: ClassQuery & { classIri?: string },
+): Promise<OntologyClassHierarchy> {
   const root = requireSavedTree(await loadGraph(db, query.version), query.rootIri);
   if (query.classIri === undefined || query.classIri === query.rootIri) return root;
   const find = (tree: OntologyClassHierarchy): OntologyClassHierarchy | undefined =>
-    tree.iri === query.classIri ? tree : (tree.subclasses ?? []).map(find).find((found) => found !== undefined);
+    tree.iri === query.classIri
+      ? tree
+      : (tree.subclasses ?? []).map(find).find((found) => found !== undefined);
   const found = find(root);
-  if (!found) throw gatewayError('ERR_NOT_FOUND', `class ${JSON.stringify(query.classIri)} is not in the hierarchy of ${JSON.stringify(query.rootIri)}`, { iri: query.classIri });
+  if (!found)
+    throw gatewayError(
+      'ERR_NOT_FOUND',
+      `class ${JSON.stringify(query.classIri)} is not in the hierarchy of ${JSON.stringify(query.rootIri)}`,
+      { iri: query.classIri },
+    );
   return found;
 }
 
 /** Ids of the apps attached to `classIri` (default: the root) or any class below it, sorted. */
-export async function appsUnderClass(db: Db, query: ClassQuery & { classIri?: string }): Promise<string[]> {
+export async function appsUnderClass(
+  db: Db,
+  query: ClassQuery & { classIri?: string },
+): Promise<string[]> {
   const tree = await classTree(db, query);
   const rows = await classAvus(db, { types: ['app'], attrs: [query.attr], iris: irisOf(tree) });
   return [...new Set(rows.map((row) => row.target_id))].sort();
 }
 
 /** Those of `appIds` (in their order, once each) attached to no class of the root's hierarchy. */
-export async function unclassifiedApps(db: Db, query: ClassQuery & { appIds: readonly string[] }): Promise<string[]> {
+export async function unclassifiedApps(
+  db: Db,
+  query: ClassQuery & { appIds: readonly string[] },
+): Promise<string[]> {
   const ids = [...new Set(query.appIds.map((id) => id.toLowerCase()))];
   const tree = await classTree(db, query);
-  const classified = new Set((await classAvus(db, { types: ['app'], ids, attrs: [query.attr], iris: irisOf(tree) })).map((row) => row.target_id));
+  const classified = new Set(
+    (await classAvus(db, { types: ['app'], ids, attrs: [query.attr], iris: irisOf(tree) })).map(
+      (row) => row.target_id,
+    ),
+  );
   return ids.filter((id) => !classified.has(id));
 }
 
@@ -50,7 +77,10 @@ export async function unclassifiedApps(db: Db, query: ClassQuery & { appIds: rea
  * The root's saved hierarchy cut down to the classes that have apps `user` can see (public ones and
  * their own, not deleted), and their ancestors; null when no class has any.
  */
-export async function hierarchyWithApps(db: Db, query: ClassQuery & { user: string }): Promise<OntologyClassHierarchy | null> {
+export async function hierarchyWithApps(
+  db: Db,
+  query: ClassQuery & { user: string },
+): Promise<OntologyClassHierarchy | null> {
   const tree = await classTree(db, query);
   const hits = await classAvus(db, { types: ['app'], attrs: [query.attr], iris: irisOf(tree) });
   const visible = new Set<string>();
@@ -65,5 +95,10 @@ export async function hierarchyWithApps(db: Db, query: ClassQuery & { user: stri
       .execute();
     for (const row of rows) visible.add(row.id);
   }
-  return filterTree(tree, new Set(hits.filter((row) => visible.has(row.target_id)).map((row) => row.value))) ?? null;
+  return (
+    filterTree(
+      tree,
+      new Set(hits.filter((row) => visible.has(row.target_id)).map((row) => row.value)),
+    ) ?? null
+  );
 }

@@ -34,7 +34,10 @@ export class TokenCipher {
       const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, ivBytes));
       decipher.setAAD(Buffer.from(context));
       decipher.setAuthTag(bytes.subarray(ivBytes, ivBytes + tagBytes));
-      return Buffer.concat([decipher.update(bytes.subarray(ivBytes + tagBytes)), decipher.final()]).toString('utf8');
+      return Buffer.concat([
+        decipher.update(bytes.subarray(ivBytes + tagBytes)),
+        decipher.final(),
+      ]).toString('utf8');
     } catch {
       return undefined;
     }
@@ -49,8 +52,13 @@ export function tokenKeyPath(dataDir: string): string {
 /** TOKEN_ENCRYPTION_KEY, else a random key made once in the data directory (base64, mode 0600). */
 export function tokenEncryptionKey(config: Pick<GatewayConfig, 'dataDir' | 'oauth'>): Buffer {
   if (config.oauth.tokenEncryptionKey) return config.oauth.tokenEncryptionKey;
-  const text = readOrCreateSecretFile(tokenKeyPath(config.dataDir), () => randomBytes(32).toString('base64')).toString('utf8').trim();
+  const text = readOrCreateSecretFile(tokenKeyPath(config.dataDir), () =>
+    randomBytes(32).toString('base64'),
+  )
+    .toString('utf8')
+    .trim();
   const key = Buffer.from(text, 'base64');
-  if (key.length !== 32) throw new Error(`${tokenKeyPath(config.dataDir)} does not hold a 32-byte base64 key`);
+  if (key.length !== 32)
+    throw new Error(`${tokenKeyPath(config.dataDir)} does not hold a 32-byte base64 key`);
   return key;
 }

@@ -14,20 +14,42 @@ import { gatewayError } from '../../common/errors.js';
 
 async function workspacesOf(db: Kysely<Database>, query: unknown, uidDomain: string) {
   requireUserParam(query);
-  const usernames = [...new Set(listParam(query, 'username').filter((name) => name !== '').map((name) => qualifiedUsername(name, uidDomain)))];
-  if (usernames.length === 0) throw gatewayError('ERR_MISSING_QUERY_PARAMETER', 'name at least one user with the query parameter "username"', { field: 'username' });
+  const usernames = [
+    ...new Set(
+      listParam(query, 'username')
+        .filter((name) => name !== '')
+        .map((name) => qualifiedUsername(name, uidDomain)),
+    ),
+  ];
+  if (usernames.length === 0)
+    throw gatewayError(
+      'ERR_MISSING_QUERY_PARAMETER',
+      'name at least one user with the query parameter "username"',
+      { field: 'username' },
+    );
   const rows = await db
     .selectFrom('workspace')
     .innerJoin('users', 'users.id', 'workspace.user_id')
-    .select(['workspace.id', 'workspace.user_id', 'users.username', 'workspace.root_category_id', 'workspace.is_public'])
+    .select([
+      'workspace.id',
+      'workspace.user_id',
+      'users.username',
+      'workspace.root_category_id',
+      'workspace.is_public',
+    ])
     .where('users.username', 'in', usernames)
     .orderBy('users.username')
     .execute();
   return rows.map((row) => ({ ...row, is_public: asBoolean(row.is_public) }));
 }
 
-export const workspaceAdminRoutes: FastifyPluginAsync<{ db: Kysely<Database>; uidDomain: string }> = async (app, { db, uidDomain }) => {
-  app.get('/admin/workspaces', { schema: { querystring: userQuery } }, async (request) => ({ workspaces: await workspacesOf(db, request.query, uidDomain) }));
+export const workspaceAdminRoutes: FastifyPluginAsync<{
+  db: Kysely<Database>;
+  uidDomain: string;
+}> = async (app, { db, uidDomain }) => {
+  app.get('/admin/workspaces', { schema: { querystring: userQuery } }, async (request) => ({
+    workspaces: await workspacesOf(db, request.query, uidDomain),
+  }));
 
   /** Answers the workspaces it removed (users without one are skipped). */
   app.delete('/admin/workspaces', { schema: { querystring: userQuery } }, async (request) => {
@@ -37,7 +59,14 @@ export const workspaceAdminRoutes: FastifyPluginAsync<{ db: Kysely<Database>; ui
       // Owned categories name their owner by short username, as the rest of the catalog does.
       const shortNames = found.map((workspace) => workspace.username.split('@')[0]!);
       await trx.deleteFrom('app_categories').where('owner', 'in', shortNames).execute();
-      await trx.deleteFrom('workspace').where('id', 'in', found.map((workspace) => workspace.id)).execute();
+      await trx
+        .deleteFrom('workspace')
+        .where(
+          'id',
+          'in',
+          found.map((workspace) => workspace.id),
+        )
+        .execute();
       return found;
     });
     return { workspaces };

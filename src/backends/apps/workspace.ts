@@ -23,17 +23,29 @@ export async function callerId(store: Store, query: unknown, uidDomain: string):
 
 /** The caller's workspace, made on first use; `new_workspace` says whether this call made it. */
 export async function workspaceOf(store: Store, userId: string) {
-  const find = () => store.db.selectFrom('workspace').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  const find = () =>
+    store.db.selectFrom('workspace').selectAll().where('user_id', '=', userId).executeTakeFirst();
   const existing = await find();
   let created = false;
   if (!existing) {
     const inserted = await store.db
       .insertInto('workspace')
-      .values({ id: randomUUID(), user_id: userId, root_category_id: randomUUID(), is_public: false })
+      .values({
+        id: randomUUID(),
+        user_id: userId,
+        root_category_id: randomUUID(),
+        is_public: false,
+      })
       .onConflict((conflict) => conflict.column('user_id').doNothing())
       .executeTakeFirst();
     created = Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
   }
   const row = existing ?? (await find())!;
-  return { id: row.id, user_id: row.user_id, root_category_id: row.root_category_id, is_public: Boolean(row.is_public), new_workspace: created };
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    root_category_id: row.root_category_id,
+    is_public: Boolean(row.is_public),
+    new_workspace: created,
+  };
 }

@@ -14,7 +14,16 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { constants, createReadStream } from 'node:fs';
-import { copyFile, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import {
+  copyFile,
+  mkdir,
+  open,
+  readdir,
+  rename,
+  rm,
+  stat,
+  type FileHandle,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { addAbortSignal, Readable } from 'node:stream';
 
@@ -54,7 +63,8 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 /** The one gate between a caller's id and a file path: only a UUID gets through. */
 function checkId(id: string): string {
-  if (typeof id !== 'string' || !uuidPattern.test(id)) throw new Error(`invalid blob id: ${JSON.stringify(id)}`);
+  if (typeof id !== 'string' || !uuidPattern.test(id))
+    throw new Error(`invalid blob id: ${JSON.stringify(id)}`);
   // One spelling per object, so `ABC…` and `abc…` cannot become two files.
   return id.toLowerCase();
 }
@@ -122,9 +132,16 @@ export class BlobStore {
    */
   async *staleObjects(before: number, batchSize: number): AsyncGenerator<string[]> {
     let batch: string[] = [];
-    for (const shard of (await readdir(this.objectsDir, { withFileTypes: true })).filter((entry) => entry.isDirectory())) {
+    for (const shard of (await readdir(this.objectsDir, { withFileTypes: true })).filter((entry) =>
+      entry.isDirectory(),
+    )) {
       for (const name of await readdir(path.join(this.objectsDir, shard.name))) {
-        if (!uuidPattern.test(name) || name !== name.toLowerCase() || name.slice(0, 2) !== shard.name) continue;
+        if (
+          !uuidPattern.test(name) ||
+          name !== name.toLowerCase() ||
+          name.slice(0, 2) !== shard.name
+        )
+          continue;
         if (!(await writtenAtOrBefore(this.pathOf(name), before))) continue;
         batch.push(name);
         if (batch.length >= batchSize) {
@@ -161,7 +178,11 @@ export class BlobStore {
    * failure (too large, source error or premature close, abort) the previous content is untouched,
    * no temporary file remains, and a stream source has been destroyed.
    */
-  async write(id: string, source: Readable | Buffer | string, options: WriteOptions = {}): Promise<WrittenBlob> {
+  async write(
+    id: string,
+    source: Readable | Buffer | string,
+    options: WriteOptions = {},
+  ): Promise<WrittenBlob> {
     const { maxBytes, signal } = options;
     const tmp = this.tempPath(id); // validates id before anything touches the disk
     signal?.throwIfAborted();
@@ -206,7 +227,9 @@ export class BlobStore {
   /** The object's bytes, or the inclusive `range` of them. A missing object errors the stream (ENOENT). */
   read(id: string, range?: ByteRange): Readable {
     const file = this.pathOf(id);
-    return range ? createReadStream(file, { start: range.start, end: range.end }) : createReadStream(file);
+    return range
+      ? createReadStream(file, { start: range.start, end: range.end })
+      : createReadStream(file);
   }
 
   /**
@@ -220,7 +243,11 @@ export class BlobStore {
       const { size } = await handle.stat();
       return {
         size,
-        stream: (range) => handle.createReadStream({ autoClose: true, ...(range ? { start: range.start, end: range.end } : {}) }),
+        stream: (range) =>
+          handle.createReadStream({
+            autoClose: true,
+            ...(range ? { start: range.start, end: range.end } : {}),
+          }),
         close: () => handle.close(),
       };
     } catch (error) {
@@ -278,7 +305,10 @@ export class BlobStore {
  * multipart), or `'unsatisfiable'` for a 416 (start at or past the end, `-0`, any range of an
  * empty file).
  */
-export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): ByteRange | 'unsatisfiable' | undefined {
   if (header === undefined) return undefined;
   const unit = /^\s*bytes\s*=(.*)$/i.exec(header); // range units are case-insensitive
   if (!unit) return undefined;

@@ -27,25 +27,46 @@ export function bodyObject(body: unknown): Record<string, unknown> {
 /** A list of strings in `field` (non-empty unless `allowEmpty`), at most MAX_BULK_PATHS long. */
 export function stringList(value: unknown, field: string, allowEmpty = false): string[] {
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `body field "${field}" must be a list of strings`, { field });
+    throw gatewayError(
+      'ERR_BAD_OR_MISSING_FIELD',
+      `body field "${field}" must be a list of strings`,
+      { field },
+    );
   }
-  if (value.length === 0 && !allowEmpty) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `body field "${field}" must not be empty`, { field });
+  if (value.length === 0 && !allowEmpty)
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `body field "${field}" must not be empty`, {
+      field,
+    });
   if (value.length > MAX_BULK_PATHS) {
-    throw gatewayError('ERR_TOO_MANY_RESULTS', `at most ${MAX_BULK_PATHS} entries are accepted in "${field}"`, { count: value.length, limit: MAX_BULK_PATHS });
+    throw gatewayError(
+      'ERR_TOO_MANY_RESULTS',
+      `at most ${MAX_BULK_PATHS} entries are accepted in "${field}"`,
+      { count: value.length, limit: MAX_BULK_PATHS },
+    );
   }
   return value as string[];
 }
 
 /** Canonical paths from `body[field]`, duplicates dropped, order kept. */
-export function pathList(data: DataStore, body: unknown, field = 'paths', allowEmpty = false): string[] {
-  const paths = stringList(bodyObject(body)[field], field, allowEmpty).map((path) => data.path(path, field));
+export function pathList(
+  data: DataStore,
+  body: unknown,
+  field = 'paths',
+  allowEmpty = false,
+): string[] {
+  const paths = stringList(bodyObject(body)[field], field, allowEmpty).map((path) =>
+    data.path(path, field),
+  );
   return [...new Set(paths)];
 }
 
 /** One string body field. */
 export function stringField(body: unknown, field: string): string {
   const value = bodyObject(body)[field];
-  if (typeof value !== 'string') throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `body field "${field}" must be a string`, { field });
+  if (typeof value !== 'string')
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `body field "${field}" must be a string`, {
+      field,
+    });
   return value;
 }
 
@@ -54,14 +75,19 @@ export function booleanParam(query: unknown, name: string, fallback?: boolean): 
   const raw = (query as Record<string, unknown> | undefined)?.[name];
   const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   if (value === undefined) {
-    if (fallback === undefined) throw gatewayError('ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
+    if (fallback === undefined)
+      throw gatewayError('ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, {
+        field: name,
+      });
     return fallback;
   }
   if (value === '') return fallback ?? false; // `?public=` is present, and says nothing true
   const text = String(value).toLowerCase();
   if (text === 'true' || text === '1') return true;
   if (text === 'false' || text === '0') return false;
-  throw gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be true or false`, { field: name });
+  throw gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be true or false`, {
+    field: name,
+  });
 }
 
 /** A positive integer query parameter, or undefined when absent. */
@@ -71,7 +97,11 @@ export function integerParam(query: unknown, name: string, minimum = 0): number 
   if (value === undefined || value === '') return undefined;
   const text = String(value);
   if (!/^\d{1,15}$/.test(text) || Number(text) < minimum) {
-    throw gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be an integer of at least ${minimum}`, { field: name });
+    throw gatewayError(
+      'ERR_BAD_QUERY_PARAMETER',
+      `query parameter "${name}" must be an integer of at least ${minimum}`,
+      { field: name },
+    );
   }
   return Number(text);
 }
@@ -97,7 +127,12 @@ const BAD_NAME_CHARACTERS = ['`', "'"];
 export function newChildPath(parent: string, name: unknown, field: string): string {
   const path = joinDataPath(parent, name, field);
   const bad = BAD_NAME_CHARACTERS.find((character) => (name as string).includes(character));
-  if (bad) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${field} must not contain the character ${bad}`, { field, name });
+  if (bad)
+    throw gatewayError(
+      'ERR_BAD_OR_MISSING_FIELD',
+      `${field} must not contain the character ${bad}`,
+      { field, name },
+    );
   return path;
 }
 

@@ -22,7 +22,11 @@ export function atLeast(permission: Permission | undefined, needed: Permission):
 
 /** The strongest of some levels (absent ones ignored). */
 export function strongest(permissions: (Permission | undefined)[]): Permission | undefined {
-  return permissions.reduce<Permission | undefined>((best, next) => (next !== undefined && (best === undefined || levels[next] > levels[best]) ? next : best), undefined);
+  return permissions.reduce<Permission | undefined>(
+    (best, next) =>
+      next !== undefined && (best === undefined || levels[next] > levels[best]) ? next : best,
+    undefined,
+  );
 }
 
 /** Paths bound in one `in (...)` list, well below both engines' limits on bound parameters. */
@@ -69,7 +73,9 @@ export class Catalog {
     for (const path of [zone, `${zone}/home`, `${zone}/trash`, `${zone}/trash/home`]) {
       await this.insertIfMissing({ path, type: 'dir', owner: systemOwner }, []);
     }
-    await this.insertIfMissing({ path: this.communityPath, type: 'dir', owner: systemOwner }, [[everyone, 'read']]);
+    await this.insertIfMissing({ path: this.communityPath, type: 'dir', owner: systemOwner }, [
+      [everyone, 'read'],
+    ]);
     await this.insertIfMissing({ path: home, type: 'dir', owner: user }, [[user, 'own']]);
     await this.insertIfMissing({ path: trash, type: 'dir', owner: user }, [[user, 'own']]);
     this.prepared.add(user);
@@ -79,11 +85,17 @@ export class Catalog {
     if (await this.byPath(object.path)) return;
     await this.db.transaction().execute(async (trx) => {
       const inserted = await this.insertRow(trx, object, true);
-      if (inserted) for (const [username, permission] of grants) await this.grant(trx, inserted, username, permission);
+      if (inserted)
+        for (const [username, permission] of grants)
+          await this.grant(trx, inserted, username, permission);
     });
   }
 
-  private async insertRow(db: Db, object: NewObject, ignoreExisting = false): Promise<string | undefined> {
+  private async insertRow(
+    db: Db,
+    object: NewObject,
+    ignoreExisting = false,
+  ): Promise<string | undefined> {
     const parent = parentOf(object.path);
     const name = baseName(object.path);
     const now = this.now();
@@ -102,7 +114,9 @@ export class Catalog {
       content_type: object.contentType ?? null,
       info_type: object.infoType ?? '',
     });
-    const result = await (ignoreExisting ? query.onConflict((conflict) => conflict.column('path').doNothing()) : query).executeTakeFirst();
+    const result = await (
+      ignoreExisting ? query.onConflict((conflict) => conflict.column('path').doNothing()) : query
+    ).executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 1) > 0 ? id : undefined;
   }
 
@@ -110,7 +124,9 @@ export class Catalog {
     await db
       .insertInto('data_permissions')
       .values({ object_id: objectId, username, permission })
-      .onConflict((conflict) => conflict.columns(['object_id', 'username']).doUpdateSet({ permission }))
+      .onConflict((conflict) =>
+        conflict.columns(['object_id', 'username']).doUpdateSet({ permission }),
+      )
       .execute();
   }
 
@@ -123,7 +139,11 @@ export class Catalog {
     await this.holdFolder(parentOf(object.path), db);
     const id = (await this.insertRow(db, object))!;
     await this.grant(db, id, object.owner, 'own');
-    return (await db.selectFrom('data_objects').selectAll().where('id', '=', id).executeTakeFirstOrThrow()) as DataObject;
+    return (await db
+      .selectFrom('data_objects')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()) as DataObject;
   }
 
   /**
@@ -138,15 +158,32 @@ export class Catalog {
    */
   async holdFolder(folder: string, db: Db = this.db): Promise<void> {
     const chain = [...ancestorsOf(folder), folder];
-    const query = db.selectFrom('data_objects').select(['path', 'type']).where('path', 'in', chain).orderBy(sql`length(path)`);
-    const rows = db.getExecutor().adapter instanceof PostgresAdapter ? await query.forKeyShare().execute() : await query.execute();
+    const query = db
+      .selectFrom('data_objects')
+      .select(['path', 'type'])
+      .where('path', 'in', chain)
+      .orderBy(sql`length(path)`);
+    const rows =
+      db.getExecutor().adapter instanceof PostgresAdapter
+        ? await query.forKeyShare().execute()
+        : await query.execute();
     const held = rows.find((row) => row.path === folder);
-    if (!held) throw gatewayError('ERR_DOES_NOT_EXIST', `the folder ${folder} does not exist (it was moved or deleted meanwhile)`, { path: folder });
-    if (held.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${folder} is not a folder`, { path: folder });
+    if (!held)
+      throw gatewayError(
+        'ERR_DOES_NOT_EXIST',
+        `the folder ${folder} does not exist (it was moved or deleted meanwhile)`,
+        { path: folder },
+      );
+    if (held.type !== 'dir')
+      throw gatewayError('ERR_NOT_A_FOLDER', `${folder} is not a folder`, { path: folder });
   }
 
   async byPath(path: string, db: Db = this.db): Promise<DataObject | undefined> {
-    return db.selectFrom('data_objects').selectAll().where('path', '=', path).executeTakeFirst() as Promise<DataObject | undefined>;
+    return db
+      .selectFrom('data_objects')
+      .selectAll()
+      .where('path', '=', path)
+      .executeTakeFirst() as Promise<DataObject | undefined>;
   }
 
   /** The objects at any of `paths`, by path (absent ones left out). */
@@ -154,18 +191,30 @@ export class Catalog {
     const found = new Map<string, DataObject>();
     const unique = [...new Set(paths)];
     for (let start = 0; start < unique.length; start += MAX_BOUND_PATHS) {
-      const rows = (await db.selectFrom('data_objects').selectAll().where('path', 'in', unique.slice(start, start + MAX_BOUND_PATHS)).execute()) as DataObject[];
+      const rows = (await db
+        .selectFrom('data_objects')
+        .selectAll()
+        .where('path', 'in', unique.slice(start, start + MAX_BOUND_PATHS))
+        .execute()) as DataObject[];
       for (const row of rows) found.set(row.path, row);
     }
     return found;
   }
 
   async byId(id: string, db: Db = this.db): Promise<DataObject | undefined> {
-    return db.selectFrom('data_objects').selectAll().where('id', '=', id).executeTakeFirst() as Promise<DataObject | undefined>;
+    return db
+      .selectFrom('data_objects')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst() as Promise<DataObject | undefined>;
   }
 
   async children(path: string, db: Db = this.db): Promise<DataObject[]> {
-    return db.selectFrom('data_objects').selectAll().where('parent_path', '=', path).execute() as Promise<DataObject[]>;
+    return db
+      .selectFrom('data_objects')
+      .selectAll()
+      .where('parent_path', '=', path)
+      .execute() as Promise<DataObject[]>;
   }
 
   /** The caller's level on a path: the strongest grant to them or to everyone on it or any folder above. */
@@ -174,7 +223,11 @@ export class Catalog {
   }
 
   /** permission() for many paths at once: the grants on all of them and their folders in one query per batch. */
-  async permissions(user: string, paths: string[], db: Db = this.db): Promise<Map<string, Permission | undefined>> {
+  async permissions(
+    user: string,
+    paths: string[],
+    db: Db = this.db,
+  ): Promise<Map<string, Permission | undefined>> {
     const chains = new Map(paths.map((path) => [path, [...ancestorsOf(path), path]]));
     const onPath = new Map<string, Permission>();
     const wanted = [...new Set([...chains.values()].flat())];
@@ -186,9 +239,12 @@ export class Catalog {
         .where('data_objects.path', 'in', wanted.slice(start, start + MAX_BOUND_PATHS))
         .where('data_permissions.username', 'in', [user, everyone])
         .execute();
-      for (const row of rows) onPath.set(row.path, strongest([onPath.get(row.path), row.permission])!);
+      for (const row of rows)
+        onPath.set(row.path, strongest([onPath.get(row.path), row.permission])!);
     }
-    return new Map([...chains].map(([path, chain]) => [path, strongest(chain.map((each) => onPath.get(each)))]));
+    return new Map(
+      [...chains].map(([path, chain]) => [path, strongest(chain.map((each) => onPath.get(each)))]),
+    );
   }
 
   /** Users other than `owner` holding a grant on the object itself (its `share-count`). */

@@ -19,7 +19,11 @@ import { gatewayError } from '../../common/errors.js';
 /** Largest chunk served in one answer (it is held in memory and sent as JSON). */
 export const MAX_CHUNK_BYTES = 16 * 1024 * 1024;
 
-async function readableFile(data: DataStore, user: string, id: unknown): Promise<{ caller: Caller; object: DataObject; blob: OpenBlob }> {
+async function readableFile(
+  data: DataStore,
+  user: string,
+  id: unknown,
+): Promise<{ caller: Caller; object: DataObject; blob: OpenBlob }> {
   const caller = await data.caller(user);
   const object = await objectById(data, id);
   requireFile(object);
@@ -45,8 +49,17 @@ function separatorOf(query: unknown): string {
       throw badParameter('separator', 'is not validly URL-encoded', raw);
     }
   }
-  if (separator === '' || separator.includes('"') || separator.includes('\r') || [...separator].length > 4) {
-    throw badParameter('separator', 'must be one to four characters other than a double quote or carriage return', raw);
+  if (
+    separator === '' ||
+    separator.includes('"') ||
+    separator.includes('\r') ||
+    [...separator].length > 4
+  ) {
+    throw badParameter(
+      'separator',
+      'must be one to four characters other than a double quote or carriage return',
+      raw,
+    );
   }
   return separator;
 }
@@ -61,7 +74,12 @@ interface TabularPage {
  * Parses the rows that start in [start, end) from a stream that begins at a row boundary `start`.
  * Stops reading as soon as a row starts at or past `end`.
  */
-async function readRows(stream: Readable, start: number, end: number, separator: string): Promise<TabularPage> {
+async function readRows(
+  stream: Readable,
+  start: number,
+  end: number,
+  separator: string,
+): Promise<TabularPage> {
   // A newline separator means one column per line: no character of the file splits columns.
   const delimiter = separator === '\n' ? '\u0000' : separator;
   const parser = parse({
@@ -80,14 +98,21 @@ async function readRows(stream: Readable, start: number, end: number, separator:
   let maxCols = 0;
   let consumed = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: string[];
+      info: { bytes: number };
+    }>) {
       if (start + consumed >= end) break;
       rows.push(Object.fromEntries(record.map((value, index) => [String(index), value])));
       maxCols = Math.max(maxCols, record.length);
       consumed = info.bytes;
     }
   } catch (error) {
-    throw gatewayError('ERR_ILLEGAL_ARGUMENT', `the file cannot be read as separated values: ${(error as Error).message}`, {});
+    throw gatewayError(
+      'ERR_ILLEGAL_ARGUMENT',
+      `the file cannot be read as separated values: ${(error as Error).message}`,
+      {},
+    );
   } finally {
     stream.unpipe(parser);
     stream.destroy();
@@ -106,7 +131,9 @@ export const chunkRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
     const { caller, object, blob } = await readableFile(data, user, idParam(request.params));
     let bytes: Buffer = Buffer.alloc(0);
     if (position < blob.size) {
-      bytes = await collect(blob.stream({ start: position, end: Math.min(position + size, blob.size) - 1 }));
+      bytes = await collect(
+        blob.stream({ start: position, end: Math.min(position + size, blob.size) - 1 }),
+      );
     } else {
       await blob.close();
     }
@@ -130,7 +157,11 @@ export const chunkRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
     const pages = Math.ceil(blob.size / size);
     if (page > Math.max(pages, 1)) {
       await blob.close();
-      throw badParameter('page', `must be at most ${Math.max(pages, 1)} (the file has ${pages} page(s) of ${size} bytes)`, String(page));
+      throw badParameter(
+        'page',
+        `must be at most ${Math.max(pages, 1)} (the file has ${pages} page(s) of ${size} bytes)`,
+        String(page),
+      );
     }
     const pageStart = (page - 1) * size;
     const pageEnd = Math.min(page * size, blob.size);
@@ -144,7 +175,12 @@ export const chunkRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
         reader = await data.blobs.openRead(object.id);
       }
       if (rowStart < pageEnd) {
-        result = await readRows(reader.stream({ start: rowStart, end: reader.size - 1 }), rowStart, pageEnd, separator);
+        result = await readRows(
+          reader.stream({ start: rowStart, end: reader.size - 1 }),
+          rowStart,
+          pageEnd,
+          separator,
+        );
       } else {
         await reader.close();
       }

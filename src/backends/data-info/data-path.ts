@@ -55,7 +55,8 @@ function segmentProblem(segment: string): string | undefined {
   if (segment === '') return 'must not contain empty segments ("//")';
   if (segment === '.') return 'must not contain "." segments';
   if (segment === '..') return 'must not contain ".." segments';
-  if (utf8Bytes(segment) > MAX_SEGMENT_BYTES) return `must not have a segment longer than ${MAX_SEGMENT_BYTES} bytes`;
+  if (utf8Bytes(segment) > MAX_SEGMENT_BYTES)
+    return `must not have a segment longer than ${MAX_SEGMENT_BYTES} bytes`;
   return undefined;
 }
 
@@ -84,7 +85,8 @@ export function normalizeDataPath(input: unknown, zone: string, field = 'path'):
 
   // Tolerate the one trailing slash clients add to folders; a second one is an empty segment.
   const canonical = path.endsWith('/') ? path.slice(0, -1) : path;
-  if (utf8Bytes(canonical) > MAX_PATH_BYTES) throw refuse(`must not be longer than ${MAX_PATH_BYTES} bytes`);
+  if (utf8Bytes(canonical) > MAX_PATH_BYTES)
+    throw refuse(`must not be longer than ${MAX_PATH_BYTES} bytes`);
   const segments = canonical.slice(1).split('/');
   for (const segment of segments) {
     const problem = segmentProblem(segment);
@@ -125,9 +127,11 @@ export function joinDataPath(parent: string, name: unknown, field = 'name'): str
   const badCharacters = characterProblem(segment);
   if (badCharacters) throw refuse(badCharacters);
   if (segment === '.' || segment === '..') throw refuse(`must not be "${segment}"`);
-  if (utf8Bytes(segment) > MAX_SEGMENT_BYTES) throw refuse(`must not be longer than ${MAX_SEGMENT_BYTES} bytes`);
+  if (utf8Bytes(segment) > MAX_SEGMENT_BYTES)
+    throw refuse(`must not be longer than ${MAX_SEGMENT_BYTES} bytes`);
   const joined = `${parent}/${segment}`;
-  if (utf8Bytes(joined) > MAX_PATH_BYTES) throw refuse(`would make a path longer than ${MAX_PATH_BYTES} bytes`);
+  if (utf8Bytes(joined) > MAX_PATH_BYTES)
+    throw refuse(`would make a path longer than ${MAX_PATH_BYTES} bytes`);
   return joined;
 }
 

@@ -10,9 +10,23 @@ import { chunkRoutes } from './chunks.js';
 import { infoTypes, isInfoType } from './content-types.js';
 import { baseName } from './data-path.js';
 import { idParam, objectById, requireFile } from './ids.js';
-import { defaultBadChars, entityTypes, Lister, sortDirs, sortFields, type ListingOptions } from './listing.js';
+import {
+  defaultBadChars,
+  entityTypes,
+  Lister,
+  sortDirs,
+  sortFields,
+  type ListingOptions,
+} from './listing.js';
 import { wildcardPath } from './navigation.js';
-import { booleanParam, choiceParam, integerParam, missingParameter, single, valuesOf } from './query.js';
+import {
+  booleanParam,
+  choiceParam,
+  integerParam,
+  missingParameter,
+  single,
+  valuesOf,
+} from './query.js';
 import type { DataStore } from './store.js';
 import { uploadRoutes } from './uploads.js';
 import { createFolders } from './writes.js';
@@ -44,7 +58,13 @@ function listingOptions(query: unknown): ListingOptions {
  * RFC 6266 name, one byte range on request. Headers that keep a browser from running uploaded
  * HTML or from guessing another type are always sent.
  */
-async function sendFile(data: DataStore, object: DataObject, query: unknown, rangeHeader: string | undefined, reply: FastifyReply) {
+async function sendFile(
+  data: DataStore,
+  object: DataObject,
+  query: unknown,
+  rangeHeader: string | undefined,
+  reply: FastifyReply,
+) {
   const attachment = booleanParam(query, 'attachment');
   const blob = await data.content(object);
   // An empty file is an empty 200 whatever the Range (clients ask `bytes=0-` of everything).
@@ -52,11 +72,19 @@ async function sendFile(data: DataStore, object: DataObject, query: unknown, ran
   if (range === 'unsatisfiable') {
     await blob.close();
     const reason = `the range ${rangeHeader} lies outside the ${blob.size} bytes of ${object.path}`;
-    throw gatewayError('ERR_RANGE_NOT_SATISFIABLE', reason, { path: object.path, size: blob.size }, { 'content-range': `bytes */${blob.size}` });
+    throw gatewayError(
+      'ERR_RANGE_NOT_SATISFIABLE',
+      reason,
+      { path: object.path, size: blob.size },
+      { 'content-range': `bytes */${blob.size}` },
+    );
   }
   reply
     .header('content-type', object.content_type ?? 'application/octet-stream')
-    .header('content-disposition', contentDisposition(attachment ? 'attachment' : 'inline', baseName(object.path)))
+    .header(
+      'content-disposition',
+      contentDisposition(attachment ? 'attachment' : 'inline', baseName(object.path)),
+    )
     .header('accept-ranges', 'bytes')
     .header('x-content-type-options', 'nosniff')
     .header('content-security-policy', 'sandbox')
@@ -91,7 +119,8 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
     const caller = await data.caller(requireUserParam(request.query));
     const object = await data.existing(wildcardPath(data, request.params));
     const access: Access = await visibility.requireRead(caller, object);
-    if (object.type === 'file') return sendFile(data, object, request.query, request.headers.range, reply);
+    if (object.type === 'file')
+      return sendFile(data, object, request.query, request.headers.range, reply);
     return lister.list(caller, object, access, listingOptions(request.query));
   });
 
@@ -127,12 +156,22 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
     const caller = await data.writer(requireUserParam(request.query));
     const { paths: raw } = request.body as { paths: string[] };
     if (raw.length > MAX_BULK_PATHS) {
-      throw gatewayError('ERR_TOO_MANY_RESULTS', `at most ${MAX_BULK_PATHS} paths are accepted`, { count: raw.length, limit: MAX_BULK_PATHS });
+      throw gatewayError('ERR_TOO_MANY_RESULTS', `at most ${MAX_BULK_PATHS} paths are accepted`, {
+        count: raw.length,
+        limit: MAX_BULK_PATHS,
+      });
     }
-    if (raw.length === 0) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'body field "paths" must not be empty', { field: 'paths' });
+    if (raw.length === 0)
+      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'body field "paths" must not be empty', {
+        field: 'paths',
+      });
     const paths = [...new Set(raw.map((path) => data.path(path, 'paths')))].sort();
     const created = await createFolders(data, caller, paths);
-    if (created.length === 0) throw errorAs('ERR_EXISTS', 'conflict', `${paths[0]} already exists`, { path: paths[0], paths });
+    if (created.length === 0)
+      throw errorAs('ERR_EXISTS', 'conflict', `${paths[0]} already exists`, {
+        path: paths[0],
+        paths,
+      });
     return { paths: created.sort() };
   });
 
@@ -140,12 +179,20 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
     const caller = await data.writer(requireUserParam(request.query));
     const { type } = request.body as { type: string };
     if (type !== '' && !isInfoType(type)) {
-      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `"${type}" is not an info type (see GET /file-types)`, { field: 'type', type });
+      throw gatewayError(
+        'ERR_BAD_OR_MISSING_FIELD',
+        `"${type}" is not an info type (see GET /file-types)`,
+        { field: 'type', type },
+      );
     }
     const object = await objectById(data, idParam(request.params));
     requireFile(object);
     await visibility.requireLevel(caller, object, 'write');
-    await data.db.updateTable('data_objects').set({ info_type: type }).where('id', '=', object.id).execute();
+    await data.db
+      .updateTable('data_objects')
+      .set({ info_type: type })
+      .where('id', '=', object.id)
+      .execute();
     return { type, user: caller.name, path: object.path };
   });
 
@@ -156,7 +203,11 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
     const object = await objectById(data, idParam(request.params));
     requireFile(object);
     await visibility.requireRead(caller, object);
-    return { 'content-type': object.content_type ?? 'application/octet-stream', infoType: object.info_type, urls: [] };
+    return {
+      'content-type': object.content_type ?? 'application/octet-stream',
+      infoType: object.info_type,
+      urls: [],
+    };
   });
 
   await app.register(chunkRoutes, { data });

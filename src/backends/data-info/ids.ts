@@ -11,7 +11,10 @@ export function isUuid(value: unknown): value is string {
 /** The object with this id (any letter case), or ERR_DOES_NOT_EXIST naming it; a non-UUID cannot exist. */
 export async function objectById(data: DataStore, id: unknown): Promise<DataObject> {
   const object = isUuid(id) ? await data.catalog.byId(id.toLowerCase()) : undefined;
-  if (!object) throw gatewayError('ERR_DOES_NOT_EXIST', `no file or folder has the id ${JSON.stringify(id)}`, { id });
+  if (!object)
+    throw gatewayError('ERR_DOES_NOT_EXIST', `no file or folder has the id ${JSON.stringify(id)}`, {
+      id,
+    });
   return object;
 }
 
@@ -21,9 +24,14 @@ export function idParam(params: unknown): unknown {
 }
 
 export function requireFile(object: DataObject): void {
-  if (object.type !== 'file') throw gatewayError('ERR_NOT_A_FILE', `${object.path} is not a file`, { path: object.path });
+  if (object.type !== 'file')
+    throw gatewayError('ERR_NOT_A_FILE', `${object.path} is not a file`, { path: object.path });
 }
 
 export function requireFolder(object: DataObject, field?: string): void {
-  if (object.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${object.path} is not a folder`, { path: object.path, ...(field ? { field } : {}) });
+  if (object.type !== 'dir')
+    throw gatewayError('ERR_NOT_A_FOLDER', `${object.path} is not a folder`, {
+      path: object.path,
+      ...(field ? { field } : {}),
+    });
 }

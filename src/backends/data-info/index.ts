@@ -24,8 +24,17 @@ export const dataInfoService: EmbeddedService = {
       await orphanSweep.stop();
     });
 
-    app.get('/navigation/base-paths', async (request) => basePaths(config.dataStore.zone, requireUserParam(request.query)));
-    for (const routes of [navigationRoutes, filesRoutes, statRoutes, sharingRoutes, ticketRoutes, usageSummaryRoutes]) {
+    app.get('/navigation/base-paths', async (request) =>
+      basePaths(config.dataStore.zone, requireUserParam(request.query)),
+    );
+    for (const routes of [
+      navigationRoutes,
+      filesRoutes,
+      statRoutes,
+      sharingRoutes,
+      ticketRoutes,
+      usageSummaryRoutes,
+    ]) {
       await app.register(routes, { data });
     }
     await app.register(mutationRoutes, { data, announce: announcer(notify) });

@@ -69,22 +69,35 @@ const sortColumns: Record<SortField, string> = {
  * sorts) broken by case-folded name, then byte order, then id, so pages never overlap or skip.
  * Text sorts compare code points on both engines (PostgreSQL's locale would order differently).
  */
-export function orderObjects<O>(db: Kysely<Database>, query: ObjectQuery<O>, field: SortField, dir: SortDir): ObjectQuery<O> {
+export function orderObjects<O>(
+  db: Kysely<Database>,
+  query: ObjectQuery<O>,
+  field: SortField,
+  dir: SortDir,
+): ObjectQuery<O> {
   const direction = sql.raw(dir === 'DESC' ? 'desc' : 'asc');
   const column = sql.ref(sortColumns[field]);
   let ordered = query.orderBy(sql`case when o.type = 'dir' then 0 else 1 end`);
   if (field === 'name') {
-    ordered = ordered.orderBy(sql`${binaryText(db, sql`lower(o.name)`)} ${direction}`).orderBy(sql`${binaryText(db, column)} ${direction}`);
+    ordered = ordered
+      .orderBy(sql`${binaryText(db, sql`lower(o.name)`)} ${direction}`)
+      .orderBy(sql`${binaryText(db, column)} ${direction}`);
   } else if (field === 'path') {
     ordered = ordered.orderBy(sql`${binaryText(db, column)} ${direction}`);
   } else {
     ordered = ordered.orderBy(sql`${column} ${direction}`);
   }
-  return ordered.orderBy(binaryText(db, sql`lower(o.name)`)).orderBy(binaryText(db, sql.ref('o.name'))).orderBy(sql.ref('o.id'));
+  return ordered
+    .orderBy(binaryText(db, sql`lower(o.name)`))
+    .orderBy(binaryText(db, sql.ref('o.name')))
+    .orderBy(sql.ref('o.id'));
 }
 
 /** True when the listing should flag the name (backends.md §2.3 `badName`). */
-export function isBadName(path: string, options: Pick<ListingOptions, 'badChars' | 'badNames' | 'badPaths'>): boolean {
+export function isBadName(
+  path: string,
+  options: Pick<ListingOptions, 'badChars' | 'badNames' | 'badPaths'>,
+): boolean {
   const name = baseName(path);
   if (options.badPaths.includes(path) || options.badNames.includes(name)) return true;
   for (const character of options.badChars) if (name.includes(character)) return true;
@@ -100,19 +113,28 @@ export class Lister {
 
   /** Children of `folder` the caller may see: all of them, or for a pass-through folder those on the way to a grant. */
   private children(caller: Caller, folder: DataObject, access: Access): ObjectQuery {
-    let query: ObjectQuery = this.db.selectFrom('data_objects as o').where('o.parent_path', '=', folder.path);
-    if (access === 'pass-through') query = query.where(visibilityOf(this.data).leadsToGrant(caller, sql.ref('o.path')));
+    let query: ObjectQuery = this.db
+      .selectFrom('data_objects as o')
+      .where('o.parent_path', '=', folder.path);
+    if (access === 'pass-through')
+      query = query.where(visibilityOf(this.data).leadsToGrant(caller, sql.ref('o.path')));
     return query;
   }
 
   /** Levels of listed children: the folder's level or a stronger grant on the child; pass-through children show `read`. */
-  async levelsOf(caller: Caller, objects: DataObject[], folderAccess: Access | undefined): Promise<Map<string, Permission>> {
+  async levelsOf(
+    caller: Caller,
+    objects: DataObject[],
+    folderAccess: Access | undefined,
+  ): Promise<Map<string, Permission>> {
     const direct = await visibilityOf(this.data).directGrants(
       caller,
       objects.map((object) => object.id),
     );
     const inherited = folderAccess && folderAccess !== 'pass-through' ? folderAccess : undefined;
-    return new Map(objects.map((object) => [object.id, strongest([inherited, direct.get(object.id)]) ?? 'read']));
+    return new Map(
+      objects.map((object) => [object.id, strongest([inherited, direct.get(object.id)]) ?? 'read']),
+    );
   }
 
   entry(object: DataObject, permission: Permission, options: ListingOptions): ListingEntry {
@@ -130,23 +152,39 @@ export class Lister {
     };
   }
 
-  async list(caller: Caller, folder: DataObject, access: Access, options: ListingOptions): Promise<FolderListing> {
+  async list(
+    caller: Caller,
+    folder: DataObject,
+    access: Access,
+    options: ListingOptions,
+  ): Promise<FolderListing> {
     let matching = this.children(caller, folder, access);
     if (options.entityType === 'file') matching = matching.where('o.type', '=', 'file');
     if (options.entityType === 'folder') matching = matching.where('o.type', '=', 'dir');
     // The info-type filter selects files; folders stay, so a chooser can still navigate.
     if (options.infoTypes.length > 0) {
-      matching = matching.where((eb) => eb.or([eb('o.type', '=', 'dir'), eb('o.info_type', 'in', options.infoTypes)]));
+      matching = matching.where((eb) =>
+        eb.or([eb('o.type', '=', 'dir'), eb('o.info_type', 'in', options.infoTypes)]),
+      );
     }
 
     const [counted, page, readmes] = await Promise.all([
       matching.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
       options.limit === 0
         ? Promise.resolve([] as DataObject[])
-        : (orderObjects(this.db, matching.selectAll('o'), options.sortField, options.sortDir).limit(options.limit).offset(options.offset).execute() as Promise<DataObject[]>),
-      this.children(caller, folder, access).selectAll('o').where('o.type', '=', 'file').where('o.name', 'in', readmeNames).execute() as Promise<DataObject[]>,
+        : (orderObjects(this.db, matching.selectAll('o'), options.sortField, options.sortDir)
+            .limit(options.limit)
+            .offset(options.offset)
+            .execute() as Promise<DataObject[]>),
+      this.children(caller, folder, access)
+        .selectAll('o')
+        .where('o.type', '=', 'file')
+        .where('o.name', 'in', readmeNames)
+        .execute() as Promise<DataObject[]>,
     ]);
-    const readme = readmeNames.map((name) => readmes.find((object) => object.name === name)).find((object) => object !== undefined);
+    const readme = readmeNames
+      .map((name) => readmes.find((object) => object.name === name))
+      .find((object) => object !== undefined);
 
     const levels = await this.levelsOf(caller, readme ? [...page, readme] : page, access);
     const entries = page.map((object) => this.entry(object, levels.get(object.id)!, options));
@@ -161,7 +199,11 @@ export class Lister {
   }
 
   /** All sub-folders the caller may see, by name (navigation listings). */
-  async subfolders(caller: Caller, folder: DataObject, access: Access): Promise<{ object: DataObject; permission: Permission }[]> {
+  async subfolders(
+    caller: Caller,
+    folder: DataObject,
+    access: Access,
+  ): Promise<{ object: DataObject; permission: Permission }[]> {
     const query = this.children(caller, folder, access).selectAll('o').where('o.type', '=', 'dir');
     const folders = (await orderObjects(this.db, query, 'name', 'ASC').execute()) as DataObject[];
     const levels = await this.levelsOf(caller, folders, access);

@@ -37,7 +37,8 @@ export function trashBase(zone: string): string {
 }
 
 /** PostgreSQL's deadlock_detected: it rolled back one of two transactions that waited for each other. */
-const isDeadlock = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === '40P01';
+const isDeadlock = (error: unknown): boolean =>
+  (error as { code?: unknown } | null)?.code === '40P01';
 /** Attempts of a transaction PostgreSQL rolled back as a deadlock. */
 const DEADLOCK_ATTEMPTS = 3;
 
@@ -47,68 +48,129 @@ const DEADLOCK_ATTEMPTS = 3;
  * has gone ahead by then, and `work` checks afresh), so `work` must keep its results to itself
  * until it returns. Changes take their locks in one order (tree.ts), so this is a safety net.
  */
-export async function inTransaction<T>(data: DataStore, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  data: DataStore,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await data.db.transaction().execute(work);
     } catch (error) {
       if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
-      if (isUniqueViolation(error)) throw errorAs('ERR_EXISTS', 'conflict', 'a target path was taken by a concurrent change; nothing was changed');
+      if (isUniqueViolation(error))
+        throw errorAs(
+          'ERR_EXISTS',
+          'conflict',
+          'a target path was taken by a concurrent change; nothing was changed',
+        );
       throw error;
     }
   }
 }
 
 /** Every source must exist: ERR_DOES_NOT_EXIST naming all the missing ones. */
-export async function existingAll(data: DataStore, trx: Transaction<Database>, paths: string[]): Promise<Map<string, DataObject>> {
+export async function existingAll(
+  data: DataStore,
+  trx: Transaction<Database>,
+  paths: string[],
+): Promise<Map<string, DataObject>> {
   const found = await data.catalog.byPaths(paths, trx);
   const missing = paths.filter((path) => !found.has(path));
-  if (missing.length > 0) throw gatewayError('ERR_DOES_NOT_EXIST', `${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist`, { paths: missing });
+  if (missing.length > 0)
+    throw gatewayError(
+      'ERR_DOES_NOT_EXIST',
+      `${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist`,
+      { paths: missing },
+    );
   return found;
 }
 
 /** The caller must own every path: ERR_NOT_OWNER naming those they do not. */
-export async function ownedAll(data: DataStore, trx: Transaction<Database>, caller: Caller, paths: string[]): Promise<void> {
+export async function ownedAll(
+  data: DataStore,
+  trx: Transaction<Database>,
+  caller: Caller,
+  paths: string[],
+): Promise<void> {
   const levels = await data.catalog.permissions(caller.name, paths, trx);
   const notOwned = paths.filter((path) => !atLeast(levels.get(path), 'own'));
-  if (notOwned.length > 0) throw gatewayError('ERR_NOT_OWNER', `${caller.name} does not own ${notOwned.join(', ')}`, { paths: notOwned, user: caller.name });
+  if (notOwned.length > 0)
+    throw gatewayError('ERR_NOT_OWNER', `${caller.name} does not own ${notOwned.join(', ')}`, {
+      paths: notOwned,
+      user: caller.name,
+    });
 }
 
 /** Applies `moves` (already checked to be distinct sources) in one transaction; answers the event. */
-export async function moveAll(data: DataStore, caller: Caller, moves: Move[], action: 'move' | 'rename'): Promise<DataEvent> {
+export async function moveAll(
+  data: DataStore,
+  caller: Caller,
+  moves: Move[],
+  action: 'move' | 'rename',
+): Promise<DataEvent> {
   const zone = data.zone;
   // A source below another source moves first, so both end up where they were sent.
   const ordered = [...moves].sort((a, b) => depth(b.from) - depth(a.from));
   await inTransaction(data, async (trx) => {
-    await existingAll(data, trx, ordered.map((move) => move.from));
+    await existingAll(
+      data,
+      trx,
+      ordered.map((move) => move.from),
+    );
 
-    const roots = ordered.filter((move) => isProtectedRoot(zone, move.from)).map((move) => move.from);
-    if (roots.length > 0) throw errorAs('ERR_NOT_AUTHORIZED', 'ownHome', `home, trash and zone folders cannot be moved: ${roots.join(', ')}`, { paths: roots });
+    const roots = ordered
+      .filter((move) => isProtectedRoot(zone, move.from))
+      .map((move) => move.from);
+    if (roots.length > 0)
+      throw errorAs(
+        'ERR_NOT_AUTHORIZED',
+        'ownHome',
+        `home, trash and zone folders cannot be moved: ${roots.join(', ')}`,
+        { paths: roots },
+      );
 
     const folders = [...new Set(ordered.map((move) => parentOf(move.to)))];
     const targetFolders = await data.catalog.byPaths(folders, trx);
     for (const folder of folders) {
       const target = targetFolders.get(folder);
-      if (!target) throw gatewayError('ERR_DOES_NOT_EXIST', `${folder} does not exist`, { path: folder });
-      if (target.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${folder} is not a folder`, { path: folder });
+      if (!target)
+        throw gatewayError('ERR_DOES_NOT_EXIST', `${folder} does not exist`, { path: folder });
+      if (target.type !== 'dir')
+        throw gatewayError('ERR_NOT_A_FOLDER', `${folder} is not a folder`, { path: folder });
       if (isWithin(folder, trashBase(zone))) {
-        throw gatewayError('ERR_ILLEGAL_ARGUMENT', `${folder} is in the trash; delete items to move them there`, { path: folder });
+        throw gatewayError(
+          'ERR_ILLEGAL_ARGUMENT',
+          `${folder} is in the trash; delete items to move them there`,
+          { path: folder },
+        );
       }
     }
 
-    await ownedAll(data, trx, caller, ordered.map((move) => move.from));
+    await ownedAll(
+      data,
+      trx,
+      caller,
+      ordered.map((move) => move.from),
+    );
     const folderLevels = await data.catalog.permissions(caller.name, folders, trx);
     for (const folder of folders) {
       if (!atLeast(folderLevels.get(folder), 'write')) {
-        throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${folder}`, { path: folder, user: caller.name });
+        throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${folder}`, {
+          path: folder,
+          user: caller.name,
+        });
       }
     }
 
     const intoItself = ordered.filter((move) => isWithin(parentOf(move.to), move.from));
     if (intoItself.length > 0) {
-      throw gatewayError('ERR_ILLEGAL_ARGUMENT', `a folder cannot be moved into itself or below itself: ${intoItself.map((move) => move.from).join(', ')}`, {
-        paths: intoItself.map((move) => move.from),
-      });
+      throw gatewayError(
+        'ERR_ILLEGAL_ARGUMENT',
+        `a folder cannot be moved into itself or below itself: ${intoItself.map((move) => move.from).join(', ')}`,
+        {
+          paths: intoItself.map((move) => move.from),
+        },
+      );
     }
 
     const targets = ordered.map((move) => move.to);
@@ -117,12 +179,23 @@ export async function moveAll(data: DataStore, caller: Caller, moves: Move[], ac
     for (const target of targets) if (taken.has(target)) clashes.push(target);
     if (clashes.length > 0) {
       const paths = [...new Set(clashes)];
-      throw errorAs('ERR_EXISTS', 'conflict', `${paths.join(', ')} already ${paths.length === 1 ? 'exists' : 'exist'}; nothing was moved`, { paths });
+      throw errorAs(
+        'ERR_EXISTS',
+        'conflict',
+        `${paths.join(', ')} already ${paths.length === 1 ? 'exists' : 'exist'}; nothing was moved`,
+        { paths },
+      );
     }
 
     const now = data.now();
     // Leaving the trash by a move ends the item's trash life (the sweep must not find it later).
-    for (const move of ordered) await relocate(trx, move.from, move.to, now, { origin: null, at: null });
+    for (const move of ordered)
+      await relocate(trx, move.from, move.to, now, { origin: null, at: null });
   });
-  return { action, user: caller.name, paths: moves.map((move) => move.from), dest: action === 'move' ? parentOf(moves[0]?.to ?? '') : moves[0]?.to };
+  return {
+    action,
+    user: caller.name,
+    paths: moves.map((move) => move.from),
+    dest: action === 'move' ? parentOf(moves[0]?.to ?? '') : moves[0]?.to,
+  };
 }

@@ -16,7 +16,12 @@ export interface NavigationEntry {
   permission: Permission;
 }
 
-export function navigationEntry(data: DataStore, caller: Caller, object: DataObject, permission: Permission): NavigationEntry {
+export function navigationEntry(
+  data: DataStore,
+  caller: Caller,
+  object: DataObject,
+  permission: Permission,
+): NavigationEntry {
   return {
     id: object.id,
     path: object.path,
@@ -41,7 +46,12 @@ export const navigationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (
   /** The entry of a folder the caller can see, with the level they hold on it. */
   const entryOf = async (caller: Caller, path: string): Promise<NavigationEntry> => {
     const object = await data.existing(path);
-    return navigationEntry(data, caller, object, reported(await visibility.requireRead(caller, object)));
+    return navigationEntry(
+      data,
+      caller,
+      object,
+      reported(await visibility.requireRead(caller, object)),
+    );
   };
 
   app.get('/navigation/home', async (request) => {
@@ -52,8 +62,16 @@ export const navigationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (
   app.get('/navigation/root', async (request) => {
     const caller = await data.writer(requireUserParam(request.query));
     const basePaths = data.catalog.basePaths(caller.name);
-    const roots = [basePaths.user_home_path, data.catalog.communityPath, `/${data.zone}/home`, basePaths.user_trash_path];
-    return { roots: await Promise.all(roots.map((path) => entryOf(caller, path))), 'base-paths': basePaths };
+    const roots = [
+      basePaths.user_home_path,
+      data.catalog.communityPath,
+      `/${data.zone}/home`,
+      basePaths.user_trash_path,
+    ];
+    return {
+      roots: await Promise.all(roots.map((path) => entryOf(caller, path))),
+      'base-paths': basePaths,
+    };
   });
 
   app.get('/navigation/path/*', async (request) => {
@@ -61,13 +79,17 @@ export const navigationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (
     const folder = await data.existing(wildcardPath(data, request.params));
     const access = await visibility.requireRead(caller, folder);
     if (folder.type !== 'dir') {
-      throw gatewayError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
+      throw gatewayError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, {
+        path: folder.path,
+      });
     }
     const folders = await lister.subfolders(caller, folder, access);
     return {
       folder: {
         ...navigationEntry(data, caller, folder, reported(access)),
-        folders: folders.map(({ object, permission }) => navigationEntry(data, caller, object, permission)),
+        folders: folders.map(({ object, permission }) =>
+          navigationEntry(data, caller, object, permission),
+        ),
       },
     };
   });

@@ -43,7 +43,9 @@ export function dataNotification(event: DataEvent): UserNotification {
  * Tells the user about an operation that changed something. Sent after the answer's work is
  * committed and not waited for: a slow or absent notification agent never holds up the data store.
  */
-export function announcer(notify: (notification: UserNotification) => Promise<boolean>): (event: DataEvent) => void {
+export function announcer(
+  notify: (notification: UserNotification) => Promise<boolean>,
+): (event: DataEvent) => void {
   return (event) => {
     if (event.paths.length > 0) void notify(dataNotification(event));
   };

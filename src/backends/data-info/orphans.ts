@@ -26,7 +26,11 @@ export interface OrphanSweep {
 }
 
 /** One sweep over the bytes of `data`, as of `data.now()`; `signal` ends it early (between batches). */
-export async function sweepOrphans(data: DataStore, graceMs: number, signal?: AbortSignal): Promise<OrphanSweep> {
+export async function sweepOrphans(
+  data: DataStore,
+  graceMs: number,
+  signal?: AbortSignal,
+): Promise<OrphanSweep> {
   const started = performance.now();
   const before = data.now() - graceMs;
   const temps = await data.blobs.removeStaleTemps(before);
@@ -35,7 +39,11 @@ export async function sweepOrphans(data: DataStore, graceMs: number, signal?: Ab
   for await (const ids of data.blobs.staleObjects(before, BATCH)) {
     if (signal?.aborted) break;
     checked += ids.length;
-    const rows = await data.db.selectFrom('data_objects').select('id').where('id', 'in', ids).execute();
+    const rows = await data.db
+      .selectFrom('data_objects')
+      .select('id')
+      .where('id', 'in', ids)
+      .execute();
     const named = new Set(rows.map((row) => row.id.toLowerCase()));
     for (const id of ids) {
       if (named.has(id)) continue;
@@ -51,14 +59,19 @@ export async function sweepOrphans(data: DataStore, graceMs: number, signal?: Ab
  * throws, never keeps the process alive. The start-up sweep is always logged, later ones when
  * they removed something.
  */
-export function startOrphanSweep(data: DataStore, graceMs: number, log: FastifyBaseLogger): { stop(): Promise<void> } {
+export function startOrphanSweep(
+  data: DataStore,
+  graceMs: number,
+  log: FastifyBaseLogger,
+): { stop(): Promise<void> } {
   let running: Promise<void> | undefined;
   const stopping = new AbortController();
   const run = (first: boolean) => {
     if (running || stopping.signal.aborted) return; // a slow sweep is not overlapped by the next one
     running = sweepOrphans(data, graceMs, stopping.signal)
       .then((result) => {
-        if (first || result.removed + result.temps > 0) log.info({ orphanSweep: result }, 'orphan sweep finished');
+        if (first || result.removed + result.temps > 0)
+          log.info({ orphanSweep: result }, 'orphan sweep finished');
       })
       .catch((error: unknown) => log.error({ err: error }, 'orphan sweep failed'))
       .finally(() => (running = undefined));

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import mime from 'mime-types';
 import { Type } from 'typebox';
-import { booleanParam, newChildPath, pathList, repeatedParam, stringParam, userOf } from './bulk.js';
+import {
+  booleanParam,
+  newChildPath,
+  pathList,
+  repeatedParam,
+  stringParam,
+  userOf,
+} from './bulk.js';
 import { atLeast, type DataObject, type NewObject } from './catalog.js';
 import { baseName, isWithin, parentOf } from './data-path.js';
 import { trashBase } from './moves.js';
@@ -53,7 +60,10 @@ interface PathListQuery {
 
 function parseQuery(data: DataStore, query: unknown): PathListQuery {
   const dest = stringParam(query, 'dest');
-  if (dest === undefined || dest === '') throw gatewayError('ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "dest"', { field: 'dest' });
+  if (dest === undefined || dest === '')
+    throw gatewayError('ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "dest"', {
+      field: 'dest',
+    });
   const pattern = stringParam(query, 'name-pattern');
   return {
     dest: data.path(dest, 'dest'),
@@ -66,11 +76,18 @@ function parseQuery(data: DataStore, query: unknown): PathListQuery {
 }
 
 /** The entries a path list holds for the requested paths, in request order, each once. */
-async function collect(data: DataStore, caller: Caller, paths: string[], options: PathListQuery): Promise<string[]> {
+async function collect(
+  data: DataStore,
+  caller: Caller,
+  paths: string[],
+  options: PathListQuery,
+): Promise<string[]> {
   const wanted = (object: DataObject): boolean =>
     object.type === (options.foldersOnly ? 'dir' : 'file') &&
     (options.namePattern === undefined || options.namePattern.test(object.name)) &&
-    (options.infoTypes.length === 0 || object.type === 'dir' || options.infoTypes.includes(object.info_type));
+    (options.infoTypes.length === 0 ||
+      object.type === 'dir' ||
+      options.infoTypes.includes(object.info_type));
 
   const entries = new Set<string>();
   for (const path of paths) {
@@ -78,9 +95,17 @@ async function collect(data: DataStore, caller: Caller, paths: string[], options
     await data.require(caller, object, 'read'); // grants cover what lies below, so the contents are readable too
     let candidates: DataObject[];
     if (object.type === 'file') candidates = [object];
-    else if (options.recursive) candidates = (await data.db.selectFrom('data_objects').selectAll().where(below(path)).execute()) as DataObject[];
+    else if (options.recursive)
+      candidates = (await data.db
+        .selectFrom('data_objects')
+        .selectAll()
+        .where(below(path))
+        .execute()) as DataObject[];
     else candidates = await data.catalog.children(path);
-    for (const candidate of candidates.filter(wanted).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) entries.add(candidate.path);
+    for (const candidate of candidates
+      .filter(wanted)
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)))
+      entries.add(candidate.path);
   }
   return [...entries];
 }
@@ -94,20 +119,37 @@ async function collect(data: DataStore, caller: Caller, paths: string[], options
 export const pathListRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, { data }) => {
   app.post(
     '/path-list-creator',
-    { schema: { querystring: Type.Object({ user: Type.String({ minLength: 1 }) }, { additionalProperties: true }) } },
+    {
+      schema: {
+        querystring: Type.Object(
+          { user: Type.String({ minLength: 1 }) },
+          { additionalProperties: true },
+        ),
+      },
+    },
     async (request) => {
       const caller = await data.writer(userOf(request));
       const options = parseQuery(data, request.query);
       const paths = pathList(data, request.body, 'paths');
 
       const folder = await data.existing(parentOf(options.dest));
-      if (folder.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
-      if (isWithin(folder.path, trashBase(data.zone))) throw gatewayError('ERR_ILLEGAL_ARGUMENT', 'a path list cannot be written into the trash', { path: options.dest });
+      if (folder.type !== 'dir')
+        throw gatewayError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, {
+          path: folder.path,
+        });
+      if (isWithin(folder.path, trashBase(data.zone)))
+        throw gatewayError('ERR_ILLEGAL_ARGUMENT', 'a path list cannot be written into the trash', {
+          path: options.dest,
+        });
       if (!atLeast(await data.permission(caller, folder.path), 'write')) {
-        throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${folder.path}`, { path: folder.path, user: caller.name });
+        throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${folder.path}`, {
+          path: folder.path,
+          user: caller.name,
+        });
       }
       const dest = newChildPath(folder.path, baseName(options.dest), 'dest');
-      if (await data.catalog.byPath(dest)) throw errorAs('ERR_EXISTS', 'conflict', `${dest} already exists`, { path: dest });
+      if (await data.catalog.byPath(dest))
+        throw errorAs('ERR_EXISTS', 'conflict', `${dest} already exists`, { path: dest });
 
       const entries = await collect(data, caller, paths, options);
       const content = [PATH_LIST_HEADER, ...entries].join('\n') + '\n';
@@ -128,7 +170,8 @@ export const pathListRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
         file = await data.db.transaction().execute((trx) => data.catalog.create(row, trx));
       } catch (error) {
         await data.blobs.remove(id);
-        if (isUniqueViolation(error)) throw errorAs('ERR_EXISTS', 'conflict', `${dest} already exists`, { path: dest });
+        if (isUniqueViolation(error))
+          throw errorAs('ERR_EXISTS', 'conflict', `${dest} already exists`, { path: dest });
         throw error;
       }
       return { file: await data.stat(caller, file, 'own') };

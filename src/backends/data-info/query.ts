@@ -26,10 +26,14 @@ export function single(query: unknown, name: string): string | undefined {
   const values = valuesOf(query, name);
   if (values.length === 0) return undefined;
   if (values.some((value) => value !== values[0])) {
-    throw gatewayError('ERR_CONFLICTING_QUERY_PARAMETER_VALUES', `query parameter "${name}" was given different values`, {
-      field: name,
-      values,
-    });
+    throw gatewayError(
+      'ERR_CONFLICTING_QUERY_PARAMETER_VALUES',
+      `query parameter "${name}" was given different values`,
+      {
+        field: name,
+        values,
+      },
+    );
   }
   return values[0];
 }
@@ -44,21 +48,32 @@ export function singleOf(query: unknown, names: string[]): string | undefined {
 }
 
 export function badParameter(name: string, problem: string, value?: unknown): GatewayError {
-  return gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" ${problem}`, { field: name, ...(value === undefined ? {} : { value }) });
+  return gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" ${problem}`, {
+    field: name,
+    ...(value === undefined ? {} : { value }),
+  });
 }
 
 export function missingParameter(name: string): GatewayError {
-  return gatewayError('ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, { field: name });
+  return gatewayError('ERR_MISSING_QUERY_PARAMETER', `missing query parameter "${name}"`, {
+    field: name,
+  });
 }
 
 /** An integer parameter in [min, max], given as digits ("10"); undefined when absent or empty. */
-export function integerParam(query: unknown, name: string, min: number, max: number): number | undefined {
+export function integerParam(
+  query: unknown,
+  name: string,
+  min: number,
+  max: number,
+): number | undefined {
   const raw = single(query, name);
   if (raw === undefined || raw.trim() === '') return undefined;
   const text = raw.trim();
   if (!/^[+-]?\d+$/.test(text)) throw badParameter(name, 'must be an integer', raw);
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < min || value > max) throw badParameter(name, `must be an integer from ${min} to ${max}`, raw);
+  if (!Number.isSafeInteger(value) || value < min || value > max)
+    throw badParameter(name, `must be an integer from ${min} to ${max}`, raw);
   return value;
 }
 
@@ -73,7 +88,12 @@ export function booleanParam(query: unknown, name: string, fallback = false): bo
 }
 
 /** One of `allowed` (compared case-insensitively), answered in the spelling of `allowed`. */
-export function choiceParam<T extends string>(query: unknown, names: string | string[], allowed: readonly T[], fallback: T): T {
+export function choiceParam<T extends string>(
+  query: unknown,
+  names: string | string[],
+  allowed: readonly T[],
+  fallback: T,
+): T {
   const list = Array.isArray(names) ? names : [names];
   const raw = singleOf(query, list);
   if (raw === undefined || raw.trim() === '') return fallback;

@@ -9,7 +9,10 @@ const opened = new WeakMap<Kysely<Database>, Map<string, Promise<DataStore>>>();
  * that read and write the data store besides data-info (the genome service) share it, so that
  * init() (which clears unfinished writes) runs once and per-object locks are the same locks.
  */
-export function sharedDataStore(db: Kysely<Database>, options: DataStoreOptions): Promise<DataStore> {
+export function sharedDataStore(
+  db: Kysely<Database>,
+  options: DataStoreOptions,
+): Promise<DataStore> {
   let byDir = opened.get(db);
   if (!byDir) {
     byDir = new Map();

@@ -26,15 +26,31 @@ interface PathResult {
 function failure(path: string, error: unknown): PathResult {
   const gatewayError = error instanceof GatewayError ? error : toGatewayError(error as Error);
   if (gatewayError.statusCode >= 500) throw error; // a broken store is not a per-path refusal
-  return { path, success: false, reason: gatewayError.reason, error: { error_code: gatewayError.errorCode, reason: gatewayError.reason, ...gatewayError.extra } };
+  return {
+    path,
+    success: false,
+    reason: gatewayError.reason,
+    error: {
+      error_code: gatewayError.errorCode,
+      reason: gatewayError.reason,
+      ...gatewayError.extra,
+    },
+  };
 }
 
 /** A user one may share with: a valid data-store user, not the anonymous one, not oneself. */
 async function sharee(data: DataStore, caller: Caller, name: unknown): Promise<string> {
   if (typeof name !== 'string' || name === '' || name === anonymousUser) {
-    throw gatewayError('ERR_NOT_A_USER', `${JSON.stringify(name)} is not a user one can share with`, { user: name });
+    throw gatewayError(
+      'ERR_NOT_A_USER',
+      `${JSON.stringify(name)} is not a user one can share with`,
+      { user: name },
+    );
   }
-  if (name === caller.name) throw gatewayError('ERR_ILLEGAL_ARGUMENT', 'one cannot share with or unshare from oneself', { user: name });
+  if (name === caller.name)
+    throw gatewayError('ERR_ILLEGAL_ARGUMENT', 'one cannot share with or unshare from oneself', {
+      user: name,
+    });
   await data.caller(name); // validates the name (ERR_NOT_A_USER) and gives the sharee a home to see it from
   return name;
 }
@@ -43,7 +59,11 @@ async function sharee(data: DataStore, caller: Caller, name: unknown): Promise<s
  * An entry's sharee, checked once. An invalid one is refused for each of the entry's paths (the
  * bulk routes report failures per path), so the refusal is thrown again by every call.
  */
-async function shareeOrRefusal(data: DataStore, caller: Caller, name: unknown): Promise<() => string> {
+async function shareeOrRefusal(
+  data: DataStore,
+  caller: Caller,
+  name: unknown,
+): Promise<() => string> {
   try {
     const shareWith = await sharee(data, caller, name);
     return () => shareWith;
@@ -55,37 +75,70 @@ async function shareeOrRefusal(data: DataStore, caller: Caller, name: unknown): 
 }
 
 /** The object at `input`, which the caller must own; its recorded owner's access is never changed by others. */
-async function ownedObject(data: DataStore, caller: Caller, input: unknown, field: string, shareWith: string): Promise<DataObject> {
+async function ownedObject(
+  data: DataStore,
+  caller: Caller,
+  input: unknown,
+  field: string,
+  shareWith: string,
+): Promise<DataObject> {
   const object = await data.existing(data.path(input, field));
   await data.require(caller, object, 'own');
-  if (shareWith === object.owner) throw gatewayError('ERR_ILLEGAL_ARGUMENT', `${shareWith} owns ${object.path}; their access cannot be changed`, { path: object.path, user: shareWith });
+  if (shareWith === object.owner)
+    throw gatewayError(
+      'ERR_ILLEGAL_ARGUMENT',
+      `${shareWith} owns ${object.path}; their access cannot be changed`,
+      { path: object.path, user: shareWith },
+    );
   return object;
 }
 
 function parsePermission(value: unknown): Permission {
   if (typeof value !== 'string' || !permissions.has(value as Permission)) {
-    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'permission must be read, write or own', { field: 'permission' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'permission must be read, write or own', {
+      field: 'permission',
+    });
   }
   return value as Permission;
 }
 
 /** Entries `[{user, paths: [...]}]` of a sharer/unsharer body, with the bulk limit on the total. */
-function entries(body: unknown, field: 'sharing' | 'unshare'): { user: unknown; paths: unknown[] }[] {
+function entries(
+  body: unknown,
+  field: 'sharing' | 'unshare',
+): { user: unknown; paths: unknown[] }[] {
   const list = bodyObject(body)[field];
-  const bad = () => gatewayError('ERR_BAD_OR_MISSING_FIELD', `body field "${field}" must be a list of {user, paths: [...]}`, { field });
+  const bad = () =>
+    gatewayError(
+      'ERR_BAD_OR_MISSING_FIELD',
+      `body field "${field}" must be a list of {user, paths: [...]}`,
+      { field },
+    );
   if (!Array.isArray(list)) throw bad();
   let count = 0;
   const parsed = list.map((entry) => {
-    if (typeof entry !== 'object' || entry === null || !Array.isArray((entry as { paths?: unknown }).paths)) throw bad();
+    if (
+      typeof entry !== 'object' ||
+      entry === null ||
+      !Array.isArray((entry as { paths?: unknown }).paths)
+    )
+      throw bad();
     count += (entry as { paths: unknown[] }).paths.length;
     return entry as { user: unknown; paths: unknown[] };
   });
-  if (count > MAX_BULK_PATHS) throw gatewayError('ERR_TOO_MANY_RESULTS', `at most ${MAX_BULK_PATHS} paths are accepted`, { count, limit: MAX_BULK_PATHS });
+  if (count > MAX_BULK_PATHS)
+    throw gatewayError('ERR_TOO_MANY_RESULTS', `at most ${MAX_BULK_PATHS} paths are accepted`, {
+      count,
+      limit: MAX_BULK_PATHS,
+    });
   return parsed;
 }
 
 /** Every grant on the object itself, except the scaffolding account's. */
-async function userPermissions(data: DataStore, object: DataObject): Promise<{ user: string; permission: Permission }[]> {
+async function userPermissions(
+  data: DataStore,
+  object: DataObject,
+): Promise<{ user: string; permission: Permission }[]> {
   const rows = await data.db
     .selectFrom('data_permissions')
     .select(['username', 'permission'])
@@ -96,19 +149,37 @@ async function userPermissions(data: DataStore, object: DataObject): Promise<{ u
   return rows.map((row) => ({ user: row.username, permission: row.permission }));
 }
 
-async function share(data: DataStore, caller: Caller, shareWith: string, input: unknown, permission: Permission): Promise<DataObject> {
+async function share(
+  data: DataStore,
+  caller: Caller,
+  shareWith: string,
+  input: unknown,
+  permission: Permission,
+): Promise<DataObject> {
   const object = await ownedObject(data, caller, input, 'path', shareWith);
   await data.catalog.grant(data.db, object.id, shareWith, permission);
   return object;
 }
 
-async function unshare(data: DataStore, caller: Caller, shareWith: string, input: unknown): Promise<DataObject> {
+async function unshare(
+  data: DataStore,
+  caller: Caller,
+  shareWith: string,
+  input: unknown,
+): Promise<DataObject> {
   const object = await ownedObject(data, caller, input, 'path', shareWith);
-  await data.db.deleteFrom('data_permissions').where('object_id', '=', object.id).where('username', '=', shareWith).execute();
+  await data.db
+    .deleteFrom('data_permissions')
+    .where('object_id', '=', object.id)
+    .where('username', '=', shareWith)
+    .execute();
   return object;
 }
 
-const userQuery = Type.Object({ user: Type.String({ minLength: 1 }) }, { additionalProperties: true });
+const userQuery = Type.Object(
+  { user: Type.String({ minLength: 1 }) },
+  { additionalProperties: true },
+);
 const idParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, { data }) => {
@@ -125,7 +196,10 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
       const results = [];
       const shareWith = await shareeOrRefusal(data, caller, entry.user);
       for (const item of entry.paths) {
-        const { path, permission } = (typeof item === 'object' && item !== null ? item : {}) as { path?: unknown; permission?: unknown };
+        const { path, permission } = (typeof item === 'object' && item !== null ? item : {}) as {
+          path?: unknown;
+          permission?: unknown;
+        };
         try {
           const object = await share(data, caller, shareWith(), path, parsePermission(permission));
           results.push({ path: object.path, permission, success: true });
@@ -169,16 +243,33 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
     return { paths: answer };
   });
 
-  app.get<{ Params: { id: string } }>('/data/:id/permissions', { schema: { querystring: userQuery, params: idParams } }, async (request) => {
-    const caller = await data.caller(userOf(request));
-    const object = await byId(request.params.id);
-    await data.require(caller, object, 'own');
-    return { id: object.id, path: object.path, 'user-permissions': await userPermissions(data, object) };
-  });
+  app.get<{ Params: { id: string } }>(
+    '/data/:id/permissions',
+    { schema: { querystring: userQuery, params: idParams } },
+    async (request) => {
+      const caller = await data.caller(userOf(request));
+      const object = await byId(request.params.id);
+      await data.require(caller, object, 'own');
+      return {
+        id: object.id,
+        path: object.path,
+        'user-permissions': await userPermissions(data, object),
+      };
+    },
+  );
 
   app.put<{ Params: { id: string; shareWith: string; permission: string } }>(
     '/data/:id/permissions/:shareWith/:permission',
-    { schema: { querystring: userQuery, params: Type.Object({ id: Type.String(), shareWith: Type.String(), permission: Type.String() }) } },
+    {
+      schema: {
+        querystring: userQuery,
+        params: Type.Object({
+          id: Type.String(),
+          shareWith: Type.String(),
+          permission: Type.String(),
+        }),
+      },
+    },
     async (request) => {
       const caller = await data.writer(userOf(request));
       const object = await byId(request.params.id);
@@ -191,7 +282,12 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
 
   app.delete<{ Params: { id: string; shareWith: string } }>(
     '/data/:id/permissions/:shareWith',
-    { schema: { querystring: userQuery, params: Type.Object({ id: Type.String(), shareWith: Type.String() }) } },
+    {
+      schema: {
+        querystring: userQuery,
+        params: Type.Object({ id: Type.String(), shareWith: Type.String() }),
+      },
+    },
     async (request) => {
       const caller = await data.writer(userOf(request));
       const object = await byId(request.params.id);
@@ -208,16 +304,29 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
     for (const path of paths) {
       const object = await data.existing(path);
       await data.require(caller, object, 'own');
-      if (object.type !== 'file') throw gatewayError('ERR_NOT_A_FILE', `${path} is not a file; only files can be made public`, { path });
+      if (object.type !== 'file')
+        throw gatewayError(
+          'ERR_NOT_A_FILE',
+          `${path} is not a file; only files can be made public`,
+          { path },
+        );
       objects.push(object);
     }
     await inTransaction(data, async (trx) => {
       for (const object of objects) {
         // Never lower a stronger public grant someone gave before.
-        if (!atLeast(await data.catalog.permission(everyone, object.path, trx), 'read')) await data.catalog.grant(trx, object.id, everyone, 'read');
+        if (!atLeast(await data.catalog.permission(everyone, object.path, trx), 'read'))
+          await data.catalog.grant(trx, object.id, everyone, 'read');
       }
     });
-    const tickets = await createTickets(data, caller, paths, { mode: 'read', public: true, forJob: false });
-    return { user: caller.name, paths: Object.fromEntries(tickets.map((ticket) => [ticket.path, ticket['download-url']])) };
+    const tickets = await createTickets(data, caller, paths, {
+      mode: 'read',
+      public: true,
+      forJob: false,
+    });
+    return {
+      user: caller.name,
+      paths: Object.fromEntries(tickets.map((ticket) => [ticket.path, ticket['download-url']])),
+    };
   });
 };

@@ -7,7 +7,14 @@ import { atLeast, type DataObject, type Permission } from './catalog.js';
 import { ancestorsOf } from './data-path.js';
 import { isUuid } from './ids.js';
 import { orderObjects, sortDirs, sortFields } from './listing.js';
-import { badParameter, booleanParam, choiceParam, commaListParam, integerParam, valuesOf } from './query.js';
+import {
+  badParameter,
+  booleanParam,
+  choiceParam,
+  commaListParam,
+  integerParam,
+  valuesOf,
+} from './query.js';
 import type { Caller, DataStore, Stat } from './store.js';
 import { reported, visibilityOf } from './visibility.js';
 import { below } from './tree.js';
@@ -42,12 +49,19 @@ function statFilter(query: unknown): (stat: Stat) => Partial<Stat> {
     ['filter-exclude', exclude],
   ] as const) {
     const unknown = keys.filter((key) => !(statKeys as readonly string[]).includes(key));
-    if (unknown.length > 0) throw badParameter(name, `names unknown stat keys (${unknown.join(', ')}); known: ${statKeys.join(', ')}`, keys.join(','));
+    if (unknown.length > 0)
+      throw badParameter(
+        name,
+        `names unknown stat keys (${unknown.join(', ')}); known: ${statKeys.join(', ')}`,
+        keys.join(','),
+      );
   }
   if (include.length === 0 && exclude.length === 0) return (stat) => stat;
   return (stat) =>
     Object.fromEntries(
-      Object.entries(stat).filter(([key]) => (include.length === 0 || include.includes(key)) && !exclude.includes(key)),
+      Object.entries(stat).filter(
+        ([key]) => (include.length === 0 || include.includes(key)) && !exclude.includes(key),
+      ),
     ) as Partial<Stat>;
 }
 
@@ -59,11 +73,18 @@ export const MAX_LISTED_IDS = 20_000;
 
 function bulkLimit(count: number, limit = MAX_BULK_PATHS): void {
   if (count > limit) {
-    throw gatewayError('ERR_TOO_MANY_RESULTS', `at most ${limit} paths or ids are accepted; ${count} were sent`, { count, limit });
+    throw gatewayError(
+      'ERR_TOO_MANY_RESULTS',
+      `at most ${limit} paths or ids are accepted; ${count} were sent`,
+      { count, limit },
+    );
   }
 }
 
-const pathsAndIds = Type.Object({ paths: Type.Optional(Type.Array(Type.String())), ids: Type.Optional(Type.Array(Type.String())) });
+const pathsAndIds = Type.Object({
+  paths: Type.Optional(Type.Array(Type.String())),
+  ids: Type.Optional(Type.Array(Type.String())),
+});
 const pathsOnly = Type.Object({ paths: Type.Array(Type.String()) });
 const idsOnly = Type.Object({ ids: Type.Array(Type.String()) });
 
@@ -75,8 +96,13 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
   const visibility = visibilityOf(data);
 
   /** The stat of an object the caller holds `needed` on (read also admits pass-through folders). */
-  const checkedStat = async (caller: Caller, object: DataObject, needed: Permission): Promise<Stat> => {
-    if (needed === 'read') return data.stat(caller, object, reported(await visibility.requireRead(caller, object)));
+  const checkedStat = async (
+    caller: Caller,
+    object: DataObject,
+    needed: Permission,
+  ): Promise<Stat> => {
+    if (needed === 'read')
+      return data.stat(caller, object, reported(await visibility.requireRead(caller, object)));
     return data.stat(caller, object, await visibility.requireLevel(caller, object, needed));
   };
 
@@ -90,9 +116,17 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
     const { paths = [], ids = [] } = request.body as { paths?: string[]; ids?: string[] };
     bulkLimit(paths.length + ids.length);
     const canonical = paths.map((path) => data.path(path, 'paths'));
-    for (const id of ids) if (!isUuid(id)) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${JSON.stringify(id)} is not an id`, { field: 'ids', id });
+    for (const id of ids)
+      if (!isUuid(id))
+        throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${JSON.stringify(id)} is not an id`, {
+          field: 'ids',
+          id,
+        });
 
-    const statOne = async (object: DataObject | undefined, missing: () => GatewayError): Promise<Partial<Stat> | undefined> => {
+    const statOne = async (
+      object: DataObject | undefined,
+      missing: () => GatewayError,
+    ): Promise<Partial<Stat> | undefined> => {
       if (!object) {
         if (ignoreMissing) return undefined;
         throw missing();
@@ -100,7 +134,11 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
       try {
         return pick(await checkedStat(caller, object, needed));
       } catch (error) {
-        if (ignoreInaccessible && error instanceof GatewayError && ['ERR_NOT_READABLE', 'ERR_NOT_WRITEABLE', 'ERR_NOT_OWNER'].includes(error.errorCode)) {
+        if (
+          ignoreInaccessible &&
+          error instanceof GatewayError &&
+          ['ERR_NOT_READABLE', 'ERR_NOT_WRITEABLE', 'ERR_NOT_OWNER'].includes(error.errorCode)
+        ) {
           return undefined;
         }
         throw error;
@@ -110,7 +148,9 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
     const byPath: Record<string, Partial<Stat>> = {};
     const pathStats = await Promise.all(
       canonical.map(async (path) =>
-        statOne(await data.catalog.byPath(path), () => gatewayError('ERR_DOES_NOT_EXIST', `${path} does not exist`, { path, paths: [path] })),
+        statOne(await data.catalog.byPath(path), () =>
+          gatewayError('ERR_DOES_NOT_EXIST', `${path} does not exist`, { path, paths: [path] }),
+        ),
       ),
     );
     paths.forEach((path, index) => {
@@ -119,7 +159,14 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
     });
     const byId: Record<string, Partial<Stat>> = {};
     const idStats = await Promise.all(
-      ids.map(async (id) => statOne(await data.catalog.byId(id.toLowerCase()), () => gatewayError('ERR_DOES_NOT_EXIST', `no file or folder has the id ${id}`, { id, ids: [id] }))),
+      ids.map(async (id) =>
+        statOne(await data.catalog.byId(id.toLowerCase()), () =>
+          gatewayError('ERR_DOES_NOT_EXIST', `no file or folder has the id ${id}`, {
+            id,
+            ids: [id],
+          }),
+        ),
+      ),
     );
     ids.forEach((id, index) => {
       const stat = idStats[index];
@@ -135,7 +182,12 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
     const caller = await data.caller(requireUserParam(request.query));
     const { ids } = request.body as { ids: string[] };
     bulkLimit(ids.length, MAX_LISTED_IDS);
-    for (const id of ids) if (!isUuid(id)) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${JSON.stringify(id)} is not an id`, { field: 'ids', id });
+    for (const id of ids)
+      if (!isUuid(id))
+        throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `${JSON.stringify(id)} is not an id`, {
+          field: 'ids',
+          id,
+        });
     const sortField = choiceParam(request.query, ['sort-field', 'sort-col'], sortFields, 'name');
     const sortDir = choiceParam(request.query, 'sort-dir', sortDirs, 'ASC');
     const limit = integerParam(request.query, 'limit', 0, 100_000);
@@ -152,12 +204,16 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
         ids.map((id) => id.toLowerCase()),
       )
       .where(visibility.readable(caller, sql.ref('o.path')));
-    if (infoTypes.length > 0) matching = matching.where((eb) => eb.or([eb('o.type', '=', 'dir'), eb('o.info_type', 'in', infoTypes)]));
+    if (infoTypes.length > 0)
+      matching = matching.where((eb) =>
+        eb.or([eb('o.type', '=', 'dir'), eb('o.info_type', 'in', infoTypes)]),
+      );
     const [counted, page] = await Promise.all([
       matching.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
       (() => {
         const ordered = orderObjects(data.db, matching.selectAll('o'), sortField, sortDir);
-        if (limit === undefined) return ordered.offset(offset).limit(Number.MAX_SAFE_INTEGER).execute();
+        if (limit === undefined)
+          return ordered.offset(offset).limit(Number.MAX_SAFE_INTEGER).execute();
         return ordered.limit(limit).offset(offset).execute();
       })() as Promise<DataObject[]>,
     ]);
@@ -165,7 +221,12 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
       caller,
       page.map((object) => object.path),
     );
-    const stats = (await data.stats(caller, page.map((object) => ({ object, permission: levels.get(object.path) ?? 'read' })))).map(pick);
+    const stats = (
+      await data.stats(
+        caller,
+        page.map((object) => ({ object, permission: levels.get(object.path) ?? 'read' })),
+      )
+    ).map(pick);
     return {
       files: stats.filter((_stat, index) => page[index]!.type === 'file'),
       folders: stats.filter((_stat, index) => page[index]!.type === 'dir'),
@@ -201,7 +262,11 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
 async function creatable(data: DataStore, caller: Caller, path: string): Promise<boolean> {
   if (caller.anonymous) return false;
   const chain = [...ancestorsOf(path), path];
-  const existing = await data.db.selectFrom('data_objects').select(['path', 'type']).where('path', 'in', chain).execute();
+  const existing = await data.db
+    .selectFrom('data_objects')
+    .select(['path', 'type'])
+    .where('path', 'in', chain)
+    .execute();
   if (existing.some((object) => object.path === path)) return false;
   const nearest = existing.sort((a, b) => b.path.length - a.path.length)[0];
   if (!nearest || nearest.type !== 'dir') return false;
@@ -213,16 +278,27 @@ async function creatable(data: DataStore, caller: Caller, path: string): Promise
  * everything below the caller's home (`files`, `folders`, `bytes`) and their trash (`items` at its
  * top level, `bytes` of all its files). Anonymous callers have neither: ERR_NOT_A_USER.
  */
-export const usageSummaryRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, { data }) => {
+export const usageSummaryRoutes: FastifyPluginAsync<{ data: DataStore }> = async (
+  app,
+  { data },
+) => {
   const totalsBelow = async (folder: string) => {
     const rows = await data.db
       .selectFrom('data_objects')
-      .select(['type', (eb) => eb.fn.countAll<number>().as('count'), (eb) => eb.fn.sum<number>('size').as('bytes')])
+      .select([
+        'type',
+        (eb) => eb.fn.countAll<number>().as('count'),
+        (eb) => eb.fn.sum<number>('size').as('bytes'),
+      ])
       .where(below(folder))
       .groupBy('type')
       .execute();
     const of = (type: 'file' | 'dir') => rows.find((row) => row.type === type);
-    return { files: Number(of('file')?.count ?? 0), folders: Number(of('dir')?.count ?? 0), bytes: Number(of('file')?.bytes ?? 0) };
+    return {
+      files: Number(of('file')?.count ?? 0),
+      folders: Number(of('dir')?.count ?? 0),
+      bytes: Number(of('file')?.bytes ?? 0),
+    };
   };
 
   app.get('/usage-summary', async (request) => {
@@ -231,7 +307,11 @@ export const usageSummaryRoutes: FastifyPluginAsync<{ data: DataStore }> = async
     const [inHome, inTrash, trashItems] = await Promise.all([
       totalsBelow(home),
       totalsBelow(trash),
-      data.db.selectFrom('data_objects').select((eb) => eb.fn.countAll<number>().as('count')).where('parent_path', '=', trash).executeTakeFirstOrThrow(),
+      data.db
+        .selectFrom('data_objects')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('parent_path', '=', trash)
+        .executeTakeFirstOrThrow(),
     ]);
     return { home: inHome, trash: { items: Number(trashItems.count), bytes: inTrash.bytes } };
   });

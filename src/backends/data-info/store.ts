@@ -1,7 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { BlobStore, type OpenBlob } from './blobs.js';
-import { atLeast, Catalog, everyone, systemOwner, type DataObject, type Permission } from './catalog.js';
+import {
+  atLeast,
+  Catalog,
+  everyone,
+  systemOwner,
+  type DataObject,
+  type Permission,
+} from './catalog.js';
 import { baseName, MAX_SEGMENT_BYTES, normalizeDataPath } from './data-path.js';
 import { gatewayError } from '../../common/errors.js';
 
@@ -98,7 +105,9 @@ export class DataStore {
       user !== user.normalize('NFC') ||
       Buffer.byteLength(user) > MAX_SEGMENT_BYTES
     ) {
-      throw gatewayError('ERR_NOT_A_USER', `${JSON.stringify(user)} is not a data-store user`, { user });
+      throw gatewayError('ERR_NOT_A_USER', `${JSON.stringify(user)} is not a data-store user`, {
+        user,
+      });
     }
     await this.catalog.prepareUser(user);
     return { name: user, anonymous: false };
@@ -107,7 +116,10 @@ export class DataStore {
   /** A caller who may change things: the anonymous caller is refused as not a user. */
   async writer(user: string): Promise<Caller> {
     const caller = await this.caller(user);
-    if (caller.anonymous) throw gatewayError('ERR_NOT_A_USER', 'The anonymous user cannot change the data store', { user });
+    if (caller.anonymous)
+      throw gatewayError('ERR_NOT_A_USER', 'The anonymous user cannot change the data store', {
+        user,
+      });
     return caller;
   }
 
@@ -129,7 +141,9 @@ export class DataStore {
       return await this.blobs.openRead(object.id);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      throw gatewayError('ERR_DOES_NOT_EXIST', `the content of ${object.path} is missing`, { path: object.path });
+      throw gatewayError('ERR_DOES_NOT_EXIST', `the content of ${object.path} is missing`, {
+        path: object.path,
+      });
     }
   }
 
@@ -146,8 +160,17 @@ export class DataStore {
   async require(caller: Caller, object: DataObject, needed: Permission): Promise<Permission> {
     const permission = await this.permission(caller, object.path);
     if (atLeast(permission, needed)) return permission!;
-    const code = needed === 'read' ? 'ERR_NOT_READABLE' : needed === 'write' ? 'ERR_NOT_WRITEABLE' : 'ERR_NOT_OWNER';
-    throw gatewayError(code, `${caller.name} cannot ${needed === 'own' ? 'own' : needed} ${object.path}`, { path: object.path, user: caller.name });
+    const code =
+      needed === 'read'
+        ? 'ERR_NOT_READABLE'
+        : needed === 'write'
+          ? 'ERR_NOT_WRITEABLE'
+          : 'ERR_NOT_OWNER';
+    throw gatewayError(
+      code,
+      `${caller.name} cannot ${needed === 'own' ? 'own' : needed} ${object.path}`,
+      { path: object.path, user: caller.name },
+    );
   }
 
   /** backends.md §2.2: label rules for the special folders. */
@@ -164,9 +187,14 @@ export class DataStore {
   }
 
   /** stat() for many objects, with one query for all share counts and one for all folder contents. */
-  async stats(caller: Caller, items: { object: DataObject; permission: Permission }[]): Promise<Stat[]> {
+  async stats(
+    caller: Caller,
+    items: { object: DataObject; permission: Permission }[],
+  ): Promise<Stat[]> {
     const owned = items.filter((item) => item.permission === 'own').map((item) => item.object.id);
-    const folders = items.filter((item) => item.object.type === 'dir').map((item) => item.object.path);
+    const folders = items
+      .filter((item) => item.object.type === 'dir')
+      .map((item) => item.object.path);
     const [shareCount, contents] = await Promise.all([
       this.catalog.shareCounts(owned),
       folders.length === 0
@@ -178,7 +206,9 @@ export class DataStore {
             .groupBy(['parent_path', 'type'])
             .execute(),
     ]);
-    const count = new Map(contents.map((row) => [`${row.type}:${row.parent_path}`, Number(row.count)]));
+    const count = new Map(
+      contents.map((row) => [`${row.type}:${row.parent_path}`, Number(row.count)]),
+    );
     return items.map(({ object, permission }) => {
       const stat: Stat = {
         id: object.id,

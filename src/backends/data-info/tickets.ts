@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { sendError, toGatewayError } from '../../http/errors.js';
-import { booleanParam, integerParam, pathList, stringList, bodyObject, stringParam, userOf } from './bulk.js';
+import {
+  booleanParam,
+  integerParam,
+  pathList,
+  stringList,
+  bodyObject,
+  stringParam,
+  userOf,
+} from './bulk.js';
 import { atLeast, type DataObject } from './catalog.js';
 import { baseName } from './data-path.js';
 import { inTransaction } from './moves.js';
@@ -30,7 +38,11 @@ export interface TicketOptions {
   fileWriteLimit?: number;
 }
 
-export function ticketDefinition(data: DataStore, path: string, ticketId: string): TicketDefinition {
+export function ticketDefinition(
+  data: DataStore,
+  path: string,
+  ticketId: string,
+): TicketDefinition {
   const base = data.options.ticketBaseUrl.replace(/\/+$/, '');
   return {
     path,
@@ -45,14 +57,27 @@ function neededLevel(forJob: boolean, mode: 'read' | 'write' = 'read'): 'read' |
   return forJob && mode === 'read' ? 'read' : 'write';
 }
 
-async function requireLevel(data: DataStore, caller: Caller, object: DataObject, level: 'read' | 'write'): Promise<void> {
+async function requireLevel(
+  data: DataStore,
+  caller: Caller,
+  object: DataObject,
+  level: 'read' | 'write',
+): Promise<void> {
   if (!atLeast(await data.permission(caller, object.path), level)) {
-    throw gatewayError(level === 'read' ? 'ERR_NOT_READABLE' : 'ERR_NOT_WRITEABLE', `${caller.name} cannot ${level} ${object.path}`);
+    throw gatewayError(
+      level === 'read' ? 'ERR_NOT_READABLE' : 'ERR_NOT_WRITEABLE',
+      `${caller.name} cannot ${level} ${object.path}`,
+    );
   }
 }
 
 /** Creates one ticket per path (all checked first, then all inserted in one transaction). */
-export async function createTickets(data: DataStore, caller: Caller, paths: string[], options: TicketOptions): Promise<TicketDefinition[]> {
+export async function createTickets(
+  data: DataStore,
+  caller: Caller,
+  paths: string[],
+  options: TicketOptions,
+): Promise<TicketDefinition[]> {
   const objects: DataObject[] = [];
   for (const path of paths) {
     const object = await data.catalog.byPath(path);
@@ -99,7 +124,10 @@ function plainTicketErrors(app: Parameters<FastifyPluginAsync>[0]): void {
   });
 }
 
-const userQuery = Type.Object({ user: Type.String({ minLength: 1 }) }, { additionalProperties: true });
+const userQuery = Type.Object(
+  { user: Type.String({ minLength: 1 }) },
+  { additionalProperties: true },
+);
 
 export const ticketRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, { data }) => {
   plainTicketErrors(app);
@@ -107,7 +135,8 @@ export const ticketRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
   app.post('/tickets', { schema: { querystring: userQuery } }, async (request) => {
     const caller = await data.writer(userOf(request));
     const mode = stringParam(request.query, 'mode') || 'read';
-    if (mode !== 'read' && mode !== 'write') throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'query parameter "mode" must be read or write');
+    if (mode !== 'read' && mode !== 'write')
+      throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'query parameter "mode" must be read or write');
     const options: TicketOptions = {
       mode,
       public: booleanParam(request.query, 'public'),
@@ -128,7 +157,13 @@ export const ticketRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
       const object = await data.catalog.byPath(path);
       if (!object) throw gatewayError('ERR_DOES_NOT_EXIST', `${path} does not exist`);
       await requireLevel(data, caller, object, level);
-      const rows = await data.db.selectFrom('data_tickets').select('id').where('object_id', '=', object.id).orderBy('created_at').orderBy('id').execute();
+      const rows = await data.db
+        .selectFrom('data_tickets')
+        .select('id')
+        .where('object_id', '=', object.id)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
       tickets[path] = rows.map((row) => ticketDefinition(data, path, row.id));
     }
     return { tickets };
@@ -137,15 +172,35 @@ export const ticketRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
   app.post('/ticket-deleter', { schema: { querystring: userQuery } }, async (request) => {
     const caller = await data.writer(userOf(request));
     const forJob = booleanParam(request.query, 'for-job', false);
-    const ids = [...new Set(stringList(bodyObject(request.body).tickets, 'tickets').map((id) => id.toUpperCase()))];
+    const ids = [
+      ...new Set(
+        stringList(bodyObject(request.body).tickets, 'tickets').map((id) => id.toUpperCase()),
+      ),
+    ];
     await inTransaction(data, async (trx) => {
-      const rows = ids.length === 0 ? [] : await trx.selectFrom('data_tickets').select(['id', 'object_id', 'mode']).where('id', 'in', ids).execute();
+      const rows =
+        ids.length === 0
+          ? []
+          : await trx
+              .selectFrom('data_tickets')
+              .select(['id', 'object_id', 'mode'])
+              .where('id', 'in', ids)
+              .execute();
       const missing = ids.filter((id) => !rows.some((row) => row.id === id));
-      if (missing.length > 0) throw gatewayError('ERR_TICKET_DOES_NOT_EXIST', `no such ticket: ${missing.join(', ')}`);
+      if (missing.length > 0)
+        throw gatewayError('ERR_TICKET_DOES_NOT_EXIST', `no such ticket: ${missing.join(', ')}`);
       for (const row of rows) {
         const object = (await data.catalog.byId(row.object_id, trx))!;
-        if (!atLeast(await data.catalog.permission(caller.name, object.path, trx), neededLevel(forJob, row.mode))) {
-          throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot remove the tickets of ${object.path}`);
+        if (
+          !atLeast(
+            await data.catalog.permission(caller.name, object.path, trx),
+            neededLevel(forJob, row.mode),
+          )
+        ) {
+          throw gatewayError(
+            'ERR_NOT_WRITEABLE',
+            `${caller.name} cannot remove the tickets of ${object.path}`,
+          );
         }
       }
       if (ids.length > 0) await trx.deleteFrom('data_tickets').where('id', 'in', ids).execute();

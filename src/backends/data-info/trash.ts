@@ -22,7 +22,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 function randomSuffix(): string {
   let suffix = '';
-  for (let index = 0; index < 7; index += 1) suffix += SUFFIX_ALPHABET[randomInt(SUFFIX_ALPHABET.length)];
+  for (let index = 0; index < 7; index += 1)
+    suffix += SUFFIX_ALPHABET[randomInt(SUFFIX_ALPHABET.length)];
   return suffix;
 }
 
@@ -33,7 +34,11 @@ export interface DeleteResult {
 }
 
 /** Removes file bytes after the catalog rows are gone; a failure leaves an orphan blob, never a broken object. */
-async function removeBlobs(data: DataStore, fileIds: string[], log?: FastifyBaseLogger): Promise<void> {
+async function removeBlobs(
+  data: DataStore,
+  fileIds: string[],
+  log?: FastifyBaseLogger,
+): Promise<void> {
   for (const id of fileIds) {
     try {
       await data.blobs.remove(id);
@@ -48,7 +53,12 @@ async function removeBlobs(data: DataStore, fileIds: string[], log?: FastifyBase
  * home, trash or zone folder. Items outside a trash go to the caller's trash; items inside one are
  * deleted for good.
  */
-export async function deletePaths(data: DataStore, caller: Caller, paths: string[], log?: FastifyBaseLogger): Promise<DeleteResult> {
+export async function deletePaths(
+  data: DataStore,
+  caller: Caller,
+  paths: string[],
+  log?: FastifyBaseLogger,
+): Promise<DeleteResult> {
   const trashRoot = data.catalog.basePaths(caller.name).user_trash_path;
   const { moved, removedFiles, trashed, deleted } = await inTransaction(data, async (trx) => {
     const moved: Record<string, string> = {};
@@ -58,13 +68,24 @@ export async function deletePaths(data: DataStore, caller: Caller, paths: string
     await existingAll(data, trx, paths);
     await ownedAll(data, trx, caller, paths);
     const roots = paths.filter((path) => isProtectedRoot(data.zone, path));
-    if (roots.length > 0) throw errorAs('ERR_NOT_AUTHORIZED', 'ownHome', `home, trash and zone folders cannot be deleted: ${roots.join(', ')}`, { paths: roots });
+    if (roots.length > 0)
+      throw errorAs(
+        'ERR_NOT_AUTHORIZED',
+        'ownHome',
+        `home, trash and zone folders cannot be deleted: ${roots.join(', ')}`,
+        { paths: roots },
+      );
 
     const now = data.now();
     for (const path of outermost(paths)) {
       if (isWithin(path, trashBase(data.zone))) {
         const files = await removeSubtree(trx, path, now);
-        if (!files) throw gatewayError('ERR_DOES_NOT_EXIST', `${path} was deleted by a concurrent request; nothing was changed`, { path });
+        if (!files)
+          throw gatewayError(
+            'ERR_DOES_NOT_EXIST',
+            `${path} was deleted by a concurrent request; nothing was changed`,
+            { path },
+          );
         removedFiles.push(...files);
         deleted.push(path);
         continue;
@@ -94,7 +115,11 @@ export async function deletePaths(data: DataStore, caller: Caller, paths: string
 }
 
 /** DELETE /trash: every entry of the caller's trash, for good. */
-export async function emptyTrash(data: DataStore, caller: Caller, log?: FastifyBaseLogger): Promise<{ trash: string; paths: string[]; event: DataEvent }> {
+export async function emptyTrash(
+  data: DataStore,
+  caller: Caller,
+  log?: FastifyBaseLogger,
+): Promise<{ trash: string; paths: string[]; event: DataEvent }> {
   const trash = data.catalog.basePaths(caller.name).user_trash_path;
   const { removedFiles, paths } = await inTransaction(data, async (trx) => {
     const removedFiles: string[] = [];
@@ -120,9 +145,15 @@ export interface RestoreResult {
 }
 
 /** `<folder>/<name>`, or `<name>.0`, `<name>.1`, … when taken. */
-async function freeName(data: DataStore, trx: Transaction<Database>, folder: string, name: string): Promise<string> {
+async function freeName(
+  data: DataStore,
+  trx: Transaction<Database>,
+  folder: string,
+  name: string,
+): Promise<string> {
   let candidate = `${folder}/${name}`;
-  for (let index = 0; await data.catalog.byPath(candidate, trx); index += 1) candidate = `${folder}/${name}.${index}`;
+  for (let index = 0; await data.catalog.byPath(candidate, trx); index += 1)
+    candidate = `${folder}/${name}.${index}`;
   return candidate;
 }
 
@@ -131,7 +162,12 @@ async function freeName(data: DataStore, trx: Transaction<Database>, folder: str
  * folders are re-created for the caller below the first existing one, which must be writable),
  * else the caller's home (a partial restore).
  */
-async function restoreFolder(data: DataStore, trx: Transaction<Database>, caller: Caller, origin: string | null): Promise<{ folder: string; partial: boolean }> {
+async function restoreFolder(
+  data: DataStore,
+  trx: Transaction<Database>,
+  caller: Caller,
+  origin: string | null,
+): Promise<{ folder: string; partial: boolean }> {
   const home = data.catalog.basePaths(caller.name).user_home_path;
   if (!origin || isWithin(origin, trashBase(data.zone))) return { folder: home, partial: true };
   const wanted = parentOf(origin);
@@ -142,9 +178,12 @@ async function restoreFolder(data: DataStore, trx: Transaction<Database>, caller
       missing.unshift(folder);
       continue;
     }
-    const writable = object.type === 'dir' && atLeast(await data.catalog.permission(caller.name, folder, trx), 'write');
+    const writable =
+      object.type === 'dir' &&
+      atLeast(await data.catalog.permission(caller.name, folder, trx), 'write');
     if (!writable) return { folder: home, partial: true };
-    for (const path of missing) await data.catalog.create({ path, type: 'dir', owner: caller.name }, trx);
+    for (const path of missing)
+      await data.catalog.create({ path, type: 'dir', owner: caller.name }, trx);
     return { folder: wanted, partial: false };
   }
   return { folder: home, partial: true };
@@ -155,18 +194,35 @@ async function restoreFolder(data: DataStore, trx: Transaction<Database>, caller
  * write. Each goes back to where it was deleted from (see restoreFolder), renamed `.0`, `.1`, …
  * on a collision.
  */
-export async function restorePaths(data: DataStore, caller: Caller, requested: string[]): Promise<RestoreResult> {
+export async function restorePaths(
+  data: DataStore,
+  caller: Caller,
+  requested: string[],
+): Promise<RestoreResult> {
   const trashRoot = data.catalog.basePaths(caller.name).user_trash_path;
   const restored = await inTransaction(data, async (trx) => {
     const restored: RestoreResult['restored'] = {};
-    const paths = requested.length > 0 ? requested : (await data.catalog.children(trashRoot, trx)).map((entry) => entry.path).sort();
+    const paths =
+      requested.length > 0
+        ? requested
+        : (await data.catalog.children(trashRoot, trx)).map((entry) => entry.path).sort();
     const objects = await existingAll(data, trx, paths);
-    const outside = paths.filter((path) => !isWithin(path, trashBase(data.zone)) || isProtectedRoot(data.zone, path));
-    if (outside.length > 0) throw gatewayError('ERR_ILLEGAL_ARGUMENT', `only items in a trash can be restored: ${outside.join(', ')}`, { paths: outside });
+    const outside = paths.filter(
+      (path) => !isWithin(path, trashBase(data.zone)) || isProtectedRoot(data.zone, path),
+    );
+    if (outside.length > 0)
+      throw gatewayError(
+        'ERR_ILLEGAL_ARGUMENT',
+        `only items in a trash can be restored: ${outside.join(', ')}`,
+        { paths: outside },
+      );
     const levels = await data.catalog.permissions(caller.name, paths, trx);
     for (const path of paths) {
       if (!atLeast(levels.get(path), 'write')) {
-        throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${path}`, { path, user: caller.name });
+        throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${path}`, {
+          path,
+          user: caller.name,
+        });
       }
     }
     const now = data.now();
@@ -181,7 +237,14 @@ export async function restorePaths(data: DataStore, caller: Caller, requested: s
     return restored;
   });
   // The notification names where things are now: trash names carry a suffix the user never chose.
-  return { restored, event: { action: 'restore', user: caller.name, paths: Object.values(restored).map((entry) => entry['restored-path']) } };
+  return {
+    restored,
+    event: {
+      action: 'restore',
+      user: caller.name,
+      paths: Object.values(restored).map((entry) => entry['restored-path']),
+    },
+  };
 }
 
 /**
@@ -189,7 +252,10 @@ export async function restorePaths(data: DataStore, caller: Caller, requested: s
  * `trashRetentionDays` ago by `data.now()`, one transaction per entry so one failure cannot
  * hold back the rest.
  */
-export async function sweepTrash(data: DataStore, log?: FastifyBaseLogger): Promise<{ deleted: number }> {
+export async function sweepTrash(
+  data: DataStore,
+  log?: FastifyBaseLogger,
+): Promise<{ deleted: number }> {
   const cutoff = data.now() - data.options.trashRetentionDays * DAY_MS;
   const expired = await data.db
     .selectFrom('data_objects')
@@ -205,7 +271,8 @@ export async function sweepTrash(data: DataStore, log?: FastifyBaseLogger): Prom
       const files = await inTransaction(data, async (trx) => {
         // Re-read inside the transaction: it may have been restored or emptied meanwhile.
         const entry = await data.catalog.byPath(path, trx);
-        if (!entry || entry.trashed_at === null || Number(entry.trashed_at) >= cutoff) return undefined;
+        if (!entry || entry.trashed_at === null || Number(entry.trashed_at) >= cutoff)
+          return undefined;
         return removeSubtree(trx, path, data.now());
       });
       if (!files) continue;

@@ -1,4 +1,12 @@
-import { PostgresAdapter, sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import {
+  PostgresAdapter,
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SqlBool,
+  type Transaction,
+} from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { DataObject } from './catalog.js';
 import { baseName, parentOf } from './data-path.js';
@@ -32,7 +40,9 @@ export function below(path: string) {
 }
 
 export async function subtree(db: Db, path: string): Promise<DataObject[]> {
-  return db.selectFrom('data_objects').selectAll().where(inSubtree(path)).execute() as Promise<DataObject[]>;
+  return db.selectFrom('data_objects').selectAll().where(inSubtree(path)).execute() as Promise<
+    DataObject[]
+  >;
 }
 
 /** Number of objects strictly below `path`. */
@@ -73,7 +83,12 @@ export async function relocate(
     })
     .where('path', '=', from)
     .executeTakeFirst();
-  if (Number(moved.numUpdatedRows) === 0) throw gatewayError('ERR_DOES_NOT_EXIST', `${from} was changed by a concurrent request; nothing was changed`, { path: from });
+  if (Number(moved.numUpdatedRows) === 0)
+    throw gatewayError(
+      'ERR_DOES_NOT_EXIST',
+      `${from} was changed by a concurrent request; nothing was changed`,
+      { path: from },
+    );
   // Then its descendants: all below `from/`, where nothing else can be.
   await lockBelow(db, from);
   await db
@@ -110,8 +125,15 @@ async function lockBelow(db: Db, path: string): Promise<void> {
  * (each holding what the other needs, one aborted after a second as a 500).
  */
 export async function touch(db: Db, folders: string[], now: number): Promise<void> {
-  const ordered = [...new Set(folders)].sort((a, b) => codePoints(a) - codePoints(b) || (a < b ? -1 : a > b ? 1 : 0));
-  for (const folder of ordered) await db.updateTable('data_objects').set({ modified_at: now }).where('path', '=', folder).execute();
+  const ordered = [...new Set(folders)].sort(
+    (a, b) => codePoints(a) - codePoints(b) || (a < b ? -1 : a > b ? 1 : 0),
+  );
+  for (const folder of ordered)
+    await db
+      .updateTable('data_objects')
+      .set({ modified_at: now })
+      .where('path', '=', folder)
+      .execute();
 }
 
 /**
@@ -124,13 +146,26 @@ export async function touch(db: Db, folders: string[], now: number): Promise<voi
  * deletion and a restore) of one item never both succeed, and the files below are read only once
  * the row is ours, never from before a concurrent move took them away (their bytes would go too).
  */
-export async function removeSubtree(db: Db, path: string, now: number): Promise<string[] | undefined> {
+export async function removeSubtree(
+  db: Db,
+  path: string,
+  now: number,
+): Promise<string[] | undefined> {
   await touch(db, [parentOf(path)], now);
-  const removed = await db.deleteFrom('data_objects').where('path', '=', path).returning(['id', 'type']).execute();
+  const removed = await db
+    .deleteFrom('data_objects')
+    .where('path', '=', path)
+    .returning(['id', 'type'])
+    .execute();
   const top = removed[0];
   if (!top) return undefined;
   await lockBelow(db, path);
-  const files = await db.selectFrom('data_objects').select('id').where(below(path)).where('type', '=', 'file').execute();
+  const files = await db
+    .selectFrom('data_objects')
+    .select('id')
+    .where(below(path))
+    .where('type', '=', 'file')
+    .execute();
   await db.deleteFrom('data_objects').where(below(path)).execute();
   return [...(top.type === 'file' ? [top.id] : []), ...files.map((file) => file.id)];
 }
@@ -139,18 +174,26 @@ export async function removeSubtree(db: Db, path: string, now: number): Promise<
 export async function removeTickets(db: Db, path: string): Promise<void> {
   await db
     .deleteFrom('data_tickets')
-    .where('object_id', 'in', (eb) => eb.selectFrom('data_objects').select('id').where(inSubtree(path)))
+    .where('object_id', 'in', (eb) =>
+      eb.selectFrom('data_objects').select('id').where(inSubtree(path)),
+    )
     .execute();
 }
 
 /** True for an error the engine raises when a unique constraint (here: a path) is violated. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return (
+    code === '23505' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }
 
 /** Drops duplicates and paths that lie below another path of the list (they travel with it). */
 export function outermost(paths: string[]): string[] {
   const unique = [...new Set(paths)].sort();
-  return unique.filter((path) => !unique.some((other) => other !== path && path.startsWith(`${other}/`)));
+  return unique.filter(
+    (path) => !unique.some((other) => other !== path && path.startsWith(`${other}/`)),
+  );
 }

@@ -31,7 +31,11 @@ interface Source {
 }
 
 function tooLarge(limit: number): GatewayError {
-  return gatewayError('ERR_REQUEST_BODY_TOO_LARGE', `the file is larger than the upload limit of ${limit} bytes`, { limit });
+  return gatewayError(
+    'ERR_REQUEST_BODY_TOO_LARGE',
+    `the file is larger than the upload limit of ${limit} bytes`,
+    { limit },
+  );
 }
 
 /** Refuses a body whose declared length is already over the limit, before reading any of it. */
@@ -48,7 +52,11 @@ function multipartFailure(error: unknown, limit: number): GatewayError {
   const code = (error as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(limit);
   const message = (error as Error).message ?? String(error);
-  return gatewayError('ERR_BAD_OR_MISSING_FIELD', `the multipart body could not be read: ${message}`, { field: 'file' });
+  return gatewayError(
+    'ERR_BAD_OR_MISSING_FIELD',
+    `the multipart body could not be read: ${message}`,
+    { field: 'file' },
+  );
 }
 
 /** The part named `file` of a multipart body; other parts are skipped (file parts drained). */
@@ -62,7 +70,9 @@ async function filePart(request: FastifyRequest, limit: number): Promise<Source>
   } catch (error) {
     throw multipartFailure(error, limit);
   }
-  throw gatewayError('ERR_MISSING_FORM_FIELD', 'the multipart body has no part named "file"', { field: 'file' });
+  throw gatewayError('ERR_MISSING_FORM_FIELD', 'the multipart body has no part named "file"', {
+    field: 'file',
+  });
 }
 
 /** The uploaded bytes: the multipart `file` part, or the whole raw body. */
@@ -76,7 +86,8 @@ async function sourceOf(request: FastifyRequest, limit: number): Promise<Source>
 function clientGone(request: FastifyRequest): AbortSignal {
   const controller = new AbortController();
   request.raw.once('close', () => {
-    if (!request.raw.complete) controller.abort(new Error('the client closed the connection during the upload'));
+    if (!request.raw.complete)
+      controller.abort(new Error('the client closed the connection during the upload'));
   });
   return controller.signal;
 }
@@ -85,7 +96,13 @@ function clientGone(request: FastifyRequest): AbortSignal {
  * Streams `source` into the blob `id` (at most `limit` bytes), remembering the first bytes.
  * Any failure leaves nothing behind (BlobStore.write) and becomes 413 when the limit was passed.
  */
-async function writeBlob(data: DataStore, id: string, source: Source, limit: number, signal: AbortSignal): Promise<Required<WrittenContent>> {
+async function writeBlob(
+  data: DataStore,
+  id: string,
+  source: Source,
+  limit: number,
+  signal: AbortSignal,
+): Promise<Required<WrittenContent>> {
   const head: Buffer[] = [];
   let headBytes = 0;
   const tap = new Transform({
@@ -128,7 +145,13 @@ export const uploadRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
   app.removeAllContentTypeParsers();
   await app.register(multipart, {
     // One byte over the limit reaches the blob store, which then refuses the upload as too large.
-    limits: { fileSize: limit + 1, fieldSize: 64 * 1024, fields: 100, parts: 1000, headerPairs: 200 },
+    limits: {
+      fileSize: limit + 1,
+      fieldSize: 64 * 1024,
+      fields: 100,
+      parts: 1000,
+      headerPairs: 200,
+    },
   });
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
@@ -139,7 +162,12 @@ export const uploadRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
     if (rawDest === undefined) throw missingParameter('dest');
     const destPath = data.path(rawDest, 'dest');
     const dest = await data.catalog.byPath(destPath);
-    if (!dest) throw gatewayError('ERR_DOES_NOT_EXIST', `the destination folder ${destPath} does not exist`, { path: destPath, field: 'dest' });
+    if (!dest)
+      throw gatewayError(
+        'ERR_DOES_NOT_EXIST',
+        `the destination folder ${destPath} does not exist`,
+        { path: destPath, field: 'dest' },
+      );
     requireFolder(dest, 'dest');
     await visibility.requireLevel(caller, dest, 'write');
 
@@ -150,7 +178,9 @@ export const uploadRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
     const name = multipartBody ? source.filename : queryName;
     const path = joinDataPath(dest.path, name ?? '', 'filename');
     const signal = clientGone(request);
-    const object = await addFile(data, caller, path, (id) => writeBlob(data, id, source, limit, signal));
+    const object = await addFile(data, caller, path, (id) =>
+      writeBlob(data, id, source, limit, signal),
+    );
     return { file: await statOf(data, caller, object) };
   });
 
@@ -163,7 +193,9 @@ export const uploadRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
     const source = await sourceOf(request, limit);
     const signal = clientGone(request);
 
-    const updated = await replaceContent(data, object, (id) => writeBlob(data, id, source, limit, signal));
+    const updated = await replaceContent(data, object, (id) =>
+      writeBlob(data, id, source, limit, signal),
+    );
     return { file: await statOf(data, caller, updated) };
   });
 };

@@ -1,4 +1,11 @@
-import { PostgresAdapter, sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import {
+  PostgresAdapter,
+  sql,
+  type Expression,
+  type Kysely,
+  type RawBuilder,
+  type SqlBool,
+} from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { atLeast, everyone, strongest, type DataObject, type Permission } from './catalog.js';
 import { isWithin } from './data-path.js';
@@ -37,7 +44,10 @@ export function isPostgres(db: Kysely<Database>): boolean {
 }
 
 /** Text compared byte-wise (code point order) on both engines, whatever the database's locale. */
-export function binaryText(db: Kysely<Database>, expression: Expression<unknown>): RawBuilder<unknown> {
+export function binaryText(
+  db: Kysely<Database>,
+  expression: Expression<unknown>,
+): RawBuilder<unknown> {
   return isPostgres(db) ? sql`${expression} collate "C"` : sql`${expression}`;
 }
 
@@ -113,7 +123,8 @@ export class Visibility {
   async access(caller: Caller, object: DataObject): Promise<Access | undefined> {
     const level = await this.level(caller, object.path);
     if (level) return level;
-    if (object.type === 'dir' && (await this.passesThrough(caller, object.path))) return 'pass-through';
+    if (object.type === 'dir' && (await this.passesThrough(caller, object.path)))
+      return 'pass-through';
     return undefined;
   }
 
@@ -132,9 +143,17 @@ export class Visibility {
   }
 
   refusal(caller: Caller, object: DataObject, needed: Permission) {
-    const code = needed === 'read' ? 'ERR_NOT_READABLE' : needed === 'write' ? 'ERR_NOT_WRITEABLE' : 'ERR_NOT_OWNER';
+    const code =
+      needed === 'read'
+        ? 'ERR_NOT_READABLE'
+        : needed === 'write'
+          ? 'ERR_NOT_WRITEABLE'
+          : 'ERR_NOT_OWNER';
     const verb = needed === 'own' ? 'does not own' : `cannot ${needed}`;
-    return gatewayError(code, `${caller.name} ${verb} ${object.path}`, { path: object.path, user: caller.name });
+    return gatewayError(code, `${caller.name} ${verb} ${object.path}`, {
+      path: object.path,
+      user: caller.name,
+    });
   }
 
   /** The strongest grant to the caller or everyone on each object itself (not inherited). */
@@ -147,7 +166,8 @@ export class Visibility {
       .where('object_id', 'in', ids)
       .where('username', 'in', [caller.name, everyone])
       .execute();
-    for (const row of rows) grants.set(row.object_id, strongest([grants.get(row.object_id), row.permission])!);
+    for (const row of rows)
+      grants.set(row.object_id, strongest([grants.get(row.object_id), row.permission])!);
     return grants;
   }
 }

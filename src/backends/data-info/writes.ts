@@ -13,15 +13,29 @@ import { visibilityOf } from './visibility.js';
 import { errorAs, gatewayError } from '../../common/errors.js';
 
 /** The folders missing on the way to `path`, checked: the nearest existing one must be a folder `caller` can write. */
-export async function foldersToCreate(data: DataStore, caller: Caller, path: string): Promise<string[]> {
+export async function foldersToCreate(
+  data: DataStore,
+  caller: Caller,
+  path: string,
+): Promise<string[]> {
   const chain = [...ancestorsOf(path), path];
-  const existing = await data.db.selectFrom('data_objects').selectAll().where('path', 'in', chain).execute();
+  const existing = await data.db
+    .selectFrom('data_objects')
+    .selectAll()
+    .where('path', 'in', chain)
+    .execute();
   const byPath = new Map(existing.map((object) => [object.path, object as DataObject]));
   const nearest = [...chain].reverse().find((candidate) => byPath.has(candidate));
   if (nearest === path) return [];
   const ancestor = nearest ? byPath.get(nearest)! : undefined;
-  if (!ancestor) throw gatewayError('ERR_DOES_NOT_EXIST', `no folder above ${path} exists`, { path });
-  if (ancestor.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${ancestor.path} is a file, so ${path} cannot be made`, { path: ancestor.path });
+  if (!ancestor)
+    throw gatewayError('ERR_DOES_NOT_EXIST', `no folder above ${path} exists`, { path });
+  if (ancestor.type !== 'dir')
+    throw gatewayError(
+      'ERR_NOT_A_FOLDER',
+      `${ancestor.path} is a file, so ${path} cannot be made`,
+      { path: ancestor.path },
+    );
   await visibilityOf(data).requireLevel(caller, ancestor, 'write');
   const missing = chain.slice(chain.indexOf(ancestor.path) + 1);
   // New names follow the bad-character policy; existing ones stay addressable whatever they hold.
@@ -33,30 +47,48 @@ export async function foldersToCreate(data: DataStore, caller: Caller, path: str
  * Makes `paths` and their missing parents as `caller`, all checked before any is made (a refusal
  * leaves the store as it was); answers the folders made, shallowest first. Existing folders are fine.
  */
-export async function createFolders(data: DataStore, caller: Caller, paths: string[]): Promise<string[]> {
+export async function createFolders(
+  data: DataStore,
+  caller: Caller,
+  paths: string[],
+): Promise<string[]> {
   const plans = await Promise.all(paths.map((path) => foldersToCreate(data, caller, path)));
-  const wanted = [...new Set(plans.flat())].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
+  const wanted = [...new Set(plans.flat())].sort(
+    (a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1),
+  );
   const created: string[] = [];
   for (const path of wanted) {
     try {
-      await data.db.transaction().execute((trx) => data.catalog.create({ path, type: 'dir', owner: caller.name }, trx));
+      await data.db
+        .transaction()
+        .execute((trx) => data.catalog.create({ path, type: 'dir', owner: caller.name }, trx));
       created.push(path);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       // Made meanwhile by someone else: fine if it is a folder.
       const other = await data.catalog.byPath(path);
-      if (other?.type !== 'dir') throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists and is not a folder`, { path });
+      if (other?.type !== 'dir')
+        throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists and is not a folder`, {
+          path,
+        });
     }
   }
   return created;
 }
 
 /** A file `caller` may read at `path`. */
-export async function readableFile(data: DataStore, caller: Caller, path: string): Promise<DataObject> {
+export async function readableFile(
+  data: DataStore,
+  caller: Caller,
+  path: string,
+): Promise<DataObject> {
   const object = await data.existing(data.path(path));
   // Readable first: what cannot be read does not tell what it is.
   await visibilityOf(data).requireLevel(caller, object, 'read');
-  if (object.type !== 'file') throw gatewayError('ERR_NOT_A_FILE', `${object.path} is a folder, not a file`, { path: object.path });
+  if (object.type !== 'file')
+    throw gatewayError('ERR_NOT_A_FILE', `${object.path} is a folder, not a file`, {
+      path: object.path,
+    });
   return object;
 }
 
@@ -72,8 +104,14 @@ export interface WrittenContent {
  * checked the folder. A clash (checked first, and again by the catalog) is ERR_EXISTS; nothing is
  * left behind when anything fails.
  */
-export async function addFile(data: DataStore, caller: Caller, path: string, write: (id: string) => Promise<WrittenContent>): Promise<DataObject> {
-  if (await data.catalog.byPath(path)) throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists`, { path });
+export async function addFile(
+  data: DataStore,
+  caller: Caller,
+  path: string,
+  write: (id: string) => Promise<WrittenContent>,
+): Promise<DataObject> {
+  if (await data.catalog.byPath(path))
+    throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists`, { path });
   const name = baseName(path);
   const id = randomUUID();
   const written = await write(id);
@@ -95,7 +133,8 @@ export async function addFile(data: DataStore, caller: Caller, path: string, wri
     );
   } catch (error) {
     await data.blobs.remove(id);
-    if (isUniqueViolation(error)) throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists`, { path });
+    if (isUniqueViolation(error))
+      throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists`, { path });
     throw error;
   }
 }
@@ -105,7 +144,11 @@ export async function addFile(data: DataStore, caller: Caller, path: string, wri
  * together (of two racing overwrites one completes entirely first); a file deleted for good
  * meanwhile keeps nothing and is ERR_DOES_NOT_EXIST.
  */
-export async function replaceContent(data: DataStore, object: DataObject, write: (id: string) => Promise<WrittenContent>): Promise<DataObject> {
+export async function replaceContent(
+  data: DataStore,
+  object: DataObject,
+  write: (id: string) => Promise<WrittenContent>,
+): Promise<DataObject> {
   return objectLock(data).run(object.id, async () => {
     const written = await write(object.id);
     const current = await data.catalog.byId(object.id);
@@ -116,24 +159,42 @@ export async function replaceContent(data: DataStore, object: DataObject, write:
         size: written.size,
         md5: written.md5,
         modified_at: Math.max(data.now(), Number(current?.modified_at ?? 0)),
-        ...(written.head ? { content_type: sniffContentType(contentTypeFromName(name), written.head) } : {}),
+        ...(written.head
+          ? { content_type: sniffContentType(contentTypeFromName(name), written.head) }
+          : {}),
       })
       .where('id', '=', object.id)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) {
       await data.blobs.remove(object.id);
-      throw gatewayError('ERR_DOES_NOT_EXIST', `${object.path} was deleted while it was written`, { path: object.path });
+      throw gatewayError('ERR_DOES_NOT_EXIST', `${object.path} was deleted while it was written`, {
+        path: object.path,
+      });
     }
     return (await data.catalog.byId(object.id))!;
   });
 }
 
 /** A new file at `path` (in a folder `caller` can write, under a valid free name) with the bytes of `content`. */
-export async function createFile(data: DataStore, caller: Caller, path: string, content: Readable | Buffer | string): Promise<DataObject> {
+export async function createFile(
+  data: DataStore,
+  caller: Caller,
+  path: string,
+  content: Readable | Buffer | string,
+): Promise<DataObject> {
   const folder = await data.existing(parentOf(path));
-  if (folder.type !== 'dir') throw gatewayError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
+  if (folder.type !== 'dir')
+    throw gatewayError('ERR_NOT_A_FOLDER', `${folder.path} is not a folder`, { path: folder.path });
   await visibilityOf(data).requireLevel(caller, folder, 'write');
   newChildPath(folder.path, baseName(path), 'name');
-  const head = typeof content === 'string' ? Buffer.from(content.slice(0, 512)) : Buffer.isBuffer(content) ? content.subarray(0, 512) : undefined;
-  return addFile(data, caller, path, async (id) => ({ ...(await data.blobs.write(id, content)), ...(head ? { head } : {}) }));
+  const head =
+    typeof content === 'string'
+      ? Buffer.from(content.slice(0, 512))
+      : Buffer.isBuffer(content)
+        ? content.subarray(0, 512)
+        : undefined;
+  return addFile(data, caller, path, async (id) => ({
+    ...(await data.blobs.write(id, content)),
+    ...(head ? { head } : {}),
+  }));
 }

@@ -14,7 +14,9 @@ export class BackgroundJobs {
 
   start(name: string, work: () => Promise<void>): void {
     const job: Promise<void> = work()
-      .catch((error: unknown) => this.log.error({ err: error, job: name }, 'a genome job failed to report its outcome'))
+      .catch((error: unknown) =>
+        this.log.error({ err: error, job: name }, 'a genome job failed to report its outcome'),
+      )
       .finally(() => this.running.delete(job));
     this.running.add(job);
   }

@@ -116,10 +116,24 @@ export class GenomeCatalog {
   }
 
   async job(user: string, id: string): Promise<GenomeJobRow | undefined> {
-    return this.db.selectFrom('genome_jobs').selectAll().where('id', '=', id).where('username', '=', user).executeTakeFirst();
+    return this.db
+      .selectFrom('genome_jobs')
+      .selectAll()
+      .where('id', '=', id)
+      .where('username', '=', user)
+      .executeTakeFirst();
   }
 
-  async finishJob(id: string, status: 'Completed' | 'Failed', now: number, error?: string): Promise<void> {
-    await this.db.updateTable('genome_jobs').set({ status, finished_at: now, error: error ?? null }).where('id', '=', id).execute();
+  async finishJob(
+    id: string,
+    status: 'Completed' | 'Failed',
+    now: number,
+    error?: string,
+  ): Promise<void> {
+    await this.db
+      .updateTable('genome_jobs')
+      .set({ status, finished_at: now, error: error ?? null })
+      .where('id', '=', id)
+      .execute();
   }
 }

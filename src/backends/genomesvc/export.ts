@@ -37,28 +37,50 @@ function exportPath(service: GenomeService, caller: Caller, genome: GenomeRow): 
 }
 
 /** The destination may be taken only when overwriting, and then only by a file the caller can write. */
-async function checkDestination(service: GenomeService, caller: Caller, path: string, overwrite: boolean): Promise<DataObject | undefined> {
+async function checkDestination(
+  service: GenomeService,
+  caller: Caller,
+  path: string,
+  overwrite: boolean,
+): Promise<DataObject | undefined> {
   const existing = await service.data.catalog.byPath(path);
   if (!existing) return undefined;
-  if (!overwrite) throw errorAs('ERR_EXISTS', 'conflict', `${path} already exists (export with overwrite=1 to replace it)`, { path });
-  if (existing.type !== 'file') throw gatewayError('ERR_NOT_A_FILE', `${path} is a folder`, { path });
+  if (!overwrite)
+    throw errorAs(
+      'ERR_EXISTS',
+      'conflict',
+      `${path} already exists (export with overwrite=1 to replace it)`,
+      { path },
+    );
+  if (existing.type !== 'file')
+    throw gatewayError('ERR_NOT_A_FILE', `${path} is a folder`, { path });
   await visibilityOf(service.data).requireLevel(caller, existing, 'write');
   return existing;
 }
-
 
 /**
  * PUT /jobs with `export_fasta`: the genome (the caller's or unrestricted) is written as
  * `<home>/genomes/<name>.fasta` in the background, as the caller. An existing file is replaced
  * only with `overwrite: 1` (ERR_EXISTS otherwise, before the job starts and again when it writes).
  */
-export async function startExport(service: GenomeService, caller: Caller, body: JobRequest): Promise<ExportAnswer> {
+export async function startExport(
+  service: GenomeService,
+  caller: Caller,
+  body: JobRequest,
+): Promise<ExportAnswer> {
   if (body.type !== 'export_fasta') {
-    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `job type "${body.type}" is not supported (only "export_fasta")`, { field: 'type' });
+    throw gatewayError(
+      'ERR_BAD_OR_MISSING_FIELD',
+      `job type "${body.type}" is not supported (only "export_fasta")`,
+      { field: 'type' },
+    );
   }
   const { genome_id: genomeId, overwrite = 0 } = body.parameters;
   const genome = await service.catalog.visible(caller.name, genomeId);
-  if (!genome) throw gatewayError('ERR_NOT_FOUND', `no genome ${genomeId} is available to ${caller.name}`, { genome_id: genomeId });
+  if (!genome)
+    throw gatewayError('ERR_NOT_FOUND', `no genome ${genomeId} is available to ${caller.name}`, {
+      genome_id: genomeId,
+    });
   const path = exportPath(service, caller, genome);
   await checkDestination(service, caller, path, overwrite === 1);
 
@@ -76,8 +98,17 @@ export async function startExport(service: GenomeService, caller: Caller, body: 
       created_at: service.now(),
     })
     .execute();
-  service.jobs.start(`export ${jobId}`, () => exportFasta(service, caller, { jobId, genome, path, overwrite: overwrite === 1 }));
-  return { id: jobId, type: 'export_fasta', genome_id: genome.id, path, status: 'Running', success: true };
+  service.jobs.start(`export ${jobId}`, () =>
+    exportFasta(service, caller, { jobId, genome, path, overwrite: overwrite === 1 }),
+  );
+  return {
+    id: jobId,
+    type: 'export_fasta',
+    genome_id: genome.id,
+    path,
+    status: 'Running',
+    success: true,
+  };
 }
 
 interface Export {
@@ -98,7 +129,14 @@ async function writeFasta(service: GenomeService, caller: Caller, job: Export): 
 }
 
 async function exportFasta(service: GenomeService, caller: Caller, job: Export): Promise<void> {
-  const payload = { action: 'genome_export', genome_id: job.genome.id, genome_name: job.genome.name, job_id: job.jobId, path: job.path, paths: [job.path] };
+  const payload = {
+    action: 'genome_export',
+    genome_id: job.genome.id,
+    genome_name: job.genome.name,
+    job_id: job.jobId,
+    path: job.path,
+    paths: [job.path],
+  };
   try {
     await writeFasta(service, caller, job);
     await service.catalog.finishJob(job.jobId, 'Completed', service.now());

@@ -15,7 +15,12 @@ const COMMENT = 0x3b; // ;
 
 /** Bytes a sequence line may hold: letters (IUPAC codes), `*` (stop) and `-` (gap). */
 function isSequenceLetter(byte: number): boolean {
-  return (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || byte === 0x2a || byte === 0x2d;
+  return (
+    (byte >= 0x41 && byte <= 0x5a) ||
+    (byte >= 0x61 && byte <= 0x7a) ||
+    byte === 0x2a ||
+    byte === 0x2d
+  );
 }
 
 /** Space, tab and carriage return are tolerated in sequence lines (and not counted). */
@@ -24,7 +29,9 @@ function isBlank(byte: number): boolean {
 }
 
 function shown(byte: number): string {
-  return byte >= 0x20 && byte < 0x7f ? `"${String.fromCharCode(byte)}"` : `byte 0x${byte.toString(16).padStart(2, '0')}`;
+  return byte >= 0x20 && byte < 0x7f
+    ? `"${String.fromCharCode(byte)}"`
+    : `byte 0x${byte.toString(16).padStart(2, '0')}`;
 }
 
 /**
@@ -61,12 +68,15 @@ export class FastaCounter {
         if (this.lineKind === 'comment') continue;
       }
       if (this.lineKind === 'header' || this.lineKind === 'comment') {
-        if (byte === 0) throw new FastaError(`line ${this.line} holds a NUL byte: this is not a text file`);
+        if (byte === 0)
+          throw new FastaError(`line ${this.line} holds a NUL byte: this is not a text file`);
         continue;
       }
       if (isBlank(byte)) continue;
-      if (!isSequenceLetter(byte)) throw new FastaError(`line ${this.line}: ${shown(byte)} is not a sequence letter`);
-      if (this.sequences === 0) throw new FastaError(`line ${this.line}: sequence letters before the first ">" header`);
+      if (!isSequenceLetter(byte))
+        throw new FastaError(`line ${this.line}: ${shown(byte)} is not a sequence letter`);
+      if (this.sequences === 0)
+        throw new FastaError(`line ${this.line}: sequence letters before the first ">" header`);
       this.lettersInRecord += 1;
       this.length += 1;
     }
@@ -81,7 +91,9 @@ export class FastaCounter {
 
   private endRecord(): void {
     if (this.sequences > 0 && this.lettersInRecord === 0) {
-      throw new FastaError(`sequence ${this.sequences} (before line ${this.line}) has no sequence letters`);
+      throw new FastaError(
+        `sequence ${this.sequences} (before line ${this.line}) has no sequence letters`,
+      );
     }
   }
 }

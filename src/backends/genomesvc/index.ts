@@ -43,27 +43,47 @@ export const genomeService: EmbeddedService = {
     app.addHook('onClose', async () => service.jobs.drain());
 
     /** The caller as a data-store user (ERR_NOT_A_USER for names that cannot own a home). */
-    const caller = async (request: Parameters<typeof callerOf>[1]) => data.writer((await callerOf(verifier, request)).sub);
+    const caller = async (request: Parameters<typeof callerOf>[1]) =>
+      data.writer((await callerOf(verifier, request)).sub);
 
-    app.get<{ Params: { search: string } }>('/genomes/search/:search', { schema: { params: SearchParams } }, async (request) => {
-      const who = await caller(request);
-      const term = request.params.search.trim();
-      if (term.length < MIN_SEARCH_LENGTH) {
-        throw gatewayError('ERR_BAD_REQUEST', `a search needs at least ${MIN_SEARCH_LENGTH} characters`, { search: term });
-      }
-      const rows = await service.catalog.search(who.name, term);
-      return { genomes: rows.map((row) => service.catalog.describe(row)) };
-    });
+    app.get<{ Params: { search: string } }>(
+      '/genomes/search/:search',
+      { schema: { params: SearchParams } },
+      async (request) => {
+        const who = await caller(request);
+        const term = request.params.search.trim();
+        if (term.length < MIN_SEARCH_LENGTH) {
+          throw gatewayError(
+            'ERR_BAD_REQUEST',
+            `a search needs at least ${MIN_SEARCH_LENGTH} characters`,
+            { search: term },
+          );
+        }
+        const rows = await service.catalog.search(who.name, term);
+        return { genomes: rows.map((row) => service.catalog.describe(row)) };
+      },
+    );
 
-    app.put<{ Body: LoadRequest }>('/genomes', { schema: { body: LoadBody } }, async (request) => startLoad(service, await caller(request), request.body));
+    app.put<{ Body: LoadRequest }>('/genomes', { schema: { body: LoadBody } }, async (request) =>
+      startLoad(service, await caller(request), request.body),
+    );
 
-    app.put<{ Body: JobRequest }>('/jobs', { schema: { body: JobBody } }, async (request) => startExport(service, await caller(request), request.body));
+    app.put<{ Body: JobRequest }>('/jobs', { schema: { body: JobBody } }, async (request) =>
+      startExport(service, await caller(request), request.body),
+    );
 
-    app.get<{ Params: { id: string } }>('/jobs/:id', { schema: { params: IdParams } }, async (request) => {
-      const who = await caller(request);
-      const job = await service.catalog.job(who.name, request.params.id);
-      if (!job) throw gatewayError('ERR_NOT_FOUND', `no job ${request.params.id} of ${who.name}`, { id: request.params.id });
-      return service.catalog.describeJob(job);
-    });
+    app.get<{ Params: { id: string } }>(
+      '/jobs/:id',
+      { schema: { params: IdParams } },
+      async (request) => {
+        const who = await caller(request);
+        const job = await service.catalog.job(who.name, request.params.id);
+        if (!job)
+          throw gatewayError('ERR_NOT_FOUND', `no job ${request.params.id} of ${who.name}`, {
+            id: request.params.id,
+          });
+        return service.catalog.describeJob(job);
+      },
+    );
   },
 };

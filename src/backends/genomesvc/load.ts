@@ -10,7 +10,10 @@ import { FastaCounter } from './fasta.js';
 import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.js';
 
 export const LoadBody = Type.Object({
-  source_data: Type.Array(Type.Object({ type: Type.Literal(DATA_STORE_TYPE), path: Type.String({ minLength: 1 }) }), { minItems: 1, maxItems: 100 }),
+  source_data: Type.Array(
+    Type.Object({ type: Type.Literal(DATA_STORE_TYPE), path: Type.String({ minLength: 1 }) }),
+    { minItems: 1, maxItems: 100 },
+  ),
   metadata: Type.Optional(
     Type.Object({
       name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -32,7 +35,9 @@ export interface LoadAnswer {
 
 /** `ecoli.fasta` → `ecoli`: the usual FASTA extensions (and `.txt`) are not part of a genome's name. */
 function nameOf(path: string): string {
-  return baseName(path).replace(/\.(fasta|fa|fas|fna|ffn|faa|frn|mpfa|seq|txt)$/i, '') || baseName(path);
+  return (
+    baseName(path).replace(/\.(fasta|fa|fas|fna|ffn|faa|frn|mpfa|seq|txt)$/i, '') || baseName(path)
+  );
 }
 
 /**
@@ -40,7 +45,11 @@ function nameOf(path: string): string {
  * two files when the first does not end with one). The count is finished after the last byte, so
  * a file that is not FASTA fails the stream, and with it the write, before anything is kept.
  */
-async function* fastaOf(service: GenomeService, sources: DataObject[], counter: FastaCounter): AsyncGenerator<Buffer> {
+async function* fastaOf(
+  service: GenomeService,
+  sources: DataObject[],
+  counter: FastaCounter,
+): AsyncGenerator<Buffer> {
   let endsWithNewline = true;
   for (const source of sources) {
     if (!endsWithNewline) {
@@ -58,9 +67,12 @@ async function* fastaOf(service: GenomeService, sources: DataObject[], counter: 
   counter.finish();
 }
 
-
 /** The data-store files to load, each one a file the caller can read (the data store's own refusals otherwise). */
-async function readableFiles(service: GenomeService, caller: Caller, paths: string[]): Promise<DataObject[]> {
+async function readableFiles(
+  service: GenomeService,
+  caller: Caller,
+  paths: string[],
+): Promise<DataObject[]> {
   const sources: DataObject[] = [];
   for (const path of paths) sources.push(await readableFile(service.data, caller, path));
   return sources;
@@ -72,13 +84,21 @@ async function readableFiles(service: GenomeService, caller: Caller, paths: stri
  * storage and counted. Success marks the genome `loaded`; failure removes it. Either way the
  * caller gets a `data` notification (`action: genome_load`).
  */
-export async function startLoad(service: GenomeService, caller: Caller, body: LoadRequest): Promise<LoadAnswer> {
+export async function startLoad(
+  service: GenomeService,
+  caller: Caller,
+  body: LoadRequest,
+): Promise<LoadAnswer> {
   const { data, catalog } = service;
   const paths = [...new Set(body.source_data.map((source) => data.path(source.path, 'path')))];
   const sources = await readableFiles(service, caller, paths);
   const name = body.metadata?.name ?? nameOf(paths[0]!);
   // Its export will be `<home>/genomes/<name>.fasta`: a name that cannot be a file name is refused now.
-  joinDataPath(`${data.catalog.basePaths(caller.name).user_home_path}/${GENOME_FOLDER}`, `${name}.fasta`, 'metadata.name');
+  joinDataPath(
+    `${data.catalog.basePaths(caller.name).user_home_path}/${GENOME_FOLDER}`,
+    `${name}.fasta`,
+    'metadata.name',
+  );
 
   const id = randomUUID();
   const jobId = randomUUID();
@@ -100,10 +120,21 @@ export async function startLoad(service: GenomeService, caller: Caller, body: Lo
       .execute();
     await trx
       .insertInto('genome_jobs')
-      .values({ id: jobId, type: 'load', username: caller.name, genome_id: id, parameters: JSON.stringify(body), status: 'Running', paths: JSON.stringify(paths), created_at: now })
+      .values({
+        id: jobId,
+        type: 'load',
+        username: caller.name,
+        genome_id: id,
+        parameters: JSON.stringify(body),
+        status: 'Running',
+        paths: JSON.stringify(paths),
+        created_at: now,
+      })
       .execute();
   });
-  service.jobs.start(`load ${id}`, () => load(service, caller, { id, jobId, name, paths, sources }));
+  service.jobs.start(`load ${id}`, () =>
+    load(service, caller, { id, jobId, name, paths, sources }),
+  );
   return { id, job_id: jobId, status: 'Running', success: true, site_url: catalog.link(id) };
 }
 
@@ -117,10 +148,18 @@ interface Load {
 
 async function load(service: GenomeService, caller: Caller, job: Load): Promise<void> {
   const { data, catalog, genomeBytes } = service;
-  const payload = { action: 'genome_load', genome_id: job.id, genome_name: job.name, job_id: job.jobId, paths: job.paths };
+  const payload = {
+    action: 'genome_load',
+    genome_id: job.id,
+    genome_name: job.name,
+    job_id: job.jobId,
+    paths: job.paths,
+  };
   try {
     const counter = new FastaCounter();
-    await genomeBytes.write(job.id, Readable.from(fastaOf(service, job.sources, counter)), { maxBytes: data.options.maxUploadBytes });
+    await genomeBytes.write(job.id, Readable.from(fastaOf(service, job.sources, counter)), {
+      maxBytes: data.options.maxUploadBytes,
+    });
     const counts = counter.finish();
     await data.db
       .updateTable('genomes')
@@ -133,7 +172,13 @@ async function load(service: GenomeService, caller: Caller, job: Load): Promise<
       user: caller.name,
       subject: `Genome ${job.name} loaded`,
       message: `Genome ${job.name} loaded from ${job.paths.join(', ')}: ${counts.sequences} sequences, ${counts.length} letters.`,
-      payload: { ...payload, status: 'Completed', sequence_count: counts.sequences, total_length: counts.length, genome_url: catalog.link(job.id) },
+      payload: {
+        ...payload,
+        status: 'Completed',
+        sequence_count: counts.sequences,
+        total_length: counts.length,
+        genome_url: catalog.link(job.id),
+      },
     });
   } catch (error) {
     const reason = failureReason(error, service.log, `load ${job.id}`);

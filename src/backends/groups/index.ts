@@ -43,21 +43,39 @@ export const groupsService: EmbeddedService = {
 
     app.get('/subjects/:subject', async (request) => {
       const { subject } = request.params as { subject: string };
-      const row = await store.db.selectFrom('users').select(columns).where('username', '=', qualifiedUsername(subject, config.uidDomain)).executeTakeFirst();
+      const row = await store.db
+        .selectFrom('users')
+        .select(columns)
+        .where('username', '=', qualifiedUsername(subject, config.uidDomain))
+        .executeTakeFirst();
       if (!row) throw gatewayError('ERR_NOT_FOUND', `subject not found: ${subject}`, { subject });
       return subjectOf(row, config.uidDomain);
     });
 
     app.get(
       '/subjects',
-      { schema: { querystring: Type.Object({ search: Type.String({ minLength: 1 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }) } },
+      {
+        schema: {
+          querystring: Type.Object({
+            search: Type.String({ minLength: 1 }),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+          }),
+        },
+      },
       async (request) => {
         const { search, limit } = request.query as { search: string; limit?: number };
         const pattern = `%${escapeLike(search.toLowerCase())}%`;
         const rows = await store.db
           .selectFrom('users')
           .select(columns)
-          .where((eb) => eb.or(columns.map((column) => sql<boolean>`lower(coalesce(${sql.ref(column)}, '')) like ${pattern} escape '\\'`)))
+          .where((eb) =>
+            eb.or(
+              columns.map(
+                (column) =>
+                  sql<boolean>`lower(coalesce(${sql.ref(column)}, '')) like ${pattern} escape '\\'`,
+              ),
+            ),
+          )
           .orderBy('username')
           .limit(limit ?? 100)
           .execute();

@@ -48,18 +48,24 @@ export function parseAvus(value: unknown, field: string, depth = 1): AvuRequest[
   if (depth > MAX_DEPTH) throw badField(field, `AVUs nest at most ${MAX_DEPTH} levels deep`);
   return value.map((item, index) => {
     const at = `${field}.${index}`;
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw badField(at, `${at} must be an AVU object`);
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      throw badField(at, `${at} must be an AVU object`);
     const { id, attr, value: avuValue, unit, avus } = item as Record<string, unknown>;
-    if (typeof attr !== 'string' || attr.trim() === '') throw badField(`${at}.attr`, `${at}.attr must be a non-blank string`);
+    if (typeof attr !== 'string' || attr.trim() === '')
+      throw badField(`${at}.attr`, `${at}.attr must be a non-blank string`);
     if (typeof avuValue !== 'string') throw badField(`${at}.value`, `${at}.value must be a string`);
-    if (unit !== undefined && unit !== null && typeof unit !== 'string') throw badField(`${at}.unit`, `${at}.unit must be a string`);
-    if (id !== undefined && id !== null && !isUuid(id)) throw badField(`${at}.id`, `${at}.id must be a UUID`);
+    if (unit !== undefined && unit !== null && typeof unit !== 'string')
+      throw badField(`${at}.unit`, `${at}.unit must be a string`);
+    if (id !== undefined && id !== null && !isUuid(id))
+      throw badField(`${at}.id`, `${at}.id must be a UUID`);
     return {
       ...(typeof id === 'string' ? { id: id.toLowerCase() } : {}),
       attr,
       value: avuValue,
       unit: typeof unit === 'string' ? unit : '',
-      ...(avus !== undefined && avus !== null ? { avus: parseAvus(avus, `${at}.avus`, depth + 1) } : {}),
+      ...(avus !== undefined && avus !== null
+        ? { avus: parseAvus(avus, `${at}.avus`, depth + 1) }
+        : {}),
     };
   });
 }
@@ -72,11 +78,15 @@ export function requestedAvus(body: unknown, replace: boolean): AvuRequest[] {
 
 export function targetOf(params: { targetType: string; targetId: string }): Target {
   const type = params.targetType.toLowerCase() as MetadataTargetType;
-  if (!targetTypes.includes(type)) throw gatewayError('ERR_BAD_REQUEST', `target type must be one of ${targetTypes.join(', ')}`, { 'target-type': params.targetType });
+  if (!targetTypes.includes(type))
+    throw gatewayError('ERR_BAD_REQUEST', `target type must be one of ${targetTypes.join(', ')}`, {
+      'target-type': params.targetType,
+    });
   return { id: params.targetId.toLowerCase(), type };
 }
 
-const sameTriple = (row: AvuRow, avu: AvuRequest) => row.attribute === avu.attr && row.value === avu.value && row.unit === avu.unit;
+const sameTriple = (row: AvuRow, avu: AvuRequest) =>
+  row.attribute === avu.attr && row.value === avu.value && row.unit === avu.unit;
 
 /** The rows, each with its nested AVUs (one query per nesting level). */
 export async function withNested(db: Db, rows: AvuRow[]): Promise<AvuView[]> {
@@ -103,7 +113,15 @@ export async function withNested(db: Db, rows: AvuRow[]): Promise<AvuView[]> {
   for (let depth = 0; frontier.length > 0 && depth <= MAX_DEPTH; depth += 1) {
     const next: string[] = [];
     for (const part of chunks(frontier)) {
-      const children = await db.selectFrom('avus').selectAll().where('target_type', '=', 'avu').where('target_id', 'in', part).orderBy('attribute').orderBy('value').orderBy('unit').execute();
+      const children = await db
+        .selectFrom('avus')
+        .selectAll()
+        .where('target_type', '=', 'avu')
+        .where('target_id', 'in', part)
+        .orderBy('attribute')
+        .orderBy('value')
+        .orderBy('unit')
+        .execute();
       for (const child of children) {
         views.get(child.target_id)?.avus.push(view(child));
         next.push(child.id);
@@ -115,7 +133,15 @@ export async function withNested(db: Db, rows: AvuRow[]): Promise<AvuView[]> {
 }
 
 export async function avusOf(db: Db, target: Target): Promise<AvuView[]> {
-  const rows = await db.selectFrom('avus').selectAll().where('target_id', '=', target.id).where('target_type', '=', target.type).orderBy('attribute').orderBy('value').orderBy('unit').execute();
+  const rows = await db
+    .selectFrom('avus')
+    .selectAll()
+    .where('target_id', '=', target.id)
+    .where('target_type', '=', target.type)
+    .orderBy('attribute')
+    .orderBy('value')
+    .orderBy('unit')
+    .execute();
   return withNested(db, rows);
 }
 
@@ -129,7 +155,12 @@ export async function deleteAvus(db: Db, ids: string[]): Promise<void> {
   while (frontier.length > 0) {
     const next: string[] = [];
     for (const part of chunks(frontier)) {
-      const children = await db.selectFrom('avus').select('id').where('target_type', '=', 'avu').where('target_id', 'in', part).execute();
+      const children = await db
+        .selectFrom('avus')
+        .select('id')
+        .where('target_type', '=', 'avu')
+        .where('target_id', 'in', part)
+        .execute();
       for (const { id } of children) {
         if (!all.has(id)) next.push(id);
         all.add(id);
@@ -137,7 +168,8 @@ export async function deleteAvus(db: Db, ids: string[]): Promise<void> {
     }
     frontier = next;
   }
-  for (const part of chunks([...all])) await db.deleteFrom('avus').where('id', 'in', part).execute();
+  for (const part of chunks([...all]))
+    await db.deleteFrom('avus').where('id', 'in', part).execute();
 }
 
 /** The AVUs targeting each target (`type/id`), as far down as a write reaches. */
@@ -147,20 +179,32 @@ const keyOf = (target: Target) => `${target.type}/${target.id}`;
 
 /** How many nesting levels a write visits: one per list of requests it reads the existing AVUs for. */
 function levelsOf(requests: AvuRequest[], replace: boolean): number {
-  const nested = requests.filter((avu) => avu.avus !== undefined || replace).map((avu) => levelsOf(avu.avus ?? [], replace));
+  const nested = requests
+    .filter((avu) => avu.avus !== undefined || replace)
+    .map((avu) => levelsOf(avu.avus ?? [], replace));
   return 1 + Math.max(0, ...nested);
 }
 
 /** The target's AVUs and those below them, `levels` deep: one query per level, not one per AVU. */
 async function existingAvus(db: Db, target: Target, levels: number): Promise<Children> {
-  const rows = await db.selectFrom('avus').selectAll().where('target_id', '=', target.id).where('target_type', '=', target.type).execute();
+  const rows = await db
+    .selectFrom('avus')
+    .selectAll()
+    .where('target_id', '=', target.id)
+    .where('target_type', '=', target.type)
+    .execute();
   const children: Children = new Map([[keyOf(target), rows]]);
   let frontier = rows.map((row) => row.id);
   for (let level = 1; level < levels && frontier.length > 0; level += 1) {
     const next: string[] = [];
     for (const id of frontier) children.set(keyOf({ id, type: 'avu' }), []);
     for (const part of chunks(frontier)) {
-      for (const child of await db.selectFrom('avus').selectAll().where('target_type', '=', 'avu').where('target_id', 'in', part).execute()) {
+      for (const child of await db
+        .selectFrom('avus')
+        .selectAll()
+        .where('target_type', '=', 'avu')
+        .where('target_id', 'in', part)
+        .execute()) {
         children.get(keyOf({ id: child.target_id, type: 'avu' }))!.push(child);
         next.push(child.id);
       }
@@ -175,30 +219,79 @@ async function existingAvus(db: Db, target: Target, levels: number): Promise<Chi
  * target already has is that one; with an id it is written only when something differs. On a
  * replace, AVUs of the target not named are deleted, nested ones level by level the same way.
  */
-export async function writeAvus(db: Db, user: string, now: number, target: Target, requests: AvuRequest[], replace: boolean): Promise<void> {
+export async function writeAvus(
+  db: Db,
+  user: string,
+  now: number,
+  target: Target,
+  requests: AvuRequest[],
+  replace: boolean,
+): Promise<void> {
   const children = await existingAvus(db, target, levelsOf(requests, replace));
   await writeLevel(db, user, now, children, target, requests, replace);
 }
 
 /** writeAvus below one target, given what exists there (`children`, kept up to date as rows are written). */
-async function writeLevel(db: Db, user: string, now: number, children: Children, target: Target, requests: AvuRequest[], replace: boolean): Promise<void> {
+async function writeLevel(
+  db: Db,
+  user: string,
+  now: number,
+  children: Children,
+  target: Target,
+  requests: AvuRequest[],
+  replace: boolean,
+): Promise<void> {
   const existing = children.get(keyOf(target)) ?? [];
   children.set(keyOf(target), existing);
   const kept = new Set<string>();
   for (const avu of requests) {
-    let row = avu.id ? existing.find((candidate) => candidate.id === avu.id) : existing.find((candidate) => sameTriple(candidate, avu));
-    const clash = existing.find((candidate) => sameTriple(candidate, avu) && candidate.id !== row?.id);
+    let row = avu.id
+      ? existing.find((candidate) => candidate.id === avu.id)
+      : existing.find((candidate) => sameTriple(candidate, avu));
+    const clash = existing.find(
+      (candidate) => sameTriple(candidate, avu) && candidate.id !== row?.id,
+    );
     if (avu.id && clash) {
-      throw gatewayError('ERR_NOT_UNIQUE', `the target already has the AVU ${JSON.stringify([avu.attr, avu.value, avu.unit])}`, { id: clash.id });
+      throw gatewayError(
+        'ERR_NOT_UNIQUE',
+        `the target already has the AVU ${JSON.stringify([avu.attr, avu.value, avu.unit])}`,
+        { id: clash.id },
+      );
     }
     if (row && !sameTriple(row, avu)) {
-      await db.updateTable('avus').set({ attribute: avu.attr, value: avu.value, unit: avu.unit, modified_by: user, modified_on: now }).where('id', '=', row.id).execute();
-      row = { ...row, attribute: avu.attr, value: avu.value, unit: avu.unit, modified_by: user, modified_on: now };
-      existing.splice(existing.findIndex((candidate) => candidate.id === row!.id), 1, row);
+      await db
+        .updateTable('avus')
+        .set({
+          attribute: avu.attr,
+          value: avu.value,
+          unit: avu.unit,
+          modified_by: user,
+          modified_on: now,
+        })
+        .where('id', '=', row.id)
+        .execute();
+      row = {
+        ...row,
+        attribute: avu.attr,
+        value: avu.value,
+        unit: avu.unit,
+        modified_by: user,
+        modified_on: now,
+      };
+      existing.splice(
+        existing.findIndex((candidate) => candidate.id === row!.id),
+        1,
+        row,
+      );
     }
     if (!row) {
-      if (avu.id && (await db.selectFrom('avus').select('id').where('id', '=', avu.id).executeTakeFirst())) {
-        throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `AVU ${avu.id} belongs to another target`, { id: avu.id });
+      if (
+        avu.id &&
+        (await db.selectFrom('avus').select('id').where('id', '=', avu.id).executeTakeFirst())
+      ) {
+        throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `AVU ${avu.id} belongs to another target`, {
+          id: avu.id,
+        });
       }
       row = {
         id: avu.id ?? randomUUID(),
@@ -218,11 +311,22 @@ async function writeLevel(db: Db, user: string, now: number, children: Children,
       children.set(keyOf({ id: row.id, type: 'avu' }), []);
     }
     kept.add(row.id);
-    if (avu.avus !== undefined || replace) await writeLevel(db, user, now, children, { id: row.id, type: 'avu' }, avu.avus ?? [], replace);
+    if (avu.avus !== undefined || replace)
+      await writeLevel(
+        db,
+        user,
+        now,
+        children,
+        { id: row.id, type: 'avu' },
+        avu.avus ?? [],
+        replace,
+      );
   }
   if (replace) {
-    await deleteAvus(db, existing.filter((row) => !kept.has(row.id)).map((row) => row.id));
+    await deleteAvus(
+      db,
+      existing.filter((row) => !kept.has(row.id)).map((row) => row.id),
+    );
     existing.splice(0, existing.length, ...existing.filter((row) => kept.has(row.id)));
   }
 }
-

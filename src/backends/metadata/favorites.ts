@@ -1,6 +1,15 @@
 import { Type } from 'typebox';
 import type { MetadataTargetType } from '../../store/schema.js';
-import { bodyObject, chunks, isUuid, stringList, userOf, userQuery, Uuid, type MetadataRoutes } from './requests.js';
+import {
+  bodyObject,
+  chunks,
+  isUuid,
+  stringList,
+  userOf,
+  userQuery,
+  Uuid,
+  type MetadataRoutes,
+} from './requests.js';
 import { choiceParam } from '../query-params.js';
 import { gatewayError } from '../../common/errors.js';
 
@@ -35,37 +44,64 @@ export const favoriteRoutes: MetadataRoutes = async (app, { db, now }) => {
     return { filesystem: rows.map((row) => row.target_id) };
   });
 
-  app.delete('/favorites/filesystem', { schema: { querystring: userQuery } }, async (request, reply) => {
-    const user = userOf(request);
-    const types = typesOf(choiceParam(request.query, 'entity-type', entityTypes));
-    await db.deleteFrom('favorites').where('owner_id', '=', user).where('target_type', 'in', types).execute();
-    return reply.code(200).send();
-  });
+  app.delete(
+    '/favorites/filesystem',
+    { schema: { querystring: userQuery } },
+    async (request, reply) => {
+      const user = userOf(request);
+      const types = typesOf(choiceParam(request.query, 'entity-type', entityTypes));
+      await db
+        .deleteFrom('favorites')
+        .where('owner_id', '=', user)
+        .where('target_type', 'in', types)
+        .execute();
+      return reply.code(200).send();
+    },
+  );
 
   // Idempotent: marking again keeps the original time (and takes the type given now).
-  app.put<IdRequest>('/favorites/filesystem/:targetId', { schema: { params: idParams, querystring: userQuery } }, async (request, reply) => {
-    const user = userOf(request);
-    const targetType = choiceParam(request.query, 'data-type', dataTypes);
-    await db
-      .insertInto('favorites')
-      .values({ owner_id: user, target_id: request.params.targetId.toLowerCase(), target_type: targetType, created_on: now() })
-      .onConflict((conflict) => conflict.columns(['owner_id', 'target_id']).doUpdateSet({ target_type: targetType }))
-      .execute();
-    return reply.code(200).send();
-  });
+  app.put<IdRequest>(
+    '/favorites/filesystem/:targetId',
+    { schema: { params: idParams, querystring: userQuery } },
+    async (request, reply) => {
+      const user = userOf(request);
+      const targetType = choiceParam(request.query, 'data-type', dataTypes);
+      await db
+        .insertInto('favorites')
+        .values({
+          owner_id: user,
+          target_id: request.params.targetId.toLowerCase(),
+          target_type: targetType,
+          created_on: now(),
+        })
+        .onConflict((conflict) =>
+          conflict.columns(['owner_id', 'target_id']).doUpdateSet({ target_type: targetType }),
+        )
+        .execute();
+      return reply.code(200).send();
+    },
+  );
 
-  app.delete<IdRequest>('/favorites/filesystem/:targetId', { schema: { params: idParams, querystring: userQuery } }, async (request, reply) => {
-    const user = userOf(request);
-    const removed = await db
-      .deleteFrom('favorites')
-      .where('owner_id', '=', user)
-      .where('target_id', '=', request.params.targetId.toLowerCase())
-      .executeTakeFirst();
-    if (Number(removed.numDeletedRows) === 0) {
-      throw gatewayError('ERR_NOT_FOUND', "The target-id wasn't marked as a favorite by the user", { user, 'target-id': request.params.targetId });
-    }
-    return reply.code(200).send();
-  });
+  app.delete<IdRequest>(
+    '/favorites/filesystem/:targetId',
+    { schema: { params: idParams, querystring: userQuery } },
+    async (request, reply) => {
+      const user = userOf(request);
+      const removed = await db
+        .deleteFrom('favorites')
+        .where('owner_id', '=', user)
+        .where('target_id', '=', request.params.targetId.toLowerCase())
+        .executeTakeFirst();
+      if (Number(removed.numDeletedRows) === 0) {
+        throw gatewayError(
+          'ERR_NOT_FOUND',
+          "The target-id wasn't marked as a favorite by the user",
+          { user, 'target-id': request.params.targetId },
+        );
+      }
+      return reply.code(200).send();
+    },
+  );
 
   // The given ids that are the user's file or folder favorites, in the order and spelling given.
   app.post('/favorites/filter', { schema: { querystring: userQuery } }, async (request) => {
@@ -83,6 +119,8 @@ export const favoriteRoutes: MetadataRoutes = async (app, { db, now }) => {
         .execute();
       for (const row of rows) favorite.add(row.target_id);
     }
-    return { filesystem: [...new Set(given)].filter((id) => isUuid(id) && favorite.has(id.toLowerCase())) };
+    return {
+      filesystem: [...new Set(given)].filter((id) => isUuid(id) && favorite.has(id.toLowerCase())),
+    };
   });
 };

@@ -29,7 +29,12 @@ const requestParams = Type.Object({ requestId: Type.String({ minLength: 1 }) });
 function countParam(query: unknown, name: string): number | undefined {
   const value = singleParam(query, name);
   if (value === undefined || value === '') return undefined;
-  if (!/^\d{1,15}$/.test(value)) throw gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "${name}" must be a whole number of at least 0`, { field: name });
+  if (!/^\d{1,15}$/.test(value))
+    throw gatewayError(
+      'ERR_BAD_QUERY_PARAMETER',
+      `query parameter "${name}" must be a whole number of at least 0`,
+      { field: name },
+    );
   return Number(value);
 }
 
@@ -39,7 +44,12 @@ function listingOptions(query: unknown): Omit<ListingOptions, 'requestedBy'> {
   let sortField: SortField = 'date_submitted';
   if (rawField !== undefined && rawField !== '') {
     const found = sortFields.find((field) => field === rawField.toLowerCase().replace(/-/g, '_'));
-    if (!found) throw gatewayError('ERR_BAD_QUERY_PARAMETER', `query parameter "sort-field" must be one of ${sortFields.join(', ')}`, { field: 'sort-field' });
+    if (!found)
+      throw gatewayError(
+        'ERR_BAD_QUERY_PARAMETER',
+        `query parameter "sort-field" must be one of ${sortFields.join(', ')}`,
+        { field: 'sort-field' },
+      );
     sortField = found;
   }
   const rawDir = singleParam(query, 'sort-dir');
@@ -47,11 +57,24 @@ function listingOptions(query: unknown): Omit<ListingOptions, 'requestedBy'> {
   let sortDir: 'asc' | 'desc' = rawField === undefined || rawField === '' ? 'desc' : 'asc';
   if (rawDir !== undefined && rawDir !== '') {
     const dir = rawDir.toLowerCase();
-    if (dir !== 'asc' && dir !== 'desc') throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'query parameter "sort-dir" must be ASC or DESC', { field: 'sort-dir' });
+    if (dir !== 'asc' && dir !== 'desc')
+      throw gatewayError(
+        'ERR_BAD_QUERY_PARAMETER',
+        'query parameter "sort-dir" must be ASC or DESC',
+        { field: 'sort-dir' },
+      );
     sortDir = dir;
   }
-  const statuses = listParam(query, 'statuses').map((value) => value.trim()).filter((value) => value !== '');
-  return { statuses, sortField, sortDir, limit: countParam(query, 'limit'), offset: countParam(query, 'offset') ?? 0 };
+  const statuses = listParam(query, 'statuses')
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
+  return {
+    statuses,
+    sortField,
+    sortDir,
+    limit: countParam(query, 'limit'),
+    offset: countParam(query, 'offset') ?? 0,
+  };
 }
 
 function bad(field: string, reason: string): Error {
@@ -68,10 +91,13 @@ function optionalString(body: Record<string, unknown>, field: string): string | 
 /** `{type, target_id, target_type: "file"|"folder", original_path?, permanent_id?}`. */
 function newRequest(body: unknown): NewRequest {
   const object = bodyObject(body);
-  if (typeof object.type !== 'string' || object.type === '') throw bad('type', 'body field "type" must be a request type such as "DOI"');
+  if (typeof object.type !== 'string' || object.type === '')
+    throw bad('type', 'body field "type" must be a request type such as "DOI"');
   if (!isUuid(object.target_id)) throw bad('target_id', 'body field "target_id" must be a UUID');
-  const targetType = typeof object.target_type === 'string' ? object.target_type.toLowerCase() : undefined;
-  if (targetType !== 'file' && targetType !== 'folder') throw bad('target_type', 'body field "target_type" must be "file" or "folder"');
+  const targetType =
+    typeof object.target_type === 'string' ? object.target_type.toLowerCase() : undefined;
+  if (targetType !== 'file' && targetType !== 'folder')
+    throw bad('target_type', 'body field "target_type" must be "file" or "folder"');
   const permanentId = optionalString(object, 'permanent_id');
   return {
     type: object.type,
@@ -86,9 +112,11 @@ function newRequest(body: unknown): NewRequest {
 function statusChange(body: unknown): StatusChange {
   const object = body === undefined || body === null || body === '' ? {} : bodyObject(body);
   const status = optionalString(object, 'status');
-  if (status !== null && (status.trim() === '' || status.length > 64)) throw bad('status', 'body field "status" must be a status name of 1 to 64 characters');
+  if (status !== null && (status.trim() === '' || status.length > 64))
+    throw bad('status', 'body field "status" must be a status name of 1 to 64 characters');
   const permanentId = optionalString(object, 'permanent_id');
-  if (permanentId !== null && permanentId.trim() === '') throw bad('permanent_id', 'body field "permanent_id" must not be empty');
+  if (permanentId !== null && permanentId.trim() === '')
+    throw bad('permanent_id', 'body field "permanent_id" must not be empty');
   return {
     ...(status === null ? {} : { status: status.trim() }),
     comments: optionalString(object, 'comments'),
@@ -107,33 +135,63 @@ export const permanentIdRequestRoutes: MetadataRoutes = async (app, { db, now })
     return createRequest(db, user, now(), newRequest(request.body));
   });
 
-  app.get('/permanent-id-requests/status-codes', { schema: { querystring: userQuery } }, async (request) => {
-    userOf(request);
-    return { status_codes: await listStatusCodes(db) };
-  });
+  app.get(
+    '/permanent-id-requests/status-codes',
+    { schema: { querystring: userQuery } },
+    async (request) => {
+      userOf(request);
+      return { status_codes: await listStatusCodes(db) };
+    },
+  );
 
-  app.get('/permanent-id-requests/types', { schema: { querystring: userQuery } }, async (request) => {
-    userOf(request);
-    return { request_types: await listRequestTypes(db) };
-  });
+  app.get(
+    '/permanent-id-requests/types',
+    { schema: { querystring: userQuery } },
+    async (request) => {
+      userOf(request);
+      return { request_types: await listRequestTypes(db) };
+    },
+  );
 
-  app.get('/permanent-id-requests/:requestId', { schema: { querystring: userQuery, params: requestParams } }, async (request) => {
-    const user = userOf(request);
-    return requireRequest(db, (request.params as { requestId: string }).requestId, user);
-  });
+  app.get(
+    '/permanent-id-requests/:requestId',
+    { schema: { querystring: userQuery, params: requestParams } },
+    async (request) => {
+      const user = userOf(request);
+      return requireRequest(db, (request.params as { requestId: string }).requestId, user);
+    },
+  );
 
-  app.get('/admin/permanent-id-requests', { schema: { querystring: userQuery } }, async (request) => {
-    userOf(request);
-    return listRequests(db, listingOptions(request.query));
-  });
+  app.get(
+    '/admin/permanent-id-requests',
+    { schema: { querystring: userQuery } },
+    async (request) => {
+      userOf(request);
+      return listRequests(db, listingOptions(request.query));
+    },
+  );
 
-  app.get('/admin/permanent-id-requests/:requestId', { schema: { querystring: userQuery, params: requestParams } }, async (request) => {
-    userOf(request);
-    return requireRequest(db, (request.params as { requestId: string }).requestId);
-  });
+  app.get(
+    '/admin/permanent-id-requests/:requestId',
+    { schema: { querystring: userQuery, params: requestParams } },
+    async (request) => {
+      userOf(request);
+      return requireRequest(db, (request.params as { requestId: string }).requestId);
+    },
+  );
 
-  app.post('/admin/permanent-id-requests/:requestId/status', { schema: { querystring: userQuery, params: requestParams } }, async (request) => {
-    const user = userOf(request);
-    return changeRequestStatus(db, (request.params as { requestId: string }).requestId, user, now(), statusChange(request.body));
-  });
+  app.post(
+    '/admin/permanent-id-requests/:requestId/status',
+    { schema: { querystring: userQuery, params: requestParams } },
+    async (request) => {
+      const user = userOf(request);
+      return changeRequestStatus(
+        db,
+        (request.params as { requestId: string }).requestId,
+        user,
+        now(),
+        statusChange(request.body),
+      );
+    },
+  );
 };

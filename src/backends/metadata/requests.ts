@@ -17,7 +17,16 @@ export interface MetadataOptions {
 
 export type MetadataRoutes = FastifyPluginAsync<MetadataOptions>;
 
-export const targetTypes: readonly MetadataTargetType[] = ['analysis', 'app', 'avu', 'file', 'folder', 'user', 'quick_launch', 'instant_launch'];
+export const targetTypes: readonly MetadataTargetType[] = [
+  'analysis',
+  'app',
+  'avu',
+  'file',
+  'folder',
+  'user',
+  'quick_launch',
+  'instant_launch',
+];
 
 const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
@@ -29,7 +38,10 @@ export function isUuid(value: unknown): value is string {
 export const Uuid = Type.String({ pattern: uuidPattern.source });
 
 /** Query schema of routes that take the caller: `user` required, anything else allowed. */
-export const userQuery = Type.Object({ user: Type.String({ minLength: 1 }) }, { additionalProperties: true });
+export const userQuery = Type.Object(
+  { user: Type.String({ minLength: 1 }) },
+  { additionalProperties: true },
+);
 
 export const userOf = (request: { query: unknown }): string => requireUserParam(request.query);
 
@@ -45,7 +57,11 @@ export function bodyObject(body: unknown): Record<string, unknown> {
 export function stringList(body: Record<string, unknown>, field: string): string[] {
   const value = body[field];
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `body field "${field}" must be a list of strings`, { field });
+    throw gatewayError(
+      'ERR_BAD_OR_MISSING_FIELD',
+      `body field "${field}" must be a list of strings`,
+      { field },
+    );
   }
   return value as string[];
 }
@@ -53,7 +69,7 @@ export function stringList(body: Record<string, unknown>, field: string): string
 /** Splits a long list so an `in (...)` never exceeds either engine's bound-parameter limit. */
 export function chunks<T>(items: readonly T[], size = 500): T[][] {
   const parts: T[][] = [];
-  for (let start = 0; start < items.length; start += size) parts.push(items.slice(start, start + size));
+  for (let start = 0; start < items.length; start += size)
+    parts.push(items.slice(start, start + size));
   return parts;
 }
-

@@ -49,7 +49,10 @@ export function zipFolderName(name: string): string {
 function dosTime(date: Date): { time: number; date: number } {
   return {
     time: (date.getHours() << 11) | (date.getMinutes() << 5) | Math.floor(date.getSeconds() / 2),
-    date: ((Math.max(date.getFullYear(), 1980) - 1980) << 9) | ((date.getMonth() + 1) << 5) | date.getDate(),
+    date:
+      ((Math.max(date.getFullYear(), 1980) - 1980) << 9) |
+      ((date.getMonth() + 1) << 5) |
+      date.getDate(),
   };
 }
 

@@ -92,24 +92,37 @@ async function presentAttributes(db: Db, rows: AttributeRow[]): Promise<Attr[]> 
   const synonyms = new Map<string, string[]>();
   const children = new Map<string, AttributeRow[]>();
   for (const part of chunks(ids)) {
-    const valueRows = await db.selectFrom('metadata_attr_enum_values').selectAll().where('attribute_id', 'in', part).orderBy('display_order').execute();
+    const valueRows = await db
+      .selectFrom('metadata_attr_enum_values')
+      .selectAll()
+      .where('attribute_id', 'in', part)
+      .orderBy('display_order')
+      .execute();
     for (const row of valueRows) {
       const list = values.get(row.attribute_id) ?? [];
       list.push({ id: row.id, is_default: asBoolean(row.is_default), value: row.value });
       values.set(row.attribute_id, list);
     }
-    const synonymRows = await db.selectFrom('metadata_attr_synonyms').selectAll().where('attribute_id', 'in', part).orderBy('synonym_id').execute();
-    for (const row of synonymRows) synonyms.set(row.attribute_id, [...(synonyms.get(row.attribute_id) ?? []), row.synonym_id]);
+    const synonymRows = await db
+      .selectFrom('metadata_attr_synonyms')
+      .selectAll()
+      .where('attribute_id', 'in', part)
+      .orderBy('synonym_id')
+      .execute();
+    for (const row of synonymRows)
+      synonyms.set(row.attribute_id, [...(synonyms.get(row.attribute_id) ?? []), row.synonym_id]);
     const childRows = await attributeQuery(db)
       .innerJoin('metadata_attr_attrs as aa', 'aa.child_id', 'a.id')
       .select('aa.parent_id')
       .where('aa.parent_id', 'in', part)
       .orderBy('aa.display_order')
       .execute();
-    for (const row of childRows) children.set(row.parent_id, [...(children.get(row.parent_id) ?? []), row]);
+    for (const row of childRows)
+      children.set(row.parent_id, [...(children.get(row.parent_id) ?? []), row]);
   }
   const presentedChildren = new Map<string, Attr>();
-  for (const attr of await presentAttributes(db, [...children.values()].flat())) presentedChildren.set(attr.id, attr);
+  for (const attr of await presentAttributes(db, [...children.values()].flat()))
+    presentedChildren.set(attr.id, attr);
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
@@ -129,7 +142,11 @@ async function presentAttributes(db: Db, rows: AttributeRow[]): Promise<Attr[]> 
 
 /** One template with its attributes, or undefined. */
 export async function findTemplate(db: Db, id: string): Promise<Template | undefined> {
-  const row = await db.selectFrom('metadata_templates').selectAll().where('id', '=', id.toLowerCase()).executeTakeFirst();
+  const row = await db
+    .selectFrom('metadata_templates')
+    .selectAll()
+    .where('id', '=', id.toLowerCase())
+    .executeTakeFirst();
   if (!row) return undefined;
   const attributeRows = await attributeQuery(db)
     .innerJoin('metadata_template_attrs as ta', 'ta.attribute_id', 'a.id')
@@ -152,12 +169,20 @@ export async function findAttribute(db: Db, id: string): Promise<Attr | undefine
 
 /** Ids of every attribute of a template, children included. */
 async function attributeTree(db: Db, templateId: string): Promise<string[]> {
-  const top = await db.selectFrom('metadata_template_attrs').select('attribute_id').where('template_id', '=', templateId).execute();
+  const top = await db
+    .selectFrom('metadata_template_attrs')
+    .select('attribute_id')
+    .where('template_id', '=', templateId)
+    .execute();
   const all = top.map((row) => row.attribute_id);
-  for (let level = all; level.length > 0; ) {
+  for (let level = all; level.length > 0;) {
     const next: string[] = [];
     for (const part of chunks(level)) {
-      const rows = await db.selectFrom('metadata_attr_attrs').select('child_id').where('parent_id', 'in', part).execute();
+      const rows = await db
+        .selectFrom('metadata_attr_attrs')
+        .select('child_id')
+        .where('parent_id', 'in', part)
+        .execute();
       next.push(...rows.map((row) => row.child_id));
     }
     all.push(...next);
@@ -195,14 +220,27 @@ async function writeAttribute(writing: Writing, input: AttributeInput): Promise<
     await trx.deleteFrom('metadata_attr_enum_values').where('attribute_id', '=', id).execute();
   } else {
     id = randomUUID();
-    await trx.insertInto('metadata_attributes').values({ id, ...columns, created_by: user, created_on: now }).execute();
+    await trx
+      .insertInto('metadata_attributes')
+      .values({ id, ...columns, created_by: user, created_on: now })
+      .execute();
   }
-  const values = input.values.map((value, order) => ({ id: randomUUID(), attribute_id: id, value: value.value, is_default: value.is_default, display_order: order }));
+  const values = input.values.map((value, order) => ({
+    id: randomUUID(),
+    attribute_id: id,
+    value: value.value,
+    is_default: value.is_default,
+    display_order: order,
+  }));
   // 5 parameters a row: 100 rows stay under either engine's bound-parameter limit.
-  for (const part of chunks(values, 100)) await trx.insertInto('metadata_attr_enum_values').values(part).execute();
+  for (const part of chunks(values, 100))
+    await trx.insertInto('metadata_attr_enum_values').values(part).execute();
   for (const [order, child] of input.attributes.entries()) {
     const childId = await writeAttribute(writing, child);
-    await trx.insertInto('metadata_attr_attrs').values({ parent_id: id, child_id: childId, display_order: order }).execute();
+    await trx
+      .insertInto('metadata_attr_attrs')
+      .values({ parent_id: id, child_id: childId, display_order: order })
+      .execute();
   }
   return id;
 }
@@ -217,7 +255,13 @@ async function valueTypeIds(trx: Transaction<Database>): Promise<Map<string, str
  * attribute keeping the id of one of the template's attributes is updated in place and the
  * template's attributes left out are deleted. Answers the template's id.
  */
-export async function saveTemplate(db: Kysely<Database>, user: string, now: number, input: TemplateInput, id?: string): Promise<string> {
+export async function saveTemplate(
+  db: Kysely<Database>,
+  user: string,
+  now: number,
+  input: TemplateInput,
+  id?: string,
+): Promise<string> {
   return db.transaction().execute(async (trx) => {
     const templateId = id?.toLowerCase() ?? randomUUID();
     let previous: string[] = [];
@@ -238,37 +282,72 @@ export async function saveTemplate(db: Kysely<Database>, user: string, now: numb
     } else {
       const updated = await trx
         .updateTable('metadata_templates')
-        .set({ name: input.name, description: input.description, ...(input.deleted === undefined ? {} : { deleted: input.deleted }), modified_by: user, modified_on: now })
+        .set({
+          name: input.name,
+          description: input.description,
+          ...(input.deleted === undefined ? {} : { deleted: input.deleted }),
+          modified_by: user,
+          modified_on: now,
+        })
         .where('id', '=', templateId)
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) === 0) throw templateNotFound(id);
       previous = await attributeTree(trx, templateId);
-      await trx.deleteFrom('metadata_template_attrs').where('template_id', '=', templateId).execute();
-      for (const part of chunks(previous)) await trx.deleteFrom('metadata_attr_attrs').where('parent_id', 'in', part).execute();
+      await trx
+        .deleteFrom('metadata_template_attrs')
+        .where('template_id', '=', templateId)
+        .execute();
+      for (const part of chunks(previous))
+        await trx.deleteFrom('metadata_attr_attrs').where('parent_id', 'in', part).execute();
     }
-    const writing: Writing = { trx, user, now, typeIds: await valueTypeIds(trx), reusable: new Set(previous) };
+    const writing: Writing = {
+      trx,
+      user,
+      now,
+      typeIds: await valueTypeIds(trx),
+      reusable: new Set(previous),
+    };
     for (const [order, attribute] of input.attributes.entries()) {
       const attributeId = await writeAttribute(writing, attribute);
-      await trx.insertInto('metadata_template_attrs').values({ template_id: templateId, attribute_id: attributeId, display_order: order }).execute();
+      await trx
+        .insertInto('metadata_template_attrs')
+        .values({ template_id: templateId, attribute_id: attributeId, display_order: order })
+        .execute();
     }
     // What is left of the old tree was dropped from the template.
-    for (const part of chunks([...writing.reusable])) await trx.deleteFrom('metadata_attributes').where('id', 'in', part).execute();
+    for (const part of chunks([...writing.reusable]))
+      await trx.deleteFrom('metadata_attributes').where('id', 'in', part).execute();
     return templateId;
   });
 }
 
 /** Marks a template deleted (it leaves the listing, stays readable by id), or removes it and its attributes. */
-export async function deleteTemplate(db: Kysely<Database>, user: string, now: number, id: string, permanent: boolean): Promise<void> {
+export async function deleteTemplate(
+  db: Kysely<Database>,
+  user: string,
+  now: number,
+  id: string,
+  permanent: boolean,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const templateId = id.toLowerCase();
-    const existing = await trx.selectFrom('metadata_templates').select('id').where('id', '=', templateId).executeTakeFirst();
+    const existing = await trx
+      .selectFrom('metadata_templates')
+      .select('id')
+      .where('id', '=', templateId)
+      .executeTakeFirst();
     if (!existing) throw templateNotFound(id);
     if (!permanent) {
-      await trx.updateTable('metadata_templates').set({ deleted: true, modified_by: user, modified_on: now }).where('id', '=', templateId).execute();
+      await trx
+        .updateTable('metadata_templates')
+        .set({ deleted: true, modified_by: user, modified_on: now })
+        .where('id', '=', templateId)
+        .execute();
       return;
     }
     const attributes = await attributeTree(trx, templateId);
     await trx.deleteFrom('metadata_templates').where('id', '=', templateId).execute();
-    for (const part of chunks(attributes)) await trx.deleteFrom('metadata_attributes').where('id', 'in', part).execute();
+    for (const part of chunks(attributes))
+      await trx.deleteFrom('metadata_attributes').where('id', 'in', part).execute();
   });
 }

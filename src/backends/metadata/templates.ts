@@ -5,7 +5,13 @@ import { userOf, userQuery, type MetadataRoutes } from './requests.js';
 import { booleanParam } from '../query-params.js';
 import { templateInput } from './template-body.js';
 import { blankCsv, guideCsv, templateZip } from './template-files.js';
-import { deleteTemplate, findAttribute, listTemplates, requireTemplate, saveTemplate } from './template-model.js';
+import {
+  deleteTemplate,
+  findAttribute,
+  listTemplates,
+  requireTemplate,
+  saveTemplate,
+} from './template-model.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**
@@ -18,9 +24,18 @@ const templateParams = Type.Object({ templateId: Type.String({ minLength: 1 }) }
 const attributeParams = Type.Object({ attrId: Type.String({ minLength: 1 }) });
 
 /** `attachment` (default true): whether the download is offered as a file to save. */
-function download(reply: FastifyReply, query: unknown, type: string, fileName: string, body: string | Buffer): FastifyReply {
+function download(
+  reply: FastifyReply,
+  query: unknown,
+  type: string,
+  fileName: string,
+  body: string | Buffer,
+): FastifyReply {
   const kind = booleanParam(query, 'attachment', true) ? 'attachment' : 'inline';
-  return reply.type(type).header('content-disposition', contentDisposition(kind, fileName)).send(body);
+  return reply
+    .type(type)
+    .header('content-disposition', contentDisposition(kind, fileName))
+    .send(body);
 }
 
 export const templateRoutes: MetadataRoutes = async (app, { db, now }) => {
@@ -29,36 +44,86 @@ export const templateRoutes: MetadataRoutes = async (app, { db, now }) => {
     return { metadata_templates: await listTemplates(db, false) };
   });
 
-  app.get('/templates/attr/:attrId', { schema: { querystring: userQuery, params: attributeParams } }, async (request) => {
-    userOf(request);
-    const { attrId } = request.params as { attrId: string };
-    const attribute = await findAttribute(db, attrId);
-    if (!attribute) throw gatewayError('ERR_NOT_FOUND', `metadata attribute ${attrId} not found`, { id: attrId });
-    return attribute;
-  });
+  app.get(
+    '/templates/attr/:attrId',
+    { schema: { querystring: userQuery, params: attributeParams } },
+    async (request) => {
+      userOf(request);
+      const { attrId } = request.params as { attrId: string };
+      const attribute = await findAttribute(db, attrId);
+      if (!attribute)
+        throw gatewayError('ERR_NOT_FOUND', `metadata attribute ${attrId} not found`, {
+          id: attrId,
+        });
+      return attribute;
+    },
+  );
 
-  app.get('/templates/:templateId', { schema: { querystring: userQuery, params: templateParams } }, async (request) => {
-    userOf(request);
-    return requireTemplate(db, (request.params as { templateId: string }).templateId);
-  });
+  app.get(
+    '/templates/:templateId',
+    { schema: { querystring: userQuery, params: templateParams } },
+    async (request) => {
+      userOf(request);
+      return requireTemplate(db, (request.params as { templateId: string }).templateId);
+    },
+  );
 
-  app.get('/templates/:templateId/blank-csv', { schema: { querystring: userQuery, params: templateParams } }, async (request, reply) => {
-    userOf(request);
-    const template = await requireTemplate(db, (request.params as { templateId: string }).templateId);
-    return download(reply, request.query, 'text/csv; charset=utf-8', 'metadata.csv', blankCsv(template));
-  });
+  app.get(
+    '/templates/:templateId/blank-csv',
+    { schema: { querystring: userQuery, params: templateParams } },
+    async (request, reply) => {
+      userOf(request);
+      const template = await requireTemplate(
+        db,
+        (request.params as { templateId: string }).templateId,
+      );
+      return download(
+        reply,
+        request.query,
+        'text/csv; charset=utf-8',
+        'metadata.csv',
+        blankCsv(template),
+      );
+    },
+  );
 
-  app.get('/templates/:templateId/guide-csv', { schema: { querystring: userQuery, params: templateParams } }, async (request, reply) => {
-    userOf(request);
-    const template = await requireTemplate(db, (request.params as { templateId: string }).templateId);
-    return download(reply, request.query, 'text/csv; charset=utf-8', 'guide.csv', guideCsv(template));
-  });
+  app.get(
+    '/templates/:templateId/guide-csv',
+    { schema: { querystring: userQuery, params: templateParams } },
+    async (request, reply) => {
+      userOf(request);
+      const template = await requireTemplate(
+        db,
+        (request.params as { templateId: string }).templateId,
+      );
+      return download(
+        reply,
+        request.query,
+        'text/csv; charset=utf-8',
+        'guide.csv',
+        guideCsv(template),
+      );
+    },
+  );
 
-  app.get('/templates/:templateId/zip-csv', { schema: { querystring: userQuery, params: templateParams } }, async (request, reply) => {
-    userOf(request);
-    const template = await requireTemplate(db, (request.params as { templateId: string }).templateId);
-    return download(reply, request.query, 'application/zip', 'template.zip', templateZip(template));
-  });
+  app.get(
+    '/templates/:templateId/zip-csv',
+    { schema: { querystring: userQuery, params: templateParams } },
+    async (request, reply) => {
+      userOf(request);
+      const template = await requireTemplate(
+        db,
+        (request.params as { templateId: string }).templateId,
+      );
+      return download(
+        reply,
+        request.query,
+        'application/zip',
+        'template.zip',
+        templateZip(template),
+      );
+    },
+  );
 
   app.get('/admin/templates', { schema: { querystring: userQuery } }, async (request) => {
     userOf(request);
@@ -71,19 +136,33 @@ export const templateRoutes: MetadataRoutes = async (app, { db, now }) => {
     return requireTemplate(db, id);
   });
 
-  app.put('/admin/templates/:templateId', { schema: { querystring: userQuery, params: templateParams } }, async (request) => {
-    const user = userOf(request);
-    const { templateId } = request.params as { templateId: string };
-    const input = templateInput(request.body);
-    await saveTemplate(db, user, now(), input, templateId);
-    return requireTemplate(db, templateId);
-  });
+  app.put(
+    '/admin/templates/:templateId',
+    { schema: { querystring: userQuery, params: templateParams } },
+    async (request) => {
+      const user = userOf(request);
+      const { templateId } = request.params as { templateId: string };
+      const input = templateInput(request.body);
+      await saveTemplate(db, user, now(), input, templateId);
+      return requireTemplate(db, templateId);
+    },
+  );
 
   // The reference service answers an empty 200; 204 says the same without a body to misparse.
-  app.delete('/admin/templates/:templateId', { schema: { querystring: userQuery, params: templateParams } }, async (request, reply) => {
-    const user = userOf(request);
-    const { templateId } = request.params as { templateId: string };
-    await deleteTemplate(db, user, now(), templateId, booleanParam(request.query, 'permanent', false));
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/admin/templates/:templateId',
+    { schema: { querystring: userQuery, params: templateParams } },
+    async (request, reply) => {
+      const user = userOf(request);
+      const { templateId } = request.params as { templateId: string };
+      await deleteTemplate(
+        db,
+        user,
+        now(),
+        templateId,
+        booleanParam(request.query, 'permanent', false),
+      );
+      return reply.code(204).send();
+    },
+  );
 };

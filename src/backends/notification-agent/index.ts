@@ -13,9 +13,16 @@ import { systemMessageRoutes } from './system-messages.js';
 export const notificationAgentService: EmbeddedService = {
   name: 'notification-agent',
   plugin: async (app, { store, config, now = Date.now }) => {
-    const channel = openChannel(store, 'notification_events', (error) => app.log.warn({ err: error }, 'notification channel trouble'));
+    const channel = openChannel(store, 'notification_events', (error) =>
+      app.log.warn({ err: error }, 'notification channel trouble'),
+    );
     app.addHook('onClose', async () => channel.close());
-    const options = { db: store.db, now, events: new AgentEvents(channel, app.log), heartbeatMs: config.notifications.streamHeartbeatMs };
+    const options = {
+      db: store.db,
+      now,
+      events: new AgentEvents(channel, app.log),
+      heartbeatMs: config.notifications.streamHeartbeatMs,
+    };
     for (const routes of [messageRoutes, systemMessageRoutes, streamRoutes]) {
       await app.register(routes, options);
     }

@@ -4,9 +4,24 @@ import { notificationColumns, notificationJson, notificationRequest, storedType 
 import type { AgentRoutes } from './options.js';
 import { paged } from '../../store/paging.js';
 import { badQueryParam, countParam } from '../query-params.js';
-import { agentQuery, countOf, markAllUser, selected, selection, spelled, systemCounts, unseenCount, uuidsOf } from './queries.js';
+import {
+  agentQuery,
+  countOf,
+  markAllUser,
+  selected,
+  selection,
+  spelled,
+  systemCounts,
+  unseenCount,
+  uuidsOf,
+} from './queries.js';
 
-const sortColumns = { timestamp: 'time_created', date_created: 'time_created', uuid: 'id', subject: 'subject' } as const;
+const sortColumns = {
+  timestamp: 'time_created',
+  date_created: 'time_created',
+  uuid: 'id',
+  subject: 'subject',
+} as const;
 
 export const messageRoutes: AgentRoutes = async (app, { db, now, events }) => {
   app.post('/notification', async (request) => {
@@ -31,13 +46,27 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events }) => {
     const which = selection(user, query);
     const limit = countParam(query, 'limit', 0);
     const offset = countParam(query, 'offset', 0);
-    const sortField = (spelled(query, 'sort_field', 'sort-field', 'sortfield') ?? 'timestamp').toLowerCase();
+    const sortField = (
+      spelled(query, 'sort_field', 'sort-field', 'sortfield') ?? 'timestamp'
+    ).toLowerCase();
     const sortDir = (spelled(query, 'sort_dir', 'sort-dir', 'sortdir') ?? 'desc').toLowerCase();
-    if (!(sortField in sortColumns)) throw badQueryParam('sort_field', `sort_field must be one of ${Object.keys(sortColumns).join(', ')}`);
-    if (sortDir !== 'asc' && sortDir !== 'desc') throw badQueryParam('sort_dir', 'sort_dir must be asc or desc');
+    if (!(sortField in sortColumns))
+      throw badQueryParam(
+        'sort_field',
+        `sort_field must be one of ${Object.keys(sortColumns).join(', ')}`,
+      );
+    if (sortDir !== 'asc' && sortDir !== 'desc')
+      throw badQueryParam('sort_dir', 'sort_dir must be asc or desc');
     const column = sortColumns[sortField as keyof typeof sortColumns];
 
-    const page = paged(selected(db, which).select([...notificationColumns]).orderBy(column, sortDir).orderBy('id', sortDir), limit, offset);
+    const page = paged(
+      selected(db, which)
+        .select([...notificationColumns])
+        .orderBy(column, sortDir)
+        .orderBy('id', sortDir),
+      limit,
+      offset,
+    );
     const [rows, total, unseenTotal] = await Promise.all([
       page.execute(),
       countOf(selected(db, which)),
@@ -48,20 +77,35 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events }) => {
 
   app.get('/unseen-messages', async (request) => {
     const { user } = agentQuery(request.query);
-    const rows = await selected(db, { user, seen: false }).select([...notificationColumns]).orderBy('time_created', 'asc').orderBy('id', 'asc').execute();
+    const rows = await selected(db, { user, seen: false })
+      .select([...notificationColumns])
+      .orderBy('time_created', 'asc')
+      .orderBy('id', 'asc')
+      .execute();
     return { messages: rows.map(notificationJson), total: rows.length, unseen_total: rows.length };
   });
 
   app.get('/count-messages', async (request) => {
     const { user, query } = agentQuery(request.query);
-    const [userTotal, system] = await Promise.all([countOf(selected(db, selection(user, query))), systemCounts(db, user, now())]);
+    const [userTotal, system] = await Promise.all([
+      countOf(selected(db, selection(user, query))),
+      systemCounts(db, user, now()),
+    ]);
     return { 'user-total': userTotal, ...system };
   });
 
   /** Applies a change to some of a user's live notifications; answers the spec's count (still unseen). */
-  const change = async (user: string, set: { seen?: true; deleted?: true }, which: { ids?: string[]; type?: string; seen?: boolean } = {}) => {
+  const change = async (
+    user: string,
+    set: { seen?: true; deleted?: true },
+    which: { ids?: string[]; type?: string; seen?: boolean } = {},
+  ) => {
     if (which.ids?.length !== 0) {
-      let update = db.updateTable('notifications').set(set).where('username', '=', user).where('deleted', '=', false);
+      let update = db
+        .updateTable('notifications')
+        .set(set)
+        .where('username', '=', user)
+        .where('deleted', '=', false);
       if (which.ids) update = update.where('id', 'in', which.ids);
       if (which.type !== undefined) update = update.where('type', '=', which.type);
       if (which.seen !== undefined) update = update.where('seen', '=', which.seen);
@@ -71,9 +115,13 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events }) => {
     return { success: true, count: await unseenCount(db, user) };
   };
 
-  app.post('/seen', async (request) => change(agentQuery(request.query).user, { seen: true }, { ids: uuidsOf(request.body) }));
+  app.post('/seen', async (request) =>
+    change(agentQuery(request.query).user, { seen: true }, { ids: uuidsOf(request.body) }),
+  );
   app.post('/mark-all-seen', async (request) => change(markAllUser(request), { seen: true }));
-  app.post('/delete', async (request) => change(agentQuery(request.query).user, { deleted: true }, { ids: uuidsOf(request.body) }));
+  app.post('/delete', async (request) =>
+    change(agentQuery(request.query).user, { deleted: true }, { ids: uuidsOf(request.body) }),
+  );
   // `filter` as in listings (`new`: the unseen ones), `seen` too.
   app.delete('/delete-all', async (request) => {
     const { user, query } = agentQuery(request.query);

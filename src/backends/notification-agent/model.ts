@@ -35,7 +35,12 @@ export interface NotificationRequest {
   outputManifest?: unknown[];
 }
 
-function optional<T>(body: Record<string, unknown>, field: string, check: (value: unknown) => boolean, kind: string): T | undefined {
+function optional<T>(
+  body: Record<string, unknown>,
+  field: string,
+  check: (value: unknown) => boolean,
+  kind: string,
+): T | undefined {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
   if (!check(value)) throw badField(field, `body field "${field}" must be ${kind}`);
@@ -46,15 +51,21 @@ const isString = (value: unknown) => typeof value === 'string';
 
 /** Validates a notification request; anything unusable is a 400 naming the field. */
 export function notificationRequest(body: unknown): NotificationRequest {
-  if (!isJsonObject(body)) throw badField('body', 'the body must be a JSON object {type, user, subject, message?, payload?}');
+  if (!isJsonObject(body))
+    throw badField(
+      'body',
+      'the body must be a JSON object {type, user, subject, message?, payload?}',
+    );
   const fields = body as Record<string, unknown>;
   const required = (field: string): string => {
     const value = fields[field];
-    if (typeof value !== 'string' || value.trim() === '') throw badField(field, `body field "${field}" must be a non-empty string`);
+    if (typeof value !== 'string' || value.trim() === '')
+      throw badField(field, `body field "${field}" must be a non-empty string`);
     return value;
   };
   const type = required('type');
-  if (type.length > 32 || type.includes('.')) throw badField('type', 'body field "type" must be at most 32 characters and contain no "."');
+  if (type.length > 32 || type.includes('.'))
+    throw badField('type', 'body field "type" must be at most 32 characters and contain no "."');
   return {
     type,
     user: shortUsername(required('user')),
@@ -68,7 +79,10 @@ export function notificationRequest(body: unknown): NotificationRequest {
   };
 }
 
-export type NotificationRow = Pick<Selectable<Database['notifications']>, 'id' | 'type' | 'username' | 'subject' | 'seen' | 'deleted' | 'time_created' | 'incoming_json'>;
+export type NotificationRow = Pick<
+  Selectable<Database['notifications']>,
+  'id' | 'type' | 'username' | 'subject' | 'seen' | 'deleted' | 'time_created' | 'incoming_json'
+>;
 
 /** The spec's Notification (gateway-spec "Notification"): times in ms, seen and deleted from the row. */
 export function notificationJson(row: NotificationRow): Record<string, unknown> {
@@ -90,4 +104,13 @@ export function notificationJson(row: NotificationRow): Record<string, unknown> 
   };
 }
 
-export const notificationColumns = ['id', 'type', 'username', 'subject', 'seen', 'deleted', 'time_created', 'incoming_json'] as const;
+export const notificationColumns = [
+  'id',
+  'type',
+  'username',
+  'subject',
+  'seen',
+  'deleted',
+  'time_created',
+  'incoming_json',
+] as const;

@@ -51,19 +51,25 @@ export const streamRoutes: AgentRoutes = async (app, { db, now, events, heartbea
     const sendNotifications = async (rows: Parameters<typeof notificationJson>[0][]) => {
       if (rows.length === 0) return;
       const total = await countOf(selected(db, { user, seen: false }));
-      for (const row of rows) send(frame('notification', { total, message: notificationJson(row) }, row.id));
+      for (const row of rows)
+        send(frame('notification', { total, message: notificationJson(row) }, row.id));
     };
     const onEvent = (event: AgentEvent) => {
       chain = chain
         .then(async () => {
           if (closed()) return;
           if (event.kind === 'notification' && event.id) {
-            const rows = await selected(db, { user }).select([...notificationColumns]).where('id', '=', event.id).execute();
+            const rows = await selected(db, { user })
+              .select([...notificationColumns])
+              .where('id', '=', event.id)
+              .execute();
             await sendNotifications(rows);
           }
           await sendCounts();
         })
-        .catch((error: unknown) => request.log.warn({ err: error, user }, 'a notification stream could not send an event'));
+        .catch((error: unknown) =>
+          request.log.warn({ err: error, user }, 'a notification stream could not send an event'),
+        );
     };
 
     // Subscribed before the first byte: nothing recorded after the client sees the stream open is missed.
@@ -91,11 +97,21 @@ export const streamRoutes: AgentRoutes = async (app, { db, now, events, heartbea
     chain = chain
       .then(async () => {
         if (typeof lastEventId === 'string' && lastEventId !== '') {
-          const last = await db.selectFrom('notifications').select(['id', 'time_created']).where('id', '=', lastEventId.toLowerCase()).where('username', '=', user).executeTakeFirst();
+          const last = await db
+            .selectFrom('notifications')
+            .select(['id', 'time_created'])
+            .where('id', '=', lastEventId.toLowerCase())
+            .where('username', '=', user)
+            .executeTakeFirst();
           if (last) {
             const missed = await selected(db, { user })
               .select([...notificationColumns])
-              .where((eb) => eb.or([eb('time_created', '>', last.time_created), eb.and([eb('time_created', '=', last.time_created), eb('id', '>', last.id)])]))
+              .where((eb) =>
+                eb.or([
+                  eb('time_created', '>', last.time_created),
+                  eb.and([eb('time_created', '=', last.time_created), eb('id', '>', last.id)]),
+                ]),
+              )
               .orderBy('time_created', 'asc')
               .orderBy('id', 'asc')
               .limit(replayLimit)
@@ -105,6 +121,8 @@ export const streamRoutes: AgentRoutes = async (app, { db, now, events, heartbea
         }
         await sendCounts();
       })
-      .catch((error: unknown) => request.log.warn({ err: error, user }, 'a notification stream could not start'));
+      .catch((error: unknown) =>
+        request.log.warn({ err: error, user }, 'a notification stream could not start'),
+      );
   });
 };

@@ -23,13 +23,18 @@ function contentsOf(body: unknown): string {
   const text = typeof body === 'string' ? body : '';
   const value = parseJsonText(text);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'bag contents must be a JSON object', { field: 'contents' });
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'bag contents must be a JSON object', {
+      field: 'contents',
+    });
   }
   return text;
 }
 
 function notFound(username: string, bagId: string): GatewayError {
-  return gatewayError('ERR_NOT_FOUND', `bag ${bagId} not found for user ${username}`, { user: username, id: bagId });
+  return gatewayError('ERR_NOT_FOUND', `bag ${bagId} not found for user ${username}`, {
+    user: username,
+    id: bagId,
+  });
 }
 
 /** Bags of the named user; an unknown user simply has none. */
@@ -79,7 +84,10 @@ async function ensureDefaultBag(store: Store, userId: string): Promise<BagRow> {
     });
     if (bag) return bag;
   }
-  throw gatewayError('ERR_CONFLICT', 'the default bag kept changing while it was being created; try again');
+  throw gatewayError(
+    'ERR_CONFLICT',
+    'the default bag kept changing while it was being created; try again',
+  );
 }
 
 /**
@@ -96,7 +104,10 @@ export function registerBagRoutes(app: FastifyInstance, store: Store, uidDomain:
 
   // HEAD answers whether any bag exists, so GET must not expose its own HEAD route.
   app.head('/bags/:username', async (request, reply) => {
-    const any = await bagsOf(store.db, ownerOf(request.params)).select('bags.id').limit(1).executeTakeFirst();
+    const any = await bagsOf(store.db, ownerOf(request.params))
+      .select('bags.id')
+      .limit(1)
+      .executeTakeFirst();
     return reply.code(any ? 200 : 404).send();
   });
 
@@ -115,7 +126,10 @@ export function registerBagRoutes(app: FastifyInstance, store: Store, uidDomain:
 
   app.delete('/bags/:username', async (request, reply) => {
     // default_bags rows go with their bags (on delete cascade).
-    await store.db.deleteFrom('bags').where('user_id', 'in', userIdOf(store.db, ownerOf(request.params))).execute();
+    await store.db
+      .deleteFrom('bags')
+      .where('user_id', 'in', userIdOf(store.db, ownerOf(request.params)))
+      .execute();
     return reply.code(200).send();
   });
 
@@ -138,7 +152,10 @@ export function registerBagRoutes(app: FastifyInstance, store: Store, uidDomain:
     const owner = ownerOf(request.params);
     const known = await findUserId(store.db, owner);
     if (known) {
-      const current = store.db.selectFrom('default_bags').select('bag_id').where('user_id', '=', known);
+      const current = store.db
+        .selectFrom('default_bags')
+        .select('bag_id')
+        .where('user_id', '=', known);
       await store.db.deleteFrom('bags').where('id', 'in', current).execute();
     }
     return present(await ensureDefaultBag(store, known ?? (await userIdFor(store.db, owner))));

@@ -29,7 +29,11 @@ function parseDocument(text: string, kind: DocumentKind): unknown {
   return value;
 }
 
-async function readDocument(store: Store, kind: DocumentKind, username: string): Promise<string | undefined> {
+async function readDocument(
+  store: Store,
+  kind: DocumentKind,
+  username: string,
+): Promise<string | undefined> {
   const row = await store.db
     .selectFrom(kind.table)
     .innerJoin('users', 'users.id', `${kind.table}.user_id`)
@@ -39,13 +43,20 @@ async function readDocument(store: Store, kind: DocumentKind, username: string):
   return row?.document;
 }
 
-async function writeDocument(store: Store, kind: DocumentKind, username: string, text: string): Promise<void> {
+async function writeDocument(
+  store: Store,
+  kind: DocumentKind,
+  username: string,
+  text: string,
+): Promise<void> {
   // The gateway is trusted: a user it names is recorded rather than refused.
   const userId = await userIdFor(store.db, username);
   await store.db
     .insertInto(kind.table)
     .values({ id: randomUUID(), user_id: userId, [kind.column]: text } as never)
-    .onConflict((conflict) => conflict.column('user_id').doUpdateSet({ [kind.column]: text } as never))
+    .onConflict((conflict) =>
+      conflict.column('user_id').doUpdateSet({ [kind.column]: text } as never),
+    )
     .execute();
 }
 
@@ -55,7 +66,11 @@ async function deleteDocument(store: Store, kind: DocumentKind, username: string
 }
 
 /** GET, POST/PUT and DELETE `/<segment>/{username}`: the document is kept as the exact text sent. */
-export function registerDocumentRoutes(app: FastifyInstance, store: Store, kind: DocumentKind): void {
+export function registerDocumentRoutes(
+  app: FastifyInstance,
+  store: Store,
+  kind: DocumentKind,
+): void {
   const url = `/${kind.segment}/:username`;
 
   app.get(url, async (request, reply) => {
@@ -66,7 +81,8 @@ export function registerDocumentRoutes(app: FastifyInstance, store: Store, kind:
       const value = JSON.parse(text) as Record<string, unknown>;
       const keys = Object.keys(value);
       const inner = value[kind.key];
-      if (keys.length === 1 && keys[0] === kind.key && typeof inner === 'object' && inner !== null) return inner;
+      if (keys.length === 1 && keys[0] === kind.key && typeof inner === 'object' && inner !== null)
+        return inner;
     }
     return reply.type('application/json').send(text);
   });

@@ -15,9 +15,30 @@ export const userInfoService: EmbeddedService = {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'string' }, depthCheckedText(config.jsonMaxDepth));
 
-    registerDocumentRoutes(app, store, { segment: 'preferences', table: 'user_preferences', column: 'preferences', key: 'preferences', objectOnly: true, unwrapOnRead: true });
-    registerDocumentRoutes(app, store, { segment: 'sessions', table: 'user_sessions', column: 'session', key: 'session', objectOnly: false, unwrapOnRead: false });
-    registerDocumentRoutes(app, store, { segment: 'searches', table: 'user_saved_searches', column: 'saved_searches', key: 'saved_searches', objectOnly: false, unwrapOnRead: false });
+    registerDocumentRoutes(app, store, {
+      segment: 'preferences',
+      table: 'user_preferences',
+      column: 'preferences',
+      key: 'preferences',
+      objectOnly: true,
+      unwrapOnRead: true,
+    });
+    registerDocumentRoutes(app, store, {
+      segment: 'sessions',
+      table: 'user_sessions',
+      column: 'session',
+      key: 'session',
+      objectOnly: false,
+      unwrapOnRead: false,
+    });
+    registerDocumentRoutes(app, store, {
+      segment: 'searches',
+      table: 'user_saved_searches',
+      column: 'saved_searches',
+      key: 'saved_searches',
+      objectOnly: false,
+      unwrapOnRead: false,
+    });
     registerBagRoutes(app, store, config.uidDomain);
     registerAlertRoutes(app, store);
   },

@@ -10,7 +10,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await db.schema
       .createTable(table)
       .addColumn('id', 'varchar(36)', (col) => col.primaryKey())
-      .addColumn('user_id', 'varchar(36)', (col) => col.notNull().unique().references('users.id').onDelete('cascade'))
+      .addColumn('user_id', 'varchar(36)', (col) =>
+        col.notNull().unique().references('users.id').onDelete('cascade'),
+      )
       .addColumn(column, 'text', (col) => col.notNull())
       .execute();
   }
@@ -18,14 +20,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('bags')
     .addColumn('id', 'varchar(36)', (col) => col.primaryKey())
-    .addColumn('user_id', 'varchar(36)', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('user_id', 'varchar(36)', (col) =>
+      col.notNull().references('users.id').onDelete('cascade'),
+    )
     .addColumn('contents', 'text', (col) => col.notNull())
     .execute();
   await db.schema.createIndex('bags_user_id').on('bags').column('user_id').execute();
   await db.schema
     .createTable('default_bags')
-    .addColumn('user_id', 'varchar(36)', (col) => col.primaryKey().references('users.id').onDelete('cascade'))
-    .addColumn('bag_id', 'varchar(36)', (col) => col.notNull().unique().references('bags.id').onDelete('cascade'))
+    .addColumn('user_id', 'varchar(36)', (col) =>
+      col.primaryKey().references('users.id').onDelete('cascade'),
+    )
+    .addColumn('bag_id', 'varchar(36)', (col) =>
+      col.notNull().unique().references('bags.id').onDelete('cascade'),
+    )
     .execute();
 
   await db.schema
@@ -38,7 +46,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['global_alerts', 'default_bags', 'bags', 'user_saved_searches', 'user_sessions', 'user_preferences']) {
+  for (const table of [
+    'global_alerts',
+    'default_bags',
+    'bags',
+    'user_saved_searches',
+    'user_sessions',
+    'user_preferences',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

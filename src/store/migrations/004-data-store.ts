@@ -23,23 +23,39 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('trash_origin', 'varchar(4096)')
     .addColumn('trashed_at', 'bigint')
     .execute();
-  await db.schema.createIndex('data_objects_parent').on('data_objects').column('parent_path').execute();
-  await db.schema.createIndex('data_objects_trashed_at').on('data_objects').column('trashed_at').execute();
+  await db.schema
+    .createIndex('data_objects_parent')
+    .on('data_objects')
+    .column('parent_path')
+    .execute();
+  await db.schema
+    .createIndex('data_objects_trashed_at')
+    .on('data_objects')
+    .column('trashed_at')
+    .execute();
 
   // Grants per object; a grant on a folder covers everything below it. `public` means every user.
   await db.schema
     .createTable('data_permissions')
-    .addColumn('object_id', 'varchar(36)', (col) => col.notNull().references('data_objects.id').onDelete('cascade'))
+    .addColumn('object_id', 'varchar(36)', (col) =>
+      col.notNull().references('data_objects.id').onDelete('cascade'),
+    )
     .addColumn('username', 'varchar(512)', (col) => col.notNull())
     .addColumn('permission', 'varchar(5)', (col) => col.notNull())
     .addPrimaryKeyConstraint('data_permissions_pk', ['object_id', 'username'])
     .execute();
-  await db.schema.createIndex('data_permissions_user').on('data_permissions').column('username').execute();
+  await db.schema
+    .createIndex('data_permissions_user')
+    .on('data_permissions')
+    .column('username')
+    .execute();
 
   await db.schema
     .createTable('data_tickets')
     .addColumn('id', 'varchar(36)', (col) => col.primaryKey())
-    .addColumn('object_id', 'varchar(36)', (col) => col.notNull().references('data_objects.id').onDelete('cascade'))
+    .addColumn('object_id', 'varchar(36)', (col) =>
+      col.notNull().references('data_objects.id').onDelete('cascade'),
+    )
     .addColumn('owner', 'varchar(512)', (col) => col.notNull())
     .addColumn('mode', 'varchar(5)', (col) => col.notNull())
     .addColumn('public', 'boolean', (col) => col.notNull().defaultTo(false))

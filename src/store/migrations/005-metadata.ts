@@ -5,7 +5,16 @@ import { sql, type Kysely } from 'kysely';
  * their attachments. Usernames are short (`alice`), ids UUIDs in lower case, times milliseconds
  * since the epoch. `target_type` takes the values of the reference service's `target_enum`.
  */
-const targetTypes = ['analysis', 'app', 'avu', 'file', 'folder', 'user', 'quick_launch', 'instant_launch'] as const;
+const targetTypes = [
+  'analysis',
+  'app',
+  'avu',
+  'file',
+  'folder',
+  'user',
+  'quick_launch',
+  'instant_launch',
+] as const;
 
 const targetTypeCheck = sql`target_type in (${sql.join(targetTypes.map((type) => sql.lit(type)))})`;
 
@@ -23,7 +32,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('owner_id', 'varchar(512)', (col) => col.notNull())
     .addCheckConstraint('comments_target_type', targetTypeCheck)
     .execute();
-  await db.schema.createIndex('comments_target').on('comments').columns(['target_id', 'post_time']).execute();
+  await db.schema
+    .createIndex('comments_target')
+    .on('comments')
+    .columns(['target_id', 'post_time'])
+    .execute();
   await db.schema.createIndex('comments_owner').on('comments').column('owner_id').execute();
 
   await db.schema
@@ -36,7 +49,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addCheckConstraint('favorites_target_type', targetTypeCheck)
     .execute();
   // The listing reads one owner's favorites in the order they were marked.
-  await db.schema.createIndex('favorites_owner_created').on('favorites').columns(['owner_id', 'created_on', 'target_id']).execute();
+  await db.schema
+    .createIndex('favorites_owner_created')
+    .on('favorites')
+    .columns(['owner_id', 'created_on', 'target_id'])
+    .execute();
 
   // No unique index on (target, attribute, value, unit) as the reference has: values are free text
   // (abstracts, descriptions) and PostgreSQL refuses index entries over ~2.7 kB. The service keeps
@@ -55,7 +72,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('modified_on', 'bigint', (col) => col.notNull())
     .addCheckConstraint('avus_target_type', targetTypeCheck)
     .execute();
-  await db.schema.createIndex('avus_target').on('avus').columns(['target_id', 'target_type']).execute();
+  await db.schema
+    .createIndex('avus_target')
+    .on('avus')
+    .columns(['target_id', 'target_type'])
+    .execute();
 
   await db.schema
     .createTable('tags')
@@ -75,14 +96,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('attached_tags')
     .addColumn('target_id', 'varchar(36)', (col) => col.notNull())
     .addColumn('target_type', 'varchar(16)', (col) => col.notNull())
-    .addColumn('tag_id', 'varchar(36)', (col) => col.notNull().references('tags.id').onDelete('cascade'))
+    .addColumn('tag_id', 'varchar(36)', (col) =>
+      col.notNull().references('tags.id').onDelete('cascade'),
+    )
     .addColumn('attacher_id', 'varchar(512)', (col) => col.notNull())
     .addColumn('attached_on', 'bigint', (col) => col.notNull())
     .addColumn('detacher_id', 'varchar(512)')
     .addColumn('detached_on', 'bigint')
     .addCheckConstraint('attached_tags_target_type', targetTypeCheck)
     .execute();
-  await db.schema.createIndex('attached_tags_target').on('attached_tags').column('target_id').execute();
+  await db.schema
+    .createIndex('attached_tags_target')
+    .on('attached_tags')
+    .column('target_id')
+    .execute();
   await db.schema.createIndex('attached_tags_tag').on('attached_tags').column('tag_id').execute();
 }
 

@@ -48,19 +48,109 @@ interface SeedAttribute {
   attributes?: SeedAttribute[];
 }
 
-const resourceTypesGeneral = ['Audiovisual', 'Collection', 'Dataset', 'Image', 'InteractiveResource', 'Model', 'PhysicalObject', 'Software', 'Sound', 'Text', 'Workflow', 'Other'];
-const contributorTypes = [
-  'ContactPerson', 'DataCollector', 'DataCurator', 'DataManager', 'Distributor', 'Editor', 'HostingInstitution', 'Producer',
-  'ProjectLeader', 'ProjectManager', 'ProjectMember', 'RegistrationAgency', 'RegistrationAuthority', 'RelatedPerson', 'Researcher',
-  'ResearchGroup', 'RightsHolder', 'Sponsor', 'Supervisor', 'WorkPackageLeader', 'Other',
+const resourceTypesGeneral = [
+  'Audiovisual',
+  'Collection',
+  'Dataset',
+  'Image',
+  'InteractiveResource',
+  'Model',
+  'PhysicalObject',
+  'Software',
+  'Sound',
+  'Text',
+  'Workflow',
+  'Other',
 ];
-const dateTypes = ['Accepted', 'Available', 'Copyrighted', 'Collected', 'Created', 'Issued', 'Submitted', 'Updated', 'Valid', 'Withdrawn', 'Other'];
-const relatedIdentifierTypes = ['ARK', 'arXiv', 'bibcode', 'DOI', 'EAN13', 'EISSN', 'Handle', 'IGSN', 'ISBN', 'ISSN', 'ISTC', 'LISSN', 'LSID', 'PMID', 'PURL', 'UPC', 'URL', 'URN', 'w3id'];
+const contributorTypes = [
+  'ContactPerson',
+  'DataCollector',
+  'DataCurator',
+  'DataManager',
+  'Distributor',
+  'Editor',
+  'HostingInstitution',
+  'Producer',
+  'ProjectLeader',
+  'ProjectManager',
+  'ProjectMember',
+  'RegistrationAgency',
+  'RegistrationAuthority',
+  'RelatedPerson',
+  'Researcher',
+  'ResearchGroup',
+  'RightsHolder',
+  'Sponsor',
+  'Supervisor',
+  'WorkPackageLeader',
+  'Other',
+];
+const dateTypes = [
+  'Accepted',
+  'Available',
+  'Copyrighted',
+  'Collected',
+  'Created',
+  'Issued',
+  'Submitted',
+  'Updated',
+  'Valid',
+  'Withdrawn',
+  'Other',
+];
+const relatedIdentifierTypes = [
+  'ARK',
+  'arXiv',
+  'bibcode',
+  'DOI',
+  'EAN13',
+  'EISSN',
+  'Handle',
+  'IGSN',
+  'ISBN',
+  'ISSN',
+  'ISTC',
+  'LISSN',
+  'LSID',
+  'PMID',
+  'PURL',
+  'UPC',
+  'URL',
+  'URN',
+  'w3id',
+];
 const relationTypes = [
-  'IsCitedBy', 'Cites', 'IsSupplementTo', 'IsSupplementedBy', 'IsContinuedBy', 'Continues', 'IsDescribedBy', 'Describes', 'HasMetadata',
-  'IsMetadataFor', 'HasVersion', 'IsVersionOf', 'IsNewVersionOf', 'IsPreviousVersionOf', 'IsPartOf', 'HasPart', 'IsReferencedBy',
-  'References', 'IsDocumentedBy', 'Documents', 'IsCompiledBy', 'Compiles', 'IsVariantFormOf', 'IsOriginalFormOf', 'IsIdenticalTo',
-  'IsReviewedBy', 'Reviews', 'IsDerivedFrom', 'IsSourceOf', 'IsRequiredBy', 'Requires',
+  'IsCitedBy',
+  'Cites',
+  'IsSupplementTo',
+  'IsSupplementedBy',
+  'IsContinuedBy',
+  'Continues',
+  'IsDescribedBy',
+  'Describes',
+  'HasMetadata',
+  'IsMetadataFor',
+  'HasVersion',
+  'IsVersionOf',
+  'IsNewVersionOf',
+  'IsPreviousVersionOf',
+  'IsPartOf',
+  'HasPart',
+  'IsReferencedBy',
+  'References',
+  'IsDocumentedBy',
+  'Documents',
+  'IsCompiledBy',
+  'Compiles',
+  'IsVariantFormOf',
+  'IsOriginalFormOf',
+  'IsIdenticalTo',
+  'IsReviewedBy',
+  'Reviews',
+  'IsDerivedFrom',
+  'IsSourceOf',
+  'IsRequiredBy',
+  'Requires',
 ];
 
 /**
@@ -68,53 +158,155 @@ const relationTypes = [
  * excepted: the platform writes `identifier`, `identifierType` and `publicationYear` when it mints).
  */
 const dataCiteAttributes: SeedAttribute[] = [
-  { name: 'identifier', description: 'The DOI or ARK of the resource. Assigned by the platform when the permanent identifier is minted; leave it empty.', type: 'String' },
-  { name: 'identifierType', description: 'The kind of identifier (assigned with the identifier).', type: 'Enum', values: ['DOI', 'ARK'], defaultValue: 'DOI' },
+  {
+    name: 'identifier',
+    description:
+      'The DOI or ARK of the resource. Assigned by the platform when the permanent identifier is minted; leave it empty.',
+    type: 'String',
+  },
+  {
+    name: 'identifierType',
+    description: 'The kind of identifier (assigned with the identifier).',
+    type: 'Enum',
+    values: ['DOI', 'ARK'],
+    defaultValue: 'DOI',
+  },
   {
     name: 'creator',
-    description: 'A researcher involved in producing the data, in priority order (repeat for each creator).',
+    description:
+      'A researcher involved in producing the data, in priority order (repeat for each creator).',
     type: 'Grouping',
     required: true,
     attributes: [
-      { name: 'creatorName', description: 'Full name, "Family, Given" for people, or the name of an organisation.', type: 'String', required: true },
-      { name: 'creatorNameIdentifier', description: 'A persistent identifier of the creator, such as an ORCID iD URL.', type: 'URL/URI' },
-      { name: 'creatorAffiliation', description: 'The organisation the creator is affiliated with.', type: 'String' },
+      {
+        name: 'creatorName',
+        description: 'Full name, "Family, Given" for people, or the name of an organisation.',
+        type: 'String',
+        required: true,
+      },
+      {
+        name: 'creatorNameIdentifier',
+        description: 'A persistent identifier of the creator, such as an ORCID iD URL.',
+        type: 'URL/URI',
+      },
+      {
+        name: 'creatorAffiliation',
+        description: 'The organisation the creator is affiliated with.',
+        type: 'String',
+      },
     ],
   },
-  { name: 'title', description: 'A name or title by which the resource is known.', type: 'String', required: true },
-  { name: 'publisher', description: 'The holder or distributor of the data, or the institution that produced it.', type: 'String', required: true },
-  { name: 'publicationYear', description: 'The year the data is or will be made public (YYYY).', type: 'Integer', required: true },
-  { name: 'resourceTypeGeneral', description: 'The general type of the resource.', type: 'Enum', required: true, values: resourceTypesGeneral, defaultValue: 'Dataset' },
-  { name: 'resourceType', description: 'A free-text description of the resource type, such as "Genome assembly".', type: 'String', required: true },
-  { name: 'subject', description: 'A subject, keyword or classification phrase (repeat for each).', type: 'String' },
+  {
+    name: 'title',
+    description: 'A name or title by which the resource is known.',
+    type: 'String',
+    required: true,
+  },
+  {
+    name: 'publisher',
+    description: 'The holder or distributor of the data, or the institution that produced it.',
+    type: 'String',
+    required: true,
+  },
+  {
+    name: 'publicationYear',
+    description: 'The year the data is or will be made public (YYYY).',
+    type: 'Integer',
+    required: true,
+  },
+  {
+    name: 'resourceTypeGeneral',
+    description: 'The general type of the resource.',
+    type: 'Enum',
+    required: true,
+    values: resourceTypesGeneral,
+    defaultValue: 'Dataset',
+  },
+  {
+    name: 'resourceType',
+    description: 'A free-text description of the resource type, such as "Genome assembly".',
+    type: 'String',
+    required: true,
+  },
+  {
+    name: 'subject',
+    description: 'A subject, keyword or classification phrase (repeat for each).',
+    type: 'String',
+  },
   {
     name: 'contributor',
-    description: 'An institution or person responsible for collecting, managing or otherwise contributing to the resource.',
+    description:
+      'An institution or person responsible for collecting, managing or otherwise contributing to the resource.',
     type: 'Grouping',
     attributes: [
-      { name: 'contributorName', description: 'Full name, "Family, Given" for people, or the name of an organisation.', type: 'String', required: true },
-      { name: 'contributorType', description: 'The role of the contributor.', type: 'Enum', required: true, values: contributorTypes },
+      {
+        name: 'contributorName',
+        description: 'Full name, "Family, Given" for people, or the name of an organisation.',
+        type: 'String',
+        required: true,
+      },
+      {
+        name: 'contributorType',
+        description: 'The role of the contributor.',
+        type: 'Enum',
+        required: true,
+        values: contributorTypes,
+      },
     ],
   },
   { name: 'date', description: 'A date relevant to the resource.', type: 'Timestamp' },
   { name: 'dateType', description: 'What the date means.', type: 'Enum', values: dateTypes },
-  { name: 'language', description: 'The primary language of the resource, as an IETF BCP 47 or ISO 639-1 code such as "en".', type: 'String' },
+  {
+    name: 'language',
+    description:
+      'The primary language of the resource, as an IETF BCP 47 or ISO 639-1 code such as "en".',
+    type: 'String',
+  },
   {
     name: 'relatedIdentifier',
     description: 'An identifier of a related resource.',
     type: 'Grouping',
     attributes: [
-      { name: 'relatedIdentifierValue', description: 'The identifier of the related resource.', type: 'String', required: true },
-      { name: 'relatedIdentifierType', description: 'The kind of identifier.', type: 'Enum', required: true, values: relatedIdentifierTypes },
-      { name: 'relationType', description: 'How this resource relates to the other one.', type: 'Enum', required: true, values: relationTypes },
+      {
+        name: 'relatedIdentifierValue',
+        description: 'The identifier of the related resource.',
+        type: 'String',
+        required: true,
+      },
+      {
+        name: 'relatedIdentifierType',
+        description: 'The kind of identifier.',
+        type: 'Enum',
+        required: true,
+        values: relatedIdentifierTypes,
+      },
+      {
+        name: 'relationType',
+        description: 'How this resource relates to the other one.',
+        type: 'Enum',
+        required: true,
+        values: relationTypes,
+      },
     ],
   },
   { name: 'size', description: 'Size information, such as "15 files" or "3 GB".', type: 'String' },
-  { name: 'format', description: 'A technical format, such as a file extension or media type.', type: 'String' },
+  {
+    name: 'format',
+    description: 'A technical format, such as a file extension or media type.',
+    type: 'String',
+  },
   { name: 'version', description: 'The version number of the resource.', type: 'String' },
-  { name: 'rights', description: 'A rights statement or licence name, such as "CC BY 4.0".', type: 'String' },
+  {
+    name: 'rights',
+    description: 'A rights statement or licence name, such as "CC BY 4.0".',
+    type: 'String',
+  },
   { name: 'rightsURI', description: 'The address of the licence.', type: 'URL/URI' },
-  { name: 'description', description: 'An abstract or other description of the resource.', type: 'Multiline Text' },
+  {
+    name: 'description',
+    description: 'An abstract or other description of the resource.',
+    type: 'Multiline Text',
+  },
 ];
 
 const seedUser = 'system';
@@ -151,7 +343,11 @@ async function createTemplateTables(db: Kysely<any>): Promise<void> {
     .addColumn('created_on', 'bigint', (col) => col.notNull())
     .addColumn('modified_on', 'bigint', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('metadata_templates_name').on('metadata_templates').column('name').execute();
+  await db.schema
+    .createIndex('metadata_templates_name')
+    .on('metadata_templates')
+    .column('name')
+    .execute();
 
   await db.schema
     .createTable('metadata_attributes')
@@ -159,7 +355,9 @@ async function createTemplateTables(db: Kysely<any>): Promise<void> {
     .addColumn('name', 'varchar(64)', (col) => col.notNull())
     .addColumn('description', 'text', (col) => col.notNull())
     .addColumn('required', 'boolean', (col) => col.notNull().defaultTo(false))
-    .addColumn('value_type_id', 'varchar(36)', (col) => col.notNull().references('metadata_value_types.id'))
+    .addColumn('value_type_id', 'varchar(36)', (col) =>
+      col.notNull().references('metadata_value_types.id'),
+    )
     // Free-form JSON the template editor keeps per attribute (e.g. ontology lookup settings), as text.
     .addColumn('settings', 'text')
     .addColumn('created_by', 'varchar(512)', (col) => col.notNull())
@@ -170,17 +368,27 @@ async function createTemplateTables(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable('metadata_template_attrs')
-    .addColumn('template_id', 'varchar(36)', (col) => col.notNull().references('metadata_templates.id').onDelete('cascade'))
-    .addColumn('attribute_id', 'varchar(36)', (col) => col.notNull().references('metadata_attributes.id').onDelete('cascade'))
+    .addColumn('template_id', 'varchar(36)', (col) =>
+      col.notNull().references('metadata_templates.id').onDelete('cascade'),
+    )
+    .addColumn('attribute_id', 'varchar(36)', (col) =>
+      col.notNull().references('metadata_attributes.id').onDelete('cascade'),
+    )
     .addColumn('display_order', 'integer', (col) => col.notNull())
     .addPrimaryKeyConstraint('metadata_template_attrs_pk', ['template_id', 'attribute_id'])
     .execute();
-  await db.schema.createIndex('metadata_template_attrs_attribute').on('metadata_template_attrs').column('attribute_id').execute();
+  await db.schema
+    .createIndex('metadata_template_attrs_attribute')
+    .on('metadata_template_attrs')
+    .column('attribute_id')
+    .execute();
 
   await db.schema
     .createTable('metadata_attr_enum_values')
     .addColumn('id', 'varchar(36)', (col) => col.primaryKey())
-    .addColumn('attribute_id', 'varchar(36)', (col) => col.notNull().references('metadata_attributes.id').onDelete('cascade'))
+    .addColumn('attribute_id', 'varchar(36)', (col) =>
+      col.notNull().references('metadata_attributes.id').onDelete('cascade'),
+    )
     .addColumn('value', 'varchar(1024)', (col) => col.notNull())
     .addColumn('is_default', 'boolean', (col) => col.notNull().defaultTo(false))
     .addColumn('display_order', 'integer', (col) => col.notNull())
@@ -189,19 +397,31 @@ async function createTemplateTables(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable('metadata_attr_synonyms')
-    .addColumn('attribute_id', 'varchar(36)', (col) => col.notNull().references('metadata_attributes.id').onDelete('cascade'))
-    .addColumn('synonym_id', 'varchar(36)', (col) => col.notNull().references('metadata_attributes.id').onDelete('cascade'))
+    .addColumn('attribute_id', 'varchar(36)', (col) =>
+      col.notNull().references('metadata_attributes.id').onDelete('cascade'),
+    )
+    .addColumn('synonym_id', 'varchar(36)', (col) =>
+      col.notNull().references('metadata_attributes.id').onDelete('cascade'),
+    )
     .addPrimaryKeyConstraint('metadata_attr_synonyms_pk', ['attribute_id', 'synonym_id'])
     .execute();
 
   // Child attributes of a Grouping attribute; a child belongs to exactly one parent.
   await db.schema
     .createTable('metadata_attr_attrs')
-    .addColumn('parent_id', 'varchar(36)', (col) => col.notNull().references('metadata_attributes.id').onDelete('cascade'))
-    .addColumn('child_id', 'varchar(36)', (col) => col.notNull().unique().references('metadata_attributes.id').onDelete('cascade'))
+    .addColumn('parent_id', 'varchar(36)', (col) =>
+      col.notNull().references('metadata_attributes.id').onDelete('cascade'),
+    )
+    .addColumn('child_id', 'varchar(36)', (col) =>
+      col.notNull().unique().references('metadata_attributes.id').onDelete('cascade'),
+    )
     .addColumn('display_order', 'integer', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('metadata_attr_attrs_parent').on('metadata_attr_attrs').column('parent_id').execute();
+  await db.schema
+    .createIndex('metadata_attr_attrs_parent')
+    .on('metadata_attr_attrs')
+    .column('parent_id')
+    .execute();
 }
 
 async function createPermanentIdTables(db: Kysely<any>): Promise<void> {
@@ -223,30 +443,48 @@ async function createPermanentIdTables(db: Kysely<any>): Promise<void> {
     .createTable('permanent_id_requests')
     .addColumn('id', 'varchar(36)', (col) => col.primaryKey())
     .addColumn('requested_by', 'varchar(512)', (col) => col.notNull())
-    .addColumn('type', 'varchar(36)', (col) => col.notNull().references('permanent_id_request_types.id'))
+    .addColumn('type', 'varchar(36)', (col) =>
+      col.notNull().references('permanent_id_request_types.id'),
+    )
     .addColumn('target_id', 'varchar(36)', (col) => col.notNull())
     .addColumn('target_type', 'varchar(16)', (col) => col.notNull())
     .addColumn('original_path', 'text')
     .addColumn('permanent_id', 'text')
     .addUniqueConstraint('permanent_id_requests_target_type', ['target_id', 'type'])
     .execute();
-  await db.schema.createIndex('permanent_id_requests_requested_by').on('permanent_id_requests').column('requested_by').execute();
+  await db.schema
+    .createIndex('permanent_id_requests_requested_by')
+    .on('permanent_id_requests')
+    .column('requested_by')
+    .execute();
 
   await db.schema
     .createTable('permanent_id_request_statuses')
     .addColumn('id', 'varchar(36)', (col) => col.primaryKey())
-    .addColumn('permanent_id_request', 'varchar(36)', (col) => col.notNull().references('permanent_id_requests.id').onDelete('cascade'))
-    .addColumn('permanent_id_request_status_code', 'varchar(36)', (col) => col.notNull().references('permanent_id_request_status_codes.id'))
+    .addColumn('permanent_id_request', 'varchar(36)', (col) =>
+      col.notNull().references('permanent_id_requests.id').onDelete('cascade'),
+    )
+    .addColumn('permanent_id_request_status_code', 'varchar(36)', (col) =>
+      col.notNull().references('permanent_id_request_status_codes.id'),
+    )
     .addColumn('position', 'integer', (col) => col.notNull())
     .addColumn('date_assigned', 'bigint', (col) => col.notNull())
     .addColumn('updated_by', 'varchar(512)', (col) => col.notNull())
     .addColumn('comments', 'text')
-    .addUniqueConstraint('permanent_id_request_statuses_position', ['permanent_id_request', 'position'])
+    .addUniqueConstraint('permanent_id_request_statuses_position', [
+      'permanent_id_request',
+      'position',
+    ])
     .execute();
 }
 
 /** Inserts one seeded attribute (and its enum values and children); ids derive from the path of names. */
-async function seedAttribute(db: Kysely<any>, attribute: SeedAttribute, key: string, now: number): Promise<string> {
+async function seedAttribute(
+  db: Kysely<any>,
+  attribute: SeedAttribute,
+  key: string,
+  now: number,
+): Promise<string> {
   const id = seededId('attribute', key);
   await db
     .insertInto('metadata_attributes')
@@ -266,12 +504,21 @@ async function seedAttribute(db: Kysely<any>, attribute: SeedAttribute, key: str
   for (const [order, value] of (attribute.values ?? []).entries()) {
     await db
       .insertInto('metadata_attr_enum_values')
-      .values({ id: seededId('enum-value', `${key}/${value}`), attribute_id: id, value, is_default: value === attribute.defaultValue, display_order: order })
+      .values({
+        id: seededId('enum-value', `${key}/${value}`),
+        attribute_id: id,
+        value,
+        is_default: value === attribute.defaultValue,
+        display_order: order,
+      })
       .execute();
   }
   for (const [order, child] of (attribute.attributes ?? []).entries()) {
     const childId = await seedAttribute(db, child, `${key}/${child.name}`, now);
-    await db.insertInto('metadata_attr_attrs').values({ parent_id: id, child_id: childId, display_order: order }).execute();
+    await db
+      .insertInto('metadata_attr_attrs')
+      .values({ parent_id: id, child_id: childId, display_order: order })
+      .execute();
   }
   return id;
 }
@@ -284,11 +531,21 @@ async function seed(db: Kysely<any>): Promise<void> {
     .execute();
   await db
     .insertInto('permanent_id_request_types')
-    .values(permanentIdRequestTypes.map((row) => ({ id: seededId('pid-request-type', row.type), ...row })))
+    .values(
+      permanentIdRequestTypes.map((row) => ({
+        id: seededId('pid-request-type', row.type),
+        ...row,
+      })),
+    )
     .execute();
   await db
     .insertInto('permanent_id_request_status_codes')
-    .values(permanentIdRequestStatuses.map((row) => ({ id: seededId('pid-request-status', row.name), ...row })))
+    .values(
+      permanentIdRequestStatuses.map((row) => ({
+        id: seededId('pid-request-status', row.name),
+        ...row,
+      })),
+    )
     .execute();
 
   await db
@@ -296,7 +553,8 @@ async function seed(db: Kysely<any>): Promise<void> {
     .values({
       id: dataCiteTemplateId,
       name: 'DataCite 4 citation',
-      description: 'Citation metadata following the DataCite Metadata Schema 4; needed to request a DOI for a folder.',
+      description:
+        'Citation metadata following the DataCite Metadata Schema 4; needed to request a DOI for a folder.',
       deleted: false,
       created_by: seedUser,
       modified_by: seedUser,
@@ -306,7 +564,10 @@ async function seed(db: Kysely<any>): Promise<void> {
     .execute();
   for (const [order, attribute] of dataCiteAttributes.entries()) {
     const id = await seedAttribute(db, attribute, `DataCite 4 citation/${attribute.name}`, now);
-    await db.insertInto('metadata_template_attrs').values({ template_id: dataCiteTemplateId, attribute_id: id, display_order: order }).execute();
+    await db
+      .insertInto('metadata_template_attrs')
+      .values({ template_id: dataCiteTemplateId, attribute_id: id, display_order: order })
+      .execute();
   }
 }
 

@@ -42,12 +42,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('edited_date', 'bigint', (col) => col.notNull())
     .execute();
   await db.schema.createIndex('apps_integrator').on('apps').column('integrator').execute();
-  await db.schema.createIndex('apps_public_name').on('apps').columns(['is_public', 'deleted', 'name']).execute();
+  await db.schema
+    .createIndex('apps_public_name')
+    .on('apps')
+    .columns(['is_public', 'deleted', 'name'])
+    .execute();
 
   await db.schema
     .createTable('app_versions')
     .addColumn('id', 'varchar(36)', (col) => col.primaryKey())
-    .addColumn('app_id', 'varchar(36)', (col) => col.notNull().references('apps.id').onDelete('cascade'))
+    .addColumn('app_id', 'varchar(36)', (col) =>
+      col.notNull().references('apps.id').onDelete('cascade'),
+    )
     .addColumn('version', 'varchar(255)', (col) => col.notNull())
     // 1, 2, …: the highest is the current version.
     .addColumn('version_order', 'integer', (col) => col.notNull())
@@ -62,7 +68,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // A version's steps name their tools here too, so a tool in use is found without reading definitions.
   await db.schema
     .createTable('app_version_tools')
-    .addColumn('app_version_id', 'varchar(36)', (col) => col.notNull().references('app_versions.id').onDelete('cascade'))
+    .addColumn('app_version_id', 'varchar(36)', (col) =>
+      col.notNull().references('app_versions.id').onDelete('cascade'),
+    )
     .addColumn('step_number', 'integer', (col) => col.notNull())
     .addColumn('tool_id', 'varchar(36)', (col) => col.references('tools.id'))
     .addPrimaryKeyConstraint('app_version_tools_pk', ['app_version_id', 'step_number'])
@@ -73,26 +81,42 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', 'varchar(36)', (col) => col.primaryKey())
     .addColumn('name', 'varchar(255)', (col) => col.notNull())
     .addColumn('description', 'text', (col) => col.notNull().defaultTo(''))
-    .addColumn('parent_id', 'varchar(36)', (col) => col.references('app_categories.id').onDelete('cascade'))
+    .addColumn('parent_id', 'varchar(36)', (col) =>
+      col.references('app_categories.id').onDelete('cascade'),
+    )
     // Null for public categories; a user's own (workspace) categories name their owner.
     .addColumn('owner', 'varchar(512)')
     .addColumn('is_public', 'boolean', (col) => col.notNull().defaultTo(false))
     .addColumn('created_on', 'bigint', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('app_categories_parent').on('app_categories').column('parent_id').execute();
+  await db.schema
+    .createIndex('app_categories_parent')
+    .on('app_categories')
+    .column('parent_id')
+    .execute();
 
   await db.schema
     .createTable('app_category_apps')
-    .addColumn('category_id', 'varchar(36)', (col) => col.notNull().references('app_categories.id').onDelete('cascade'))
-    .addColumn('app_id', 'varchar(36)', (col) => col.notNull().references('apps.id').onDelete('cascade'))
+    .addColumn('category_id', 'varchar(36)', (col) =>
+      col.notNull().references('app_categories.id').onDelete('cascade'),
+    )
+    .addColumn('app_id', 'varchar(36)', (col) =>
+      col.notNull().references('apps.id').onDelete('cascade'),
+    )
     .addPrimaryKeyConstraint('app_category_apps_pk', ['category_id', 'app_id'])
     .execute();
-  await db.schema.createIndex('app_category_apps_app').on('app_category_apps').column('app_id').execute();
+  await db.schema
+    .createIndex('app_category_apps_app')
+    .on('app_category_apps')
+    .column('app_id')
+    .execute();
 
   await db.schema
     .createTable('app_favorites')
     .addColumn('username', 'varchar(512)', (col) => col.notNull())
-    .addColumn('app_id', 'varchar(36)', (col) => col.notNull().references('apps.id').onDelete('cascade'))
+    .addColumn('app_id', 'varchar(36)', (col) =>
+      col.notNull().references('apps.id').onDelete('cascade'),
+    )
     .addColumn('created_on', 'bigint', (col) => col.notNull())
     .addPrimaryKeyConstraint('app_favorites_pk', ['username', 'app_id'])
     .execute();
@@ -100,7 +124,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('app_ratings')
     .addColumn('username', 'varchar(512)', (col) => col.notNull())
-    .addColumn('app_id', 'varchar(36)', (col) => col.notNull().references('apps.id').onDelete('cascade'))
+    .addColumn('app_id', 'varchar(36)', (col) =>
+      col.notNull().references('apps.id').onDelete('cascade'),
+    )
     .addColumn('rating', 'integer', (col) => col.notNull())
     .addColumn('comment_id', 'varchar(36)')
     .addColumn('rated_on', 'bigint', (col) => col.notNull())
@@ -110,7 +136,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['app_ratings', 'app_favorites', 'app_category_apps', 'app_categories', 'app_version_tools', 'app_versions', 'apps', 'tools']) {
+  for (const table of [
+    'app_ratings',
+    'app_favorites',
+    'app_category_apps',
+    'app_categories',
+    'app_version_tools',
+    'app_versions',
+    'apps',
+    'tools',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

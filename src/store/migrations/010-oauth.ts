@@ -25,7 +25,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('state_info', 'text', (col) => col.notNull())
     .addColumn('created_on', 'bigint', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('oauth_authorization_requests_user').on('oauth_authorization_requests').columns(['username', 'created_on']).execute();
+  await db.schema
+    .createIndex('oauth_authorization_requests_user')
+    .on('oauth_authorization_requests')
+    .columns(['username', 'created_on'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -21,7 +21,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('ontology_classes')
-    .addColumn('ontology_version', 'text', (col) => col.notNull().references('ontologies.version').onDelete('cascade'))
+    .addColumn('ontology_version', 'text', (col) =>
+      col.notNull().references('ontologies.version').onDelete('cascade'),
+    )
     .addColumn('iri', 'text', (col) => col.notNull())
     .addColumn('label', 'text')
     .addColumn('description', 'text')
@@ -30,15 +32,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('ontology_subclasses')
-    .addColumn('ontology_version', 'text', (col) => col.notNull().references('ontologies.version').onDelete('cascade'))
+    .addColumn('ontology_version', 'text', (col) =>
+      col.notNull().references('ontologies.version').onDelete('cascade'),
+    )
     .addColumn('class_iri', 'text', (col) => col.notNull())
     .addColumn('subclass_iri', 'text', (col) => col.notNull())
-    .addPrimaryKeyConstraint('ontology_subclasses_pk', ['ontology_version', 'class_iri', 'subclass_iri'])
+    .addPrimaryKeyConstraint('ontology_subclasses_pk', [
+      'ontology_version',
+      'class_iri',
+      'subclass_iri',
+    ])
     .execute();
 
   await db.schema
     .createTable('ontology_saved_roots')
-    .addColumn('ontology_version', 'text', (col) => col.notNull().references('ontologies.version').onDelete('cascade'))
+    .addColumn('ontology_version', 'text', (col) =>
+      col.notNull().references('ontologies.version').onDelete('cascade'),
+    )
     .addColumn('root_iri', 'text', (col) => col.notNull())
     .addColumn('saved_on', 'bigint', (col) => col.notNull())
     .addPrimaryKeyConstraint('ontology_saved_roots_pk', ['ontology_version', 'root_iri'])
@@ -46,7 +56,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('ontology_saved_classes')
-    .addColumn('ontology_version', 'text', (col) => col.notNull().references('ontologies.version').onDelete('cascade'))
+    .addColumn('ontology_version', 'text', (col) =>
+      col.notNull().references('ontologies.version').onDelete('cascade'),
+    )
     .addColumn('class_iri', 'text', (col) => col.notNull())
     .addPrimaryKeyConstraint('ontology_saved_classes_pk', ['ontology_version', 'class_iri'])
     .execute();
@@ -62,7 +74,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['app_hierarchy_version', 'ontology_saved_classes', 'ontology_saved_roots', 'ontology_subclasses', 'ontology_classes', 'ontologies']) {
+  for (const table of [
+    'app_hierarchy_version',
+    'ontology_saved_classes',
+    'ontology_saved_roots',
+    'ontology_subclasses',
+    'ontology_classes',
+    'ontologies',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

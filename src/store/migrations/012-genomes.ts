@@ -43,7 +43,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .addColumn('finished_at', 'bigint')
     .execute();
-  await db.schema.createIndex('genome_jobs_user').on('genome_jobs').columns(['username', 'created_at']).execute();
+  await db.schema
+    .createIndex('genome_jobs_user')
+    .on('genome_jobs')
+    .columns(['username', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -26,19 +26,37 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('submission', 'text', (col) => col.notNull())
     .addColumn('parent_id', 'varchar(36)')
     .execute();
-  await db.schema.createIndex('analyses_user_start').on('analyses').columns(['username', 'deleted', 'start_date']).execute();
-  await db.schema.createIndex('analyses_user_status').on('analyses').columns(['username', 'status']).execute();
-  await db.schema.createIndex('analyses_app').on('analyses').columns(['app_id', 'status']).execute();
+  await db.schema
+    .createIndex('analyses_user_start')
+    .on('analyses')
+    .columns(['username', 'deleted', 'start_date'])
+    .execute();
+  await db.schema
+    .createIndex('analyses_user_status')
+    .on('analyses')
+    .columns(['username', 'status'])
+    .execute();
+  await db.schema
+    .createIndex('analyses_app')
+    .on('analyses')
+    .columns(['app_id', 'status'])
+    .execute();
 
   await db.schema
     .createTable('analysis_status_updates')
     .addColumn('id', 'varchar(36)', (col) => col.primaryKey())
-    .addColumn('analysis_id', 'varchar(36)', (col) => col.notNull().references('analyses.id').onDelete('cascade'))
+    .addColumn('analysis_id', 'varchar(36)', (col) =>
+      col.notNull().references('analyses.id').onDelete('cascade'),
+    )
     .addColumn('status', 'varchar(64)', (col) => col.notNull())
     .addColumn('message', 'text', (col) => col.notNull().defaultTo(''))
     .addColumn('sent_on', 'bigint', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('analysis_status_updates_analysis').on('analysis_status_updates').columns(['analysis_id', 'sent_on']).execute();
+  await db.schema
+    .createIndex('analysis_status_updates_analysis')
+    .on('analysis_status_updates')
+    .columns(['analysis_id', 'sent_on'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

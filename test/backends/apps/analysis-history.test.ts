@@ -11,7 +11,9 @@ import { startMetadataGateway, type MetadataGateway } from '../../support/metada
 
 const wordCount = builtInApps.find((app) => app.name === 'Word count')!;
 const inputKey = () => {
-  const parameter = wordCount.definition.groups.flatMap((group) => group.parameters).find((candidate) => candidate.name === 'input')!;
+  const parameter = wordCount.definition.groups
+    .flatMap((group) => group.parameters)
+    .find((candidate) => candidate.name === 'input')!;
   return `${wordCount.definition.steps[0]!.id}_${parameter.id}`;
 };
 const msString = /^[1-9]\d*$/;
@@ -29,11 +31,23 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       if (skip()) return t.skip('DATABASE_URL is not set');
       const g = gw!;
       await g.upload('alice', g.home('alice'), 'words.txt', 'one two three\n');
-      const launched = await g.ok('alice', 'POST', '/analyses', { json: { system_id: 'de', app_id: wordCount.id, name: 'count', output_dir: g.home('alice'), config: { [inputKey()]: `${g.home('alice')}/words.txt` } } });
-      const done = await eventually(async () => {
-        const found = await g.ok('alice', 'GET', `/analyses/${launched.id}/history`);
-        return found.steps[0]?.status === 'Completed' ? found : undefined;
-      }, 10_000, 'the analysis to complete');
+      const launched = await g.ok('alice', 'POST', '/analyses', {
+        json: {
+          system_id: 'de',
+          app_id: wordCount.id,
+          name: 'count',
+          output_dir: g.home('alice'),
+          config: { [inputKey()]: `${g.home('alice')}/words.txt` },
+        },
+      });
+      const done = await eventually(
+        async () => {
+          const found = await g.ok('alice', 'GET', `/analyses/${launched.id}/history`);
+          return found.steps[0]?.status === 'Completed' ? found : undefined;
+        },
+        10_000,
+        'the analysis to complete',
+      );
 
       assert.deepEqual(Object.keys(done).sort(), ['analysis_id', 'steps', 'timestamp', 'total']);
       assert.equal(done.analysis_id, launched.id);
@@ -43,7 +57,16 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const [step] = done.steps;
       assert.deepEqual(
         { ...step, startdate: 'start', enddate: 'end', updates: [] },
-        { step_number: 1, external_id: launched.id, startdate: 'start', enddate: 'end', status: 'Completed', app_step_number: 1, step_type: 'DE', updates: [] },
+        {
+          step_number: 1,
+          external_id: launched.id,
+          startdate: 'start',
+          enddate: 'end',
+          status: 'Completed',
+          app_step_number: 1,
+          step_type: 'DE',
+          updates: [],
+        },
       );
       assert.match(step.startdate, msString);
       assert.match(step.enddate, msString);
@@ -59,7 +82,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         assert.equal(typeof update.message, 'string');
       }
       const times = step.updates.map((update: any) => Number(update.timestamp));
-      assert.deepEqual(times, [...times].sort((a, b) => a - b), 'oldest first');
+      assert.deepEqual(
+        times,
+        [...times].sort((a, b) => a - b),
+        'oldest first',
+      );
       assert.equal(times[0], Number(step.startdate), 'submitted when it started');
       assert.equal(times.at(-1), Number(step.enddate), 'completed when it ended');
 
@@ -69,7 +96,13 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.deepEqual({ ...steps, timestamp: done.timestamp }, { ...done, steps: [stepAlone] });
 
       // The listing agrees with the history.
-      const listed = (await g.ok('alice', 'GET', `/analyses?filter=${encodeURIComponent(JSON.stringify([{ field: 'id', value: launched.id }]))}`)).analyses[0];
+      const listed = (
+        await g.ok(
+          'alice',
+          'GET',
+          `/analyses?filter=${encodeURIComponent(JSON.stringify([{ field: 'id', value: launched.id }]))}`,
+        )
+      ).analyses[0];
       assert.equal(listed.startdate, step.startdate);
       assert.equal(listed.enddate, step.enddate);
     });
@@ -83,14 +116,38 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const db = g.running.gateway.store.db;
       await db
         .insertInto('analyses')
-        .values({ id, name: 'long', username: 'bob', app_id: wordCount.id, app_version_id: wordCount.versionId, system_id: 'de', app_name: wordCount.name, result_folder: g.home('bob'), status: 'Running', start_date: started, submission: '{}' })
+        .values({
+          id,
+          name: 'long',
+          username: 'bob',
+          app_id: wordCount.id,
+          app_version_id: wordCount.versionId,
+          system_id: 'de',
+          app_name: wordCount.name,
+          result_folder: g.home('bob'),
+          status: 'Running',
+          start_date: started,
+          submission: '{}',
+        })
         .execute();
       // Recorded in the same millisecond, in the table's random-id order: the lifecycle decides.
       await db
         .insertInto('analysis_status_updates')
         .values([
-          { id: 'ffffffff-0000-0000-0000-000000000000', analysis_id: id, status: 'Submitted', message: 'submitted', sent_on: started },
-          { id: '00000000-0000-0000-0000-000000000000', analysis_id: id, status: 'Running', message: 'running', sent_on: started },
+          {
+            id: 'ffffffff-0000-0000-0000-000000000000',
+            analysis_id: id,
+            status: 'Submitted',
+            message: 'submitted',
+            sent_on: started,
+          },
+          {
+            id: '00000000-0000-0000-0000-000000000000',
+            analysis_id: id,
+            status: 'Running',
+            message: 'running',
+            sent_on: started,
+          },
         ])
         .execute();
       const history = await g.ok('bob', 'GET', `/analyses/${id}/history`);
@@ -112,9 +169,20 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     test('the OpenAPI document gives the route this shape', async (t) => {
       if (skip()) return t.skip('DATABASE_URL is not set');
       const document = await gw!.ok(null, 'GET', '/openapi.json');
-      const schema = document.paths['/analyses/{analysisId}/history'].get.responses['200'].content['application/json'].schema;
-      assert.deepEqual(Object.keys(schema.properties).sort(), ['analysis_id', 'steps', 'timestamp', 'total']);
-      assert.deepEqual(Object.keys(schema.properties.steps.items.properties.updates.items.properties).sort(), ['message', 'status', 'timestamp']);
+      const schema =
+        document.paths['/analyses/{analysisId}/history'].get.responses['200'].content[
+          'application/json'
+        ].schema;
+      assert.deepEqual(Object.keys(schema.properties).sort(), [
+        'analysis_id',
+        'steps',
+        'timestamp',
+        'total',
+      ]);
+      assert.deepEqual(
+        Object.keys(schema.properties.steps.items.properties.updates.items.properties).sort(),
+        ['message', 'status', 'timestamp'],
+      );
     });
   });
 }

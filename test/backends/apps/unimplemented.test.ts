@@ -15,7 +15,9 @@ import { startMetadataGateway } from '../../support/metadata-gateway.js';
 
 function documented(): string[] {
   const page = readFileSync(new URL('../../../docs/api/apps.md', import.meta.url), 'utf8');
-  const section = /<!-- apps-unimplemented:start -->([\s\S]*?)<!-- apps-unimplemented:end -->/.exec(page)?.[1] ?? '';
+  const section =
+    /<!-- apps-unimplemented:start -->([\s\S]*?)<!-- apps-unimplemented:end -->/.exec(page)?.[1] ??
+    '';
   return [...section.matchAll(/^- `([A-Z]+ [^`]+)`$/gm)].map((match) => match[1]!);
 }
 
@@ -23,7 +25,14 @@ test('docs/api/apps.md lists exactly the apps routes the embedded apps service d
   const dir = mkdtempSync(path.join(tmpdir(), 'apps-unimplemented-'));
   const config = loadConfig({ GATEWAY_DATA_DIR: dir, LOG_LEVEL: 'silent' });
   const store = await openStore({ dataDir: dir });
-  const host = await buildBackendHost({ names: ['apps'], context: { store, config, notify: async () => true }, secret: 'x'.repeat(20), logger: pino({ level: 'silent' }), bodyLimitBytes: 1e6, logRequests: false });
+  const host = await buildBackendHost({
+    names: ['apps'],
+    context: { store, config, notify: async () => true },
+    secret: 'x'.repeat(20),
+    logger: pino({ level: 'silent' }),
+    bodyLimitBytes: 1e6,
+    logRequests: false,
+  });
   try {
     await host.ready();
     const missing: string[] = [];
@@ -31,7 +40,8 @@ test('docs/api/apps.md lists exactly the apps routes the embedded apps service d
       const backendPath = row.backendPath ?? row.path;
       for (const method of Array.isArray(row.method) ? row.method : [row.method]) {
         const url = `/apps${backendPath.replace(/\{[^}]+\}/g, 'x1')}`;
-        if (!host.findRoute({ method: method as HTTPMethods, url })) missing.push(`${method} ${backendPath}`);
+        if (!host.findRoute({ method: method as HTTPMethods, url }))
+          missing.push(`${method} ${backendPath}`);
       }
     }
     assert.ok(missing.length > 0);
@@ -46,7 +56,9 @@ test('docs/api/apps.md lists exactly the apps routes the embedded apps service d
 test('an unserved apps route answers 501 ERR_NOT_IMPLEMENTED naming the route', async () => {
   const gw = (await startMetadataGateway())!;
   try {
-    const [method, route] = documented().find((entry) => entry.startsWith('GET /tools'))!.split(' ') as [string, string];
+    const [method, route] = documented()
+      .find((entry) => entry.startsWith('GET /tools'))!
+      .split(' ') as [string, string];
     const answer = await gw.call('alice', method, route);
     assert.equal(answer.status, 501);
     assert.equal(answer.body.error_code, 'ERR_NOT_IMPLEMENTED');

@@ -82,7 +82,10 @@ describe('BlobStore', () => {
     assert.equal(await store.exists(id), true);
     assert.equal(await store.size(id), 0);
     assert.deepEqual(await contentOf(id), Buffer.alloc(0));
-    assert.deepEqual(await store.write(randomUUID(), Readable.from([])), { size: 0, md5: emptyMd5 });
+    assert.deepEqual(await store.write(randomUUID(), Readable.from([])), {
+      size: 0,
+      md5: emptyMd5,
+    });
   });
 
   test('20 concurrent overwrites of one id leave exactly one of them, whole', async () => {
@@ -90,7 +93,9 @@ describe('BlobStore', () => {
     const contents = Array.from({ length: 20 }, () => randomBytes(2 * 1024 * 1024));
     // Different chunk sizes per writer, so writers run out of step (in lock-step, a non-atomic
     // store could still end up with one whole winner by luck).
-    const results = await Promise.all(contents.map((data, i) => store.write(id, chunked(data, 16_384 + i * 5_000))));
+    const results = await Promise.all(
+      contents.map((data, i) => store.write(id, chunked(data, 16_384 + i * 5_000))),
+    );
     const final = await contentOf(id);
     const winner = contents.findIndex((data) => data.equals(final));
     assert.notEqual(winner, -1, 'final content is not one of the writes (torn file)');
@@ -102,11 +107,14 @@ describe('BlobStore', () => {
     const id = await withPrevious('previous');
     assert.equal((await store.write(randomUUID(), 'x'.repeat(10), { maxBytes: 10 })).size, 10);
 
-    await assert.rejects(store.write(id, chunked(randomBytes(100_000), 1000), { maxBytes: 50_000 }), (error) => {
-      assert.ok(error instanceof BlobTooLarge);
-      assert.equal(error.limit, 50_000);
-      return true;
-    });
+    await assert.rejects(
+      store.write(id, chunked(randomBytes(100_000), 1000), { maxBytes: 50_000 }),
+      (error) => {
+        assert.ok(error instanceof BlobTooLarge);
+        assert.equal(error.limit, 50_000);
+        return true;
+      },
+    );
     await assert.rejects(store.write(id, 'x'.repeat(11), { maxBytes: 10 }), BlobTooLarge);
     assert.equal(await text(store.read(id)), 'previous');
     assert.deepEqual(await tempFiles(), []);
@@ -148,13 +156,17 @@ describe('BlobStore', () => {
     const source = stalling(randomBytes(100_000));
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
-    await assert.rejects(store.write(id, source, { signal: controller.signal }), { name: 'AbortError' });
+    await assert.rejects(store.write(id, source, { signal: controller.signal }), {
+      name: 'AbortError',
+    });
     assert.equal(source.destroyed, true);
     assert.equal(await text(store.read(id)), 'previous');
     assert.deepEqual(await tempFiles(), []);
 
     // Already aborted: nothing is written at all.
-    await assert.rejects(store.write(id, 'new', { signal: AbortSignal.abort() }), { name: 'AbortError' });
+    await assert.rejects(store.write(id, 'new', { signal: AbortSignal.abort() }), {
+      name: 'AbortError',
+    });
     assert.equal(await text(store.read(id)), 'previous');
     assert.deepEqual(await tempFiles(), []);
   });

@@ -24,24 +24,61 @@ async function exerciseCatalog(store: Store): Promise<void> {
   assert.equal(home?.created_at, 1_700_000_000_000);
   assert.equal(await catalog.permission('alice', '/lab/home/alice'), 'own');
   assert.equal(await catalog.permission('alice', '/lab/trash/home/alice'), 'own');
-  assert.equal(await catalog.permission('bob', '/lab/home/alice'), undefined, "scaffolding passes on no access to others' homes");
+  assert.equal(
+    await catalog.permission('bob', '/lab/home/alice'),
+    undefined,
+    "scaffolding passes on no access to others' homes",
+  );
   assert.equal(await catalog.permission('bob', '/lab/home'), undefined);
-  assert.equal(await catalog.permission('bob', '/lab/home/shared/data.csv'), 'read', 'community data is readable by everyone');
+  assert.equal(
+    await catalog.permission('bob', '/lab/home/shared/data.csv'),
+    'read',
+    'community data is readable by everyone',
+  );
 
-  const project = await catalog.create({ path: '/lab/home/alice/project', type: 'dir', owner: 'alice' });
-  const file = await catalog.create({ path: '/lab/home/alice/project/reads.fq', type: 'file', owner: 'alice', size: 12, md5: 'abc', contentType: 'text/plain' });
+  const project = await catalog.create({
+    path: '/lab/home/alice/project',
+    type: 'dir',
+    owner: 'alice',
+  });
+  const file = await catalog.create({
+    path: '/lab/home/alice/project/reads.fq',
+    type: 'file',
+    owner: 'alice',
+    size: 12,
+    md5: 'abc',
+    contentType: 'text/plain',
+  });
   await catalog.create({ path: '/lab/home/alice/private.txt', type: 'file', owner: 'alice' });
   assert.equal(file.size, 12);
   assert.equal(file.name, 'reads.fq');
-  assert.deepEqual((await catalog.children('/lab/home/alice/project')).map((child) => child.name), ['reads.fq']);
+  assert.deepEqual(
+    (await catalog.children('/lab/home/alice/project')).map((child) => child.name),
+    ['reads.fq'],
+  );
   assert.equal((await catalog.byId(file.id))?.path, file.path);
-  await assert.rejects(catalog.create({ path: '/lab/home/alice/project', type: 'dir', owner: 'alice' }), 'a path is taken once');
+  await assert.rejects(
+    catalog.create({ path: '/lab/home/alice/project', type: 'dir', owner: 'alice' }),
+    'a path is taken once',
+  );
 
   await catalog.grant(store.db, project.id, 'bob', 'read');
-  assert.equal(await catalog.permission('bob', '/lab/home/alice/project/reads.fq'), 'read', 'a folder share covers its contents');
-  assert.equal(await catalog.permission('bob', '/lab/home/alice/private.txt'), undefined, 'but not its siblings');
+  assert.equal(
+    await catalog.permission('bob', '/lab/home/alice/project/reads.fq'),
+    'read',
+    'a folder share covers its contents',
+  );
+  assert.equal(
+    await catalog.permission('bob', '/lab/home/alice/private.txt'),
+    undefined,
+    'but not its siblings',
+  );
   await catalog.grant(store.db, project.id, 'bob', 'write');
-  assert.equal(await catalog.permission('bob', '/lab/home/alice/project'), 'write', 'a new grant replaces the old one');
+  assert.equal(
+    await catalog.permission('bob', '/lab/home/alice/project'),
+    'write',
+    'a new grant replaces the old one',
+  );
   assert.equal(await catalog.permission('alice', '/lab/home/alice/project/reads.fq'), 'own');
   assert.equal(await catalog.shareCount(project), 1);
   assert.equal(await catalog.shareCount(file), 0, 'share-count counts grants on the object itself');

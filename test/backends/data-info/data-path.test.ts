@@ -19,7 +19,12 @@ const ZONE = 'platform';
 const HOME = '/platform/home/alice';
 
 /** Asserts `run` throws the 400 bad-field error naming `field`, with a reason matching `reason`. */
-function assertRefused(run: () => unknown, field: string, reason: RegExp, echo?: { key: string; value: unknown }): void {
+function assertRefused(
+  run: () => unknown,
+  field: string,
+  reason: RegExp,
+  echo?: { key: string; value: unknown },
+): void {
   assert.throws(run, (error: unknown) => {
     assert.ok(error instanceof GatewayError, `expected a GatewayError, got ${String(error)}`);
     assert.equal(error.statusCode, 400);
@@ -36,7 +41,10 @@ function assertRefused(run: () => unknown, field: string, reason: RegExp, echo?:
 }
 
 const refusePath = (input: unknown, reason: RegExp, field = 'path') =>
-  assertRefused(() => normalizeDataPath(input, ZONE, field), field, reason, { key: 'path', value: input });
+  assertRefused(() => normalizeDataPath(input, ZONE, field), field, reason, {
+    key: 'path',
+    value: input,
+  });
 
 const ABSOLUTE = /absolute/;
 const DOTDOT = /"\.\." segments/;
@@ -103,13 +111,22 @@ const hostile: Array<[string, string, RegExp]> = [
   ['file URL', 'file:///platform/x', ABSOLUTE],
   ['URL-ish inside a path', '/platform/http://x', EMPTY_SEGMENT],
   ['256-byte ASCII segment', `${HOME}/${'a'.repeat(256)}`, /segment longer than 255 bytes/],
-  ['256-byte segment of 128 two-byte chars', `${HOME}/${'é'.repeat(128)}`, /segment longer than 255 bytes/],
+  [
+    '256-byte segment of 128 two-byte chars',
+    `${HOME}/${'é'.repeat(128)}`,
+    /segment longer than 255 bytes/,
+  ],
   ['257-byte segment of emoji', `${HOME}/${'📁'.repeat(64)}a`, /segment longer than 255 bytes/],
-  ['path over 2048 bytes', `${HOME}/${Array.from({ length: 10 }, () => 'd'.repeat(250)).join('/')}`, /longer than 2048 bytes/],
+  [
+    'path over 2048 bytes',
+    `${HOME}/${Array.from({ length: 10 }, () => 'd'.repeat(250)).join('/')}`,
+    /longer than 2048 bytes/,
+  ],
 ];
 
 describe('normalizeDataPath: refusals', () => {
-  test('the corpus is big enough', () => assert.ok(hostile.length >= 40, `${hostile.length} hostile paths`));
+  test('the corpus is big enough', () =>
+    assert.ok(hostile.length >= 40, `${hostile.length} hostile paths`));
 
   for (const [description, input, reason] of hostile) {
     test(`refuses ${description}: ${JSON.stringify(input)}`, () => refusePath(input, reason));
@@ -185,7 +202,11 @@ describe('normalizeDataPath: canonical forms', () => {
     ['255-byte segment', `${HOME}/${'a'.repeat(255)}`, `${HOME}/${'a'.repeat(255)}`],
     ['255-byte multibyte segment', `${HOME}/${'é'.repeat(127)}a`, `${HOME}/${'é'.repeat(127)}a`],
     // 300 bytes as NFD, 200 as NFC: limits apply to what is stored.
-    ['long NFD segment that fits once composed', `${HOME}/${'e\u0301'.repeat(100)}`, `${HOME}/${'é'.repeat(100)}`],
+    [
+      'long NFD segment that fits once composed',
+      `${HOME}/${'e\u0301'.repeat(100)}`,
+      `${HOME}/${'é'.repeat(100)}`,
+    ],
   ];
 
   for (const [description, input, expected] of accepted) {
@@ -208,7 +229,11 @@ describe('normalizeDataPath: canonical forms', () => {
 
   test('uses the configured zone', () => {
     assert.equal(normalizeDataPath('/other/home/bob/', 'other'), '/other/home/bob');
-    assertRefused(() => normalizeDataPath('/platform/home', 'other'), 'path', /^path must be within "\/other"$/);
+    assertRefused(
+      () => normalizeDataPath('/platform/home', 'other'),
+      'path',
+      /^path must be within "\/other"$/,
+    );
   });
 });
 
@@ -230,12 +255,18 @@ describe('path helpers', () => {
     assert.equal(joinDataPath(HOME, '.bashrc'), `${HOME}/.bashrc`);
     assert.equal(joinDataPath(HOME, '%2e%2e'), `${HOME}/%2e%2e`);
     assert.equal(joinDataPath(HOME, 'cafe\u0301'), `${HOME}/caf\u00e9`);
-    assert.equal(joinDataPath(HOME, 'a'.repeat(MAX_SEGMENT_BYTES)), `${HOME}/${'a'.repeat(MAX_SEGMENT_BYTES)}`);
+    assert.equal(
+      joinDataPath(HOME, 'a'.repeat(MAX_SEGMENT_BYTES)),
+      `${HOME}/${'a'.repeat(MAX_SEGMENT_BYTES)}`,
+    );
   });
 
   test('joinDataPath refuses bad names, naming the field', () => {
     const refuseName = (name: unknown, reason: RegExp, field?: string) =>
-      assertRefused(() => joinDataPath(HOME, name, field), field ?? 'name', reason, { key: 'name', value: name });
+      assertRefused(() => joinDataPath(HOME, name, field), field ?? 'name', reason, {
+        key: 'name',
+        value: name,
+      });
     refuseName('', /must not be empty/);
     refuseName('.', /must not be "\."/);
     refuseName('..', /must not be "\.\."/);

@@ -24,21 +24,34 @@ describe('a deadlock victim is run again (PostgreSQL)', () => {
     await host.folder('alice', first);
     await host.folder('alice', second);
     const db = host.data.db;
-    const touch = (path: string, now: number) => sql`update data_objects set modified_at = ${now} where path = ${path}`;
+    const touch = (path: string, now: number) =>
+      sql`update data_objects set modified_at = ${now} where path = ${path}`;
 
     // The other transaction, on a connection of its own, slow to detect deadlocks: ours is the victim.
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-    const other = new pg.Client({ connectionString: process.env.DATABASE_URL, options: `-c search_path=${rows[0]!.schema}` });
+    const other = new pg.Client({
+      connectionString: process.env.DATABASE_URL,
+      options: `-c search_path=${rows[0]!.schema}`,
+    });
     await other.connect();
     t.after(() => other.end());
     await other.query('begin');
     await other.query(`set local deadlock_timeout = '10s'`);
     await other.query('update data_objects set modified_at = 1 where path = $1', [second]);
 
-    const otherPid = (await other.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    const otherPid = (await other.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!
+      .pid;
     /** Sessions waiting for a lock the other transaction holds: ours, once it waits for `second`. */
     const waitingSessions = async () =>
-      Number((await sql<{ count: number }>`select count(*) as count from pg_stat_activity where ${otherPid} = any(pg_blocking_pids(pid))`.execute(db)).rows[0]?.count);
+      Number(
+        (
+          await sql<{
+            count: number;
+          }>`select count(*) as count from pg_stat_activity where ${otherPid} = any(pg_blocking_pids(pid))`.execute(
+            db,
+          )
+        ).rows[0]?.count,
+      );
     let attempts = 0;
     const ours = inTransaction(host.data, async (trx) => {
       attempts += 1;
@@ -53,12 +66,21 @@ describe('a deadlock victim is run again (PostgreSQL)', () => {
       if (Date.now() - started > 10_000) throw new Error('our transaction never waited');
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    const otherTakesFirst = other.query('update data_objects set modified_at = 1 where path = $1', [first]);
+    const otherTakesFirst = other.query('update data_objects set modified_at = 1 where path = $1', [
+      first,
+    ]);
     await otherTakesFirst;
     await other.query('commit');
 
     assert.equal(await ours, 2, 'aborted once, then committed');
-    const after = await host.data.db.selectFrom('data_objects').select(['path', 'modified_at']).where('path', 'in', [first, second]).execute();
-    assert.deepEqual(after.map((row) => Number(row.modified_at)), [2, 2]);
+    const after = await host.data.db
+      .selectFrom('data_objects')
+      .select(['path', 'modified_at'])
+      .where('path', 'in', [first, second])
+      .execute();
+    assert.deepEqual(
+      after.map((row) => Number(row.modified_at)),
+      [2, 2],
+    );
   });
 });

@@ -23,15 +23,29 @@ interface OpenUpload {
   answer: Promise<HttpAnswer>;
 }
 
-function openUpload(service: DataInfoHost, method: string, url: string, user: string, headers: Record<string, string>): OpenUpload {
+function openUpload(
+  service: DataInfoHost,
+  method: string,
+  url: string,
+  user: string,
+  headers: Record<string, string>,
+): OpenUpload {
   let request!: ClientRequest;
   const answer = new Promise<HttpAnswer>((resolve, reject) => {
     request = httpRequest(
-      { host: '127.0.0.1', port: service.port, method, path: withUser(`/data-info${url}`, user), headers: { [backendSecretHeader]: secret, ...headers } },
+      {
+        host: '127.0.0.1',
+        port: service.port,
+        method,
+        path: withUser(`/data-info${url}`, user),
+        headers: { [backendSecretHeader]: secret, ...headers },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve(parseAnswer(response.statusCode ?? 0, response.headers, Buffer.concat(chunks))));
+        response.on('end', () =>
+          resolve(parseAnswer(response.statusCode ?? 0, response.headers, Buffer.concat(chunks))),
+        );
         response.on('error', reject);
       },
     );
@@ -40,7 +54,11 @@ function openUpload(service: DataInfoHost, method: string, url: string, user: st
   return { request, answer };
 }
 
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+async function until(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -55,16 +73,37 @@ for (const engine of engines) {
     const a = home('alice');
     const b = home('bob');
 
-    const raw = (user: string, dest: string, filename: string, content: string | Buffer, contentType = 'application/octet-stream') =>
-      s().send('POST', `/data?dest=${enc(dest)}&filename=${enc(filename)}`, user, { body: content, headers: { 'content-type': contentType } });
-    const form = (user: string, dest: string, filename: string, content: string | Buffer, field = 'file') => {
+    const raw = (
+      user: string,
+      dest: string,
+      filename: string,
+      content: string | Buffer,
+      contentType = 'application/octet-stream',
+    ) =>
+      s().send('POST', `/data?dest=${enc(dest)}&filename=${enc(filename)}`, user, {
+        body: content,
+        headers: { 'content-type': contentType },
+      });
+    const form = (
+      user: string,
+      dest: string,
+      filename: string,
+      content: string | Buffer,
+      field = 'file',
+    ) => {
       const { body, contentType } = multipartBody(filename, content, field);
-      return s().send('POST', `/data?dest=${enc(dest)}`, user, { body, headers: { 'content-type': contentType } });
+      return s().send('POST', `/data?dest=${enc(dest)}`, user, {
+        body,
+        headers: { 'content-type': contentType },
+      });
     };
     const rows = async (prefix: string) =>
-      (await s().store.db.selectFrom('data_objects').select('path').execute()).map((row) => row.path).filter((p) => p.startsWith(prefix));
+      (await s().store.db.selectFrom('data_objects').select('path').execute())
+        .map((row) => row.path)
+        .filter((p) => p.startsWith(prefix));
     /** Bytes on disk of an object, read straight from DATA_STORE_DIR. */
-    const onDisk = (id: string) => readFileSync(path.join(s().blobDir, 'objects', id.slice(0, 2), id));
+    const onDisk = (id: string) =>
+      readFileSync(path.join(s().blobDir, 'objects', id.slice(0, 2), id));
     const assertNothingLeft = async (filePath: string, objectsBefore: number) => {
       assert.equal(await s().object(filePath), undefined, 'no catalog row');
       const files = s().blobFiles();
@@ -75,8 +114,16 @@ for (const engine of engines) {
     before(async () => {
       service = await engine.open(LIMIT);
       if (!service) return;
-      for (const user of ['alice', 'bob']) assert.equal((await s().send('GET', '/navigation/home', user)).status, 200);
-      assert.equal((await s().send('POST', '/data/directories', 'bob', { json: { paths: [`${b}/inbox`, `${b}/readonly`] } })).status, 200);
+      for (const user of ['alice', 'bob'])
+        assert.equal((await s().send('GET', '/navigation/home', user)).status, 200);
+      assert.equal(
+        (
+          await s().send('POST', '/data/directories', 'bob', {
+            json: { paths: [`${b}/inbox`, `${b}/readonly`] },
+          })
+        ).status,
+        200,
+      );
       await s().grant(`${b}/inbox`, 'alice', 'write');
       await s().grant(`${b}/readonly`, 'alice', 'read');
     });
@@ -99,7 +146,8 @@ for (const engine of engines) {
       assert.equal(stat['content-type'], 'text/plain');
       assert.equal(stat.permission, 'own');
       assert.equal(stat['share-count'], 0);
-      for (const key of ['id', 'date-created', 'date-modified']) assert.ok(stat[key] !== undefined, key);
+      for (const key of ['id', 'date-created', 'date-modified'])
+        assert.ok(stat[key] !== undefined, key);
       assert.equal(onDisk(stat.id).toString(), content);
       const row = (await s().object(expectedPath))!;
       assert.equal(row.owner, 'alice');
@@ -113,7 +161,10 @@ for (const engine of engines) {
           `--${boundary}\r\nContent-Disposition: form-data; name="other"; filename="other.txt"\r\n\r\nOTHER\r\n` +
           `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="picked.txt"\r\nContent-Type: text/plain\r\n\r\nPICKED\r\n--${boundary}--\r\n`,
       );
-      const picked = await s().send('POST', `/data?dest=${enc(a)}`, 'alice', { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+      const picked = await s().send('POST', `/data?dest=${enc(a)}`, 'alice', {
+        body,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
       assert.equal(picked.status, 200, picked.text);
       assert.equal(picked.json().file.path, `${a}/picked.txt`);
       assert.equal(onDisk(picked.json().file.id).toString(), 'PICKED');
@@ -147,43 +198,119 @@ for (const engine of engines) {
       assert.equal(shared.status, 200, shared.text);
       assert.equal(shared.json().file.permission, 'own');
       assert.equal((await s().object(`${b}/inbox/from-alice.txt`))?.owner, 'alice');
-      assert.equal(await s().catalog.permission('bob', `${b}/inbox/from-alice.txt`), 'own', 'the home owner still owns what lies in the home');
+      assert.equal(
+        await s().catalog.permission('bob', `${b}/inbox/from-alice.txt`),
+        'own',
+        'the home owner still owns what lies in the home',
+      );
     });
 
     test('upload refusals: each check names what is wrong, and nothing is stored', async (t) => {
       if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
       await raw('alice', a, 'taken.txt', 'first');
       const before = s().blobFiles().objects.length;
-      const cases: [string, () => Promise<HttpAnswer>, number, string, Record<string, unknown>?][] = [
-        ['no dest', () => s().send('POST', '/data?filename=x.txt', 'alice', { body: 'x' }), 400, 'ERR_MISSING_QUERY_PARAMETER'],
-        ['dest missing', () => raw('alice', `${a}/nowhere`, 'x.txt', 'x'), 404, 'ERR_DOES_NOT_EXIST', { path: `${a}/nowhere` }],
-        ['dest a file', () => raw('alice', `${a}/taken.txt`, 'x.txt', 'x'), 400, 'ERR_NOT_A_FOLDER'],
-        ['dest not writeable', () => raw('alice', `${b}/readonly`, 'x.txt', 'x'), 403, 'ERR_NOT_WRITEABLE'],
-        ['dest of another', () => raw('alice', b, 'x.txt', 'x'), 403, 'ERR_NOT_WRITEABLE'],
-        ['dest outside the zone', () => raw('alice', '/other/home', 'x.txt', 'x'), 400, 'ERR_BAD_OR_MISSING_FIELD'],
-        ['no filename', () => s().send('POST', `/data?dest=${enc(a)}`, 'alice', { body: 'x', headers: { 'content-type': 'text/plain' } }), 400, 'ERR_MISSING_QUERY_PARAMETER'],
-        ['slash in name', () => raw('alice', a, 'a/b.txt', 'x'), 400, 'ERR_BAD_OR_MISSING_FIELD'],
-        ['dot-dot name', () => raw('alice', a, '..', 'x'), 400, 'ERR_BAD_OR_MISSING_FIELD'],
-        ['control character', () => raw('alice', a, 'a\u0001b', 'x'), 400, 'ERR_BAD_OR_MISSING_FIELD'],
-        ['target exists', () => raw('alice', a, 'taken.txt', 'second'), 409, 'ERR_EXISTS', { path: `${a}/taken.txt` }],
-        ['target exists (multipart)', () => form('alice', a, 'taken.txt', 'second'), 409, 'ERR_EXISTS', { path: `${a}/taken.txt` }],
-        ['no file part', () => form('alice', a, 'x.txt', 'x', 'upload'), 400, 'ERR_MISSING_FORM_FIELD'],
-        ['anonymous', () => raw('anonymous', a, 'x.txt', 'x'), 404, 'ERR_NOT_A_USER'],
-        ['no user', () => s().send('POST', `/data?dest=${enc(a)}&filename=x.txt`, undefined, { body: 'x' }), 400, 'ERR_MISSING_QUERY_PARAMETER'],
+      const cases: [string, () => Promise<HttpAnswer>, number, string, Record<string, unknown>?][] =
         [
-          'broken multipart',
-          () => s().send('POST', `/data?dest=${enc(a)}`, 'alice', { body: 'garbage', headers: { 'content-type': 'multipart/form-data' } }),
-          400,
-          'ERR_BAD_OR_MISSING_FIELD',
-        ],
-      ];
+          [
+            'no dest',
+            () => s().send('POST', '/data?filename=x.txt', 'alice', { body: 'x' }),
+            400,
+            'ERR_MISSING_QUERY_PARAMETER',
+          ],
+          [
+            'dest missing',
+            () => raw('alice', `${a}/nowhere`, 'x.txt', 'x'),
+            404,
+            'ERR_DOES_NOT_EXIST',
+            { path: `${a}/nowhere` },
+          ],
+          [
+            'dest a file',
+            () => raw('alice', `${a}/taken.txt`, 'x.txt', 'x'),
+            400,
+            'ERR_NOT_A_FOLDER',
+          ],
+          [
+            'dest not writeable',
+            () => raw('alice', `${b}/readonly`, 'x.txt', 'x'),
+            403,
+            'ERR_NOT_WRITEABLE',
+          ],
+          ['dest of another', () => raw('alice', b, 'x.txt', 'x'), 403, 'ERR_NOT_WRITEABLE'],
+          [
+            'dest outside the zone',
+            () => raw('alice', '/other/home', 'x.txt', 'x'),
+            400,
+            'ERR_BAD_OR_MISSING_FIELD',
+          ],
+          [
+            'no filename',
+            () =>
+              s().send('POST', `/data?dest=${enc(a)}`, 'alice', {
+                body: 'x',
+                headers: { 'content-type': 'text/plain' },
+              }),
+            400,
+            'ERR_MISSING_QUERY_PARAMETER',
+          ],
+          ['slash in name', () => raw('alice', a, 'a/b.txt', 'x'), 400, 'ERR_BAD_OR_MISSING_FIELD'],
+          ['dot-dot name', () => raw('alice', a, '..', 'x'), 400, 'ERR_BAD_OR_MISSING_FIELD'],
+          [
+            'control character',
+            () => raw('alice', a, 'a\u0001b', 'x'),
+            400,
+            'ERR_BAD_OR_MISSING_FIELD',
+          ],
+          [
+            'target exists',
+            () => raw('alice', a, 'taken.txt', 'second'),
+            409,
+            'ERR_EXISTS',
+            { path: `${a}/taken.txt` },
+          ],
+          [
+            'target exists (multipart)',
+            () => form('alice', a, 'taken.txt', 'second'),
+            409,
+            'ERR_EXISTS',
+            { path: `${a}/taken.txt` },
+          ],
+          [
+            'no file part',
+            () => form('alice', a, 'x.txt', 'x', 'upload'),
+            400,
+            'ERR_MISSING_FORM_FIELD',
+          ],
+          ['anonymous', () => raw('anonymous', a, 'x.txt', 'x'), 404, 'ERR_NOT_A_USER'],
+          [
+            'no user',
+            () => s().send('POST', `/data?dest=${enc(a)}&filename=x.txt`, undefined, { body: 'x' }),
+            400,
+            'ERR_MISSING_QUERY_PARAMETER',
+          ],
+          [
+            'broken multipart',
+            () =>
+              s().send('POST', `/data?dest=${enc(a)}`, 'alice', {
+                body: 'garbage',
+                headers: { 'content-type': 'multipart/form-data' },
+              }),
+            400,
+            'ERR_BAD_OR_MISSING_FIELD',
+          ],
+        ];
       for (const [what, run, status, code, extra] of cases) {
         const answer = await run();
         assert.equal(answer.status, status, `${what}: ${answer.text}`);
         assert.equal(answer.json().error_code, code, what);
-        for (const [key, value] of Object.entries(extra ?? {})) assert.deepEqual(answer.json()[key], value, `${what}: ${key}`);
+        for (const [key, value] of Object.entries(extra ?? {}))
+          assert.deepEqual(answer.json()[key], value, `${what}: ${key}`);
       }
-      assert.equal(onDisk((await s().object(`${a}/taken.txt`))!.id).toString(), 'first', 'the existing file is untouched');
+      assert.equal(
+        onDisk((await s().object(`${a}/taken.txt`))!.id).toString(),
+        'first',
+        'the existing file is untouched',
+      );
       assert.equal(s().blobFiles().objects.length, before);
       assert.deepEqual(s().blobFiles().tmp, []);
       assert.deepEqual(await rows(`${a}/x.txt`), []);
@@ -202,7 +329,13 @@ for (const engine of engines) {
       await assertNothingLeft(`${a}/declared.bin`, before + 1);
 
       // Chunked: no Content-Length, so the limit is found while the bytes stream in.
-      const chunked = openUpload(s(), 'POST', `/data?dest=${enc(a)}&filename=streamed.bin`, 'alice', { 'content-type': 'application/octet-stream' });
+      const chunked = openUpload(
+        s(),
+        'POST',
+        `/data?dest=${enc(a)}&filename=streamed.bin`,
+        'alice',
+        { 'content-type': 'application/octet-stream' },
+      );
       for (let sent = 0; sent <= LIMIT; sent += 8192) chunked.request.write(Buffer.alloc(8192, 2));
       chunked.request.end();
       const streamed = await chunked.answer;
@@ -217,9 +350,15 @@ for (const engine of engines) {
       await assertNothingLeft(`${a}/big-form.bin`, before + 1);
 
       const file = (await s().object(`${a}/exactly.bin`))!;
-      const overwrite = await s().send('PUT', `/data/${file.id}`, 'alice', { body: Buffer.alloc(LIMIT + 1, 4) });
+      const overwrite = await s().send('PUT', `/data/${file.id}`, 'alice', {
+        body: Buffer.alloc(LIMIT + 1, 4),
+      });
       assert.equal(overwrite.status, 413);
-      assert.deepEqual(onDisk(file.id), Buffer.alloc(LIMIT, 1), 'a refused overwrite keeps the old bytes');
+      assert.deepEqual(
+        onDisk(file.id),
+        Buffer.alloc(LIMIT, 1),
+        'a refused overwrite keeps the old bytes',
+      );
     });
 
     test('a client that disconnects mid-upload leaves no blob, temporary file or row', async (t) => {
@@ -230,11 +369,17 @@ for (const engine of engines) {
         const boundary = 'abortBOUNDARY';
         const upload =
           kind === 'raw'
-            ? openUpload(s(), 'POST', `/data?dest=${enc(a)}&filename=${name}`, 'alice', { 'content-type': 'application/octet-stream' })
-            : openUpload(s(), 'POST', `/data?dest=${enc(a)}`, 'alice', { 'content-type': `multipart/form-data; boundary=${boundary}` });
+            ? openUpload(s(), 'POST', `/data?dest=${enc(a)}&filename=${name}`, 'alice', {
+                'content-type': 'application/octet-stream',
+              })
+            : openUpload(s(), 'POST', `/data?dest=${enc(a)}`, 'alice', {
+                'content-type': `multipart/form-data; boundary=${boundary}`,
+              });
         upload.answer.catch(() => {}); // the connection dies
         if (kind === 'multipart') {
-          upload.request.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n\r\n`);
+          upload.request.write(
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n\r\n`,
+          );
         }
         upload.request.write(Buffer.alloc(16 * 1024, 5));
         // The upload is under way once its temporary file exists.
@@ -252,13 +397,19 @@ for (const engine of engines) {
       if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
       const before = s().blobFiles().objects.length;
       const url = `/data?dest=${enc(a)}&filename=race.txt`;
-      const uploads = [0, 1].map(() => openUpload(s(), 'POST', url, 'alice', { 'content-type': 'text/plain' }));
+      const uploads = [0, 1].map(() =>
+        openUpload(s(), 'POST', url, 'alice', { 'content-type': 'text/plain' }),
+      );
       uploads.forEach((upload, index) => upload.request.write(`upload ${index} `));
       // Both have passed every check and are writing their bytes when neither is finished.
       await until('both uploads to be streaming', () => s().blobFiles().tmp.length === 2);
       uploads.forEach((upload, index) => upload.request.end(`ends ${index}`));
       const answers = await Promise.all(uploads.map((upload) => upload.answer));
-      assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 409], answers.map((answer) => answer.text).join(' | '));
+      assert.deepEqual(
+        answers.map((answer) => answer.status).sort(),
+        [200, 409],
+        answers.map((answer) => answer.text).join(' | '),
+      );
       const winner = answers.find((answer) => answer.status === 200)!.json().file;
       const loser = answers.find((answer) => answer.status === 409)!.json();
       assert.equal(loser.error_code, 'ERR_EXISTS');
@@ -275,7 +426,10 @@ for (const engine of engines) {
       if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
       const created = (await raw('alice', a, 'edit.txt', 'version one')).json().file;
       await sleep(5);
-      const replaced = await s().send('PUT', `/data/${created.id}`, 'alice', { body: 'version two, longer', headers: { 'content-type': 'text/plain' } });
+      const replaced = await s().send('PUT', `/data/${created.id}`, 'alice', {
+        body: 'version two, longer',
+        headers: { 'content-type': 'text/plain' },
+      });
       assert.equal(replaced.status, 200, replaced.text);
       const stat = replaced.json().file;
       assert.equal(stat.id, created.id);
@@ -287,7 +441,10 @@ for (const engine of engines) {
       assert.equal(onDisk(created.id).toString(), 'version two, longer');
 
       const { body, contentType } = multipartBody('ignored-name.txt', 'version three');
-      const viaForm = await s().send('PUT', `/data/${created.id}`, 'alice', { body, headers: { 'content-type': contentType } });
+      const viaForm = await s().send('PUT', `/data/${created.id}`, 'alice', {
+        body,
+        headers: { 'content-type': contentType },
+      });
       assert.equal(viaForm.status, 200, viaForm.text);
       assert.equal(viaForm.json().file.path, created.path, 'an overwrite never renames');
       assert.equal(onDisk(created.id).toString(), 'version three');
@@ -296,14 +453,35 @@ for (const engine of engines) {
       assert.equal(emptied.json().file['file-size'], 0);
 
       const folder = (await s().object(a))!;
-      assert.equal((await s().send('PUT', `/data/${folder.id}`, 'alice', { body: 'x' })).json().error_code, 'ERR_NOT_A_FILE');
-      assert.equal((await s().send('PUT', `/data/${created.id}`, 'bob', { body: 'x' })).json().error_code, 'ERR_NOT_WRITEABLE');
-      assert.equal((await s().send('PUT', '/data/00000000-0000-4000-8000-000000000000', 'alice', { body: 'x' })).json().error_code, 'ERR_DOES_NOT_EXIST');
-      assert.equal((await s().send('PUT', '/data/not-an-id', 'alice', { body: 'x' })).json().error_code, 'ERR_DOES_NOT_EXIST');
+      assert.equal(
+        (await s().send('PUT', `/data/${folder.id}`, 'alice', { body: 'x' })).json().error_code,
+        'ERR_NOT_A_FILE',
+      );
+      assert.equal(
+        (await s().send('PUT', `/data/${created.id}`, 'bob', { body: 'x' })).json().error_code,
+        'ERR_NOT_WRITEABLE',
+      );
+      assert.equal(
+        (
+          await s().send('PUT', '/data/00000000-0000-4000-8000-000000000000', 'alice', {
+            body: 'x',
+          })
+        ).json().error_code,
+        'ERR_DOES_NOT_EXIST',
+      );
+      assert.equal(
+        (await s().send('PUT', '/data/not-an-id', 'alice', { body: 'x' })).json().error_code,
+        'ERR_DOES_NOT_EXIST',
+      );
       const bobsShared = (await raw('bob', `${b}/readonly`, 'look.txt', 'look only')).json().file;
-      assert.equal((await s().send('PUT', `/data/${bobsShared.id}`, 'alice', { body: 'x' })).json().error_code, 'ERR_NOT_WRITEABLE');
+      assert.equal(
+        (await s().send('PUT', `/data/${bobsShared.id}`, 'alice', { body: 'x' })).json().error_code,
+        'ERR_NOT_WRITEABLE',
+      );
       const bobsInbox = (await raw('bob', `${b}/inbox`, 'edit-me.txt', 'draft')).json().file;
-      const edited = await s().send('PUT', `/data/${bobsInbox.id}`, 'alice', { body: 'edited by alice' });
+      const edited = await s().send('PUT', `/data/${bobsInbox.id}`, 'alice', {
+        body: 'edited by alice',
+      });
       assert.equal(edited.status, 200, edited.text);
       assert.equal(edited.json().file.permission, 'write');
       assert.equal(onDisk(bobsInbox.id).toString(), 'edited by alice');
@@ -314,8 +492,14 @@ for (const engine of engines) {
       const file = (await raw('alice', a, 'contended.bin', 'start')).json().file;
       for (let round = 0; round < 4; round++) {
         // Different lengths and fill bytes, sent in several pieces each so that the writes overlap.
-        const contents = Array.from({ length: 6 }, (_, index) => Buffer.alloc(20_000 + index * 3_001 + round, 65 + index));
-        const uploads = contents.map(() => openUpload(s(), 'PUT', `/data/${file.id}`, 'alice', { 'content-type': 'application/octet-stream' }));
+        const contents = Array.from({ length: 6 }, (_, index) =>
+          Buffer.alloc(20_000 + index * 3_001 + round, 65 + index),
+        );
+        const uploads = contents.map(() =>
+          openUpload(s(), 'PUT', `/data/${file.id}`, 'alice', {
+            'content-type': 'application/octet-stream',
+          }),
+        );
         for (let offset = 0; offset < 40_000; offset += 5_000) {
           uploads.forEach((upload, index) => {
             const piece = contents[index]!.subarray(offset, offset + 5_000);
@@ -327,7 +511,11 @@ for (const engine of engines) {
         const answers = await Promise.all(uploads.map((upload) => upload.answer));
         answers.forEach((answer, index) => {
           assert.equal(answer.status, 200, answer.text);
-          assert.equal(answer.json().file.md5, md5(contents[index]!), 'each answer describes what that request wrote');
+          assert.equal(
+            answer.json().file.md5,
+            md5(contents[index]!),
+            'each answer describes what that request wrote',
+          );
         });
         const bytes = onDisk(file.id);
         assert.ok(

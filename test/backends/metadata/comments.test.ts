@@ -21,56 +21,150 @@ for (const engine of metadataEngines) {
     const post = async (path: string, user: string, comment: string) => {
       const answer = await s().call('POST', path, { user, body: { comment } });
       assert.equal(answer.status, 201, answer.text);
-      return answer.json().comment as { id: string; commenter: string; post_time: number; retracted: boolean; comment: string };
+      return answer.json().comment as {
+        id: string;
+        commenter: string;
+        post_time: number;
+        retracted: boolean;
+        comment: string;
+      };
     };
 
     test('post and list on a file, a folder (both spellings) and an app', async (t) => {
       if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
       const file = randomUUID();
       const before = Date.now();
-      const first = await post(`/filesystem/entry/${file}/comments?data-type=file`, 'alice', 'first ✓');
+      const first = await post(
+        `/filesystem/entry/${file}/comments?data-type=file`,
+        'alice',
+        'first ✓',
+      );
       assert.match(first.id, uuid);
-      assert.deepEqual(Object.keys(first).sort(), ['comment', 'commenter', 'id', 'post_time', 'retracted']);
+      assert.deepEqual(Object.keys(first).sort(), [
+        'comment',
+        'commenter',
+        'id',
+        'post_time',
+        'retracted',
+      ]);
       assert.equal(first.commenter, 'alice');
       assert.equal(first.comment, 'first ✓');
       assert.equal(first.retracted, false);
-      assert.ok(first.post_time >= before && first.post_time <= Date.now(), 'post_time is ms since the epoch');
+      assert.ok(
+        first.post_time >= before && first.post_time <= Date.now(),
+        'post_time is ms since the epoch',
+      );
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const second = await post(`/filesystem/data/${file.toUpperCase()}/comments?data-type=FILE`, 'bob', 'second');
+      const second = await post(
+        `/filesystem/data/${file.toUpperCase()}/comments?data-type=FILE`,
+        'bob',
+        'second',
+      );
 
       const listed = await s().call('GET', `/filesystem/entry/${file}/comments`);
       assert.equal(listed.status, 200, listed.text);
-      assert.deepEqual(listed.json(), { comments: [first, second] }, 'oldest first, the upper-case id is the same target');
-      assert.deepEqual((await s().call('GET', `/filesystem/data/${file}/comments`)).json(), listed.json());
+      assert.deepEqual(
+        listed.json(),
+        { comments: [first, second] },
+        'oldest first, the upper-case id is the same target',
+      );
+      assert.deepEqual(
+        (await s().call('GET', `/filesystem/data/${file}/comments`)).json(),
+        listed.json(),
+      );
 
       const app = randomUUID();
       const onApp = await post(`/apps/${app}/comments`, 'carol', 'nice app');
-      assert.deepEqual((await s().call('GET', `/apps/${app}/comments`)).json(), { comments: [onApp] });
-      assert.deepEqual((await s().call('GET', `/apps/${file}/comments`)).json(), { comments: [] }, 'a data target is not an app');
-      assert.deepEqual((await s().call('GET', `/filesystem/entry/${app}/comments`)).json(), { comments: [] }, 'an app is not a data target');
-      assert.deepEqual((await s().call('GET', `/filesystem/entry/${randomUUID()}/comments`)).json(), { comments: [] });
+      assert.deepEqual((await s().call('GET', `/apps/${app}/comments`)).json(), {
+        comments: [onApp],
+      });
+      assert.deepEqual(
+        (await s().call('GET', `/apps/${file}/comments`)).json(),
+        { comments: [] },
+        'a data target is not an app',
+      );
+      assert.deepEqual(
+        (await s().call('GET', `/filesystem/entry/${app}/comments`)).json(),
+        { comments: [] },
+        'an app is not a data target',
+      );
+      assert.deepEqual(
+        (await s().call('GET', `/filesystem/entry/${randomUUID()}/comments`)).json(),
+        { comments: [] },
+      );
     });
 
     test('bad requests: body, blank comment, data-type, user, ids', async (t) => {
       if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
       const file = randomUUID();
       const path = `/filesystem/entry/${file}/comments`;
-      const expect = async (answer: Promise<{ status: number; json: () => any; text: string }>, status: number, code: string) => {
+      const expect = async (
+        answer: Promise<{ status: number; json: () => any; text: string }>,
+        status: number,
+        code: string,
+      ) => {
         const got = await answer;
         assert.equal(got.status, status, got.text);
         assert.equal(got.json().error_code, code, got.text);
       };
-      await expect(s().call('POST', `${path}?data-type=file`, { user: 'alice', raw: '{"comment": ' }), 400, 'ERR_INVALID_JSON');
-      await expect(s().call('POST', `${path}?data-type=file`, { user: 'alice', body: { text: 'x' } }), 400, 'ERR_BAD_OR_MISSING_FIELD');
-      await expect(s().call('POST', `${path}?data-type=file`, { user: 'alice', body: { comment: 7 } }), 400, 'ERR_BAD_OR_MISSING_FIELD');
-      await expect(s().call('POST', `${path}?data-type=file`, { user: 'alice', body: { comment: '  ' } }), 400, 'ERR_BAD_OR_MISSING_FIELD');
-      await expect(s().call('POST', `${path}?data-type=file`, { user: 'alice', body: ['x'] }), 400, 'ERR_BAD_OR_MISSING_FIELD');
-      await expect(s().call('POST', path, { user: 'alice', body: { comment: 'x' } }), 400, 'ERR_MISSING_QUERY_PARAMETER');
-      await expect(s().call('POST', `${path}?data-type=app`, { user: 'alice', body: { comment: 'x' } }), 400, 'ERR_BAD_QUERY_PARAMETER');
-      await expect(s().call('POST', `${path}?data-type=file`, { body: { comment: 'x' } }), 400, 'ERR_MISSING_QUERY_PARAMETER');
-      await expect(s().call('POST', `/filesystem/entry/not-a-uuid/comments?data-type=file`, { user: 'alice', body: { comment: 'x' } }), 400, 'ERR_BAD_REQUEST');
-      await expect(s().call('GET', '/filesystem/entry/not-a-uuid/comments'), 400, 'ERR_BAD_REQUEST');
-      assert.deepEqual((await s().call('GET', `${path}`)).json(), { comments: [] }, 'nothing was stored');
+      await expect(
+        s().call('POST', `${path}?data-type=file`, { user: 'alice', raw: '{"comment": ' }),
+        400,
+        'ERR_INVALID_JSON',
+      );
+      await expect(
+        s().call('POST', `${path}?data-type=file`, { user: 'alice', body: { text: 'x' } }),
+        400,
+        'ERR_BAD_OR_MISSING_FIELD',
+      );
+      await expect(
+        s().call('POST', `${path}?data-type=file`, { user: 'alice', body: { comment: 7 } }),
+        400,
+        'ERR_BAD_OR_MISSING_FIELD',
+      );
+      await expect(
+        s().call('POST', `${path}?data-type=file`, { user: 'alice', body: { comment: '  ' } }),
+        400,
+        'ERR_BAD_OR_MISSING_FIELD',
+      );
+      await expect(
+        s().call('POST', `${path}?data-type=file`, { user: 'alice', body: ['x'] }),
+        400,
+        'ERR_BAD_OR_MISSING_FIELD',
+      );
+      await expect(
+        s().call('POST', path, { user: 'alice', body: { comment: 'x' } }),
+        400,
+        'ERR_MISSING_QUERY_PARAMETER',
+      );
+      await expect(
+        s().call('POST', `${path}?data-type=app`, { user: 'alice', body: { comment: 'x' } }),
+        400,
+        'ERR_BAD_QUERY_PARAMETER',
+      );
+      await expect(
+        s().call('POST', `${path}?data-type=file`, { body: { comment: 'x' } }),
+        400,
+        'ERR_MISSING_QUERY_PARAMETER',
+      );
+      await expect(
+        s().call('POST', `/filesystem/entry/not-a-uuid/comments?data-type=file`, {
+          user: 'alice',
+          body: { comment: 'x' },
+        }),
+        400,
+        'ERR_BAD_REQUEST',
+      );
+      await expect(
+        s().call('GET', '/filesystem/entry/not-a-uuid/comments'),
+        400,
+        'ERR_BAD_REQUEST',
+      );
+      assert.deepEqual(
+        (await s().call('GET', `${path}`)).json(),
+        { comments: [] },
+        'nothing was stored',
+      );
     });
 
     test('retraction: commenter or admin route retracts, only the retractor readmits', async (t) => {
@@ -78,9 +172,13 @@ for (const engine of metadataEngines) {
       const folder = randomUUID();
       const base = `/filesystem/entry/${folder}/comments`;
       const comment = await post(`${base}?data-type=folder`, 'bob', 'hm');
-      const patch = (user: string, query: string, admin = false) => s().call('PATCH', `${admin ? '/admin' : ''}${base}/${comment.id}?${query}`, { user });
+      const patch = (user: string, query: string, admin = false) =>
+        s().call('PATCH', `${admin ? '/admin' : ''}${base}/${comment.id}?${query}`, { user });
       const state = async () => (await s().call('GET', base)).json().comments[0].retracted;
-      const details = async () => (await s().call('GET', '/admin/comments/bob?user=admin')).json().comments.find((c: { id: string }) => c.id === comment.id);
+      const details = async () =>
+        (await s().call('GET', '/admin/comments/bob?user=admin'))
+          .json()
+          .comments.find((c: { id: string }) => c.id === comment.id);
 
       // Parameter errors first.
       for (const [query, status, code] of [
@@ -110,11 +208,23 @@ for (const engine of metadataEngines) {
       assert.equal(retracted.text, '');
       assert.equal(await state(), true);
       assert.equal((await details()).retracted_by, 'olivia');
-      assert.equal((await patch('bob', 'retracted=TRUE&retracted=TRUE')).status, 200, 'the commenter may retract again; same repeated value is fine');
-      assert.equal((await details()).retracted_by, 'olivia', 'retracting again keeps the first retractor');
+      assert.equal(
+        (await patch('bob', 'retracted=TRUE&retracted=TRUE')).status,
+        200,
+        'the commenter may retract again; same repeated value is fine',
+      );
+      assert.equal(
+        (await details()).retracted_by,
+        'olivia',
+        'retracting again keeps the first retractor',
+      );
 
       // Readmitting: not the commenter, not even via the admin route; only olivia.
-      for (const [user, admin] of [['bob', false], ['bob', true], ['carol', true]] as const) {
+      for (const [user, admin] of [
+        ['bob', false],
+        ['bob', true],
+        ['carol', true],
+      ] as const) {
         const answer = await patch(user, 'retracted=false', admin);
         assert.equal(answer.status, 403, `${user} admin=${admin}`);
         assert.match(answer.json().reason, /wasn't retractor/);
@@ -149,16 +259,43 @@ for (const engine of metadataEngines) {
       const app = randomUUID();
       const file = randomUUID();
       const onApp = await post(`/apps/${app}/comments`, 'dave', 'app comment');
-      const onFile = await post(`/filesystem/entry/${file}/comments?data-type=file`, 'dave', 'file comment');
+      const onFile = await post(
+        `/filesystem/entry/${file}/comments?data-type=file`,
+        'dave',
+        'file comment',
+      );
       const other = await post(`/apps/${app}/comments`, 'erin', 'stays');
 
-      const wrongFamily = await s().call('DELETE', `/admin/filesystem/entry/${app}/comments/${onApp.id}`, { user: 'admin' });
+      const wrongFamily = await s().call(
+        'DELETE',
+        `/admin/filesystem/entry/${app}/comments/${onApp.id}`,
+        { user: 'admin' },
+      );
       assert.equal(wrongFamily.status, 404);
-      const deleted = await s().call('DELETE', `/admin/apps/${app}/comments/${onApp.id}`, { user: 'admin' });
+      const deleted = await s().call('DELETE', `/admin/apps/${app}/comments/${onApp.id}`, {
+        user: 'admin',
+      });
       assert.equal(deleted.status, 200, deleted.text);
-      assert.deepEqual((await s().call('GET', `/apps/${app}/comments`)).json(), { comments: [other] }, 'deleted comments are not listed');
-      assert.equal((await s().call('DELETE', `/admin/apps/${app}/comments/${onApp.id}`, { user: 'admin' })).status, 404, 'already deleted');
-      assert.equal((await s().call('PATCH', `/apps/${app}/comments/${onApp.id}?retracted=true`, { user: 'dave' })).status, 404, 'a deleted comment cannot be retracted');
+      assert.deepEqual(
+        (await s().call('GET', `/apps/${app}/comments`)).json(),
+        { comments: [other] },
+        'deleted comments are not listed',
+      );
+      assert.equal(
+        (await s().call('DELETE', `/admin/apps/${app}/comments/${onApp.id}`, { user: 'admin' }))
+          .status,
+        404,
+        'already deleted',
+      );
+      assert.equal(
+        (
+          await s().call('PATCH', `/apps/${app}/comments/${onApp.id}?retracted=true`, {
+            user: 'dave',
+          })
+        ).status,
+        404,
+        'a deleted comment cannot be retracted',
+      );
 
       const listing = await s().call('GET', '/admin/comments/dave', { user: 'admin' });
       assert.equal(listing.status, 200, listing.text);
@@ -171,10 +308,21 @@ for (const engine of metadataEngines) {
 
       const wiped = await s().call('DELETE', '/admin/comments/dave', { user: 'admin' });
       assert.equal(wiped.status, 200, wiped.text);
-      assert.deepEqual((await s().call('GET', '/admin/comments/dave', { user: 'admin' })).json(), { comments: [] });
-      assert.deepEqual((await s().call('GET', `/filesystem/entry/${file}/comments`)).json(), { comments: [] });
-      assert.deepEqual((await s().call('GET', `/apps/${app}/comments`)).json(), { comments: [other] }, "erin's comment is untouched");
-      assert.equal((await s().call('DELETE', '/admin/comments/nobody', { user: 'admin' })).status, 200);
+      assert.deepEqual((await s().call('GET', '/admin/comments/dave', { user: 'admin' })).json(), {
+        comments: [],
+      });
+      assert.deepEqual((await s().call('GET', `/filesystem/entry/${file}/comments`)).json(), {
+        comments: [],
+      });
+      assert.deepEqual(
+        (await s().call('GET', `/apps/${app}/comments`)).json(),
+        { comments: [other] },
+        "erin's comment is untouched",
+      );
+      assert.equal(
+        (await s().call('DELETE', '/admin/comments/nobody', { user: 'admin' })).status,
+        200,
+      );
     });
   });
 }

@@ -13,12 +13,16 @@ for (const engine of metadataEngines) {
     after(async () => service?.close());
     const s = () => service!;
     const list = async (user: string, entityType: string) => {
-      const answer = await s().call('GET', `/favorites/filesystem?entity-type=${entityType}`, { user });
+      const answer = await s().call('GET', `/favorites/filesystem?entity-type=${entityType}`, {
+        user,
+      });
       assert.equal(answer.status, 200, answer.text);
       return answer.json().filesystem as string[];
     };
     const mark = async (user: string, id: string, type: string) => {
-      const answer = await s().call('PUT', `/favorites/filesystem/${id}?data-type=${type}`, { user });
+      const answer = await s().call('PUT', `/favorites/filesystem/${id}?data-type=${type}`, {
+        user,
+      });
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.text, '');
     };
@@ -47,15 +51,30 @@ for (const engine of metadataEngines) {
       assert.equal(removed.status, 200, removed.text);
       const again = await s().call('DELETE', `/favorites/filesystem/${f2}`, { user: 'alice' });
       assert.equal(again.status, 404);
-      assert.deepEqual(again.json(), { error_code: 'ERR_NOT_FOUND', reason: "The target-id wasn't marked as a favorite by the user", user: 'alice', 'target-id': f2 });
-      assert.equal((await s().call('DELETE', `/favorites/filesystem/${d2}`, { user: 'carol' })).status, 404, "bob's favorite is not carol's");
+      assert.deepEqual(again.json(), {
+        error_code: 'ERR_NOT_FOUND',
+        reason: "The target-id wasn't marked as a favorite by the user",
+        user: 'alice',
+        'target-id': f2,
+      });
+      assert.equal(
+        (await s().call('DELETE', `/favorites/filesystem/${d2}`, { user: 'carol' })).status,
+        404,
+        "bob's favorite is not carol's",
+      );
       assert.deepEqual(await list('alice', 'any'), [f1, d1, d2]);
 
-      const folders = await s().call('DELETE', '/favorites/filesystem?entity-type=folder', { user: 'alice' });
+      const folders = await s().call('DELETE', '/favorites/filesystem?entity-type=folder', {
+        user: 'alice',
+      });
       assert.equal(folders.status, 200, folders.text);
       assert.deepEqual(await list('alice', 'any'), [f1]);
       assert.deepEqual(await list('bob', 'any'), [d2], "bob's favorites stay");
-      assert.equal((await s().call('DELETE', '/favorites/filesystem?entity-type=any', { user: 'alice' })).status, 200);
+      assert.equal(
+        (await s().call('DELETE', '/favorites/filesystem?entity-type=any', { user: 'alice' }))
+          .status,
+        200,
+      );
       assert.deepEqual(await list('alice', 'any'), []);
     });
 
@@ -66,12 +85,20 @@ for (const engine of metadataEngines) {
       for (const id of favorites) await mark('dora', id, 'file');
       await mark('erik', ids[1]!, 'file');
       const given = [...ids].reverse().map((id, index) => (index % 2 ? id.toUpperCase() : id));
-      const filtered = await s().call('POST', '/favorites/filter', { user: 'dora', body: { filesystem: [...given, 'not-a-uuid', given[0]] } });
+      const filtered = await s().call('POST', '/favorites/filter', {
+        user: 'dora',
+        body: { filesystem: [...given, 'not-a-uuid', given[0]] },
+      });
       assert.equal(filtered.status, 200, filtered.text);
       const expected = given.filter((id) => favorites.includes(id.toLowerCase()));
       assert.equal(expected.length, favorites.length);
       assert.deepEqual(filtered.json(), { filesystem: expected });
-      assert.deepEqual((await s().call('POST', '/favorites/filter', { user: 'dora', body: { filesystem: [] } })).json(), { filesystem: [] });
+      assert.deepEqual(
+        (
+          await s().call('POST', '/favorites/filter', { user: 'dora', body: { filesystem: [] } })
+        ).json(),
+        { filesystem: [] },
+      );
 
       for (const body of [{}, { filesystem: 'x' }, { filesystem: [1] }, ['x']]) {
         const answer = await s().call('POST', '/favorites/filter', { user: 'dora', body });
@@ -86,11 +113,29 @@ for (const engine of metadataEngines) {
       for (const [method, url, user, status, code] of [
         ['GET', '/favorites/filesystem', 'alice', 400, 'ERR_MISSING_QUERY_PARAMETER'],
         ['GET', '/favorites/filesystem?entity-type=dir', 'alice', 400, 'ERR_BAD_QUERY_PARAMETER'],
-        ['GET', '/favorites/filesystem?entity-type=any', undefined, 400, 'ERR_MISSING_QUERY_PARAMETER'],
+        [
+          'GET',
+          '/favorites/filesystem?entity-type=any',
+          undefined,
+          400,
+          'ERR_MISSING_QUERY_PARAMETER',
+        ],
         ['DELETE', '/favorites/filesystem', 'alice', 400, 'ERR_MISSING_QUERY_PARAMETER'],
         ['PUT', `/favorites/filesystem/${id}`, 'alice', 400, 'ERR_MISSING_QUERY_PARAMETER'],
-        ['PUT', `/favorites/filesystem/${id}?data-type=app`, 'alice', 400, 'ERR_BAD_QUERY_PARAMETER'],
-        ['PUT', `/favorites/filesystem/${id}?data-type=file&data-type=folder`, 'alice', 409, 'ERR_CONFLICTING_QUERY_PARAMETER_VALUES'],
+        [
+          'PUT',
+          `/favorites/filesystem/${id}?data-type=app`,
+          'alice',
+          400,
+          'ERR_BAD_QUERY_PARAMETER',
+        ],
+        [
+          'PUT',
+          `/favorites/filesystem/${id}?data-type=file&data-type=folder`,
+          'alice',
+          409,
+          'ERR_CONFLICTING_QUERY_PARAMETER_VALUES',
+        ],
         ['PUT', '/favorites/filesystem/nope?data-type=file', 'alice', 400, 'ERR_BAD_REQUEST'],
         ['DELETE', '/favorites/filesystem/nope', 'alice', 400, 'ERR_BAD_REQUEST'],
       ] as const) {

@@ -4,9 +4,21 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { appsUnderClass, unclassifiedApps } from '../../../src/backends/apps/ontology-classification.js';
+import {
+  appsUnderClass,
+  unclassifiedApps,
+} from '../../../src/backends/apps/ontology-classification.js';
 import { hostEngines, withUser, type BackendHost } from '../../support/backend-host.js';
-import { base, classes, expectedFiltered, expectedTree, iri, multipartXml, namesUnder, ontologyXml } from '../../support/ontology-fixture.js';
+import {
+  base,
+  classes,
+  expectedFiltered,
+  expectedTree,
+  iri,
+  multipartXml,
+  namesUnder,
+  ontologyXml,
+} from '../../support/ontology-fixture.js';
 
 const q = encodeURIComponent;
 const attr = 'rdf:type';
@@ -20,20 +32,47 @@ for (const engine of hostEngines) {
     });
     after(async () => host?.close());
 
-    const call = async (method: string, url: string, options: { user?: string; json?: unknown; multipart?: { body: Buffer; contentType: string } } = { user: 'root' }) => {
-      const body = options.multipart?.body ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
-      const contentType = options.multipart?.contentType ?? (options.json === undefined ? undefined : 'application/json');
-      return host!.request(method, withUser(url, options.user ?? 'root'), { headers: contentType ? { 'content-type': contentType } : {}, body });
+    const call = async (
+      method: string,
+      url: string,
+      options: {
+        user?: string;
+        json?: unknown;
+        multipart?: { body: Buffer; contentType: string };
+      } = { user: 'root' },
+    ) => {
+      const body =
+        options.multipart?.body ??
+        (options.json === undefined ? undefined : JSON.stringify(options.json));
+      const contentType =
+        options.multipart?.contentType ??
+        (options.json === undefined ? undefined : 'application/json');
+      return host!.request(method, withUser(url, options.user ?? 'root'), {
+        headers: contentType ? { 'content-type': contentType } : {},
+        body,
+      });
     };
     const ok = async (method: string, url: string, options?: Parameters<typeof call>[2]) => {
       const answer = await call(method, url, options);
       assert.equal(answer.status, 200, `${method} ${url}: ${answer.text}`);
       return answer.text === '' ? undefined : answer.json();
     };
-    const upload = async (xml: string) => ok('POST', '/metadata/admin/ontologies', { multipart: await multipartXml(xml) });
-    const versions = async () => ((await ok('GET', '/metadata/ontologies')).ontologies as { version: string }[]).map((item) => item.version);
-    const hierarchies = async (version: string) => (await ok('GET', `/metadata/ontologies/${q(version)}`)).hierarchies;
-    const savedCount = async (version: string) => (await host!.store.db.selectFrom('ontology_saved_classes').select('class_iri').where('ontology_version', '=', version).execute()).length;
+    const upload = async (xml: string) =>
+      ok('POST', '/metadata/admin/ontologies', { multipart: await multipartXml(xml) });
+    const versions = async () =>
+      ((await ok('GET', '/metadata/ontologies')).ontologies as { version: string }[]).map(
+        (item) => item.version,
+      );
+    const hierarchies = async (version: string) =>
+      (await ok('GET', `/metadata/ontologies/${q(version)}`)).hierarchies;
+    const savedCount = async (version: string) =>
+      (
+        await host!.store.db
+          .selectFrom('ontology_saved_classes')
+          .select('class_iri')
+          .where('ontology_version', '=', version)
+          .execute()
+      ).length;
 
     test('upload: stored under a new version each time, listed, its details answered', async (t) => {
       if (!host) return t.skip('DATABASE_URL is not set (CI sets it)');
@@ -47,7 +86,11 @@ for (const engine of hostEngines) {
       assert.notEqual(second.version, first.version, 'the same document again is a new version');
       assert.deepEqual(await versions(), [first.version, second.version]);
       assert.deepEqual(await hierarchies(first.version), [], 'nothing saved yet');
-      const stored = await host.store.db.selectFrom('ontologies').select('xml').where('version', '=', first.version).executeTakeFirstOrThrow();
+      const stored = await host.store.db
+        .selectFrom('ontologies')
+        .select('xml')
+        .where('version', '=', first.version)
+        .executeTakeFirstOrThrow();
       assert.equal(stored.xml, ontologyXml({ version: '1.0' }), 'the document is kept as uploaded');
     });
 
@@ -60,15 +103,45 @@ for (const engine of hostEngines) {
         assert.equal(answer.json().error_code, code);
         return answer.json();
       };
-      const malformed = await refused({ multipart: await multipartXml('<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\n<owl:Class></rdf:RDF>') }, 'ERR_BAD_OR_MISSING_FIELD');
+      const malformed = await refused(
+        {
+          multipart: await multipartXml(
+            '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\n<owl:Class></rdf:RDF>',
+          ),
+        },
+        'ERR_BAD_OR_MISSING_FIELD',
+      );
       assert.match(malformed.reason, /well-formed/);
       assert.equal(malformed.line, 2);
-      assert.match((await refused({ multipart: await multipartXml('<html><body><p>hello</p></body></html>') }, 'ERR_BAD_OR_MISSING_FIELD')).reason, /rdf:RDF/);
-      const rdfOnly = '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="http://example.org/x"/></rdf:RDF>';
-      assert.match((await refused({ multipart: await multipartXml(rdfOnly) }, 'ERR_BAD_OR_MISSING_FIELD')).reason, /owl:Ontology/);
-      assert.match((await refused({ multipart: await multipartXml('<a:b/>') }, 'ERR_BAD_OR_MISSING_FIELD')).reason, /not declared/);
-      await refused({ multipart: await multipartXml('not xml at all') }, 'ERR_BAD_OR_MISSING_FIELD');
-      await refused({ multipart: await multipartXml(ontologyXml(), 'file') }, 'ERR_MISSING_FORM_FIELD');
+      assert.match(
+        (
+          await refused(
+            { multipart: await multipartXml('<html><body><p>hello</p></body></html>') },
+            'ERR_BAD_OR_MISSING_FIELD',
+          )
+        ).reason,
+        /rdf:RDF/,
+      );
+      const rdfOnly =
+        '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="http://example.org/x"/></rdf:RDF>';
+      assert.match(
+        (await refused({ multipart: await multipartXml(rdfOnly) }, 'ERR_BAD_OR_MISSING_FIELD'))
+          .reason,
+        /owl:Ontology/,
+      );
+      assert.match(
+        (await refused({ multipart: await multipartXml('<a:b/>') }, 'ERR_BAD_OR_MISSING_FIELD'))
+          .reason,
+        /not declared/,
+      );
+      await refused(
+        { multipart: await multipartXml('not xml at all') },
+        'ERR_BAD_OR_MISSING_FIELD',
+      );
+      await refused(
+        { multipart: await multipartXml(ontologyXml(), 'file') },
+        'ERR_MISSING_FORM_FIELD',
+      );
       await refused({ json: { 'ontology-xml': ontologyXml() } }, 'ERR_MISSING_FORM_FIELD');
       assert.equal((await versions()).length, count, 'nothing was stored');
     });
@@ -80,14 +153,21 @@ for (const engine of hostEngines) {
 
       assert.deepEqual((await ok('PUT', url('Topic'))).hierarchy, expectedTree('Topic'));
       assert.deepEqual((await ok('PUT', url('Operation'))).hierarchy, expectedTree('Operation'));
-      assert.deepEqual(await hierarchies(version), [expectedTree('Topic'), expectedTree('Operation')], 'in the order saved');
+      assert.deepEqual(
+        await hierarchies(version),
+        [expectedTree('Topic'), expectedTree('Operation')],
+        'in the order saved',
+      );
       const everything = new Set([...namesUnder('Topic'), ...namesUnder('Operation')]);
       assert.equal(await savedCount(version), everything.size);
 
       // Deleting a class inside a hierarchy removes it and everything saved below it, wherever else it appears.
       const biology = namesUnder('Biology');
       const afterDelete = (await ok('DELETE', url('Biology'))).hierarchies;
-      assert.deepEqual(afterDelete, [expectedTree('Topic', (name) => !biology.has(name)), expectedTree('Operation')]);
+      assert.deepEqual(afterDelete, [
+        expectedTree('Topic', (name) => !biology.has(name)),
+        expectedTree('Operation'),
+      ]);
       assert.equal(await savedCount(version), everything.size - biology.size);
 
       // A class already saved, saved as a root of its own: listed separately; of the classes below
@@ -101,7 +181,11 @@ for (const engine of hostEngines) {
       // Re-saving the root adds the missing classes back, once each.
       assert.deepEqual((await ok('PUT', url('Topic'))).hierarchy, expectedTree('Topic'));
       assert.equal(await savedCount(version), everything.size);
-      assert.deepEqual(await hierarchies(version), [expectedTree('Topic'), expectedTree('Operation'), expectedTree('Computing')]);
+      assert.deepEqual(await hierarchies(version), [
+        expectedTree('Topic'),
+        expectedTree('Operation'),
+        expectedTree('Computing'),
+      ]);
 
       // Deleting a root removes the roots saved inside it too.
       assert.deepEqual((await ok('DELETE', url('Topic'))).hierarchies, [expectedTree('Operation')]);
@@ -125,22 +209,35 @@ for (const engine of hostEngines) {
       await ok('DELETE', `/metadata/admin/ontologies/${q(version)}`);
       assert.ok(!(await versions()).includes(version));
       assert.equal((await call('GET', `/metadata/ontologies/${q(version)}`)).status, 404);
-      assert.equal((await call('DELETE', `/metadata/admin/ontologies/${q(version)}`)).status, 404, 'already deleted');
-      const row = await host.store.db.selectFrom('ontologies').select('deleted').where('version', '=', version).executeTakeFirstOrThrow();
+      assert.equal(
+        (await call('DELETE', `/metadata/admin/ontologies/${q(version)}`)).status,
+        404,
+        'already deleted',
+      );
+      const row = await host.store.db
+        .selectFrom('ontologies')
+        .select('deleted')
+        .where('version', '=', version)
+        .executeTakeFirstOrThrow();
       assert.ok(row.deleted === true || row.deleted === 1, 'kept, marked deleted');
     });
 
     test('classification through AVUs: targets under a class or any class below it, and unclassified ones', async (t) => {
       if (!host) return t.skip('DATABASE_URL is not set (CI sets it)');
       const { version } = await upload(ontologyXml({ version: '4.0' }));
-      for (const root of ['Topic', 'Operation']) await ok('PUT', `/metadata/admin/ontologies/${q(version)}/${q(iri(root))}`);
+      for (const root of ['Topic', 'Operation'])
+        await ok('PUT', `/metadata/admin/ontologies/${q(version)}/${q(iri(root))}`);
 
       // Made-up apps, attached by AVUs to classes (one through another attribute, one to a class of no ontology).
       const attached: Record<string, { attr: string; classes: string[] }> = {};
       const app = async (avuAttr: string, names: string[]) => {
         const id = randomUUID();
         attached[id] = { attr: avuAttr, classes: names };
-        const avus = names.map((name) => ({ attr: avuAttr, value: name.startsWith('http') ? name : iri(name), unit: '' }));
+        const avus = names.map((name) => ({
+          attr: avuAttr,
+          value: name.startsWith('http') ? name : iri(name),
+          unit: '',
+        }));
         if (avus.length) await ok('POST', `/metadata/avus/app/${id}`, { json: { avus } });
         return id;
       };
@@ -153,44 +250,112 @@ for (const engine of hostEngines) {
       const all = [genomicsApp, alignmentApp, computingApp, otherAttrApp, strangerApp, bareApp];
 
       /** Expected: the given apps attached (through `attr`) to a class at or below `name`, in the given order. */
-      const under = (name: string, ids = all) => ids.filter((id) => attached[id]!.attr === attr && attached[id]!.classes.some((item) => namesUnder(name).has(item)));
+      const under = (name: string, ids = all) =>
+        ids.filter(
+          (id) =>
+            attached[id]!.attr === attr &&
+            attached[id]!.classes.some((item) => namesUnder(name).has(item)),
+        );
       const body = { 'target-types': ['app'], 'target-ids': all };
-      const filterUrl = (root: string, route: string) => `/metadata/ontologies/${q(version)}/${q(iri(root))}/${route}?attr=${q(attr)}`;
+      const filterUrl = (root: string, route: string) =>
+        `/metadata/ontologies/${q(version)}/${q(iri(root))}/${route}?attr=${q(attr)}`;
 
       for (const root of ['Topic', 'Biology', 'Computing', 'Operation', 'Genomics']) {
-        assert.deepEqual((await ok('POST', filterUrl(root, 'filter-targets'), { json: body }))['target-ids'], under(root), `under ${root}`);
+        assert.deepEqual(
+          (await ok('POST', filterUrl(root, 'filter-targets'), { json: body }))['target-ids'],
+          under(root),
+          `under ${root}`,
+        );
         const unclassified = all.filter((id) => !under(root).includes(id));
-        assert.deepEqual((await ok('POST', filterUrl(root, 'filter-unclassified'), { json: body }))['target-ids'], unclassified, `unclassified in ${root}`);
+        assert.deepEqual(
+          (await ok('POST', filterUrl(root, 'filter-unclassified'), { json: body }))['target-ids'],
+          unclassified,
+          `unclassified in ${root}`,
+        );
       }
-      const classesOf = (ids: string[]) => new Set(ids.flatMap((id) => (attached[id]!.attr === attr ? attached[id]!.classes : [])));
-      assert.deepEqual((await ok('POST', filterUrl('Topic', 'filter'), { json: body })).hierarchy, expectedFiltered('Topic', classesOf(all)));
-      assert.deepEqual((await ok('POST', filterUrl('Topic', 'filter'), { json: { ...body, 'target-ids': [alignmentApp] } })).hierarchy, null, 'no class of Topic has it');
+      const classesOf = (ids: string[]) =>
+        new Set(ids.flatMap((id) => (attached[id]!.attr === attr ? attached[id]!.classes : [])));
+      assert.deepEqual(
+        (await ok('POST', filterUrl('Topic', 'filter'), { json: body })).hierarchy,
+        expectedFiltered('Topic', classesOf(all)),
+      );
+      assert.deepEqual(
+        (
+          await ok('POST', filterUrl('Topic', 'filter'), {
+            json: { ...body, 'target-ids': [alignmentApp] },
+          })
+        ).hierarchy,
+        null,
+        'no class of Topic has it',
+      );
 
       // One target across every saved hierarchy; label search over saved classes.
-      const forComputing = (await ok('POST', `/metadata/ontologies/${q(version)}/filter`, { json: { type: 'app', id: computingApp, attrs: [attr] } })).hierarchies;
-      assert.deepEqual(forComputing, [expectedFiltered('Topic', classesOf([computingApp])), expectedFiltered('Operation', classesOf([computingApp]))]);
-      const byLabel = await ok('POST', `/metadata/ontologies/${q(version)}/filter-targets?label=GENOM`, { json: { ...body, attrs: [attr, 'keyword'] } });
+      const forComputing = (
+        await ok('POST', `/metadata/ontologies/${q(version)}/filter`, {
+          json: { type: 'app', id: computingApp, attrs: [attr] },
+        })
+      ).hierarchies;
+      assert.deepEqual(forComputing, [
+        expectedFiltered('Topic', classesOf([computingApp])),
+        expectedFiltered('Operation', classesOf([computingApp])),
+      ]);
+      const byLabel = await ok(
+        'POST',
+        `/metadata/ontologies/${q(version)}/filter-targets?label=GENOM`,
+        { json: { ...body, attrs: [attr, 'keyword'] } },
+      );
       assert.deepEqual(byLabel['target-ids'], [genomicsApp, otherAttrApp]);
 
-      const missingAttr = await call('POST', `/metadata/ontologies/${q(version)}/${q(iri('Topic'))}/filter-targets`, { json: body });
+      const missingAttr = await call(
+        'POST',
+        `/metadata/ontologies/${q(version)}/${q(iri('Topic'))}/filter-targets`,
+        { json: body },
+      );
       assert.equal(missingAttr.status, 400);
       assert.equal(missingAttr.json().error_code, 'ERR_MISSING_QUERY_PARAMETER');
-      const badBody = await call('POST', filterUrl('Topic', 'filter-targets'), { json: { 'target-types': ['spaceship'], 'target-ids': all } });
+      const badBody = await call('POST', filterUrl('Topic', 'filter-targets'), {
+        json: { 'target-types': ['spaceship'], 'target-ids': all },
+      });
       assert.equal(badBody.status, 400);
 
       // The functions the app listings use.
       const db = host.store.db;
-      assert.deepEqual(await appsUnderClass(db, { version, rootIri: iri('Topic'), attr }), under('Topic').sort());
-      assert.deepEqual(await appsUnderClass(db, { version, rootIri: iri('Topic'), classIri: iri('Biology'), attr }), under('Biology').sort());
-      assert.deepEqual(await unclassifiedApps(db, { version, rootIri: iri('Operation'), attr, appIds: all }), all.filter((id) => !under('Operation').includes(id)));
-      await assert.rejects(appsUnderClass(db, { version, rootIri: iri('Topic'), classIri: iri('Alignment'), attr }), /not in the hierarchy/);
+      assert.deepEqual(
+        await appsUnderClass(db, { version, rootIri: iri('Topic'), attr }),
+        under('Topic').sort(),
+      );
+      assert.deepEqual(
+        await appsUnderClass(db, {
+          version,
+          rootIri: iri('Topic'),
+          classIri: iri('Biology'),
+          attr,
+        }),
+        under('Biology').sort(),
+      );
+      assert.deepEqual(
+        await unclassifiedApps(db, { version, rootIri: iri('Operation'), attr, appIds: all }),
+        all.filter((id) => !under('Operation').includes(id)),
+      );
+      await assert.rejects(
+        appsUnderClass(db, { version, rootIri: iri('Topic'), classIri: iri('Alignment'), attr }),
+        /not in the hierarchy/,
+      );
     });
 
     test('apps service: versions with the active one, activation, refusing to delete it, previews and users’ hierarchies', async (t) => {
       if (!host) return t.skip('DATABASE_URL is not set (CI sets it)');
-      const listed = async () => (await ok('GET', '/apps/admin/ontologies')).ontologies as { version: string; active: boolean }[];
-      const userHierarchies = async () => (await ok('GET', '/apps/apps/hierarchies', { user: 'alice' })).hierarchies;
-      assert.ok((await listed()).every((item) => item.active === false), 'nothing active yet');
+      const listed = async () =>
+        (await ok('GET', '/apps/admin/ontologies')).ontologies as {
+          version: string;
+          active: boolean;
+        }[];
+      const userHierarchies = async () =>
+        (await ok('GET', '/apps/apps/hierarchies', { user: 'alice' })).hierarchies;
+      assert.ok(
+        (await listed()).every((item) => item.active === false),
+        'nothing active yet',
+      );
       assert.deepEqual(await userHierarchies(), []);
 
       const older = await upload(ontologyXml({ version: '5.0' }));
@@ -203,7 +368,10 @@ for (const engine of hostEngines) {
       assert.equal(activated.version, older.version);
       assert.equal(activated.applied_by, 'root');
       const metadataList = (await ok('GET', '/metadata/ontologies')).ontologies as object[];
-      assert.deepEqual(await listed(), metadataList.map((item: any) => ({ ...item, active: item.version === older.version })));
+      assert.deepEqual(
+        await listed(),
+        metadataList.map((item: any) => ({ ...item, active: item.version === older.version })),
+      );
       assert.deepEqual(await userHierarchies(), [expectedTree('Topic')]);
 
       const refused = await call('DELETE', `/apps/admin/ontologies/${q(older.version)}`);
@@ -212,28 +380,70 @@ for (const engine of hostEngines) {
 
       // Switching: users follow the active version at once.
       await ok('POST', `/apps/admin/ontologies/${q(newer.version)}`);
-      assert.deepEqual(await userHierarchies(), [expectedTree('Topic', () => true, [...classes, extra])]);
+      assert.deepEqual(await userHierarchies(), [
+        expectedTree('Topic', () => true, [...classes, extra]),
+      ]);
       await ok('DELETE', `/apps/admin/ontologies/${q(older.version)}`);
       assert.ok(!(await listed()).some((item) => item.version === older.version));
-      assert.equal((await call('POST', `/apps/admin/ontologies/${q(older.version)}`)).status, 404, 'a deleted version cannot be made active');
+      assert.equal(
+        (await call('POST', `/apps/admin/ontologies/${q(older.version)}`)).status,
+        404,
+        'a deleted version cannot be made active',
+      );
 
       // Filtered hierarchies count the apps a user can see: public ones and their own.
       const now = Date.now();
       const catalogApp = async (integrator: string, isPublic: boolean, names: string[]) => {
         const id = randomUUID();
-        await host!.store.db.insertInto('apps').values({ id, name: `app ${id}`, integrator, is_public: isPublic, integration_date: now, edited_date: now }).execute();
-        await ok('POST', `/metadata/avus/app/${id}`, { json: { avus: names.map((name) => ({ attr, value: iri(name), unit: '' })) } });
+        await host!.store.db
+          .insertInto('apps')
+          .values({
+            id,
+            name: `app ${id}`,
+            integrator,
+            is_public: isPublic,
+            integration_date: now,
+            edited_date: now,
+          })
+          .execute();
+        await ok('POST', `/metadata/avus/app/${id}`, {
+          json: { avus: names.map((name) => ({ attr, value: iri(name), unit: '' })) },
+        });
       };
       await catalogApp('carol', true, ['Proteomics']);
       await catalogApp('dave', false, ['Metagenomics']);
-      const filtered = async (user: string) => (await ok('GET', `/apps/apps/hierarchies/${q(iri('Topic'))}?attr=${q(attr)}`, { user })).hierarchy;
+      const filtered = async (user: string) =>
+        (await ok('GET', `/apps/apps/hierarchies/${q(iri('Topic'))}?attr=${q(attr)}`, { user }))
+          .hierarchy;
       const all = [...classes, extra];
-      const cut = (attachedNames: string[]) => expectedTree('Topic', (name) => [...namesUnder(name, all)].some((below) => attachedNames.includes(below)), all);
+      const cut = (attachedNames: string[]) =>
+        expectedTree(
+          'Topic',
+          (name) => [...namesUnder(name, all)].some((below) => attachedNames.includes(below)),
+          all,
+        );
       assert.deepEqual(await filtered('alice'), cut(['Proteomics']));
       assert.deepEqual(await filtered('dave'), cut(['Proteomics', 'Metagenomics']));
       // The administrator's preview of the older (deleted) version is refused; of the newer one, answered.
-      assert.equal((await call('GET', `/apps/admin/ontologies/${q(older.version)}/${q(iri('Topic'))}?attr=${q(attr)}`)).status, 404);
-      assert.deepEqual((await ok('GET', `/apps/admin/ontologies/${q(newer.version)}/${q(iri('Topic'))}?attr=${q(attr)}`, { user: 'dave' })).hierarchy, cut(['Proteomics', 'Metagenomics']));
+      assert.equal(
+        (
+          await call(
+            'GET',
+            `/apps/admin/ontologies/${q(older.version)}/${q(iri('Topic'))}?attr=${q(attr)}`,
+          )
+        ).status,
+        404,
+      );
+      assert.deepEqual(
+        (
+          await ok(
+            'GET',
+            `/apps/admin/ontologies/${q(newer.version)}/${q(iri('Topic'))}?attr=${q(attr)}`,
+            { user: 'dave' },
+          )
+        ).hierarchy,
+        cut(['Proteomics', 'Metagenomics']),
+      );
     });
   });
 }

@@ -11,18 +11,31 @@ import { importUrl } from './url-import.js';
 
 /** A path value as clients send it: a string, or `{path}`. */
 function pathOf(value: unknown, what: string): string {
-  const path = typeof value === 'string' ? value : typeof value === 'object' && value !== null ? (value as { path?: unknown }).path : undefined;
+  const path =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'object' && value !== null
+        ? (value as { path?: unknown }).path
+        : undefined;
   if (typeof path !== 'string' || path === '') throw new StepError(`${what} needs a path`);
   return path;
 }
 
 function pathsOf(value: unknown, what: string): string[] {
-  const list = Array.isArray(value) ? value : value === undefined || value === null || value === '' ? [] : [value];
+  const list = Array.isArray(value)
+    ? value
+    : value === undefined || value === null || value === ''
+      ? []
+      : [value];
   if (list.length === 0) throw new StepError(`${what} needs at least one file`);
   return list.map((item) => pathOf(item, what));
 }
 
-async function readAll(run: StepRun, object: DataObject, consume: (chunk: Buffer) => void): Promise<void> {
+async function readAll(
+  run: StepRun,
+  object: DataObject,
+  consume: (chunk: Buffer) => void,
+): Promise<void> {
   const blob = await run.data.content(object);
   try {
     for await (const chunk of blob.stream()) {
@@ -61,8 +74,12 @@ const wordCount: Executor = async (run) => {
 /** `cat`: the files in the order given, into one output file. */
 const concatenate: Executor = async (run) => {
   const inputs: DataObject[] = [];
-  for (const path of pathsOf(run.values.inputs, 'Files to join')) inputs.push(await readableFile(run.data, run.caller, path));
-  const name = typeof run.values.output === 'string' && run.values.output.trim() !== '' ? run.values.output.trim() : 'concatenated.txt';
+  for (const path of pathsOf(run.values.inputs, 'Files to join'))
+    inputs.push(await readableFile(run.data, run.caller, path));
+  const name =
+    typeof run.values.output === 'string' && run.values.output.trim() !== ''
+      ? run.values.output.trim()
+      : 'concatenated.txt';
   const path = output(run, name);
   const data = run.data;
   async function* joined() {
@@ -81,8 +98,12 @@ const concatenate: Executor = async (run) => {
 
 /** `md5sum` / `sha256sum`. */
 const checksum: Executor = async (run) => {
-  const algorithm = typeof run.values.algorithm === 'string' && run.values.algorithm !== '' ? run.values.algorithm.toLowerCase() : 'md5';
-  if (algorithm !== 'md5' && algorithm !== 'sha256') throw new StepError(`unknown algorithm ${algorithm} (md5 or sha256)`);
+  const algorithm =
+    typeof run.values.algorithm === 'string' && run.values.algorithm !== ''
+      ? run.values.algorithm.toLowerCase()
+      : 'md5';
+  if (algorithm !== 'md5' && algorithm !== 'sha256')
+    throw new StepError(`unknown algorithm ${algorithm} (md5 or sha256)`);
   const input = await readableFile(run.data, run.caller, pathOf(run.values.input, 'File'));
   const hash = createHash(algorithm);
   await readAll(run, input, (chunk) => hash.update(chunk));

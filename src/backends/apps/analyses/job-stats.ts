@@ -11,16 +11,25 @@ export async function jobStats(db: Kysely<Database>, appIds: string[]) {
           .select((eb) => [
             'app_id',
             eb.fn.countAll<number>().as('job_count'),
-            eb.fn.sum<number>(eb.case().when('status', '=', 'Completed').then(1).else(0).end()).as('job_count_completed'),
-            eb.fn.sum<number>(eb.case().when('status', '=', 'Failed').then(1).else(0).end()).as('job_count_failed'),
-            eb.fn.max<number>(eb.case().when('status', '=', 'Completed').then(eb.ref('end_date')).end()).as('job_last_completed'),
+            eb.fn
+              .sum<number>(eb.case().when('status', '=', 'Completed').then(1).else(0).end())
+              .as('job_count_completed'),
+            eb.fn
+              .sum<number>(eb.case().when('status', '=', 'Failed').then(1).else(0).end())
+              .as('job_count_failed'),
+            eb.fn
+              .max<number>(
+                eb.case().when('status', '=', 'Completed').then(eb.ref('end_date')).end(),
+              )
+              .as('job_last_completed'),
             eb.fn.max<number>('start_date').as('last_used'),
           ])
           .where('app_id', 'in', appIds)
           .groupBy('app_id')
           .execute();
   const byApp = new Map(rows.map((row) => [row.app_id, row]));
-  const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? undefined : new Date(Number(ms)).toISOString());
+  const iso = (ms: number | null | undefined) =>
+    ms === null || ms === undefined ? undefined : new Date(Number(ms)).toISOString();
   return new Map(
     appIds.map((id) => {
       const row = byApp.get(id);

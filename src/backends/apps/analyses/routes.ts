@@ -45,37 +45,72 @@ function analysisJson(row: AnalysisRow, uidDomain: string) {
  * Orders updates recorded in the same millisecond (a job usually starts running in the one it was
  * submitted in): their ids are random, so only the lifecycle says which came first.
  */
-const lifecycleRank = (status: string) => (status === 'Submitted' ? 0 : status === 'Running' ? 1 : 2);
+const lifecycleRank = (status: string) =>
+  status === 'Submitted' ? 0 : status === 'Running' ? 1 : 2;
 
-const sortColumns = { startdate: 'start_date', enddate: 'end_date', name: 'name', status: 'status', app_name: 'app_name' } as const;
+const sortColumns = {
+  startdate: 'start_date',
+  enddate: 'end_date',
+  name: 'name',
+  status: 'status',
+  app_name: 'app_name',
+} as const;
 
 /** `filter` = `[{field, value}]`: repeated fields are alternatives, different fields all apply. */
 function filters(raw: string | undefined): Map<string, string[]> {
   const byField = new Map<string, string[]>();
   if (raw === undefined || raw === '') return byField;
   // A value is turned to text below, and String() of nested arrays recurses: keep them shallow.
-  if (jsonNestsDeeperThan(raw, 3)) throw badQueryParam('filter', 'filter must be a JSON list of {field, value}');
+  if (jsonNestsDeeperThan(raw, 3))
+    throw badQueryParam('filter', 'filter must be a JSON list of {field, value}');
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
     throw badQueryParam('filter', 'filter must be a JSON list of {field, value}');
   }
-  if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'object' || item === null || typeof item.field !== 'string')) {
+  if (
+    !Array.isArray(parsed) ||
+    parsed.some(
+      (item) => typeof item !== 'object' || item === null || typeof item.field !== 'string',
+    )
+  ) {
     throw badQueryParam('filter', 'filter must be a JSON list of {field, value}');
   }
   for (const { field, value } of parsed as { field: string; value: unknown }[]) {
-    byField.set(field, [...(byField.get(field) ?? []), value === null || value === undefined ? '' : String(value)]);
+    byField.set(field, [
+      ...(byField.get(field) ?? []),
+      value === null || value === undefined ? '' : String(value),
+    ]);
   }
   return byField;
 }
 
-const filterFields = ['name', 'app_name', 'id', 'status', 'parent_id', 'ownership', 'type', 'app_id'];
+const filterFields = [
+  'name',
+  'app_name',
+  'id',
+  'status',
+  'parent_id',
+  'ownership',
+  'type',
+  'app_id',
+];
 
-export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: JobRunner; uidDomain: string }> = async (app, { db, runner, uidDomain }) => {
+export const analysisRoutes: FastifyPluginAsync<{
+  db: Kysely<Database>;
+  runner: JobRunner;
+  uidDomain: string;
+}> = async (app, { db, runner, uidDomain }) => {
   const signedIn = (query: unknown) => signedInUser(query, 'use analyses');
   const own = async (user: string, id: string) => {
-    const row = await db.selectFrom('analyses').selectAll().where('id', '=', id.toLowerCase()).where('username', '=', user).where('deleted', '=', false).executeTakeFirst();
+    const row = await db
+      .selectFrom('analyses')
+      .selectAll()
+      .where('id', '=', id.toLowerCase())
+      .where('username', '=', user)
+      .where('deleted', '=', false)
+      .executeTakeFirst();
     if (!row) throw gatewayError('ERR_NOT_FOUND', `no analysis ${id}`, { id });
     return row;
   };
@@ -83,13 +118,22 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
   app.post('/analyses', async (request) => {
     const user = signedIn(request.query);
     const row = await runner.submit(user, await checkSubmission(db, user, request.body));
-    return { id: row.id, name: row.name, status: row.status, 'start-date': msString(row.start_date) };
+    return {
+      id: row.id,
+      name: row.name,
+      status: row.status,
+      'start-date': msString(row.start_date),
+    };
   });
 
   const selection = (user: string, query: Record<string, string>) => {
     const byField = filters(query.filter);
     const unknown = [...byField.keys()].filter((field) => !filterFields.includes(field));
-    if (unknown.length > 0) throw badQueryParam('filter', `unknown filter fields: ${unknown.join(', ')} (known: ${filterFields.join(', ')})`);
+    if (unknown.length > 0)
+      throw badQueryParam(
+        'filter',
+        `unknown filter fields: ${unknown.join(', ')} (known: ${filterFields.join(', ')})`,
+      );
     let rows = db.selectFrom('analyses').where('username', '=', user);
     if (query['include-deleted'] !== 'true') rows = rows.where('deleted', '=', false);
     for (const [field, values] of byField) {
@@ -99,37 +143,84 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
       }
       if (field === 'type') continue;
       if (field === 'name' || field === 'app_name') {
-        rows = rows.where((eb) => eb.or(values.map((value) => eb(eb.fn('lower', [field]), 'like', `%${value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`))));
+        rows = rows.where((eb) =>
+          eb.or(
+            values.map((value) =>
+              eb(
+                eb.fn('lower', [field]),
+                'like',
+                `%${value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+              ),
+            ),
+          ),
+        );
       } else if (field === 'parent_id') {
-        rows = values.every((value) => value === '') ? rows.where('parent_id', 'is', null) : rows.where('parent_id', 'in', values);
+        rows = values.every((value) => value === '')
+          ? rows.where('parent_id', 'is', null)
+          : rows.where('parent_id', 'in', values);
       } else {
-        rows = rows.where(field as 'id' | 'status' | 'app_id', 'in', field === 'id' ? values.map((value) => value.toLowerCase()) : values);
+        rows = rows.where(
+          field as 'id' | 'status' | 'app_id',
+          'in',
+          field === 'id' ? values.map((value) => value.toLowerCase()) : values,
+        );
       }
     }
     return rows;
   };
 
   const statusCount = async (rows: ReturnType<typeof selection>) =>
-    (await rows.select((eb) => ['status', eb.fn.countAll<number>().as('count')]).groupBy('status').orderBy('status').execute()).map((row) => ({ status: row.status, count: Number(row.count) }));
+    (
+      await rows
+        .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
+        .groupBy('status')
+        .orderBy('status')
+        .execute()
+    ).map((row) => ({ status: row.status, count: Number(row.count) }));
 
   app.get('/analyses', async (request) => {
     const user = signedIn(request.query);
     const query = normalizeQuery(request.query) as Record<string, string>;
     const sortField = (query['sort-field'] ?? 'startdate').toLowerCase();
     const sortDir = (query['sort-dir'] ?? 'desc').toLowerCase();
-    if (!(sortField in sortColumns)) throw badQueryParam('sort-field', `sort-field must be one of ${Object.keys(sortColumns).join(', ')}`);
-    if (sortDir !== 'asc' && sortDir !== 'desc') throw badQueryParam('sort-dir', 'sort-dir must be ASC or DESC');
+    if (!(sortField in sortColumns))
+      throw badQueryParam(
+        'sort-field',
+        `sort-field must be one of ${Object.keys(sortColumns).join(', ')}`,
+      );
+    if (sortDir !== 'asc' && sortDir !== 'desc')
+      throw badQueryParam('sort-dir', 'sort-dir must be ASC or DESC');
     const limit = countParam(query, 'limit', 0);
     const offset = countParam(query, 'offset', 0);
     const rows = selection(user, query);
-    const page = paged(rows.selectAll().orderBy(sortColumns[sortField as keyof typeof sortColumns], sortDir).orderBy('id', sortDir), limit, offset);
-    const [found, total, statuses] = await Promise.all([page.execute(), rows.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirst(), statusCount(rows)]);
-    return { analyses: found.map((row) => analysisJson(row, uidDomain)), timestamp: String(Date.now()), total: Number(total?.count ?? 0), 'status-count': statuses };
+    const page = paged(
+      rows
+        .selectAll()
+        .orderBy(sortColumns[sortField as keyof typeof sortColumns], sortDir)
+        .orderBy('id', sortDir),
+      limit,
+      offset,
+    );
+    const [found, total, statuses] = await Promise.all([
+      page.execute(),
+      rows.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirst(),
+      statusCount(rows),
+    ]);
+    return {
+      analyses: found.map((row) => analysisJson(row, uidDomain)),
+      timestamp: String(Date.now()),
+      total: Number(total?.count ?? 0),
+      'status-count': statuses,
+    };
   });
 
   app.get('/analyses/stats', async (request) => {
     const user = signedIn(request.query);
-    return { 'status-count': await statusCount(selection(user, normalizeQuery(request.query) as Record<string, string>)) };
+    return {
+      'status-count': await statusCount(
+        selection(user, normalizeQuery(request.query) as Record<string, string>),
+      ),
+    };
   });
 
   type IdParams = { Params: { id: string } };
@@ -140,25 +231,61 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
     const body = (request.body ?? {}) as { name?: unknown; description?: unknown };
     const changes: { name?: string; description?: string } = {};
     if (body.name !== undefined) {
-      if (typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 255) throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"name" must be a non-empty string of at most 255 characters', { field: 'name' });
+      if (typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 255)
+        throw gatewayError(
+          'ERR_BAD_OR_MISSING_FIELD',
+          '"name" must be a non-empty string of at most 255 characters',
+          { field: 'name' },
+        );
       changes.name = body.name.trim();
     }
     if (body.description !== undefined) {
-      if (typeof body.description !== 'string') throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"description" must be a string', { field: 'description' });
+      if (typeof body.description !== 'string')
+        throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"description" must be a string', {
+          field: 'description',
+        });
       changes.description = body.description;
     }
-    if (Object.keys(changes).length > 0) await db.updateTable('analyses').set(changes).where('id', '=', row.id).execute();
+    if (Object.keys(changes).length > 0)
+      await db.updateTable('analyses').set(changes).where('id', '=', row.id).execute();
     return { id: row.id, ...changes };
   });
 
   const remove = async (user: string, ids: string[]) => {
     const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
-    const rows = wanted.length === 0 ? [] : await db.selectFrom('analyses').selectAll().where('id', 'in', wanted).where('username', '=', user).where('deleted', '=', false).execute();
+    const rows =
+      wanted.length === 0
+        ? []
+        : await db
+            .selectFrom('analyses')
+            .selectAll()
+            .where('id', 'in', wanted)
+            .where('username', '=', user)
+            .where('deleted', '=', false)
+            .execute();
     const unknown = wanted.filter((id) => !rows.some((row) => row.id === id));
-    if (unknown.length > 0) throw gatewayError('ERR_NOT_FOUND', `no analysis ${unknown.join(', ')}`, { id: unknown[0], ids: unknown });
+    if (unknown.length > 0)
+      throw gatewayError('ERR_NOT_FOUND', `no analysis ${unknown.join(', ')}`, {
+        id: unknown[0],
+        ids: unknown,
+      });
     const running = rows.filter((row) => activeStatuses.includes(row.status));
-    if (running.length > 0) throw gatewayError('ERR_ILLEGAL_ARGUMENT', `stop these analyses before deleting them: ${running.map((row) => row.id).join(', ')}`, { analyses: running.map((row) => row.id) });
-    if (rows.length > 0) await db.updateTable('analyses').set({ deleted: true }).where('id', 'in', rows.map((row) => row.id)).execute();
+    if (running.length > 0)
+      throw gatewayError(
+        'ERR_ILLEGAL_ARGUMENT',
+        `stop these analyses before deleting them: ${running.map((row) => row.id).join(', ')}`,
+        { analyses: running.map((row) => row.id) },
+      );
+    if (rows.length > 0)
+      await db
+        .updateTable('analyses')
+        .set({ deleted: true })
+        .where(
+          'id',
+          'in',
+          rows.map((row) => row.id),
+        )
+        .execute();
     return rows.map((row) => row.id);
   };
 
@@ -170,7 +297,11 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
   app.post('/analyses/shredder', async (request) => {
     const ids = (request.body as { analyses?: unknown } | null)?.analyses;
     if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string') || ids.length > 1000) {
-      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"analyses" must be a list of at most 1000 analysis ids', { field: 'analyses' });
+      throw gatewayError(
+        'ERR_BAD_OR_MISSING_FIELD',
+        '"analyses" must be a list of at most 1000 analysis ids',
+        { field: 'analyses' },
+      );
     }
     return { analyses: await remove(signedIn(request.query), ids as string[]) };
   });
@@ -179,8 +310,14 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
     const user = signedIn(request.query);
     const row = await own(user, request.params.id);
     const status = (request.query as { job_status?: string }).job_status ?? 'Canceled';
-    if (!['Canceled', 'Completed', 'Failed'].includes(status)) throw badQueryParam('job_status', 'job_status must be Canceled, Completed or Failed');
-    if (!activeStatuses.includes(row.status)) throw gatewayError('ERR_ILLEGAL_ARGUMENT', `analysis ${row.id} has already ended (${row.status})`, { id: row.id, status: row.status });
+    if (!['Canceled', 'Completed', 'Failed'].includes(status))
+      throw badQueryParam('job_status', 'job_status must be Canceled, Completed or Failed');
+    if (!activeStatuses.includes(row.status))
+      throw gatewayError(
+        'ERR_ILLEGAL_ARGUMENT',
+        `analysis ${row.id} has already ended (${row.status})`,
+        { id: row.id, status: row.status },
+      );
     const stopped = await runner.stop(row, status);
     return { id: stopped.id, status: stopped.status };
   });
@@ -196,7 +333,12 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
     app_step_number: 1,
     step_type: row.system_id === 'de' ? 'DE' : row.system_id,
   });
-  const stepList = (row: AnalysisRow, steps: object[]) => ({ analysis_id: row.id, steps, timestamp: String(Date.now()), total: steps.length });
+  const stepList = (row: AnalysisRow, steps: object[]) => ({
+    analysis_id: row.id,
+    steps,
+    timestamp: String(Date.now()),
+    total: steps.length,
+  });
 
   app.get<IdParams>('/analyses/:id/steps', async (request) => {
     const row = await own(signedIn(request.query), request.params.id);
@@ -205,22 +347,45 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
 
   app.get<IdParams>('/analyses/:id/history', async (request) => {
     const row = await own(signedIn(request.query), request.params.id);
-    const recorded = await db.selectFrom('analysis_status_updates').select(['status', 'message', 'sent_on']).where('analysis_id', '=', row.id).execute();
-    const updates = recorded.sort((a, b) => a.sent_on - b.sent_on || lifecycleRank(a.status) - lifecycleRank(b.status));
-    return stepList(row, [{ ...stepOf(row), updates: updates.map((update) => ({ status: update.status, message: update.message, timestamp: msString(update.sent_on) })) }]);
+    const recorded = await db
+      .selectFrom('analysis_status_updates')
+      .select(['status', 'message', 'sent_on'])
+      .where('analysis_id', '=', row.id)
+      .execute();
+    const updates = recorded.sort(
+      (a, b) => a.sent_on - b.sent_on || lifecycleRank(a.status) - lifecycleRank(b.status),
+    );
+    return stepList(row, [
+      {
+        ...stepOf(row),
+        updates: updates.map((update) => ({
+          status: update.status,
+          message: update.message,
+          timestamp: msString(update.sent_on),
+        })),
+      },
+    ]);
   });
 
   /** The saved submission against the definition it launched: one entry per parameter. */
   const parametersOf = async (row: AnalysisRow) => {
-    const version = await db.selectFrom('app_versions').select('definition').where('id', '=', row.app_version_id).executeTakeFirst();
-    const definition = JSON.parse(version?.definition ?? '{"steps":[],"groups":[]}') as AppDefinition;
-    const config = ((JSON.parse(row.submission) as { config?: Record<string, unknown> }).config ?? {}) as Record<string, unknown>;
+    const version = await db
+      .selectFrom('app_versions')
+      .select('definition')
+      .where('id', '=', row.app_version_id)
+      .executeTakeFirst();
+    const definition = JSON.parse(
+      version?.definition ?? '{"steps":[],"groups":[]}',
+    ) as AppDefinition;
+    const config = ((JSON.parse(row.submission) as { config?: Record<string, unknown> }).config ??
+      {}) as Record<string, unknown>;
     return definition.groups.flatMap((group) => {
       const step = definition.steps[(group.step_number ?? 1) - 1];
       return group.parameters.map((parameter) => {
         const fullId = `${step?.id ?? 'step'}_${parameter.id}`;
         const given = config[fullId];
-        const value = given === undefined || given === null || given === '' ? parameter.defaultValue : given;
+        const value =
+          given === undefined || given === null || given === '' ? parameter.defaultValue : given;
         return {
           full_param_id: fullId,
           param_id: parameter.id,
@@ -242,13 +407,23 @@ export const analysisRoutes: FastifyPluginAsync<{ db: Kysely<Database>; runner: 
   app.get<IdParams>('/analyses/:id/relaunch-info', async (request) => {
     const user = signedIn(request.query);
     const row = await own(user, request.params.id);
-    const view = await launchView(db, user, await visibleApp(db, user, row.system_id, row.app_id), row.app_version_id);
-    const config = ((JSON.parse(row.submission) as { config?: Record<string, unknown> }).config ?? {}) as Record<string, unknown>;
+    const view = await launchView(
+      db,
+      user,
+      await visibleApp(db, user, row.system_id, row.app_id),
+      row.app_version_id,
+    );
+    const config = ((JSON.parse(row.submission) as { config?: Record<string, unknown> }).config ??
+      {}) as Record<string, unknown>;
     return {
       ...view,
       groups: view.groups.map((group) => ({
         ...group,
-        parameters: group.parameters.map((parameter) => (config[parameter.id] === undefined ? parameter : { ...parameter, value: config[parameter.id], defaultValue: config[parameter.id] })),
+        parameters: group.parameters.map((parameter) =>
+          config[parameter.id] === undefined
+            ? parameter
+            : { ...parameter, value: config[parameter.id], defaultValue: config[parameter.id] },
+        ),
       })),
     };
   });

@@ -54,13 +54,19 @@ export class JobRunner {
       .executeTakeFirst();
     const limit = await concurrentJobLimit(db, user, this.options.maxConcurrentJobs);
     if (Number(active?.count ?? 0) >= limit) {
-      throw gatewayError('ERR_LIMIT_REACHED', `${user} may have ${limit} analyses submitted or running at once`, { limit });
+      throw gatewayError(
+        'ERR_LIMIT_REACHED',
+        `${user} may have ${limit} analyses submitted or running at once`,
+        { limit },
+      );
     }
     const data = await this.options.data();
     const caller = await data.writer(user);
     const started = now();
     const outputDir = data.path(submission.outputDir, 'output_dir');
-    const resultFolder = submission.createOutputSubdir ? joinDataPath(outputDir, resultFolderName(submission.name, started), 'name') : outputDir;
+    const resultFolder = submission.createOutputSubdir
+      ? joinDataPath(outputDir, resultFolderName(submission.name, started), 'name')
+      : outputDir;
     await createFolders(data, caller, [resultFolder]);
 
     const row: AnalysisRow = {
@@ -83,8 +89,20 @@ export class JobRunner {
       parent_id: null,
     };
     await db.transaction().execute(async (trx) => {
-      await trx.insertInto('analyses').values({ ...row, deleted: false, notify: submission.notify }).execute();
-      await trx.insertInto('analysis_status_updates').values({ id: randomUUID(), analysis_id: row.id, status: 'Submitted', message: 'submitted', sent_on: started }).execute();
+      await trx
+        .insertInto('analyses')
+        .values({ ...row, deleted: false, notify: submission.notify })
+        .execute();
+      await trx
+        .insertInto('analysis_status_updates')
+        .values({
+          id: randomUUID(),
+          analysis_id: row.id,
+          status: 'Submitted',
+          message: 'submitted',
+          sent_on: started,
+        })
+        .execute();
     });
     await this.announce(row);
     const abort = new AbortController();
@@ -94,7 +112,11 @@ export class JobRunner {
   }
 
   /** Moves a job to `status` unless it has already ended; records and announces the change. */
-  private async move(row: AnalysisRow, status: string, message: string): Promise<AnalysisRow | undefined> {
+  private async move(
+    row: AnalysisRow,
+    status: string,
+    message: string,
+  ): Promise<AnalysisRow | undefined> {
     const { db, now } = this.options;
     const at = now();
     const ended = !activeStatuses.includes(status);
@@ -106,7 +128,10 @@ export class JobRunner {
         .where('status', 'in', activeStatuses)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return false;
-      await trx.insertInto('analysis_status_updates').values({ id: randomUUID(), analysis_id: row.id, status, message, sent_on: at }).execute();
+      await trx
+        .insertInto('analysis_status_updates')
+        .values({ id: randomUUID(), analysis_id: row.id, status, message, sent_on: at })
+        .execute();
       return true;
     });
     if (!updated) return undefined;
@@ -128,17 +153,35 @@ export class JobRunner {
       appName: row.app_name,
       systemId: row.system_id,
     });
-    await this.options.notify(message && row.status === 'Failed' ? { ...notification, message: `${notification.subject}: ${message}` } : notification);
+    await this.options.notify(
+      message && row.status === 'Failed'
+        ? { ...notification, message: `${notification.subject}: ${message}` }
+        : notification,
+    );
   }
 
-  private async run(row: AnalysisRow, submission: CheckedSubmission, signal: AbortSignal): Promise<void> {
+  private async run(
+    row: AnalysisRow,
+    submission: CheckedSubmission,
+    signal: AbortSignal,
+  ): Promise<void> {
     const { db, log } = this.options;
     try {
       const running = await this.move(row, 'Running', 'running on the embedded executor');
       if (!running) return;
-      const toolIds = submission.definition.steps.map((step) => step.tool_id).filter((id): id is string => id !== null);
+      const toolIds = submission.definition.steps
+        .map((step) => step.tool_id)
+        .filter((id): id is string => id !== null);
       const tools = new Map(
-        toolIds.length === 0 ? [] : (await db.selectFrom('tools').select(['id', 'name', 'executor']).where('id', 'in', toolIds).execute()).map((tool) => [tool.id, tool]),
+        toolIds.length === 0
+          ? []
+          : (
+              await db
+                .selectFrom('tools')
+                .select(['id', 'name', 'executor'])
+                .where('id', 'in', toolIds)
+                .execute()
+            ).map((tool) => [tool.id, tool]),
       );
       const data = await this.options.data();
       const caller = await data.writer(row.username);
@@ -146,18 +189,43 @@ export class JobRunner {
       for (const [index, step] of submission.definition.steps.entries()) {
         const tool = step.tool_id ? tools.get(step.tool_id) : undefined;
         const executor = tool?.executor ? executors[tool.executor] : undefined;
-        if (!executor) throw new StepError(`step ${index + 1} (${step.name}): ${tool ? `tool ${tool.name} has no executor on this platform` : 'the step has no tool'}`);
+        if (!executor)
+          throw new StepError(
+            `step ${index + 1} (${step.name}): ${tool ? `tool ${tool.name} has no executor on this platform` : 'the step has no tool'}`,
+          );
         if (signal.aborted) return;
-        outputs.push(...(await executor({ data, caller, resultFolder: row.result_folder, values: submission.stepValues[index] ?? {}, signal, log, notify: this.options.notify, urlImport: this.options.urlImport })));
+        outputs.push(
+          ...(await executor({
+            data,
+            caller,
+            resultFolder: row.result_folder,
+            values: submission.stepValues[index] ?? {},
+            signal,
+            log,
+            notify: this.options.notify,
+            urlImport: this.options.urlImport,
+          })),
+        );
       }
       if (signal.aborted) return;
-      await this.move(running, 'Completed', outputs.length > 0 ? `wrote ${outputs.join(', ')}` : 'completed');
+      await this.move(
+        running,
+        'Completed',
+        outputs.length > 0 ? `wrote ${outputs.join(', ')}` : 'completed',
+      );
     } catch (error) {
       if (signal.aborted) return;
       const known = error instanceof StepError || error instanceof GatewayError;
       if (!known) log.error({ err: error, analysis: row.id }, 'an analysis failed');
-      const reason = error instanceof GatewayError ? error.reason : known ? (error as Error).message : 'an internal error stopped the job';
-      await this.move({ ...row, status: 'Running' }, 'Failed', reason).catch((failure: unknown) => log.error({ err: failure, analysis: row.id }, 'could not record a failed analysis'));
+      const reason =
+        error instanceof GatewayError
+          ? error.reason
+          : known
+            ? (error as Error).message
+            : 'an internal error stopped the job';
+      await this.move({ ...row, status: 'Running' }, 'Failed', reason).catch((failure: unknown) =>
+        log.error({ err: failure, analysis: row.id }, 'could not record a failed analysis'),
+      );
     }
   }
 
@@ -173,10 +241,21 @@ export class JobRunner {
    */
   failInterrupted(): void {
     const recovery = (async () => {
-      const left = await this.options.db.selectFrom('analyses').selectAll().where('status', 'in', activeStatuses).execute();
-      for (const row of left) await this.move(row, 'Failed', 'the platform stopped while the job ran; launch it again');
-      if (left.length > 0) this.options.log.warn({ failed: left.length }, 'analyses cut off by the last stop were marked Failed');
-    })().catch((error: unknown) => this.options.log.error({ err: error }, 'could not mark cut-off analyses Failed'));
+      const left = await this.options.db
+        .selectFrom('analyses')
+        .selectAll()
+        .where('status', 'in', activeStatuses)
+        .execute();
+      for (const row of left)
+        await this.move(row, 'Failed', 'the platform stopped while the job ran; launch it again');
+      if (left.length > 0)
+        this.options.log.warn(
+          { failed: left.length },
+          'analyses cut off by the last stop were marked Failed',
+        );
+    })().catch((error: unknown) =>
+      this.options.log.error({ err: error }, 'could not mark cut-off analyses Failed'),
+    );
     this.recovery = recovery;
   }
 

@@ -26,8 +26,13 @@ export interface CheckedSubmission {
   raw: Record<string, unknown>;
 }
 
-const bad = (field: string, reason: string, extra: Record<string, unknown> = {}) => gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field, ...extra });
-const blank = (value: unknown) => value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
+const bad = (field: string, reason: string, extra: Record<string, unknown> = {}) =>
+  gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field, ...extra });
+const blank = (value: unknown) =>
+  value === undefined ||
+  value === null ||
+  value === '' ||
+  (Array.isArray(value) && value.length === 0);
 
 /** The value in the parameter's own type, or a reason it does not fit. */
 function typed(parameter: AppParameter, value: unknown): { value: unknown } | { reason: string } {
@@ -35,12 +40,16 @@ function typed(parameter: AppParameter, value: unknown): { value: unknown } | { 
     case 'Integer':
     case 'IntegerSelection': {
       const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-      return typeof number === 'number' && Number.isInteger(number) ? { value: number } : { reason: 'a whole number' };
+      return typeof number === 'number' && Number.isInteger(number)
+        ? { value: number }
+        : { reason: 'a whole number' };
     }
     case 'Double':
     case 'DoubleSelection': {
       const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-      return typeof number === 'number' && Number.isFinite(number) ? { value: number } : { reason: 'a number' };
+      return typeof number === 'number' && Number.isFinite(number)
+        ? { value: number }
+        : { reason: 'a number' };
     }
     case 'Flag':
       if (typeof value === 'boolean') return { value };
@@ -48,49 +57,84 @@ function typed(parameter: AppParameter, value: unknown): { value: unknown } | { 
       return { reason: 'true or false' };
     case 'TextSelection': {
       const chosen = isJsonObject(value) ? (value.value ?? value.name) : value;
-      const choices = (parameter.arguments ?? []).map((argument) => String(argument.value ?? argument.name));
-      return typeof chosen === 'string' && (choices.length === 0 || choices.includes(chosen)) ? { value: chosen } : { reason: `one of ${choices.join(', ')}` };
+      const choices = (parameter.arguments ?? []).map((argument) =>
+        String(argument.value ?? argument.name),
+      );
+      return typeof chosen === 'string' && (choices.length === 0 || choices.includes(chosen))
+        ? { value: chosen }
+        : { reason: `one of ${choices.join(', ')}` };
     }
     case 'MultiFileSelector':
-      return Array.isArray(value) || typeof value === 'string' || isJsonObject(value) ? { value: Array.isArray(value) ? value : [value] } : { reason: 'a list of paths' };
+      return Array.isArray(value) || typeof value === 'string' || isJsonObject(value)
+        ? { value: Array.isArray(value) ? value : [value] }
+        : { reason: 'a list of paths' };
     case 'FileInput':
     case 'FolderInput':
-      return typeof value === 'string' || (isJsonObject(value) && typeof value.path === 'string') ? { value } : { reason: 'a path' };
+      return typeof value === 'string' || (isJsonObject(value) && typeof value.path === 'string')
+        ? { value }
+        : { reason: 'a path' };
     default:
-      return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? { value: String(value) } : { reason: 'text' };
+      return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+        ? { value: String(value) }
+        : { reason: 'text' };
   }
 }
 
-export async function checkSubmission(db: Kysely<Database>, user: string, body: unknown): Promise<CheckedSubmission> {
-  if (!isJsonObject(body)) throw bad('body', 'the body must be an analysis submission (a JSON object)');
+export async function checkSubmission(
+  db: Kysely<Database>,
+  user: string,
+  body: unknown,
+): Promise<CheckedSubmission> {
+  if (!isJsonObject(body))
+    throw bad('body', 'the body must be an analysis submission (a JSON object)');
   const text = (field: string, required: boolean) => {
     const value = body[field];
     if (value === undefined || value === null) {
       if (required) throw bad(field, `"${field}" is required`);
       return undefined;
     }
-    if (typeof value !== 'string' || (required && value.trim() === '')) throw bad(field, `"${field}" must be a${required ? ' non-empty' : ''} string`);
+    if (typeof value !== 'string' || (required && value.trim() === ''))
+      throw bad(field, `"${field}" must be a${required ? ' non-empty' : ''} string`);
     return value;
   };
   const appId = text('app_id', true)!;
   const app = await visibleApp(db, user, text('system_id', false) ?? 'de', appId);
-  if (asBoolean(app.disabled)) throw gatewayError('ERR_APP_DISABLED', `app ${app.name} is disabled`, { app_id: app.id });
+  if (asBoolean(app.disabled))
+    throw gatewayError('ERR_APP_DISABLED', `app ${app.name} is disabled`, { app_id: app.id });
   const wantedVersion = text('app_version_id', false);
   const version = wantedVersion
-    ? await db.selectFrom('app_versions').selectAll().where('app_id', '=', app.id).where('id', '=', wantedVersion.toLowerCase()).executeTakeFirst()
+    ? await db
+        .selectFrom('app_versions')
+        .selectAll()
+        .where('app_id', '=', app.id)
+        .where('id', '=', wantedVersion.toLowerCase())
+        .executeTakeFirst()
     : (await currentVersions(db, [app.id])).get(app.id);
-  if (!version) throw gatewayError('ERR_NOT_FOUND', `app ${app.id} has no version ${wantedVersion}`, { app_version_id: wantedVersion });
+  if (!version)
+    throw gatewayError('ERR_NOT_FOUND', `app ${app.id} has no version ${wantedVersion}`, {
+      app_version_id: wantedVersion,
+    });
   const definition = JSON.parse(version.definition) as AppDefinition;
 
   const config = body.config ?? {};
-  if (!isJsonObject(config)) throw bad('config', '"config" must be an object of "<step id>_<parameter id>": value');
+  if (!isJsonObject(config))
+    throw bad('config', '"config" must be an object of "<step id>_<parameter id>": value');
   const parameters = new Map<string, { step: number; parameter: AppParameter }>();
   for (const group of definition.groups) {
     const step = (group.step_number ?? 1) - 1;
-    for (const parameter of group.parameters) parameters.set(`${definition.steps[step]?.id ?? 'step'}_${parameter.id}`, { step, parameter });
+    for (const parameter of group.parameters)
+      parameters.set(`${definition.steps[step]?.id ?? 'step'}_${parameter.id}`, {
+        step,
+        parameter,
+      });
   }
-  const unknown = Object.keys(config).filter((key) => !parameters.has(key.toLowerCase()) && !parameters.has(key));
-  if (unknown.length > 0) throw bad('config', `config names no parameter of this app: ${unknown.join(', ')}`, { unknown });
+  const unknown = Object.keys(config).filter(
+    (key) => !parameters.has(key.toLowerCase()) && !parameters.has(key),
+  );
+  if (unknown.length > 0)
+    throw bad('config', `config names no parameter of this app: ${unknown.join(', ')}`, {
+      unknown,
+    });
 
   const stepValues: Record<string, unknown>[] = definition.steps.map(() => ({}));
   const missing: { id: string; label: string }[] = [];
@@ -107,8 +151,18 @@ export async function checkSubmission(db: Kysely<Database>, user: string, body: 
     if ('reason' in checked) invalid.push({ id: key, label, expected: checked.reason });
     else stepValues[step]![parameter.name || parameter.id] = checked.value;
   }
-  if (missing.length > 0) throw bad('config', `missing required parameters: ${missing.map((item) => item.label).join(', ')}`, { missing });
-  if (invalid.length > 0) throw bad('config', `parameters with unusable values: ${invalid.map((item) => `${item.label} (expected ${item.expected})`).join(', ')}`, { invalid });
+  if (missing.length > 0)
+    throw bad(
+      'config',
+      `missing required parameters: ${missing.map((item) => item.label).join(', ')}`,
+      { missing },
+    );
+  if (invalid.length > 0)
+    throw bad(
+      'config',
+      `parameters with unusable values: ${invalid.map((item) => `${item.label} (expected ${item.expected})`).join(', ')}`,
+      { invalid },
+    );
 
   const name = text('name', true)!.trim();
   if (name.length > 255) throw bad('name', '"name" must be at most 255 characters');
