@@ -100,13 +100,11 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
       const checks = Object.fromEntries(names.map((name, index) => [name, results[index]!]));
       const failing = names.filter((name) => checks[name] !== 'ok');
       if (failing.length === 0) return { status: 'ready', checks };
-      return reply
-        .code(errorTable.ERR_UNAVAILABLE.status)
-        .send({
-          error_code: 'ERR_UNAVAILABLE',
-          reason: `Not ready: ${failing.join(', ')}`,
-          checks,
-        });
+      return reply.code(errorTable.ERR_UNAVAILABLE.status).send({
+        error_code: 'ERR_UNAVAILABLE',
+        reason: `Not ready: ${failing.join(', ')}`,
+        checks,
+      });
     },
   });
 

@@ -97,15 +97,13 @@ for (const engine of ['sqlite', 'postgres'] as const) {
           isPublic: true,
           classes: [],
         },
-        ...builtInApps
-          .slice(4)
-          .map((app) => ({
-            id: app.id,
-            name: app.name,
-            integrator: 'platform',
-            isPublic: true,
-            classes: [],
-          })),
+        ...builtInApps.slice(4).map((app) => ({
+          id: app.id,
+          name: app.name,
+          integrator: 'platform',
+          isPublic: true,
+          classes: [],
+        })),
       );
       const now = Date.now();
       for (const [name, integrator, isPublic, attached, deleted] of [
