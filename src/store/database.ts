@@ -81,13 +81,20 @@ const maxMigrationAttempts = 5;
 
 /**
  * Kysely's migrator looks for its bookkeeping tables by introspecting every table of every schema
- * (pg_get_serial_sequence per column), so a schema or table another client drops meanwhile (another
- * tenant's, a test's) fails it with undefined_table or invalid_schema_name. Nothing of ours has
- * changed then, and the migration is run again.
+ * (pg_get_serial_sequence per column), so a schema, table or column another client drops or
+ * alters meanwhile (another tenant's, a test's) fails it with undefined_table, undefined_column or
+ * invalid_schema_name. Nothing of ours has changed then, and the migration is run again.
  */
 function droppedMeanwhile(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
-  return code === '42P01' || code === '3F000';
+  // undefined table, column, object or schema; "cache lookup failed" for a relation dropped mid-scan.
+  return (
+    code === '42P01' ||
+    code === '42703' ||
+    code === '42704' ||
+    code === '3F000' ||
+    (code === 'XX000' && /cache lookup failed/.test((error as Error).message))
+  );
 }
 
 /** Opens the configured engine and brings its schema up to date. */

@@ -24,6 +24,12 @@ const sortColumns = {
 } as const;
 
 export const messageRoutes: AgentRoutes = async (app, { db, now, events }) => {
+  // Creation times strictly increase within this process: notifications recorded one after the
+  // other in one millisecond (a job's Running and Completed) list in the order they came, and the
+  // event stream's (time, id) cursor never passes over one whose random id sorts lower.
+  let lastCreated = 0;
+  const creationTime = () => (lastCreated = Math.max(now(), lastCreated + 1));
+
   app.post('/notification', async (request) => {
     const notification = notificationRequest(request.body);
     const row = {
@@ -33,7 +39,7 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events }) => {
       subject: notification.subject,
       seen: false,
       deleted: false,
-      time_created: now(),
+      time_created: creationTime(),
       incoming_json: JSON.stringify(notification),
     };
     await db.insertInto('notifications').values(row).execute();

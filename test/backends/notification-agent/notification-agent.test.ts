@@ -678,6 +678,29 @@ for (const engine of hostEngines) {
       });
     });
 
+    test('notifications recorded within one millisecond list in the order they came', async (t) => {
+      if (!service) return t.skip(skipped);
+      const user = 'orla';
+      const subjects = ['Submitted', 'Running', 'Completed'];
+      // The clock stands still: a job's status changes recorded back to back share its millisecond.
+      const sent = [];
+      for (const subject of subjects)
+        sent.push(
+          (await ok('POST', '/notification', { type: 'analysis', user, subject })).notification,
+        );
+      const times = sent.map((json) => Number(json.message.timestamp));
+      assert.ok(
+        times[0]! < times[1]! && times[1]! < times[2]!,
+        `creation times increase: ${times}`,
+      );
+      const listed = await ok('GET', `/messages?user=${user}&sort-dir=asc`);
+      assert.deepEqual(
+        listed.messages.map((n: { message: { text: string } }) => n.message.text),
+        subjects,
+      );
+      tick(1_000);
+    });
+
     test('seen, mark-all-seen, delete and delete-all: counts still unseen, users kept apart', async (t) => {
       if (!service) return t.skip(skipped);
       const [carol, dave] = ['carol', 'dave'];
