@@ -3,18 +3,17 @@
 // names and no row without its file; the sweep that does it removes only orphans (and unfinished
 // writes) older than the grace period, so another gateway's upload in progress is never taken.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { sweepOrphans } from '../../src/backends/data-info/orphans.js';
 import { engines, home, type DataInfoHost } from '../support/data-info-host.js';
 import { noRateLimits, requiredInCi } from '../support/gateway.js';
+import { startMainProcess, type MainProcess } from '../support/main-process.js';
 import { pgSchemaUrl } from '../support/postgres.js';
 import {
   bearer,
@@ -103,90 +102,6 @@ describe('the orphan sweep', () => {
   }
 });
 
-interface GatewayProcess {
-  url: string;
-  child: ChildProcess;
-  /** Resolves with the first log line `match` accepts (rejects if the process exits first, or after `limitMs`). */
-  logLine(
-    match: (line: Record<string, unknown>) => boolean,
-    limitMs?: number,
-  ): Promise<Record<string, unknown>>;
-  kill(signal: NodeJS.Signals): Promise<void>;
-}
-
-const repoRoot = path.resolve(import.meta.dirname, '../..');
-
-/** `npm start` without the build: src/main.ts in a child process, logging JSON lines at info. */
-async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: repoRoot,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      ...noRateLimits,
-      LOG_LEVEL: 'info',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: Record<string, unknown>[] = [];
-  const waiting = new Set<() => void>();
-  let exited = false;
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  createInterface({ input: child.stdout! }).on('line', (text) => {
-    try {
-      lines.push(JSON.parse(text));
-    } catch {
-      return; // not a log line
-    }
-    for (const wake of waiting) wake();
-  });
-  const exit = new Promise<void>((resolve) =>
-    child.once('exit', () => {
-      exited = true;
-      for (const wake of waiting) wake();
-      resolve();
-    }),
-  );
-  const logLine: GatewayProcess['logLine'] = (match, limitMs = 30_000) =>
-    new Promise((resolve, reject) => {
-      // Only a guard against a line that never comes (the test fails then); lines normally come first.
-      const limit = setTimeout(
-        () => settle(new Error(`no such log line within ${limitMs} ms`)),
-        limitMs,
-      );
-      const settle = (error?: Error, found?: Record<string, unknown>) => {
-        clearTimeout(limit);
-        waiting.delete(check);
-        if (error) reject(error);
-        else resolve(found!);
-      };
-      const check = () => {
-        const found = lines.find(match);
-        if (found) settle(undefined, found);
-        else if (exited) settle(new Error(`the gateway exited first: ${stderr}`));
-      };
-      waiting.add(check);
-      check();
-    });
-  const listening = await logLine(
-    (line) =>
-      typeof line.msg === 'string' && line.msg.startsWith('Server listening at http://127.0.0.1:'),
-  );
-  return {
-    url: String(listening.msg).slice('Server listening at '.length),
-    child,
-    logLine,
-    kill: async (signal) => {
-      if (!exited) child.kill(signal);
-      await exit;
-    },
-  };
-}
-
 const BURST_IN_FLIGHT = 16;
 const KILL_AFTER_SAVES = 40;
 const MAX_ROUNDS = 3;
@@ -197,7 +112,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     let key: SigningKey;
     let jwks: JwksServer;
     let schema: Awaited<ReturnType<typeof pgSchemaUrl>> | undefined;
-    let running: GatewayProcess | undefined;
+    let running: MainProcess | undefined;
     const databaseUrl = engine === 'postgres' ? requiredInCi('DATABASE_URL') : undefined;
 
     before(async () => {
@@ -207,7 +122,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       if (databaseUrl) schema = await pgSchemaUrl(databaseUrl);
     });
     after(async () => {
-      await running?.kill('SIGKILL');
+      await running?.stop('SIGKILL');
       await jwks?.close();
       await schema?.drop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -271,7 +186,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
       /** Saves as fast as they go, BURST_IN_FLIGHT at a time, until KILL_AFTER_SAVES have been answered; then SIGKILL. */
       const burstAndKill = async (round: number) => {
-        const target = await startGatewayProcess(env);
+        const target = await startMainProcess({ ...noRateLimits, ...env });
         running = target;
         assert.equal(
           (await fetch(`${target.url}/secured/filesystem/root`, { headers })).status,
@@ -279,7 +194,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         );
         let answered = 0;
         let next = 0;
-        let killed: Promise<void> | undefined;
+        let killed: Promise<unknown> | undefined;
         const saver = async () => {
           while (!killed) {
             const dest = `${folder}/burst-${round}-${next++}.txt`;
@@ -296,7 +211,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
               throw error;
             }
             answered += 1;
-            if (answered >= KILL_AFTER_SAVES && !killed) killed = target.kill('SIGKILL');
+            if (answered >= KILL_AFTER_SAVES && !killed) killed = target.stop('SIGKILL');
           }
         };
         await Promise.all(Array.from({ length: BURST_IN_FLIGHT }, saver));
@@ -320,7 +235,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         if (afterKill.orphans.length > 0) break;
       }
 
-      running = await startGatewayProcess(env);
+      running = await startMainProcess({ ...noRateLimits, ...env });
       const sweep = (await running.logLine((line) => line.msg === 'orphan sweep finished'))
         .orphanSweep as { removed: number; temps: number; ms: number };
       const afterRestart = await consistency();
@@ -339,7 +254,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       );
       assert.equal(saved.status, 200);
       assert.equal((await saved.text()).length, content.length);
-      await running.kill('SIGKILL');
+      await running.stop('SIGKILL');
       running = undefined;
     });
   });

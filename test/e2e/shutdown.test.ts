@@ -3,11 +3,11 @@
 // refused before its body arrived, headers never finished, idle keep-alive connections; for the
 // gateway and for the standalone backends process (--backends-only) alike.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { startMainProcess, type MainProcess } from '../support/main-process.js';
 import { multipartHead, multipartType, randomContent } from '../support/fileio.js';
 import { rawConnect, type RawConnection } from '../support/raw-http.js';
 import {
@@ -18,74 +18,33 @@ import {
   userClaims,
 } from '../support/tokens.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const GRACE_MS = 300;
 /** Start-up of a child (tsx compiles on the fly) is slow on a busy machine; stopping must not be. */
 const STOP_WITHIN_MS = 3_000;
 
-interface Child {
-  process: ChildProcess;
-  url: string;
-  /** Sends `signal` and resolves with the exit code and the time the process took to exit. */
-  stop(signal: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
-}
-
-const children: ChildProcess[] = [];
+const children: MainProcess[] = [];
 const dataDirs: string[] = [];
-after(() => {
-  for (const child of children) child.kill('SIGKILL');
+after(async () => {
+  await Promise.all(children.map((child) => child.stop('SIGKILL')));
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function startChild(env: Record<string, string>, args: string[] = []): Promise<Child> {
+async function startChild(env: Record<string, string>, args: string[] = []): Promise<MainProcess> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-shutdown-'));
   dataDirs.push(dataDir);
-  const { DATABASE_URL: _db, REDIS_URL: _redis, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
-    cwd: root,
-    env: {
-      ...inherited,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      GATEWAY_DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      SHUTDOWN_GRACE_MS: String(GRACE_MS),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
+  const child = await startMainProcess(
+    { GATEWAY_DATA_DIR: dataDir, SHUTDOWN_GRACE_MS: String(GRACE_MS), ...env },
+    args,
   );
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) resolve(match[1]!);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    void exited.then(() => reject(new Error(`the process exited before listening:\n${output}`)));
-  });
-  return {
-    process: child,
-    url,
-    stop: async (signal) => {
-      const started = Date.now();
-      child.kill(signal);
-      const code = await exited;
-      return { code, ms: Date.now() - started };
-    },
-  };
+  children.push(child);
+  return child;
 }
 
 /** Lets a request just written reach the server before the signal: ordering, not an assertion. */
 const arrive = () => new Promise((resolve) => setTimeout(resolve, 300));
 
 async function assertStopsPromptly(
-  child: Child,
+  child: MainProcess,
   signal: NodeJS.Signals,
   connections: RawConnection[],
 ): Promise<void> {
