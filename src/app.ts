@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { backendNames, isEmbeddedBackend, type BackendName } from './backends/catalog.js';
+import { backendNames, isEmbeddedBackend, type BackendName } from './common/backend-names.js';
 import {
   buildBackendHost,
   embeddedTargets,
   listenPrivately,
   processSecret,
-} from './backends/host.js';
+} from './embedded/host.js';
 import type { BackendContext } from './backends/service.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
@@ -20,7 +20,7 @@ import {
   answerFrameworkError,
   MAX_PATH_PARAMETER_LENGTH,
   registerErrorHandling,
-} from './http/errors.js';
+} from './common/error-replies.js';
 import { registerGuard } from './http/guard.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { gatewayLoggerOptions, logRequest, registerRequestLog } from './http/request-log.js';
@@ -28,6 +28,7 @@ import { loadTrustedKeys } from './http/keys.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { sendNotification } from './http/notifications.js';
 import { registerOpenApi } from './http/openapi.js';
+import { allTags } from './routes/tags.js';
 import { registerPassthroughs } from './http/passthrough.js';
 import { SeenUsers } from './http/seen-users.js';
 import { Forwarder, remoteTarget, type BackendTarget } from './http/proxy.js';
@@ -206,7 +207,7 @@ export async function buildGateway(
   registerErrorHandling(app);
   registerRequestLog(app);
   registerJsonBodyParser(app, config.jsonMaxDepth);
-  await registerOpenApi(app);
+  await registerOpenApi(app, allTags);
   registerGuard(app, {
     config,
     verifier,

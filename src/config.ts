@@ -5,8 +5,8 @@ import {
   backendNames,
   embeddedBackendNames,
   type BackendName,
-} from './backends/catalog.js';
-import { defaultJsonMaxDepth, jsonDepthCeiling } from './http/json-body.js';
+} from './common/backend-names.js';
+import { defaultJsonMaxDepth, jsonDepthCeiling } from './common/json-depth.js';
 
 export interface BackendSetting {
   /** Remote base URL; undefined means "use the embedded service". */

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { buildGateway } from './app.js';
-import { serveBackendsStandalone } from './backends/standalone.js';
+import { serveBackendsStandalone } from './embedded/standalone.js';
 import { ConfigError, loadConfig } from './config.js';
 
 const usage = `Usage: npm start -- [--backends <names|all|none>] [--backends-only]

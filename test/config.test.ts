@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { backendNames } from '../src/backends/catalog.js';
+import { backendNames } from '../src/common/backend-names.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 const projectDir = path.resolve(import.meta.dirname, '..');

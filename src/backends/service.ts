@@ -1,10 +1,8 @@
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayConfig } from '../config.js';
-import { sendError } from '../http/errors.js';
-import type { UserNotification } from '../http/notifications.js';
+import type { UserNotification } from '../common/notifications.js';
 import type { Store } from '../store/database.js';
-import { backendEnvPrefix, type EmbeddedBackendName } from './catalog.js';
-import { gatewayError } from '../common/errors.js';
+import type { EmbeddedBackendName } from '../common/backend-names.js';
 
 /** What every embedded backend service is given: the store, the platform settings, a way to notify users. */
 export interface BackendContext {
@@ -36,29 +34,4 @@ export interface BackendContext {
 export interface EmbeddedService {
   name: EmbeddedBackendName;
   plugin: FastifyPluginAsync<BackendContext>;
-}
-
-/** Paths a partial embedded service does not serve answer 501 naming the variable that points elsewhere. */
-export function answerUnimplemented(app: FastifyInstance, name: EmbeddedBackendName): void {
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      gatewayError(
-        'ERR_NOT_IMPLEMENTED',
-        `The embedded ${name} service does not implement ${request.method} ${request.url.split('?')[0]}; set ${backendEnvPrefix(name)}_URL to reach a full one.`,
-        { backend: name },
-      ),
-    ),
-  );
-}
-
-/** The `user` query parameter every identity-taking backend route requires. */
-export function requireUserParam(query: unknown): string {
-  const user = (query as { user?: unknown } | undefined)?.user;
-  if (typeof user !== 'string' || user === '') {
-    throw gatewayError('ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "user"', {
-      field: 'user',
-    });
-  }
-  return user;
 }

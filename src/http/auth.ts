@@ -13,17 +13,7 @@ import { LRUCache } from 'lru-cache';
 import type { GatewayConfig } from '../config.js';
 import { errorTable, GatewayError } from '../common/errors.js';
 import type { TrustedKeys } from './keys.js';
-
-/** Who is calling, as read from a verified token. */
-export interface Identity {
-  username: string;
-  email?: string;
-  firstName?: string;
-  lastName?: string;
-  name?: string;
-  roles: readonly string[];
-  groups: readonly string[];
-}
+import type { Identity } from '../common/identity.js';
 
 /**
  * Route auth levels (routes.md §1.2): `none` reads no credentials; `optional` uses them when

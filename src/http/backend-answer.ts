@@ -1,9 +1,8 @@
 // Reading a backend's answer when the gateway uses it itself (rather than relaying it): the one
 // place that turns a backend's error body into a GatewayError.
-import type { BackendName } from '../backends/catalog.js';
-import { GatewayError } from './errors.js';
+import type { BackendName } from '../common/backend-names.js';
+import { GatewayError, gatewayError, relayedError } from '../common/errors.js';
 import type { BackendResponse } from './proxy.js';
-import { gatewayError, relayedError } from '../common/errors.js';
 
 function parsed(text: string): unknown {
   try {

@@ -10,9 +10,8 @@ import {
 import type { Socket } from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from './errors.js';
-import { hasBody } from './request-body.js';
-import { errorTable, gatewayError, type ErrorCode } from '../common/errors.js';
+import { GatewayError, errorTable, gatewayError, type ErrorCode } from '../common/errors.js';
+import { hasBody } from '../common/request-body.js';
 
 export interface ConnectionLimits {
   /** All request headers must arrive within this (HEADERS_TIMEOUT_MS); Node answers 408 otherwise. */

@@ -1,13 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config.js';
-import {
-  AuthError,
-  authorize,
-  extractToken,
-  type AuthLevel,
-  type Identity,
-  type TokenVerifier,
-} from './auth.js';
+import { AuthError, authorize, extractToken, type AuthLevel, type TokenVerifier } from './auth.js';
+import type { Identity } from '../common/identity.js';
 import type { Metrics } from './metrics.js';
 import type { SeenUsers } from './seen-users.js';
 import { rateLimitHeaders, type BucketPolicy, type BucketStore } from './rate-limit.js';

@@ -1,10 +1,5 @@
-import {
-  createPublicKey,
-  generateKeyPairSync,
-  type KeyObject,
-  createPrivateKey,
-} from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, linkSync, rmSync } from 'node:fs';
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   calculateJwkThumbprint,
@@ -14,6 +9,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { ConfigError, type GatewayConfig } from '../config.js';
+import { EMBEDDED_ISSUER, ensurePrivateKeyFile } from '../common/key-files.js';
 
 export interface LocalKey {
   /** RFC 7638 thumbprint; tokens signed by the embedded key carry it as `kid`. */
@@ -26,7 +22,6 @@ export interface TrustedKeys {
   remote?: JWTVerifyGetKey;
 }
 
-export const EMBEDDED_ISSUER = 'platform-gateway';
 const EMBEDDED_ALG = 'ES256';
 
 async function thumbprint(key: KeyObject): Promise<string> {
@@ -35,41 +30,6 @@ async function thumbprint(key: KeyObject): Promise<string> {
 
 function embeddedKeyPath(dataDir: string): string {
   return path.join(dataDir, 'auth', 'signing-key.pem');
-}
-
-/**
- * A secret kept in a file of the data directory: read when it exists, else made once (mode 0600,
- * in a 0700 folder). Linking a finished temp file into place means two processes starting at once
- * agree on one secret.
- */
-export function readOrCreateSecretFile(file: string, make: () => string | Buffer): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, make(), { mode: 0o600 });
-  try {
-    linkSync(temp, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    rmSync(temp, { force: true });
-  }
-  return readFileSync(file);
-}
-
-/** A P-256 private key kept in `file`: created on first use, then read. */
-export function ensurePrivateKeyFile(file: string): KeyObject {
-  const pem = readOrCreateSecretFile(file, () =>
-    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
-      type: 'pkcs8',
-      format: 'pem',
-    }),
-  );
-  return createPrivateKey(pem);
 }
 
 /** The embedded signing key: created on first use, then read from the data directory. */

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { allTags } from '../routes/tags.js';
 import type { AuthLevel } from './auth.js';
 
 /**
@@ -58,12 +57,15 @@ function documentSender(app: FastifyInstance) {
 }
 
 /**
- * Registers the generator before any route (it collects routes as they are added), serves the
- * document at `/openapi.json` and the interactive docs at `/docs`. Neither counts against the
+ * Registers the generator before any route (it collects routes as they are added; `tags` are
+ * every tag they use, in the document's order), serves the document at `/openapi.json` and the interactive docs at `/docs`. Neither counts against the
  * rate limits: the docs page loads a dozen files and the document on every visit, all of them
  * fixed bytes that cost nothing to send again (a reload within the minute must still work).
  */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  tags: readonly string[],
+): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -74,7 +76,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'HTTP/JSON gateway for a computational research platform. Errors are JSON with `error_code` and `reason`.',
       },
       components: { securitySchemes },
-      tags: allTags.map((name) => ({ name })),
+      tags: tags.map((name) => ({ name })),
     },
   });
 

@@ -1,11 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import { defaultIdentityStyle, type BackendName, type IdentityStyle } from '../backends/catalog.js';
+import {
+  defaultIdentityStyle,
+  type BackendName,
+  type IdentityStyle,
+} from '../common/backend-names.js';
 import type { Tag } from '../routes/tags.js';
 import type { AuthLevel } from './auth.js';
 import { documentedNotEnforced, routeSecurity } from './openapi.js';
 import { routeAtBoth } from './secured-alias.js';
-import { qualifiedUsername } from '../store/users.js';
+import { qualifiedUsername } from '../common/users.js';
 import type { Forwarder } from './proxy.js';
 
 /**

@@ -2,17 +2,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Pool, type Dispatcher } from 'undici';
-import type { BackendName, IdentityStyle } from '../backends/catalog.js';
-import { backendEnvPrefix } from '../backends/catalog.js';
+import { type BackendName, type IdentityStyle, backendEnvPrefix } from '../common/backend-names.js';
 import type { BackendSetting } from '../config.js';
-import type { Identity } from './auth.js';
+import type { Identity } from '../common/identity.js';
 import { jsonAnswer } from './backend-answer.js';
 import { requestBody } from './connection-limits.js';
-import { GatewayError } from './errors.js';
-import { bodyTooLarge, byteLimit, hasBody } from './request-body.js';
+import { GatewayError, errorAs, gatewayError } from '../common/errors.js';
+import { bodyTooLarge, byteLimit, hasBody } from '../common/request-body.js';
 import type { Metrics } from './metrics.js';
-import { qualifiedUsername } from '../store/users.js';
-import { errorAs, gatewayError } from '../common/errors.js';
+import { qualifiedUsername } from '../common/users.js';
 
 /** Where a backend lives: a base URL (origin plus path prefix), or a Unix socket for embedded services. */
 export interface BackendTarget {

@@ -2,8 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../store/schema.js';
-import type { Identity } from './auth.js';
-import { qualifiedUsername, recordUser } from '../store/users.js';
+import type { Identity } from '../common/identity.js';
+import { recordUser } from '../store/users.js';
+import { qualifiedUsername } from '../common/users.js';
 
 /**
  * Records every identity that gets through authentication, so the platform can describe its

@@ -1,11 +1,11 @@
 // Tag bootstrap: everything a client needs at start-up, gathered in parallel; a failing part reports itself.
 import type { FastifyInstance } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import type { BasePaths } from '../backends/data-info/paths.js';
-import type { Identity } from '../http/auth.js';
-import { toGatewayError } from '../http/errors.js';
+import type { BasePaths } from '../common/base-paths.js';
+import type { Identity } from '../common/identity.js';
+import { toGatewayError } from '../common/error-replies.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
-import { qualifiedUsername } from '../store/users.js';
+import { qualifiedUsername } from '../common/users.js';
 import { loadPreferences, PreferencesSchema, type PreferencesDeps } from './preferences.js';
 
 type Part<T> = T | { status?: number; error: string };

@@ -4,13 +4,13 @@
 // retraction to metadata's admin variant when the caller owns the target.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isUuid } from '../backends/data-info/ids.js';
+import { isUuid } from '../common/ids.js';
 import type { GatewayConfig } from '../config.js';
-import type { Identity } from '../http/auth.js';
+import type { Identity } from '../common/identity.js';
 import { jsonAnswer } from '../http/backend-answer.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { Forwarder } from '../http/proxy.js';
-import { queryNormalizer } from '../http/query.js';
+import { queryNormalizer } from '../common/query-params.js';
 import { dataInfoCall, readableStats } from './data-info-calls.js';
 import { metadataJson, type MetadataRequest } from './data-metadata-calls.js';
 import { gatewayError } from '../common/errors.js';

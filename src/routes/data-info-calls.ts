@@ -2,7 +2,7 @@
 // refusal reaches the client as data-info sent it, context keys included (see backendError).
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import type { Identity } from '../http/auth.js';
+import type { Identity } from '../common/identity.js';
 import { jsonAnswer } from '../http/backend-answer.js';
 import type { BackendCall, BackendResponse, Forwarder } from '../http/proxy.js';
 

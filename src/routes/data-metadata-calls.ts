@@ -1,7 +1,7 @@
 // Shared plumbing of the data-metadata routes (routes.md §13): the caller's stat of an entry at a
 // permission level, metadata-service calls as the caller, reading a stored file, writing one.
 import type { FastifyRequest } from 'fastify';
-import { isUuid } from '../backends/data-info/ids.js';
+import { isUuid } from '../common/ids.js';
 import { backendError, jsonAnswer } from '../http/backend-answer.js';
 import type { BackendCall, BackendResponse } from '../http/proxy.js';
 import {

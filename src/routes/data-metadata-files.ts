@@ -4,10 +4,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parse } from 'csv-parse/sync';
 import { Type } from 'typebox';
-import { baseName, joinDataPath, parentOf } from '../backends/data-info/data-path.js';
+import { baseName, joinDataPath, parentOf } from '../common/data-path.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
-import { queryNormalizer } from '../http/query.js';
+import { queryNormalizer } from '../common/query-params.js';
 import { dataInfoCall, dataInfoJson, encodedPath } from './data-info-calls.js';
 import {
   avusOf,

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { documentedNotEnforced } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
-import { queryNormalizer } from '../http/query.js';
+import { queryNormalizer } from '../common/query-params.js';
 import {
   avusOf,
   entryId,

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { PassthroughRoute } from '../http/passthrough.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
-import { queryNormalizer } from '../http/query.js';
+import { queryNormalizer } from '../common/query-params.js';
 import { dataInfoCall, readableStats } from './data-info-calls.js';
 import {
   entryId,

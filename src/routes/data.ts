@@ -1,7 +1,7 @@
 // Tags: data, admin-filesystem (data metadata, metadata templates, file types).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { toGatewayError } from '../http/errors.js';
+import { toGatewayError } from '../common/error-replies.js';
 import { sendNotification } from '../http/notifications.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';

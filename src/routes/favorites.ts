@@ -5,14 +5,14 @@
 // data-info `/stat-lister` that filters what the caller can read, sorts and pages in the database.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isUuid } from '../backends/data-info/ids.js';
+import { isUuid } from '../common/ids.js';
 import type { Stat } from '../backends/data-info/store.js';
 import type { GatewayConfig } from '../config.js';
 import { backendError } from '../http/backend-answer.js';
 import { routeSecurity } from '../http/openapi.js';
 import type { BackendResponse, Forwarder } from '../http/proxy.js';
 import { routeAtBoth } from '../http/secured-alias.js';
-import { queryNormalizer } from '../http/query.js';
+import { queryNormalizer } from '../common/query-params.js';
 import { dataInfoCall, dataInfoJson, readableStats } from './data-info-calls.js';
 import { metadataCall, metadataJson } from './data-metadata-calls.js';
 import { gatewayError } from '../common/errors.js';

@@ -2,9 +2,9 @@
 // GET bodies that must still be read.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { sendError, toGatewayError } from '../http/errors.js';
+import { sendError, toGatewayError } from '../common/error-replies.js';
 import { requestBody } from '../http/connection-limits.js';
-import { bodyTooLarge, hasBody, parseJsonText } from '../http/request-body.js';
+import { bodyTooLarge, hasBody, parseJsonText } from '../common/request-body.js';
 import { GatewayError, relayedError, errorAs } from '../common/errors.js';
 
 /** backends.md §2.2, the part of a data-info stat object the file result is made from. */

@@ -3,9 +3,9 @@
 // service's executor, which fetches the file into the data store and notifies the user either way.
 import { builtInApps } from '../backends/apps/built-in.js';
 import { importName } from '../backends/apps/analyses/url-import.js';
-import { joinDataPath, normalizeDataPath } from '../backends/data-info/data-path.js';
+import { joinDataPath, normalizeDataPath } from '../common/data-path.js';
 import type { GatewayConfig } from '../config.js';
-import { checkHost, OutboundError } from '../http/outbound-fetch.js';
+import { checkHost, OutboundError } from '../common/outbound-fetch.js';
 import type { Forwarder } from '../http/proxy.js';
 import { dataInfoJson, type DataInfoCall } from './data-info-calls.js';
 import type { FileStat } from './fileio-support.js';

@@ -4,10 +4,10 @@
 // as the store reads them. Errors follow the spec: 500 with `{error_code, ...context}`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import { baseName, normalizeDataPath, parentOf } from '../backends/data-info/data-path.js';
+import { baseName, normalizeDataPath, parentOf } from '../common/data-path.js';
 import type { GatewayConfig } from '../config.js';
 import { backendError, jsonAnswer } from '../http/backend-answer.js';
-import { contentDisposition } from '../http/content-disposition.js';
+import { contentDisposition } from '../common/content-disposition.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import type { Forwarder } from '../http/proxy.js';
 import { routeAtBoth } from '../http/secured-alias.js';

@@ -1,7 +1,7 @@
 // Shared plumbing of the filesystem and sharing routes: data-info calls as the caller, path
 // checks, signed-out reads, query normalisation.
 import type { FastifyRequest } from 'fastify';
-import { isWithin, normalizeDataPath } from '../backends/data-info/data-path.js';
+import { isWithin, normalizeDataPath } from '../common/data-path.js';
 import type { GatewayConfig } from '../config.js';
 import { noCredentials } from '../http/auth.js';
 import { GatewayError } from '../common/errors.js';

@@ -2,7 +2,7 @@
 // create a folder, rename, move or delete a folder's contents, empty the trash, restore all.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { baseName, parentOf } from '../backends/data-info/data-path.js';
+import { baseName, parentOf } from '../common/data-path.js';
 import { documentedNotEnforced } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { dataInfo, dataPath, idOfPath, type FilesystemDeps } from './filesystem-calls.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
-import { queryNormalizer } from '../http/query.js';
+import { queryNormalizer } from '../common/query-params.js';
 import {
   dataInfo,
   dataPath,

@@ -2,12 +2,12 @@
 // data-info navigation and paged listings, with favourites from the metadata service.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { defaultBadChars, isBadName } from '../backends/data-info/listing.js';
-import { basePaths } from '../backends/data-info/paths.js';
+import { defaultBadChars, isBadName } from '../common/data-path.js';
+import { basePaths } from '../common/base-paths.js';
 import { jsonAnswer } from '../http/backend-answer.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { routeAtBoth } from '../http/secured-alias.js';
-import { queryNormalizer } from '../http/query.js';
+import { queryNormalizer } from '../common/query-params.js';
 import {
   communityRoot,
   dataInfo,

@@ -7,8 +7,8 @@ import { Type } from 'typebox';
 import type { GatewayConfig } from '../config.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { BackendCall, Forwarder } from '../http/proxy.js';
-import { queryNormalizer } from '../http/query.js';
-import { ServiceTokenSigner } from '../http/service-token.js';
+import { queryNormalizer } from '../common/query-params.js';
+import { ServiceTokenSigner } from '../common/service-token.js';
 import { GatewayError, gatewayError } from '../common/errors.js';
 
 export interface GenomeRouteDeps {

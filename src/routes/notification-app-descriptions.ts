@@ -3,7 +3,7 @@
 // notification whose analysis or app is unknown, or an apps service that fails, leaves it as it was.
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import type { Identity } from '../http/auth.js';
+import type { Identity } from '../common/identity.js';
 import type { Forwarder } from '../http/proxy.js';
 
 interface Notification {

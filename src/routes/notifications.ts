@@ -5,13 +5,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { GatewayConfig } from '../config.js';
-import type { Identity } from '../http/auth.js';
+import type { Identity } from '../common/identity.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
 import type { Forwarder } from '../http/proxy.js';
-import { queryNormalizer } from '../http/query.js';
+import { queryNormalizer } from '../common/query-params.js';
 import { allowList } from '../http/address-allow-list.js';
-import { parseJsonText } from '../http/request-body.js';
+import { parseJsonText } from '../common/request-body.js';
 import { AppDescriptions } from './notification-app-descriptions.js';
 import { GatewayError, gatewayError } from '../common/errors.js';
 

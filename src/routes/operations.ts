@@ -1,6 +1,6 @@
 // Tag operations: liveness, readiness and Prometheus metrics (exempt from rate limits).
 import type { FastifyInstance } from 'fastify';
-import type { BackendName } from '../backends/catalog.js';
+import type { BackendName } from '../common/backend-names.js';
 import type { Metrics } from '../http/metrics.js';
 import type { Forwarder } from '../http/proxy.js';
 import type { Store } from '../store/database.js';

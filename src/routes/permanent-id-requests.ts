@@ -10,10 +10,10 @@
 // is, owned by the requester; curators reach it through the admin routes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isUuid } from '../backends/data-info/ids.js';
+import { isUuid } from '../common/ids.js';
 import type { RequestDetails, RequestListing } from '../backends/metadata/permanent-id-model.js';
 import type { GatewayConfig } from '../config.js';
-import type { Identity } from '../http/auth.js';
+import type { Identity } from '../common/identity.js';
 import { sendNotification } from '../http/notifications.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';

@@ -2,12 +2,12 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
-import { basePaths } from '../backends/data-info/paths.js';
+import { basePaths } from '../common/base-paths.js';
 import type { GatewayConfig } from '../config.js';
-import type { Identity } from '../http/auth.js';
+import type { Identity } from '../common/identity.js';
 import { routeSecurity } from '../http/openapi.js';
 import type { Forwarder } from '../http/proxy.js';
-import { qualifiedUsername } from '../store/users.js';
+import { qualifiedUsername } from '../common/users.js';
 import { GatewayError, gatewayError } from '../common/errors.js';
 
 export interface Folder {

@@ -18,7 +18,7 @@ import {
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import type { PassthroughRoute } from '../http/passthrough.js';
 import type { Forwarder } from '../http/proxy.js';
-import { qualifiedUsername } from '../store/users.js';
+import { qualifiedUsername } from '../common/users.js';
 
 const ErrorAnswer = Type.Object(
   { error_code: Type.String(), reason: Type.Optional(Type.String()) },

@@ -43,11 +43,6 @@ export async function userIdFor(
   return (await findUserId(db, username)) ?? recordUser(db, username, attributes);
 }
 
-/** `alice` → `alice@<uid-domain>`; a name that already has a domain is kept. */
-export function qualifiedUsername(username: string, uidDomain: string): string {
-  return username.includes('@') ? username : `${username}@${uidDomain}`;
-}
-
 /** The row id of a user, or undefined when the platform has never seen them. */
 export async function findUserId(
   db: Kysely<Database>,

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { isWithin } from '../../src/backends/data-info/data-path.js';
+import { isWithin } from '../../src/common/data-path.js';
 import {
   q,
   startDataStoreGateway,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { isForbiddenAddress, OutboundError, outboundGet } from '../../src/http/outbound-fetch.js';
+import { isForbiddenAddress, OutboundError, outboundGet } from '../../src/common/outbound-fetch.js';
 import { startBackend, type RecordedRequest, type TestBackend } from '../support/backend.js';
 import {
   eventually,

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
-import { isDatabaseUnavailable } from '../../src/store/postgres.js';
+import { isDatabaseUnavailable } from '../../src/common/database-unavailable.js';
 import { openEventStream } from '../support/event-stream.js';
 import { eventually } from '../support/fileio.js';
 import { noRateLimits, requiredInCi } from '../support/gateway.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { qualifiedUsername } from '../../store/users.js';
+import { qualifiedUsername } from '../../common/users.js';
 import { gatewayError } from '../../common/errors.js';
 
 const missingUser = 'user query parameter is required';

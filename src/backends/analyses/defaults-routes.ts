@@ -4,8 +4,8 @@
 // administrators: the gateway checks that, this service trusts its caller.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import { isUniqueViolation } from '../data-info/tree.js';
-import { qualifiedUsername } from '../../store/users.js';
+import { isUniqueViolation } from '../../store/unique-violation.js';
+import { qualifiedUsername } from '../../common/users.js';
 import { callerOf } from './caller.js';
 import {
   isPublic,

@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { qualifiedUsername } from '../../store/users.js';
+import { qualifiedUsername } from '../../common/users.js';
 import { callerOf, shortName } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 

@@ -3,7 +3,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { asBoolean } from '../../store/sqlite-booleans.js';
 import type { Database } from '../../store/schema.js';
-import { qualifiedUsername } from '../../store/users.js';
+import { qualifiedUsername } from '../../common/users.js';
 import { gatewayError } from '../../common/errors.js';
 
 export type QuickLaunchRow = Selectable<Database['quick_launches']>;

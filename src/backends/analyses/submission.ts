@@ -7,10 +7,10 @@ import type { Database } from '../../store/schema.js';
 import { currentVersions, visibleApps } from '../apps/catalog.js';
 import { pathParameterTypes, type AppDefinition } from '../apps/definition.js';
 import { atLeast, type Catalog } from '../data-info/catalog.js';
-import { normalizeDataPath } from '../data-info/data-path.js';
+import { normalizeDataPath } from '../../common/data-path.js';
 import { anonymousUser } from '../data-info/store.js';
 import type { Submission } from './model.js';
-import { isJsonObject } from '../../http/request-body.js';
+import { isJsonObject } from '../../common/request-body.js';
 import { errorAs, gatewayError } from '../../common/errors.js';
 
 const PATH_BATCH = 500;

@@ -7,8 +7,7 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
 import { bodyObject, isUuid, userQuery, Uuid } from '../metadata/requests.js';
-import { requiredParam } from '../query-params.js';
-import { requireUserParam } from '../service.js';
+import { requiredParam, requireUserParam } from '../../common/query-params.js';
 import { gatewayError } from '../../common/errors.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { userQuery } from '../metadata/requests.js';
-import { choiceParam } from '../query-params.js';
+import { choiceParam } from '../../common/query-params.js';
 import { jobStats } from './analyses/job-stats.js';
 import { listApps } from './catalog.js';
 import { listingQuery } from './catalog-routes.js';

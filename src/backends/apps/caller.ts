@@ -1,4 +1,4 @@
-import { requireUserParam } from '../service.js';
+import { requireUserParam } from '../../common/query-params.js';
 import { gatewayError } from '../../common/errors.js';
 
 /** The caller the gateway sends for anonymous visitors (routes.md §1.4). */

@@ -2,9 +2,8 @@
 // (AppJobView), details (AppDetails) and listing entry.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
-import { normalizeQuery } from '../../http/query.js';
+import { normalizeQuery, badQueryParam, countParam } from '../../common/query-params.js';
 import type { Database } from '../../store/schema.js';
-import { badQueryParam, countParam } from '../query-params.js';
 import {
   currentVersions,
   listApps,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isJsonObject } from '../../http/request-body.js';
+import { isJsonObject } from '../../common/request-body.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**

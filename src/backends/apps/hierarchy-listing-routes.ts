@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
 import { userQuery } from '../metadata/requests.js';
-import { requiredParam } from '../query-params.js';
+import { requiredParam } from '../../common/query-params.js';
 import { listApps, type visibleApps } from './catalog.js';
 import { listingQuery } from './catalog-routes.js';
 import { activeOntologyVersion } from './ontologies.js';

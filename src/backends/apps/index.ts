@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import type { EmbeddedService } from '../service.js';
-import { requireUserParam } from '../service.js';
+import { requireUserParam } from '../../common/query-params.js';
 import { adminCategoryRoutes } from './admin-category-routes.js';
 import { adminListingRoutes } from './admin-listing-routes.js';
 import { sharedDataStore } from '../data-info/shared.js';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { OAuthClientSettings } from '../../config.js';
 import type { Store } from '../../store/database.js';
-import { requireUserParam } from '../service.js';
+import { requireUserParam } from '../../common/query-params.js';
 import { requestToken } from './oauth-provider.js';
 import { oauthClient, type AccessToken, type OAuthTokens } from './oauth-tokens.js';
 import { gatewayError } from '../../common/errors.js';

@@ -9,8 +9,7 @@ import {
   requireOntology,
   savedHierarchies,
 } from '../metadata/ontology-store.js';
-import { requiredParam } from '../query-params.js';
-import { requireUserParam } from '../service.js';
+import { requiredParam, requireUserParam } from '../../common/query-params.js';
 import { hierarchyWithApps } from './ontology-classification.js';
 import { gatewayError } from '../../common/errors.js';
 

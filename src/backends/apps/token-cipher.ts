@@ -3,7 +3,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { GatewayConfig } from '../../config.js';
-import { readOrCreateSecretFile } from '../../http/keys.js';
+import { readOrCreateSecretFile } from '../../common/key-files.js';
 
 const ivBytes = 12;
 const tagBytes = 16;

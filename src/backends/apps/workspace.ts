@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/database.js';
-import { qualifiedUsername, userIdFor } from '../../store/users.js';
-import { requireUserParam } from '../service.js';
+import { userIdFor } from '../../store/users.js';
+import { qualifiedUsername } from '../../common/users.js';
+import { requireUserParam } from '../../common/query-params.js';
 
 interface AppsIdentity {
   user: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { requireUserParam } from '../service.js';
-import { joinDataPath } from './data-path.js';
+import { requireUserParam } from '../../common/query-params.js';
+import { joinDataPath } from '../../common/data-path.js';
 import type { DataStore } from './store.js';
 import { gatewayError } from '../../common/errors.js';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { PostgresAdapter, sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { ancestorsOf, baseName, parentOf } from './data-path.js';
-import { basePaths, type BasePaths } from './paths.js';
+import { ancestorsOf, baseName, parentOf } from '../../common/data-path.js';
+import { basePaths, type BasePaths } from '../../common/base-paths.js';
 import { gatewayError } from '../../common/errors.js';
 
 export type Permission = 'read' | 'write' | 'own';

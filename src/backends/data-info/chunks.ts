@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { FastifyPluginAsync } from 'fastify';
-import { requireUserParam } from '../service.js';
+import { requireUserParam } from '../../common/query-params.js';
 import type { OpenBlob } from './blobs.js';
 import type { DataObject } from './catalog.js';
 import { idParam, objectById, requireFile } from './ids.js';

@@ -1,23 +1,16 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { contentDisposition } from '../../http/content-disposition.js';
-import { toGatewayError } from '../../http/errors.js';
-import { requireUserParam } from '../service.js';
+import { contentDisposition } from '../../common/content-disposition.js';
+import { toGatewayError } from '../../common/error-replies.js';
+import { requireUserParam } from '../../common/query-params.js';
 import { parseRange } from './blobs.js';
 import { MAX_BULK_PATHS } from './bulk.js';
 import type { DataObject } from './catalog.js';
 import { chunkRoutes } from './chunks.js';
 import { infoTypes, isInfoType } from './content-types.js';
-import { baseName } from './data-path.js';
+import { baseName, defaultBadChars } from '../../common/data-path.js';
 import { idParam, objectById, requireFile } from './ids.js';
-import {
-  defaultBadChars,
-  entityTypes,
-  Lister,
-  sortDirs,
-  sortFields,
-  type ListingOptions,
-} from './listing.js';
+import { entityTypes, Lister, sortDirs, sortFields, type ListingOptions } from './listing.js';
 import { wildcardPath } from './navigation.js';
 import {
   booleanParam,

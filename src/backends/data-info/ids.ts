@@ -1,12 +1,7 @@
 import type { DataObject } from './catalog.js';
 import type { DataStore } from './store.js';
 import { gatewayError } from '../../common/errors.js';
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && uuidPattern.test(value);
-}
+import { isUuid } from '../../common/ids.js';
 
 /** The object with this id (any letter case), or ERR_DOES_NOT_EXIST naming it; a non-UUID cannot exist. */
 export async function objectById(data: DataStore, id: unknown): Promise<DataObject> {

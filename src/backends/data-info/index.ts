@@ -1,10 +1,10 @@
 import type { EmbeddedService } from '../service.js';
-import { requireUserParam } from '../service.js';
+import { requireUserParam } from '../../common/query-params.js';
 import { filesRoutes } from './files.js';
 import { mutationRoutes } from './mutations.js';
 import { navigationRoutes } from './navigation.js';
 import { announcer } from './notifications.js';
-import { basePaths } from './paths.js';
+import { basePaths } from '../../common/base-paths.js';
 import { sharingRoutes } from './sharing.js';
 import { statRoutes, usageSummaryRoutes } from './stats.js';
 import { sharedDataStore } from './shared.js';

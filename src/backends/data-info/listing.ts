@@ -1,7 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { strongest, type DataObject, type Permission } from './catalog.js';
-import { baseName } from './data-path.js';
+import { baseName, isBadName, type BadNameRules } from '../../common/data-path.js';
 import type { Caller, DataStore } from './store.js';
 import { binaryText, reported, visibilityOf, type Access } from './visibility.js';
 
@@ -14,22 +14,16 @@ export type SortDir = (typeof sortDirs)[number];
 export const entityTypes = ['any', 'file', 'folder'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
-/** The data store's default bad characters: backquote, quote, newline, tab. */
-export const defaultBadChars = "`'\n\t";
-
 /** README names, in the order the listing prefers them. */
 const readmeNames = ['README.md', 'README.txt', 'README', 'readme.md', 'readme.txt', 'readme'];
 
-export interface ListingOptions {
+export interface ListingOptions extends BadNameRules {
   limit: number;
   offset: number;
   sortField: SortField;
   sortDir: SortDir;
   entityType: EntityType;
   infoTypes: string[];
-  badChars: string;
-  badNames: string[];
-  badPaths: string[];
 }
 
 export interface ListingEntry {
@@ -91,17 +85,6 @@ export function orderObjects<O>(
     .orderBy(binaryText(db, sql`lower(o.name)`))
     .orderBy(binaryText(db, sql.ref('o.name')))
     .orderBy(sql.ref('o.id'));
-}
-
-/** True when the listing should flag the name (backends.md §2.3 `badName`). */
-export function isBadName(
-  path: string,
-  options: Pick<ListingOptions, 'badChars' | 'badNames' | 'badPaths'>,
-): boolean {
-  const name = baseName(path);
-  if (options.badPaths.includes(path) || options.badNames.includes(name)) return true;
-  for (const character of options.badChars) if (name.includes(character)) return true;
-  return false;
 }
 
 export class Lister {

@@ -2,9 +2,10 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { DataEvent } from './bulk.js';
 import { atLeast, type DataObject } from './catalog.js';
-import { isWithin, parentOf } from './data-path.js';
+import { isWithin, parentOf } from '../../common/data-path.js';
 import type { Caller, DataStore } from './store.js';
-import { isUniqueViolation, relocate } from './tree.js';
+import { relocate } from './tree.js';
+import { isUniqueViolation } from '../../store/unique-violation.js';
 import { errorAs, gatewayError } from '../../common/errors.js';
 
 /**

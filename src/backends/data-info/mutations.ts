@@ -10,7 +10,7 @@ import {
   type DataEvent,
 } from './bulk.js';
 import type { DataObject } from './catalog.js';
-import { baseName, parentOf } from './data-path.js';
+import { baseName, parentOf } from '../../common/data-path.js';
 import { moveAll } from './moves.js';
 import { pathListRoutes } from './path-lists.js';
 import type { Caller, DataStore } from './store.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { requireUserParam } from '../service.js';
+import { requireUserParam } from '../../common/query-params.js';
 import type { DataObject, Permission } from './catalog.js';
 import { Lister } from './listing.js';
 import type { Caller, DataStore } from './store.js';

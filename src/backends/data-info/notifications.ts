@@ -1,6 +1,6 @@
-import type { UserNotification } from '../../http/notifications.js';
+import type { UserNotification } from '../../common/notifications.js';
 import type { DataEvent } from './bulk.js';
-import { baseName } from './data-path.js';
+import { baseName } from '../../common/data-path.js';
 
 /** Notifications name the paths themselves up to this many (as sharing notifications do, routes.md §13). */
 const inlinePaths = 10;

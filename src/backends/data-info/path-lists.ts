@@ -11,10 +11,11 @@ import {
   userOf,
 } from './bulk.js';
 import { atLeast, type DataObject, type NewObject } from './catalog.js';
-import { baseName, isWithin, parentOf } from './data-path.js';
+import { baseName, isWithin, parentOf } from '../../common/data-path.js';
 import { trashBase } from './moves.js';
 import type { Caller, DataStore } from './store.js';
-import { below, isUniqueViolation } from './tree.js';
+import { below } from './tree.js';
+import { isUniqueViolation } from '../../store/unique-violation.js';
 import { errorAs, gatewayError } from '../../common/errors.js';
 
 /** First line of every path-list file: what HT analyses recognise as a list of inputs. */

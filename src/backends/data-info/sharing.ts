@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { toGatewayError } from '../../http/errors.js';
+import { toGatewayError } from '../../common/error-replies.js';
 import { bodyObject, MAX_BULK_PATHS, pathList, userOf } from './bulk.js';
 import { atLeast, everyone, systemOwner, type DataObject, type Permission } from './catalog.js';
 import { inTransaction } from './moves.js';

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { requireUserParam } from '../service.js';
+import { requireUserParam } from '../../common/query-params.js';
 import { MAX_BULK_PATHS } from './bulk.js';
 import { atLeast, type DataObject, type Permission } from './catalog.js';
-import { ancestorsOf } from './data-path.js';
-import { isUuid } from './ids.js';
+import { ancestorsOf } from '../../common/data-path.js';
+import { isUuid } from '../../common/ids.js';
 import { orderObjects, sortDirs, sortFields } from './listing.js';
 import {
   badParameter,

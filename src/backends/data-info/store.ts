@@ -9,7 +9,7 @@ import {
   type DataObject,
   type Permission,
 } from './catalog.js';
-import { baseName, MAX_SEGMENT_BYTES, normalizeDataPath } from './data-path.js';
+import { baseName, MAX_SEGMENT_BYTES, normalizeDataPath } from '../../common/data-path.js';
 import { gatewayError } from '../../common/errors.js';
 
 export interface DataStoreOptions {

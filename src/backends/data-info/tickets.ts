@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { sendError, toGatewayError } from '../../http/errors.js';
+import { sendError, toGatewayError } from '../../common/error-replies.js';
 import {
   booleanParam,
   integerParam,
@@ -12,7 +12,7 @@ import {
   userOf,
 } from './bulk.js';
 import { atLeast, type DataObject } from './catalog.js';
-import { baseName } from './data-path.js';
+import { baseName } from '../../common/data-path.js';
 import { inTransaction } from './moves.js';
 import type { Caller, DataStore } from './store.js';
 import { ticketDownloadRoutes } from './ticket-downloads.js';

@@ -9,7 +9,7 @@ import {
 } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { DataObject } from './catalog.js';
-import { baseName, parentOf } from './data-path.js';
+import { baseName, parentOf } from '../../common/data-path.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**
@@ -178,16 +178,6 @@ export async function removeTickets(db: Db, path: string): Promise<void> {
       eb.selectFrom('data_objects').select('id').where(inSubtree(path)),
     )
     .execute();
-}
-
-/** True for an error the engine raises when a unique constraint (here: a path) is violated. */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return (
-    code === '23505' ||
-    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
-  );
 }
 
 /** Drops duplicates and paths that lie below another path of the list (they travel with it). */

@@ -1,11 +1,11 @@
 import { pipeline, Readable, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { requireUserParam } from '../service.js';
+import { requireUserParam } from '../../common/query-params.js';
 import { BlobTooLarge } from './blobs.js';
 import type { DataObject } from './catalog.js';
 import { SNIFF_BYTES } from './content-types.js';
-import { joinDataPath } from './data-path.js';
+import { joinDataPath } from '../../common/data-path.js';
 import { idParam, objectById, requireFile, requireFolder } from './ids.js';
 import { missingParameter, single } from './query.js';
 import type { Caller, DataStore } from './store.js';

@@ -8,7 +8,7 @@ import {
 } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { atLeast, everyone, strongest, type DataObject, type Permission } from './catalog.js';
-import { isWithin } from './data-path.js';
+import { isWithin } from '../../common/data-path.js';
 import { codePoints } from './tree.js';
 import type { Caller, DataStore } from './store.js';
 import { gatewayError } from '../../common/errors.js';

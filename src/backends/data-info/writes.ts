@@ -5,10 +5,10 @@ import type { Readable } from 'node:stream';
 import { newChildPath } from './bulk.js';
 import type { DataObject } from './catalog.js';
 import { contentTypeFromName, infoTypeFromName, sniffContentType } from './content-types.js';
-import { ancestorsOf, baseName, parentOf } from './data-path.js';
+import { ancestorsOf, baseName, parentOf } from '../../common/data-path.js';
 import { objectLock } from './locks.js';
 import type { Caller, DataStore } from './store.js';
-import { isUniqueViolation } from './tree.js';
+import { isUniqueViolation } from '../../store/unique-violation.js';
 import { visibilityOf } from './visibility.js';
 import { errorAs, gatewayError } from '../../common/errors.js';
 

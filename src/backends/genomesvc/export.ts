@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from 'typebox';
 import type { DataObject } from '../data-info/catalog.js';
-import { joinDataPath, parentOf } from '../data-info/data-path.js';
+import { joinDataPath, parentOf } from '../../common/data-path.js';
 import type { Caller } from '../data-info/store.js';
 import { visibilityOf } from '../data-info/visibility.js';
 import { createFile, createFolders, replaceContent } from '../data-info/writes.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ServiceTokenClaims, ServiceTokenVerifier } from '../../http/service-token.js';
+import type { ServiceTokenClaims, ServiceTokenVerifier } from '../../common/service-token.js';
 import { gatewayError } from '../../common/errors.js';
 
 /** The header the gateway puts the caller's token in (routes.md §15). */

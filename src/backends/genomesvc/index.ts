@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Type } from 'typebox';
-import { ServiceTokenVerifier } from '../../http/service-token.js';
+import { ServiceTokenVerifier } from '../../common/service-token.js';
 import { BlobStore } from '../data-info/blobs.js';
 import { sharedDataStore } from '../data-info/shared.js';
 import type { EmbeddedService } from '../service.js';

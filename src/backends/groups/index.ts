@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
-import { qualifiedUsername } from '../../store/users.js';
+import { qualifiedUsername } from '../../common/users.js';
 import type { EmbeddedService } from '../service.js';
 import { gatewayError } from '../../common/errors.js';
 

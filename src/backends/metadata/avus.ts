@@ -23,7 +23,7 @@ import {
   Uuid,
   type MetadataRoutes,
 } from './requests.js';
-import { listParam } from '../query-params.js';
+import { listParam } from '../../common/query-params.js';
 
 /** The AVU routes (backends.md §3.3); the table's rules are in avu-store.ts. */
 

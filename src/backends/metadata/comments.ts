@@ -11,7 +11,7 @@ import {
   type MetadataOptions,
   type MetadataRoutes,
 } from './requests.js';
-import { booleanParam, choiceParam } from '../query-params.js';
+import { booleanParam, choiceParam } from '../../common/query-params.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
 import { gatewayError } from '../../common/errors.js';
 

@@ -10,7 +10,7 @@ import {
   Uuid,
   type MetadataRoutes,
 } from './requests.js';
-import { choiceParam } from '../query-params.js';
+import { choiceParam } from '../../common/query-params.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**

@@ -12,7 +12,7 @@ import {
   savedHierarchies,
 } from './ontology-store.js';
 import { bodyObject, stringList, targetTypes, userQuery, type MetadataRoutes } from './requests.js';
-import { requiredParam } from '../query-params.js';
+import { requiredParam } from '../../common/query-params.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**

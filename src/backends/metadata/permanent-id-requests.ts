@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { bodyObject, isUuid, userOf, userQuery, type MetadataRoutes } from './requests.js';
-import { listParam, singleParam } from '../query-params.js';
+import { listParam, singleParam } from '../../common/query-params.js';
 import {
   changeRequestStatus,
   createRequest,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Database, MetadataTargetType } from '../../store/schema.js';
-import { requireUserParam } from '../service.js';
+import { requireUserParam } from '../../common/query-params.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**

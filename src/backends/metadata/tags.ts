@@ -12,7 +12,7 @@ import {
   Uuid,
   type MetadataRoutes,
 } from './requests.js';
-import { choiceParam, requiredParam, singleParam } from '../query-params.js';
+import { choiceParam, requiredParam, singleParam } from '../../common/query-params.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**

@@ -1,5 +1,5 @@
 import { valueTypeNames } from '../../store/migrations/006-metadata-templates-pids.js';
-import { isJsonObject } from '../../http/request-body.js';
+import { isJsonObject } from '../../common/request-body.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { contentDisposition } from '../../http/content-disposition.js';
+import { contentDisposition } from '../../common/content-disposition.js';
 import { userOf, userQuery, type MetadataRoutes } from './requests.js';
-import { booleanParam } from '../query-params.js';
+import { booleanParam } from '../../common/query-params.js';
 import { templateInput } from './template-body.js';
 import { blankCsv, guideCsv, templateZip } from './template-files.js';
 import {

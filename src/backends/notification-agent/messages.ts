@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { notificationColumns, notificationJson, notificationRequest, storedType } from './model.js';
 import type { AgentRoutes } from './options.js';
 import { paged } from '../../store/paging.js';
-import { badQueryParam, countParam } from '../query-params.js';
+import { badQueryParam, countParam } from '../../common/query-params.js';
 import {
   agentQuery,
   countOf,

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
-import { isJsonObject } from '../../http/request-body.js';
+import { isJsonObject } from '../../common/request-body.js';
 import { GatewayError, gatewayError } from '../../common/errors.js';
 
 /** 400 with the field named: the agent's one kind of bad-request answer. */

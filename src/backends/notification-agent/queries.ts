@@ -1,6 +1,5 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { normalizeQuery } from '../../http/query.js';
-import { optionalBooleanParam } from '../query-params.js';
+import { normalizeQuery, optionalBooleanParam } from '../../common/query-params.js';
 import type { Database } from '../../store/schema.js';
 import { storedType } from './model.js';
 import { gatewayError } from '../../common/errors.js';

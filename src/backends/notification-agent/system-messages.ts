@@ -7,9 +7,13 @@ import { asBoolean } from '../../store/sqlite-booleans.js';
 import { badField } from './model.js';
 import type { AgentOptions, AgentRoutes } from './options.js';
 import { paged } from '../../store/paging.js';
-import { badQueryParam, countParam, optionalBooleanParam } from '../query-params.js';
+import {
+  badQueryParam,
+  countParam,
+  optionalBooleanParam,
+  normalizeQuery,
+} from '../../common/query-params.js';
 import { activeSystemMessages, agentQuery, markAllUser, maxIds, uuidsOf } from './queries.js';
-import { normalizeQuery } from '../../http/query.js';
 import { gatewayError } from '../../common/errors.js';
 
 const received = 1;

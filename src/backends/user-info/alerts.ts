@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { parseJsonText } from '../../http/request-body.js';
+import { parseJsonText } from '../../common/request-body.js';
 import type { Store } from '../../store/database.js';
 import { GatewayError, gatewayError } from '../../common/errors.js';
 

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import { parseJsonText } from '../../http/request-body.js';
+import { parseJsonText } from '../../common/request-body.js';
 import type { Store } from '../../store/database.js';
 import type { Database } from '../../store/schema.js';
-import { findUserId, qualifiedUsername, userIdFor } from '../../store/users.js';
+import { findUserId, userIdFor } from '../../store/users.js';
+import { qualifiedUsername } from '../../common/users.js';
 import { GatewayError, gatewayError } from '../../common/errors.js';
 
 interface BagRow {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { parseJsonText } from '../../http/request-body.js';
+import { parseJsonText } from '../../common/request-body.js';
 import type { Store } from '../../store/database.js';
 import type { UserDocumentTableName } from '../../store/schema.js';
 import { findUserId, userIdFor } from '../../store/users.js';

@@ -1,4 +1,4 @@
-import { depthCheckedText } from '../../http/json-body.js';
+import { depthCheckedText } from '../../common/json-depth.js';
 import type { EmbeddedService } from '../service.js';
 import { registerAlertRoutes } from './alerts.js';
 import { registerBagRoutes } from './bags.js';

@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { backendSecretHeader, buildBackendHost } from '../../../src/backends/host.js';
+import { backendSecretHeader, buildBackendHost } from '../../../src/embedded/host.js';
 import { loadConfig } from '../../../src/config.js';
 import { tokenKeyPath } from '../../../src/backends/apps/token-cipher.js';
 import { refreshMarginMs } from '../../../src/backends/apps/oauth-tokens.js';

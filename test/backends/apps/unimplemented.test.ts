@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import pino from 'pino';
-import { buildBackendHost } from '../../../src/backends/host.js';
+import { buildBackendHost } from '../../../src/embedded/host.js';
 import { loadConfig } from '../../../src/config.js';
 import type { HTTPMethods } from 'fastify';
 import { passthroughRoutes } from '../../../src/routes/passthrough-table.js';

@@ -12,8 +12,8 @@ import {
   MAX_SEGMENT_BYTES,
   normalizeDataPath,
   parentOf,
-} from '../../../src/backends/data-info/data-path.js';
-import { GatewayError } from '../../../src/http/errors.js';
+} from '../../../src/common/data-path.js';
+import { GatewayError } from '../../../src/common/errors.js';
 
 const ZONE = 'platform';
 const HOME = '/platform/home/alice';

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FastaCounter, FastaError } from '../../../src/backends/genomesvc/fasta.js';
-import { ServiceTokenSigner } from '../../../src/http/service-token.js';
-import type { Identity } from '../../../src/http/auth.js';
+import { ServiceTokenSigner } from '../../../src/common/service-token.js';
+import type { Identity } from '../../../src/common/identity.js';
 import { hostEngines, type BackendHost } from '../../support/backend-host.js';
 import { eventually } from '../../support/fileio.js';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { backendSecretHeader } from '../../../src/backends/host.js';
+import { backendSecretHeader } from '../../../src/embedded/host.js';
 import {
   hostEngines,
   secret,

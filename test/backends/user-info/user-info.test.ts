@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { backendSecretHeader, buildBackendHost } from '../../../src/backends/host.js';
+import { backendSecretHeader, buildBackendHost } from '../../../src/embedded/host.js';
 import { loadConfig } from '../../../src/config.js';
 import { openStore, type Store } from '../../../src/store/database.js';
 import { startSecuredFixture } from '../../support/fixture.js';

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { DataObject } from '../../data-info/catalog.js';
-import { baseName, joinDataPath } from '../../data-info/data-path.js';
+import { baseName, joinDataPath } from '../../../common/data-path.js';
 import { createFile, readableFile } from '../../data-info/writes.js';
 import { StepError, type Executor, type StepRun } from './step.js';
 import { importUrl } from './url-import.js';

@@ -2,12 +2,11 @@
 // stats, rename, delete, stop, steps, history, parameters and relaunch info — each user sees their own.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import { normalizeQuery } from '../../../http/query.js';
+import { normalizeQuery, badQueryParam, countParam } from '../../../common/query-params.js';
 import { paged } from '../../../store/paging.js';
 import type { Database } from '../../../store/schema.js';
 import { asBoolean } from '../../../store/sqlite-booleans.js';
-import { jsonNestsDeeperThan } from '../../../http/json-body.js';
-import { badQueryParam, countParam } from '../../query-params.js';
+import { jsonNestsDeeperThan } from '../../../common/json-depth.js';
 import { launchView, visibleApp } from '../catalog-routes.js';
 import type { AppDefinition } from '../definition.js';
 import { activeStatuses, type AnalysisRow, type JobRunner } from './runner.js';

@@ -4,10 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
-import { jobStatusNotification, type UserNotification } from '../../../http/notifications.js';
+import { jobStatusNotification, type UserNotification } from '../../../common/notifications.js';
 import type { Database } from '../../../store/schema.js';
 import { concurrentJobLimit } from '../../analyses/job-limits.js';
-import { joinDataPath } from '../../data-info/data-path.js';
+import { joinDataPath } from '../../../common/data-path.js';
 import type { DataStore } from '../../data-info/store.js';
 import { createFolders } from '../../data-info/writes.js';
 import { executors } from './executors.js';

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { UserNotification } from '../../../http/notifications.js';
+import type { UserNotification } from '../../../common/notifications.js';
 import type { Caller, DataStore } from '../../data-info/store.js';
 
 /** What a step gets: its parameter values by name, the caller, where outputs go. */

@@ -7,7 +7,7 @@ import { currentVersions } from '../catalog.js';
 import { visibleApp } from '../catalog-routes.js';
 import type { AppDefinition, AppParameter } from '../definition.js';
 import { asBoolean } from '../../../store/sqlite-booleans.js';
-import { isJsonObject } from '../../../http/request-body.js';
+import { isJsonObject } from '../../../common/request-body.js';
 import { gatewayError } from '../../../common/errors.js';
 
 export interface CheckedSubmission {

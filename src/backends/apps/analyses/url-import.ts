@@ -4,9 +4,9 @@
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GatewayError } from '../../../common/errors.js';
-import { OutboundError, outboundGet } from '../../../http/outbound-fetch.js';
-import { byteLimit } from '../../../http/request-body.js';
-import { baseName, joinDataPath } from '../../data-info/data-path.js';
+import { OutboundError, outboundGet } from '../../../common/outbound-fetch.js';
+import { byteLimit } from '../../../common/request-body.js';
+import { baseName, joinDataPath } from '../../../common/data-path.js';
 import { createFile } from '../../data-info/writes.js';
 import { StepError, type StepRun } from './step.js';
 

@@ -9,8 +9,8 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { calculateJwkThumbprint, exportJWK, jwtVerify, SignJWT } from 'jose';
-import type { Identity } from './auth.js';
-import { EMBEDDED_ISSUER, ensurePrivateKeyFile } from './keys.js';
+import type { Identity } from './identity.js';
+import { EMBEDDED_ISSUER, ensurePrivateKeyFile } from './key-files.js';
 
 /** How long a service token is valid. */
 export const SERVICE_TOKEN_TTL_SECONDS = 300;

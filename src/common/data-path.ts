@@ -1,4 +1,4 @@
-import { GatewayError, gatewayError } from '../../common/errors.js';
+import { GatewayError, gatewayError } from './errors.js';
 
 /**
  * The one place a client-supplied data-store path becomes a canonical one (backends.md §2).
@@ -147,4 +147,22 @@ export function ancestorsOf(path: string): string[] {
     ancestors.push(path.slice(0, slash));
   }
   return ancestors;
+}
+
+/** The data store's default bad characters: backquote, quote, newline, tab. */
+export const defaultBadChars = "`'\n\t";
+
+/** What makes a name bad (backends.md §2.3): characters it contains, whole names, whole paths. */
+export interface BadNameRules {
+  badChars: string;
+  badNames: string[];
+  badPaths: string[];
+}
+
+/** True when the listing should flag the name (backends.md §2.3 `badName`). */
+export function isBadName(path: string, options: BadNameRules): boolean {
+  const name = baseName(path);
+  if (options.badPaths.includes(path) || options.badNames.includes(name)) return true;
+  for (const character of options.badChars) if (name.includes(character)) return true;
+  return false;
 }

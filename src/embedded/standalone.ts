@@ -11,7 +11,7 @@ import {
   isEmbeddedBackend,
   type BackendName,
   type EmbeddedBackendName,
-} from './catalog.js';
+} from '../common/backend-names.js';
 import { buildBackendHost } from './host.js';
 
 /** Where these backends send notifications: NOTIFICATION_AGENT_URL, else this process when it serves the agent. */

@@ -1,25 +1,9 @@
-// The Fastify wiring of the error table: the error handler, sendError, and toGatewayError, which
+// The Fastify wiring of the error table (common/errors.ts), for the gateway and the embedded
+// backends alike: the error handler, sendError, and toGatewayError, which
 // maps whatever a handler or Fastify threw onto the gateway's `{error_code, reason, ...}`.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  errorAs,
-  gatewayError,
-  GatewayError,
-  relayedError,
-  type ErrorCode,
-} from '../common/errors.js';
-import { isDatabaseUnavailable } from '../store/postgres.js';
-
-// The error table and its constructors live in common/errors.ts; they are re-exported here so that
-// the gateway's modules find the Fastify wiring and the errors in one place.
-export {
-  errorAs,
-  errorTable,
-  gatewayError,
-  GatewayError,
-  relayedError,
-  type ErrorCode,
-} from '../common/errors.js';
+import { errorAs, gatewayError, GatewayError, relayedError, type ErrorCode } from './errors.js';
+import { isDatabaseUnavailable } from './database-unavailable.js';
 
 export function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
   return reply

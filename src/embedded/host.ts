@@ -12,13 +12,28 @@ import {
   answerFrameworkError,
   MAX_PATH_PARAMETER_LENGTH,
   registerErrorHandling,
-} from '../http/errors.js';
+  sendError,
+} from '../common/error-replies.js';
 import { registerJsonBodyParser } from '../http/json-body.js';
 import type { BackendTarget } from '../http/proxy.js';
-import type { EmbeddedBackendName } from './catalog.js';
+import { backendEnvPrefix, type EmbeddedBackendName } from '../common/backend-names.js';
 import { embeddedServices } from './registry.js';
-import { answerUnimplemented, type BackendContext } from './service.js';
+import type { BackendContext } from '../backends/service.js';
 import { gatewayError } from '../common/errors.js';
+
+/** Paths a partial embedded service does not serve answer 501 naming the variable that points elsewhere. */
+export function answerUnimplemented(app: FastifyInstance, name: EmbeddedBackendName): void {
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      gatewayError(
+        'ERR_NOT_IMPLEMENTED',
+        `The embedded ${name} service does not implement ${request.method} ${request.url.split('?')[0]}; set ${backendEnvPrefix(name)}_URL to reach a full one.`,
+        { backend: name },
+      ),
+    ),
+  );
+}
 
 /** The header that proves a request comes from a gateway: backends trust identity parameters only then. */
 export const backendSecretHeader = 'x-backend-secret';

@@ -1,0 +1,102 @@
+// The walls between the layers (docs/architecture.md), checked by `npm run lint` and so by `npm test`.
+//   common   vocabulary every part shares; imports nothing of the project but itself
+//   config   the settings; imports only common
+//   store    the database; imports common and config
+//   http     the gateway's HTTP layer (auth, limits, the forwarder); imports common, config, store
+//   clients  small typed callers of one backend each, over the forwarder; imports common, http
+//   routes   the gateway's routes; imports common, config, store, http, clients
+//   backends one folder per embedded service; others reach it only through its index.ts
+//   embedded the host serving the embedded backends (in-process or standalone); imports their doors
+//   app.ts, main.ts, cli/  put it all together
+const backendFolder = '^src/backends/[^/]+/';
+const door = '^src/backends/[^/]+/index\\.ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'common-imports-only-common',
+      comment: 'src/common/ is shared vocabulary: it may not depend on any other part of the project.',
+      severity: 'error',
+      from: { path: '^src/common/' },
+      to: { path: '^src/', pathNot: '^src/common/' },
+    },
+    {
+      name: 'config-imports-only-common',
+      severity: 'error',
+      from: { path: '^src/config\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/common/' },
+    },
+    {
+      name: 'store-below-the-gateway',
+      comment: 'The store serves every part and knows none of them.',
+      severity: 'error',
+      from: { path: '^src/store/' },
+      to: { path: '^src/', pathNot: ['^src/(common|store)/', '^src/config\\.ts$'] },
+    },
+    {
+      name: 'http-below-routes-and-backends',
+      comment: 'src/http/ (auth, limits, the forwarder) knows no route, client or backend.',
+      severity: 'error',
+      from: { path: '^src/http/' },
+      to: { path: '^src/', pathNot: ['^src/(common|store|http)/', '^src/config\\.ts$'] },
+    },
+    {
+      name: 'clients-call-over-the-forwarder',
+      comment: 'A client is a typed caller of one backend through the forwarder (src/http/proxy.ts).',
+      severity: 'error',
+      from: { path: '^src/clients/' },
+      to: { path: '^src/', pathNot: ['^src/(common|http|clients)/', '^src/config\\.ts$'] },
+    },
+    {
+      name: 'routes-reach-backends-through-the-forwarder',
+      comment:
+        'Gateway routes call backends over HTTP (the forwarder, or a client in src/clients/), never in-process.',
+      severity: 'error',
+      from: { path: '^src/routes/' },
+      to: { path: '^src/(backends|embedded)/' },
+    },
+    {
+      name: 'backends-stay-behind-their-doors',
+      comment:
+        'An embedded backend is a service of its own: it may use common, config, store and other backends’ doors, not the gateway.',
+      severity: 'error',
+      from: { path: '^src/backends/' },
+      to: { path: '^src/(http|routes|clients|embedded|cli)/|^src/(app|main)\\.ts$' },
+    },
+    {
+      name: 'one-door-per-backend',
+      comment:
+        'Only src/backends/<service>/index.ts may be imported from outside src/backends/<service>/.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: backendFolder },
+      to: { path: backendFolder, pathNot: door },
+    },
+    {
+      name: 'one-door-per-backend-between-backends',
+      comment: 'A backend reaches another backend only through that backend’s index.ts.',
+      severity: 'error',
+      from: { path: '^src/backends/([^/]+)/' },
+      to: { path: backendFolder, pathNot: ['^src/backends/$1/', door] },
+    },
+    {
+      name: 'no-circular-files',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-circular-folders',
+      comment: 'Folders form layers: no folder depends, through others, on itself.',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/.+' },
+      to: { path: '^src/.+', circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

@@ -1,0 +1,43 @@
+// Secrets and signing keys kept as files of the data directory, shared by the gateway's own
+// token signing, service tokens and the apps service's token cipher.
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The `iss` of tokens the gateway signs itself (embedded user tokens and service tokens). */
+export const EMBEDDED_ISSUER = 'platform-gateway';
+
+/**
+ * A secret kept in a file of the data directory: read when it exists, else made once (mode 0600,
+ * in a 0700 folder). Linking a finished temp file into place means two processes starting at once
+ * agree on one secret.
+ */
+export function readOrCreateSecretFile(file: string, make: () => string | Buffer): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, make(), { mode: 0o600 });
+  try {
+    linkSync(temp, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(temp, { force: true });
+  }
+  return readFileSync(file);
+}
+
+/** A P-256 private key kept in `file`: created on first use, then read. */
+export function ensurePrivateKeyFile(file: string): KeyObject {
+  const pem = readOrCreateSecretFile(file, () =>
+    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }),
+  );
+  return createPrivateKey(pem);
+}

@@ -1,0 +1,21 @@
+import { analysesService } from '../backends/analyses/index.js';
+import type { EmbeddedBackendName } from '../common/backend-names.js';
+import { appsService } from '../backends/apps/index.js';
+import { dataInfoService } from '../backends/data-info/index.js';
+import { genomeService } from '../backends/genomesvc/index.js';
+import { groupsService } from '../backends/groups/index.js';
+import { metadataService } from '../backends/metadata/index.js';
+import { notificationAgentService } from '../backends/notification-agent/index.js';
+import type { EmbeddedService } from '../backends/service.js';
+import { userInfoService } from '../backends/user-info/index.js';
+
+export const embeddedServices: Record<EmbeddedBackendName, EmbeddedService> = {
+  'user-info': userInfoService,
+  groups: groupsService,
+  'data-info': dataInfoService,
+  apps: appsService,
+  metadata: metadataService,
+  'notification-agent': notificationAgentService,
+  genomesvc: genomeService,
+  analyses: analysesService,
+};
