@@ -15,7 +15,8 @@ module.exports = {
   forbidden: [
     {
       name: 'common-imports-only-common',
-      comment: 'src/common/ is shared vocabulary: it may not depend on any other part of the project.',
+      comment:
+        'src/common/ is shared vocabulary: it may not depend on any other part of the project.',
       severity: 'error',
       from: { path: '^src/common/' },
       to: { path: '^src/', pathNot: '^src/common/' },
@@ -42,7 +43,8 @@ module.exports = {
     },
     {
       name: 'clients-call-over-the-forwarder',
-      comment: 'A client is a typed caller of one backend through the forwarder (src/http/proxy.ts).',
+      comment:
+        'A client is a typed caller of one backend through the forwarder (src/http/proxy.ts).',
       severity: 'error',
       from: { path: '^src/clients/' },
       to: { path: '^src/', pathNot: ['^src/(common|http|clients)/', '^src/config\\.ts$'] },

@@ -2,7 +2,14 @@
 // place that turns a backend's error body into a GatewayError.
 import type { BackendName } from '../common/backend-names.js';
 import { GatewayError, gatewayError, relayedError } from '../common/errors.js';
-import type { BackendResponse } from './proxy.js';
+import type { Dispatcher } from 'undici';
+
+/** A backend's answer as the forwarder hands it over, the body not yet read. */
+export interface BackendResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
 
 function parsed(text: string): unknown {
   try {

@@ -5,7 +5,6 @@ import {
   type BackendName,
   type IdentityStyle,
 } from '../common/backend-names.js';
-import type { Tag } from '../routes/tags.js';
 import type { AuthLevel } from './auth.js';
 import { documentedNotEnforced, routeSecurity } from './openapi.js';
 import { routeAtBoth } from './secured-alias.js';
@@ -17,7 +16,7 @@ import type { Forwarder } from './proxy.js';
  * Paths use the spec's `{name}` syntax; a backend path may also use `{user}` (short username)
  * and `{qualified-user}` (`user@uid-domain`) for backends that take the caller in the path.
  */
-export interface PassthroughRoute {
+export interface PassthroughRoute<TagName extends string = string> {
   method: HTTPMethods | HTTPMethods[];
   path: string;
   backend: BackendName;
@@ -27,7 +26,8 @@ export interface PassthroughRoute {
   auth?: AuthLevel;
   /** Defaults to the backend's convention. */
   identity?: IdentityStyle;
-  tag: Tag;
+  /** The OpenAPI tag (the route files' tag list, src/routes/tags.ts). */
+  tag: TagName;
   summary: string;
   /** Also serve the route under `/secured` (where a user is always required). */
   securedAlias?: boolean;

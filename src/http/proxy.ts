@@ -5,7 +5,7 @@ import { Pool, type Dispatcher } from 'undici';
 import { type BackendName, type IdentityStyle, backendEnvPrefix } from '../common/backend-names.js';
 import type { BackendSetting } from '../config.js';
 import type { Identity } from '../common/identity.js';
-import { jsonAnswer } from './backend-answer.js';
+import { jsonAnswer, type BackendResponse } from './backend-answer.js';
 import { requestBody } from './connection-limits.js';
 import { GatewayError, errorAs, gatewayError } from '../common/errors.js';
 import { bodyTooLarge, byteLimit, hasBody } from '../common/request-body.js';
@@ -184,12 +184,6 @@ function objectPairs(query: BackendCall['query']): [string, string][] {
     for (const item of Array.isArray(value) ? value : [value]) pairs.push([key, item]);
   }
   return pairs;
-}
-
-export interface BackendResponse {
-  statusCode: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData['body'];
 }
 
 /**

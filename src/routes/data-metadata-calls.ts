@@ -3,7 +3,8 @@
 import type { FastifyRequest } from 'fastify';
 import { isUuid } from '../common/ids.js';
 import { backendError, jsonAnswer } from '../http/backend-answer.js';
-import type { BackendCall, BackendResponse } from '../http/proxy.js';
+import type { BackendCall } from '../http/proxy.js';
+import type { BackendResponse } from '../http/backend-answer.js';
 import {
   answeredListing,
   dataInfoCall,
