@@ -1,6 +1,7 @@
 // The documentation stays true to the code it describes: the configuration page lists exactly the
-// environment variables src/config.ts reads, and every relative link in README.md and docs/ leads
-// to a file of this repository (a clone holds nothing beside it, so no link may leave it).
+// environment variables src/config.ts reads, the architecture page names exactly the files of the
+// shared folders (src/common/, src/http/, src/embedded/), and every relative link in README.md and
+// docs/ leads to a file of this repository (a clone holds nothing beside it, so no link may leave it).
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -157,4 +158,18 @@ test('every relative link in README.md and docs/ leads to a file (and heading) o
   }
   assert.ok(links > 0);
   assert.deepEqual(broken, []);
+});
+
+test('the architecture page names exactly the files of src/common/, src/http/ and src/embedded/', () => {
+  const page = read('docs/architecture.md');
+  for (const folder of ['common', 'http', 'embedded']) {
+    const row = page.split('\n').find((line) => line.startsWith(`| \`src/${folder}/\` |`));
+    assert.ok(row, `docs/architecture.md has a row for src/${folder}/`);
+    // Names in the row that are paths of another folder (`src/common/service-token.ts`) do not count.
+    const named = new Set(
+      [...row.matchAll(/`([a-z0-9-]+\.ts)`/g)].map((match) => match[1]!),
+    );
+    const files = readdirSync(path.join(root, 'src', folder)).filter((name) => name.endsWith('.ts'));
+    assert.deepEqual([...named].sort(), files.sort(), `the files of src/${folder}/`);
+  }
 });
