@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Catalog, DataObject, Permission } from '../../src/backends/data-info/catalog.js';
+import type { Catalog, DataObject, Permission } from '../../src/backends/data-info/object-index.js';
 import { DataStore } from '../../src/backends/data-info/store.js';
 import { hostEngines, withUser, type BackendHost, type HttpAnswer } from './backend-host.js';
 

@@ -1,4 +1,4 @@
-import { Catalog } from '../data-info/catalog.js';
+import { Catalog } from '../data-info/object-index.js';
 import type { EmbeddedService } from '../service.js';
 import { defaultsRoutes } from './defaults-routes.js';
 import { jobLimitRoutes } from './job-limits.js';

@@ -2,7 +2,7 @@
 // update and delete (by the creator), and the launch form they fill.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Catalog } from '../data-info/catalog.js';
+import type { Catalog } from '../data-info/object-index.js';
 import { quickLaunchAppInfo } from './app-info.js';
 import { callerOf, shortName } from './caller.js';
 import {

@@ -4,9 +4,9 @@
 // may use it — the creator, or everyone for a public quick launch. Required parameters may be absent.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { currentVersions, visibleApps } from '../apps/catalog.js';
+import { currentVersions, visibleApps } from '../apps/app-listings.js';
 import { pathParameterTypes, type AppDefinition } from '../apps/definition.js';
-import { atLeast, type Catalog } from '../data-info/catalog.js';
+import { atLeast, type Catalog } from '../data-info/object-index.js';
 import { normalizeDataPath } from '../../common/data-path.js';
 import { anonymousUser } from '../data-info/store.js';
 import type { Submission } from './model.js';

@@ -6,8 +6,8 @@ import type { Database } from '../../store/schema.js';
 import { userQuery } from '../metadata/requests.js';
 import { choiceParam } from '../../common/query-params.js';
 import { jobStats } from './analyses/job-stats.js';
-import { listApps } from './catalog.js';
-import { listingQuery } from './catalog-routes.js';
+import { listApps } from './app-listings.js';
+import { listingQuery } from './app-listing-routes.js';
 import { shortUser } from './caller.js';
 
 const subsets = ['public', 'private', 'all'] as const;

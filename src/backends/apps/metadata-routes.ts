@@ -9,7 +9,7 @@ import type { Database } from '../../store/schema.js';
 import { avusOf, requestedAvus, writeAvus } from '../metadata/avu-store.js';
 import { Uuid, userQuery } from '../metadata/requests.js';
 import { requireUserParam } from '../../common/query-params.js';
-import { visibleApps } from './catalog.js';
+import { visibleApps } from './app-listings.js';
 import { shortUser, signedInUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 

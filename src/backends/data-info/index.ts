@@ -1,14 +1,14 @@
 import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../../common/query-params.js';
-import { filesRoutes } from './files.js';
-import { mutationRoutes } from './mutations.js';
-import { navigationRoutes } from './navigation.js';
+import { filesRoutes } from './file-routes.js';
+import { mutationRoutes } from './mutation-routes.js';
+import { navigationRoutes } from './navigation-routes.js';
 import { announcer } from './notifications.js';
 import { basePaths } from '../../common/base-paths.js';
-import { sharingRoutes } from './sharing.js';
-import { statRoutes, usageSummaryRoutes } from './stats.js';
+import { sharingRoutes } from './sharing-routes.js';
+import { statRoutes, usageSummaryRoutes } from './stat-routes.js';
 import { sharedDataStore } from './shared.js';
-import { ticketRoutes } from './tickets.js';
+import { ticketRoutes } from './ticket-routes.js';
 import { startOrphanSweep } from './orphans.js';
 import { startTrashSweep } from './trash.js';
 

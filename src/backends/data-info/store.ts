@@ -8,7 +8,7 @@ import {
   systemOwner,
   type DataObject,
   type Permission,
-} from './catalog.js';
+} from './object-index.js';
 import { baseName, MAX_SEGMENT_BYTES, normalizeDataPath } from '../../common/data-path.js';
 import { gatewayError } from '../../common/errors.js';
 

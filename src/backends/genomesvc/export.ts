@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from 'typebox';
-import type { DataObject } from '../data-info/catalog.js';
+import type { DataObject } from '../data-info/object-index.js';
 import { joinDataPath, parentOf } from '../../common/data-path.js';
 import type { Caller } from '../data-info/store.js';
 import { visibilityOf } from '../data-info/visibility.js';
 import { createFile, createFolders, replaceContent } from '../data-info/writes.js';
 import { failureReason } from './background.js';
-import type { GenomeRow } from './catalog.js';
+import type { GenomeRow } from './genome-records.js';
 import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.js';
 import { errorAs, gatewayError } from '../../common/errors.js';
 

@@ -5,7 +5,7 @@ import { BlobStore } from '../data-info/blobs.js';
 import { sharedDataStore } from '../data-info/shared.js';
 import type { EmbeddedService } from '../service.js';
 import { BackgroundJobs } from './background.js';
-import { GenomeCatalog } from './catalog.js';
+import { GenomeCatalog } from './genome-records.js';
 import { JobBody, startExport, type JobRequest } from './export.js';
 import { callerOf } from './identity.js';
 import { LoadBody, startLoad, type LoadRequest } from './load.js';

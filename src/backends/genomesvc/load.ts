@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
-import type { DataObject } from '../data-info/catalog.js';
+import type { DataObject } from '../data-info/object-index.js';
 import { baseName, joinDataPath } from '../../common/data-path.js';
 import type { Caller } from '../data-info/store.js';
 import { readableFile } from '../data-info/writes.js';

@@ -3,7 +3,7 @@ import type { BlobStore } from '../data-info/blobs.js';
 import type { DataStore } from '../data-info/store.js';
 import type { BackendContext } from '../service.js';
 import type { BackgroundJobs } from './background.js';
-import type { GenomeCatalog } from './catalog.js';
+import type { GenomeCatalog } from './genome-records.js';
 
 /** What the genome service's loads and exports work with. */
 export interface GenomeService {

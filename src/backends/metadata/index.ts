@@ -1,13 +1,13 @@
 import type { EmbeddedService } from '../service.js';
-import { avuRoutes } from './avus.js';
-import { commentRoutes } from './comments.js';
-import { favoriteRoutes } from './favorites.js';
-import { ontologyAdminRoutes } from './ontologies-admin.js';
-import { ontologyRoutes } from './ontologies.js';
-import { permanentIdRequestRoutes } from './permanent-id-requests.js';
+import { avuRoutes } from './avu-routes.js';
+import { commentRoutes } from './comment-routes.js';
+import { favoriteRoutes } from './favorite-routes.js';
+import { ontologyAdminRoutes } from './ontology-admin-routes.js';
+import { ontologyRoutes } from './ontology-routes.js';
+import { permanentIdRequestRoutes } from './permanent-id-request-routes.js';
 import type { MetadataRoutes } from './requests.js';
-import { tagRoutes } from './tags.js';
-import { templateRoutes } from './templates.js';
+import { tagRoutes } from './tag-routes.js';
+import { templateRoutes } from './template-routes.js';
 
 /**
  * The route modules of the metadata service, each a plugin given `{db, now}` (requests.ts).

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { Catalog, everyone } from '../../../src/backends/data-info/catalog.js';
+import { Catalog, everyone } from '../../../src/backends/data-info/object-index.js';
 import { openStore, type Store } from '../../../src/store/database.js';
 import { requiredInCi } from '../../support/gateway.js';
 import { pgSchemaUrl } from '../../support/postgres.js';

@@ -3,7 +3,7 @@
 // user who launched the job (their permissions decide what it may read and write).
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { DataObject } from '../../data-info/catalog.js';
+import type { DataObject } from '../../data-info/object-index.js';
 import { baseName, joinDataPath } from '../../../common/data-path.js';
 import { createFile, readableFile } from '../../data-info/writes.js';
 import { StepError, type Executor, type StepRun } from './step.js';

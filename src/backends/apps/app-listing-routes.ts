@@ -12,7 +12,7 @@ import {
   visibleApps,
   type ListingQuery,
   type SortField,
-} from './catalog.js';
+} from './app-listings.js';
 import { jobStats } from './analyses/job-stats.js';
 import type { AppDefinition } from './definition.js';
 import { shortUser } from './caller.js';

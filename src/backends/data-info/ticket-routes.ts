@@ -11,11 +11,11 @@ import {
   stringParam,
   userOf,
 } from './bulk.js';
-import { atLeast, type DataObject } from './catalog.js';
+import { atLeast, type DataObject } from './object-index.js';
 import { baseName } from '../../common/data-path.js';
 import { inTransaction } from './moves.js';
 import type { Caller, DataStore } from './store.js';
-import { ticketDownloadRoutes } from './ticket-downloads.js';
+import { ticketDownloadRoutes } from './ticket-download-routes.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**
