@@ -2,10 +2,16 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { toGatewayError } from '../../common/error-replies.js';
 import { bodyObject, MAX_BULK_PATHS, pathList, userOf } from './bulk.js';
-import { atLeast, everyone, systemOwner, type DataObject, type Permission } from './object-index.js';
+import {
+  atLeast,
+  everyone,
+  systemOwner,
+  type DataObject,
+  type Permission,
+} from './object-index.js';
 import { inTransaction } from './moves.js';
 import { anonymousUser, type Caller, type DataStore } from './store.js';
-import { createTickets } from './ticket-routes.js';
+import { createTickets } from './tickets.js';
 import { GatewayError, gatewayError } from '../../common/errors.js';
 
 /**

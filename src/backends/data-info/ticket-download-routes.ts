@@ -8,7 +8,7 @@ import { parseRange } from './blobs.js';
 import { atLeast, type DataObject } from './object-index.js';
 import { baseName } from '../../common/data-path.js';
 import type { DataStore } from './store.js';
-import { ticketDefinition } from './ticket-routes.js';
+import { ticketDefinition } from './tickets.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**

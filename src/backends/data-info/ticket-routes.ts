@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+// The ticket routes (backends.md §2.6): create, list and remove tickets (tickets.ts); the
+// downloads a ticket grants are ticket-download-routes.ts, registered here under the same plain
+// ticket errors.
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { sendError, toGatewayError } from '../../common/error-replies.js';
@@ -11,109 +13,19 @@ import {
   stringParam,
   userOf,
 } from './bulk.js';
-import { atLeast, type DataObject } from './object-index.js';
-import { baseName } from '../../common/data-path.js';
+import { atLeast } from './object-index.js';
 import { inTransaction } from './moves.js';
-import type { Caller, DataStore } from './store.js';
+import type { DataStore } from './store.js';
+import {
+  createTickets,
+  neededLevel,
+  requireLevel,
+  ticketDefinition,
+  type TicketDefinition,
+  type TicketOptions,
+} from './tickets.js';
 import { ticketDownloadRoutes } from './ticket-download-routes.js';
 import { gatewayError } from '../../common/errors.js';
-
-/**
- * Tickets (backends.md §2.6): capability URLs that let anyone holding them download one object.
- * A ticket id is a random upper-case UUID; its URLs live under TICKET_BASE_URL.
- */
-
-export interface TicketDefinition {
-  path: string;
-  'ticket-id': string;
-  'download-url': string;
-  'download-page-url': string;
-}
-
-export interface TicketOptions {
-  mode: 'read' | 'write';
-  public: boolean;
-  forJob: boolean;
-  usesLimit?: number;
-  fileWriteLimit?: number;
-}
-
-export function ticketDefinition(
-  data: DataStore,
-  path: string,
-  ticketId: string,
-): TicketDefinition {
-  const base = data.options.ticketBaseUrl.replace(/\/+$/, '');
-  return {
-    path,
-    'ticket-id': ticketId,
-    'download-url': `${base}/d/${ticketId}/${encodeURIComponent(baseName(path))}`,
-    'download-page-url': `${base}/${ticketId}`,
-  };
-}
-
-/** Job tickets (for-job, read) need read access; every other ticket needs write access. */
-function neededLevel(forJob: boolean, mode: 'read' | 'write' = 'read'): 'read' | 'write' {
-  return forJob && mode === 'read' ? 'read' : 'write';
-}
-
-async function requireLevel(
-  data: DataStore,
-  caller: Caller,
-  object: DataObject,
-  level: 'read' | 'write',
-): Promise<void> {
-  if (!atLeast(await data.permission(caller, object.path), level)) {
-    throw gatewayError(
-      level === 'read' ? 'ERR_NOT_READABLE' : 'ERR_NOT_WRITEABLE',
-      `${caller.name} cannot ${level} ${object.path}`,
-    );
-  }
-}
-
-/** Creates one ticket per path (all checked first, then all inserted in one transaction). */
-export async function createTickets(
-  data: DataStore,
-  caller: Caller,
-  paths: string[],
-  options: TicketOptions,
-): Promise<TicketDefinition[]> {
-  const objects: DataObject[] = [];
-  for (const path of paths) {
-    const object = await data.catalog.byPath(path);
-    if (!object) throw gatewayError('ERR_DOES_NOT_EXIST', `${path} does not exist`);
-    await requireLevel(data, caller, object, neededLevel(options.forJob, options.mode));
-    objects.push(object);
-  }
-  return inTransaction(data, async (trx) => {
-    const tickets: TicketDefinition[] = [];
-    for (const object of objects) {
-      // A collision of random UUIDs is all but impossible; the contract still says "until unused".
-      for (;;) {
-        const id = randomUUID().toUpperCase();
-        const inserted = await trx
-          .insertInto('data_tickets')
-          .values({
-            id,
-            object_id: object.id,
-            owner: caller.name,
-            mode: options.mode,
-            public: options.public,
-            for_job: options.forJob,
-            uses_limit: options.usesLimit || null,
-            file_write_limit: options.fileWriteLimit || null,
-            created_at: data.now(),
-          })
-          .onConflict((conflict) => conflict.column('id').doNothing())
-          .executeTakeFirst();
-        if (Number(inserted.numInsertedOrUpdatedRows ?? 1) === 0) continue;
-        tickets.push(ticketDefinition(data, object.path, id));
-        break;
-      }
-    }
-    return tickets;
-  });
-}
 
 /** Spec: ticket errors are `{error_code, reason}` only. */
 function plainTicketErrors(app: Parameters<FastifyPluginAsync>[0]): void {
