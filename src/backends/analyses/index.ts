@@ -1,4 +1,4 @@
-import { Catalog } from '../data-info/object-index.js';
+import { ObjectIndex } from '../data-info/index.js';
 import type { EmbeddedService } from '../service.js';
 import { defaultsRoutes } from './defaults-routes.js';
 import { jobLimitRoutes } from './job-limits.js';
@@ -19,7 +19,7 @@ export const analysesService: EmbeddedService = {
     const deps = { db: store.db, uidDomain: config.uidDomain, now };
     await app.register(quickLaunchRoutes, {
       ...deps,
-      catalog: new Catalog(store.db, config.dataStore.zone),
+      catalog: new ObjectIndex(store.db, config.dataStore.zone),
     });
     await app.register(defaultsRoutes, deps);
     await app.register(jobLimitRoutes, {

@@ -4,7 +4,7 @@ import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../../common/query-params.js';
 import { adminCategoryRoutes } from './admin-category-routes.js';
 import { adminListingRoutes } from './admin-listing-routes.js';
-import { sharedDataStore } from '../data-info/shared.js';
+import { openSharedDataStore } from '../data-info/index.js';
 import { analysisRoutes } from './analyses/analysis-routes.js';
 import { JobRunner } from './analyses/runner.js';
 import { installBuiltInApps } from './built-in.js';
@@ -50,7 +50,7 @@ export const appsService: EmbeddedService = {
     const runner = new JobRunner({
       db: store.db,
       // The executor writes where data-info does: the one DataStore of this process.
-      data: () => sharedDataStore(store.db, { ...config.dataStore }),
+      data: () => openSharedDataStore(store.db, { ...config.dataStore }),
       notify,
       now,
       log: app.log,

@@ -3,7 +3,7 @@ import type { Database } from '../../store/schema.js';
 import { BlobStore, type OpenBlob } from './blobs.js';
 import {
   atLeast,
-  Catalog,
+  ObjectIndex,
   everyone,
   systemOwner,
   type DataObject,
@@ -69,7 +69,7 @@ export interface Stat {
  * how an object is described.
  */
 export class DataStore {
-  readonly catalog: Catalog;
+  readonly catalog: ObjectIndex;
   readonly blobs: BlobStore;
   readonly zone: string;
   readonly now: () => number;
@@ -80,7 +80,7 @@ export class DataStore {
   ) {
     this.zone = options.zone;
     this.now = options.now ?? Date.now;
-    this.catalog = new Catalog(db, options.zone, this.now);
+    this.catalog = new ObjectIndex(db, options.zone, this.now);
     this.blobs = new BlobStore(options.dir);
   }
 

@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from 'typebox';
-import type { DataObject } from '../data-info/object-index.js';
 import { joinDataPath, parentOf } from '../../common/data-path.js';
-import type { Caller } from '../data-info/store.js';
-import { visibilityOf } from '../data-info/visibility.js';
-import { createFile, createFolders, replaceContent } from '../data-info/writes.js';
+import {
+  createFile,
+  createFolders,
+  replaceContent,
+  requireAccess,
+  type Caller,
+  type DataObject,
+} from '../data-info/index.js';
 import { failureReason } from './background.js';
 import type { GenomeRow } from './genome-records.js';
 import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.js';
@@ -54,7 +58,7 @@ async function checkDestination(
     );
   if (existing.type !== 'file')
     throw gatewayError('ERR_NOT_A_FILE', `${path} is a folder`, { path });
-  await visibilityOf(service.data).requireLevel(caller, existing, 'write');
+  await requireAccess(service.data, caller, existing, 'write');
   return existing;
 }
 

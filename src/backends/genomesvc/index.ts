@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { Type } from 'typebox';
 import { ServiceTokenVerifier } from '../../common/service-token.js';
-import { BlobStore } from '../data-info/blobs.js';
-import { sharedDataStore } from '../data-info/shared.js';
+import { BlobStore, openSharedDataStore } from '../data-info/index.js';
 import type { EmbeddedService } from '../service.js';
 import { BackgroundJobs } from './background.js';
 import { GenomeCatalog } from './genome-records.js';
@@ -27,7 +26,7 @@ const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) 
 export const genomeService: EmbeddedService = {
   name: 'genomesvc',
   plugin: async (app, { store, config, notify, now }) => {
-    const data = await sharedDataStore(store.db, { ...config.dataStore });
+    const data = await openSharedDataStore(store.db, { ...config.dataStore });
     const genomeBytes = new BlobStore(path.join(config.dataStore.dir, GENOME_FOLDER));
     await genomeBytes.init();
     const verifier = new ServiceTokenVerifier(config.dataDir, 'genomesvc');

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
-import type { DataObject } from '../data-info/object-index.js';
 import { baseName, joinDataPath } from '../../common/data-path.js';
-import type { Caller } from '../data-info/store.js';
-import { readableFile } from '../data-info/writes.js';
+import { readableFile, type Caller, type DataObject } from '../data-info/index.js';
 import { failureReason } from './background.js';
 import { FastaCounter } from './fasta.js';
 import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.js';

@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { BlobStore } from '../data-info/blobs.js';
-import type { DataStore } from '../data-info/store.js';
+import type { BlobStore, DataStore } from '../data-info/index.js';
 import type { BackendContext } from '../service.js';
 import type { BackgroundJobs } from './background.js';
 import type { GenomeCatalog } from './genome-records.js';

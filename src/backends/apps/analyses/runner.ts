@@ -8,8 +8,7 @@ import { jobStatusNotification, type UserNotification } from '../../../common/no
 import type { Database } from '../../../store/schema.js';
 import { concurrentJobLimit } from '../../analyses/job-limits.js';
 import { joinDataPath } from '../../../common/data-path.js';
-import type { DataStore } from '../../data-info/store.js';
-import { createFolders } from '../../data-info/writes.js';
+import { createFolders, type DataStore } from '../../data-info/index.js';
 import { executors } from './executors.js';
 import { StepError, type StepRun } from './step.js';
 import type { CheckedSubmission } from './submission.js';
