@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { userQuery } from '../metadata/requests.js';
+import { userQuery } from '../metadata/index.js';
 import { choiceParam } from '../../common/query-params.js';
 import { jobStats } from './analyses/job-stats.js';
 import { listApps } from './app-listings.js';

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
-import { userQuery } from '../metadata/requests.js';
+import { userQuery } from '../metadata/index.js';
 import { requiredParam } from '../../common/query-params.js';
 import { listApps, type visibleApps } from './app-listings.js';
 import { listingQuery } from './app-listing-routes.js';

@@ -10,6 +10,28 @@ import { tagRoutes } from './tag-routes.js';
 import { templateRoutes } from './template-routes.js';
 
 /**
+ * metadata's door. What other parts of the project may use of it: the service itself (for the
+ * embedded host) and, for the apps service, which keeps its apps' AVUs and serves app hierarchies
+ * in the same database: the AVU store (reading, parsing and writing a target's AVUs), the ontology
+ * store (versions, their class graphs and saved hierarchies, the AVUs that place apps in them) and
+ * the request helpers metadata-style routes share (the `user` query, UUID parameters, JSON bodies).
+ */
+export { avusOf, requestedAvus, writeAvus } from './avu-store.js';
+export {
+  classAvus,
+  filterTree,
+  irisOf,
+  listOntologies,
+  loadGraph,
+  markOntologyDeleted,
+  requireOntology,
+  requireSavedTree,
+  savedHierarchies,
+  type OntologyClassHierarchy,
+} from './ontology-store.js';
+export { bodyObject, isUuid, userQuery, Uuid } from './requests.js';
+
+/**
  * The route modules of the metadata service, each a plugin given `{db, now}` (requests.ts).
  * A new module is one more entry here.
  */
