@@ -1,7 +1,7 @@
 import { ObjectIndex } from '../data-info/index.js';
 import type { EmbeddedService } from '../service.js';
 import { defaultsRoutes } from './defaults-routes.js';
-import { jobLimitRoutes } from './job-limits.js';
+import { jobLimitRoutes } from './job-limit-routes.js';
 import { quickLaunchRoutes } from './quick-launch-routes.js';
 
 /**
@@ -11,7 +11,7 @@ import { quickLaunchRoutes } from './quick-launch-routes.js';
  * store's catalog and permission rules. It reads only the catalog, never file bytes, so it does not
  * open the DataStore (whose start-up clears unfinished writes): a standalone analyses process on
  * the same store cannot disturb data-info's uploads. Concurrent-job limits are
- * set here per user (job-limits.ts) and enforced where analyses are submitted (the apps service).
+ * set here per user (job-limit-routes.ts) and enforced where analyses are submitted (the apps service).
  */
 export const analysesService: EmbeddedService = {
   name: 'analyses',

@@ -4,8 +4,12 @@
 // may use it — the creator, or everyone for a public quick launch. Required parameters may be absent.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { currentVersions, visibleApps } from '../apps/app-listings.js';
-import { pathParameterTypes, type AppDefinition } from '../apps/definition.js';
+import {
+  currentVersions,
+  pathParameterTypes,
+  visibleApps,
+  type AppDefinition,
+} from '../apps/index.js';
 import { normalizeDataPath } from '../../common/data-path.js';
 import { anonymousUser, atLeast, type ObjectIndex } from '../data-info/index.js';
 import type { Submission } from './model.js';

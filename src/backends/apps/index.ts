@@ -31,10 +31,21 @@ const loginBody = Type.Object({
 });
 
 /**
+ * apps' door. What other parts of the project may use of it: the service itself (for the embedded
+ * host) and, for the analyses service (whose quick launches are saved submissions of an app's
+ * launch form), reading the app catalog in-process: the apps a user may see, their current
+ * versions, an app's definition and which of its parameter types name data-store paths, and its
+ * launch form. The analyses service depends on apps, never the other way round.
+ */
+export { currentVersions, visibleApps } from './app-listings.js';
+export { launchView } from './app-views.js';
+export { pathParameterTypes, type AppDefinition } from './definition.js';
+
+/**
  * The apps service (backends.md §5): the account side the bootstrap needs (workspace, logins),
  * OAuth access to the third-party job API, the app catalog with its AVU metadata, public categories
  * and workspaces kept by administrators, and ontology versions with app hierarchies and the apps
- * under them (ontologies.ts, hierarchy-listing-routes.ts). Analyses and the rest answer 501
+ * under them (ontology-routes.ts, hierarchy-listing-routes.ts). Analyses and the rest answer 501
  * until they are built (APPS_URL reaches a real one).
  */
 export const appsService: EmbeddedService = {

@@ -16,7 +16,7 @@ import { GatewayError, gatewayError } from '../../common/errors.js';
 
 /**
  * Sharing (backends.md §2.1): only an object's owner grants or revokes `read`, `write` or `own`
- * on it; a grant on a folder covers everything below it (catalog.ts). The bulk routes report a
+ * on it; a grant on a folder covers everything below it (object-index.ts). The bulk routes report a
  * failure per path instead of failing the request; the per-item routes throw.
  */
 

@@ -4,7 +4,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../../store/schema.js';
 import { currentVersions } from '../app-listings.js';
-import { visibleApp } from '../app-listing-routes.js';
+import { visibleApp } from '../app-views.js';
 import type { AppDefinition, AppParameter } from '../definition.js';
 import { asBoolean } from '../../../store/sqlite-booleans.js';
 import { isJsonObject } from '../../../common/request-body.js';
