@@ -4,6 +4,9 @@ import { defaultsRoutes } from './defaults-routes.js';
 import { jobLimitRoutes } from './job-limit-routes.js';
 import { quickLaunchRoutes } from './quick-launch-routes.js';
 
+// The analyses service's door: the service itself, for the embedded host; nothing else of it is for other
+// parts of the project.
+
 /**
  * The analyses service (backends.md §6): quick launches — saved submissions of an app's launch
  * form, private or public — with users' favourites and defaults and the global defaults. It reads

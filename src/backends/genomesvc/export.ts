@@ -80,7 +80,7 @@ export async function startExport(
     );
   }
   const { genome_id: genomeId, overwrite = 0 } = body.parameters;
-  const genome = await service.catalog.visible(caller.name, genomeId);
+  const genome = await service.records.visible(caller.name, genomeId);
   if (!genome)
     throw gatewayError('ERR_NOT_FOUND', `no genome ${genomeId} is available to ${caller.name}`, {
       genome_id: genomeId,
@@ -143,7 +143,7 @@ async function exportFasta(service: GenomeService, caller: Caller, job: Export):
   };
   try {
     await writeFasta(service, caller, job);
-    await service.catalog.finishJob(job.jobId, 'Completed', service.now());
+    await service.records.finishJob(job.jobId, 'Completed', service.now());
     await service.notify({
       type: 'data',
       user: caller.name,
@@ -152,7 +152,7 @@ async function exportFasta(service: GenomeService, caller: Caller, job: Export):
     });
   } catch (error) {
     const reason = failureReason(error, service.log, `export ${job.jobId}`);
-    await service.catalog.finishJob(job.jobId, 'Failed', service.now(), reason);
+    await service.records.finishJob(job.jobId, 'Failed', service.now(), reason);
     await service.notify({
       type: 'data',
       user: caller.name,

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { BlobStore, DataStore } from '../data-info/index.js';
 import type { BackendContext } from '../service.js';
 import type { BackgroundJobs } from './background.js';
-import type { GenomeCatalog } from './genome-records.js';
+import type { GenomeRecords } from './genome-records.js';
 
 /** What the genome service's loads and exports work with. */
 export interface GenomeService {
@@ -10,7 +10,8 @@ export interface GenomeService {
   data: DataStore;
   /** Genomes' FASTA bytes, by genome id (`<DATA_STORE_DIR>/genomes`, outside the data-store catalog). */
   genomeBytes: BlobStore;
-  catalog: GenomeCatalog;
+  /** The service's own tables: genomes and their load and export jobs. */
+  records: GenomeRecords;
   jobs: BackgroundJobs;
   notify: BackendContext['notify'];
   now: () => number;
