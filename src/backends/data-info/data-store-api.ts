@@ -20,10 +20,13 @@ import { visibilityOf } from './visibility.js';
  */
 export type { DataStore };
 
-/** Who is asking: a user with a home (`writer`), or the anonymous caller, who can only read public data. */
+/**
+ * Who is asking: a user with a home (from `writer`), or the anonymous caller, who can only read
+ * public data.
+ */
 export type { Caller };
 
-/** One file or folder of the data store: a row of the object index (path, type, size, owner, ...). */
+/** One file or folder of the data store: a row of the object index (path, type, size, ...). */
 export type { DataObject };
 
 /** A permission level on a data-store path: `read` < `write` < `own`. */

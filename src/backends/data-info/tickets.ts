@@ -1,6 +1,6 @@
 // Tickets (backends.md §2.6): capability URLs that let anyone holding them download one object.
-// A ticket id is a random upper-case UUID; its URLs live under TICKET_BASE_URL. What a ticket is and
-// how one is made; the routes are ticket-routes.ts (create, list, remove) and
+// A ticket id is a random upper-case UUID; its URLs live under TICKET_BASE_URL. This is what a
+// ticket is and how one is made; the routes are ticket-routes.ts (create, list, remove) and
 // ticket-download-routes.ts (what a ticket grants).
 import { randomUUID } from 'node:crypto';
 import { atLeast, type DataObject } from './object-index.js';

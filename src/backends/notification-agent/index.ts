@@ -5,8 +5,8 @@ import { messageRoutes } from './message-routes.js';
 import { streamRoutes } from './stream-routes.js';
 import { systemMessageRoutes } from './system-message-routes.js';
 
-// The notification agent's door: the service itself, for the embedded host; nothing else of it is for other
-// parts of the project.
+// The notification agent's door: the service itself, for the embedded host; nothing else of it
+// is for other parts of the project.
 
 /**
  * The notification agent (backends.md §4): user notifications, system messages, and a stream of

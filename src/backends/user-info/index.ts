@@ -4,8 +4,8 @@ import { registerAlertRoutes } from './alert-routes.js';
 import { registerBagRoutes } from './bag-routes.js';
 import { registerDocumentRoutes } from './document-routes.js';
 
-// The user-info service's door: the service itself, for the embedded host; nothing else of it is for other
-// parts of the project.
+// The user-info service's door: the service itself, for the embedded host; nothing else of it
+// is for other parts of the project.
 
 /**
  * The user-info service (backends.md §7): preferences, sessions and saved searches per user
