@@ -1,9 +1,10 @@
 // data-info's in-process data-store API: all that the other embedded services of this process (the
 // genome service, the apps service's analysis runs, the analyses service) may do with the data
-// store without going through data-info's HTTP routes. Every read and write here is made as a
-// user (a Caller) and under that user's permissions, the same rules data-info's routes apply; the
-// one exception is the object index, which only answers questions (nothing is written through it).
-// Exported through data-info's door (index.ts); nothing else of data-info is for other services.
+// store without going through data-info's HTTP routes. Reads and writes are made as a user (a
+// Caller) under that user's permissions, the same rules data-info's routes apply; the exceptions
+// say so (replaceContent, whose caller checks first; the object index, only asked questions; a
+// BlobStore, outside the data store). Exported through data-info's door (index.ts); nothing else
+// of data-info is for other services.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { DataObject, Permission } from './object-index.js';
