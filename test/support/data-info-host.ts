@@ -3,7 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Catalog, DataObject, Permission } from '../../src/backends/data-info/catalog.js';
+import type {
+  ObjectIndex,
+  DataObject,
+  Permission,
+} from '../../src/backends/data-info/object-index.js';
 import { DataStore } from '../../src/backends/data-info/store.js';
 import { hostEngines, withUser, type BackendHost, type HttpAnswer } from './backend-host.js';
 
@@ -32,7 +36,7 @@ export interface SendOptions {
  */
 export interface DataInfoHost extends BackendHost {
   data: DataStore;
-  catalog: Catalog;
+  catalog: ObjectIndex;
   /** DATA_STORE_DIR: `objects/` and `tmp/` live here. */
   blobDir: string;
   /** `url` is below `/data-info`; `user` is added as the `user` parameter when given. */

@@ -2,8 +2,7 @@
 // version (the apps catalog's launch view) with the saved submission in it.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { launchView } from '../apps/catalog-routes.js';
-import { pathParameterTypes } from '../apps/definition.js';
+import { launchView, pathParameterTypes } from '../apps/index.js';
 import { submissionOf, type QuickLaunchRow } from './model.js';
 import { appVisibleTo } from './submission.js';
 

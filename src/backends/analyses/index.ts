@@ -1,17 +1,21 @@
-import { Catalog } from '../data-info/catalog.js';
+import { ObjectIndex } from '../data-info/index.js';
 import type { EmbeddedService } from '../service.js';
 import { defaultsRoutes } from './defaults-routes.js';
-import { jobLimitRoutes } from './job-limits.js';
+import { jobLimitRoutes } from './job-limit-routes.js';
 import { quickLaunchRoutes } from './quick-launch-routes.js';
 
+// The analyses service's door: the service itself, for the embedded host; nothing else of it is
+// for other parts of the project.
+
 /**
- * The analyses service (backends.md §6): quick launches — saved submissions of an app's launch
- * form, private or public — with users' favourites and defaults and the global defaults. It reads
- * the apps catalog's tables (the app and its versions) and checks data-store paths with the data
- * store's catalog and permission rules. It reads only the catalog, never file bytes, so it does not
- * open the DataStore (whose start-up clears unfinished writes): a standalone analyses process on
- * the same store cannot disturb data-info's uploads. Concurrent-job limits are
- * set here per user (job-limits.ts) and enforced where analyses are submitted (the apps service).
+ * The analyses service (backends.md §6), not to be confused with the analyses the apps service runs
+ * (backends/apps/jobs/): quick launches — saved submissions of an app's launch form, private or
+ * public — with users' favourites and defaults and the global defaults. It reads the apps catalog's
+ * tables (the app and its versions) and checks data-store paths with the data store's object index
+ * and permission rules. It reads only the index, never file bytes, so it does not open the
+ * DataStore (whose start-up clears unfinished writes): a standalone analyses process on the same
+ * store cannot disturb data-info's uploads. Concurrent-job limits are set here per user
+ * (job-limit-routes.ts) and enforced where analyses are submitted (the apps service's job runner).
  */
 export const analysesService: EmbeddedService = {
   name: 'analyses',
@@ -19,7 +23,7 @@ export const analysesService: EmbeddedService = {
     const deps = { db: store.db, uidDomain: config.uidDomain, now };
     await app.register(quickLaunchRoutes, {
       ...deps,
-      catalog: new Catalog(store.db, config.dataStore.zone),
+      catalog: new ObjectIndex(store.db, config.dataStore.zone),
     });
     await app.register(defaultsRoutes, deps);
     await app.register(jobLimitRoutes, {

@@ -2,7 +2,7 @@
 // update and delete (by the creator), and the launch form they fill.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Catalog } from '../data-info/catalog.js';
+import type { ObjectIndex } from '../data-info/index.js';
 import { quickLaunchAppInfo } from './app-info.js';
 import { callerOf, shortName } from './caller.js';
 import {
@@ -27,10 +27,9 @@ import { gatewayError } from '../../common/errors.js';
 
 type IdRequest = { Params: { id: string } };
 
-export const quickLaunchRoutes: FastifyPluginAsync<AnalysesDeps & { catalog: Catalog }> = async (
-  app,
-  { db, uidDomain, now, catalog },
-) => {
+export const quickLaunchRoutes: FastifyPluginAsync<
+  AnalysesDeps & { catalog: ObjectIndex }
+> = async (app, { db, uidDomain, now, catalog }) => {
   const caller = (request: Parameters<typeof callerOf>[0]) => callerOf(request, uidDomain).name;
   const answer = (row: Parameters<typeof describe>[0]) => describe(row, uidDomain);
 

@@ -4,11 +4,14 @@
 // may use it — the creator, or everyone for a public quick launch. Required parameters may be absent.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { currentVersions, visibleApps } from '../apps/catalog.js';
-import { pathParameterTypes, type AppDefinition } from '../apps/definition.js';
-import { atLeast, type Catalog } from '../data-info/catalog.js';
+import {
+  currentVersions,
+  pathParameterTypes,
+  visibleApps,
+  type AppDefinition,
+} from '../apps/index.js';
 import { normalizeDataPath } from '../../common/data-path.js';
-import { anonymousUser } from '../data-info/store.js';
+import { anonymousUser, atLeast, type ObjectIndex } from '../data-info/index.js';
 import type { Submission } from './model.js';
 import { isJsonObject } from '../../common/request-body.js';
 import { errorAs, gatewayError } from '../../common/errors.js';
@@ -111,7 +114,7 @@ async function existing(db: Kysely<Database>, paths: string[]): Promise<Set<stri
 /** Checks a quick launch's app, version and submission; answers the version to store. */
 export async function checkTarget(
   db: Kysely<Database>,
-  catalog: Catalog,
+  catalog: ObjectIndex,
   target: QuickLaunchTarget,
 ): Promise<CheckedTarget> {
   if (!isJsonObject(target.submission))

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
-import { bodyObject, isUuid, userQuery, Uuid } from '../metadata/requests.js';
+import { bodyObject, isUuid, userQuery, Uuid } from '../metadata/index.js';
 import { requiredParam, requireUserParam } from '../../common/query-params.js';
 import { gatewayError } from '../../common/errors.js';
 

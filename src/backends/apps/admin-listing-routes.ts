@@ -3,11 +3,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { userQuery } from '../metadata/requests.js';
+import { userQuery } from '../metadata/index.js';
 import { choiceParam } from '../../common/query-params.js';
-import { jobStats } from './analyses/job-stats.js';
-import { listApps } from './catalog.js';
-import { listingQuery } from './catalog-routes.js';
+import { jobStats } from './jobs/job-stats.js';
+import { listApps } from './app-listings.js';
+import { listingQuery } from './app-listing-routes.js';
 import { shortUser } from './caller.js';
 
 const subsets = ['public', 'private', 'all'] as const;

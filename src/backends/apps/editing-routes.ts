@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { launchView, visibleApp } from './catalog-routes.js';
+import { launchView, visibleApp } from './app-views.js';
 import { appRequest, definitionOf, type AppDefinition, type AppRequest } from './definition.js';
 import { shortUser, signedInUser } from './caller.js';
 import { errorAs, gatewayError } from '../../common/errors.js';

@@ -4,19 +4,19 @@ import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../../common/query-params.js';
 import { adminCategoryRoutes } from './admin-category-routes.js';
 import { adminListingRoutes } from './admin-listing-routes.js';
-import { sharedDataStore } from '../data-info/shared.js';
-import { analysisRoutes } from './analyses/routes.js';
-import { JobRunner } from './analyses/runner.js';
+import { openSharedDataStore } from '../data-info/index.js';
+import { analysisRoutes } from './jobs/analysis-routes.js';
+import { JobRunner } from './jobs/runner.js';
 import { installBuiltInApps } from './built-in.js';
-import { catalogRoutes } from './catalog-routes.js';
+import { catalogRoutes } from './app-listing-routes.js';
 import { categoryRoutes } from './category-routes.js';
 import { editingRoutes } from './editing-routes.js';
 import { elementRoutes } from './element-routes.js';
 import { hierarchyListingRoutes } from './hierarchy-listing-routes.js';
 import { appMarkRoutes } from './mark-routes.js';
 import { appMetadataRoutes } from './metadata-routes.js';
-import { appsOntologyRoutes } from './ontologies.js';
-import { authRedirects, registerOAuthRoutes, type OAuthDeps } from './oauth.js';
+import { appsOntologyRoutes } from './ontology-routes.js';
+import { authRedirects, registerOAuthRoutes, type OAuthDeps } from './oauth-routes.js';
 import { OAuthTokens, oauthClients } from './oauth-tokens.js';
 import { TokenCipher, tokenEncryptionKey } from './token-cipher.js';
 import { callerId, workspaceOf } from './workspace.js';
@@ -31,11 +31,24 @@ const loginBody = Type.Object({
 });
 
 /**
+ * apps' door. What other parts of the project may use of it: the service itself (for the embedded
+ * host) and, for the analyses service (whose quick launches are saved submissions of an app's
+ * launch form), reading the app catalog in-process: the apps a user may see, their current
+ * versions, an app's definition and which of its parameter types name data-store paths, and its
+ * launch form. The analyses service depends on apps, never the other way round.
+ */
+export { currentVersions, visibleApps } from './app-listings.js';
+export { launchView } from './app-views.js';
+export { pathParameterTypes, type AppDefinition } from './definition.js';
+
+/**
  * The apps service (backends.md §5): the account side the bootstrap needs (workspace, logins),
  * OAuth access to the third-party job API, the app catalog with its AVU metadata, public categories
  * and workspaces kept by administrators, and ontology versions with app hierarchies and the apps
- * under them (ontologies.ts, hierarchy-listing-routes.ts). Analyses and the rest answer 501
- * until they are built (APPS_URL reaches a real one).
+ * under them (ontology-routes.ts, hierarchy-listing-routes.ts). Analyses submitted here run in
+ * this process: jobs/ holds the analysis routes, the job runner and its executors (not to be
+ * confused with the analyses service, backends/analyses/, which keeps quick launches). Analyses
+ * and the rest answer 501 until they are built (APPS_URL reaches a real one).
  */
 export const appsService: EmbeddedService = {
   name: 'apps',
@@ -50,7 +63,7 @@ export const appsService: EmbeddedService = {
     const runner = new JobRunner({
       db: store.db,
       // The executor writes where data-info does: the one DataStore of this process.
-      data: () => sharedDataStore(store.db, { ...config.dataStore }),
+      data: () => openSharedDataStore(store.db, { ...config.dataStore }),
       notify,
       now,
       log: app.log,

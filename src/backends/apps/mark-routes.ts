@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { visibleApps } from './catalog.js';
+import { visibleApps } from './app-listings.js';
 import { signedInUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 

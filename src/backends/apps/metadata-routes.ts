@@ -6,10 +6,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
-import { avusOf, requestedAvus, writeAvus } from '../metadata/avu-store.js';
-import { Uuid, userQuery } from '../metadata/requests.js';
+import { avusOf, requestedAvus, userQuery, Uuid, writeAvus } from '../metadata/index.js';
 import { requireUserParam } from '../../common/query-params.js';
-import { visibleApps } from './catalog.js';
+import { visibleApps } from './app-listings.js';
 import { shortUser, signedInUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 

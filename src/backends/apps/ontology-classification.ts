@@ -7,7 +7,7 @@ import {
   loadGraph,
   requireSavedTree,
   type OntologyClassHierarchy,
-} from '../metadata/ontology-store.js';
+} from '../metadata/index.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**

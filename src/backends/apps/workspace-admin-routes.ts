@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { qualifiedUsername } from '../../common/users.js';
-import { userQuery } from '../metadata/requests.js';
+import { userQuery } from '../metadata/index.js';
 import { listParam, requireUserParam } from '../../common/query-params.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
 import { gatewayError } from '../../common/errors.js';

@@ -1,4 +1,4 @@
-import type { DataObject } from './catalog.js';
+import type { DataObject } from './object-index.js';
 import type { DataStore } from './store.js';
 import { gatewayError } from '../../common/errors.js';
 import { isUuid } from '../../common/ids.js';

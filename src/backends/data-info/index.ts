@@ -1,22 +1,48 @@
 import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../../common/query-params.js';
-import { filesRoutes } from './files.js';
-import { mutationRoutes } from './mutations.js';
-import { navigationRoutes } from './navigation.js';
+import { filesRoutes } from './file-routes.js';
+import { mutationRoutes } from './mutation-routes.js';
+import { navigationRoutes } from './navigation-routes.js';
 import { announcer } from './notifications.js';
 import { basePaths } from '../../common/base-paths.js';
-import { sharingRoutes } from './sharing.js';
-import { statRoutes, usageSummaryRoutes } from './stats.js';
-import { sharedDataStore } from './shared.js';
-import { ticketRoutes } from './tickets.js';
+import { sharingRoutes } from './sharing-routes.js';
+import { statRoutes, usageSummaryRoutes } from './stat-routes.js';
+import { openSharedDataStore } from './data-store-api.js';
+import { ticketRoutes } from './ticket-routes.js';
 import { startOrphanSweep } from './orphans.js';
 import { startTrashSweep } from './trash.js';
 
-/** The data-info service (backends.md §2): the catalog in the store, file bytes under DATA_STORE_DIR. */
+/**
+ * data-info's door. What other parts of the project may use of it: the service itself (for the
+ * embedded host), and the in-process data-store API (data-store-api.ts) through which the other
+ * embedded services of this process read and write the data store as a user.
+ */
+export {
+  anonymousUser,
+  atLeast,
+  BlobStore,
+  createFile,
+  createFolders,
+  ObjectIndex,
+  openSharedDataStore,
+  readableFile,
+  replaceContent,
+  requireAccess,
+  type Caller,
+  type DataObject,
+  type DataStore,
+  type Permission,
+} from './data-store-api.js';
+
+/**
+ * The data-info service (backends.md §2): the data store's files and folders, their permissions,
+ * sharing and tickets; the index of objects in the store's database, file bytes under
+ * DATA_STORE_DIR.
+ */
 export const dataInfoService: EmbeddedService = {
   name: 'data-info',
   plugin: async (app, { store, config, notify }) => {
-    const data = await sharedDataStore(store.db, { ...config.dataStore });
+    const data = await openSharedDataStore(store.db, { ...config.dataStore });
     const sweep = startTrashSweep(data, app.log);
     const orphanSweep = startOrphanSweep(data, config.dataStore.orphanGraceMs, app.log);
     app.addHook('onClose', async () => {

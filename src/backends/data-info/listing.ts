@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { strongest, type DataObject, type Permission } from './catalog.js';
+import { strongest, type DataObject, type Permission } from './object-index.js';
 import { baseName, isBadName, type BadNameRules } from '../../common/data-path.js';
 import type { Caller, DataStore } from './store.js';
 import { binaryText, reported, visibilityOf, type Access } from './visibility.js';

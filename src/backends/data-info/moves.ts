@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { DataEvent } from './bulk.js';
-import { atLeast, type DataObject } from './catalog.js';
+import { atLeast, type DataObject } from './object-index.js';
 import { isWithin, parentOf } from '../../common/data-path.js';
 import type { Caller, DataStore } from './store.js';
 import { relocate } from './tree.js';

@@ -3,12 +3,12 @@ import type { Database } from '../../store/schema.js';
 import { BlobStore, type OpenBlob } from './blobs.js';
 import {
   atLeast,
-  Catalog,
+  ObjectIndex,
   everyone,
   systemOwner,
   type DataObject,
   type Permission,
-} from './catalog.js';
+} from './object-index.js';
 import { baseName, MAX_SEGMENT_BYTES, normalizeDataPath } from '../../common/data-path.js';
 import { gatewayError } from '../../common/errors.js';
 
@@ -69,7 +69,7 @@ export interface Stat {
  * how an object is described.
  */
 export class DataStore {
-  readonly catalog: Catalog;
+  readonly catalog: ObjectIndex;
   readonly blobs: BlobStore;
   readonly zone: string;
   readonly now: () => number;
@@ -80,7 +80,7 @@ export class DataStore {
   ) {
     this.zone = options.zone;
     this.now = options.now ?? Date.now;
-    this.catalog = new Catalog(db, options.zone, this.now);
+    this.catalog = new ObjectIndex(db, options.zone, this.now);
     this.blobs = new BlobStore(options.dir);
   }
 

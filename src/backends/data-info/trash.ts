@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { DataEvent } from './bulk.js';
-import { atLeast } from './catalog.js';
+import { atLeast } from './object-index.js';
 import { ancestorsOf, baseName, isWithin, parentOf } from '../../common/data-path.js';
 import { existingAll, inTransaction, isProtectedRoot, ownedAll, trashBase } from './moves.js';
 import type { Caller, DataStore } from './store.js';

@@ -8,7 +8,7 @@ import {
   type Transaction,
 } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import type { DataObject } from './catalog.js';
+import type { DataObject } from './object-index.js';
 import { baseName, parentOf } from '../../common/data-path.js';
 import { gatewayError } from '../../common/errors.js';
 

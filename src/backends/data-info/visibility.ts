@@ -7,7 +7,7 @@ import {
   type SqlBool,
 } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { atLeast, everyone, strongest, type DataObject, type Permission } from './catalog.js';
+import { atLeast, everyone, strongest, type DataObject, type Permission } from './object-index.js';
 import { isWithin } from '../../common/data-path.js';
 import { codePoints } from './tree.js';
 import type { Caller, DataStore } from './store.js';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { newChildPath } from './bulk.js';
-import type { DataObject } from './catalog.js';
+import type { DataObject } from './object-index.js';
 import { contentTypeFromName, infoTypeFromName, sniffContentType } from './content-types.js';
 import { ancestorsOf, baseName, parentOf } from '../../common/data-path.js';
 import { objectLock } from './locks.js';

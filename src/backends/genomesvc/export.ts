@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from 'typebox';
-import type { DataObject } from '../data-info/catalog.js';
 import { joinDataPath, parentOf } from '../../common/data-path.js';
-import type { Caller } from '../data-info/store.js';
-import { visibilityOf } from '../data-info/visibility.js';
-import { createFile, createFolders, replaceContent } from '../data-info/writes.js';
+import {
+  createFile,
+  createFolders,
+  replaceContent,
+  requireAccess,
+  type Caller,
+  type DataObject,
+} from '../data-info/index.js';
 import { failureReason } from './background.js';
-import type { GenomeRow } from './catalog.js';
+import type { GenomeRow } from './genome-records.js';
 import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.js';
 import { errorAs, gatewayError } from '../../common/errors.js';
 
@@ -54,7 +58,7 @@ async function checkDestination(
     );
   if (existing.type !== 'file')
     throw gatewayError('ERR_NOT_A_FILE', `${path} is a folder`, { path });
-  await visibilityOf(service.data).requireLevel(caller, existing, 'write');
+  await requireAccess(service.data, caller, existing, 'write');
   return existing;
 }
 
@@ -76,7 +80,7 @@ export async function startExport(
     );
   }
   const { genome_id: genomeId, overwrite = 0 } = body.parameters;
-  const genome = await service.catalog.visible(caller.name, genomeId);
+  const genome = await service.records.visible(caller.name, genomeId);
   if (!genome)
     throw gatewayError('ERR_NOT_FOUND', `no genome ${genomeId} is available to ${caller.name}`, {
       genome_id: genomeId,
@@ -139,7 +143,7 @@ async function exportFasta(service: GenomeService, caller: Caller, job: Export):
   };
   try {
     await writeFasta(service, caller, job);
-    await service.catalog.finishJob(job.jobId, 'Completed', service.now());
+    await service.records.finishJob(job.jobId, 'Completed', service.now());
     await service.notify({
       type: 'data',
       user: caller.name,
@@ -148,7 +152,7 @@ async function exportFasta(service: GenomeService, caller: Caller, job: Export):
     });
   } catch (error) {
     const reason = failureReason(error, service.log, `export ${job.jobId}`);
-    await service.catalog.finishJob(job.jobId, 'Failed', service.now(), reason);
+    await service.records.finishJob(job.jobId, 'Failed', service.now(), reason);
     await service.notify({
       type: 'data',
       user: caller.name,

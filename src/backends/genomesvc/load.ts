@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
-import type { DataObject } from '../data-info/catalog.js';
 import { baseName, joinDataPath } from '../../common/data-path.js';
-import type { Caller } from '../data-info/store.js';
-import { readableFile } from '../data-info/writes.js';
+import { readableFile, type Caller, type DataObject } from '../data-info/index.js';
 import { failureReason } from './background.js';
 import { FastaCounter } from './fasta.js';
 import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.js';
@@ -89,7 +87,7 @@ export async function startLoad(
   caller: Caller,
   body: LoadRequest,
 ): Promise<LoadAnswer> {
-  const { data, catalog } = service;
+  const { data, records } = service;
   const paths = [...new Set(body.source_data.map((source) => data.path(source.path, 'path')))];
   const sources = await readableFiles(service, caller, paths);
   const name = body.metadata?.name ?? nameOf(paths[0]!);
@@ -135,7 +133,7 @@ export async function startLoad(
   service.jobs.start(`load ${id}`, () =>
     load(service, caller, { id, jobId, name, paths, sources }),
   );
-  return { id, job_id: jobId, status: 'Running', success: true, site_url: catalog.link(id) };
+  return { id, job_id: jobId, status: 'Running', success: true, site_url: records.link(id) };
 }
 
 interface Load {
@@ -147,7 +145,7 @@ interface Load {
 }
 
 async function load(service: GenomeService, caller: Caller, job: Load): Promise<void> {
-  const { data, catalog, genomeBytes } = service;
+  const { data, records, genomeBytes } = service;
   const payload = {
     action: 'genome_load',
     genome_id: job.id,
@@ -166,7 +164,7 @@ async function load(service: GenomeService, caller: Caller, job: Load): Promise<
       .set({ status: 'loaded', sequence_count: counts.sequences, total_length: counts.length })
       .where('id', '=', job.id)
       .execute();
-    await catalog.finishJob(job.jobId, 'Completed', service.now());
+    await records.finishJob(job.jobId, 'Completed', service.now());
     await service.notify({
       type: 'data',
       user: caller.name,
@@ -177,14 +175,14 @@ async function load(service: GenomeService, caller: Caller, job: Load): Promise<
         status: 'Completed',
         sequence_count: counts.sequences,
         total_length: counts.length,
-        genome_url: catalog.link(job.id),
+        genome_url: records.link(job.id),
       },
     });
   } catch (error) {
     const reason = failureReason(error, service.log, `load ${job.id}`);
     await genomeBytes.remove(job.id).catch(() => {});
     await data.db.deleteFrom('genomes').where('id', '=', job.id).execute();
-    await catalog.finishJob(job.jobId, 'Failed', service.now(), reason);
+    await records.finishJob(job.jobId, 'Failed', service.now(), reason);
     await service.notify({
       type: 'data',
       user: caller.name,

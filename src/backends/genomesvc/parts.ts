@@ -1,9 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { BlobStore } from '../data-info/blobs.js';
-import type { DataStore } from '../data-info/store.js';
+import type { BlobStore, DataStore } from '../data-info/index.js';
 import type { BackendContext } from '../service.js';
 import type { BackgroundJobs } from './background.js';
-import type { GenomeCatalog } from './catalog.js';
+import type { GenomeRecords } from './genome-records.js';
 
 /** What the genome service's loads and exports work with. */
 export interface GenomeService {
@@ -11,7 +10,8 @@ export interface GenomeService {
   data: DataStore;
   /** Genomes' FASTA bytes, by genome id (`<DATA_STORE_DIR>/genomes`, outside the data-store catalog). */
   genomeBytes: BlobStore;
-  catalog: GenomeCatalog;
+  /** The service's own tables: genomes and their load and export jobs. */
+  records: GenomeRecords;
   jobs: BackgroundJobs;
   notify: BackendContext['notify'];
   now: () => number;

@@ -1,35 +1,8 @@
-import { sql } from 'kysely';
-import { Type } from 'typebox';
-import type { Database } from '../../store/schema.js';
-import { qualifiedUsername } from '../../common/users.js';
 import type { EmbeddedService } from '../service.js';
-import { gatewayError } from '../../common/errors.js';
+import { subjectRoutes } from './subject-routes.js';
 
-type UserRow = Pick<Database['users'], 'username' | 'email' | 'first_name' | 'last_name'>;
-
-/** A groups-service subject for a user the platform has seen; `id` is the short username. */
-function subjectOf(row: UserRow, uidDomain: string) {
-  const suffix = `@${uidDomain}`;
-  const id = row.username.endsWith(suffix) ? row.username.slice(0, -suffix.length) : row.username;
-  const firstName = row.first_name ?? '';
-  const lastName = row.last_name ?? '';
-  const name = `${firstName} ${lastName}`.trim() || id;
-  return {
-    id,
-    name,
-    first_name: firstName,
-    last_name: lastName,
-    email: row.email ?? '',
-    institution: '',
-    description: '',
-    source_id: 'platform',
-    display_name: name,
-  };
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
-}
+// The groups service's door: the service itself, for the embedded host; nothing else of it is for
+// other parts of the project.
 
 /**
  * The part of the groups service that describes people (`/subjects`), answered from the
@@ -39,48 +12,6 @@ function escapeLike(text: string): string {
 export const groupsService: EmbeddedService = {
   name: 'groups',
   plugin: async (app, { store, config }) => {
-    const columns = ['username', 'email', 'first_name', 'last_name'] as const;
-
-    app.get('/subjects/:subject', async (request) => {
-      const { subject } = request.params as { subject: string };
-      const row = await store.db
-        .selectFrom('users')
-        .select(columns)
-        .where('username', '=', qualifiedUsername(subject, config.uidDomain))
-        .executeTakeFirst();
-      if (!row) throw gatewayError('ERR_NOT_FOUND', `subject not found: ${subject}`, { subject });
-      return subjectOf(row, config.uidDomain);
-    });
-
-    app.get(
-      '/subjects',
-      {
-        schema: {
-          querystring: Type.Object({
-            search: Type.String({ minLength: 1 }),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-          }),
-        },
-      },
-      async (request) => {
-        const { search, limit } = request.query as { search: string; limit?: number };
-        const pattern = `%${escapeLike(search.toLowerCase())}%`;
-        const rows = await store.db
-          .selectFrom('users')
-          .select(columns)
-          .where((eb) =>
-            eb.or(
-              columns.map(
-                (column) =>
-                  sql<boolean>`lower(coalesce(${sql.ref(column)}, '')) like ${pattern} escape '\\'`,
-              ),
-            ),
-          )
-          .orderBy('username')
-          .limit(limit ?? 100)
-          .execute();
-        return { subjects: rows.map((row) => subjectOf(row, config.uidDomain)) };
-      },
-    );
+    await app.register(subjectRoutes, { db: store.db, uidDomain: config.uidDomain });
   },
 };

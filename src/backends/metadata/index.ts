@@ -1,13 +1,35 @@
 import type { EmbeddedService } from '../service.js';
-import { avuRoutes } from './avus.js';
-import { commentRoutes } from './comments.js';
-import { favoriteRoutes } from './favorites.js';
-import { ontologyAdminRoutes } from './ontologies-admin.js';
-import { ontologyRoutes } from './ontologies.js';
-import { permanentIdRequestRoutes } from './permanent-id-requests.js';
+import { avuRoutes } from './avu-routes.js';
+import { commentRoutes } from './comment-routes.js';
+import { favoriteRoutes } from './favorite-routes.js';
+import { ontologyAdminRoutes } from './ontology-admin-routes.js';
+import { ontologyRoutes } from './ontology-routes.js';
+import { permanentIdRequestRoutes } from './permanent-id-request-routes.js';
 import type { MetadataRoutes } from './requests.js';
-import { tagRoutes } from './tags.js';
-import { templateRoutes } from './templates.js';
+import { tagRoutes } from './tag-routes.js';
+import { templateRoutes } from './template-routes.js';
+
+/**
+ * metadata's door. What other parts of the project may use of it: the service itself (for the
+ * embedded host) and, for the apps service, which keeps its apps' AVUs and serves app hierarchies
+ * in the same database: the AVU store (reading, parsing and writing a target's AVUs), the ontology
+ * store (versions, their class graphs and saved hierarchies, the AVUs that place apps in them) and
+ * the request helpers metadata-style routes share (the `user` query, UUID parameters, JSON bodies).
+ */
+export { avusOf, requestedAvus, writeAvus } from './avu-store.js';
+export {
+  classAvus,
+  filterTree,
+  irisOf,
+  listOntologies,
+  loadGraph,
+  markOntologyDeleted,
+  requireOntology,
+  requireSavedTree,
+  savedHierarchies,
+  type OntologyClassHierarchy,
+} from './ontology-store.js';
+export { bodyObject, isUuid, userQuery, Uuid } from './requests.js';
 
 /**
  * The route modules of the metadata service, each a plugin given `{db, now}` (requests.ts).

@@ -1,9 +1,12 @@
 import { openChannel } from '../../store/channel.js';
 import type { EmbeddedService } from '../service.js';
 import { AgentEvents } from './events.js';
-import { messageRoutes } from './messages.js';
-import { streamRoutes } from './stream.js';
-import { systemMessageRoutes } from './system-messages.js';
+import { messageRoutes } from './message-routes.js';
+import { streamRoutes } from './stream-routes.js';
+import { systemMessageRoutes } from './system-message-routes.js';
+
+// The notification agent's door: the service itself, for the embedded host; nothing else of it
+// is for other parts of the project.
 
 /**
  * The notification agent (backends.md §4): user notifications, system messages, and a stream of

@@ -1,8 +1,11 @@
 import { depthCheckedText } from '../../common/json-depth.js';
 import type { EmbeddedService } from '../service.js';
-import { registerAlertRoutes } from './alerts.js';
-import { registerBagRoutes } from './bags.js';
-import { registerDocumentRoutes } from './documents.js';
+import { registerAlertRoutes } from './alert-routes.js';
+import { registerBagRoutes } from './bag-routes.js';
+import { registerDocumentRoutes } from './document-routes.js';
+
+// The user-info service's door: the service itself, for the embedded host; nothing else of it
+// is for other parts of the project.
 
 /**
  * The user-info service (backends.md §7): preferences, sessions and saved searches per user

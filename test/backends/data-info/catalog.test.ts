@@ -1,18 +1,18 @@
-// The data-info catalog (Catalog) directly on each engine: homes prepared once per user, grants that
+// The data-info catalog (ObjectIndex) directly on each engine: homes prepared once per user, grants that
 // cover what lies below them, and share counts.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { Catalog, everyone } from '../../../src/backends/data-info/catalog.js';
+import { ObjectIndex, everyone } from '../../../src/backends/data-info/object-index.js';
 import { openStore, type Store } from '../../../src/store/database.js';
 import { requiredInCi } from '../../support/gateway.js';
 import { pgSchemaUrl } from '../../support/postgres.js';
 
 /** Homes, grants that cover what lies below them, and share counts: the same on each engine. */
 async function exerciseCatalog(store: Store): Promise<void> {
-  const catalog = new Catalog(store.db, 'lab', () => 1_700_000_000_000);
+  const catalog = new ObjectIndex(store.db, 'lab', () => 1_700_000_000_000);
   await catalog.prepareUser('alice');
   await catalog.prepareUser('bob');
   await catalog.prepareUser('alice');

@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
 import { contentDisposition } from '../../common/content-disposition.js';
 import { parseRange } from './blobs.js';
-import { atLeast, type DataObject } from './catalog.js';
+import { atLeast, type DataObject } from './object-index.js';
 import { baseName } from '../../common/data-path.js';
 import type { DataStore } from './store.js';
 import { ticketDefinition } from './tickets.js';

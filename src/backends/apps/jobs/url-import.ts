@@ -7,7 +7,7 @@ import { GatewayError } from '../../../common/errors.js';
 import { OutboundError, outboundGet } from '../../../common/outbound-fetch.js';
 import { byteLimit } from '../../../common/request-body.js';
 import { baseName, joinDataPath } from '../../../common/data-path.js';
-import { createFile } from '../../data-info/writes.js';
+import { createFile } from '../../data-info/index.js';
 import { StepError, type StepRun } from './step.js';
 
 /** The longest a whole import may take, connect to last byte. */

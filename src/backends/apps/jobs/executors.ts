@@ -3,9 +3,8 @@
 // user who launched the job (their permissions decide what it may read and write).
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { DataObject } from '../../data-info/catalog.js';
 import { baseName, joinDataPath } from '../../../common/data-path.js';
-import { createFile, readableFile } from '../../data-info/writes.js';
+import { createFile, readableFile, type DataObject } from '../../data-info/index.js';
 import { StepError, type Executor, type StepRun } from './step.js';
 import { importUrl } from './url-import.js';
 

@@ -9,10 +9,10 @@ import {
   userOf,
   type DataEvent,
 } from './bulk.js';
-import type { DataObject } from './catalog.js';
+import type { DataObject } from './object-index.js';
 import { baseName, parentOf } from '../../common/data-path.js';
 import { moveAll } from './moves.js';
-import { pathListRoutes } from './path-lists.js';
+import { pathListRoutes } from './path-list-routes.js';
 import type { Caller, DataStore } from './store.js';
 import { deletePaths, emptyTrash, restorePaths } from './trash.js';
 import { gatewayError } from '../../common/errors.js';

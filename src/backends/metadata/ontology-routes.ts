@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { MetadataTargetType } from '../../store/schema.js';
-import { targetLists } from './avus.js';
+import { targetLists } from './avu-routes.js';
 import {
   classAvus,
   classifiedTargets,

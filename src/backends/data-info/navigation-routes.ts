@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { requireUserParam } from '../../common/query-params.js';
-import type { DataObject, Permission } from './catalog.js';
+import type { DataObject, Permission } from './object-index.js';
 import { Lister } from './listing.js';
 import type { Caller, DataStore } from './store.js';
 import { reported, visibilityOf } from './visibility.js';

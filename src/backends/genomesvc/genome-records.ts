@@ -1,3 +1,5 @@
+// The genome service's own tables: genomes (searched by name, described with their links) and
+// the jobs that load and export them (genome_jobs). FASTA bytes are kept apart, in a BlobStore.
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../store/schema.js';
 
@@ -41,7 +43,8 @@ function containsPattern(term: string): string {
   return `%${term.toLowerCase().replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
-export class GenomeCatalog {
+/** The genomes and genome jobs tables, as the service reads and writes them. */
+export class GenomeRecords {
   constructor(
     private readonly db: Kysely<Database>,
     /** GENOME_BASE_URL, no trailing slash. */

@@ -3,7 +3,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { requireUserParam } from '../../common/query-params.js';
 import { BlobTooLarge } from './blobs.js';
-import type { DataObject } from './catalog.js';
+import type { DataObject } from './object-index.js';
 import { SNIFF_BYTES } from './content-types.js';
 import { joinDataPath } from '../../common/data-path.js';
 import { idParam, objectById, requireFile, requireFolder } from './ids.js';

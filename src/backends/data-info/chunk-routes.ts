@@ -3,7 +3,7 @@ import { parse } from 'csv-parse';
 import type { FastifyPluginAsync } from 'fastify';
 import { requireUserParam } from '../../common/query-params.js';
 import type { OpenBlob } from './blobs.js';
-import type { DataObject } from './catalog.js';
+import type { DataObject } from './object-index.js';
 import { idParam, objectById, requireFile } from './ids.js';
 import { badParameter, integerParam, missingParameter, single } from './query.js';
 import type { Caller, DataStore } from './store.js';

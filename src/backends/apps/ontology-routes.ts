@@ -8,7 +8,7 @@ import {
   markOntologyDeleted,
   requireOntology,
   savedHierarchies,
-} from '../metadata/ontology-store.js';
+} from '../metadata/index.js';
 import { requiredParam, requireUserParam } from '../../common/query-params.js';
 import { hierarchyWithApps } from './ontology-classification.js';
 import { gatewayError } from '../../common/errors.js';

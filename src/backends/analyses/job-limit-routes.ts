@@ -1,25 +1,12 @@
 // Concurrent-job limits (backends.md §6): how many analyses a user may have submitted or running
-// at once. Administrators set them per user; everyone else has MAX_CONCURRENT_JOBS.
+// at once. Administrators set them per user here; everyone else has MAX_CONCURRENT_JOBS. The apps
+// service enforces them where analyses are submitted (its own reading of the same table).
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { qualifiedUsername } from '../../common/users.js';
 import { callerOf, shortName } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
-
-/** A user's limit: theirs when set, else the platform default. */
-export async function concurrentJobLimit(
-  db: Kysely<Database>,
-  user: string,
-  fallback: number,
-): Promise<number> {
-  const row = await db
-    .selectFrom('concurrent_job_limits')
-    .select('concurrent_jobs')
-    .where('username', '=', user)
-    .executeTakeFirst();
-  return row?.concurrent_jobs ?? fallback;
-}
 
 interface LimitOptions {
   db: Kysely<Database>;

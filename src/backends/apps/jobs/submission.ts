@@ -3,8 +3,8 @@
 // types, and cover every required parameter that has no default.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../../store/schema.js';
-import { currentVersions } from '../catalog.js';
-import { visibleApp } from '../catalog-routes.js';
+import { currentVersions } from '../app-listings.js';
+import { visibleApp } from '../app-views.js';
 import type { AppDefinition, AppParameter } from '../definition.js';
 import { asBoolean } from '../../../store/sqlite-booleans.js';
 import { isJsonObject } from '../../../common/request-body.js';

@@ -2,7 +2,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { toGatewayError } from '../../common/error-replies.js';
 import { bodyObject, MAX_BULK_PATHS, pathList, userOf } from './bulk.js';
-import { atLeast, everyone, systemOwner, type DataObject, type Permission } from './catalog.js';
+import {
+  atLeast,
+  everyone,
+  systemOwner,
+  type DataObject,
+  type Permission,
+} from './object-index.js';
 import { inTransaction } from './moves.js';
 import { anonymousUser, type Caller, type DataStore } from './store.js';
 import { createTickets } from './tickets.js';
@@ -10,7 +16,7 @@ import { GatewayError, gatewayError } from '../../common/errors.js';
 
 /**
  * Sharing (backends.md §2.1): only an object's owner grants or revokes `read`, `write` or `own`
- * on it; a grant on a folder covers everything below it (catalog.ts). The bulk routes report a
+ * on it; a grant on a folder covers everything below it (object-index.ts). The bulk routes report a
  * failure per path instead of failing the request; the per-item routes throw.
  */
 

@@ -10,7 +10,7 @@ import {
   stringParam,
   userOf,
 } from './bulk.js';
-import { atLeast, type DataObject, type NewObject } from './catalog.js';
+import { atLeast, type DataObject, type NewObject } from './object-index.js';
 import { baseName, isWithin, parentOf } from '../../common/data-path.js';
 import { trashBase } from './moves.js';
 import type { Caller, DataStore } from './store.js';

@@ -5,13 +5,13 @@ import { toGatewayError } from '../../common/error-replies.js';
 import { requireUserParam } from '../../common/query-params.js';
 import { parseRange } from './blobs.js';
 import { MAX_BULK_PATHS } from './bulk.js';
-import type { DataObject } from './catalog.js';
-import { chunkRoutes } from './chunks.js';
+import type { DataObject } from './object-index.js';
+import { chunkRoutes } from './chunk-routes.js';
 import { infoTypes, isInfoType } from './content-types.js';
 import { baseName, defaultBadChars } from '../../common/data-path.js';
 import { idParam, objectById, requireFile } from './ids.js';
 import { entityTypes, Lister, sortDirs, sortFields, type ListingOptions } from './listing.js';
-import { wildcardPath } from './navigation.js';
+import { wildcardPath } from './navigation-routes.js';
 import {
   booleanParam,
   choiceParam,
@@ -21,7 +21,7 @@ import {
   valuesOf,
 } from './query.js';
 import type { DataStore } from './store.js';
-import { uploadRoutes } from './uploads.js';
+import { uploadRoutes } from './upload-routes.js';
 import { createFolders } from './writes.js';
 import { visibilityOf, type Access } from './visibility.js';
 import { errorAs, errorTable, gatewayError } from '../../common/errors.js';

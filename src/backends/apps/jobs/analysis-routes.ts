@@ -7,7 +7,7 @@ import { paged } from '../../../store/paging.js';
 import type { Database } from '../../../store/schema.js';
 import { asBoolean } from '../../../store/sqlite-booleans.js';
 import { jsonNestsDeeperThan } from '../../../common/json-depth.js';
-import { launchView, visibleApp } from '../catalog-routes.js';
+import { launchView, visibleApp } from '../app-views.js';
 import type { AppDefinition } from '../definition.js';
 import { activeStatuses, type AnalysisRow, type JobRunner } from './runner.js';
 import { checkSubmission } from './submission.js';

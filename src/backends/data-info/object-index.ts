@@ -1,3 +1,6 @@
+// The index of the data store's objects (the data_objects table) and their permissions: each
+// object by path and id, the grants on it, and the permission levels a caller reaches. File bytes
+// are blobs.ts; the DataStore (store.ts) puts the two together.
 import { randomUUID } from 'node:crypto';
 import { PostgresAdapter, sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
@@ -44,11 +47,11 @@ export interface NewObject {
 }
 
 /**
- * The data store's catalog: objects by path and id, and who may do what. A grant on a folder
+ * The index of data objects: objects by path and id, and who may do what. A grant on a folder
  * covers everything below it, so sharing a folder shares its contents and a home's owner owns
  * all of it. Scaffolding folders (`/<zone>`, `/<zone>/home`, the trash roots) carry no grants.
  */
-export class Catalog {
+export class ObjectIndex {
   private readonly prepared = new Set<string>();
 
   constructor(

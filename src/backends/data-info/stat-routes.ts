@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { requireUserParam } from '../../common/query-params.js';
 import { MAX_BULK_PATHS } from './bulk.js';
-import { atLeast, type DataObject, type Permission } from './catalog.js';
+import { atLeast, type DataObject, type Permission } from './object-index.js';
 import { ancestorsOf } from '../../common/data-path.js';
 import { isUuid } from '../../common/ids.js';
 import { orderObjects, sortDirs, sortFields } from './listing.js';
