@@ -14,8 +14,8 @@ import type { Forwarder } from '../http/proxy.js';
 import type { BackendResponse } from '../http/backend-answer.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { queryNormalizer } from '../common/query-params.js';
-import { dataInfoCall, dataInfoJson, readableStats } from './data-info-calls.js';
-import { metadataCall, metadataJson } from './data-metadata-calls.js';
+import { dataInfoCall, dataInfoJson, readableStats } from '../clients/data-info.js';
+import { metadataCall, metadataJson } from './data/metadata-support.js';
 import { gatewayError } from '../common/errors.js';
 
 export interface FavoriteDeps {
