@@ -3,7 +3,8 @@
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { Identity } from '../common/identity.js';
-import { jsonAnswer } from '../http/backend-answer.js';
+import { gatewayError } from '../common/errors.js';
+import { backendError, jsonAnswer } from '../http/backend-answer.js';
 import type { BackendCall, Forwarder } from '../http/proxy.js';
 import type { BackendResponse } from '../http/backend-answer.js';
 
@@ -106,4 +107,149 @@ export function encodedPath(canonical: string): string {
     .split('/')
     .map((segment) => encodeURIComponent(segment))
     .join('/');
+}
+
+/** A data-info JSON answer for a filesystem route, called as its caller. */
+export function dataInfo<T>(
+  deps: { forwarder: Forwarder },
+  request: FastifyRequest,
+  call: DataInfoRequest,
+): Promise<T> {
+  return dataInfoJson<T>(dataInfoCall(deps, request), call);
+}
+
+/** The stat keys these routes read (backends.md §2.2). */
+export interface EntryStat {
+  id: string;
+  path: string;
+  type: 'file' | 'dir';
+  permission: 'read' | 'write' | 'own';
+  [key: string]: unknown;
+}
+
+export type Level = 'read' | 'write' | 'own';
+
+/**
+ * The caller's stats of entries by id, each needing `level`: one data-info call. Missing →
+ * ERR_DOES_NOT_EXIST (404), lacking the level → ERR_NOT_READABLE / ERR_NOT_WRITEABLE (403).
+ */
+export async function statsById(
+  deps: { forwarder: Forwarder },
+  request: FastifyRequest,
+  ids: string[],
+  level: Level,
+): Promise<EntryStat[]> {
+  if (ids.length === 0) return [];
+  const answer = await dataInfoJson<{ ids: Record<string, EntryStat> }>(
+    dataInfoCall(deps, request),
+    {
+      method: 'POST',
+      path: '/stat-gatherer',
+      query: { 'validation-behavior': level },
+      json: { ids },
+    },
+  );
+  return ids.map((id) => answer.ids[id]!);
+}
+
+export async function statById(
+  deps: { forwarder: Forwarder },
+  request: FastifyRequest,
+  id: string,
+  level: Level,
+): Promise<EntryStat> {
+  return (await statsById(deps, request, [id], level))[0]!;
+}
+
+/** The caller's stats of paths, each needing `level` (one call). */
+export async function statsByPath(
+  deps: { forwarder: Forwarder },
+  request: FastifyRequest,
+  paths: string[],
+  level: Level,
+): Promise<Record<string, EntryStat>> {
+  if (paths.length === 0) return {};
+  const answer = await dataInfoJson<{ paths: Record<string, EntryStat> }>(
+    dataInfoCall(deps, request),
+    {
+      method: 'POST',
+      path: '/stat-gatherer',
+      query: { 'validation-behavior': level },
+      json: { paths },
+    },
+  );
+  return answer.paths;
+}
+
+/** A stored file's bytes, at most `maxBytes` of them (ERR_FILE_SIZE_TOO_LARGE beyond). */
+export async function readStoredFile(
+  deps: { forwarder: Forwarder },
+  request: FastifyRequest,
+  path: string,
+  maxBytes: number,
+): Promise<Buffer> {
+  const response = await deps.forwarder.call(
+    'data-info',
+    {
+      method: 'GET',
+      path: `/data/path${encodedPath(path)}`,
+      query: { limit: '1' },
+      identity: request.identity,
+      identityStyle: 'user',
+    },
+    request.id,
+  );
+  if (response.statusCode < 200 || response.statusCode >= 300)
+    throw await backendError('data-info', response);
+  if (answeredListing(response)) {
+    await response.body.dump();
+    throw gatewayError('ERR_NOT_A_FILE', `${path} is a folder, not a file`, { path });
+  }
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      response.body.destroy();
+      throw gatewayError(
+        'ERR_FILE_SIZE_TOO_LARGE',
+        `${path} is larger than the ${maxBytes} bytes this operation reads`,
+        { path, limit: maxBytes },
+      );
+    }
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts);
+}
+
+/** Writes a new file `<folder>/<name>` (ERR_EXISTS when it is there already); answers its stat. */
+export async function createStoredFile(
+  deps: { forwarder: Forwarder },
+  request: FastifyRequest,
+  folder: string,
+  name: string,
+  content: string,
+): Promise<EntryStat> {
+  const { file } = await dataInfoJson<{ file: EntryStat }>(dataInfoCall(deps, request), {
+    method: 'POST',
+    path: '/data',
+    query: { dest: folder, filename: name },
+    raw: fileContent(content),
+  });
+  return file;
+}
+
+/** Overwrites the file with this id; answers its stat. */
+export async function overwriteStoredFile(
+  deps: { forwarder: Forwarder },
+  request: FastifyRequest,
+  id: string,
+  content: string,
+): Promise<EntryStat> {
+  const { file } = await dataInfoJson<{ file: EntryStat }>(dataInfoCall(deps, request), {
+    method: 'PUT',
+    path: `/data/${id}`,
+    raw: fileContent(content),
+  });
+  return file;
 }

@@ -14,7 +14,7 @@ import {
   QuickLaunchPatch,
   QuickLaunchRequest,
   UserDefault,
-} from '../../backends/analyses/shapes.js';
+} from '../../common/quick-launch-shapes.js';
 import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
 import type { PassthroughRoute } from '../../http/passthrough.js';
 import type { Tag } from '../tags.js';

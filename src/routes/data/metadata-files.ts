@@ -9,20 +9,9 @@ import { documentedNotEnforced } from '../../http/openapi.js';
 import { routeAtBoth } from '../../http/secured-alias.js';
 import { queryNormalizer } from '../../common/query-params.js';
 import { dataInfoCall, dataInfoJson, encodedPath } from '../../clients/data-info.js';
-import {
-  avusOf,
-  createStoredFile,
-  entryId,
-  metadataJson,
-  overwriteStoredFile,
-  readStoredFile,
-  statById,
-  statsByPath,
-  targetType,
-  type Avu,
-  type DataMetadataDeps,
-  type EntryStat,
-} from './metadata-support.js';
+import { entryId, type DataMetadataDeps } from './metadata-support.js';
+import { avusOf, metadataJson, targetType, type Avu } from '../../clients/metadata.js';
+import { createStoredFile, overwriteStoredFile, readStoredFile, statById, statsByPath, type EntryStat } from '../../clients/data-info.js';
 import { dataPath } from '../filesystem/support.js';
 import { oreDocument } from './ore-document.js';
 import { errorAs, gatewayError } from '../../common/errors.js';

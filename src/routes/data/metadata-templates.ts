@@ -5,7 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
-import { metadataJson, type DataMetadataDeps } from './metadata-support.js';
+import { type DataMetadataDeps } from './metadata-support.js';
+import { metadataJson } from '../../clients/metadata.js';
 
 const TemplateParams = Type.Object({ templateId: Type.String({ description: 'Template UUID' }) });
 const TemplateBody = Type.Object(

@@ -8,17 +8,9 @@ import { Type } from 'typebox';
 import { documentedNotEnforced } from '../../http/openapi.js';
 import { routeAtBoth } from '../../http/secured-alias.js';
 import { queryNormalizer } from '../../common/query-params.js';
-import {
-  avusOf,
-  entryId,
-  metadataJson,
-  readableIds,
-  statById,
-  statsById,
-  targetType,
-  type Avu,
-  type DataMetadataDeps,
-} from './metadata-support.js';
+import { entryId, readableIds, type DataMetadataDeps } from './metadata-support.js';
+import { avusOf, metadataJson, targetType, type Avu } from '../../clients/metadata.js';
+import { statById, statsById } from '../../clients/data-info.js';
 import { dataMetadataFileRoutes } from './metadata-files.js';
 import { metadataTemplateRoutes } from './metadata-templates.js';
 import { gatewayError } from '../../common/errors.js';

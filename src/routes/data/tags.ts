@@ -8,13 +8,9 @@ import type { Tag } from '../tags.js';
 import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
 import { queryNormalizer } from '../../common/query-params.js';
 import { dataInfoCall, readableStats } from '../../clients/data-info.js';
-import {
-  entryId,
-  metadataJson,
-  targetType,
-  type DataMetadataDeps,
-  type EntryStat,
-} from './metadata-support.js';
+import { entryId, type DataMetadataDeps } from './metadata-support.js';
+import { metadataJson, targetType } from '../../clients/metadata.js';
+import { type EntryStat } from '../../clients/data-info.js';
 import { gatewayError } from '../../common/errors.js';
 
 export const dataTagPassthroughs: PassthroughRoute<Tag>[] = [

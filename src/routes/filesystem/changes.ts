@@ -5,7 +5,8 @@ import { Type } from 'typebox';
 import { baseName, parentOf } from '../../common/data-path.js';
 import { documentedNotEnforced } from '../../http/openapi.js';
 import { routeAtBoth } from '../../http/secured-alias.js';
-import { dataInfo, dataPath, idOfPath, type FilesystemDeps } from './support.js';
+import { dataPath, idOfPath, type FilesystemDeps } from './support.js';
+import { dataInfo } from '../../clients/data-info.js';
 import { GatewayError, gatewayError } from '../../common/errors.js';
 
 const Json = Type.Object({}, { additionalProperties: true });

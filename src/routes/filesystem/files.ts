@@ -5,7 +5,6 @@ import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
 import { routeAtBoth } from '../../http/secured-alias.js';
 import { queryNormalizer } from '../../common/query-params.js';
 import {
-  dataInfo,
   dataPath,
   idOfPath,
   readSignedOut,
@@ -13,6 +12,7 @@ import {
   wellFormed,
   type FilesystemDeps,
 } from './support.js';
+import { dataInfo } from '../../clients/data-info.js';
 import { gatewayError } from '../../common/errors.js';
 
 const Paths = Type.Array(Type.String(), { description: 'Absolute data-store paths' });

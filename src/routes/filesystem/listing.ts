@@ -10,14 +10,14 @@ import { routeAtBoth } from '../../http/secured-alias.js';
 import { queryNormalizer } from '../../common/query-params.js';
 import {
   communityRoot,
-  dataInfo,
   dataPath,
   readSignedOut,
   wellFormed,
   type FilesystemDeps,
 } from './support.js';
+import { dataInfo } from '../../clients/data-info.js';
 import { encodedPath } from '../../clients/data-info.js';
-import { metadataJson } from '../data/metadata-support.js';
+import { metadataJson } from '../../clients/metadata.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**

@@ -1,30 +1,16 @@
-// Shared plumbing of the filesystem and sharing routes: data-info calls as the caller, path
-// checks, signed-out reads, query normalisation.
+// Shared plumbing of the filesystem and sharing routes: path checks, signed-out reads, ids of
+// paths. The data-info calls themselves are in src/clients/data-info.ts.
 import type { FastifyRequest } from 'fastify';
 import { isWithin, normalizeDataPath } from '../../common/data-path.js';
 import type { GatewayConfig } from '../../config.js';
 import { noCredentials } from '../../http/auth.js';
 import { GatewayError } from '../../common/errors.js';
 import type { Forwarder } from '../../http/proxy.js';
-import {
-  dataInfoCall,
-  dataInfoJson,
-  uuidOf,
-  type DataInfoRequest,
-} from '../../clients/data-info.js';
+import { dataInfoCall, uuidOf } from '../../clients/data-info.js';
 
 export interface FilesystemDeps {
   forwarder: Forwarder;
   config: GatewayConfig;
-}
-
-/** A data-info JSON answer for a filesystem route, called as its caller. */
-export function dataInfo<T>(
-  deps: FilesystemDeps,
-  request: FastifyRequest,
-  call: DataInfoRequest,
-): Promise<T> {
-  return dataInfoJson<T>(dataInfoCall(deps, request), call);
 }
 
 /**

@@ -1,8 +1,9 @@
 // Tag fileio: URL import (POST [/secured]/fileio/urlupload). The request is checked and answered at
-// once; the import itself is an analysis of the platform's URL import app, run by the apps
-// service's executor, which fetches the file into the data store and notifies the user either way.
-import { builtInApps } from '../../backends/apps/built-in.js';
-import { importName } from '../../backends/apps/analyses/url-import.js';
+// once; the import itself is an analysis of the platform's URL import app, submitted to the apps
+// service over HTTP (its launch form names the parameters), whose executor fetches the file into
+// the data store and notifies the user either way.
+import { appLaunchView, submitAnalysis, type AppLaunchView } from '../../clients/apps.js';
+import { importName, urlImportApp } from '../../common/url-import.js';
 import { joinDataPath, normalizeDataPath } from '../../common/data-path.js';
 import type { GatewayConfig } from '../../config.js';
 import { checkHost, OutboundError } from '../../common/outbound-fetch.js';
@@ -113,13 +114,13 @@ export async function prepareImport(
   return { url, label, dest, target };
 }
 
-const urlImportApp = builtInApps.find((app) => app.tool.executor === 'url-import')!;
-/** The URL import app's `config` key of its parameter `name`, as the launch view names it. */
-function configKey(name: string): string {
-  const parameter = urlImportApp.definition.groups
+/** The launch form's id of the parameter `name` (`<step id>_<parameter id>`). */
+function parameterId(view: AppLaunchView, name: string): string {
+  const parameter = view.groups
     .flatMap((group) => group.parameters)
-    .find((candidate) => candidate.name === name)!;
-  return `${urlImportApp.definition.steps[0]!.id}_${parameter.id}`;
+    .find((candidate) => candidate.name === name);
+  if (!parameter) throw new Error(`the URL import app has no parameter ${name}`);
+  return parameter.id;
 }
 
 /** Submits the import as an analysis of the URL import app; a refusal is ERR_REQUEST_FAILED. */
@@ -129,26 +130,21 @@ export async function submitImport(
   request: UrlImportRequest,
   job: ScheduledImport,
 ): Promise<void> {
+  const apps = { forwarder: deps.forwarder, identity: call.identity, requestId: call.requestId };
   try {
-    await deps.forwarder.callJson(
-      'apps',
-      {
-        method: 'POST',
-        path: '/analyses',
-        identity: call.identity,
-        identityStyle: 'apps',
-        json: {
-          system_id: 'de',
-          app_id: urlImportApp.id,
-          name: `URL import of ${job.label}`,
-          output_dir: job.dest,
-          create_output_subdir: false,
-          notify: true,
-          config: { [configKey('address')]: request.address, [configKey('file-name')]: job.label },
-        },
+    const view = await appLaunchView(apps, urlImportApp.systemId, urlImportApp.id);
+    await submitAnalysis(apps, {
+      system_id: urlImportApp.systemId,
+      app_id: urlImportApp.id,
+      name: `URL import of ${job.label}`,
+      output_dir: job.dest,
+      create_output_subdir: false,
+      notify: true,
+      config: {
+        [parameterId(view, 'address')]: request.address,
+        [parameterId(view, 'file-name')]: job.label,
       },
-      call.requestId,
-    );
+    });
   } catch (error) {
     const reason =
       error instanceof GatewayError ? error.reason : 'The upload could not be started.';

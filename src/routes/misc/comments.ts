@@ -12,7 +12,7 @@ import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
 import type { Forwarder } from '../../http/proxy.js';
 import { queryNormalizer } from '../../common/query-params.js';
 import { dataInfoCall, readableStats } from '../../clients/data-info.js';
-import { metadataJson, type MetadataRequest } from '../data/metadata-support.js';
+import { metadataJson, type MetadataRequest } from '../../clients/metadata.js';
 import { gatewayError } from '../../common/errors.js';
 
 export interface CommentDeps {

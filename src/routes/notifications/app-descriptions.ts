@@ -5,14 +5,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { Identity } from '../../common/identity.js';
 import type { Forwarder } from '../../http/proxy.js';
+import { analysesByIds } from '../../clients/apps.js';
 
 interface Notification {
   payload?: { action?: unknown; analysis_id?: unknown; [key: string]: unknown };
   [key: string]: unknown;
-}
-
-interface AnalysisListing {
-  analyses?: { id?: unknown; app_description?: unknown }[];
 }
 
 const isJobStatusChange = (notification: Notification): boolean =>
@@ -56,20 +53,9 @@ export class AppDescriptions {
     }
     if (missing.length > 0) {
       try {
-        const listing = await this.forwarder.callJson<AnalysisListing>(
-          'apps',
-          {
-            method: 'GET',
-            path: '/analyses',
-            identity,
-            identityStyle: 'apps',
-            query: {
-              filter: JSON.stringify(missing.map((id) => ({ field: 'id', value: id }))),
-              'include-hidden': 'true',
-              limit: String(missing.length),
-            },
-          },
-          requestId,
+        const listing = await analysesByIds(
+          { forwarder: this.forwarder, identity, requestId },
+          missing,
         );
         const found = new Map(
           (listing.analyses ?? []).map((analysis) => [

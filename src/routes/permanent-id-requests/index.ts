@@ -11,7 +11,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isUuid } from '../../common/ids.js';
-import type { RequestDetails, RequestListing } from '../../backends/metadata/permanent-id-model.js';
+import type { RequestDetails, RequestListing } from '../../common/permanent-id-requests.js';
 import type { GatewayConfig } from '../../config.js';
 import type { Identity } from '../../common/identity.js';
 import { sendNotification } from '../../http/notifications.js';
@@ -20,7 +20,7 @@ import type { PassthroughRoute } from '../../http/passthrough.js';
 import type { Tag } from '../tags.js';
 import type { Forwarder } from '../../http/proxy.js';
 import { readableStats } from '../../clients/data-info.js';
-import { metadataJson } from '../data/metadata-support.js';
+import { metadataJson } from '../../clients/metadata.js';
 import { dataCiteXml, publicationYear, type Avu } from './datacite.js';
 import {
   candidateIdentifier,
