@@ -1,6 +1,7 @@
-// Schemas shared by the app rows of several route files (apps.ts, app-metadata.ts, admin-apps.ts,
-// ontologies.ts): app listings, AVUs on apps, app categories, error answers (backends.md §5.1,
-// §3.3). Answers are relayed from the apps service; these document them.
+// Schemas shared by the app rows of several route files (index.ts, metadata.ts, admin.ts,
+// hierarchies.ts, and the admin area's ontologies.ts): app listings, AVUs on apps, app categories,
+// ontology class hierarchies, error answers (backends.md §5.1, §3.3). Answers are relayed from the
+// apps service; these document them.
 import { Type } from 'typebox';
 
 export const ErrorAnswer = Type.Object(

@@ -2,7 +2,7 @@
 // metadata, so these are gateway aggregates: data-info says whether the entry exists and what the
 // caller may do with it (read to see, write to change), the metadata service keeps the AVUs
 // (`/avus/{file|folder}/{id}`). Saving metadata to a file, the OAI-ORE export and the CSV
-// parser are in data-metadata-files.ts.
+// parser are in metadata-files.ts.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { documentedNotEnforced } from '../../http/openapi.js';
@@ -120,7 +120,7 @@ function requireFilter(filters: Record<string, unknown>): void {
 const asList = (value: unknown): string[] | undefined =>
   value === undefined ? undefined : Array.isArray(value) ? value.map(String) : [String(value)];
 
-/** Every aggregate of routes.md §13 about metadata: AVUs here, files in data-metadata-files.ts, the template update. */
+/** Every aggregate of routes.md §13 about metadata: AVUs here, files in metadata-files.ts, the template update. */
 export async function dataMetadataRoutes(
   app: FastifyInstance,
   deps: DataMetadataDeps,

@@ -1,6 +1,6 @@
 // Tags: permanent-id-requests, admin-permanent-id-requests. routes.md §14: users ask for a
 // permanent identifier (DOI, ARK) for a folder they own; administrators move the request through
-// statuses and complete it by minting the identifier (pid-provider.ts), which is then written on
+// statuses and complete it by minting the identifier (provider.ts), which is then written on
 // the folder as AVUs. The metadata service keeps the requests and their status history; every
 // status change is notified to the requester. Requests show their folder as a data-info stat
 // (one batched call per listing) in place of `target_id`.
@@ -24,7 +24,7 @@ import { metadataJson } from '../../clients/metadata.js';
 import { dataCiteXml, publicationYear, type Avu } from './datacite.js';
 import {
   candidateIdentifier,
-  pidMinter,
+  configuredMinter,
   type Minted,
   type PidMinter,
   type PidType,
@@ -498,7 +498,7 @@ export async function permanentIdRequestRoutes(
   app: FastifyInstance,
   deps: PermanentIdDeps,
 ): Promise<void> {
-  const minter = deps.minter ?? pidMinter(deps.config, deps.forwarder);
+  const minter = deps.minter ?? configuredMinter(deps.config, deps.forwarder);
 
   // ---- users ----
   app.get('/permanent-id-requests', {

@@ -147,7 +147,7 @@ function mintedIdentifier(text: string): string | undefined {
 }
 
 /** The minter this deployment uses: the HTTP provider when PIDPROVIDER_URL is set, else the embedded one. */
-export function pidMinter(config: GatewayConfig, forwarder: Forwarder): PidMinter {
+export function configuredMinter(config: GatewayConfig, forwarder: Forwarder): PidMinter {
   return config.backends.pidprovider.url
     ? new HttpMinter(forwarder, config.pid)
     : new EmbeddedMinter(config.pid.prefix);
