@@ -28,8 +28,9 @@ import { loadTrustedKeys } from './http/keys.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { sendNotification } from './http/notifications.js';
 import { registerOpenApi } from './http/openapi.js';
+import { registerAreas } from './routes/area.js';
+import { areas } from './routes/index.js';
 import { allTags } from './routes/tags.js';
-import { registerPassthroughs } from './http/passthrough.js';
 import { SeenUsers } from './http/seen-users.js';
 import { Forwarder, remoteTarget, type BackendTarget } from './http/proxy.js';
 import {
@@ -38,26 +39,6 @@ import {
   RedisBuckets,
   type BucketStore,
 } from './http/rate-limit.js';
-import { alertAdminRoutes } from './routes/alerts.js';
-import { bootstrapRoutes } from './routes/bootstrap.js';
-import { commentRoutes } from './routes/comments.js';
-import { dataMetadataRoutes } from './routes/data-metadata.js';
-import { dataTagRoutes } from './routes/data-tags.js';
-import { sharingRoutes } from './routes/data.js';
-import { favoriteRoutes } from './routes/favorites.js';
-import { fileioRoutes } from './routes/fileio.js';
-import { genomeRoutes } from './routes/genomes.js';
-import { filesystemAggregateRoutes } from './routes/filesystem.js';
-import { miscRoutes } from './routes/misc.js';
-import { notificationStreamRoutes } from './routes/notification-stream.js';
-import { notificationRoutes } from './routes/notifications.js';
-import { oauthGatewayRoutes } from './routes/oauth.js';
-import { operationsRoutes } from './routes/operations.js';
-import { passthroughRoutes } from './routes/passthrough-table.js';
-import { permanentIdRequestAggregateRoutes } from './routes/permanent-id-requests.js';
-import { outputFolderCache, preferencesRoutes } from './routes/preferences.js';
-import { quickLaunchCreateRoute } from './routes/quicklaunches.js';
-import { userInfoRoutes } from './routes/user-info.js';
 import { openStore, type Store } from './store/database.js';
 
 export interface Gateway {
@@ -215,41 +196,13 @@ export async function buildGateway(
     metrics,
     seenUsers: new SeenUsers(store.db, config.uidDomain, app.log),
   });
-  await app.register(miscRoutes);
-  await app.register(operationsRoutes, {
-    store,
+  await registerAreas(app, areas, {
     forwarder,
+    config,
+    store,
     metrics,
     remoteBackends: Object.keys(remote) as BackendName[],
-    checkTimeoutMs: config.readinessTimeoutMs,
     ...(buckets.ping ? { pingRedis: buckets.ping.bind(buckets) } : {}),
-  });
-  const aggregateDeps = { forwarder, config, ensuredOutputFolders: outputFolderCache() };
-  await app.register(preferencesRoutes, aggregateDeps);
-  await app.register(bootstrapRoutes, aggregateDeps);
-  await app.register(userInfoRoutes, { forwarder });
-  await app.register(fileioRoutes, aggregateDeps);
-  await app.register(filesystemAggregateRoutes, aggregateDeps);
-  await app.register(sharingRoutes, aggregateDeps);
-  await app.register(commentRoutes, aggregateDeps);
-  await app.register(favoriteRoutes, aggregateDeps);
-  await app.register(dataMetadataRoutes, aggregateDeps);
-  await app.register(dataTagRoutes, aggregateDeps);
-  await app.register(permanentIdRequestAggregateRoutes, aggregateDeps);
-  await app.register(notificationRoutes, aggregateDeps);
-  await app.register(notificationStreamRoutes, aggregateDeps);
-  await app.register(alertAdminRoutes, { forwarder });
-  await app.register(oauthGatewayRoutes, { forwarder, config });
-  await app.register(genomeRoutes, { forwarder, config });
-  await app.register(quickLaunchCreateRoute, {
-    forwarder,
-    uidDomain: config.uidDomain,
-    bodyLimitBytes: config.bodyLimitBytes,
-  });
-  await registerPassthroughs(app, passthroughRoutes, {
-    forwarder,
-    uidDomain: config.uidDomain,
-    bodyLimitBytes: config.bodyLimitBytes,
   });
 
   app.addHook('onClose', async () => {

@@ -1,7 +1,8 @@
-// Tags: bags, misc (saved searches).
+// Tag bags: bags of the caller, kept by the user-info service (routes.md §21).
 import type { PassthroughRoute } from '../http/passthrough.js';
+import type { Tag } from './tags.js';
 
-export const bagsRoutes: PassthroughRoute[] = [
+export const bagPassthroughs: PassthroughRoute<Tag>[] = [
   {
     method: ['HEAD', 'GET', 'PUT', 'DELETE'],
     path: '/bags',
@@ -25,14 +26,5 @@ export const bagsRoutes: PassthroughRoute[] = [
     backendPath: '/bags/{qualified-user}/{bag-id}',
     tag: 'bags',
     summary: 'Get, update or delete a bag',
-  },
-  {
-    method: ['GET', 'POST', 'DELETE'],
-    path: '/saved-searches',
-    backend: 'user-info',
-    backendPath: '/searches/{qualified-user}',
-    securedAlias: true,
-    tag: 'misc',
-    summary: 'Get, store or delete saved searches',
   },
 ];

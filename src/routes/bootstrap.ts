@@ -6,7 +6,7 @@ import type { Identity } from '../common/identity.js';
 import { toGatewayError } from '../common/error-replies.js';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
 import { qualifiedUsername } from '../common/users.js';
-import { loadPreferences, PreferencesSchema, type PreferencesDeps } from './preferences.js';
+import { loadPreferences, PreferencesSchema, type PreferencesDeps } from './misc/preferences.js';
 
 type Part<T> = T | { status?: number; error: string };
 

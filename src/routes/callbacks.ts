@@ -1,7 +1,8 @@
 // Tags: callbacks.
 import type { PassthroughRoute } from '../http/passthrough.js';
+import type { Tag } from './tags.js';
 
-export const callbacksRoutes: PassthroughRoute[] = [
+export const callbackPassthroughs: PassthroughRoute<Tag>[] = [
   {
     method: 'POST',
     path: '/callbacks/extapi-job/{job-id}',

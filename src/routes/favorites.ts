@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isUuid } from '../common/ids.js';
-import type { Stat } from '../backends/data-info/store.js';
+import type { Stat } from '../common/data-stat.js';
 import type { GatewayConfig } from '../config.js';
 import { backendError } from '../http/backend-answer.js';
 import { routeSecurity } from '../http/openapi.js';
@@ -14,8 +14,8 @@ import type { Forwarder } from '../http/proxy.js';
 import type { BackendResponse } from '../http/backend-answer.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { queryNormalizer } from '../common/query-params.js';
-import { dataInfoCall, dataInfoJson, readableStats } from './data-info-calls.js';
-import { metadataCall, metadataJson } from './data-metadata-calls.js';
+import { dataInfoCall, dataInfoJson, readableStats } from '../clients/data-info.js';
+import { metadataCall, metadataJson } from '../clients/metadata.js';
 import { gatewayError } from '../common/errors.js';
 
 export interface FavoriteDeps {

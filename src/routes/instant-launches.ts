@@ -1,7 +1,8 @@
 // Tags: instant-launches, admin-instant-launches, vice, admin-vice.
 import type { PassthroughRoute } from '../http/passthrough.js';
+import type { Tag } from './tags.js';
 
-export const instantLaunchesRoutes: PassthroughRoute[] = [
+export const instantLaunchPassthroughs: PassthroughRoute<Tag>[] = [
   {
     method: 'GET',
     path: '/instantlaunches',

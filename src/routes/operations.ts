@@ -1,6 +1,7 @@
 // Tag operations: liveness, readiness and Prometheus metrics (exempt from rate limits).
 import type { FastifyInstance } from 'fastify';
 import type { BackendName } from '../common/backend-names.js';
+import type { GatewayConfig } from '../config.js';
 import type { Metrics } from '../http/metrics.js';
 import type { Forwarder } from '../http/proxy.js';
 import type { Store } from '../store/database.js';
@@ -14,8 +15,8 @@ export interface OperationsDeps {
   remoteBackends: BackendName[];
   /** Answers when the shared rate-limit store (Redis, with REDIS_URL set) does: readiness requires it. */
   pingRedis?: () => Promise<void>;
-  /** Longest wait for each check (READINESS_TIMEOUT_MS): a stalled dependency fails its check, not the probe. */
-  checkTimeoutMs: number;
+  /** readinessTimeoutMs: longest wait for each check (READINESS_TIMEOUT_MS), a stalled dependency fails its check, not the probe. */
+  config: Pick<GatewayConfig, 'readinessTimeoutMs'>;
 }
 
 /** 'ok', or why the dependency is not ready: its error, or no answer within `timeoutMs`. */
@@ -88,14 +89,14 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
             '/',
             {},
             undefined,
-            AbortSignal.timeout(deps.checkTimeoutMs),
+            AbortSignal.timeout(deps.config.readinessTimeoutMs),
           );
           await response.body.dump();
         };
       }
       const names = Object.keys(probes);
       const results = await Promise.all(
-        names.map((name) => check(probes[name]!, deps.checkTimeoutMs)),
+        names.map((name) => check(probes[name]!, deps.config.readinessTimeoutMs)),
       );
       const checks = Object.fromEntries(names.map((name, index) => [name, results[index]!]));
       const failing = names.filter((name) => checks[name] !== 'ok');

@@ -1,7 +1,8 @@
 // Tags: qms, admin-qms, resource-usage, admin-request-types, admin-requests.
 import type { PassthroughRoute } from '../http/passthrough.js';
+import type { Tag } from './tags.js';
 
-export const qmsRoutes: PassthroughRoute[] = [
+export const qmsPassthroughs: PassthroughRoute<Tag>[] = [
   {
     method: 'GET',
     path: '/qms/plans',

@@ -1,9 +1,10 @@
 // Tags: service-account-email, service-account-qms.
 import type { PassthroughRoute } from '../http/passthrough.js';
+import type { Tag } from './tags.js';
 
 const subscriptionUpdater = { serviceRole: 'subscription-updater' };
 
-export const serviceAccountsRoutes: PassthroughRoute[] = [
+export const serviceAccountPassthroughs: PassthroughRoute<Tag>[] = [
   {
     method: 'POST',
     path: '/service/email',

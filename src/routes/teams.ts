@@ -1,7 +1,8 @@
 // Tags: collaborator-lists, teams, communities, subjects.
 import type { PassthroughRoute } from '../http/passthrough.js';
+import type { Tag } from './tags.js';
 
-export const teamsRoutes: PassthroughRoute[] = [
+export const teamPassthroughs: PassthroughRoute<Tag>[] = [
   {
     method: ['GET', 'POST'],
     path: '/collaborator-lists',

@@ -1,7 +1,8 @@
 // Tags: tools, gpu-models, tool-requests, reference-genomes, webhooks.
 import type { PassthroughRoute } from '../http/passthrough.js';
+import type { Tag } from './tags.js';
 
-export const toolsRoutes: PassthroughRoute[] = [
+export const toolPassthroughs: PassthroughRoute<Tag>[] = [
   {
     method: ['GET', 'POST'],
     path: '/tools',

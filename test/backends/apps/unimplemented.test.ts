@@ -9,7 +9,7 @@ import pino from 'pino';
 import { buildBackendHost } from '../../../src/embedded/host.js';
 import { loadConfig } from '../../../src/config.js';
 import type { HTTPMethods } from 'fastify';
-import { passthroughRoutes } from '../../../src/routes/passthrough-table.js';
+import { passthroughRoutes } from '../../../src/routes/index.js';
 import { openStore } from '../../../src/store/database.js';
 import { startMetadataGateway } from '../../support/metadata-gateway.js';
 

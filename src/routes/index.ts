@@ -1,0 +1,138 @@
+// Every route the gateway serves, by area: find a route from its OpenAPI tag here, then open the
+// area's file, routes/<name>.ts, or folder, routes/<name>/index.ts. Each area owns its tags (every
+// tag of tags.ts belongs to exactly one area), lists its passthrough rows (data: method, path,
+// backend, identity style) and registers the routes that aggregate backend calls in its plugin.
+// src/app.ts registers this list (registerAreas, area.ts). Order: routes.md's sections.
+import { adminPassthroughs } from './admin/index.js';
+import { analysisPassthroughs } from './analyses/index.js';
+import { quickLaunchCreateRoute } from './analyses/quicklaunches.js';
+import { appPassthroughs } from './apps/index.js';
+import type { Area } from './area.js';
+import { bagPassthroughs } from './bags.js';
+import { bootstrapRoutes } from './bootstrap.js';
+import { callbackPassthroughs } from './callbacks.js';
+import { cogeRoutes } from './coge.js';
+import { dataPassthroughs, dataRoutes } from './data/index.js';
+import { favoriteRoutes } from './favorites.js';
+import { filesystemPassthroughs, filesystemRoutes } from './filesystem/index.js';
+import { instantLaunchPassthroughs } from './instant-launches.js';
+import { miscPassthroughs, miscRoutes } from './misc/index.js';
+import { notificationPassthroughs, notificationRoutes } from './notifications/index.js';
+import { operationsRoutes } from './operations.js';
+import {
+  permanentIdRequestPassthroughs,
+  permanentIdRequestRoutes,
+} from './permanent-id-requests/index.js';
+import { qmsPassthroughs } from './qms.js';
+import { serviceAccountPassthroughs } from './service-accounts.js';
+import { teamPassthroughs } from './teams.js';
+import { toolPassthroughs } from './tools.js';
+import { userInfoRoutes } from './user-info.js';
+
+export const areas: readonly Area[] = [
+  {
+    name: 'misc',
+    tags: ['misc', 'token', 'admin-comments'],
+    passthroughs: miscPassthroughs,
+    plugin: miscRoutes,
+  },
+  { name: 'operations', tags: ['operations'], passthroughs: [], plugin: operationsRoutes },
+  { name: 'callbacks', tags: ['callbacks'], passthroughs: callbackPassthroughs },
+  { name: 'bootstrap', tags: ['bootstrap'], passthroughs: [], plugin: bootstrapRoutes },
+  { name: 'user-info', tags: ['user-info'], passthroughs: [], plugin: userInfoRoutes },
+  { name: 'favorites', tags: ['favorites'], passthroughs: [], plugin: favoriteRoutes },
+  {
+    name: 'filesystem',
+    tags: ['filesystem', 'fileio'],
+    passthroughs: filesystemPassthroughs,
+    plugin: filesystemRoutes,
+  },
+  {
+    name: 'notifications',
+    tags: ['notifications'],
+    passthroughs: notificationPassthroughs,
+    plugin: notificationRoutes,
+  },
+  {
+    name: 'analyses',
+    tags: ['analyses', 'analyses-quicklaunches'],
+    passthroughs: analysisPassthroughs,
+    plugin: quickLaunchCreateRoute,
+  },
+  {
+    name: 'data',
+    tags: ['data', 'admin-filesystem', 'tags'],
+    passthroughs: dataPassthroughs,
+    plugin: dataRoutes,
+  },
+  {
+    name: 'permanent-id-requests',
+    tags: ['permanent-id-requests', 'admin-permanent-id-requests'],
+    passthroughs: permanentIdRequestPassthroughs,
+    plugin: permanentIdRequestRoutes,
+  },
+  { name: 'coge', tags: ['coge'], passthroughs: [], plugin: cogeRoutes },
+  {
+    name: 'apps',
+    tags: [
+      'apps',
+      'app-versions',
+      'app-categories',
+      'app-hierarchies',
+      'app-communities',
+      'app-community-tags',
+      'app-element-types',
+      'app-metadata',
+      'app-pipelines',
+      'admin-apps',
+      'admin-tools',
+      'admin-tool-requests',
+      'admin-reference-genomes',
+    ],
+    passthroughs: appPassthroughs,
+  },
+  {
+    name: 'tools',
+    tags: ['tools', 'gpu-models', 'tool-requests', 'reference-genomes', 'webhooks'],
+    passthroughs: toolPassthroughs,
+  },
+  {
+    name: 'instant-launches',
+    tags: ['instant-launches', 'admin-instant-launches', 'vice', 'admin-vice'],
+    passthroughs: instantLaunchPassthroughs,
+  },
+  { name: 'bags', tags: ['bags'], passthroughs: bagPassthroughs },
+  {
+    name: 'teams',
+    tags: ['collaborator-lists', 'teams', 'communities', 'admin-communities', 'subjects'],
+    passthroughs: teamPassthroughs,
+  },
+  {
+    name: 'qms',
+    tags: [
+      'qms',
+      'admin-qms',
+      'resource-usage',
+      'admin-resource-usage',
+      'dashboard',
+      'requests',
+      'admin-requests',
+      'admin-request-types',
+      'support',
+    ],
+    passthroughs: qmsPassthroughs,
+  },
+  {
+    name: 'admin',
+    tags: ['admin', 'admin-settings', 'admin-user-info', 'admin-token'],
+    passthroughs: adminPassthroughs,
+  },
+  {
+    name: 'service-accounts',
+    tags: ['service-account-email', 'service-account-qms', 'service-account-user-info'],
+    passthroughs: serviceAccountPassthroughs,
+  },
+];
+
+/** Every passthrough row of every area. */
+export const passthroughRoutes = areas.flatMap((area) => area.passthroughs);
