@@ -166,10 +166,10 @@ test('the architecture page names exactly the files of src/common/, src/http/ an
     const row = page.split('\n').find((line) => line.startsWith(`| \`src/${folder}/\` |`));
     assert.ok(row, `docs/architecture.md has a row for src/${folder}/`);
     // Names in the row that are paths of another folder (`src/common/service-token.ts`) do not count.
-    const named = new Set(
-      [...row.matchAll(/`([a-z0-9-]+\.ts)`/g)].map((match) => match[1]!),
+    const named = new Set([...row.matchAll(/`([a-z0-9-]+\.ts)`/g)].map((match) => match[1]!));
+    const files = readdirSync(path.join(root, 'src', folder)).filter((name) =>
+      name.endsWith('.ts'),
     );
-    const files = readdirSync(path.join(root, 'src', folder)).filter((name) => name.endsWith('.ts'));
     assert.deepEqual([...named].sort(), files.sort(), `the files of src/${folder}/`);
   }
 });

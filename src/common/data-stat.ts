@@ -1,6 +1,5 @@
 // A file's or folder's stat as data-info describes it (backends.md §2.2): what the data-info service
-// answers and the gateway reshapes. (The data-info backend still has its own copy, `Stat` in
-// src/backends/data-info/store.ts, until it imports this one.)
+// answers and the gateway reshapes.
 
 export type Permission = 'read' | 'write' | 'own';
 

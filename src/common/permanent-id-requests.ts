@@ -1,6 +1,5 @@
 // Permanent-ID requests as the metadata service answers them (backends.md §3.7), and as the gateway
-// reads them to show each request's folder. (The metadata backend still has its own copy in
-// src/backends/metadata/permanent-id-model.ts, until it imports these.)
+// reads them to show each request's folder.
 
 /** What every view of a request names: the request, its type and what it is for. */
 export interface RequestSummary {

@@ -1,6 +1,5 @@
 // The analyses service's quick-launch shapes (backends.md §6), shared by the service (validation)
-// and the gateway (validation and OpenAPI), so both describe one API. (The analyses backend still
-// has its own copy, src/backends/analyses/shapes.ts, until it imports these.)
+// and the gateway (validation and OpenAPI), so both describe one API.
 import { Type, type Static } from 'typebox';
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });

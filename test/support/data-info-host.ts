@@ -3,11 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import type {
-  ObjectIndex,
-  DataObject,
-  Permission,
-} from '../../src/backends/data-info/object-index.js';
+import type { ObjectIndex, DataObject } from '../../src/backends/data-info/object-index.js';
+import type { Permission } from '../../src/common/data-stat.js';
 import { DataStore } from '../../src/backends/data-info/store.js';
 import { hostEngines, withUser, type BackendHost, type HttpAnswer } from './backend-host.js';
 

@@ -23,7 +23,7 @@ import {
   GlobalDefault,
   IdParams,
   UserDefault,
-} from './shapes.js';
+} from '../../common/quick-launch-shapes.js';
 import { gatewayError } from '../../common/errors.js';
 
 type IdRequest = { Params: { id: string } };

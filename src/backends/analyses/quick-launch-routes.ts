@@ -21,7 +21,7 @@ import {
   QuickLaunch,
   QuickLaunchCreate,
   QuickLaunchPatch,
-} from './shapes.js';
+} from '../../common/quick-launch-shapes.js';
 import { appVisibleTo, checkTarget } from './submission.js';
 import { gatewayError } from '../../common/errors.js';
 

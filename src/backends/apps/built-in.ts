@@ -1,8 +1,9 @@
 // The apps a fresh platform ships: each runs in-process on the embedded executor against the data
-// store (issue 7), so the catalog is never empty. Ids are fixed, so every installation (and every
+// store, so the catalog is never empty. Ids are fixed, so every installation (and every
 // quick launch or analysis that names them) agrees on them.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
+import { urlImportApp } from '../../common/url-import.js';
 import type { AppDefinition } from './definition.js';
 
 export const platformIntegrator = 'platform';
@@ -31,7 +32,7 @@ const input = (id: string, type: string, label: string, extra: Record<string, un
 
 export const builtInApps: readonly BuiltInApp[] = [
   {
-    id: '7a2d6f0e-1b1c-4c55-9a51-0c1f1a000001',
+    id: urlImportApp.id,
     versionId: '8b3e7f1f-2c2d-4d66-8b62-1d2a2b100001',
     name: 'URL import',
     description: 'Fetches a file from an http(s) URL into a folder of the data store.',

@@ -7,7 +7,8 @@
 // of data-info is for other services.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import type { DataObject, Permission } from './object-index.js';
+import type { DataObject } from './object-index.js';
+import type { Permission } from '../../common/data-stat.js';
 import { DataStore, type Caller, type DataStoreOptions } from './store.js';
 import { visibilityOf } from './visibility.js';
 

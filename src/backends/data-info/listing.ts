@@ -1,6 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { strongest, type DataObject, type Permission } from './object-index.js';
+import { strongest, type DataObject } from './object-index.js';
+import { type Permission } from '../../common/data-stat.js';
 import { baseName, isBadName, type BadNameRules } from '../../common/data-path.js';
 import type { Caller, DataStore } from './store.js';
 import { binaryText, reported, visibilityOf, type Access } from './visibility.js';

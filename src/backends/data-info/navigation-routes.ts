@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { requireUserParam } from '../../common/query-params.js';
-import type { DataObject, Permission } from './object-index.js';
+import type { DataObject } from './object-index.js';
+import type { Permission } from '../../common/data-stat.js';
 import { Lister } from './listing.js';
 import type { Caller, DataStore } from './store.js';
 import { reported, visibilityOf } from './visibility.js';

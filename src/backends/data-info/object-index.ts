@@ -7,8 +7,8 @@ import type { Database } from '../../store/schema.js';
 import { ancestorsOf, baseName, parentOf } from '../../common/data-path.js';
 import { basePaths, type BasePaths } from '../../common/base-paths.js';
 import { gatewayError } from '../../common/errors.js';
+import type { Permission } from '../../common/data-stat.js';
 
-export type Permission = 'read' | 'write' | 'own';
 export type DataObject = Selectable<Database['data_objects']>;
 type Db = Kysely<Database> | Transaction<Database>;
 

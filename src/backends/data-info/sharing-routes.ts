@@ -2,13 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { toGatewayError } from '../../common/error-replies.js';
 import { bodyObject, MAX_BULK_PATHS, pathList, userOf } from './bulk.js';
-import {
-  atLeast,
-  everyone,
-  systemOwner,
-  type DataObject,
-  type Permission,
-} from './object-index.js';
+import { atLeast, everyone, systemOwner, type DataObject } from './object-index.js';
+import { type Permission } from '../../common/data-stat.js';
 import { inTransaction } from './moves.js';
 import { anonymousUser, type Caller, type DataStore } from './store.js';
 import { createTickets } from './tickets.js';

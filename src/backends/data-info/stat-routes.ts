@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { requireUserParam } from '../../common/query-params.js';
 import { MAX_BULK_PATHS } from './bulk.js';
-import { atLeast, type DataObject, type Permission } from './object-index.js';
+import { atLeast, type DataObject } from './object-index.js';
+import type { Permission, Stat } from '../../common/data-stat.js';
 import { ancestorsOf } from '../../common/data-path.js';
 import { isUuid } from '../../common/ids.js';
 import { orderObjects, sortDirs, sortFields } from './listing.js';
@@ -15,7 +16,7 @@ import {
   integerParam,
   valuesOf,
 } from './query.js';
-import type { Caller, DataStore, Stat } from './store.js';
+import type { Caller, DataStore } from './store.js';
 import { reported, visibilityOf } from './visibility.js';
 import { below } from './tree.js';
 import { GatewayError, gatewayError } from '../../common/errors.js';

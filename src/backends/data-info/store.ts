@@ -1,14 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { BlobStore, type OpenBlob } from './blobs.js';
-import {
-  atLeast,
-  ObjectIndex,
-  everyone,
-  systemOwner,
-  type DataObject,
-  type Permission,
-} from './object-index.js';
+import { atLeast, ObjectIndex, everyone, systemOwner, type DataObject } from './object-index.js';
+import type { Permission, Stat } from '../../common/data-stat.js';
 import { baseName, MAX_SEGMENT_BYTES, normalizeDataPath } from '../../common/data-path.js';
 import { gatewayError } from '../../common/errors.js';
 
@@ -44,24 +38,6 @@ export const anonymousUser = 'anonymous';
  */
 const reservedUsernames = new Set([everyone, 'shared', systemOwner]);
 const CONTROL_OR_SLASH = /[\u0000-\u001f\u007f-\u009f/\\]/;
-
-/** backends.md §2.2: the stat object. Optional keys depend on the type and the caller's level. */
-export interface Stat {
-  id: string;
-  path: string;
-  type: 'file' | 'dir';
-  label: string;
-  'date-created': number;
-  'date-modified': number;
-  permission: Permission;
-  'share-count'?: number;
-  'file-size'?: number;
-  md5?: string;
-  'content-type'?: string;
-  infoType?: string;
-  'file-count'?: number;
-  'dir-count'?: number;
-}
 
 /**
  * The embedded data store: the catalog (paths, grants) plus the bytes (BlobStore), and the rules

@@ -7,7 +7,8 @@ import {
   type SqlBool,
 } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { atLeast, everyone, strongest, type DataObject, type Permission } from './object-index.js';
+import { atLeast, everyone, strongest, type DataObject } from './object-index.js';
+import { type Permission } from '../../common/data-stat.js';
 import { isWithin } from '../../common/data-path.js';
 import { codePoints } from './tree.js';
 import type { Caller, DataStore } from './store.js';

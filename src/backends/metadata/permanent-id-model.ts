@@ -2,6 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { gatewayError } from '../../common/errors.js';
+import type {
+  RequestDetails,
+  RequestListing,
+  RequestSummary,
+} from '../../common/permanent-id-requests.js';
 
 /**
  * Permanent-ID requests in the store (backends.md §3.7): a request, its type, and its history of
@@ -24,36 +29,6 @@ export const sortFields = [
   'updated_by',
 ] as const;
 export type SortField = (typeof sortFields)[number];
-
-/** What every view of a request names: the request, its type and what it is for. */
-export interface RequestSummary {
-  id: string;
-  type: string;
-  target_id: string;
-  target_type: string;
-  requested_by: string;
-  original_path?: string;
-}
-
-/** A row of the listings: the summary with the first and latest status. */
-export interface RequestListing extends RequestSummary {
-  date_submitted: number;
-  status: string;
-  date_updated: number;
-  updated_by: string;
-}
-
-export interface StatusEntry {
-  status: string;
-  comments?: string;
-  status_date: number;
-  updated_by: string;
-}
-
-export interface RequestDetails extends RequestSummary {
-  permanent_id?: string;
-  history: StatusEntry[];
-}
 
 export interface ListingOptions {
   /** Only this user's requests; undefined for the admin listing. */

@@ -1,4 +1,4 @@
-// The embedded executor's tools (issue 7): each runs one step of a built-in app in-process, reading
+// The embedded executor's tools: each runs one step of a built-in app in-process, reading
 // its inputs from the data store and writing its outputs into the result folder, always as the
 // user who launched the job (their permissions decide what it may read and write).
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Running analyses (issue 7): a job moves Submitted → Running → Completed or Failed (or Canceled
+// Running analyses: a job moves Submitted → Running → Completed or Failed (or Canceled
 // when stopped); each change is recorded in its history and sent to its user as a
 // job_status_change notification. Jobs run in this process on the embedded executor.
 import { randomUUID } from 'node:crypto';

@@ -9,22 +9,12 @@ import { byteLimit } from '../../../common/request-body.js';
 import { baseName, joinDataPath } from '../../../common/data-path.js';
 import { createFile } from '../../data-info/index.js';
 import { StepError, type StepRun } from './step.js';
+import { importName } from '../../../common/url-import.js';
 
 /** The longest a whole import may take, connect to last byte. */
 export const URL_IMPORT_TIMEOUT_MS = 60 * 60 * 1000;
 /** The longest the source may take to send its headers, and to pause between two chunks. */
 export const URL_IMPORT_IDLE_TIMEOUT_MS = 60 * 1000;
-
-/** The last path segment, URL-decoded, else the host (routes.md §6). */
-export function importName(url: URL): string {
-  const segment = url.pathname.split('/').filter(Boolean).pop();
-  if (!segment) return url.hostname.replace(/^\[|\]$/g, '');
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
 
 /** A reason fit for the user. */
 function failureReason(error: unknown): string {
