@@ -17,6 +17,8 @@ export default tseslint.config(
       ],
       // Kysely's empty selection is written `{}` (SelectQueryBuilder<DB, TB, {}>).
       '@typescript-eslint/no-empty-object-type': ['error', { allowObjectTypes: 'always' }],
+      // One import statement per module: what a file takes from a module reads in one place.
+      'no-duplicate-imports': 'error',
       // A variable a closure reads before its one assignment cannot be const.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },

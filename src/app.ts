@@ -28,9 +28,9 @@ import { loadTrustedKeys } from './http/keys.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { sendNotification } from './http/notifications.js';
 import { registerOpenApi } from './http/openapi.js';
-import { registerAreas } from './routes/area.js';
+import { registerAreas } from './routes/shared/area.js';
 import { areas } from './routes/index.js';
-import { allTags } from './routes/tags.js';
+import { allTags } from './routes/shared/tags.js';
 import { SeenUsers } from './http/seen-users.js';
 import { Forwarder, remoteTarget, type BackendTarget } from './http/proxy.js';
 import {

@@ -4,9 +4,8 @@ import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { Identity } from '../common/identity.js';
 import { gatewayError } from '../common/errors.js';
-import { backendError, jsonAnswer } from '../http/backend-answer.js';
+import { backendError, jsonAnswer, type BackendResponse } from '../http/backend-answer.js';
 import type { BackendCall, Forwarder } from '../http/proxy.js';
-import type { BackendResponse } from '../http/backend-answer.js';
 
 /**
  * Who calls and for which request. Not the request itself: a URL import goes on calling data-info

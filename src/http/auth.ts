@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { KeyObject } from 'node:crypto';
 import {
   decodeProtectedHeader,
   errors,

@@ -26,7 +26,7 @@ export interface PassthroughRoute<TagName extends string = string> {
   auth?: AuthLevel;
   /** Defaults to the backend's convention. */
   identity?: IdentityStyle;
-  /** The OpenAPI tag (the route files' tag list, src/routes/tags.ts). */
+  /** The OpenAPI tag (the route files' tag list, src/routes/shared/tags.ts). */
   tag: TagName;
   summary: string;
   /** Also serve the route under `/secured` (where a user is always required). */

@@ -1,6 +1,6 @@
 // Tag bags: bags of the caller, kept by the user-info service (routes.md §21).
 import type { PassthroughRoute } from '../http/passthrough.js';
-import type { Tag } from './tags.js';
+import type { Tag } from './shared/tags.js';
 
 export const bagPassthroughs: PassthroughRoute<Tag>[] = [
   {

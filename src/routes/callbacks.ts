@@ -1,6 +1,6 @@
 // Tags: callbacks.
 import type { PassthroughRoute } from '../http/passthrough.js';
-import type { Tag } from './tags.js';
+import type { Tag } from './shared/tags.js';
 
 export const callbackPassthroughs: PassthroughRoute<Tag>[] = [
   {

@@ -1,13 +1,13 @@
 // Every route the gateway serves, by area: find a route from its OpenAPI tag here, then open the
 // area's file, routes/<name>.ts, or folder, routes/<name>/index.ts. Each area owns its tags (every
-// tag of tags.ts belongs to exactly one area), lists its passthrough rows (data: method, path,
+// tag of shared/tags.ts belongs to exactly one area), lists its passthrough rows (data: method, path,
 // backend, identity style) and registers the routes that aggregate backend calls in its plugin.
-// src/app.ts registers this list (registerAreas, area.ts). Order: routes.md's sections.
+// src/app.ts registers this list (registerAreas, shared/area.ts). Order: routes.md's sections.
 import { adminPassthroughs } from './admin/index.js';
 import { analysisPassthroughs } from './analyses/index.js';
 import { quickLaunchCreateRoute } from './analyses/quicklaunches.js';
 import { appPassthroughs } from './apps/index.js';
-import type { Area } from './area.js';
+import type { Area } from './shared/area.js';
 import { bagPassthroughs } from './bags.js';
 import { bootstrapRoutes } from './bootstrap.js';
 import { callbackPassthroughs } from './callbacks.js';

@@ -1,6 +1,6 @@
 // Tags: qms, admin-qms, resource-usage, admin-request-types, admin-requests.
 import type { PassthroughRoute } from '../http/passthrough.js';
-import type { Tag } from './tags.js';
+import type { Tag } from './shared/tags.js';
 
 export const qmsPassthroughs: PassthroughRoute<Tag>[] = [
   {

@@ -1,6 +1,6 @@
 // Tags: service-account-email, service-account-qms.
 import type { PassthroughRoute } from '../http/passthrough.js';
-import type { Tag } from './tags.js';
+import type { Tag } from './shared/tags.js';
 
 const subscriptionUpdater = { serviceRole: 'subscription-updater' };
 

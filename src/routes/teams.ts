@@ -1,6 +1,6 @@
 // Tags: collaborator-lists, teams, communities, subjects.
 import type { PassthroughRoute } from '../http/passthrough.js';
-import type { Tag } from './tags.js';
+import type { Tag } from './shared/tags.js';
 
 export const teamPassthroughs: PassthroughRoute<Tag>[] = [
   {

@@ -1,6 +1,6 @@
 // Tags: tools, gpu-models, tool-requests, reference-genomes, webhooks.
 import type { PassthroughRoute } from '../http/passthrough.js';
-import type { Tag } from './tags.js';
+import type { Tag } from './shared/tags.js';
 
 export const toolPassthroughs: PassthroughRoute<Tag>[] = [
   {

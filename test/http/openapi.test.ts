@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fastifyPath } from '../../src/http/passthrough.js';
 import { passthroughRoutes } from '../../src/routes/index.js';
-import { allTags } from '../../src/routes/tags.js';
+import { allTags } from '../../src/routes/shared/tags.js';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
 
 interface Operation {

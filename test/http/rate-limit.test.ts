@@ -3,8 +3,7 @@
 // (with fallback when Redis goes away). The bucket arithmetic itself: rate-limit-buckets.test.ts.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createServer, connect, type Server, type Socket, type AddressInfo } from 'node:net';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';

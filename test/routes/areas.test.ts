@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type RouteOptions } from 'fastify';
-import { registerAreas, type Area, type GatewayParts } from '../../src/routes/area.js';
+import { registerAreas, type Area, type GatewayParts } from '../../src/routes/shared/area.js';
 import { areas } from '../../src/routes/index.js';
-import { allTags } from '../../src/routes/tags.js';
+import { allTags } from '../../src/routes/shared/tags.js';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
 
 interface RegisteredRoute {

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { userQuery } from '../metadata/index.js';
 import { choiceParam } from '../../common/query-params.js';
-import { jobStats } from './jobs/job-stats.js';
+import { jobStats } from './job-stats.js';
 import { listApps } from './app-listings.js';
 import { listingQuery } from './app-listing-routes.js';
 import { shortUser } from './caller.js';

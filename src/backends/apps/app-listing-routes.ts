@@ -12,7 +12,7 @@ import {
   type ListingQuery,
   type SortField,
 } from './app-listings.js';
-import { jobStats } from './jobs/job-stats.js';
+import { jobStats } from './job-stats.js';
 import { launchView, versionsOf, visibleApp, type AppRow } from './app-views.js';
 import type { AppDefinition } from './definition.js';
 import { shortUser } from './caller.js';

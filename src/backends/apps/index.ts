@@ -5,8 +5,8 @@ import { requireUserParam } from '../../common/query-params.js';
 import { adminCategoryRoutes } from './admin-category-routes.js';
 import { adminListingRoutes } from './admin-listing-routes.js';
 import { openSharedDataStore } from '../data-info/index.js';
-import { analysisRoutes } from './jobs/analysis-routes.js';
-import { JobRunner } from './jobs/runner.js';
+import { analysisRoutes } from './analysis-routes.js';
+import { JobRunner } from './job-runner.js';
 import { installBuiltInApps } from './built-in.js';
 import { catalogRoutes } from './app-listing-routes.js';
 import { categoryRoutes } from './category-routes.js';
@@ -46,9 +46,9 @@ export { pathParameterTypes, type AppDefinition } from './definition.js';
  * OAuth access to the third-party job API, the app catalog with its AVU metadata, public categories
  * and workspaces kept by administrators, and ontology versions with app hierarchies and the apps
  * under them (ontology-routes.ts, hierarchy-listing-routes.ts). Analyses submitted here run in
- * this process: jobs/ holds the analysis routes, the job runner and its executors (not to be
- * confused with the analyses service, backends/analyses/, which keeps quick launches). Analyses
- * and the rest answer 501 until they are built (APPS_URL reaches a real one).
+ * this process: analysis-routes.ts serves them, job-runner.ts and job-executors.ts run them (not
+ * to be confused with the analyses service, backends/analyses/, which keeps quick launches). The
+ * routes not built yet answer 501 (APPS_URL reaches a full apps service).
  */
 export const appsService: EmbeddedService = {
   name: 'apps',

@@ -1,7 +1,7 @@
 // The admin area (routes.md §24, and §9 ontologies, §8 the admin's view of OAuth tokens): tags
 // admin, admin-settings, admin-user-info, admin-token. All passthroughs, admins only.
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import { ontologyPassthroughs } from './ontologies.js';
 
 export const adminPassthroughs: PassthroughRoute<Tag>[] = [

@@ -10,7 +10,7 @@ import {
   hierarchyListing,
   OntologyClassHierarchy,
 } from '../apps/schemas.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 
 const OntologyDetails = Type.Object({
   iri: Type.String({ description: "The ontology's IRI" }),

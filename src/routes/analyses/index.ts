@@ -2,7 +2,7 @@
 // (tag analyses-quicklaunches, quicklaunches.ts).
 import { Type, type TSchema } from 'typebox';
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import { ErrorAnswer } from '../apps/schemas.js';
 import { quickLaunchPassthroughs } from './quicklaunches.js';
 

@@ -17,7 +17,7 @@ import {
 } from '../../common/quick-launch-shapes.js';
 import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import type { GatewayConfig } from '../../config.js';
 import type { Forwarder } from '../../http/proxy.js';
 import { qualifiedUsername } from '../../common/users.js';

@@ -1,7 +1,7 @@
 // Tags: admin-apps, admin-tools, admin-tool-requests, admin-reference-genomes.
 import { Type } from 'typebox';
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import { AppListing, ErrorAnswer, listingParameters } from './schemas.js';
 
 const AdminListingQuery = Type.Object(

@@ -1,7 +1,7 @@
 // Tag app-hierarchies: the apps by ontology class (`/apps/hierarchies` rows of routes.md §16), all
 // passthroughs to the apps service.
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import {
   Hierarchies,
   Hierarchy,

@@ -3,7 +3,7 @@
 // app-pipelines; app-hierarchies in hierarchies.ts), their administration with tools, tool
 // requests and reference genomes (admin.ts) and app metadata administration (metadata.ts).
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import { adminAppPassthroughs } from './admin.js';
 import { hierarchyPassthroughs } from './hierarchies.js';
 import { appMetadataPassthroughs } from './metadata.js';

@@ -2,7 +2,7 @@
 // apps service, same path; the schemas document (and, for JSON bodies, check) what travels.
 import { Type } from 'typebox';
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import { AdminAppCategory, AvuList, AvuReplace, AvuWrite, ErrorAnswer } from './schemas.js';
 
 const errors = { 400: ErrorAnswer, 404: ErrorAnswer };

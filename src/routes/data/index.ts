@@ -3,7 +3,7 @@
 // admin-filesystem) and each user's tags on them (tag tags, tags.ts).
 import type { FastifyInstance } from 'fastify';
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import { dataMetadataRoutes } from './metadata.js';
 import { sharingRoutes, type DataDeps } from './sharing.js';
 import { dataTagPassthroughs, dataTagRoutes } from './tags.js';

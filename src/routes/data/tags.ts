@@ -4,13 +4,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
 import { queryNormalizer } from '../../common/query-params.js';
-import { dataInfoCall, readableStats } from '../../clients/data-info.js';
+import { dataInfoCall, readableStats, type EntryStat } from '../../clients/data-info.js';
 import { entryId, type DataMetadataDeps } from './metadata-support.js';
 import { metadataJson, targetType } from '../../clients/metadata.js';
-import { type EntryStat } from '../../clients/data-info.js';
 import { gatewayError } from '../../common/errors.js';
 
 export const dataTagPassthroughs: PassthroughRoute<Tag>[] = [

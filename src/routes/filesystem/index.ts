@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import { changeRoutes } from './changes.js';
 import { fileioRoutes, type FileioDeps } from './fileio.js';
 import { fileRoutes } from './files.js';

@@ -15,8 +15,7 @@ import {
   wellFormed,
   type FilesystemDeps,
 } from './support.js';
-import { dataInfo } from '../../clients/data-info.js';
-import { encodedPath } from '../../clients/data-info.js';
+import { dataInfo, encodedPath } from '../../clients/data-info.js';
 import { metadataJson } from '../../clients/metadata.js';
 import { gatewayError } from '../../common/errors.js';
 

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { jsonAnswer } from '../../http/backend-answer.js';
 import { routeSecurity } from '../../http/openapi.js';
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import type { Forwarder } from '../../http/proxy.js';
 
 export const alertPassthroughs: PassthroughRoute<Tag>[] = [

@@ -4,8 +4,8 @@
 // (tag token; none served yet).
 import type { FastifyInstance } from 'fastify';
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { AreaDeps } from '../area.js';
-import type { Tag } from '../tags.js';
+import type { AreaDeps } from '../shared/area.js';
+import type { Tag } from '../shared/tags.js';
 import { alertAdminRoutes, alertPassthroughs } from './alerts.js';
 import { commentRoutes } from './comments.js';
 import { oauthGatewayRoutes, oauthPassthroughs } from './oauth.js';

@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import type { GatewayConfig } from '../../config.js';
 import { routeSecurity } from '../../http/openapi.js';
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import type { Forwarder } from '../../http/proxy.js';
 import { routeAtBoth } from '../../http/secured-alias.js';
 import { gatewayError } from '../../common/errors.js';

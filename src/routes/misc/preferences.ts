@@ -1,6 +1,6 @@
 // Tag misc: per-user preferences, kept by the user-info service, with the output-folder defaults always present.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import { basePaths } from '../../common/base-paths.js';
 import type { GatewayConfig } from '../../config.js';
@@ -34,10 +34,6 @@ export interface PreferencesDeps {
   config: Pick<GatewayConfig, 'uidDomain' | 'dataStore'>;
   /** Output folders known to exist (`user\0path`), so the data store is asked once per user and process. */
   ensuredOutputFolders: LRUCache<string, true>;
-}
-
-export function outputFolderCache(): LRUCache<string, true> {
-  return new LRUCache({ max: 10_000 });
 }
 
 /** `<home>/<DEFAULT_OUTPUT_FOLDER>`: where analysis results go unless the user picked a folder. */

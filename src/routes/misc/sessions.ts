@@ -1,7 +1,7 @@
 // Tag misc: session data (user-info) and the login history (apps), per user.
 import { Type } from 'typebox';
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 
 export const sessionPassthroughs: PassthroughRoute<Tag>[] = [
   {

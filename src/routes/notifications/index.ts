@@ -9,7 +9,7 @@ import type { Identity } from '../../common/identity.js';
 import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
 import type { PassthroughRoute } from '../../http/passthrough.js';
 import { notificationStreamRoutes } from './stream.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import type { Forwarder } from '../../http/proxy.js';
 import { queryNormalizer } from '../../common/query-params.js';
 import { allowList } from '../../http/address-allow-list.js';

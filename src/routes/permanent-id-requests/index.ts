@@ -17,7 +17,7 @@ import type { Identity } from '../../common/identity.js';
 import { sendNotification } from '../../http/notifications.js';
 import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
 import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../tags.js';
+import type { Tag } from '../shared/tags.js';
 import type { Forwarder } from '../../http/proxy.js';
 import { readableStats } from '../../clients/data-info.js';
 import { metadataJson } from '../../clients/metadata.js';

@@ -1,13 +1,13 @@
 // What an area of the gateway's routes is (one tag family: its tags, passthrough rows and the plugin
 // of its aggregated routes), and the one function that registers a list of them (src/app.ts).
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import type { BackendName } from '../common/backend-names.js';
-import type { GatewayConfig } from '../config.js';
-import type { Metrics } from '../http/metrics.js';
-import { registerPassthroughs, type PassthroughRoute } from '../http/passthrough.js';
-import type { Forwarder } from '../http/proxy.js';
-import type { Store } from '../store/database.js';
-import { outputFolderCache } from './misc/preferences.js';
+import type { BackendName } from '../../common/backend-names.js';
+import type { GatewayConfig } from '../../config.js';
+import type { Metrics } from '../../http/metrics.js';
+import { registerPassthroughs, type PassthroughRoute } from '../../http/passthrough.js';
+import type { Forwarder } from '../../http/proxy.js';
+import type { Store } from '../../store/database.js';
+import { LRUCache } from 'lru-cache';
 import type { Tag } from './tags.js';
 
 /** What the gateway hands its areas. */
@@ -25,7 +25,7 @@ export interface GatewayParts {
 /** What an area's plugin receives: the gateway's parts and the state the areas share. */
 export interface AreaDeps extends GatewayParts {
   /** Output folders known to exist (`user\0path`), so the data store is asked once per user and process. */
-  ensuredOutputFolders: ReturnType<typeof outputFolderCache>;
+  ensuredOutputFolders: LRUCache<string, true>;
 }
 
 export interface Area {
@@ -55,7 +55,7 @@ export async function registerAreas(
   areas: readonly Area[],
   parts: GatewayParts,
 ): Promise<void> {
-  const deps: AreaDeps = { ...parts, ensuredOutputFolders: outputFolderCache() };
+  const deps: AreaDeps = { ...parts, ensuredOutputFolders: new LRUCache({ max: 10_000 }) };
   const passthroughDeps = {
     forwarder: parts.forwarder,
     uidDomain: parts.config.uidDomain,

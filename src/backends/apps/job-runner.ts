@@ -4,15 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
-import { jobStatusNotification, type UserNotification } from '../../../common/notifications.js';
-import type { Database } from '../../../store/schema.js';
-import { joinDataPath } from '../../../common/data-path.js';
-import { createFolders, type DataStore } from '../../data-info/index.js';
-import { executors } from './executors.js';
+import { jobStatusNotification, type UserNotification } from '../../common/notifications.js';
+import type { Database } from '../../store/schema.js';
+import { joinDataPath } from '../../common/data-path.js';
+import { createFolders, type DataStore } from '../data-info/index.js';
+import { executors } from './job-executors.js';
 import { concurrentJobLimit } from './job-limits.js';
-import { StepError, type StepRun } from './step.js';
-import type { CheckedSubmission } from './submission.js';
-import { GatewayError, gatewayError } from '../../../common/errors.js';
+import { StepError, type StepRun } from './job-step.js';
+import type { CheckedSubmission } from './job-submission.js';
+import { GatewayError, gatewayError } from '../../common/errors.js';
 
 export type AnalysisRow = Selectable<Database['analyses']>;
 

@@ -2,13 +2,13 @@
 // values of `config` (`<step id>_<parameter id>` keys) must belong to its parameters, fit their
 // types, and cover every required parameter that has no default.
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../../store/schema.js';
-import { currentVersions } from '../app-listings.js';
-import { visibleApp } from '../app-views.js';
-import type { AppDefinition, AppParameter } from '../definition.js';
-import { asBoolean } from '../../../store/sqlite-booleans.js';
-import { isJsonObject } from '../../../common/request-body.js';
-import { gatewayError } from '../../../common/errors.js';
+import type { Database } from '../../store/schema.js';
+import { currentVersions } from './app-listings.js';
+import { visibleApp } from './app-views.js';
+import type { AppDefinition, AppParameter } from './definition.js';
+import { asBoolean } from '../../store/sqlite-booleans.js';
+import { isJsonObject } from '../../common/request-body.js';
+import { gatewayError } from '../../common/errors.js';
 
 export interface CheckedSubmission {
   app: Selectable<Database['apps']>;

@@ -2,17 +2,17 @@
 // stats, rename, delete, stop, steps, history, parameters and relaunch info — each user sees their own.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import { normalizeQuery, badQueryParam, countParam } from '../../../common/query-params.js';
-import { paged } from '../../../store/paging.js';
-import type { Database } from '../../../store/schema.js';
-import { asBoolean } from '../../../store/sqlite-booleans.js';
-import { jsonNestsDeeperThan } from '../../../common/json-depth.js';
-import { launchView, visibleApp } from '../app-views.js';
-import type { AppDefinition } from '../definition.js';
-import { activeStatuses, type AnalysisRow, type JobRunner } from './runner.js';
-import { checkSubmission } from './submission.js';
-import { signedInUser } from '../caller.js';
-import { gatewayError } from '../../../common/errors.js';
+import { normalizeQuery, badQueryParam, countParam } from '../../common/query-params.js';
+import { paged } from '../../store/paging.js';
+import type { Database } from '../../store/schema.js';
+import { asBoolean } from '../../store/sqlite-booleans.js';
+import { jsonNestsDeeperThan } from '../../common/json-depth.js';
+import { launchView, visibleApp } from './app-views.js';
+import type { AppDefinition } from './definition.js';
+import { activeStatuses, type AnalysisRow, type JobRunner } from './job-runner.js';
+import { checkSubmission } from './job-submission.js';
+import { signedInUser } from './caller.js';
+import { gatewayError } from '../../common/errors.js';
 
 /** Analyses give times as strings of milliseconds, "0" for none (backends.md §1.3). */
 const msString = (value: number | null) => String(value ?? 0);
