@@ -132,7 +132,7 @@ export type Level = 'read' | 'write' | 'own';
  * The caller's stats of entries by id, each needing `level`: one data-info call. Missing →
  * ERR_DOES_NOT_EXIST (404), lacking the level → ERR_NOT_READABLE / ERR_NOT_WRITEABLE (403).
  */
-export async function statsById(
+export async function statsByIds(
   deps: { forwarder: Forwarder },
   request: FastifyRequest,
   ids: string[],
@@ -157,7 +157,7 @@ export async function statById(
   id: string,
   level: Level,
 ): Promise<EntryStat> {
-  return (await statsById(deps, request, [id], level))[0]!;
+  return (await statsByIds(deps, request, [id], level))[0]!;
 }
 
 /** The caller's stats of paths, each needing `level` (one call). */

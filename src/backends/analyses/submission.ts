@@ -7,7 +7,7 @@ import type { Database } from '../../store/schema.js';
 import {
   currentVersions,
   pathParameterTypes,
-  visibleApps,
+  visibleAppsQuery,
   type AppDefinition,
 } from '../apps/index.js';
 import { normalizeDataPath } from '../../common/data-path.js';
@@ -37,7 +37,7 @@ export interface CheckedTarget {
 
 /** The app `user` may see (public or theirs, not deleted), or 404. */
 export async function appVisibleTo(db: Kysely<Database>, user: string, appId: string) {
-  const row = await visibleApps(db, user)
+  const row = await visibleAppsQuery(db, user)
     .selectAll('apps')
     .where('apps.id', '=', appId.toLowerCase())
     .executeTakeFirst();

@@ -13,7 +13,7 @@ const iso = (ms: number) => new Date(Number(ms)).toISOString();
 type AppRow = Selectable<Database['apps']>;
 
 /** Apps `user` may see: public ones and their own, never deleted ones (unless `withDeleted`). */
-export function visibleApps(db: Kysely<Database>, user: string, withDeleted = false) {
+export function visibleAppsQuery(db: Kysely<Database>, user: string, withDeleted = false) {
   let query = db
     .selectFrom('apps')
     .where((eb) => eb.or([eb('apps.is_public', '=', true), eb('apps.integrator', '=', user)]));
@@ -159,9 +159,10 @@ export async function listApps(
   db: Kysely<Database>,
   user: string,
   query: ListingQuery,
-  restrict: (apps: ReturnType<typeof visibleApps>) => ReturnType<typeof visibleApps> = (apps) =>
+  restrict: (apps: ReturnType<typeof visibleAppsQuery>) => ReturnType<typeof visibleAppsQuery> = (
     apps,
-  from: ReturnType<typeof visibleApps> = visibleApps(db, user),
+  ) => apps,
+  from: ReturnType<typeof visibleAppsQuery> = visibleAppsQuery(db, user),
 ): Promise<{ total: number; apps: Record<string, unknown>[] }> {
   let selection = restrict(from);
   if (query.search) {

@@ -3,7 +3,7 @@
 // editing, analysis submission and, through the door, the analyses service's quick launches.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { currentVersions, listingEntries, visibleApps } from './app-listings.js';
+import { currentVersions, listingEntries, visibleAppsQuery } from './app-listings.js';
 import type { AppDefinition } from './definition.js';
 import { gatewayError } from '../../common/errors.js';
 
@@ -37,7 +37,7 @@ export async function visibleApp(
   systemId: string,
   appId: string,
 ): Promise<AppRow> {
-  const row = await visibleApps(db, user)
+  const row = await visibleAppsQuery(db, user)
     .selectAll('apps')
     .where('apps.id', '=', appId.toLowerCase())
     .where('apps.system_id', '=', systemId.toLowerCase())

@@ -7,16 +7,16 @@ import type { Kysely } from 'kysely';
 import type { GatewayConfig } from '../../config.js';
 import type { Store } from '../../store/database.js';
 import type { Database } from '../../store/schema.js';
-import { listApps, visibleApps } from './app-listings.js';
+import { listApps, visibleAppsQuery } from './app-listings.js';
 import { listingQuery } from './app-listing-routes.js';
 import { callerId, workspaceOf } from './workspace.js';
 import { anonymousUser, shortUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 
 type Restrict = (
-  apps: ReturnType<typeof visibleApps>,
+  apps: ReturnType<typeof visibleAppsQuery>,
   user: string,
-) => ReturnType<typeof visibleApps>;
+) => ReturnType<typeof visibleAppsQuery>;
 
 /** A stable id for a workspace's own categories, made from its root's id (no rows to keep). */
 function childId(rootId: string, name: string): string {
@@ -100,7 +100,7 @@ export const categoryRoutes: FastifyPluginAsync<{
   const totalOf = async (user: string, restrict: Restrict) =>
     Number(
       (
-        await restrict(visibleApps(db, user), user)
+        await restrict(visibleAppsQuery(db, user), user)
           .select((eb) => eb.fn.countAll<number>().as('count'))
           .executeTakeFirst()
       )?.count ?? 0,

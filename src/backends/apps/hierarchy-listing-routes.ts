@@ -9,14 +9,14 @@ import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
 import { userQuery } from '../metadata/index.js';
 import { requiredParam } from '../../common/query-params.js';
-import { listApps, type visibleApps } from './app-listings.js';
+import { listApps, type visibleAppsQuery } from './app-listings.js';
 import { listingQuery } from './app-listing-routes.js';
 import { activeOntologyVersion } from './ontology-routes.js';
 import { appsUnderClass } from './ontology-classification.js';
 import { shortUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 
-type Apps = ReturnType<typeof visibleApps>;
+type Apps = ReturnType<typeof visibleAppsQuery>;
 type Which = 'apps' | 'unclassified';
 
 const rootParams = Type.Object({ rootIri: Type.String({ minLength: 1 }) });

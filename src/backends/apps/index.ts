@@ -17,7 +17,7 @@ import { appMarkRoutes } from './mark-routes.js';
 import { appMetadataRoutes } from './metadata-routes.js';
 import { appsOntologyRoutes } from './ontology-routes.js';
 import { authRedirects, registerOAuthRoutes, type OAuthDeps } from './oauth-routes.js';
-import { OAuthTokens, oauthClients } from './oauth-tokens.js';
+import { OAuthTokens, configuredOAuthClients } from './oauth-tokens.js';
 import { TokenCipher, tokenEncryptionKey } from './token-cipher.js';
 import { callerId, workspaceOf } from './workspace.js';
 import { workspaceAdminRoutes } from './workspace-admin-routes.js';
@@ -37,7 +37,7 @@ const loginBody = Type.Object({
  * versions, an app's definition and which of its parameter types name data-store paths, and its
  * launch form. The analyses service depends on apps, never the other way round.
  */
-export { currentVersions, visibleApps } from './app-listings.js';
+export { currentVersions, visibleAppsQuery } from './app-listings.js';
 export { launchView } from './app-views.js';
 export { pathParameterTypes, type AppDefinition } from './definition.js';
 
@@ -83,7 +83,7 @@ export const appsService: EmbeddedService = {
     await app.register(adminCategoryRoutes, { db: store.db, now });
     await app.register(adminListingRoutes, { db: store.db });
     await app.register(workspaceAdminRoutes, { db: store.db, uidDomain: config.uidDomain });
-    const clients = oauthClients(config);
+    const clients = configuredOAuthClients(config);
     const tokens = new OAuthTokens({
       store,
       cipher: new TokenCipher(tokenEncryptionKey(config)),

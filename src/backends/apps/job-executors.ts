@@ -113,7 +113,7 @@ const checksum: Executor = async (run) => {
 };
 
 /** Executors by the key tools name in `tools.executor`. */
-export const executors: Record<string, Executor> = {
+export const executorsByTool: Record<string, Executor> = {
   'word-count': wordCount,
   concatenate,
   checksum,

@@ -8,7 +8,7 @@ import { jobStatusNotification, type UserNotification } from '../../common/notif
 import type { Database } from '../../store/schema.js';
 import { joinDataPath } from '../../common/data-path.js';
 import { createFolders, type DataStore } from '../data-info/index.js';
-import { executors } from './job-executors.js';
+import { executorsByTool } from './job-executors.js';
 import { concurrentJobLimit } from './job-limits.js';
 import { StepError, type StepRun } from './job-step.js';
 import type { CheckedSubmission } from './job-submission.js';
@@ -187,7 +187,7 @@ export class JobRunner {
       const outputs: string[] = [];
       for (const [index, step] of submission.definition.steps.entries()) {
         const tool = step.tool_id ? tools.get(step.tool_id) : undefined;
-        const executor = tool?.executor ? executors[tool.executor] : undefined;
+        const executor = tool?.executor ? executorsByTool[tool.executor] : undefined;
         if (!executor)
           throw new StepError(
             `step ${index + 1} (${step.name}): ${tool ? `tool ${tool.name} has no executor on this platform` : 'the step has no tool'}`,

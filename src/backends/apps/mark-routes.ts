@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { visibleApps } from './app-listings.js';
+import { visibleAppsQuery } from './app-listings.js';
 import { signedInUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 
@@ -15,7 +15,7 @@ export const appMarkRoutes: FastifyPluginAsync<{
   /** The app's id when `user` (not anonymous) may see it. */
   const markable = async (query: unknown, params: AppParams['Params']) => {
     const user = signedInUser(query, 'mark apps');
-    const row = await visibleApps(db, user)
+    const row = await visibleAppsQuery(db, user)
       .select('apps.id')
       .where('apps.id', '=', params.appId.toLowerCase())
       .where('apps.system_id', '=', params.systemId.toLowerCase())

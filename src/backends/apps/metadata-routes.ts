@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
 import { avusOf, requestedAvus, userQuery, Uuid, writeAvus } from '../metadata/index.js';
 import { requireUserParam } from '../../common/query-params.js';
-import { visibleApps } from './app-listings.js';
+import { visibleAppsQuery } from './app-listings.js';
 import { shortUser, signedInUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 
@@ -26,7 +26,7 @@ export const appMetadataRoutes: FastifyPluginAsync<{
 
   /** The app `user` can see (404 otherwise), with its integrator. */
   const seenApp = async (user: string, appId: string) => {
-    const row = await visibleApps(db, user)
+    const row = await visibleAppsQuery(db, user)
       .select(['apps.id', 'apps.integrator'])
       .where('apps.id', '=', appId.toLowerCase())
       .executeTakeFirst();

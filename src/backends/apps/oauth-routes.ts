@@ -7,7 +7,7 @@ import type { OAuthClientSettings } from '../../config.js';
 import type { Store } from '../../store/database.js';
 import { requireUserParam } from '../../common/query-params.js';
 import { requestToken } from './oauth-provider.js';
-import { oauthClient, type AccessToken, type OAuthTokens } from './oauth-tokens.js';
+import { requireOAuthClient, type AccessToken, type OAuthTokens } from './oauth-tokens.js';
 import { gatewayError } from '../../common/errors.js';
 
 /** Authorization requests older than this are dropped when the user gets a new one: nobody comes back after a day. */
@@ -86,14 +86,14 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): void
 
   /** The user's current token for a known API, or 404. */
   const currentToken = async (username: string, apiName: string): Promise<AccessToken> => {
-    oauthClient(clients, apiName);
+    requireOAuthClient(clients, apiName);
     const token = await tokens.current(username, apiName);
     if (!token) throw tokenNotFound(apiName);
     return token;
   };
 
   const removeToken = async (username: string, apiName: string) => {
-    oauthClient(clients, apiName);
+    requireOAuthClient(clients, apiName);
     if (!(await tokens.remove(username, apiName))) throw tokenNotFound(apiName);
     return {};
   };
@@ -109,7 +109,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): void
     async (request) => {
       const { apiName } = request.params;
       const { user, code, state } = request.query as { user: string; code: string; state: string };
-      const client = oauthClient(clients, apiName);
+      const client = requireOAuthClient(clients, apiName);
       const pending = await store.db
         .selectFrom('oauth_authorization_requests')
         .selectAll()

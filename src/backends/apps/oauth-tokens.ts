@@ -20,14 +20,14 @@ export interface AccessToken {
 }
 
 /** The third-party APIs this deployment has OAuth clients for (only `extapi` exists). */
-export function oauthClients(
+export function configuredOAuthClients(
   config: Pick<GatewayConfig, 'oauth'>,
 ): Record<string, OAuthClientSettings> {
   return config.oauth.extapi ? { extapi: config.oauth.extapi } : {};
 }
 
 /** The client of `apiName`, or 400 when there is none. */
-export function oauthClient(
+export function requireOAuthClient(
   clients: Record<string, OAuthClientSettings>,
   apiName: string,
 ): OAuthClientSettings {

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { requireUserParam } from '../../common/query-params.js';
 import type { OpenBlob } from './blobs.js';
 import type { DataObject } from './object-index.js';
-import { idParam, objectById, requireFile } from './ids.js';
+import { idFromParams, objectById, requireFile } from './ids.js';
 import { badParameter, integerParam, missingParameter, single } from './query.js';
 import type { Caller, DataStore } from './store.js';
 import { visibilityOf } from './visibility.js';
@@ -128,7 +128,7 @@ export const chunkRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
     const position = integerParam(request.query, 'position', 0, Number.MAX_SAFE_INTEGER) ?? 0;
     const size = integerParam(request.query, 'size', 1, MAX_CHUNK_BYTES);
     if (size === undefined) throw missingParameter('size');
-    const { caller, object, blob } = await readableFile(data, user, idParam(request.params));
+    const { caller, object, blob } = await readableFile(data, user, idFromParams(request.params));
     let bytes: Buffer = Buffer.alloc(0);
     if (position < blob.size) {
       bytes = await collect(
@@ -153,7 +153,7 @@ export const chunkRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
     const page = integerParam(request.query, 'page', 1, Number.MAX_SAFE_INTEGER) ?? 1;
     const size = integerParam(request.query, 'size', 1, MAX_CHUNK_BYTES);
     if (size === undefined) throw missingParameter('size');
-    const { caller, object, blob } = await readableFile(data, user, idParam(request.params));
+    const { caller, object, blob } = await readableFile(data, user, idFromParams(request.params));
     const pages = Math.ceil(blob.size / size);
     if (page > Math.max(pages, 1)) {
       await blob.close();

@@ -9,7 +9,7 @@ import type { DataObject } from './object-index.js';
 import { chunkRoutes } from './chunk-routes.js';
 import { infoTypes, isInfoType } from './content-types.js';
 import { baseName, defaultBadChars } from '../../common/data-path.js';
-import { idParam, objectById, requireFile } from './ids.js';
+import { idFromParams, objectById, requireFile } from './ids.js';
 import { entityTypes, Lister, sortDirs, sortFields, type ListingOptions } from './listing.js';
 import { wildcardPath } from './navigation-routes.js';
 import {
@@ -130,7 +130,7 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
   app.head('/data/:id', async (request, reply) => {
     try {
       const caller = await data.caller(requireUserParam(request.query));
-      const object = await objectById(data, idParam(request.params));
+      const object = await objectById(data, idFromParams(request.params));
       await visibility.requireRead(caller, object);
       return reply.code(200).send();
     } catch (error) {
@@ -178,7 +178,7 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
         { field: 'type', type },
       );
     }
-    const object = await objectById(data, idParam(request.params));
+    const object = await objectById(data, idFromParams(request.params));
     requireFile(object);
     await visibility.requireLevel(caller, object, 'write');
     await data.db
@@ -193,7 +193,7 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
 
   app.get('/data/:id/manifest', async (request) => {
     const caller = await data.caller(requireUserParam(request.query));
-    const object = await objectById(data, idParam(request.params));
+    const object = await objectById(data, idFromParams(request.params));
     requireFile(object);
     await visibility.requireRead(caller, object);
     return {

@@ -14,7 +14,7 @@ export async function objectById(data: DataStore, id: unknown): Promise<DataObje
 }
 
 /** The `{id}` path parameter. */
-export function idParam(params: unknown): unknown {
+export function idFromParams(params: unknown): unknown {
   return (params as { id?: unknown }).id;
 }
 

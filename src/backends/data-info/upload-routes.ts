@@ -6,7 +6,7 @@ import { BlobTooLarge } from './blobs.js';
 import type { DataObject } from './object-index.js';
 import { SNIFF_BYTES } from './content-types.js';
 import { joinDataPath } from '../../common/data-path.js';
-import { idParam, objectById, requireFile, requireFolder } from './ids.js';
+import { idFromParams, objectById, requireFile, requireFolder } from './ids.js';
 import { missingParameter, single } from './query.js';
 import type { Caller, DataStore } from './store.js';
 import { visibilityOf } from './visibility.js';
@@ -187,7 +187,7 @@ export const uploadRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
   app.put('/data/:id', async (request) => {
     const caller = await data.writer(requireUserParam(request.query));
     checkDeclaredLength(request, limit);
-    const object = await objectById(data, idParam(request.params));
+    const object = await objectById(data, idFromParams(request.params));
     requireFile(object);
     await visibility.requireLevel(caller, object, 'write');
     const source = await sourceOf(request, limit);

@@ -12,7 +12,7 @@ export interface AgentEvent {
   id?: string;
 }
 
-export class AgentEvents {
+export class AgentEventBus {
   constructor(
     private readonly channel: StoreChannel,
     private readonly log: Pick<FastifyBaseLogger, 'warn'>,

@@ -1,6 +1,6 @@
 import { openChannel } from '../../store/channel.js';
 import type { EmbeddedService } from '../service.js';
-import { AgentEvents } from './events.js';
+import { AgentEventBus } from './events.js';
 import { messageRoutes } from './message-routes.js';
 import { streamRoutes } from './stream-routes.js';
 import { systemMessageRoutes } from './system-message-routes.js';
@@ -23,7 +23,7 @@ export const notificationAgentService: EmbeddedService = {
     const options = {
       db: store.db,
       now,
-      events: new AgentEvents(channel, app.log),
+      events: new AgentEventBus(channel, app.log),
       heartbeatMs: config.notifications.streamHeartbeatMs,
     };
     for (const routes of [messageRoutes, systemMessageRoutes, streamRoutes]) {

@@ -9,11 +9,11 @@ import {
   countOf,
   markAllUser,
   selected,
-  selection,
+  selectionOf,
   spelled,
   systemCounts,
   unseenCount,
-  uuidsOf,
+  uuidListOf,
 } from './queries.js';
 
 const sortColumns = {
@@ -49,7 +49,7 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events }) => {
 
   app.get('/messages', async (request) => {
     const { user, query } = agentQuery(request.query);
-    const which = selection(user, query);
+    const which = selectionOf(user, query);
     const limit = countParam(query, 'limit', 0);
     const offset = countParam(query, 'offset', 0);
     const sortField = (
@@ -94,7 +94,7 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events }) => {
   app.get('/count-messages', async (request) => {
     const { user, query } = agentQuery(request.query);
     const [userTotal, system] = await Promise.all([
-      countOf(selected(db, selection(user, query))),
+      countOf(selected(db, selectionOf(user, query))),
       systemCounts(db, user, now()),
     ]);
     return { 'user-total': userTotal, ...system };
@@ -122,16 +122,16 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events }) => {
   };
 
   app.post('/seen', async (request) =>
-    change(agentQuery(request.query).user, { seen: true }, { ids: uuidsOf(request.body) }),
+    change(agentQuery(request.query).user, { seen: true }, { ids: uuidListOf(request.body) }),
   );
   app.post('/mark-all-seen', async (request) => change(markAllUser(request), { seen: true }));
   app.post('/delete', async (request) =>
-    change(agentQuery(request.query).user, { deleted: true }, { ids: uuidsOf(request.body) }),
+    change(agentQuery(request.query).user, { deleted: true }, { ids: uuidListOf(request.body) }),
   );
   // `filter` as in listings (`new`: the unseen ones), `seen` too.
   app.delete('/delete-all', async (request) => {
     const { user, query } = agentQuery(request.query);
-    const { type, seen } = selection(user, query);
+    const { type, seen } = selectionOf(user, query);
     return change(user, { deleted: true }, { type, seen });
   });
 };

@@ -28,7 +28,7 @@ export function markAllUser(request: { query: unknown; body?: unknown }): string
 export const maxIds = 1000;
 
 /** `{uuids: [...]}` of the mark and delete routes; ids are kept in lower case. */
-export function uuidsOf(body: unknown): string[] {
+export function uuidListOf(body: unknown): string[] {
   const uuids = (body as { uuids?: unknown } | null)?.uuids;
   if (!Array.isArray(uuids) || uuids.some((id) => typeof id !== 'string')) {
     throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'the body must be {"uuids": [<id>, ...]}', {
@@ -56,7 +56,7 @@ export interface Selection {
 }
 
 /** `filter`: a type name in any case, spaces for `_`; `new` means unseen of every type. */
-export function selection(user: string, query: Record<string, string>): Selection {
+export function selectionOf(user: string, query: Record<string, string>): Selection {
   let seen = optionalBooleanParam(query, 'seen');
   const filter =
     query.filter === undefined || query.filter.trim() === '' ? undefined : storedType(query.filter);

@@ -13,7 +13,7 @@ import {
   optionalBooleanParam,
   normalizeQuery,
 } from '../../common/query-params.js';
-import { activeSystemMessages, agentQuery, markAllUser, maxIds, uuidsOf } from './queries.js';
+import { activeSystemMessages, agentQuery, markAllUser, maxIds, uuidListOf } from './queries.js';
 import { gatewayError } from '../../common/errors.js';
 
 const received = 1;
@@ -219,19 +219,19 @@ export const systemMessageRoutes: AgentRoutes = async (app, options) => {
     listFor(agentQuery(request.query).user, acknowledged),
   );
   app.post('/system/received', async (request) =>
-    raise(agentQuery(request.query).user, received, uuidsOf(request.body)),
+    raise(agentQuery(request.query).user, received, uuidListOf(request.body)),
   );
   app.post('/system/mark-all-received', async (request) =>
     raise(markAllUser(request), received, 'active'),
   );
   app.post('/system/seen', async (request) =>
-    raise(agentQuery(request.query).user, acknowledged, uuidsOf(request.body)),
+    raise(agentQuery(request.query).user, acknowledged, uuidListOf(request.body)),
   );
   app.post('/system/mark-all-seen', async (request) =>
     raise(markAllUser(request), acknowledged, 'active'),
   );
   app.post('/system/delete', async (request) =>
-    raise(agentQuery(request.query).user, dismissed, uuidsOf(request.body), true),
+    raise(agentQuery(request.query).user, dismissed, uuidListOf(request.body), true),
   );
   app.delete('/system/delete-all', async (request) =>
     raise(agentQuery(request.query).user, dismissed, 'active', true),

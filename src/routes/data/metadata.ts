@@ -10,7 +10,7 @@ import { routeAtBoth } from '../../http/secured-alias.js';
 import { queryNormalizer } from '../../common/query-params.js';
 import { entryId, readableIds, type DataMetadataDeps } from './metadata-support.js';
 import { avusOf, metadataJson, targetType, type Avu } from '../../clients/metadata.js';
-import { statById, statsById } from '../../clients/data-info.js';
+import { statById, statsByIds } from '../../clients/data-info.js';
 import { dataMetadataFileRoutes } from './metadata-files.js';
 import { metadataTemplateRoutes } from './metadata-templates.js';
 import { gatewayError } from '../../common/errors.js';
@@ -208,7 +208,7 @@ export async function dataMetadataRoutes(
           ),
         ),
       ];
-      const destinations = await statsById(deps, request, ids, 'write');
+      const destinations = await statsByIds(deps, request, ids, 'write');
       await metadataJson(deps, request, {
         method: 'POST',
         path: `/avus/${targetType(source)}/${source.id}/copy`,

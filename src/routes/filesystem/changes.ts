@@ -26,7 +26,10 @@ const TaskAnswer = (
  */
 const idPath = (id: string) => `/data/${encodeURIComponent(id)}`;
 
-export async function changeRoutes(app: FastifyInstance, deps: FilesystemDeps): Promise<void> {
+export async function filesystemChangeRoutes(
+  app: FastifyInstance,
+  deps: FilesystemDeps,
+): Promise<void> {
   const { config } = deps;
 
   routeAtBoth(app, 'user', {

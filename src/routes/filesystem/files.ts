@@ -97,7 +97,10 @@ const IndexSchema = Type.Object({
   }),
 });
 
-export async function fileRoutes(app: FastifyInstance, deps: FilesystemDeps): Promise<void> {
+export async function filesystemFileRoutes(
+  app: FastifyInstance,
+  deps: FilesystemDeps,
+): Promise<void> {
   const { config } = deps;
 
   routeAtBoth(app, 'optional', {

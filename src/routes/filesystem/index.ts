@@ -6,10 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { PassthroughRoute } from '../../http/passthrough.js';
 import type { Tag } from '../shared/tags.js';
-import { changeRoutes } from './changes.js';
+import { filesystemChangeRoutes } from './changes.js';
 import { fileioRoutes, type FileioDeps } from './fileio.js';
-import { fileRoutes } from './files.js';
-import { listingRoutes } from './listing.js';
+import { filesystemFileRoutes } from './files.js';
+import { filesystemListingRoutes } from './listing.js';
 
 const Paths = Type.Array(Type.String(), { description: 'Absolute data-store paths' });
 const PathsBody = Type.Object({ paths: Paths }, { additionalProperties: true });
@@ -149,8 +149,8 @@ export const filesystemPassthroughs: PassthroughRoute<Tag>[] = [
 
 /** Filesystem routes that reshape data-info answers or take several calls (routes.md §12). */
 export async function filesystemRoutes(app: FastifyInstance, deps: FileioDeps): Promise<void> {
-  await app.register(listingRoutes, deps);
-  await app.register(fileRoutes, deps);
-  await app.register(changeRoutes, deps);
+  await app.register(filesystemListingRoutes, deps);
+  await app.register(filesystemFileRoutes, deps);
+  await app.register(filesystemChangeRoutes, deps);
   await app.register(fileioRoutes, deps);
 }

@@ -196,7 +196,10 @@ function enumValue(
   return lower;
 }
 
-export async function listingRoutes(app: FastifyInstance, deps: FilesystemDeps): Promise<void> {
+export async function filesystemListingRoutes(
+  app: FastifyInstance,
+  deps: FilesystemDeps,
+): Promise<void> {
   const { config } = deps;
 
   app.get('/secured/filesystem/root', {
