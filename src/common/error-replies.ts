@@ -2,8 +2,15 @@
 // backends alike: the error handler, sendError, and toGatewayError, which
 // maps whatever a handler or Fastify threw onto the gateway's `{error_code, reason, ...}`.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { errorAs, gatewayError, GatewayError, relayedError, type ErrorCode } from './errors.js';
 import { isDatabaseUnavailable } from './database-unavailable.js';
+
+/** The body of every error answer (sendError): `error_code`, `reason` and context fields. For response schemas. */
+export const ErrorAnswer = Type.Object(
+  { error_code: Type.String(), reason: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
 
 export function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
   return reply

@@ -3,7 +3,7 @@
 import { Type, type TSchema } from 'typebox';
 import type { PassthroughRoute } from '../../http/passthrough.js';
 import type { Tag } from '../shared/tags.js';
-import { ErrorAnswer } from '../apps/schemas.js';
+import { ErrorAnswer } from '../../common/error-replies.js';
 import { quickLaunchPassthroughs } from './quicklaunches.js';
 
 const msString = (description: string) =>

@@ -21,11 +21,8 @@ import type { Tag } from '../shared/tags.js';
 import type { GatewayConfig } from '../../config.js';
 import type { Forwarder } from '../../http/proxy.js';
 import { qualifiedUsername } from '../../common/users.js';
+import { ErrorAnswer } from '../../common/error-replies.js';
 
-const ErrorAnswer = Type.Object(
-  { error_code: Type.String(), reason: Type.Optional(Type.String()) },
-  { additionalProperties: true },
-);
 const errors = { 400: ErrorAnswer, 404: ErrorAnswer };
 const ownerErrors = { ...errors, 403: ErrorAnswer };
 const list = (item: TSchema) => Type.Array(item);

@@ -2,7 +2,8 @@
 import { Type } from 'typebox';
 import type { PassthroughRoute } from '../../http/passthrough.js';
 import type { Tag } from '../shared/tags.js';
-import { AppListing, ErrorAnswer, listingParameters } from './schemas.js';
+import { AppListing, listingParameters } from './schemas.js';
+import { ErrorAnswer } from '../../common/error-replies.js';
 
 const AdminListingQuery = Type.Object(
   {

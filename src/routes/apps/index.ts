@@ -7,7 +7,8 @@ import type { Tag } from '../shared/tags.js';
 import { adminAppPassthroughs } from './admin.js';
 import { hierarchyPassthroughs } from './hierarchies.js';
 import { appMetadataPassthroughs } from './metadata.js';
-import { AvuList, AvuReplace, AvuWrite, ErrorAnswer } from './schemas.js';
+import { AvuList, AvuReplace, AvuWrite } from './schemas.js';
+import { ErrorAnswer } from '../../common/error-replies.js';
 
 const app = '/apps/{system-id}/{app-id}';
 const version = `${app}/versions/{version-id}`;

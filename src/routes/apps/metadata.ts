@@ -3,7 +3,8 @@
 import { Type } from 'typebox';
 import type { PassthroughRoute } from '../../http/passthrough.js';
 import type { Tag } from '../shared/tags.js';
-import { AdminAppCategory, AvuList, AvuReplace, AvuWrite, ErrorAnswer } from './schemas.js';
+import { AdminAppCategory, AvuList, AvuReplace, AvuWrite } from './schemas.js';
+import { ErrorAnswer } from '../../common/error-replies.js';
 
 const errors = { 400: ErrorAnswer, 404: ErrorAnswer };
 

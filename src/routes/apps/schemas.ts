@@ -2,12 +2,8 @@
 // hierarchies.ts, and the admin area's ontologies.ts): app listings, AVUs on apps, app categories,
 // ontology class hierarchies, error answers (backends.md §5.1, §3.3). Answers are relayed from the
 // apps service; these document them.
+import { ErrorAnswer } from '../../common/error-replies.js';
 import { Type } from 'typebox';
-
-export const ErrorAnswer = Type.Object(
-  { error_code: Type.String(), reason: Type.Optional(Type.String()) },
-  { additionalProperties: true },
-);
 
 /** AppListingDetail, with the fields the spec requires named (the service sends more). */
 const AppListingDetail = Type.Object(

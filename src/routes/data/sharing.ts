@@ -2,7 +2,7 @@
 // sharee and the owner as `data` notifications.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { toGatewayError } from '../../common/error-replies.js';
+import { ErrorAnswer, toGatewayError } from '../../common/error-replies.js';
 import { sendNotification } from '../../http/notifications.js';
 import { documentedNotEnforced } from '../../http/openapi.js';
 import { routeAtBoth } from '../../http/secured-alias.js';
@@ -27,14 +27,11 @@ const ShareeFields = {
   subject: Type.Optional(Subject),
 };
 const Permission = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('own')]);
-const PathError = Type.Object(
-  { error_code: Type.String(), reason: Type.Optional(Type.String()) },
-  { additionalProperties: true },
-);
+
 const Outcome = {
   success: Type.Boolean(),
   reason: Type.Optional(Type.String()),
-  error: Type.Optional(PathError),
+  error: Type.Optional(ErrorAnswer),
 };
 
 const ShareBody = Type.Object({

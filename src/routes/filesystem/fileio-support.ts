@@ -2,7 +2,7 @@
 // GET bodies that must still be read.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { sendError, toGatewayError } from '../../common/error-replies.js';
+import { ErrorAnswer, sendError, toGatewayError } from '../../common/error-replies.js';
 import { requestBody } from '../../http/connection-limits.js';
 import { bodyTooLarge, hasBody, parseJsonText } from '../../common/request-body.js';
 import { GatewayError, relayedError, errorAs } from '../../common/errors.js';
@@ -48,13 +48,10 @@ export const FileResultSchema = Type.Object(
   { description: 'File result' },
 );
 
-export const FileioErrorSchema = Type.Object(
-  { error_code: Type.String(), reason: Type.Optional(Type.String()) },
-  {
-    additionalProperties: true,
-    description: 'File I/O error: `error_code` plus context fields (`path`, `url`, `msg`, …)',
-  },
-);
+export const FileioErrorSchema = Type.Object(ErrorAnswer.properties, {
+  additionalProperties: true,
+  description: 'File I/O error: `error_code` plus context fields (`path`, `url`, `msg`, …)',
+});
 
 /**
  * Codes that keep their own status on the file I/O routes: authentication, rate limits, body
