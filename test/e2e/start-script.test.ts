@@ -107,9 +107,11 @@ describe('npm start', () => {
       builtAt,
       'dist/ was not rebuilt',
     );
-    // About 1.5 s on an idle machine, more on a busy one. A build, which used to precede every
-    // start, takes longer than this limit (13 s; an incremental tsc with nothing to do, 3 s of CPU).
-    assert.ok(firstAnswerMs < 6_000, `first answer after ${firstAnswerMs.toFixed(0)} ms`);
+    // About 1.5 s on an idle machine; 9.4 s was seen with two other test suites running beside
+    // this one on two cores. A build, which used to precede every start, takes longer than this
+    // limit even idle (13 s; an incremental tsc with nothing to do, 3 s of CPU), and the checks
+    // above (no "building", dist/ untouched) say the same without a clock.
+    assert.ok(firstAnswerMs < 12_000, `first answer after ${firstAnswerMs.toFixed(0)} ms`);
   });
 
   test('rebuilds a changed source before starting; a source that does not compile stops the start until fixed', async (t) => {
