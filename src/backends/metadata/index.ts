@@ -15,8 +15,8 @@ import { templateRoutes } from './template-routes.js';
  * in the same database: the AVU store (reading, parsing and writing a target's AVUs), the ontology
  * store (versions, their class graphs and saved hierarchies, the AVUs that place apps in them),
  * `targetsWithAvu` and `renameAvuValues` (for the groups service, re-tagging a renamed
- * community's apps) and the
- * request helpers metadata-style routes share (the `user` query, UUID parameters, JSON bodies).
+ * community's apps) and the request helpers metadata-style routes share (the `user` query, UUID
+ * parameters, JSON bodies).
  */
 export { avusOf, renameAvuValues, requestedAvus, targetsWithAvu, writeAvus } from './avu-store.js';
 export {
