@@ -219,11 +219,6 @@ export const communityRoutes =
     app.post<{ Params: Params }>('/communities/:name/leave', async (request) => {
       const caller = callerOf(request);
       const community = await requireGroup(db, 'community', request.params.name);
-      const admins = await adminsOf(community);
-      if (admins.length === 1 && admins[0] === caller)
-        return {
-          results: [{ success: false, subject_id: caller, reason: 'the last administrator' }],
-        };
       return { results: (await removeSubjects(context, community.id, [caller])).results };
     });
   };

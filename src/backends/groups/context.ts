@@ -3,7 +3,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { UserNotification } from '../../common/notifications.js';
 import { qualifiedUsername } from '../../common/users.js';
-import { addMember, removeMember, revoke, type Db } from './group-store.js';
+import {
+  addMember,
+  everyone,
+  isMember,
+  privilegesOf,
+  removeMember,
+  revoke,
+  type Db,
+} from './group-store.js';
 import { subjectsFor, type ResultView } from './group-views.js';
 
 export interface GroupsContext {
@@ -16,7 +24,8 @@ export interface GroupsContext {
 export type GroupRoutes = FastifyPluginAsync<GroupsContext>;
 
 /** The short usernames among `subjects` that the platform has seen. */
-async function seenUsers(context: GroupsContext, subjects: string[]): Promise<Set<string>> {
+export async function seenUsers(context: GroupsContext, subjects: string[]): Promise<Set<string>> {
+  if (subjects.length === 0) return new Set();
   const qualified = new Map(subjects.map((id) => [qualifiedUsername(id, context.uidDomain), id]));
   const rows = await context.db
     .selectFrom('users')
@@ -50,7 +59,10 @@ export async function addSubjects(
   return { results, added };
 }
 
-/** Removes subjects from a group with their privileges; one who was not a member fails alone. */
+/**
+ * Removes subjects from a group with their privileges; one who was not a member fails alone, and
+ * so does the group's last admin, who would leave it with nobody to run it.
+ */
 export async function removeSubjects(
   context: GroupsContext,
   groupId: string,
@@ -58,8 +70,20 @@ export async function removeSubjects(
 ): Promise<{ results: ResultView[]; removed: string[] }> {
   const results: ResultView[] = [];
   const removed: string[] = [];
+  const admins = new Set(
+    (await privilegesOf(context.db, groupId))
+      .filter((row) => row.privilege === 'admin' && row.subject_id !== everyone)
+      .map((row) => row.subject_id),
+  );
   for (const subject of subjects) {
-    if (await removeMember(context.db, groupId, subject)) {
+    if (
+      admins.has(subject) &&
+      admins.size === 1 &&
+      (await isMember(context.db, groupId, subject))
+    ) {
+      results.push({ success: false, subject_id: subject, reason: 'the last administrator' });
+    } else if (await removeMember(context.db, groupId, subject)) {
+      admins.delete(subject);
       await revoke(context.db, groupId, [subject]);
       removed.push(subject);
       results.push({ success: true, subject_id: subject });

@@ -25,6 +25,7 @@ import { groupView, privilegesView, shortName, subjectsFor } from './group-views
 import {
   addSubjects,
   membersView,
+  seenUsers,
   removeSubjects,
   type GroupRoutes,
   type GroupsContext,
@@ -204,6 +205,12 @@ export const teamRoutes: GroupRoutes = async (app, context) => {
       throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"updates" must be a list', {
         field: 'updates',
       });
+    const seen = await seenUsers(
+      context,
+      updates.flatMap((update) =>
+        typeof update?.subject_id === 'string' ? [update.subject_id as string] : [],
+      ),
+    );
     const parsed = updates.map((update, index) => {
       const item = bodyOf(update);
       if (typeof item.subject_id !== 'string' || item.subject_id === '')
@@ -214,6 +221,10 @@ export const teamRoutes: GroupRoutes = async (app, context) => {
             field: `updates[${index}].subject_id`,
           },
         );
+      if (item.subject_id !== everyone && !seen.has(item.subject_id))
+        throw gatewayError('ERR_NOT_FOUND', `subject not found: ${item.subject_id}`, {
+          subject: item.subject_id,
+        });
       return {
         subject: item.subject_id,
         privileges: privilegeList(item.privileges, `updates[${index}].privileges`),

@@ -68,7 +68,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const fetched = await g.ok('bob', 'GET', team);
       assert.equal(fetched.id, created.id);
       assert.equal(fetched.name, 'alice:my team');
-      // Spaces may also arrive raw-encoded differently (`+` is not a space in a path).
+      // An encoded `:` names the same team; `+` is not a space in a path.
+      assert.equal((await g.ok('bob', 'GET', '/teams/alice%3Amy%20team')).id, created.id);
       assert.equal((await g.call('bob', 'GET', '/teams/alice:my+team')).status, 404);
 
       const listed = await g.ok('bob', 'GET', '/teams?search=MY%20T&details=true');
@@ -173,6 +174,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         json: { updates: [{ subject_id: 'carol', privileges: ['admin'] }] },
       });
       assert.equal(carolSets.status, 403);
+      const unknownSubject = await g.call('alice', 'POST', `${team}/privileges`, {
+        json: { updates: [{ subject_id: 'nobody-seen', privileges: ['read'] }] },
+      });
+      assert.equal(unknownSubject.status, 404);
+      assert.equal(unknownSubject.body.error_code, 'ERR_NOT_FOUND');
       const badPrivilege = await g.call('alice', 'POST', `${team}/privileges`, {
         json: { updates: [{ subject_id: 'bob', privileges: ['owner'] }] },
       });
@@ -197,6 +203,16 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         'alice',
         'bob',
       ]);
+
+      // The only admin cannot leave, nor be removed, which would leave the team without one.
+      const aliceLeaves = await g.ok('alice', 'POST', `${team}/leave`);
+      assert.deepEqual(aliceLeaves.results, [
+        { success: false, subject_id: 'alice', reason: 'the last administrator' },
+      ]);
+      const aliceRemoved = await g.ok('bob', 'POST', `${team}/members/deleter`, {
+        json: { members: ['alice'] },
+      });
+      assert.equal(aliceRemoved.results[0].success, false);
 
       // Renamed by its admin (the owner part stays), then deleted; nobody else may.
       const renamed = await g.ok('alice', 'PATCH', team, {
