@@ -182,6 +182,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const [app] = (await g.ok('alice', 'GET', '/apps?search=Word%20count')).apps;
       const tag = { attr: communityAvuAttribute, value: 'Plant Lab', unit: '' };
       await g.ok(admin, 'POST', `/admin/apps/${app.id}/metadata`, { json: { avus: [tag] } });
+      // Another app already carries the new name as well: re-tagging leaves it one tag.
+      const [other] = (await g.ok('alice', 'GET', '/apps?search=Checksum')).apps;
+      await g.ok(admin, 'POST', `/admin/apps/${other.id}/metadata`, {
+        json: { avus: [tag, { ...tag, value: 'Plant Team' }] },
+      });
       const refused = await g.call('alice', 'PATCH', path, { json: { name: 'Plant Team' } });
       assert.equal(refused.status, 400);
       assert.equal(refused.body.error_code, 'ERR_ILLEGAL_ARGUMENT');
@@ -193,6 +198,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         .filter((avu: any) => avu.attr === communityAvuAttribute)
         .map((avu: any) => avu.value);
       assert.deepEqual(appTags, ['Plant Team']);
+      const otherTags = (await g.ok(admin, 'GET', `/admin/apps/${other.id}/metadata`)).avus
+        .filter((avu: any) => avu.attr === communityAvuAttribute)
+        .map((avu: any) => avu.value);
+      assert.deepEqual(otherTags, ['Plant Team']);
       // force-rename leaves the tags where they were.
       await g.ok('alice', 'PATCH', '/communities/Plant%20Team?force-rename=true', {
         json: { name: 'Plant Group' },
