@@ -1,4 +1,6 @@
-// Tags: collaborator-lists, teams, communities, subjects.
+// Tags: collaborator-lists, teams, communities, admin-communities, subjects (routes.md §22). Every
+// row forwards to the groups service with `user=<short>`; team names are full group names
+// (`owner:team`), sent on with their `:` and encoded spaces as clients send them.
 import type { PassthroughRoute } from '../http/passthrough.js';
 import type { Tag } from './shared/tags.js';
 
@@ -11,11 +13,11 @@ export const teamPassthroughs: PassthroughRoute<Tag>[] = [
     summary: 'List or add collaborator lists',
   },
   {
-    method: ['GET', 'PATCH'],
+    method: ['GET', 'PATCH', 'DELETE'],
     path: '/collaborator-lists/{name}',
     backend: 'groups',
     tag: 'collaborator-lists',
-    summary: 'Get or update a collaborator list',
+    summary: 'Get, update or delete a collaborator list (DELETE: retain-permissions)',
   },
   {
     method: ['GET', 'POST'],
@@ -25,6 +27,13 @@ export const teamPassthroughs: PassthroughRoute<Tag>[] = [
     summary: 'List or add collaborator list members',
   },
   {
+    method: 'POST',
+    path: '/collaborator-lists/{name}/members/deleter',
+    backend: 'groups',
+    tag: 'collaborator-lists',
+    summary: 'Remove collaborator list members (retain-permissions)',
+  },
+  {
     method: ['GET', 'POST'],
     path: '/teams',
     backend: 'groups',
@@ -32,18 +41,18 @@ export const teamPassthroughs: PassthroughRoute<Tag>[] = [
     summary: 'List or add teams',
   },
   {
-    method: ['GET', 'PATCH'],
+    method: ['GET', 'PATCH', 'DELETE'],
     path: '/teams/{name}',
     backend: 'groups',
     tag: 'teams',
-    summary: 'Get or update a team',
+    summary: 'Get, update or delete a team',
   },
   {
-    method: 'GET',
+    method: ['GET', 'POST'],
     path: '/teams/{name}/members',
     backend: 'groups',
     tag: 'teams',
-    summary: 'List team members',
+    summary: 'List or add team members',
   },
   {
     method: 'POST',
@@ -74,6 +83,20 @@ export const teamPassthroughs: PassthroughRoute<Tag>[] = [
     summary: 'Leave a team',
   },
   {
+    method: 'POST',
+    path: '/teams/{name}/join-request',
+    backend: 'groups',
+    tag: 'teams',
+    summary: 'Ask to join a team',
+  },
+  {
+    method: 'POST',
+    path: '/teams/{name}/join-request/{requester}/deny',
+    backend: 'groups',
+    tag: 'teams',
+    summary: 'Deny a request to join a team',
+  },
+  {
     method: ['GET', 'POST'],
     path: '/communities',
     backend: 'groups',
@@ -81,18 +104,18 @@ export const teamPassthroughs: PassthroughRoute<Tag>[] = [
     summary: 'List or add communities',
   },
   {
-    method: ['GET', 'DELETE'],
+    method: ['GET', 'PATCH', 'DELETE'],
     path: '/communities/{name}',
     backend: 'groups',
     tag: 'communities',
-    summary: 'Get or delete a community',
+    summary: 'Get, update (retag-apps, force-rename) or delete a community',
   },
   {
-    method: 'GET',
+    method: ['GET', 'POST'],
     path: '/communities/{name}/admins',
     backend: 'groups',
     tag: 'communities',
-    summary: 'List community administrators',
+    summary: 'List or add community administrators',
   },
   {
     method: 'POST',
@@ -121,6 +144,38 @@ export const teamPassthroughs: PassthroughRoute<Tag>[] = [
     backend: 'groups',
     tag: 'communities',
     summary: 'Leave a community',
+  },
+  {
+    method: ['GET', 'POST'],
+    path: '/admin/communities',
+    backend: 'groups',
+    auth: 'admin',
+    tag: 'admin-communities',
+    summary: 'List or add communities as the groups administrator',
+  },
+  {
+    method: ['GET', 'PATCH', 'DELETE'],
+    path: '/admin/communities/{name}',
+    backend: 'groups',
+    auth: 'admin',
+    tag: 'admin-communities',
+    summary: 'Get, update or delete any community as the groups administrator',
+  },
+  {
+    method: ['GET', 'POST'],
+    path: '/admin/communities/{name}/admins',
+    backend: 'groups',
+    auth: 'admin',
+    tag: 'admin-communities',
+    summary: 'List or add any community’s administrators as the groups administrator',
+  },
+  {
+    method: 'POST',
+    path: '/admin/communities/{name}/admins/deleter',
+    backend: 'groups',
+    auth: 'admin',
+    tag: 'admin-communities',
+    summary: 'Remove any community’s administrators as the groups administrator',
   },
   {
     method: 'GET',

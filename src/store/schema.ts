@@ -474,3 +474,26 @@ export interface Database {
     set_on: number;
   };
 }
+
+/** The groups service's teams, communities and collaborator lists (migration 017), merged into `Database`. */
+export interface Database {
+  groups: {
+    id: string;
+    /** `team`, `community` or `collaborator-list`. */
+    kind: string;
+    /** Teams and collaborator lists `<owner>:<name>`, communities `<name>`. */
+    name: string;
+    description: ColumnType<string, string | undefined, string>;
+    creator: string;
+    created_on: number;
+    modified_on: number;
+  };
+  group_members: { group_id: string; subject_id: string; added_on: number };
+  group_privileges: { group_id: string; subject_id: string; privilege: string; granted_on: number };
+  group_join_requests: {
+    group_id: string;
+    requester: string;
+    message: ColumnType<string, string | undefined, string>;
+    requested_on: number;
+  };
+}

@@ -453,15 +453,16 @@ describe('backend failures', () => {
       assert.equal(body.error_code, 'ERR_NOT_IMPLEMENTED');
       assert.match(body.reason ?? '', /QMS_URL/);
 
-      // An embedded service that serves only part of its backend's API says the same for the rest.
-      const partial = await fetch(`${running.url}/teams`, {
+      // An embedded service that serves only part of its backend's API says the same for the rest
+      // (the apps service's webhooks; the groups service, once the example, now serves all of §22).
+      const partial = await fetch(`${running.url}/webhooks/topics`, {
         headers: { authorization: `Bearer ${token}` },
       });
       assert.equal(partial.status, 501);
       const partialBody = (await partial.json()) as Record<string, string>;
       assert.equal(partialBody.error_code, 'ERR_NOT_IMPLEMENTED');
-      assert.equal(partialBody.backend, 'groups');
-      assert.match(partialBody.reason ?? '', /GROUPS_URL/);
+      assert.equal(partialBody.backend, 'apps');
+      assert.match(partialBody.reason ?? '', /APPS_URL/);
     } finally {
       await running.close();
     }

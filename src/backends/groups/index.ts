@@ -1,17 +1,27 @@
 import type { EmbeddedService } from '../service.js';
+import { collaboratorListRoutes } from './collaborator-list-routes.js';
+import { communityRoutes } from './community-routes.js';
+import type { GroupsContext } from './context.js';
 import { subjectRoutes } from './subject-routes.js';
+import { teamRoutes } from './team-routes.js';
 
 // The groups service's door: the service itself, for the embedded host; nothing else of it is for
 // other parts of the project.
 
 /**
- * The part of the groups service that describes people (`/subjects`), answered from the
- * identities the platform has seen. Teams, communities and collaborator lists need a real
- * groups service (GROUPS_URL); their paths answer 501 here.
+ * The groups service (routes.md §22, docs/api/groups.md): people (`/subjects`, the identities
+ * the platform has seen), teams, collaborator lists and communities, from the store. The
+ * `/admin/communities...` paths act as the groups administrator; the gateway lets only
+ * administrators reach them.
  */
 export const groupsService: EmbeddedService = {
   name: 'groups',
-  plugin: async (app, { store, config }) => {
+  plugin: async (app, { store, config, notify, now = Date.now }) => {
+    const context: GroupsContext = { db: store.db, uidDomain: config.uidDomain, notify, now };
     await app.register(subjectRoutes, { db: store.db, uidDomain: config.uidDomain });
+    await app.register(teamRoutes, context);
+    await app.register(collaboratorListRoutes, context);
+    await app.register(communityRoutes(false), context);
+    await app.register(communityRoutes(true), { ...context, prefix: '/admin' });
   },
 };

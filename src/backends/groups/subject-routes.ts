@@ -6,28 +6,7 @@ import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
 import { qualifiedUsername } from '../../common/users.js';
 import { gatewayError } from '../../common/errors.js';
-
-type UserRow = Pick<Database['users'], 'username' | 'email' | 'first_name' | 'last_name'>;
-
-/** A groups-service subject for a user the platform has seen; `id` is the short username. */
-function subjectOf(row: UserRow, uidDomain: string) {
-  const suffix = `@${uidDomain}`;
-  const id = row.username.endsWith(suffix) ? row.username.slice(0, -suffix.length) : row.username;
-  const firstName = row.first_name ?? '';
-  const lastName = row.last_name ?? '';
-  const name = `${firstName} ${lastName}`.trim() || id;
-  return {
-    id,
-    name,
-    first_name: firstName,
-    last_name: lastName,
-    email: row.email ?? '',
-    institution: '',
-    description: '',
-    source_id: 'platform',
-    display_name: name,
-  };
-}
+import { subjectOf } from './group-views.js';
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);

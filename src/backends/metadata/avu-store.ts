@@ -330,3 +330,61 @@ async function writeLevel(
     existing.splice(0, existing.length, ...existing.filter((row) => kept.has(row.id)));
   }
 }
+
+/**
+ * Changes the value of every top-level AVU with `attribute` and value `from` on targets of
+ * `targetType` to `to` (a renamed community's app tags); answers how many changed. A target that
+ * already carries the new triple keeps it, and loses the old one.
+ */
+export async function renameAvuValues(
+  db: Db,
+  change: { targetType: MetadataTargetType; attribute: string; from: string; to: string },
+  user: string,
+  now: number,
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom('avus')
+      .select(['id', 'target_id', 'unit'])
+      .where('target_type', '=', change.targetType)
+      .where('attribute', '=', change.attribute)
+      .where('value', '=', change.from)
+      .execute();
+    for (const row of rows) {
+      const clash = await trx
+        .selectFrom('avus')
+        .select('id')
+        .where('target_type', '=', change.targetType)
+        .where('target_id', '=', row.target_id)
+        .where('attribute', '=', change.attribute)
+        .where('value', '=', change.to)
+        .where('unit', '=', row.unit)
+        .executeTakeFirst();
+      if (clash) await deleteAvus(trx, [row.id]);
+      else
+        await trx
+          .updateTable('avus')
+          .set({ value: change.to, modified_by: user, modified_on: now })
+          .where('id', '=', row.id)
+          .execute();
+    }
+    return rows.length;
+  });
+}
+
+/** The ids of targets of `targetType` carrying a top-level AVU with this attribute and value. */
+export async function targetsWithAvu(
+  db: Db,
+  avu: { targetType: MetadataTargetType; attribute: string; value: string },
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('avus')
+    .select('target_id')
+    .distinct()
+    .where('target_type', '=', avu.targetType)
+    .where('attribute', '=', avu.attribute)
+    .where('value', '=', avu.value)
+    .orderBy('target_id')
+    .execute();
+  return rows.map((row) => row.target_id);
+}
