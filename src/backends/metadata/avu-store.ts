@@ -330,3 +330,21 @@ async function writeLevel(
     existing.splice(0, existing.length, ...existing.filter((row) => kept.has(row.id)));
   }
 }
+
+/**
+ * The ids of the targets of `type` carrying an AVU `attribute` whose value is one of `values`: a
+ * subquery, so a listing can select what carries a tag (an app's community tags) in one query.
+ */
+export function targetsWithAvu(
+  db: Db,
+  type: MetadataTargetType,
+  attribute: string,
+  values: readonly string[],
+) {
+  return db
+    .selectFrom('avus')
+    .select('avus.target_id')
+    .where('avus.target_type', '=', type)
+    .where('avus.attribute', '=', attribute)
+    .where('avus.value', 'in', values.length ? [...values] : ['']);
+}

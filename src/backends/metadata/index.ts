@@ -12,11 +12,12 @@ import { templateRoutes } from './template-routes.js';
 /**
  * metadata's door. What other parts of the project may use of it: the service itself (for the
  * embedded host) and, for the apps service, which keeps its apps' AVUs and serves app hierarchies
- * in the same database: the AVU store (reading, parsing and writing a target's AVUs), the ontology
- * store (versions, their class graphs and saved hierarchies, the AVUs that place apps in them) and
- * the request helpers metadata-style routes share (the `user` query, UUID parameters, JSON bodies).
+ * in the same database: the AVU store (reading, parsing, writing and deleting a target's AVUs, and
+ * the targets carrying a tag), the ontology store (versions, their class graphs and saved
+ * hierarchies, the AVUs that place apps in them) and the request helpers metadata-style routes
+ * share (the `user` query, UUID parameters, JSON bodies).
  */
-export { avusOf, requestedAvus, writeAvus } from './avu-store.js';
+export { avusOf, deleteAvus, requestedAvus, targetsWithAvu, writeAvus } from './avu-store.js';
 export {
   classAvus,
   filterTree,
