@@ -14,6 +14,7 @@ import * as genomes from './012-genomes.js';
 import * as quickLaunches from './014-quick-launches.js';
 import * as analyses from './015-analyses.js';
 import * as concurrentJobLimits from './016-concurrent-job-limits.js';
+import * as featuredBuiltInApps from './018-featured-built-in-apps.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '014-quick-launches': quickLaunches,
   '015-analyses': analyses,
   '016-concurrent-job-limits': concurrentJobLimits,
+  '018-featured-built-in-apps': featuredBuiltInApps,
 };

@@ -10,6 +10,7 @@ import {
   featuredAppsCommunity,
 } from '../../../src/backends/apps/app-communities.js';
 import { builtInApps } from '../../../src/backends/apps/built-in.js';
+import { migrateToLatest } from '../../../src/store/database.js';
 import { engines, skipWithout } from '../../support/postgres.js';
 import {
   admin,
@@ -192,6 +193,20 @@ for (const engine of engines) {
         if (code) assert.equal(answer.body.error_code, code, `${method} ${route}`);
       }
       assert.equal((await gw.ok('alice', 'GET', `/apps/${alices}/metadata`)).avus.length, 0);
+    });
+
+    test('a store that held the built-in apps before keeps them featured (migration 018)', async () => {
+      const store = gw.running.gateway.store;
+      const builtIns = builtInApps.map((app) => app.id).sort();
+      // The store as it was before 018: built-in apps installed, no community tags.
+      await store.db.deleteFrom('avus').where('attribute', '=', appCommunityAttribute).execute();
+      await store.db
+        .deleteFrom('kysely_migration' as never)
+        .where('name' as never, '=', '018-featured-built-in-apps' as never)
+        .execute();
+      assert.equal((await gw.ok(null, 'GET', '/apps/categories/featured')).total, 0);
+      await migrateToLatest(store.db, engine);
+      assert.deepEqual(idsOf(await gw.ok(null, 'GET', '/apps/categories/featured')), builtIns);
     });
 
     test('literal apps paths not served answer 501, not a parameter route', async () => {
