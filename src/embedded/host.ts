@@ -16,7 +16,8 @@ import {
 } from '../common/error-replies.js';
 import { registerJsonBodyParser } from '../http/json-body.js';
 import type { BackendTarget } from '../http/proxy.js';
-import { backendEnvPrefix, type EmbeddedBackendName } from '../common/backend-names.js';
+import type { EmbeddedBackendName } from '../common/backend-names.js';
+import { notImplementedByEmbedded } from '../common/not-implemented.js';
 import { embeddedServices } from './registry.js';
 import type { BackendContext } from '../backends/service.js';
 import { gatewayError } from '../common/errors.js';
@@ -24,14 +25,7 @@ import { gatewayError } from '../common/errors.js';
 /** Paths a partial embedded service does not serve answer 501 naming the variable that points elsewhere. */
 export function answerUnimplemented(app: FastifyInstance, name: EmbeddedBackendName): void {
   app.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      gatewayError(
-        'ERR_NOT_IMPLEMENTED',
-        `The embedded ${name} service does not implement ${request.method} ${request.url.split('?')[0]}; set ${backendEnvPrefix(name)}_URL to reach a full one.`,
-        { backend: name },
-      ),
-    ),
+    sendError(reply, notImplementedByEmbedded(name, request.method, request.url)),
   );
 }
 

@@ -5,6 +5,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { urlImportApp } from '../../common/url-import.js';
 import type { AppDefinition } from './definition.js';
+import { writeAvus } from '../metadata/index.js';
+import { featuredAppsCommunity } from './app-communities.js';
+import { communityAvuAttribute } from '../../common/app-community-avus.js';
 
 export const platformIntegrator = 'platform';
 
@@ -197,10 +200,36 @@ export const builtInApps: readonly BuiltInApp[] = [
   },
 ];
 
-/** Version 1 of each built-in app, with its tool; written once, kept up to date with this file on every start. */
+/**
+ * Version 1 of each built-in app, with its tool; written once, kept up to date with this file on
+ * every start. A built-in app joins Featured Apps when first installed; administrators may take it
+ * out later (a later start does not put it back).
+ */
 export async function installBuiltInApps(db: Kysely<Database>, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    const installed = new Set(
+      (
+        await trx
+          .selectFrom('apps')
+          .select('id')
+          .where(
+            'id',
+            'in',
+            builtInApps.map((app) => app.id),
+          )
+          .execute()
+      ).map((row) => row.id),
+    );
     for (const app of builtInApps) {
+      if (!installed.has(app.id))
+        await writeAvus(
+          trx,
+          platformIntegrator,
+          now,
+          { id: app.id, type: 'app' },
+          [{ attr: communityAvuAttribute, value: featuredAppsCommunity, unit: '' }],
+          false,
+        );
       const tool = {
         name: app.tool.name,
         description: app.tool.description,

@@ -1,6 +1,7 @@
 // App categories for users (backends.md §5.1 AppCategory): the caller's workspace ("Apps under
 // development", "Favorite Apps"), the virtual categories every user has ("My public apps", "Shared
-// with me", "Featured Apps"), and the public categories administrators keep (app_categories).
+// with me", "Featured Apps": the public apps of the featured-apps community, app-communities.ts),
+// and the public categories administrators keep (app_categories).
 import { createHash } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -12,6 +13,7 @@ import { listingQuery } from './app-listing-routes.js';
 import { callerId, workspaceOf } from './workspace.js';
 import { anonymousUser, shortUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
+import { featuredApps } from './app-communities.js';
 
 type Restrict = (
   apps: ReturnType<typeof visibleAppsQuery>,
@@ -24,7 +26,12 @@ function childId(rootId: string, name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-const virtualCategories: { id: string; name: string; restrict: Restrict }[] = [
+/** Where Featured Apps live among the virtual categories (backends.md §5.1). */
+const featuredCategoryId = 'cccccccc-cccc-cccc-cccc-cccccccccccc';
+
+const virtualCategories = (
+  db: Kysely<Database>,
+): { id: string; name: string; restrict: Restrict }[] => [
   {
     id: '00000000-0000-0000-0000-000000000000',
     name: 'My public apps',
@@ -37,11 +44,7 @@ const virtualCategories: { id: string; name: string; restrict: Restrict }[] = [
     name: 'Shared with me',
     restrict: (apps) => apps.where('apps.id', '=', ''),
   },
-  {
-    id: 'cccccccc-cccc-cccc-cccc-cccccccccccc',
-    name: 'Featured Apps',
-    restrict: (apps) => apps.where('apps.is_public', '=', true).where('apps.is_blessed', '=', true),
-  },
+  { id: featuredCategoryId, name: 'Featured Apps', restrict: featuredApps(db) },
 ];
 
 const workspaceChildren: { name: string; restrict: Restrict }[] = [
@@ -126,7 +129,7 @@ export const categoryRoutes: FastifyPluginAsync<{
           is_public: false,
           parent: workspace.root_category_id,
         });
-      for (const virtual of virtualCategories)
+      for (const virtual of virtualCategories(db))
         found.set(virtual.id, { ...virtual, is_public: false });
     }
     const shared = await db
@@ -174,6 +177,19 @@ export const categoryRoutes: FastifyPluginAsync<{
       else roots.push(entry);
     }
     return { categories: roots };
+  });
+
+  // Featured Apps for everyone, anonymous visitors included (the web UI's first page lists them).
+  app.get('/apps/categories/featured', async (request) => {
+    const user = shortUser(request.query);
+    const listing = await listApps(db, user, listingQuery(request.query), featuredApps(db));
+    return {
+      system_id: 'de',
+      id: featuredCategoryId,
+      name: 'Featured Apps',
+      is_public: false,
+      ...listing,
+    };
   });
 
   app.get<{ Params: { systemId: string; categoryId: string } }>(

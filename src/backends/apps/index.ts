@@ -4,6 +4,7 @@ import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../../common/query-params.js';
 import { adminCategoryRoutes } from './admin-category-routes.js';
 import { adminListingRoutes } from './admin-listing-routes.js';
+import { appCommunityRoutes } from './app-communities.js';
 import { openSharedDataStore } from '../data-info/index.js';
 import { analysisRoutes } from './analysis-routes.js';
 import { JobRunner } from './job-runner.js';
@@ -21,6 +22,7 @@ import { OAuthTokens, configuredOAuthClients } from './oauth-tokens.js';
 import { TokenCipher, tokenEncryptionKey } from './token-cipher.js';
 import { callerId, workspaceOf } from './workspace.js';
 import { workspaceAdminRoutes } from './workspace-admin-routes.js';
+import { unservedLiteralRoutesPlugin } from './unserved-literal-routes.js';
 
 const systemId = 'de';
 
@@ -40,6 +42,8 @@ const loginBody = Type.Object({
 export { currentVersions, visibleAppsQuery } from './app-listings.js';
 export { launchView } from './app-views.js';
 export { pathParameterTypes, type AppDefinition } from './definition.js';
+/** For the test that keeps docs/api/apps.md's list of routes not served equal to the truth. */
+export { unservedLiteralRoutes } from './unserved-literal-routes.js';
 
 /**
  * The apps service (backends.md §5): the account side the bootstrap needs (workspace, logins),
@@ -54,6 +58,8 @@ export const appsService: EmbeddedService = {
   name: 'apps',
   plugin: async (app, { store, config, notify, now = Date.now }) => {
     await installBuiltInApps(store.db, now());
+    // Before any parameter route could take their literal paths: see unserved-literal-routes.ts.
+    await app.register(unservedLiteralRoutesPlugin);
     await app.register(catalogRoutes, { db: store.db });
     await app.register(appMarkRoutes, { db: store.db, now });
     await app.register(editingRoutes, { db: store.db, now });
@@ -80,6 +86,7 @@ export const appsService: EmbeddedService = {
     await app.register(analysisRoutes, { db: store.db, runner, uidDomain: config.uidDomain });
     await app.register(hierarchyListingRoutes, { db: store.db });
     await app.register(appMetadataRoutes, { db: store.db, now });
+    await app.register(appCommunityRoutes, { db: store.db, now });
     await app.register(adminCategoryRoutes, { db: store.db, now });
     await app.register(adminListingRoutes, { db: store.db });
     await app.register(workspaceAdminRoutes, { db: store.db, uidDomain: config.uidDomain });

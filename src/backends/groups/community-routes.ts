@@ -6,7 +6,7 @@
 // administrator, whom no admin privilege check stops.
 import { gatewayError } from '../../common/errors.js';
 import { communityAvuAttribute } from '../../common/app-community-avus.js';
-import { renameAvuValues, targetsWithAvu } from '../metadata/index.js';
+import { renameAvuValues, targetIdsWithAvu } from '../metadata/index.js';
 import {
   createGroup,
   deleteGroup,
@@ -112,7 +112,7 @@ export const communityRoutes =
       const renamed = newName !== undefined && newName !== community.name;
       const tag = { targetType: 'app' as const, attribute: communityAvuAttribute };
       if (renamed && !retag && !force) {
-        const tagged = await targetsWithAvu(db, { ...tag, value: community.name });
+        const tagged = await targetIdsWithAvu(db, { ...tag, value: community.name });
         if (tagged.length > 0)
           throw gatewayError(
             'ERR_ILLEGAL_ARGUMENT',

@@ -287,3 +287,12 @@ export async function dropJoinRequest(
     .executeTakeFirst();
   return Number(dropped.numDeletedRows) > 0;
 }
+
+/**
+ * Whether `user` (a short username) administers the community named `community`; false when there
+ * is no such community. For the apps service, which lets community administrators tag apps.
+ */
+export async function isCommunityAdmin(db: Db, community: string, user: string): Promise<boolean> {
+  const group = await findGroup(db, 'community', community);
+  return group !== undefined && (await effectivePrivileges(db, group.id, user)).has('admin');
+}

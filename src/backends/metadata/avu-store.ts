@@ -373,7 +373,7 @@ export async function renameAvuValues(
 }
 
 /** The ids of targets of `targetType` carrying a top-level AVU with this attribute and value. */
-export async function targetsWithAvu(
+export async function targetIdsWithAvu(
   db: Db,
   avu: { targetType: MetadataTargetType; attribute: string; value: string },
 ): Promise<string[]> {
@@ -387,4 +387,22 @@ export async function targetsWithAvu(
     .orderBy('target_id')
     .execute();
   return rows.map((row) => row.target_id);
+}
+
+/**
+ * The ids of the targets of `type` carrying an AVU `attribute` whose value is one of `values`: a
+ * subquery, so a listing can select what carries a tag (an app's community tags) in one query.
+ */
+export function targetsWithAvu(
+  db: Db,
+  type: MetadataTargetType,
+  attribute: string,
+  values: readonly string[],
+) {
+  return db
+    .selectFrom('avus')
+    .select('avus.target_id')
+    .where('avus.target_type', '=', type)
+    .where('avus.attribute', '=', attribute)
+    .where('avus.value', 'in', values.length ? [...values] : ['']);
 }

@@ -12,13 +12,21 @@ import { templateRoutes } from './template-routes.js';
 /**
  * metadata's door. What other parts of the project may use of it: the service itself (for the
  * embedded host) and, for the apps service, which keeps its apps' AVUs and serves app hierarchies
- * in the same database: the AVU store (reading, parsing and writing a target's AVUs), the ontology
- * store (versions, their class graphs and saved hierarchies, the AVUs that place apps in them),
- * `targetsWithAvu` and `renameAvuValues` (for the groups service, re-tagging a renamed
- * community's apps) and the request helpers metadata-style routes share (the `user` query, UUID
- * parameters, JSON bodies).
+ * in the same database: the AVU store (reading, parsing, writing and deleting a target's AVUs;
+ * `targetsWithAvu`, the targets carrying a tag as a subquery for listings; `targetIdsWithAvu` and
+ * `renameAvuValues` for the groups service, re-tagging a renamed community's apps), the ontology
+ * store (versions, their class graphs and saved hierarchies, the AVUs that place apps in them) and
+ * the request helpers metadata-style routes share (the `user` query, UUID parameters, JSON bodies).
  */
-export { avusOf, renameAvuValues, requestedAvus, targetsWithAvu, writeAvus } from './avu-store.js';
+export {
+  avusOf,
+  deleteAvus,
+  renameAvuValues,
+  requestedAvus,
+  targetIdsWithAvu,
+  targetsWithAvu,
+  writeAvus,
+} from './avu-store.js';
 export {
   classAvus,
   filterTree,

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { PassthroughRoute } from '../../http/passthrough.js';
 import type { Tag } from '../shared/tags.js';
-import { AppListing, listingParameters } from './schemas.js';
+import { AppListing, AppListingQuery, listingParameters } from './schemas.js';
 import { ErrorAnswer } from '../../common/error-replies.js';
 
 const AdminListingQuery = Type.Object(
@@ -169,6 +169,8 @@ export const adminAppPassthroughs: PassthroughRoute<Tag>[] = [
     auth: 'admin',
     tag: 'admin-apps',
     summary: 'List the apps of a community',
+    query: AppListingQuery,
+    responses: { 200: AppListing, 400: ErrorAnswer },
   },
   {
     method: 'GET',

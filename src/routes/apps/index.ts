@@ -7,7 +7,14 @@ import type { Tag } from '../shared/tags.js';
 import { adminAppPassthroughs } from './admin.js';
 import { hierarchyPassthroughs } from './hierarchies.js';
 import { appMetadataPassthroughs } from './metadata.js';
-import { AvuList, AvuReplace, AvuWrite } from './schemas.js';
+import {
+  AppListing,
+  AppListingQuery,
+  AvuList,
+  AvuReplace,
+  AvuWrite,
+  CategoryListing,
+} from './schemas.js';
 import { ErrorAnswer } from '../../common/error-replies.js';
 
 const app = '/apps/{system-id}/{app-id}';
@@ -233,6 +240,8 @@ const userAppRows: PassthroughRoute<Tag>[] = [
     auth: 'optional',
     tag: 'app-categories',
     summary: 'List featured apps',
+    query: AppListingQuery,
+    responses: { 200: CategoryListing, 400: ErrorAnswer },
   },
   {
     method: 'GET',
@@ -247,6 +256,8 @@ const userAppRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'app-communities',
     summary: 'List the apps of a community',
+    query: AppListingQuery,
+    responses: { 200: AppListing, 400: ErrorAnswer },
   },
   {
     method: ['POST', 'DELETE'],
@@ -254,6 +265,7 @@ const userAppRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'app-community-tags',
     summary: 'Add or remove community tags of an app',
+    responses: { 200: AvuList, 400: ErrorAnswer, 403: ErrorAnswer, 404: ErrorAnswer },
   },
   {
     method: 'GET',

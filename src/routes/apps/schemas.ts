@@ -47,6 +47,22 @@ export const listingParameters = {
   'app-type': Type.Optional(Type.String()),
 };
 
+/** The query of an app listing (as GET /apps); other parameters still pass through. */
+export const AppListingQuery = Type.Object(listingParameters, { additionalProperties: true });
+
+/** A category listing: the category (without subcategories) with a page of its apps. */
+export const CategoryListing = Type.Object(
+  {
+    system_id: Type.String(),
+    id: Type.String(),
+    name: Type.String(),
+    is_public: Type.Boolean(),
+    total: Type.Integer({ description: 'Apps matching, before paging' }),
+    apps: Type.Array(AppListingDetail),
+  },
+  { additionalProperties: true },
+);
+
 const AvuRequest = Type.Object(
   {
     id: Type.Optional(

@@ -15,6 +15,7 @@ import * as quickLaunches from './014-quick-launches.js';
 import * as analyses from './015-analyses.js';
 import * as concurrentJobLimits from './016-concurrent-job-limits.js';
 import * as groups from './017-groups.js';
+import * as featuredBuiltInApps from './018-featured-built-in-apps.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '015-analyses': analyses,
   '016-concurrent-job-limits': concurrentJobLimits,
   '017-groups': groups,
+  '018-featured-built-in-apps': featuredBuiltInApps,
 };

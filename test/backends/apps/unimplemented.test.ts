@@ -11,7 +11,17 @@ import { loadConfig } from '../../../src/config.js';
 import type { HTTPMethods } from 'fastify';
 import { passthroughRoutes } from '../../../src/routes/index.js';
 import { openStore } from '../../../src/store/database.js';
+import { unservedLiteralRoutes } from '../../../src/backends/apps/index.js';
 import { startMetadataGateway } from '../../support/metadata-gateway.js';
+
+/** The literal paths registered only to answer 501 in place of a parameter route (unserved-literal-routes.ts). */
+function unservedLiteral(method: string, url: string): boolean {
+  return unservedLiteralRoutes.some(
+    ([literalMethod, path]) =>
+      literalMethod === method &&
+      new RegExp(`^/apps${path.replace(/:[A-Za-z]+/g, '[^/]+')}$`).test(url),
+  );
+}
 
 function documented(): string[] {
   const page = readFileSync(new URL('../../../docs/api/apps.md', import.meta.url), 'utf8');
@@ -40,7 +50,7 @@ test('docs/api/apps.md lists exactly the apps routes the embedded apps service d
       const backendPath = row.backendPath ?? row.path;
       for (const method of Array.isArray(row.method) ? row.method : [row.method]) {
         const url = `/apps${backendPath.replace(/\{[^}]+\}/g, 'x1')}`;
-        if (!host.findRoute({ method: method as HTTPMethods, url }))
+        if (!host.findRoute({ method: method as HTTPMethods, url }) || unservedLiteral(method, url))
           missing.push(`${method} ${backendPath}`);
       }
     }

@@ -1,0 +1,17 @@
+// The answer of an embedded service to a route it does not serve (yet): 501 naming the route and
+// the variable that points the gateway at a full service instead.
+import { backendEnvPrefix, type EmbeddedBackendName } from './backend-names.js';
+import { gatewayError, type GatewayError } from './errors.js';
+
+/** `url` as the service received it (its mount prefix included), query dropped. */
+export function notImplementedByEmbedded(
+  name: EmbeddedBackendName,
+  method: string,
+  url: string,
+): GatewayError {
+  return gatewayError(
+    'ERR_NOT_IMPLEMENTED',
+    `The embedded ${name} service does not implement ${method} ${url.split('?')[0]}; set ${backendEnvPrefix(name)}_URL to reach a full one.`,
+    { backend: name },
+  );
+}
