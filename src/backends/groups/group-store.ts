@@ -240,9 +240,31 @@ export async function removeMember(db: Db, groupId: string, subject: string): Pr
 export async function listGroups(
   db: Db,
   kind: GroupKind,
-  filters: { member?: string; search?: string; creator?: string },
+  filters: { member?: string; search?: string; creator?: string; visibleTo?: string },
 ): Promise<GroupRow[]> {
   let query = db.selectFrom('groups').selectAll().where('kind', '=', kind);
+  if (filters.visibleTo !== undefined) {
+    // Members see a group; so does anyone holding (or given publicly) a privilege on it: one
+    // query for the whole listing, not two per group.
+    const subject = filters.visibleTo;
+    query = query.where((eb) =>
+      eb.or([
+        eb(
+          'id',
+          'in',
+          eb
+            .selectFrom('group_privileges')
+            .select('group_id')
+            .where('subject_id', 'in', [subject, everyone]),
+        ),
+        eb(
+          'id',
+          'in',
+          eb.selectFrom('group_members').select('group_id').where('subject_id', '=', subject),
+        ),
+      ]),
+    );
+  }
   if (filters.member !== undefined) {
     const member = filters.member;
     query = query.where('id', 'in', (eb) =>
