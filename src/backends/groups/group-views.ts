@@ -39,6 +39,21 @@ export function subjectOf(row: UserRow, uidDomain: string): SubjectView {
   };
 }
 
+/** A team or collaborator list as a subject things are shared with (`source_id` `g:gsa`). */
+export function groupSubjectOf(group: GroupRow): SubjectView {
+  return {
+    id: group.id,
+    name: group.name,
+    first_name: '',
+    last_name: '',
+    email: '',
+    institution: '',
+    description: group.description,
+    source_id: 'g:gsa',
+    display_name: group.name,
+  };
+}
+
 /** The public, as the groups API names it. */
 const everyoneSubject: SubjectView = {
   id: everyone,

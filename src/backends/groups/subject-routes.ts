@@ -1,12 +1,16 @@
-// The groups service's subject routes: `/subjects/:subject` and a search of
-// `/subjects`, answered from the identities the platform has seen (the users table).
+// The groups service's subject routes: `/subjects/:subject` and a search of `/subjects`,
+// answered from the identities the platform has seen (the users table) and, for the search, the
+// groups things can be shared with: the teams the caller can see and their own collaborator lists
+// (source `g:gsa`, as the web UI's sharing dialog tells groups apart).
 import type { FastifyPluginAsync } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
 import { qualifiedUsername } from '../../common/users.js';
 import { gatewayError } from '../../common/errors.js';
-import { subjectOf } from './group-views.js';
+import { groupSubjectOf, subjectOf } from './group-views.js';
+import { listGroups } from './group-store.js';
+import { callerOf } from './requests.js';
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);
@@ -56,7 +60,18 @@ export const subjectRoutes: FastifyPluginAsync<{
         .orderBy('username')
         .limit(limit ?? 100)
         .execute();
-      return { subjects: rows.map((row) => subjectOf(row, uidDomain)) };
+      const caller = callerOf(request);
+      const [teams, lists] = await Promise.all([
+        listGroups(db, 'team', { search, visibleTo: caller }),
+        listGroups(db, 'collaborator-list', { search, creator: caller }),
+      ]);
+      const groups = [...teams, ...lists].slice(0, Math.max(0, (limit ?? 100) - rows.length));
+      return {
+        subjects: [
+          ...rows.map((row) => subjectOf(row, uidDomain)),
+          ...groups.map((group) => groupSubjectOf(group)),
+        ],
+      };
     },
   );
 };

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { featuredAppsCommunity } from '../../../src/backends/apps/app-communities.js';
 import { communityAvuAttribute } from '../../../src/common/app-community-avus.js';
 import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import { migrateToLatest } from '../../../src/store/database.js';
+import * as featuredBuiltInApps from '../../../src/store/migrations/018-featured-built-in-apps.js';
 import { engines, skipWithout } from '../../support/postgres.js';
 import {
   admin,
@@ -220,20 +220,14 @@ for (const engine of engines) {
       const builtIns = builtInApps.map((app) => app.id).sort();
       // The store as it was before 018: built-in apps installed, no community tags.
       await store.db.deleteFrom('avus').where('attribute', '=', communityAvuAttribute).execute();
-      await store.db
-        .deleteFrom('kysely_migration' as never)
-        .where('name' as never, '=', '018-featured-built-in-apps' as never)
-        .execute();
       assert.equal((await gw.ok(null, 'GET', '/apps/categories/featured')).total, 0);
-      await migrateToLatest(store.db, engine);
+      // Run as the migrator runs it on such a store (later migrations make rewinding the record moot).
+      await featuredBuiltInApps.up(store.db as never);
       assert.deepEqual(idsOf(await gw.ok(null, 'GET', '/apps/categories/featured')), builtIns);
     });
 
     test('literal apps paths not served answer 501, not a parameter route', async () => {
       for (const [method, route] of [
-        ['POST', '/apps/sharing'],
-        ['POST', '/apps/unsharing'],
-        ['POST', '/apps/permission-lister'],
         ['POST', '/apps/shredder'],
         ['POST', '/apps/pipelines'],
         ['POST', `/apps/pipelines/${builtInApps[0]!.id}/versions`],

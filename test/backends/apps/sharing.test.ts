@@ -255,6 +255,12 @@ for (const engine of engines) {
       await gw.ok('alice', 'POST', '/teams/alice:sharing%20team/members', {
         json: { members: ['bob'] },
       });
+      // The sharing dialog finds the team among subjects, as a group.
+      const found = await gw.ok('alice', 'GET', '/subjects?search=sharing%20t');
+      assert.deepEqual(
+        found.subjects.map((subject: any) => [subject.id, subject.source_id, subject.name]),
+        [[team.id, 'g:gsa', 'alice:sharing team']],
+      );
       const shared = await shareApp('alice', group(team.id), made.id);
       assert.equal(shared.sharing[0].apps[0].success, true);
       assert.deepEqual(await sharedAppIds('bob'), [made.id]);
