@@ -497,3 +497,18 @@ export interface Database {
     requested_on: number;
   };
 }
+
+/** Grants on apps, analyses and tools (migration 019), merged into `Database`. */
+export interface Database {
+  resource_permissions: {
+    /** `app`, `analysis` or `tool`. */
+    resource_type: string;
+    resource_id: string;
+    /** `user` (a short username) or `group` (a group's id). */
+    subject_type: string;
+    subject_id: string;
+    /** `read`, `write` or `own`. */
+    permission: string;
+    granted_on: number;
+  };
+}

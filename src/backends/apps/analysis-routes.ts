@@ -1,5 +1,7 @@
 // The analyses routes of the apps service (backends.md §5.3): launch, list (JSON `filter`),
-// stats, rename, delete, stop, steps, history, parameters and relaunch info — each user sees their own.
+// stats, rename, delete, stop, steps, history, parameters and relaunch info. Each user sees their
+// own and those shared with them (docs/api/sharing.md): `read` to look, `write` to rename and stop;
+// only the owner deletes.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { normalizeQuery, badQueryParam, countParam } from '../../common/query-params.js';
@@ -13,11 +15,13 @@ import { activeStatuses, type AnalysisRow, type JobRunner } from './job-runner.j
 import { checkSubmission } from './job-submission.js';
 import { signedInUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
+import { atLeast, type Level } from '../permissions/index.js';
+import { levelOf, sharedIds, sharedLevels } from './shared-access.js';
 
 /** Analyses give times as strings of milliseconds, "0" for none (backends.md §1.3). */
 const msString = (value: number | null) => String(value ?? 0);
 
-function analysisJson(row: AnalysisRow, uidDomain: string) {
+function analysisJson(row: AnalysisRow, uidDomain: string, level: Level) {
   return {
     id: row.id,
     name: row.name,
@@ -36,7 +40,7 @@ function analysisJson(row: AnalysisRow, uidDomain: string) {
     parent_id: row.parent_id,
     batch: false,
     app_disabled: false,
-    can_share: false,
+    can_share: level === 'own',
   };
 }
 
@@ -102,15 +106,23 @@ export const analysisRoutes: FastifyPluginAsync<{
   uidDomain: string;
 }> = async (app, { db, runner, uidDomain }) => {
   const signedIn = (query: unknown) => signedInUser(query, 'use analyses');
-  const own = async (user: string, id: string) => {
+  /** The analysis when `user` holds `needed` on it; 404 when they hold nothing, 403 when too little. */
+  const reachable = async (user: string, id: string, needed: Level = 'read') => {
     const row = await db
       .selectFrom('analyses')
       .selectAll()
       .where('id', '=', id.toLowerCase())
-      .where('username', '=', user)
       .where('deleted', '=', false)
       .executeTakeFirst();
-    if (!row) throw gatewayError('ERR_NOT_FOUND', `no analysis ${id}`, { id });
+    const level =
+      row &&
+      levelOf(row.username, user, (await sharedLevels(db, 'analysis', [row.id], user)).get(row.id));
+    if (!row || !level) throw gatewayError('ERR_NOT_FOUND', `no analysis ${id}`, { id });
+    if (!atLeast(level, needed))
+      throw gatewayError('ERR_FORBIDDEN', `${user} may not change analysis ${row.id}`, {
+        id: row.id,
+        permission: level,
+      });
     return row;
   };
 
@@ -133,11 +145,19 @@ export const analysisRoutes: FastifyPluginAsync<{
         'filter',
         `unknown filter fields: ${unknown.join(', ')} (known: ${filterFields.join(', ')})`,
       );
-    let rows = db.selectFrom('analyses').where('username', '=', user);
+    let rows = db
+      .selectFrom('analyses')
+      .where((eb) =>
+        eb.or([eb('username', '=', user), eb('id', 'in', sharedIds(db, 'analysis', user))]),
+      );
     if (query['include-deleted'] !== 'true') rows = rows.where('deleted', '=', false);
     for (const [field, values] of byField) {
       if (field === 'ownership') {
-        if (values.some((value) => value === 'theirs')) rows = rows.where('id', '=', '');
+        // `mine`, `theirs` (shared with the caller) or `all`; alternatives add up.
+        const mine = values.includes('mine');
+        const theirs = values.includes('theirs');
+        if (!values.includes('all') && mine !== theirs)
+          rows = rows.where('username', mine ? '=' : '!=', user);
         continue;
       }
       if (field === 'type') continue;
@@ -205,8 +225,16 @@ export const analysisRoutes: FastifyPluginAsync<{
       rows.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirst(),
       statusCount(rows),
     ]);
+    const granted = await sharedLevels(
+      db,
+      'analysis',
+      found.filter((row) => row.username !== user).map((row) => row.id),
+      user,
+    );
     return {
-      analyses: found.map((row) => analysisJson(row, uidDomain)),
+      analyses: found.map((row) =>
+        analysisJson(row, uidDomain, levelOf(row.username, user, granted.get(row.id)) ?? 'read'),
+      ),
       timestamp: String(Date.now()),
       total: Number(total?.count ?? 0),
       'status-count': statuses,
@@ -226,7 +254,7 @@ export const analysisRoutes: FastifyPluginAsync<{
 
   app.patch<IdParams>('/analyses/:id', async (request) => {
     const user = signedIn(request.query);
-    const row = await own(user, request.params.id);
+    const row = await reachable(user, request.params.id, 'write');
     const body = (request.body ?? {}) as { name?: unknown; description?: unknown };
     const changes: { name?: string; description?: string } = {};
     if (body.name !== undefined) {
@@ -307,7 +335,7 @@ export const analysisRoutes: FastifyPluginAsync<{
 
   app.post<IdParams>('/analyses/:id/stop', async (request) => {
     const user = signedIn(request.query);
-    const row = await own(user, request.params.id);
+    const row = await reachable(user, request.params.id, 'write');
     const status = (request.query as { job_status?: string }).job_status ?? 'Canceled';
     if (!['Canceled', 'Completed', 'Failed'].includes(status))
       throw badQueryParam('job_status', 'job_status must be Canceled, Completed or Failed');
@@ -340,12 +368,12 @@ export const analysisRoutes: FastifyPluginAsync<{
   });
 
   app.get<IdParams>('/analyses/:id/steps', async (request) => {
-    const row = await own(signedIn(request.query), request.params.id);
+    const row = await reachable(signedIn(request.query), request.params.id);
     return stepList(row, [stepOf(row)]);
   });
 
   app.get<IdParams>('/analyses/:id/history', async (request) => {
-    const row = await own(signedIn(request.query), request.params.id);
+    const row = await reachable(signedIn(request.query), request.params.id);
     const recorded = await db
       .selectFrom('analysis_status_updates')
       .select(['status', 'message', 'sent_on'])
@@ -399,13 +427,13 @@ export const analysisRoutes: FastifyPluginAsync<{
   };
 
   app.get<IdParams>('/analyses/:id/parameters', async (request) => {
-    const row = await own(signedIn(request.query), request.params.id);
+    const row = await reachable(signedIn(request.query), request.params.id);
     return { app_id: row.app_id, system_id: row.system_id, parameters: await parametersOf(row) };
   });
 
   app.get<IdParams>('/analyses/:id/relaunch-info', async (request) => {
     const user = signedIn(request.query);
-    const row = await own(user, request.params.id);
+    const row = await reachable(user, request.params.id);
     const view = await launchView(
       db,
       user,

@@ -7,16 +7,26 @@ import { asBoolean } from '../../store/sqlite-booleans.js';
 import { paged } from '../../store/paging.js';
 import type { AppDefinition } from './definition.js';
 import { anonymousUser } from './caller.js';
+import { levelOf, sharedIds, sharedLevels } from './shared-access.js';
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 
 type AppRow = Selectable<Database['apps']>;
 
-/** Apps `user` may see: public ones and their own, never deleted ones (unless `withDeleted`). */
+/**
+ * Apps `user` may see: public ones, their own and those shared with them; never deleted ones
+ * (unless `withDeleted`).
+ */
 export function visibleAppsQuery(db: Kysely<Database>, user: string, withDeleted = false) {
   let query = db
     .selectFrom('apps')
-    .where((eb) => eb.or([eb('apps.is_public', '=', true), eb('apps.integrator', '=', user)]));
+    .where((eb) =>
+      eb.or([
+        eb('apps.is_public', '=', true),
+        eb('apps.integrator', '=', user),
+        ...(user === anonymousUser ? [] : [eb('apps.id', 'in', sharedIds(db, 'app', user))]),
+      ]),
+    );
   if (!withDeleted) query = query.where('apps.deleted', '=', false);
   return query;
 }
@@ -66,7 +76,7 @@ export async function listingEntries(
 ): Promise<Record<string, unknown>[]> {
   const ids = apps.map((app) => app.id);
   if (ids.length === 0) return [];
-  const [versions, favorites, ratings, mine] = await Promise.all([
+  const [versions, favorites, ratings, mine, granted] = await Promise.all([
     currentVersions(db, ids),
     db
       .selectFrom('app_favorites')
@@ -90,6 +100,14 @@ export async function listingEntries(
       .where('username', '=', user)
       .where('app_id', 'in', ids)
       .execute(),
+    user === anonymousUser
+      ? new Map<string, never>()
+      : sharedLevels(
+          db,
+          'app',
+          apps.filter((app) => app.integrator !== user).map((app) => app.id),
+          user,
+        ),
   ]);
   const favorite = new Set(favorites.map((row) => row.app_id));
   const rated = new Map(ratings.map((row) => [row.app_id, row]));
@@ -128,7 +146,8 @@ export async function listingEntries(
       can_run: canRun,
       step_count: definition.steps.length,
       overall_job_type: 'executable',
-      permission: app.integrator === user ? 'own' : 'read',
+      permission:
+        levelOf(app.integrator, user, granted.get(app.id), asBoolean(app.is_public)) ?? 'read',
       pipeline_eligibility:
         canRun && definition.steps.length === 1
           ? { is_valid: true, reason: '' }

@@ -14,6 +14,7 @@ import { callerId, workspaceOf } from './workspace.js';
 import { anonymousUser, shortUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 import { featuredApps } from './app-communities.js';
+import { sharedIds } from './shared-access.js';
 
 type Restrict = (
   apps: ReturnType<typeof visibleAppsQuery>,
@@ -38,11 +39,14 @@ const virtualCategories = (
     restrict: (apps, user) =>
       apps.where('apps.integrator', '=', user).where('apps.is_public', '=', true),
   },
-  // Apps are not shared between users yet: only public ones and one's own are visible.
+  // Others' apps shared with the user, or with a team or collaborator list they are in.
   {
     id: 'eeeeeeee-eeee-eeee-eeee-eeeeeeeeeeee',
     name: 'Shared with me',
-    restrict: (apps) => apps.where('apps.id', '=', ''),
+    restrict: (apps, user) =>
+      apps
+        .where('apps.integrator', '!=', user)
+        .where('apps.id', 'in', sharedIds(db, 'app', user)),
   },
   { id: featuredCategoryId, name: 'Featured Apps', restrict: featuredApps(db) },
 ];

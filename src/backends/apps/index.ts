@@ -23,6 +23,7 @@ import { TokenCipher, tokenEncryptionKey } from './token-cipher.js';
 import { callerId, workspaceOf } from './workspace.js';
 import { workspaceAdminRoutes } from './workspace-admin-routes.js';
 import { unservedLiteralRoutesPlugin } from './unserved-literal-routes.js';
+import { sharingRoutes } from './sharing-routes.js';
 
 const systemId = 'de';
 
@@ -60,6 +61,7 @@ export const appsService: EmbeddedService = {
     await installBuiltInApps(store.db, now());
     // Before any parameter route could take their literal paths: see unserved-literal-routes.ts.
     await app.register(unservedLiteralRoutesPlugin);
+    await app.register(sharingRoutes, { db: store.db, uidDomain: config.uidDomain, notify, now });
     await app.register(catalogRoutes, { db: store.db });
     await app.register(appMarkRoutes, { db: store.db, now });
     await app.register(editingRoutes, { db: store.db, now });

@@ -1,6 +1,6 @@
 // Literal apps paths the embedded service does not serve yet but whose shape one of its parameter
-// routes fits: `POST /apps/sharing` fits `POST /apps/{system-id}` (create an app in system
-// "sharing"), `POST /apps/pipelines/{app-id}/versions` fits the app-version route. Registering the
+// routes fits: `POST /apps/shredder` fits `POST /apps/{system-id}` (create an app in system
+// "shredder"), `POST /apps/pipelines/{app-id}/versions` fits the app-version route. Registering the
 // literal makes the router pick it over the parameter, so they answer 501 like every other route
 // not served here (embedded/host.ts), instead of running a handler meant for something else.
 // test/backends/route-clashes.test.ts finds any such path the reference lists.
@@ -10,9 +10,6 @@ import { notImplementedByEmbedded } from '../../common/not-implemented.js';
 /** Method and path (Fastify syntax, under the service's prefix) of each such route. */
 export const unservedLiteralRoutes: readonly [HTTPMethods, string][] = [
   ['POST', '/apps/shredder'],
-  ['POST', '/apps/permission-lister'],
-  ['POST', '/apps/sharing'],
-  ['POST', '/apps/unsharing'],
   ['POST', '/apps/pipelines'],
   ['PUT', '/apps/pipelines/:appId'],
   ['POST', '/apps/pipelines/:appId/versions'],

@@ -118,7 +118,7 @@ export const collaboratorListRoutes: GroupRoutes = async (app, context) => {
     const caller = callerOf(request);
     const retain = flag(request.query, 'retain-permissions');
     const list = await requireGroup(db, 'collaborator-list', fullName(caller, request.params.name));
-    if (retain) await copyListPermissionsToMembers(list, await membersOf(db, list.id));
+    if (retain) await copyListPermissionsToMembers(db, list, await membersOf(db, list.id), now());
     await deleteGroup(db, list);
     return groupView(list);
   });
@@ -142,8 +142,10 @@ export const collaboratorListRoutes: GroupRoutes = async (app, context) => {
     if (retain) {
       const current = new Set(await membersOf(db, list.id));
       await copyListPermissionsToMembers(
+        db,
         list,
         subjects.filter((subject) => current.has(subject)),
+        now(),
       );
     }
     return { results: (await removeSubjects(context, list.id, subjects)).results };

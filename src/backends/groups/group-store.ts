@@ -5,6 +5,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { gatewayError } from '../../common/errors.js';
 import { isUniqueViolation } from '../../store/unique-violation.js';
+import { removeGroupGrants } from '../permissions/index.js';
 
 export type Db = Kysely<Database>;
 export type GroupRow = Selectable<Database['groups']>;
@@ -108,11 +109,13 @@ export async function updateGroup(
   return updated;
 }
 
+/** Deletes a group with its rows, and whatever apps, analyses and tools were shared with it. */
 export async function deleteGroup(db: Db, group: GroupRow): Promise<void> {
   // Children first: SQLite enforces the cascade only with foreign keys switched on.
   await db.transaction().execute(async (trx) => {
     for (const table of ['group_join_requests', 'group_privileges', 'group_members'] as const)
       await trx.deleteFrom(table).where('group_id', '=', group.id).execute();
+    await removeGroupGrants(trx, group.id);
     await trx.deleteFrom('groups').where('id', '=', group.id).execute();
   });
 }
@@ -317,4 +320,40 @@ export async function dropJoinRequest(
 export async function isCommunityAdmin(db: Db, community: string, user: string): Promise<boolean> {
   const group = await findGroup(db, 'community', community);
   return group !== undefined && (await effectivePrivileges(db, group.id, user)).has('admin');
+}
+
+/** The ids of the groups `user` is a member of, as a subquery (grants through a group follow it). */
+export function groupIdsOf(db: Db, user: string) {
+  return db
+    .selectFrom('group_members')
+    .select('group_members.group_id')
+    .where('group_members.subject_id', '=', user);
+}
+
+/**
+ * A team or collaborator list that things can be shared with, by id or by full name
+ * (`alice:my team`); communities are not sharing subjects.
+ */
+export async function findSharingGroup(
+  db: Db,
+  idOrName: string,
+): Promise<{ id: string; name: string; members: string[] } | undefined> {
+  const group = await db
+    .selectFrom('groups')
+    .select(['id', 'name'])
+    .where('kind', 'in', ['team', 'collaborator-list'])
+    .where((eb) => eb.or([eb('id', '=', idOrName.toLowerCase()), eb('name', '=', idOrName)]))
+    .executeTakeFirst();
+  return group && { ...group, members: await membersOf(db, group.id) };
+}
+
+/** Names of groups by id (for showing grants). */
+export async function groupNames(db: Db, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('groups')
+    .select(['id', 'name'])
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.name]));
 }

@@ -16,6 +16,7 @@ import * as analyses from './015-analyses.js';
 import * as concurrentJobLimits from './016-concurrent-job-limits.js';
 import * as groups from './017-groups.js';
 import * as featuredBuiltInApps from './018-featured-built-in-apps.js';
+import * as resourcePermissions from './019-resource-permissions.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '016-concurrent-job-limits': concurrentJobLimits,
   '017-groups': groups,
   '018-featured-built-in-apps': featuredBuiltInApps,
+  '019-resource-permissions': resourcePermissions,
 };
