@@ -1,9 +1,10 @@
 // Issue 15's people side end to end, through the gateway over real HTTP on each engine, with alice,
 // bob, carol and the administrator: a team joined by request (denied, then granted), an app shared
-// with the team (seen in "Shared with me", launched by a member, refused to an outsider, unshared),
-// an analysis shared with a user, a collaborator list deleted with and without retain-permissions,
-// a community renamed with its apps re-tagged, and Featured Apps for anonymous and signed-in
-// callers. Every notification is awaited, never slept for (docs/api/sharing.md, groups.md).
+// with the team (seen in "Shared with me", launched by a member, refused to an outsider, following
+// membership at once, passed on by nobody but its owner, unshared), an analysis shared with a
+// user, a collaborator list deleted with and without retain-permissions, a community renamed with
+// its apps re-tagged, and Featured Apps for anonymous and signed-in callers. Every notification is
+// awaited, never slept for (docs/api/sharing.md, groups.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { builtInApps } from '../../src/backends/apps/built-in.js';
@@ -171,6 +172,8 @@ for (const engine of engines) {
         told!.payload.apps.map((app: any) => app.app_id),
         [teamApp.id],
       );
+      // The sharer is told as well, once for the request.
+      await notified('alice', action('apps', 'share'), 1, 'app share (sharer)');
 
       const seen = (await sharedWithMe('bob')).find((app) => app.id === teamApp.id);
       assert.ok(seen, "the team's app is in bob's Shared with me");
@@ -190,6 +193,50 @@ for (const engine of engines) {
       assert.ok(refused.status >= 400 && refused.status < 500, refused.text);
       assert.equal(typeof refused.body.error_code, 'string');
       assert.ok(!(await sharedWithMe('carol')).some((app) => app.id === teamApp.id));
+
+      // Carol, no longer in the team, was not told of the share.
+      const { messages: carols } = await gw.ok('carol', 'GET', '/secured/notifications/messages');
+      assert.ok(!carols.some(action('apps', 'share')), 'carol is not told of the team share');
+
+      // Bob reads the app but does not own it: he cannot pass it on; each item answers alone.
+      const passedOn = await shareApp('bob', { id: 'carol', source_id: 'ldap' }, teamApp.id);
+      assert.equal(passedOn.sharing[0].apps[0].success, false);
+      assert.equal(passedOn.sharing[0].apps[0].error.error_code, 'ERR_NOT_OWNER');
+      const mixed = await gw.ok('alice', 'POST', '/apps/sharing', {
+        json: {
+          sharing: [
+            {
+              subject: { id: 'nobody-seen', source_id: 'ldap' },
+              apps: [{ system_id: 'de', app_id: teamApp.id, permission: 'read' }],
+            },
+            {
+              subject: { id: 'alice', source_id: 'ldap' },
+              apps: [{ system_id: 'de', app_id: teamApp.id, permission: 'read' }],
+            },
+            {
+              subject: { id: 'carol', source_id: 'ldap' },
+              apps: [{ system_id: 'de', app_id: teamApp.id, permission: 'admin' }],
+            },
+          ],
+        },
+      });
+      assert.deepEqual(
+        mixed.sharing.map((entry: any) => entry.apps[0].error?.error_code),
+        ['ERR_NOT_FOUND', 'ERR_ILLEGAL_ARGUMENT', 'ERR_BAD_OR_MISSING_FIELD'],
+      );
+      // A grantee lists only a direct grant of their own, and bob's comes through the team.
+      assert.deepEqual(await appGrants('bob', teamApp.id), []);
+      const carolLists = await gw.call('carol', 'POST', '/apps/permission-lister', {
+        json: { apps: [{ system_id: 'de', app_id: teamApp.id }] },
+      });
+      assert.equal(carolLists.status, 404);
+      assert.equal(carolLists.body.error_code, 'ERR_NOT_FOUND');
+
+      // Membership decides at once: carol added back reads it, removed again does not.
+      await gw.ok('alice', 'POST', `${team}/members`, { json: { members: ['carol'] } });
+      assert.equal((await gw.call('carol', 'GET', `/apps/de/${teamApp.id}`)).status, 200);
+      await gw.ok('alice', 'POST', `${team}/members/deleter`, { json: { members: ['carol'] } });
+      assert.equal((await gw.call('carol', 'GET', `/apps/de/${teamApp.id}`)).status, 404);
 
       const grants = await appGrants('alice', teamApp.id);
       assert.deepEqual(
@@ -265,9 +312,22 @@ for (const engine of engines) {
       });
       assert.equal(listed.analyses[0].id, analysisId);
       assert.deepEqual(
-        listed.analyses[0].permissions.map((grant: any) => [grant.subject.id, grant.permission]),
-        [['carol', 'read']],
+        listed.analyses[0].permissions.map((grant: any) => [
+          grant.subject.id,
+          grant.subject.source_id,
+          grant.permission,
+        ]),
+        [['carol', 'platform', 'read']],
       );
+      // Read lets carol look into it, not rename or delete it.
+      assert.equal(
+        (await gw.call('carol', 'GET', `/analyses/${analysisId}/parameters`)).status,
+        200,
+      );
+      const renamed = await gw.call('carol', 'PATCH', `/analyses/${analysisId}`, {
+        json: { name: 'carol was here' },
+      });
+      assert.ok(renamed.status >= 400 && renamed.status < 500, renamed.text);
     });
 
     test('4. a collaborator list: its app stays with its members when deleted retaining permissions', async () => {
@@ -289,8 +349,12 @@ for (const engine of engines) {
         );
       }
       assert.deepEqual(
-        (await appGrants('alice', app.id)).map((grant) => [grant.subject.id, grant.permission]),
-        [[friends.id, 'read']],
+        (await appGrants('alice', app.id)).map((grant) => [
+          grant.subject.id,
+          grant.subject.name,
+          grant.permission,
+        ]),
+        [[friends.id, 'alice:friends', 'read']],
       );
 
       await gw.ok('alice', 'DELETE', '/collaborator-lists/friends?retain-permissions=true');
