@@ -44,9 +44,7 @@ const virtualCategories = (
     id: 'eeeeeeee-eeee-eeee-eeee-eeeeeeeeeeee',
     name: 'Shared with me',
     restrict: (apps, user) =>
-      apps
-        .where('apps.integrator', '!=', user)
-        .where('apps.id', 'in', sharedIds(db, 'app', user)),
+      apps.where('apps.integrator', '!=', user).where('apps.id', 'in', sharedIds(db, 'app', user)),
   },
   { id: featuredCategoryId, name: 'Featured Apps', restrict: featuredApps(db) },
 ];

@@ -24,6 +24,7 @@ import { callerId, workspaceOf } from './workspace.js';
 import { workspaceAdminRoutes } from './workspace-admin-routes.js';
 import { unservedLiteralRoutesPlugin } from './unserved-literal-routes.js';
 import { sharingRoutes } from './sharing-routes.js';
+import { workshopGroupRoutes } from './workshop-group-routes.js';
 
 const systemId = 'de';
 
@@ -92,6 +93,7 @@ export const appsService: EmbeddedService = {
     await app.register(adminCategoryRoutes, { db: store.db, now });
     await app.register(adminListingRoutes, { db: store.db });
     await app.register(workspaceAdminRoutes, { db: store.db, uidDomain: config.uidDomain });
+    await app.register(workshopGroupRoutes, { db: store.db, uidDomain: config.uidDomain, now });
     const clients = configuredOAuthClients(config);
     const tokens = new OAuthTokens({
       store,

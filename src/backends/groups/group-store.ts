@@ -9,7 +9,7 @@ import { removeGroupGrants } from '../permissions/index.js';
 
 export type Db = Kysely<Database>;
 export type GroupRow = Selectable<Database['groups']>;
-export type GroupKind = 'team' | 'community' | 'collaborator-list';
+export type GroupKind = 'team' | 'community' | 'collaborator-list' | 'workshop';
 
 /** The subject that stands for everyone: a privilege granted to it is a public privilege. */
 export const everyone = 'GrouperAll';
@@ -22,6 +22,7 @@ const kindLabel: Record<GroupKind, string> = {
   team: 'team',
   community: 'community',
   'collaborator-list': 'collaborator list',
+  workshop: 'workshop group',
 };
 
 export async function findGroup(

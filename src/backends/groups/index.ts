@@ -8,9 +8,11 @@ import { teamRoutes } from './team-routes.js';
 // The groups service's door: the service itself, for the embedded host; and what the apps service
 // asks in-process (same store): isCommunityAdmin, before letting a community's administrators tag
 // apps into it; groupIdsOf, the groups a user is in, through which grants reach them;
-// findSharingGroup and groupNames, for sharing with teams and collaborator lists. Nothing else of
-// it is for other parts of the project.
+// findSharingGroup and groupNames, for sharing with teams and collaborator lists; the workshop
+// group, whose administrators' routes the apps service serves. Nothing else of it is for other
+// parts of the project.
 export { findSharingGroup, groupIdsOf, groupNames, isCommunityAdmin } from './group-store.js';
+export { replaceWorkshopMembers, workshopGroupView, workshopMembers } from './workshop-group.js';
 
 /**
  * The groups service (routes.md §22, docs/api/groups.md): people (`/subjects`, the identities
