@@ -1,6 +1,7 @@
 // Tags: tools, gpu-models, tool-requests, reference-genomes, webhooks.
 import type { PassthroughRoute } from '../http/passthrough.js';
 import type { Tag } from './shared/tags.js';
+import { toolSharing } from './shared/sharing-schemas.js';
 
 export const toolPassthroughs: PassthroughRoute<Tag>[] = [
   {
@@ -16,14 +17,26 @@ export const toolPassthroughs: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'tools',
     summary: 'List tool permissions',
+    body: toolSharing.lister.body,
+    responses: { 200: toolSharing.lister.answer },
   },
-  { method: 'POST', path: '/tools/sharing', backend: 'apps', tag: 'tools', summary: 'Share tools' },
+  {
+    method: 'POST',
+    path: '/tools/sharing',
+    backend: 'apps',
+    tag: 'tools',
+    summary: 'Share tools',
+    body: toolSharing.sharing.body,
+    responses: { 200: toolSharing.sharing.answer },
+  },
   {
     method: 'POST',
     path: '/tools/unsharing',
     backend: 'apps',
     tag: 'tools',
     summary: 'Unshare tools',
+    body: toolSharing.unsharing.body,
+    responses: { 200: toolSharing.unsharing.answer },
   },
   {
     method: 'GET',

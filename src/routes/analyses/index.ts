@@ -5,6 +5,7 @@ import type { PassthroughRoute } from '../../http/passthrough.js';
 import type { Tag } from '../shared/tags.js';
 import { ErrorAnswer } from '../../common/error-replies.js';
 import { quickLaunchPassthroughs } from './quicklaunches.js';
+import { analysisSharing } from '../shared/sharing-schemas.js';
 
 const msString = (description: string) =>
   Type.String({
@@ -74,6 +75,8 @@ const analysisRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'analyses',
     summary: 'List analysis permissions',
+    body: analysisSharing.lister.body,
+    responses: { 200: analysisSharing.lister.answer },
   },
   {
     method: 'POST',
@@ -95,6 +98,8 @@ const analysisRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'analyses',
     summary: 'Share analyses',
+    body: analysisSharing.sharing.body,
+    responses: { 200: analysisSharing.sharing.answer },
   },
   {
     method: 'POST',
@@ -102,6 +107,8 @@ const analysisRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'analyses',
     summary: 'Unshare analyses',
+    body: analysisSharing.unsharing.body,
+    responses: { 200: analysisSharing.unsharing.answer },
   },
   {
     method: ['PATCH', 'DELETE'],

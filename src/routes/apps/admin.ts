@@ -4,6 +4,7 @@ import type { PassthroughRoute } from '../../http/passthrough.js';
 import type { Tag } from '../shared/tags.js';
 import { AppListing, AppListingQuery, listingParameters } from './schemas.js';
 import { ErrorAnswer } from '../../common/error-replies.js';
+import { appSharing } from '../shared/sharing-schemas.js';
 
 const AdminListingQuery = Type.Object(
   {
@@ -65,6 +66,8 @@ export const adminAppPassthroughs: PassthroughRoute<Tag>[] = [
     auth: 'admin',
     tag: 'admin-apps',
     summary: 'Share apps',
+    body: appSharing.sharing.body,
+    responses: { 200: appSharing.sharing.answer },
   },
   {
     method: 'POST',
@@ -73,6 +76,8 @@ export const adminAppPassthroughs: PassthroughRoute<Tag>[] = [
     auth: 'admin',
     tag: 'admin-apps',
     summary: 'Unshare apps',
+    body: appSharing.unsharing.body,
+    responses: { 200: appSharing.unsharing.answer },
   },
   {
     method: 'POST',

@@ -16,6 +16,7 @@ import {
   CategoryListing,
 } from './schemas.js';
 import { ErrorAnswer } from '../../common/error-replies.js';
+import { appSharing } from '../shared/sharing-schemas.js';
 
 const app = '/apps/{system-id}/{app-id}';
 const version = `${app}/versions/{version-id}`;
@@ -36,14 +37,26 @@ const userAppRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'apps',
     summary: 'List app permissions',
+    body: appSharing.lister.body,
+    responses: { 200: appSharing.lister.answer },
   },
-  { method: 'POST', path: '/apps/sharing', backend: 'apps', tag: 'apps', summary: 'Share apps' },
+  {
+    method: 'POST',
+    path: '/apps/sharing',
+    backend: 'apps',
+    tag: 'apps',
+    summary: 'Share apps',
+    body: appSharing.sharing.body,
+    responses: { 200: appSharing.sharing.answer },
+  },
   {
     method: 'POST',
     path: '/apps/unsharing',
     backend: 'apps',
     tag: 'apps',
     summary: 'Unshare apps',
+    body: appSharing.unsharing.body,
+    responses: { 200: appSharing.unsharing.answer },
   },
   {
     method: 'POST',
