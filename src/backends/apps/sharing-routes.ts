@@ -14,6 +14,7 @@ import { findSharingGroup, groupNames } from '../groups/index.js';
 import {
   atLeast,
   grantsOn,
+  isLevel,
   removeGrant,
   setGrant,
   type GrantSubject,
@@ -62,6 +63,9 @@ interface SubjectInput {
   id: string;
   source_id?: string;
 }
+/** One subject's entry of a sharing or unsharing body: `{subject, apps | analyses | tools}`. */
+type Entry = { subject: SubjectInput } & Record<string, unknown[]>;
+type Action = 'share' | 'unshare';
 
 const appKey = (item: unknown) => item as { system_id: string; app_id: string };
 
@@ -240,7 +244,7 @@ export const sharingRoutes: FastifyPluginAsync<{
   /** The sharer and each person reached hear of what changed (as data sharing tells them). */
   const tell = (
     kind: Kind,
-    action: 'share' | 'unshare',
+    action: Action,
     sharer: string,
     grantee: Grantee,
     items: { name?: string; outcome: Record<string, unknown> }[],
@@ -325,15 +329,39 @@ export const sharingRoutes: FastifyPluginAsync<{
     return undefined;
   };
 
-  const share = (kind: Kind, prefix: string, asAdmin: boolean) =>
+  /** Why a grant of `permission` to the grantee cannot be made, if it cannot. */
+  const grantRefusal = (
+    kind: Kind,
+    id: string,
+    permission: string,
+    grantee: Grantee,
+    resource: Resource,
+  ): ItemError | undefined => {
+    if (!isLevel(permission))
+      return failure(
+        'ERR_BAD_OR_MISSING_FIELD',
+        `permission must be read, write or own, not ${permission}`,
+      );
+    if (grantee.grant.type === 'user' && grantee.grant.id === resource.owner)
+      return failure('ERR_ILLEGAL_ARGUMENT', `${grantee.name} owns ${kind.noun[0]} ${id}`);
+    return undefined;
+  };
+
+  /**
+   * `POST .../sharing` or `.../unsharing` of a kind: each subject's items judged one by one, the
+   * grants that may change changed, and the sharer and grantees told of what did.
+   */
+  const changeRoute = (kind: Kind, prefix: string, asAdmin: boolean, action: Action) => {
+    const listKey = action === 'share' ? 'sharing' : 'unsharing';
+    const item = action === 'share' ? kind.sharingItem : kind.unsharingItem;
     app.post(
-      `${prefix}/${kind.items}/sharing`,
+      `${prefix}/${kind.items}/${listKey}`,
       {
         schema: {
           body: Type.Object({
-            sharing: Type.Array(
+            [listKey]: Type.Array(
               Type.Object(
-                { subject: SubjectIn, [kind.items]: Type.Array(kind.sharingItem) },
+                { subject: SubjectIn, [kind.items]: Type.Array(item) },
                 { additionalProperties: true },
               ),
             ),
@@ -341,106 +369,52 @@ export const sharingRoutes: FastifyPluginAsync<{
         },
       },
       async (request) => {
-        const sharer = signedInUser(request.query, 'share');
-        const { sharing } = request.body as {
-          sharing: ({ subject: SubjectInput } & Record<string, unknown[]>)[];
-        };
-        countItems(sharing, kind.items);
-        const ids = sharing.flatMap((entry) => entry[kind.items]!.map(kind.idOf));
+        const sharer = signedInUser(request.query, action);
+        const entries = (request.body as Record<string, Entry[]>)[listKey]!;
+        countItems(entries, kind.items);
+        const ids = entries.flatMap((entry) => entry[kind.items]!.map(kind.idOf));
         const resources = await kind.load(db, [...new Set(ids)]);
         const levels = await levelsFor(kind, sharer, resources, asAdmin);
         const answer = [];
-        for (const entry of sharing) {
+        for (const entry of entries) {
           const grantee = await resolve(entry.subject);
           const done: { name?: string; outcome: Record<string, unknown> }[] = [];
           const outcomes = [];
-          for (const item of entry[kind.items]!) {
-            const id = kind.idOf(item);
+          for (const raw of entry[kind.items]!) {
+            const id = kind.idOf(raw);
             const resource = resources.get(id);
-            const permission = (item as { permission: string }).permission;
-            const echo = { ...kind.echo(id, resource?.name, item), permission };
+            const permission =
+              action === 'share' ? (raw as { permission: string }).permission : undefined;
+            const echo = {
+              ...kind.echo(id, resource?.name, raw),
+              ...(permission !== undefined ? { permission } : {}),
+            };
             const refused =
               refusal(kind, id, resource, levels.get(id)) ??
               ('error_code' in grantee ? grantee : undefined) ??
-              (!['read', 'write', 'own'].includes(permission)
-                ? failure(
-                    'ERR_BAD_OR_MISSING_FIELD',
-                    `permission must be read, write or own, not ${permission}`,
-                  )
-                : undefined) ??
-              (!('error_code' in grantee) &&
-              grantee.grant.type === 'user' &&
-              grantee.grant.id === resource!.owner
-                ? failure('ERR_ILLEGAL_ARGUMENT', `${grantee.name} owns ${kind.noun[0]} ${id}`)
+              (permission !== undefined
+                ? grantRefusal(kind, id, permission, grantee as Grantee, resource!)
                 : undefined);
             if (refused) {
               outcomes.push({ ...echo, success: false, error: refused });
               continue;
             }
             const { grant } = grantee as Grantee;
-            await setGrant(db, kind.type, id, grant, permission as Level, now());
-            const outcome = { ...echo, success: true };
-            outcomes.push(outcome);
-            done.push({ name: resource!.name, outcome: echo });
-          }
-          if (!('error_code' in grantee)) tell(kind, 'share', sharer, grantee, done);
-          answer.push({ subject: entry.subject, [kind.items]: outcomes });
-        }
-        return { sharing: answer };
-      },
-    );
-
-  const unshare = (kind: Kind, prefix: string, asAdmin: boolean) =>
-    app.post(
-      `${prefix}/${kind.items}/unsharing`,
-      {
-        schema: {
-          body: Type.Object({
-            unsharing: Type.Array(
-              Type.Object(
-                { subject: SubjectIn, [kind.items]: Type.Array(kind.unsharingItem) },
-                { additionalProperties: true },
-              ),
-            ),
-          }),
-        },
-      },
-      async (request) => {
-        const sharer = signedInUser(request.query, 'unshare');
-        const { unsharing } = request.body as {
-          unsharing: ({ subject: SubjectInput } & Record<string, unknown[]>)[];
-        };
-        countItems(unsharing, kind.items);
-        const ids = unsharing.flatMap((entry) => entry[kind.items]!.map(kind.idOf));
-        const resources = await kind.load(db, [...new Set(ids)]);
-        const levels = await levelsFor(kind, sharer, resources, asAdmin);
-        const answer = [];
-        for (const entry of unsharing) {
-          const grantee = await resolve(entry.subject);
-          const done: { name?: string; outcome: Record<string, unknown> }[] = [];
-          const outcomes = [];
-          for (const item of entry[kind.items]!) {
-            const id = kind.idOf(item);
-            const resource = resources.get(id);
-            const echo = kind.echo(id, resource?.name, item);
-            const refused =
-              refusal(kind, id, resource, levels.get(id)) ??
-              ('error_code' in grantee ? grantee : undefined);
-            if (refused) {
-              outcomes.push({ ...echo, success: false, error: refused });
-              continue;
-            }
+            let changed = true;
+            if (permission !== undefined)
+              await setGrant(db, kind.type, id, grant, permission as Level, now());
             // Nothing to take away is not a failure: the subject ends without a grant either way.
-            if (await removeGrant(db, kind.type, id, (grantee as Grantee).grant))
-              done.push({ name: resource!.name, outcome: echo });
+            else changed = await removeGrant(db, kind.type, id, grant);
+            if (changed) done.push({ name: resource!.name, outcome: echo });
             outcomes.push({ ...echo, success: true });
           }
-          if (!('error_code' in grantee)) tell(kind, 'unshare', sharer, grantee, done);
+          if (!('error_code' in grantee)) tell(kind, action, sharer, grantee, done);
           answer.push({ subject: entry.subject, [kind.items]: outcomes });
         }
-        return { unsharing: answer };
+        return { [listKey]: answer };
       },
     );
+  };
 
   const lister = (kind: Kind) =>
     app.post(
@@ -501,10 +475,10 @@ export const sharingRoutes: FastifyPluginAsync<{
     );
 
   for (const kind of [apps, analyses, tools]) {
-    share(kind, '', false);
-    unshare(kind, '', false);
+    changeRoute(kind, '', false, 'share');
+    changeRoute(kind, '', false, 'unshare');
     lister(kind);
   }
-  share(apps, '/admin', true);
-  unshare(apps, '/admin', true);
+  changeRoute(apps, '/admin', true, 'share');
+  changeRoute(apps, '/admin', true, 'unshare');
 };
