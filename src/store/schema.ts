@@ -260,6 +260,8 @@ export interface Database {
     executor: string | null;
     integrator: string;
     created_on: number;
+    /** Migration 020: its integration data; null until first needed. */
+    integration_data_id: ColumnType<string | null, string | null | undefined, string | null>;
   };
   apps: {
     id: string;
@@ -277,6 +279,8 @@ export interface Database {
     disabled: ColumnType<boolean | number, boolean | undefined, boolean>;
     integration_date: number;
     edited_date: number;
+    /** Migration 020: its integration data; null until first needed. */
+    integration_data_id: ColumnType<string | null, string | null | undefined, string | null>;
   };
   app_versions: {
     id: string;
@@ -510,5 +514,17 @@ export interface Database {
     /** `read`, `write` or `own`. */
     permission: string;
     granted_on: number;
+  };
+}
+
+/** Integration data of apps and tools (migration 020), merged into `Database`. */
+export interface Database {
+  integration_data: {
+    id: string;
+    /** The integrator's short username when they are a user of the platform. */
+    username: string | null;
+    integrator_name: string;
+    integrator_email: string;
+    created_on: number;
   };
 }

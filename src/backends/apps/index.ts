@@ -25,6 +25,7 @@ import { workspaceAdminRoutes } from './workspace-admin-routes.js';
 import { unservedLiteralRoutesPlugin } from './unserved-literal-routes.js';
 import { sharingRoutes } from './sharing-routes.js';
 import { workshopGroupRoutes } from './workshop-group-routes.js';
+import { integrationDataRoutes } from './integration-data-routes.js';
 
 const systemId = 'de';
 
@@ -94,6 +95,7 @@ export const appsService: EmbeddedService = {
     await app.register(adminListingRoutes, { db: store.db });
     await app.register(workspaceAdminRoutes, { db: store.db, uidDomain: config.uidDomain });
     await app.register(workshopGroupRoutes, { db: store.db, uidDomain: config.uidDomain, now });
+    await app.register(integrationDataRoutes, { db: store.db, uidDomain: config.uidDomain, now });
     const clients = configuredOAuthClients(config);
     const tokens = new OAuthTokens({
       store,
