@@ -69,6 +69,35 @@ for (const engine of engines) {
         );
       });
 
+      test('a team or collaborator list subject fails for each of its paths, beside a user that succeeds', async () => {
+        const team = { id: '0b6f7d2c-0000-4000-8000-000000000001', source_id: 'g:gsa' };
+        const answer = await gw.ok('alice', 'POST', '/secured/share', {
+          json: {
+            sharing: [
+              { subject: team, paths: [{ path: report, permission: 'read' }] },
+              { user: 'carol', paths: [{ path: report, permission: 'read' }] },
+            ],
+          },
+        });
+        const [toTeam, toCarol] = answer.sharing;
+        assert.deepEqual(toTeam.subject, team);
+        assert.equal(toTeam.sharing[0].success, false);
+        assert.equal(toTeam.sharing[0].error.error_code, 'ERR_NOT_A_USER');
+        assert.equal(toCarol.sharing[0].success, true);
+        // Nothing was made for the group's id as if it were a user.
+        const permissions = await gw.ok('alice', 'POST', '/secured/filesystem/user-permissions', {
+          json: { paths: [report] },
+        });
+        assert.ok(
+          !permissions.paths[0]['user-permissions'].some((entry: any) =>
+            entry.user.includes(team.id),
+          ),
+        );
+        await gw.ok('alice', 'POST', '/secured/unshare', {
+          json: { unshare: [{ user: 'carol', paths: [report] }] },
+        });
+      });
+
       test('raising and lowering a share replaces the permission', async () => {
         const raise = await gw.ok('alice', 'POST', '/share', {
           json: { sharing: [{ user: 'bob', paths: [{ path: report, permission: 'own' }] }] },

@@ -78,6 +78,20 @@ function shareeName(sharee: Sharee): string {
   return name;
 }
 
+/**
+ * Files and folders are shared with users: a group subject (a team or collaborator list, source
+ * `g:...`, which the subject search offers for apps and analyses) fails for each of its paths
+ * rather than reaching data-info as a user name.
+ */
+function refuseGroupSharee(sharee: Sharee): void {
+  if (sharee.user === undefined && sharee.subject?.source_id?.startsWith('g:'))
+    throw gatewayError(
+      'ERR_NOT_A_USER',
+      'files and folders are shared with users: share them with the members of the team or list',
+      { subject: sharee.subject },
+    );
+}
+
 /** How the client named the sharee, echoed in the answer. */
 const shareeKey = (sharee: Sharee) =>
   sharee.user !== undefined ? { user: sharee.user } : { subject: sharee.subject };
@@ -156,6 +170,7 @@ async function perSharee<E extends Sharee, O extends PathOutcome>(
       const user = users[index]!;
       let outcomes: O[];
       try {
+        refuseGroupSharee(entry);
         outcomes = await change(user, entry);
       } catch (error) {
         outcomes = failed(entry, asPathError(error));
