@@ -8,7 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { builtInApps } from '../../../src/backends/apps/built-in.js';
 import { eventually } from '../../support/fileio.js';
-import { admin, startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.js';
+import {
+  admin,
+  startMetadataGateway,
+  type MetadataGateway,
+} from '../../support/metadata-gateway.js';
 import { engines, skipWithout } from '../../support/postgres.js';
 
 const wordCountTool = builtInApps[1]!.tool.id;
