@@ -63,6 +63,11 @@ for (const engine of engines) {
     const hookUrl = (path: string) =>
       `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
     const at = (path: string) => received.filter((request) => request.path === path);
+    /** The requests to `path` once there are at least `count` of them (waits up to 5 s). */
+    const arrived = (path: string, count: number, what: string) =>
+      eventually(() => (at(path).length >= count ? at(path) : undefined), 5_000, what) as Promise<
+        Received[]
+      >;
     const put = (user: string, webhooks: unknown[]) =>
       gw.call(user, 'PUT', '/webhooks', { json: { webhooks } });
     const share = async (from: string, to: string, name: string) => {
@@ -183,11 +188,7 @@ for (const engine of engines) {
       await put('bob', [{ url: hookUrl('/bob'), type: { type: 'Custom' }, topics: ['analysis'] }]);
 
       await share('alice', 'bob', 'shared.txt');
-      const [delivery] = await eventually(
-        () => at('/alice').length > 0 && at('/alice'),
-        5_000,
-        'delivery',
-      );
+      const [delivery] = await arrived('/alice', 1, 'delivery');
       assert.equal(delivery!.answered, 200);
       assert.equal(delivery!.headers['content-type'], 'application/json');
       const expected = `sha256=${createHmac('sha256', alice[0].secret).update(delivery!.body).digest('hex')}`;
@@ -202,11 +203,7 @@ for (const engine of engines) {
       assert.equal(notification.subject, listed.subject);
       assert.equal(notification.payload.action, 'share');
 
-      const [slack] = await eventually(
-        () => at('/alice/slack').length > 0 && at('/alice/slack'),
-        5_000,
-        'the Slack delivery',
-      );
+      const [slack] = await arrived('/alice/slack', 1, 'the Slack delivery');
       assert.deepEqual(JSON.parse(slack!.body.toString('utf8')), { text: listed.subject });
       assert.equal(
         slack!.headers['x-platform-signature'],
@@ -230,11 +227,7 @@ for (const engine of engines) {
       ).body.webhooks;
       failures.set('/carol', 2);
       await share('carol', 'ed', 'flaky.txt');
-      const attempts = await eventually(
-        () => at('/carol').length >= 3 && at('/carol'),
-        5_000,
-        'three attempts',
-      );
+      const attempts = await arrived('/carol', 3, 'three attempts');
       assert.deepEqual(
         attempts.map((attempt) => attempt.answered),
         [500, 500, 200],
