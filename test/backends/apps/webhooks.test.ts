@@ -28,11 +28,23 @@ for (const engine of engines) {
     const received: Received[] = [];
     /** How many more requests to each path answer 500 before it answers 200. */
     const failures = new Map<string, number>();
+    const held: (() => void)[] = [];
     before(async () => {
       server = createServer((request, response) => {
         const chunks: Buffer[] = [];
         request.on('data', (chunk: Buffer) => chunks.push(chunk));
         request.on('end', () => {
+          if (request.url!.endsWith('/hang')) {
+            // Never answered until the test ends: a webhook that hangs.
+            received.push({
+              path: request.url!,
+              headers: request.headers,
+              body: Buffer.concat(chunks),
+              answered: 0,
+            });
+            held.push(() => response.writeHead(200).end());
+            return;
+          }
           const left = failures.get(request.url!) ?? 0;
           failures.set(request.url!, Math.max(0, left - 1));
           const answered = left > 0 ? 500 : 200;
@@ -57,6 +69,7 @@ for (const engine of engines) {
       }))!;
     });
     after(async () => {
+      held.splice(0).forEach((answer) => answer());
       await gw?.close();
       server?.close();
     });
@@ -255,6 +268,27 @@ for (const engine of engines) {
       assert.equal(at('/carol').length, 6, 'bounded: three attempts per delivery');
       assert.ok(
         (await messages('carol')).some((message: any) => message.subject.includes('lost.txt')),
+      );
+    });
+
+    test('a webhook that does not answer never delays the notification', async () => {
+      await put('ed', [{ url: hookUrl('/ed/hang'), type: { type: 'Custom' }, topics: ['team'] }]);
+      const started = Date.now();
+      const response = await gw.running.gateway.forwarder.call('notification-agent', {
+        method: 'POST',
+        path: '/notification',
+        identityStyle: 'none',
+        json: { type: 'team', user: 'ed', subject: 'you joined a team', payload: {} },
+      });
+      const answer = JSON.parse(await response.body.text());
+      assert.equal(response.statusCode, 200);
+      // Answered well before the webhook's 2 s timeout, while the webhook still holds the request.
+      assert.ok(Date.now() - started < 1_000, `answered after ${Date.now() - started} ms`);
+      await arrived('/ed/hang', 1, 'the hanging delivery');
+      assert.ok(
+        (await messages('ed')).some(
+          (message: any) => message.message.id === answer.notification.message.id,
+        ),
       );
     });
 
