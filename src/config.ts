@@ -133,6 +133,17 @@ export interface GatewayConfig {
     streamHeartbeatMs: number;
     /** How long an app description added to job notifications is reused (APP_DESCRIPTION_CACHE_MS). */
     appDescriptionCacheMs: number;
+    /** Delivering notifications to users' webhooks (docs/api/webhooks.md). */
+    webhooks: {
+      /** Let webhook URLs name loopback, private and link-local addresses (WEBHOOKS_ALLOW_PRIVATE_NETWORKS). */
+      allowPrivateNetworks: boolean;
+      /** Longest wait for a webhook's answer, per attempt (WEBHOOK_TIMEOUT_MS). */
+      timeoutMs: number;
+      /** Attempts per delivery, the first included (WEBHOOK_ATTEMPTS). */
+      attempts: number;
+      /** Pause before the first retry, doubled before each further one (WEBHOOK_RETRY_DELAY_MS). */
+      retryDelayMs: number;
+    };
   };
   /** OAuth access to the third-party job API (spec "OAuth authorization code callback"). */
   oauth: {
@@ -351,6 +362,12 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       sendAllow: addressRanges(env, 'SEND_NOTIFICATION_ALLOW', ['127.0.0.0/8', '::1/128']),
       streamHeartbeatMs: integer(env, 'NOTIFICATION_STREAM_HEARTBEAT_MS', 15_000, 100, 3_600_000),
       appDescriptionCacheMs: integer(env, 'APP_DESCRIPTION_CACHE_MS', 60_000, 0, 86_400_000),
+      webhooks: {
+        allowPrivateNetworks: boolean(env, 'WEBHOOKS_ALLOW_PRIVATE_NETWORKS', false),
+        timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 300_000),
+        attempts: integer(env, 'WEBHOOK_ATTEMPTS', 3, 1, 10),
+        retryDelayMs: integer(env, 'WEBHOOK_RETRY_DELAY_MS', 2_000, 0, 3_600_000),
+      },
     },
     oauth: {
       extapi: extapiClient(env, port),

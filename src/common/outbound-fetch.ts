@@ -1,5 +1,5 @@
 /**
- * HTTP requests to addresses a user chose (URL import), guarded against server-side request
+ * HTTP requests to addresses a user chose (URL import, webhooks), guarded against server-side request
  * forgery: a user must not be able to make the gateway read its own loopback services, the
  * cloud metadata endpoint (169.254.169.254) or anything else on a private network.
  *
@@ -227,5 +227,58 @@ export async function outboundGet(url: URL, options: OutboundOptions): Promise<O
   } catch (error) {
     await agent.destroy().catch(() => {});
     throw error;
+  }
+}
+
+/**
+ * Checks a URL a user gives for later requests (a webhook): http or https, no credentials, and,
+ * unless `allowPrivateNetworks`, a host whose every address is allowed now. Requests made later
+ * are checked again where they connect (a name may change its addresses).
+ */
+export async function checkOutboundUrl(url: URL, allowPrivateNetworks: boolean): Promise<void> {
+  checkScheme(url);
+  if (!allowPrivateNetworks) await checkHost(url.hostname);
+}
+
+export interface OutboundPostOptions extends OutboundOptions {
+  headers?: Record<string, string>;
+}
+
+/**
+ * POSTs `body` to `url` once, redirects not followed (a webhook answers where it was told to),
+ * each address checked as outboundGet checks them. Answers the status; the answer's body is read
+ * and dropped. Slow answers fail with the timeouts of `options`.
+ */
+export async function outboundPost(
+  url: URL,
+  body: Buffer,
+  options: OutboundPostOptions,
+): Promise<{ statusCode: number }> {
+  checkScheme(url);
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const agent = new Agent({
+    connect: options.allowPrivateNetworks
+      ? { timeout: connectTimeoutMs }
+      : guardedConnector(connectTimeoutMs),
+    headersTimeout: options.headersTimeoutMs ?? 30_000,
+    bodyTimeout: options.bodyTimeoutMs ?? 30_000,
+  });
+  try {
+    const response = await agent.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: 'POST',
+      headers: {
+        'user-agent': 'platform-gateway-webhook',
+        'content-type': 'application/json',
+        ...options.headers,
+      },
+      body,
+      signal: options.signal,
+    });
+    await response.body.dump();
+    return { statusCode: response.statusCode };
+  } finally {
+    await agent.close().catch(() => agent.destroy().catch(() => {}));
   }
 }

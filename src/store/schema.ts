@@ -528,3 +528,35 @@ export interface Database {
     created_on: number;
   };
 }
+
+/** Reference genomes (migration 023), merged into `Database`. Users qualified; times in ms. */
+export interface Database {
+  reference_genomes: {
+    id: string;
+    name: string;
+    /** A data-store path: what a job gets for a reference-genome parameter. */
+    path: string;
+    deleted: ColumnType<boolean | number, boolean | undefined, boolean>;
+    created_by: string;
+    created_on: number;
+    last_modified_by: string;
+    last_modified_on: number;
+  };
+}
+
+/** Webhooks (migration 024), merged into `Database`. Usernames short; times in ms. */
+export interface Database {
+  webhook_types: { id: string; type: string; template: string };
+  /** Topics are notification types as the agent lists them (`tool request`). */
+  webhook_topics: { id: string; topic: string };
+  webhooks: {
+    id: string;
+    username: string;
+    url: string;
+    type_id: string;
+    /** HMAC-SHA256 key of the X-Platform-Signature header (hex). */
+    secret: string;
+    created_on: number;
+  };
+  webhook_subscriptions: { webhook_id: string; topic_id: string };
+}

@@ -454,9 +454,11 @@ describe('backend failures', () => {
       assert.match(body.reason ?? '', /QMS_URL/);
 
       // An embedded service that serves only part of its backend's API says the same for the rest
-      // (the apps service's webhooks; the groups service, once the example, now serves all of §22).
-      const partial = await fetch(`${running.url}/webhooks/topics`, {
-        headers: { authorization: `Bearer ${token}` },
+      // (the apps service's relauncher; webhooks, then groups, were the example until served).
+      const partial = await fetch(`${running.url}/analyses/relauncher`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ analyses: [] }),
       });
       assert.equal(partial.status, 501);
       const partialBody = (await partial.json()) as Record<string, string>;

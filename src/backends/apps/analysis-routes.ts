@@ -17,6 +17,7 @@ import { signedInUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 import { atLeast, type Level } from '../permissions/index.js';
 import { levelOf, sharedIds, sharedLevels } from './shared-access.js';
+import { chosenGenome, referenceGenomeParameterTypes } from './reference-genomes.js';
 
 /** Analyses give times as strings of milliseconds, "0" for none (backends.md §1.3). */
 const msString = (value: number | null) => String(value ?? 0);
@@ -406,13 +407,18 @@ export const analysisRoutes: FastifyPluginAsync<{
     ) as AppDefinition;
     const config = ((JSON.parse(row.submission) as { config?: Record<string, unknown> }).config ??
       {}) as Record<string, unknown>;
-    return definition.groups.flatMap((group) => {
+    const entries = definition.groups.flatMap((group) => {
       const step = definition.steps[(group.step_number ?? 1) - 1];
-      return group.parameters.map((parameter) => {
+      return group.parameters.map(async (parameter) => {
         const fullId = `${step?.id ?? 'step'}_${parameter.id}`;
         const given = config[fullId];
-        const value =
+        const raw =
           given === undefined || given === null || given === '' ? parameter.defaultValue : given;
+        // A reference genome is shown as the genome the job got: {id, name, path}.
+        const genome = referenceGenomeParameterTypes.includes(parameter.type)
+          ? await chosenGenome(db, raw, true)
+          : undefined;
+        const value = genome ? { id: genome.id, name: genome.name, path: genome.path } : raw;
         return {
           full_param_id: fullId,
           param_id: parameter.id,
@@ -424,6 +430,7 @@ export const analysisRoutes: FastifyPluginAsync<{
         };
       });
     });
+    return Promise.all(entries);
   };
 
   app.get<IdParams>('/analyses/:id/parameters', async (request) => {

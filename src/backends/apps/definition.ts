@@ -41,7 +41,10 @@ export interface AppParameter {
   file_parameters?: Record<string, unknown>;
 }
 
-/** Parameter types of the launch form (routes.md app-element-types); the file-like ones name data-store paths. */
+/**
+ * Parameter types of the launch form (routes.md app-element-types); the file-like ones name
+ * data-store paths, the reference ones a reference genome (reference-genomes.ts).
+ */
 export const parameterTypes = [
   'Text',
   'MultiLineText',
@@ -57,6 +60,9 @@ export const parameterTypes = [
   'FileOutput',
   'FolderOutput',
   'Info',
+  'ReferenceGenome',
+  'ReferenceSequence',
+  'ReferenceAnnotation',
 ] as const;
 export const pathParameterTypes: readonly string[] = [
   'FileInput',

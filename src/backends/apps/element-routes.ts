@@ -2,6 +2,7 @@
 // offers. Each list is `{<type>: [{id, name, description}]}`; the ids are stable names.
 import type { FastifyPluginAsync } from 'fastify';
 import { parameterTypes, pathParameterTypes } from './definition.js';
+import { referenceGenomeParameterTypes } from './reference-genomes.js';
 import { gatewayError } from '../../common/errors.js';
 
 const named = (names: readonly string[], describe: (name: string) => string = () => '') =>
@@ -9,7 +10,11 @@ const named = (names: readonly string[], describe: (name: string) => string = ()
 
 const elements: Record<string, { id: string; name: string; description: string }[]> = {
   'parameter-types': named(parameterTypes, (name) =>
-    pathParameterTypes.includes(name) ? 'a path in the data store' : '',
+    pathParameterTypes.includes(name)
+      ? 'a path in the data store'
+      : referenceGenomeParameterTypes.includes(name)
+        ? 'a reference genome (GET /reference-genomes); the job gets its path'
+        : '',
   ),
   'tool-types': named(['executable', 'interactive', 'internal'], (name) =>
     name === 'executable' ? 'runs to completion, here on the embedded executor' : '',

@@ -26,6 +26,10 @@ import { unservedLiteralRoutesPlugin } from './unserved-literal-routes.js';
 import { sharingRoutes } from './sharing-routes.js';
 import { workshopGroupRoutes } from './workshop-group-routes.js';
 import { integrationDataRoutes } from './integration-data-routes.js';
+import { referenceGenomeRoutes } from './reference-genomes.js';
+import { webhookRoutes } from './webhook-routes.js';
+import { userWebhooks } from '../notification-agent/index.js';
+import { shortUser } from './caller.js';
 
 const systemId = 'de';
 
@@ -51,8 +55,9 @@ export { unservedLiteralRoutes } from './unserved-literal-routes.js';
 /**
  * The apps service (backends.md §5): the account side the bootstrap needs (workspace, logins),
  * OAuth access to the third-party job API, the app catalog with its AVU metadata, public categories
- * and workspaces kept by administrators, and ontology versions with app hierarchies and the apps
- * under them (ontology-routes.ts, hierarchy-listing-routes.ts). Analyses submitted here run in
+ * and workspaces kept by administrators, ontology versions with app hierarchies and the apps
+ * under them (ontology-routes.ts, hierarchy-listing-routes.ts), reference genomes, and users'
+ * webhooks (kept and delivered to by the notification agent). Analyses submitted here run in
  * this process: analysis-routes.ts serves them, job-runner.ts and job-executors.ts run them (not
  * to be confused with the analyses service, backends/analyses/, which keeps quick launches). The
  * routes not built yet answer 501 (APPS_URL reaches a full apps service).
@@ -96,6 +101,12 @@ export const appsService: EmbeddedService = {
     await app.register(workspaceAdminRoutes, { db: store.db, uidDomain: config.uidDomain });
     await app.register(workshopGroupRoutes, { db: store.db, uidDomain: config.uidDomain, now });
     await app.register(integrationDataRoutes, { db: store.db, uidDomain: config.uidDomain, now });
+    await app.register(referenceGenomeRoutes, { db: store.db, uidDomain: config.uidDomain, now });
+    await app.register(webhookRoutes, {
+      db: store.db,
+      allowPrivateNetworks: config.notifications.webhooks.allowPrivateNetworks,
+      now,
+    });
     const clients = configuredOAuthClients(config);
     const tokens = new OAuthTokens({
       store,
@@ -112,7 +123,7 @@ export const appsService: EmbeddedService = {
       return {
         system_ids: { de_system_id: systemId, all_system_ids: [systemId] },
         workspace: await workspaceOf(store, userId),
-        webhooks: [],
+        webhooks: await userWebhooks(store.db, shortUser(request.query)),
       };
     });
 

@@ -1,6 +1,7 @@
 // Checking an AnalysisSubmission (backends.md §5.3) against the app version it launches: the
 // values of `config` (`<step id>_<parameter id>` keys) must belong to its parameters, fit their
-// types, and cover every required parameter that has no default.
+// types, and cover every required parameter that has no default. A reference-genome parameter
+// names a genome (its id, or the genome object with `id`); the job gets the genome's path.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { currentVersions } from './app-listings.js';
@@ -9,6 +10,7 @@ import type { AppDefinition, AppParameter } from './definition.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
 import { isJsonObject } from '../../common/request-body.js';
 import { gatewayError } from '../../common/errors.js';
+import { chosenGenome, referenceGenomeParameterTypes } from './reference-genomes.js';
 
 export interface CheckedSubmission {
   app: Selectable<Database['apps']>;
@@ -145,6 +147,12 @@ export async function checkSubmission(
     const label = parameter.label ?? parameter.name ?? parameter.id;
     if (blank(value)) {
       if (parameter.required) missing.push({ id: key, label });
+      continue;
+    }
+    if (referenceGenomeParameterTypes.includes(parameter.type)) {
+      const genome = await chosenGenome(db, value);
+      if (!genome) invalid.push({ id: key, label, expected: 'a reference genome (its id)' });
+      else stepValues[step]![parameter.name || parameter.id] = genome.path;
       continue;
     }
     const checked = typed(parameter, value);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { AgentEventBus } from './events.js';
+import type { WebhookDispatcher } from './webhooks.js';
 
 /** What every route module of the notification agent is given. */
 export interface AgentOptions {
@@ -11,6 +12,8 @@ export interface AgentOptions {
   events: AgentEventBus;
   /** How often an open stream gets a heartbeat (and a recount). */
   heartbeatMs: number;
+  /** Delivers each new notification to the user's webhooks subscribed to its type. */
+  webhooks: WebhookDispatcher;
 }
 
 export type AgentRoutes = FastifyPluginAsync<AgentOptions>;
