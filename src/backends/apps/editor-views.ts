@@ -137,6 +137,8 @@ export async function relabel(
   body: unknown,
   at: number,
 ): Promise<void> {
+  // No body at all is nothing to change (clients.md §3.1: bodiless calls may send none or `{}`).
+  if (body === undefined || body === null) body = {};
   if (!isJsonObject(body)) throw badField('body', 'the body must be a JSON object');
   const changes: { name?: string; description?: string; wiki_url?: string; edited_date: number } = {
     edited_date: at,
