@@ -560,3 +560,19 @@ export interface Database {
   };
   webhook_subscriptions: { webhook_id: string; topic_id: string };
 }
+
+/** App publication requests and administrators' app extras (migration 021), merged into `Database`. */
+export interface Database {
+  app_publication_requests: {
+    id: string;
+    app_id: string;
+    requestor: string;
+    requested_on: number;
+    /** `{documentation?, references?}` as the requestor sent them, JSON text. */
+    request: ColumnType<string, string | undefined, string>;
+    completed: ColumnType<boolean | number, boolean | undefined, boolean>;
+    completed_by: string | null;
+    completed_on: number | null;
+  };
+  app_extras: { app_id: string; extra: string };
+}

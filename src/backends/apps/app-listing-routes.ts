@@ -16,6 +16,7 @@ import { jobStats } from './job-stats.js';
 import { launchView, versionsOf, visibleApp, type AppRow } from './app-views.js';
 import type { AppDefinition } from './definition.js';
 import { shortUser } from './caller.js';
+import { anyApp, documentationOf } from './app-edits.js';
 import { gatewayError } from '../../common/errors.js';
 
 /** The paging, sorting and filtering of an app listing (`/apps`, category listings). */
@@ -41,15 +42,36 @@ export function listingQuery(raw: unknown): ListingQuery {
   };
 }
 
-/** AppDetails (backends.md §5.1): the listing entry with tools, references, categories, versions, job statistics. */
-async function appDetails(db: Kysely<Database>, user: string, row: AppRow) {
+/**
+ * AppDetails (backends.md §5.1): the listing entry with tools, references, categories, versions,
+ * job statistics; of the current version, or of `versionId` (404 when the app has no such version).
+ */
+export async function appDetails(
+  db: Kysely<Database>,
+  user: string,
+  row: AppRow,
+  versionId?: string,
+) {
   const [[entry], versions, current, stats] = await Promise.all([
     listingEntries(db, [row], user),
     versionsOf(db, row.id),
-    currentVersions(db, [row.id]),
+    versionId
+      ? db
+          .selectFrom('app_versions')
+          .selectAll()
+          .where('app_id', '=', row.id)
+          .where('id', '=', versionId.toLowerCase())
+          .execute()
+          .then((rows) => new Map(rows.map((version) => [row.id, version])))
+      : currentVersions(db, [row.id]),
     jobStats(db, [row.id]),
   ]);
   const version = current.get(row.id);
+  if (versionId && !version)
+    throw gatewayError('ERR_NOT_FOUND', `app ${row.id} has no version ${versionId}`, {
+      app_id: row.id,
+      version_id: versionId,
+    });
   const definition = JSON.parse(version?.definition ?? '{"steps":[],"groups":[]}') as AppDefinition;
   const toolIds = definition.steps
     .map((step) => step.tool_id)
@@ -70,12 +92,36 @@ async function appDetails(db: Kysely<Database>, user: string, row: AppRow) {
     .execute();
   return {
     ...entry,
+    ...(version ? { version: version.version, version_id: version.id } : {}),
     tools,
     references: JSON.parse(version?.reference_urls ?? '[]') as string[],
     categories,
     suggested_categories: [],
     versions,
     job_stats: stats.get(row.id)!,
+  };
+}
+
+/**
+ * AdminAppDetails (routes.md §17): AppDetails of any app (of `versionId`, or its current version)
+ * with the version's documentation and the app's `extra` (set by administrators).
+ */
+export async function adminAppDetails(
+  db: Kysely<Database>,
+  user: string,
+  row: AppRow,
+  versionId?: string,
+) {
+  const details = await appDetails(db, user, row, versionId);
+  const [documentation, extra] = await Promise.all([
+    documentationOf(db, row.id, details.version_id as string | undefined),
+    db.selectFrom('app_extras').select('extra').where('app_id', '=', row.id).executeTakeFirst(),
+  ]);
+  return {
+    ...details,
+    documentation,
+    extra: extra ? (JSON.parse(extra.extra) as unknown) : {},
+    hierarchies: [],
   };
 }
 
@@ -116,34 +162,12 @@ export const catalogRoutes: FastifyPluginAsync<{ db: Kysely<Database> }> = async
   // Administrators see any app, deleted or private, with all its job statistics and its documentation.
   app.get<{ Params: { systemId: string; appId: string } }>(
     '/admin/apps/:systemId/:appId/details',
-    async (request) => {
-      const user = shortUser(request.query);
-      const row = await db
-        .selectFrom('apps')
-        .selectAll()
-        .where('id', '=', request.params.appId.toLowerCase())
-        .where('system_id', '=', request.params.systemId.toLowerCase())
-        .executeTakeFirst();
-      if (!row)
-        throw gatewayError(
-          'ERR_NOT_FOUND',
-          `no app ${request.params.appId} in system ${request.params.systemId}`,
-          { app_id: request.params.appId },
-        );
-      const details = await appDetails(db, user, row);
-      const version = (await currentVersions(db, [row.id])).get(row.id);
-      return {
-        ...details,
-        documentation: {
-          app_id: row.id,
-          version_id: version?.id,
-          documentation: version?.documentation ?? '',
-          references: details.references,
-        },
-        extra: {},
-        hierarchies: [],
-      };
-    },
+    async (request) =>
+      adminAppDetails(
+        db,
+        shortUser(request.query),
+        await anyApp(db, request.params.systemId, request.params.appId),
+      ),
   );
 
   app.get<{ Params: { systemId: string; appId: string } }>(

@@ -30,14 +30,21 @@ export interface CheckedSubmission {
 
 const bad = (field: string, reason: string, extra: Record<string, unknown> = {}) =>
   gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field, ...extra });
-const blank = (value: unknown) =>
+/** A value that counts as not given (the parameter's default, if any, applies). */
+export const blank = (value: unknown) =>
   value === undefined ||
   value === null ||
   value === '' ||
   (Array.isArray(value) && value.length === 0);
 
-/** The value in the parameter's own type, or a reason it does not fit. */
-function typed(parameter: AppParameter, value: unknown): { value: unknown } | { reason: string } {
+/**
+ * The value in the parameter's own type, or a reason it does not fit: what a step is given
+ * (submissions) and what the command-line preview shows (arg-preview.ts).
+ */
+export function typed(
+  parameter: AppParameter,
+  value: unknown,
+): { value: unknown } | { reason: string } {
   switch (parameter.type) {
     case 'Integer':
     case 'IntegerSelection': {

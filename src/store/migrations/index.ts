@@ -18,6 +18,7 @@ import * as groups from './017-groups.js';
 import * as featuredBuiltInApps from './018-featured-built-in-apps.js';
 import * as resourcePermissions from './019-resource-permissions.js';
 import * as integrationData from './020-integration-data.js';
+import * as appPublication from './021-app-publication.js';
 import * as referenceGenomes from './023-reference-genomes.js';
 import * as webhooks from './024-webhooks.js';
 
@@ -42,6 +43,7 @@ export const migrations: Record<string, Migration> = {
   '018-featured-built-in-apps': featuredBuiltInApps,
   '019-resource-permissions': resourcePermissions,
   '020-integration-data': integrationData,
+  '021-app-publication': appPublication,
   '023-reference-genomes': referenceGenomes,
   '024-webhooks': webhooks,
 };

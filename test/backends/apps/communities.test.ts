@@ -228,8 +228,8 @@ for (const engine of engines) {
 
     test('literal apps paths not served answer 501, not a parameter route', async () => {
       for (const [method, route] of [
-        ['POST', '/apps/shredder'],
         ['POST', '/apps/pipelines'],
+        ['POST', `/apps/pipelines/${builtInApps[0]!.id}/copy`],
         ['POST', `/apps/pipelines/${builtInApps[0]!.id}/versions`],
       ] as const) {
         const answer = await gw.call('alice', method, route, { json: {} });

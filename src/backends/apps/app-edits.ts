@@ -1,0 +1,280 @@
+// What every route that changes an app shares (editing-routes.ts, editor-routes.ts,
+// publication-routes.ts, admin-app-routes.ts): who is calling, whether they may change the app
+// (its integrator always; a `write` grantee for edits, docs/api/sharing.md), and writing versions.
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database } from '../../store/schema.js';
+import { atLeast } from '../permissions/index.js';
+import { visibleApp, type AppRow } from './app-views.js';
+import { definitionOf, type AppDefinition, type AppRequest } from './definition.js';
+import { signedInUser } from './caller.js';
+import { levelOf, sharedLevels } from './shared-access.js';
+import { isJsonObject } from '../../common/request-body.js';
+import { errorAs, gatewayError } from '../../common/errors.js';
+
+export type Db = Kysely<Database> | Transaction<Database>;
+export type AppParams = { Params: { systemId: string; appId: string } };
+export type VersionParams = { Params: { systemId: string; appId: string; versionId: string } };
+export type VersionRow = Selectable<Database['app_versions']>;
+
+export interface Caller {
+  user: string;
+  name: string;
+  email: string;
+}
+
+/** The signed-in caller with the name and email the gateway sends along. */
+export function callerOf(query: unknown): Caller {
+  const user = signedInUser(query, 'change apps');
+  const {
+    email = '',
+    'first-name': first = '',
+    'last-name': last = '',
+  } = query as Record<string, string>;
+  return { user, name: `${first} ${last}`.trim() || user, email };
+}
+
+/**
+ * The app when `caller` may change it: `own` (its integrator) for deleting, publishing and
+ * sharing, `write` (its integrator or a `write` grantee) for edits. 404 when they cannot see it,
+ * 403 ERR_NOT_OWNER when they see it but may not change it.
+ */
+export async function changeableApp(
+  db: Kysely<Database>,
+  caller: Caller,
+  params: AppParams['Params'],
+  needed: 'write' | 'own',
+): Promise<AppRow> {
+  const row = await visibleApp(db, caller.user, params.systemId, params.appId);
+  if (row.integrator === caller.user) return row;
+  const granted =
+    needed === 'write'
+      ? (await sharedLevels(db, 'app', [row.id], caller.user)).get(row.id)
+      : undefined;
+  if (!atLeast(levelOf(row.integrator, caller.user, granted), needed))
+    throw gatewayError(
+      'ERR_NOT_OWNER',
+      needed === 'own'
+        ? `${caller.user} does not own app ${row.id}`
+        : `${caller.user} may not change app ${row.id}`,
+      { app_id: row.id },
+    );
+  return row;
+}
+
+/** Any app by id, deleted or private: administrators' routes. 404 when there is none. */
+export async function anyApp(
+  db: Kysely<Database>,
+  systemId: string,
+  appId: string,
+): Promise<AppRow> {
+  const row = await db
+    .selectFrom('apps')
+    .selectAll()
+    .where('id', '=', appId.toLowerCase())
+    .where('system_id', '=', systemId.toLowerCase())
+    .executeTakeFirst();
+  if (!row)
+    throw gatewayError('ERR_NOT_FOUND', `no app ${appId} in system ${systemId}`, {
+      app_id: appId,
+      system_id: systemId,
+    });
+  return row;
+}
+
+/** One version of an app, or its current one without `versionId`; 404 naming it when it has none. */
+export async function versionOf(db: Db, appId: string, versionId?: string): Promise<VersionRow> {
+  let query = db.selectFrom('app_versions').selectAll().where('app_id', '=', appId);
+  query = versionId
+    ? query.where('id', '=', versionId.toLowerCase())
+    : query.orderBy('version_order', 'desc').limit(1);
+  const row = await query.executeTakeFirst();
+  if (!row)
+    throw gatewayError('ERR_NOT_FOUND', `app ${appId} has no version ${versionId}`, {
+      app_id: appId,
+      version_id: versionId,
+    });
+  return row;
+}
+
+/** Every tool a request names exists (400 naming the missing ones otherwise). */
+export async function checkTools(db: Db, request: AppRequest): Promise<void> {
+  if (request.toolIds.length === 0) return;
+  const found = new Set(
+    (await db.selectFrom('tools').select('id').where('id', 'in', request.toolIds).execute()).map(
+      (row) => row.id,
+    ),
+  );
+  const missing = request.toolIds.filter((id) => !found.has(id));
+  if (missing.length > 0)
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `no tool ${missing.join(', ')}`, {
+      field: 'tools',
+      tools: missing,
+    });
+}
+
+const stepTools = (versionId: string, definition: AppDefinition) =>
+  definition.steps.map((step, index) => ({
+    app_version_id: versionId,
+    step_number: index + 1,
+    tool_id: step.tool_id,
+  }));
+
+/** Adds a version (`order`: its version_order) made from a checked request; answers its id. */
+export async function addVersion(
+  trx: Transaction<Database>,
+  appId: string,
+  request: AppRequest,
+  user: string,
+  order: number,
+  at: number,
+  documentation: string | null = null,
+): Promise<string> {
+  const definition = definitionOf(request);
+  const id = randomUUID();
+  await trx
+    .insertInto('app_versions')
+    .values({
+      id,
+      app_id: appId,
+      version: request.version,
+      version_order: order,
+      definition: JSON.stringify(definition),
+      documentation,
+      reference_urls: JSON.stringify(request.references),
+      created_by: user,
+      created_on: at,
+    })
+    .execute();
+  await trx.insertInto('app_version_tools').values(stepTools(id, definition)).execute();
+  return id;
+}
+
+/** The next version_order of an app (one above its current version). */
+export async function nextOrder(db: Db, appId: string): Promise<number> {
+  const top = await db
+    .selectFrom('app_versions')
+    .select((eb) => eb.fn.max('version_order').as('top'))
+    .where('app_id', '=', appId)
+    .executeTakeFirst();
+  return Number(top?.top ?? 0) + 1;
+}
+
+/**
+ * Replaces a version's definition in place (analyses and quick launches that name the version keep
+ * naming it); steps keep their ids where the request keeps a step, so the launch form's parameter
+ * ids stay the same. `label`: the version's new label, when the request names one.
+ */
+export async function replaceVersion(
+  trx: Transaction<Database>,
+  version: VersionRow,
+  request: AppRequest,
+  label: string | undefined,
+): Promise<void> {
+  const previous = JSON.parse(version.definition) as AppDefinition;
+  const fresh = definitionOf(request);
+  const definition: AppDefinition = {
+    ...previous,
+    steps: fresh.steps.map((step, index) => ({
+      ...step,
+      id: previous.steps[index]?.id ?? step.id,
+      name: previous.steps[index]?.name ?? step.name,
+    })),
+    groups: fresh.groups,
+  };
+  await trx
+    .updateTable('app_versions')
+    .set({
+      version: label ?? version.version,
+      definition: JSON.stringify(definition),
+      reference_urls: JSON.stringify(request.references),
+    })
+    .where('id', '=', version.id)
+    .execute();
+  await trx.deleteFrom('app_version_tools').where('app_version_id', '=', version.id).execute();
+  await trx.insertInto('app_version_tools').values(stepTools(version.id, definition)).execute();
+}
+
+/** A version label no other version of the app has (ERR_EXISTS, 409, otherwise). */
+export async function checkLabelFree(
+  db: Db,
+  appId: string,
+  label: string,
+  except?: string,
+): Promise<void> {
+  let query = db
+    .selectFrom('app_versions')
+    .select('id')
+    .where('app_id', '=', appId)
+    .where('version', '=', label);
+  if (except) query = query.where('id', '!=', except);
+  if (await query.executeTakeFirst())
+    throw errorAs('ERR_EXISTS', 'conflict', `app ${appId} already has version ${label}`, {
+      version: label,
+    });
+}
+
+/** Whether the body names a version label (`version`, a string). */
+export const namedVersion = (body: unknown): string | undefined =>
+  isJsonObject(body) && typeof body.version === 'string' && body.version.trim() !== ''
+    ? body.version.trim()
+    : undefined;
+
+/** A version's documentation as the documentation routes answer it (routes.md §16). */
+export async function documentationOf(db: Db, appId: string, versionId?: string) {
+  const version = await versionOf(db, appId, versionId);
+  return {
+    app_id: appId,
+    version_id: version.id,
+    documentation: version.documentation ?? '',
+    references: JSON.parse(version.reference_urls) as string[],
+  };
+}
+
+/** A documentation body: `{documentation, references?}`. */
+export function documentationBody(body: unknown): {
+  documentation: string;
+  references?: string[];
+} {
+  const object = (isJsonObject(body) ? body : {}) as {
+    documentation?: unknown;
+    references?: unknown;
+  };
+  if (typeof object.documentation !== 'string')
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"documentation" must be a string', {
+      field: 'documentation',
+    });
+  if (
+    object.references !== undefined &&
+    (!Array.isArray(object.references) ||
+      object.references.some((item) => typeof item !== 'string'))
+  ) {
+    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"references" must be a list of strings', {
+      field: 'references',
+    });
+  }
+  return {
+    documentation: object.documentation,
+    ...(object.references ? { references: object.references as string[] } : {}),
+  };
+}
+
+/** Saves a version's documentation (its current one without `versionId`) and answers it. */
+export async function saveDocumentation(
+  db: Kysely<Database>,
+  appId: string,
+  versionId: string | undefined,
+  body: unknown,
+) {
+  const wanted = documentationBody(body);
+  const version = await versionOf(db, appId, versionId);
+  await db
+    .updateTable('app_versions')
+    .set({
+      documentation: wanted.documentation,
+      ...(wanted.references ? { reference_urls: JSON.stringify(wanted.references) } : {}),
+    })
+    .where('id', '=', version.id)
+    .execute();
+  return documentationOf(db, appId, version.id);
+}
