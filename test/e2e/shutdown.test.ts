@@ -56,7 +56,7 @@ async function assertStopsPromptly(
 
 test(
   'SIGINT stops the gateway within a few seconds while a request body is unfinished and a keep-alive connection idles',
-  { timeout: 30_000 },
+  { timeout: 60_000 },
   async () => {
     const child = await startChild({});
     const unfinished = await rawConnect(child.url);
@@ -75,7 +75,7 @@ test(
 
 test(
   'SIGTERM stops the gateway within a few seconds after an upload was refused while its body was still coming',
-  { timeout: 30_000 },
+  { timeout: 60_000 },
   async () => {
     const key = await createSigningKey('ES256', 'shutdown-key');
     const jwks = await startJwksServer([key]);
@@ -102,7 +102,7 @@ test(
 
 test(
   'the standalone backends process (--backends-only) stops within a few seconds with a body unfinished and a connection idle',
-  { timeout: 30_000 },
+  { timeout: 60_000 },
   async () => {
     const secret = 'shutdown-test-backend-secret';
     const child = await startChild({ BACKEND_SECRET: secret, EMBEDDED_BACKENDS: 'user-info' }, [

@@ -17,6 +17,9 @@ export interface MainProcess {
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 
+/** How long start-up may take: tsx compiles the sources on the fly, slowly on a busy machine. */
+const startLimitMs = 45_000;
+
 /** Starts src/main.ts with `args`, logging at info on a free loopback port, `env` over PATH and HOME alone. */
 export async function startMainProcess(
   env: Record<string, string>,
@@ -75,10 +78,19 @@ export async function startMainProcess(
       waiting.add(check);
       check();
     });
-  const listening = await logLine(
-    (line) =>
-      typeof line.msg === 'string' && /listening at http:\/\/127\.0\.0\.1:\d+/.test(line.msg),
-  );
+  let listening: Record<string, unknown>;
+  try {
+    listening = await logLine(
+      (line) =>
+        typeof line.msg === 'string' && /listening at http:\/\/127\.0\.0\.1:\d+/.test(line.msg),
+      startLimitMs,
+    );
+  } catch (error) {
+    // A child that never said it listens is nobody's to stop: left running, its pipes would keep
+    // the test process (and the whole test run) alive after the test failed.
+    child.kill('SIGKILL');
+    throw error;
+  }
   return {
     url: /http:\/\/127\.0\.0\.1:\d+/.exec(String(listening.msg))![0],
     logLine,
