@@ -2,6 +2,7 @@
 // offers. Each list is `{<type>: [{id, name, description}]}`; the ids are stable names.
 import type { FastifyPluginAsync } from 'fastify';
 import { parameterTypes, pathParameterTypes } from './definition.js';
+import { toolTypes } from './tool-model.js';
 import { gatewayError } from '../../common/errors.js';
 
 const named = (names: readonly string[], describe: (name: string) => string = () => '') =>
@@ -11,7 +12,7 @@ const elements: Record<string, { id: string; name: string; description: string }
   'parameter-types': named(parameterTypes, (name) =>
     pathParameterTypes.includes(name) ? 'a path in the data store' : '',
   ),
-  'tool-types': named(['executable', 'interactive', 'internal'], (name) =>
+  'tool-types': named(toolTypes, (name) =>
     name === 'executable' ? 'runs to completion, here on the embedded executor' : '',
   ),
   'value-types': named([

@@ -17,6 +17,7 @@ import * as concurrentJobLimits from './016-concurrent-job-limits.js';
 import * as groups from './017-groups.js';
 import * as featuredBuiltInApps from './018-featured-built-in-apps.js';
 import * as resourcePermissions from './019-resource-permissions.js';
+import * as toolsAndRequests from './022-tools-and-requests.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '017-groups': groups,
   '018-featured-built-in-apps': featuredBuiltInApps,
   '019-resource-permissions': resourcePermissions,
+  '022-tools-and-requests': toolsAndRequests,
 };
