@@ -104,7 +104,8 @@ export const toolRequestRoutes: FastifyPluginAsync<{
     if (sortDir !== 'asc' && sortDir !== 'desc')
       throw badQueryParam('sort-dir', 'sort-dir must be ASC or DESC');
     let selection = summaries();
-    const user = requester ?? query.user?.split('@')[0];
+    // `user` is the caller (the gateway sets it): administrators filter with `requested-by`.
+    const user = requester ?? query['requested-by']?.split('@')[0];
     if (user) selection = selection.where('r.requested_by', '=', user);
     if (query.status)
       selection = selection.where(sql<boolean>`lower(c.name) = ${query.status.toLowerCase()}`);
