@@ -165,8 +165,8 @@ for (const engine of engines) {
       );
       const details = await gw.ok('alice', 'GET', `/apps/de/${appMade.id}/details`);
       assert.deepEqual(
-        details.tools.map((t: any) => t.id),
-        [made.id],
+        details.tools.map((t: any) => [t.id, t.container?.image?.name]),
+        [[made.id, 'docker.io/library/alpine']],
       );
 
       const refused = await gw.call('alice', 'DELETE', `/tools/${made.id}`);
