@@ -7,6 +7,7 @@ import type { Database } from '../../store/schema.js';
 import { launchView, visibleApp } from './app-views.js';
 import { appRequest, definitionOf, type AppDefinition, type AppRequest } from './definition.js';
 import { shortUser, signedInUser } from './caller.js';
+import { visibleToolsQuery } from './tool-model.js';
 import { errorAs, gatewayError } from '../../common/errors.js';
 
 const stepTools = (versionId: string, definition: AppDefinition) =>
@@ -49,12 +50,20 @@ export const editingRoutes: FastifyPluginAsync<{
     return row;
   };
 
-  const checkTools = async (request: AppRequest, trx: Transaction<Database> | Kysely<Database>) => {
+  /** The request's tools must be ones `user` may see (public, their own, shared with them). */
+  const checkTools = async (
+    request: AppRequest,
+    user: string,
+    trx: Transaction<Database> | Kysely<Database>,
+  ) => {
     if (request.toolIds.length === 0) return;
     const found = new Set(
-      (await trx.selectFrom('tools').select('id').where('id', 'in', request.toolIds).execute()).map(
-        (row) => row.id,
-      ),
+      (
+        await visibleToolsQuery(trx, user)
+          .select('tools.id')
+          .where('tools.id', 'in', request.toolIds)
+          .execute()
+      ).map((row) => row.id),
     );
     const missing = request.toolIds.filter((id) => !found.has(id));
     if (missing.length > 0)
@@ -99,7 +108,7 @@ export const editingRoutes: FastifyPluginAsync<{
     const wanted = appRequest(request.body);
     const id = randomUUID();
     await db.transaction().execute(async (trx) => {
-      await checkTools(wanted, trx);
+      await checkTools(wanted, caller.user, trx);
       const at = now();
       await trx
         .insertInto('apps')
@@ -126,7 +135,7 @@ export const editingRoutes: FastifyPluginAsync<{
     const current = await ownApp(caller, request.params);
     const wanted = appRequest(request.body, current);
     await db.transaction().execute(async (trx) => {
-      await checkTools(wanted, trx);
+      await checkTools(wanted, caller.user, trx);
       // In place: analyses and quick launches that name this version keep naming it.
       const top = await trx
         .selectFrom('app_versions')
@@ -218,7 +227,7 @@ export const editingRoutes: FastifyPluginAsync<{
         { version: wanted.version },
       );
     await db.transaction().execute(async (trx) => {
-      await checkTools(wanted, trx);
+      await checkTools(wanted, caller.user, trx);
       const top = await trx
         .selectFrom('app_versions')
         .select((eb) => eb.fn.max('version_order').as('top'))

@@ -1,7 +1,8 @@
 // Tools in the embedded apps service, through the gateway, on each engine (docs/api/tools.md): a
 // user imports a private tool (bad bodies 400 naming the field), lists it (search, `search=*`,
 // paging, sorting, the `public` filter), fetches it (with `include-defaults`), changes it, lists
-// the apps that use it; shares it and the grantee sees it (and changes it with `write`); deleting
+// the apps that use it; shares it and the grantee sees it, builds an app on it (not before) and
+// changes it with `write`; deleting
 // a tool in use is refused unless forced; administrators list every tool, import public tools
 // (their owners told with `tool_deployment`), change, publish (then public to everyone) and delete
 // any; non-administrators are refused the admin routes; GPU models are listed.
@@ -206,7 +207,27 @@ for (const engine of engines) {
             ],
           },
         });
+      // An app may run only tools its integrator may see.
+      const unseen = await gw.call('bob', 'POST', '/apps/de', {
+        json: {
+          name: `bob borrows ${tag}`,
+          tools: [{ id: made.id }],
+          groups: [{ label: 'In', parameters: [] }],
+        },
+      });
+      assert.equal(unseen.status, 400);
+      assert.equal(unseen.body.field, 'tools');
       assert.equal((await share('read')).sharing[0].tools[0].success, true);
+      const borrowed = await makeApp('bob', `bob borrows ${tag}`, made.id);
+      assert.deepEqual(
+        (await gw.ok('alice', 'GET', `/tools/${made.id}/apps`)).apps,
+        [],
+        "bob's private app is not alice's to see",
+      );
+      assert.deepEqual(
+        (await gw.ok('bob', 'GET', `/tools/${made.id}/apps`)).apps.map((a: any) => a.id),
+        [borrowed.id],
+      );
       const seen = await gw.ok(
         'bob',
         'GET',
