@@ -67,11 +67,11 @@ export const toolPassthroughs: PassthroughRoute<Tag>[] = [
     summary: 'Get the integration data of a tool',
   },
   {
-    method: 'GET',
+    method: ['GET', 'POST'],
     path: '/tool-requests',
     backend: 'apps',
     tag: 'tool-requests',
-    summary: "List the user's tool requests",
+    summary: "List the user's tool requests or request a tool's installation",
   },
   {
     method: 'GET',

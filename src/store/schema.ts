@@ -243,26 +243,29 @@ export interface Database {
   };
 }
 
+/** The `tools` table: its columns of migration 009, merged with those later migrations add. */
+export interface ToolsTable {
+  id: string;
+  name: string;
+  description: ColumnType<string, string | undefined, string>;
+  location: ColumnType<string, string | undefined, string>;
+  type: string;
+  version: ColumnType<string, string | undefined, string>;
+  attribution: ColumnType<string, string | undefined, string>;
+  /** The embedded executor that runs it; null when none does. */
+  executor: string | null;
+  integrator: string;
+  created_on: number;
+  /** Migration 020: its integration data; null until first needed. */
+  integration_data_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
 /**
  * The apps service's catalog (migration 009, backends.md §5.1, §5.6), merged into `Database`.
  * Usernames are short; times are milliseconds since the epoch.
  */
 export interface Database {
-  tools: {
-    id: string;
-    name: string;
-    description: ColumnType<string, string | undefined, string>;
-    location: ColumnType<string, string | undefined, string>;
-    type: string;
-    version: ColumnType<string, string | undefined, string>;
-    attribution: ColumnType<string, string | undefined, string>;
-    /** The embedded executor that runs it; null when none does. */
-    executor: string | null;
-    integrator: string;
-    created_on: number;
-    /** Migration 020: its integration data; null until first needed. */
-    integration_data_id: ColumnType<string | null, string | null | undefined, string | null>;
-  };
+  tools: ToolsTable;
   apps: {
     id: string;
     system_id: ColumnType<string, string | undefined, string>;
@@ -575,4 +578,51 @@ export interface Database {
     completed_on: number | null;
   };
   app_extras: { app_id: string; extra: string };
+}
+
+/**
+ * The columns migration 022 adds to `tools` (tools as users and administrators keep them), merged
+ * into `ToolsTable`. Times are milliseconds since the epoch.
+ */
+export interface ToolsTable {
+  is_public: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** JSON: the container settings as clients send them; null when none. */
+  container: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON: `{implementor, implementor_email, test}`; null when none. */
+  implementation: ColumnType<string | null, string | null | undefined, string | null>;
+  restricted: ColumnType<boolean | number, boolean | undefined, boolean>;
+  interactive: ColumnType<boolean | number, boolean | undefined, boolean>;
+  time_limit_seconds: ColumnType<number | null, number | null | undefined, number | null>;
+  modified_on: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** Tool requests with their status history and status codes (migration 022), merged into `Database`. */
+export interface Database {
+  tool_request_status_codes: {
+    id: string;
+    name: string;
+    description: ColumnType<string, string | undefined, string>;
+    ordinal: number;
+  };
+  tool_requests: {
+    id: string;
+    requested_by: string;
+    name: string;
+    version: string;
+    description: string;
+    /** JSON: the request's other fields as the client sent them. */
+    details: string;
+    tool_id: ColumnType<string | null, string | null | undefined, string | null>;
+    date_submitted: number;
+  };
+  tool_request_statuses: {
+    id: string;
+    tool_request_id: string;
+    status_code_id: string;
+    /** 1, 2, …: the highest is the request's current status. */
+    position: number;
+    status_date: number;
+    updated_by: string;
+    comments: ColumnType<string, string | undefined, string>;
+  };
 }

@@ -11,6 +11,7 @@ import { signedInUser } from './caller.js';
 import { levelOf, sharedLevels } from './shared-access.js';
 import { isJsonObject } from '../../common/request-body.js';
 import { errorAs, gatewayError } from '../../common/errors.js';
+import { visibleToolsQuery } from './tool-model.js';
 
 export type Db = Kysely<Database> | Transaction<Database>;
 export type AppParams = { Params: { systemId: string; appId: string } };
@@ -98,13 +99,34 @@ export async function versionOf(db: Db, appId: string, versionId?: string): Prom
 }
 
 /** Every tool a request names exists (400 naming the missing ones otherwise). */
-export async function checkTools(db: Db, request: AppRequest): Promise<void> {
+/**
+ * The request's tools must be ones `user` may see (public, their own, shared with them) or ones the
+ * app already runs (a `write` grantee editing someone's app keeps its private tools).
+ */
+export async function checkTools(
+  db: Db,
+  request: AppRequest,
+  user: string,
+  appId?: string,
+): Promise<void> {
   if (request.toolIds.length === 0) return;
   const found = new Set(
-    (await db.selectFrom('tools').select('id').where('id', 'in', request.toolIds).execute()).map(
-      (row) => row.id,
-    ),
+    (
+      await visibleToolsQuery(db, user)
+        .select('tools.id')
+        .where('tools.id', 'in', request.toolIds)
+        .execute()
+    ).map((row) => row.id),
   );
+  if (appId !== undefined) {
+    const used = await db
+      .selectFrom('app_version_tools')
+      .innerJoin('app_versions', 'app_versions.id', 'app_version_tools.app_version_id')
+      .select('app_version_tools.tool_id')
+      .where('app_versions.app_id', '=', appId)
+      .execute();
+    for (const row of used) if (row.tool_id) found.add(row.tool_id);
+  }
   const missing = request.toolIds.filter((id) => !found.has(id));
   if (missing.length > 0)
     throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `no tool ${missing.join(', ')}`, {

@@ -76,14 +76,27 @@ export async function appDetails(
   const toolIds = definition.steps
     .map((step) => step.tool_id)
     .filter((id): id is string => id !== null);
-  const tools =
+  const tools = (
     toolIds.length === 0
       ? []
       : await db
           .selectFrom('tools')
-          .select(['id', 'name', 'description', 'location', 'type', 'version', 'attribution'])
+          .select([
+            'id',
+            'name',
+            'description',
+            'location',
+            'type',
+            'version',
+            'attribution',
+            'container',
+          ])
           .where('id', 'in', toolIds)
-          .execute();
+          .execute()
+  ).map(({ container, ...tool }) => ({
+    ...tool,
+    ...(container ? { container: JSON.parse(container) as Record<string, unknown> } : {}),
+  }));
   const categories = await db
     .selectFrom('app_category_apps as c')
     .innerJoin('app_categories as k', 'k.id', 'c.category_id')

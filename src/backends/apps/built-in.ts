@@ -237,6 +237,7 @@ export async function installBuiltInApps(db: Kysely<Database>, now: number): Pro
         version: '1',
         executor: app.tool.executor,
         location: 'embedded',
+        is_public: true,
       };
       await trx
         .insertInto('tools')

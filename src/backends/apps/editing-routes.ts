@@ -43,7 +43,7 @@ export const editingRoutes: FastifyPluginAsync<{
     const wanted = appRequest(request.body);
     const id = randomUUID();
     await db.transaction().execute(async (trx) => {
-      await checkTools(trx, wanted);
+      await checkTools(trx, wanted, caller.user);
       const at = now();
       await trx
         .insertInto('apps')
@@ -70,7 +70,7 @@ export const editingRoutes: FastifyPluginAsync<{
     const current = await changeableApp(db, caller, request.params, 'write');
     const wanted = appRequest(request.body, current);
     await db.transaction().execute(async (trx) => {
-      await checkTools(trx, wanted);
+      await checkTools(trx, wanted, caller.user, current.id);
       const top = await versionOf(trx, current.id);
       const label = namedVersion(request.body);
       if (label) await checkLabelFree(trx, current.id, label, top.id);
@@ -118,7 +118,7 @@ export const editingRoutes: FastifyPluginAsync<{
       });
     await checkLabelFree(db, current.id, label);
     await db.transaction().execute(async (trx) => {
-      await checkTools(trx, wanted);
+      await checkTools(trx, wanted, caller.user, current.id);
       const at = now();
       await addVersion(trx, current.id, wanted, caller.user, await nextOrder(trx, current.id), at);
       await trx.updateTable('apps').set({ edited_date: at }).where('id', '=', current.id).execute();

@@ -135,12 +135,13 @@ export const editorRoutes: FastifyPluginAsync<{
 
   /** Replaces one version from the editor's app (as `ui` answers it); the app's name and description follow. */
   app.put<VersionParams>('/apps/:systemId/:appId/versions/:versionId', async (request) => {
-    const row = await changeableApp(db, callerOf(request.query), request.params, 'write');
+    const caller = callerOf(request.query);
+    const row = await changeableApp(db, caller, request.params, 'write');
     const version = await versionOf(db, row.id, request.params.versionId);
     const wanted = appRequest(request.body, row);
     const label = namedVersion(request.body);
     await db.transaction().execute(async (trx) => {
-      await checkTools(trx, wanted);
+      await checkTools(trx, wanted, caller.user, row.id);
       if (label) await checkLabelFree(trx, row.id, label, version.id);
       await replaceVersion(trx, version, wanted, label);
       await trx

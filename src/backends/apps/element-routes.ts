@@ -3,6 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { parameterTypes, pathParameterTypes } from './definition.js';
 import { referenceGenomeParameterTypes } from './reference-genomes.js';
+import { toolTypes } from './tool-model.js';
 import { gatewayError } from '../../common/errors.js';
 
 const named = (names: readonly string[], describe: (name: string) => string = () => '') =>
@@ -16,7 +17,7 @@ const elements: Record<string, { id: string; name: string; description: string }
         ? 'a reference genome (GET /reference-genomes); the job gets its path'
         : '',
   ),
-  'tool-types': named(['executable', 'interactive', 'internal'], (name) =>
+  'tool-types': named(toolTypes, (name) =>
     name === 'executable' ? 'runs to completion, here on the embedded executor' : '',
   ),
   'value-types': named([

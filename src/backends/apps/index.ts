@@ -27,6 +27,8 @@ import { callerId, workspaceOf } from './workspace.js';
 import { workspaceAdminRoutes } from './workspace-admin-routes.js';
 import { unservedLiteralRoutesPlugin } from './unserved-literal-routes.js';
 import { sharingRoutes } from './sharing-routes.js';
+import { toolRequestRoutes } from './tool-request-routes.js';
+import { toolRoutes } from './tool-routes.js';
 import { workshopGroupRoutes } from './workshop-group-routes.js';
 import { integrationDataRoutes } from './integration-data-routes.js';
 import { referenceGenomeRoutes } from './reference-genomes.js';
@@ -59,8 +61,9 @@ export { unservedLiteralRoutes } from './unserved-literal-routes.js';
  * The apps service (backends.md §5): the account side the bootstrap needs (workspace, logins),
  * OAuth access to the third-party job API, the app catalog with its AVU metadata, public categories
  * and workspaces kept by administrators, ontology versions with app hierarchies and the apps
- * under them (ontology-routes.ts, hierarchy-listing-routes.ts), reference genomes, and users'
- * webhooks (kept and delivered to by the notification agent). Analyses submitted here run in
+ * under them (ontology-routes.ts, hierarchy-listing-routes.ts), tools and tool requests
+ * (tool-routes.ts, tool-request-routes.ts), reference genomes, and users' webhooks (kept and
+ * delivered to by the notification agent). Analyses submitted here run in
  * this process: analysis-routes.ts serves them, job-runner.ts and job-executors.ts run them (not
  * to be confused with the analyses service, backends/analyses/, which keeps quick launches). The
  * routes not built yet answer 501 (APPS_URL reaches a full apps service).
@@ -111,6 +114,13 @@ export const appsService: EmbeddedService = {
     await app.register(webhookRoutes, {
       db: store.db,
       allowPrivateNetworks: config.notifications.webhooks.allowPrivateNetworks,
+      now,
+    });
+    await app.register(toolRoutes, { db: store.db, notify, now });
+    await app.register(toolRequestRoutes, {
+      db: store.db,
+      uidDomain: config.uidDomain,
+      notify,
       now,
     });
     const clients = configuredOAuthClients(config);

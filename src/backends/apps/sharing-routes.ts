@@ -158,27 +158,13 @@ const analyses = singleIdKind(
 const tools = singleIdKind('tool', 'tools', 'tool', ['tool', 'tools'], async (db, ids) => {
   const rows = await db
     .selectFrom('tools')
-    .select(['id', 'name', 'integrator'])
+    .select(['id', 'name', 'integrator', 'is_public'])
     .where('id', 'in', ids)
     .execute();
-  // A tool that a public app runs is public: everyone may see it named.
-  const inPublicApps = new Set(
-    (
-      await db
-        .selectFrom('app_version_tools')
-        .innerJoin('app_versions', 'app_versions.id', 'app_version_tools.app_version_id')
-        .innerJoin('apps', 'apps.id', 'app_versions.app_id')
-        .select('app_version_tools.tool_id')
-        .where('app_version_tools.tool_id', 'in', ids)
-        .where('apps.is_public', '=', true)
-        .where('apps.deleted', '=', false)
-        .execute()
-    ).map((row) => row.tool_id),
-  );
   return new Map(
     rows.map((row) => [
       row.id,
-      { id: row.id, name: row.name, owner: row.integrator, isPublic: inPublicApps.has(row.id) },
+      { id: row.id, name: row.name, owner: row.integrator, isPublic: asBoolean(row.is_public) },
     ]),
   );
 });

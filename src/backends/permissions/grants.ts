@@ -83,6 +83,19 @@ export async function removeGrant(
   return Number(result.numDeletedRows) > 0;
 }
 
+/** Takes every grant on a resource away (it is gone). */
+export async function removeGrantsOn(
+  db: Db,
+  type: ResourceType,
+  resourceId: string,
+): Promise<void> {
+  await db
+    .deleteFrom('resource_permissions')
+    .where('resource_type', '=', type)
+    .where('resource_id', '=', resourceId)
+    .execute();
+}
+
 /** Every grant on the resources given, by resource then subject. */
 export async function grantsOn(
   db: Db,

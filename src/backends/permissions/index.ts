@@ -13,6 +13,7 @@ export {
   isLevel,
   levels,
   removeGrant,
+  removeGrantsOn,
   removeGroupGrants,
   setGrant,
   type Grant,

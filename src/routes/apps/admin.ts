@@ -178,12 +178,12 @@ export const adminAppPassthroughs: PassthroughRoute<Tag>[] = [
     responses: { 200: AppListing, 400: ErrorAnswer },
   },
   {
-    method: 'GET',
+    method: ['GET', 'POST'],
     path: '/admin/tools',
     backend: 'apps',
     auth: 'admin',
     tag: 'admin-tools',
-    summary: 'Search and list tools',
+    summary: 'Search and list tools, or import public tools',
   },
   {
     method: ['GET', 'DELETE', 'PATCH'],

@@ -19,6 +19,7 @@ import * as featuredBuiltInApps from './018-featured-built-in-apps.js';
 import * as resourcePermissions from './019-resource-permissions.js';
 import * as integrationData from './020-integration-data.js';
 import * as appPublication from './021-app-publication.js';
+import * as toolsAndRequests from './022-tools-and-requests.js';
 import * as referenceGenomes from './023-reference-genomes.js';
 import * as webhooks from './024-webhooks.js';
 
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   '019-resource-permissions': resourcePermissions,
   '020-integration-data': integrationData,
   '021-app-publication': appPublication,
+  '022-tools-and-requests': toolsAndRequests,
   '023-reference-genomes': referenceGenomes,
   '024-webhooks': webhooks,
 };

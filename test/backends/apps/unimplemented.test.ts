@@ -66,8 +66,9 @@ test('docs/api/apps.md lists exactly the apps routes the embedded apps service d
 test('an unserved apps route answers 501 ERR_NOT_IMPLEMENTED naming the route', async () => {
   const gw = (await startMetadataGateway())!;
   try {
+    // Any route still listed whose path has no parameter to fill in.
     const [method, route] = documented()
-      .find((entry) => entry.startsWith('GET /tools'))!
+      .find((entry) => !entry.includes('{'))!
       .split(' ') as [string, string];
     const answer = await gw.call('alice', method, route);
     assert.equal(answer.status, 501);

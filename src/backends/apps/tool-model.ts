@@ -1,0 +1,224 @@
+// Tools as clients send and read them (routes.md §17, §18; the DE apps service's Tool): the fields
+// listings filter and sort on are columns, the container settings and implementation JSON
+// documents kept as sent. Who sees a tool: everyone when it is public, its owner, and those it was
+// shared with.
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../../store/schema.js';
+import { asBoolean } from '../../store/sqlite-booleans.js';
+import { isJsonObject } from '../../common/request-body.js';
+import { gatewayError } from '../../common/errors.js';
+import type { Level } from '../permissions/index.js';
+import { anonymousUser } from './caller.js';
+import { sharedIds } from './shared-access.js';
+
+export type ToolRow = Selectable<Database['tools']>;
+
+/** The tool types a tool may have (also the `tool-types` element list). */
+export const toolTypes = ['executable', 'interactive', 'internal'] as const;
+
+/** The container settings `include-defaults=true` fills in when a tool does not name them. */
+export const containerDefaults = {
+  min_cpu_cores: 0,
+  min_memory_limit: 0,
+  min_disk_space: 0,
+  network_mode: 'bridge',
+  skip_tmp_mount: false,
+  container_devices: [],
+  container_volumes: [],
+  container_volumes_from: [],
+  container_ports: [],
+} as const;
+
+/** Numeric container settings: whole numbers of at least 0 when given. */
+const containerCounts = [
+  'min_cpu_cores',
+  'max_cpu_cores',
+  'cpu_shares',
+  'min_memory_limit',
+  'memory_limit',
+  'min_disk_space',
+  'pids_limit',
+  'min_gpus',
+  'max_gpus',
+  'uid',
+] as const;
+
+const bad = (field: string, reason: string) =>
+  gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
+
+/** A tool's fields as a request gives them (undefined: not given). */
+export interface ToolInput {
+  name?: string;
+  description?: string;
+  location?: string;
+  type?: string;
+  version?: string;
+  attribution?: string;
+  container?: Record<string, unknown>;
+  implementation?: Record<string, unknown>;
+  restricted?: boolean;
+  interactive?: boolean;
+  time_limit_seconds?: number | null;
+}
+
+const text = (
+  body: Record<string, unknown>,
+  field: string,
+  prefix: string,
+  max: number,
+  required: boolean,
+): string | undefined => {
+  const value = body[field];
+  if (value === undefined || value === null) {
+    if (required) throw bad(`${prefix}${field}`, `"${prefix}${field}" is required`);
+    return undefined;
+  }
+  if (typeof value !== 'string' || (required && value.trim() === '') || value.length > max)
+    throw bad(
+      `${prefix}${field}`,
+      `"${prefix}${field}" must be a${required ? ' non-empty' : ''} string of at most ${max} characters`,
+    );
+  return value;
+};
+
+const flag = (body: Record<string, unknown>, field: string, prefix: string) => {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean')
+    throw bad(`${prefix}${field}`, `"${prefix}${field}" must be true or false`);
+  return value;
+};
+
+function checkContainer(value: unknown, prefix: string): Record<string, unknown> {
+  const field = `${prefix}container`;
+  if (!isJsonObject(value)) throw bad(field, `"${field}" must be an object`);
+  if (!isJsonObject(value.image))
+    throw bad(`${field}.image`, `"${field}.image" must be an object with a name`);
+  text(value.image, 'name', `${field}.image.`, 1024, true);
+  for (const key of ['tag', 'url', 'osg_image_path'])
+    text(value.image, key, `${field}.image.`, 1024, false);
+  for (const key of containerCounts) {
+    const count = value[key];
+    if (
+      count !== undefined &&
+      count !== null &&
+      !(Number.isInteger(count) && (count as number) >= 0)
+    )
+      throw bad(`${field}.${key}`, `"${field}.${key}" must be a whole number of at least 0`);
+  }
+  for (const key of ['network_mode', 'working_directory', 'entrypoint', 'name'])
+    text(value, key, `${field}.`, 1024, false);
+  return value;
+}
+
+/**
+ * Checks a tool as a request gives it: all of it for an import (`partial` false: a name, a type, a
+ * version and a container image are needed), what it names for an update. Field names in errors are
+ * prefixed with `prefix` (`tools[2].` in an administrator's import).
+ */
+export function toolInput(raw: unknown, partial: boolean, prefix = ''): ToolInput {
+  if (!isJsonObject(raw))
+    throw bad(prefix.replace(/\.$/, '') || 'body', 'a tool must be an object');
+  const body = raw;
+  const required = !partial;
+  const input: ToolInput = {
+    name: text(body, 'name', prefix, 255, required),
+    description: text(body, 'description', prefix, 65536, false),
+    location: text(body, 'location', prefix, 1024, false),
+    type: text(body, 'type', prefix, 32, required),
+    version: text(body, 'version', prefix, 255, required),
+    attribution: text(body, 'attribution', prefix, 65536, false),
+    restricted: flag(body, 'restricted', prefix),
+    interactive: flag(body, 'interactive', prefix),
+  };
+  if (partial && input.name !== undefined && input.name.trim() === '')
+    throw bad(`${prefix}name`, `"${prefix}name" must be a non-empty string`);
+  if (input.type !== undefined && !(toolTypes as readonly string[]).includes(input.type))
+    throw bad(`${prefix}type`, `"${prefix}type" must be one of ${toolTypes.join(', ')}`);
+  if (body.container !== undefined || required)
+    input.container = checkContainer(body.container, prefix);
+  if (body.implementation !== undefined && body.implementation !== null) {
+    if (!isJsonObject(body.implementation))
+      throw bad(`${prefix}implementation`, `"${prefix}implementation" must be an object`);
+    text(body.implementation, 'implementor', `${prefix}implementation.`, 255, false);
+    text(body.implementation, 'implementor_email', `${prefix}implementation.`, 255, false);
+    if (body.implementation.test !== undefined && !isJsonObject(body.implementation.test))
+      throw bad(`${prefix}implementation.test`, `"${prefix}implementation.test" must be an object`);
+    input.implementation = body.implementation;
+  }
+  const limit = body.time_limit_seconds;
+  if (limit !== undefined) {
+    if (limit !== null && !(Number.isInteger(limit) && (limit as number) >= 0))
+      throw bad(
+        `${prefix}time_limit_seconds`,
+        `"${prefix}time_limit_seconds" must be a whole number of at least 0`,
+      );
+    input.time_limit_seconds = limit as number | null;
+  }
+  return input;
+}
+
+/** The columns an input sets (those it names). */
+export function toolColumns(input: ToolInput) {
+  const columns: Partial<{
+    name: string;
+    description: string;
+    location: string;
+    type: string;
+    version: string;
+    attribution: string;
+    container: string;
+    implementation: string;
+    restricted: boolean;
+    interactive: boolean;
+    time_limit_seconds: number | null;
+  }> = {};
+  for (const key of ['name', 'description', 'location', 'type', 'version', 'attribution'] as const)
+    if (input[key] !== undefined) columns[key] = input[key];
+  if (input.container !== undefined) columns.container = JSON.stringify(input.container);
+  if (input.implementation !== undefined)
+    columns.implementation = JSON.stringify(input.implementation);
+  if (input.restricted !== undefined) columns.restricted = input.restricted;
+  if (input.interactive !== undefined) columns.interactive = input.interactive;
+  if (input.time_limit_seconds !== undefined) columns.time_limit_seconds = input.time_limit_seconds;
+  return columns;
+}
+
+/** A tool as clients read it, with the caller's `permission` on it. */
+export function toolView(row: ToolRow, permission: Level, includeDefaults = false) {
+  const container = row.container ? (JSON.parse(row.container) as Record<string, unknown>) : null;
+  const implementation = row.implementation
+    ? (JSON.parse(row.implementation) as Record<string, unknown>)
+    : null;
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    location: row.location,
+    type: row.type,
+    version: row.version,
+    attribution: row.attribution,
+    is_public: asBoolean(row.is_public),
+    permission,
+    restricted: asBoolean(row.restricted),
+    interactive: asBoolean(row.interactive),
+    ...(row.time_limit_seconds !== null ? { time_limit_seconds: row.time_limit_seconds } : {}),
+    ...(implementation ? { implementation } : {}),
+    ...(container || includeDefaults
+      ? { container: includeDefaults ? { ...containerDefaults, ...container } : container }
+      : {}),
+  };
+}
+
+/** The tools `user` may see: public ones, their own and those shared with them. */
+export function visibleToolsQuery(db: Kysely<Database>, user: string) {
+  return db
+    .selectFrom('tools')
+    .where((eb) =>
+      eb.or([
+        eb('tools.is_public', '=', true),
+        eb('tools.integrator', '=', user),
+        ...(user === anonymousUser ? [] : [eb('tools.id', 'in', sharedIds(db, 'tool', user))]),
+      ]),
+    );
+}

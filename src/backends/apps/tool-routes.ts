@@ -1,0 +1,473 @@
+// Tools (routes.md §17, §18; docs/api/tools.md): users import private tools, list what they may
+// see (public, their own, shared with them), change and delete theirs, and list the apps that use
+// one; administrators list, import (public), change, delete and publish any tool. Built-in tools
+// belong to the platform and change only with this code.
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsync } from 'fastify';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../store/schema.js';
+import { asBoolean } from '../../store/sqlite-booleans.js';
+import { paged } from '../../store/paging.js';
+import { gatewayError } from '../../common/errors.js';
+import {
+  badQueryParam,
+  booleanParam,
+  countParam,
+  normalizeQuery,
+  optionalBooleanParam,
+} from '../../common/query-params.js';
+import { isJsonObject } from '../../common/request-body.js';
+import type { UserNotification } from '../../common/notifications.js';
+import { atLeast, removeGrantsOn, type Level } from '../permissions/index.js';
+import { listingEntries, visibleAppsQuery } from './app-listings.js';
+import type { AppDefinition } from './definition.js';
+import { shortUser, signedInUser } from './caller.js';
+import { levelOf, sharedLevels } from './shared-access.js';
+import {
+  toolColumns,
+  toolInput,
+  toolView,
+  visibleToolsQuery,
+  type ToolInput,
+  type ToolRow,
+} from './tool-model.js';
+
+/** The GPU models a tool's container may ask for (`GET /tools/gpu-models`). */
+export const gpuModels = [
+  'NVIDIA A100 80GB PCIe',
+  'NVIDIA A100-SXM4-40GB',
+  'NVIDIA A16',
+  'NVIDIA GeForce RTX 3090',
+  'NVIDIA H100 80GB HBM3',
+  'NVIDIA L4',
+  'NVIDIA L40S',
+  'Tesla T4',
+  'Tesla V100-PCIE-32GB',
+] as const;
+
+const sortFields = ['name', 'description', 'type', 'version', 'location', 'attribution'] as const;
+type SortField = (typeof sortFields)[number];
+
+interface ToolListingQuery {
+  search?: string;
+  sortField: SortField;
+  sortDir: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+  publicOnly: boolean;
+}
+
+function toolListingQuery(raw: unknown): ToolListingQuery {
+  const query = normalizeQuery(raw) as Record<string, string>;
+  const sortField = (query['sort-field'] ?? 'name').toLowerCase();
+  const sortDir = (query['sort-dir'] ?? 'asc').toLowerCase();
+  if (!(sortFields as readonly string[]).includes(sortField))
+    throw badQueryParam('sort-field', `sort-field must be one of ${sortFields.join(', ')}`);
+  if (sortDir !== 'asc' && sortDir !== 'desc')
+    throw badQueryParam('sort-dir', 'sort-dir must be ASC or DESC');
+  const search = query.search?.trim();
+  return {
+    // Clients send `*` for everything.
+    search: search && search !== '*' ? search : undefined,
+    sortField: sortField as SortField,
+    sortDir,
+    limit: countParam(query, 'limit', 0),
+    offset: countParam(query, 'offset', 0),
+    publicOnly: optionalBooleanParam(query, 'public') ?? false,
+  };
+}
+
+type ToolParams = { Params: { toolId: string } };
+
+interface Caller {
+  user: string;
+  name: string;
+  email: string;
+}
+
+function callerOf(query: unknown, what: string): Caller {
+  const user = signedInUser(query, what);
+  const {
+    email = '',
+    'first-name': first = '',
+    'last-name': last = '',
+  } = query as Record<string, string>;
+  return { user, name: `${first} ${last}`.trim() || user, email };
+}
+
+export const toolRoutes: FastifyPluginAsync<{
+  db: Kysely<Database>;
+  notify: (notification: UserNotification) => Promise<boolean>;
+  now: () => number;
+}> = async (app, { db, notify, now }) => {
+  /** One page of `from` (tools), searched and sorted, with the total before paging. */
+  const listTools = async (
+    from: ReturnType<typeof visibleToolsQuery>,
+    query: ToolListingQuery,
+    permissionOf: (rows: ToolRow[]) => Promise<(row: ToolRow) => Level>,
+  ) => {
+    let selection = from;
+    if (query.publicOnly) selection = selection.where('tools.is_public', '=', true);
+    if (query.search) {
+      const pattern = `%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      selection = selection.where((eb) =>
+        eb.or([
+          sql<boolean>`lower(tools.name) like ${pattern} escape '\\'`,
+          sql<boolean>`lower(tools.description) like ${pattern} escape '\\'`,
+          sql<boolean>`lower(tools.location) like ${pattern} escape '\\'`,
+        ]),
+      );
+    }
+    const total = await selection
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirst();
+    const rows = await paged(
+      selection
+        .selectAll('tools')
+        .orderBy(sql`lower(${sql.ref(`tools.${query.sortField}`)})`, query.sortDir)
+        .orderBy('tools.id', query.sortDir),
+      query.limit,
+      query.offset,
+    ).execute();
+    const permission = await permissionOf(rows);
+    return {
+      tools: rows.map((row) => toolView(row, permission(row))),
+      total: Number(total?.count ?? 0),
+    };
+  };
+
+  /** Each tool's level for `user` (who may see them all). */
+  const levelsFor = async (user: string, rows: ToolRow[]) => {
+    const granted = await sharedLevels(
+      db,
+      'tool',
+      rows.filter((row) => row.integrator !== user).map((row) => row.id),
+      user,
+    );
+    return (row: ToolRow): Level =>
+      levelOf(row.integrator, user, granted.get(row.id), asBoolean(row.is_public)) ?? 'read';
+  };
+
+  const findTool = async (id: string): Promise<ToolRow | undefined> =>
+    db.selectFrom('tools').selectAll().where('id', '=', id.toLowerCase()).executeTakeFirst();
+
+  const notFound = (id: string) => gatewayError('ERR_NOT_FOUND', `no tool ${id}`, { tool_id: id });
+
+  /** The tool and `user`'s level on it; 404 when they may not see it. */
+  const visibleTool = async (user: string, id: string) => {
+    const row = await findTool(id);
+    if (!row) throw notFound(id);
+    const granted = await sharedLevels(db, 'tool', [row.id], user);
+    const level = levelOf(row.integrator, user, granted.get(row.id), asBoolean(row.is_public));
+    if (!level) throw notFound(id);
+    return { row, level };
+  };
+
+  const adminTool = async (id: string) => {
+    const row = await findTool(id);
+    if (!row) throw notFound(id);
+    return row;
+  };
+
+  const builtInRefusal = (row: ToolRow) => {
+    if (row.executor !== null)
+      throw gatewayError(
+        'ERR_ILLEGAL_ARGUMENT',
+        `tool ${row.id} is built in: it belongs to the platform and does not change`,
+        { tool_id: row.id },
+      );
+  };
+
+  const update = async (row: ToolRow, input: ToolInput) => {
+    await db
+      .updateTable('tools')
+      .set({ ...toolColumns(input), modified_on: now() })
+      .where('id', '=', row.id)
+      .execute();
+    return (await findTool(row.id))!;
+  };
+
+  /** The versions naming the tool, with whether their app is deleted. */
+  const usersOf = (toolId: string) =>
+    db
+      .selectFrom('app_version_tools')
+      .innerJoin('app_versions', 'app_versions.id', 'app_version_tools.app_version_id')
+      .innerJoin('apps', 'apps.id', 'app_versions.app_id')
+      .select([
+        'app_versions.id as version_id',
+        'app_versions.definition',
+        'apps.id',
+        'apps.deleted',
+      ])
+      .where('app_version_tools.tool_id', '=', toolId)
+      .execute();
+
+  /**
+   * Deletes a tool. One an app (not deleted) uses is refused unless `force`; forced, or for deleted
+   * apps, those versions' steps lose their tool (the apps can no longer run).
+   */
+  const deleteTool = async (row: ToolRow, force: boolean) => {
+    builtInRefusal(row);
+    const versions = await usersOf(row.id);
+    const live = [...new Set(versions.filter((v) => !asBoolean(v.deleted)).map((v) => v.id))];
+    if (live.length > 0 && !force)
+      throw gatewayError(
+        'ERR_ILLEGAL_ARGUMENT',
+        `tool ${row.id} is used by ${live.length} app(s); delete with force-delete=true to take it from them`,
+        { tool_id: row.id, app_ids: live },
+      );
+    await db.transaction().execute(async (trx) => {
+      for (const version of versions) {
+        const definition = JSON.parse(version.definition) as AppDefinition;
+        for (const step of definition.steps) if (step.tool_id === row.id) step.tool_id = null;
+        await trx
+          .updateTable('app_versions')
+          .set({ definition: JSON.stringify(definition) })
+          .where('id', '=', version.version_id)
+          .execute();
+      }
+      await trx
+        .updateTable('app_version_tools')
+        .set({ tool_id: null })
+        .where('tool_id', '=', row.id)
+        .execute();
+      await removeGrantsOn(trx, 'tool', row.id);
+      await trx.deleteFrom('tools').where('id', '=', row.id).execute();
+    });
+    return { id: row.id };
+  };
+
+  /** The apps using a tool, as `user` lists them, restricted to `from`. */
+  const appsUsing = async (
+    toolId: string,
+    user: string,
+    from: ReturnType<typeof visibleAppsQuery>,
+  ) => {
+    const rows = await from
+      .selectAll('apps')
+      .where('apps.id', 'in', (eb) =>
+        eb
+          .selectFrom('app_versions')
+          .innerJoin('app_version_tools', 'app_version_tools.app_version_id', 'app_versions.id')
+          .select('app_versions.app_id')
+          .where('app_version_tools.tool_id', '=', toolId),
+      )
+      .orderBy(sql`lower(apps.name)`)
+      .orderBy('apps.id')
+      .execute();
+    return { apps: await listingEntries(db, rows, user) };
+  };
+
+  const tell = (user: string, subject: string, action: string, row: ToolRow) =>
+    void notify({
+      type: 'tool',
+      user,
+      subject,
+      payload: {
+        action,
+        tool_id: row.id,
+        tool_name: row.name,
+        tool_version: row.version,
+        is_public: asBoolean(row.is_public),
+      },
+    }).catch(() => false);
+
+  // ---- users ------------------------------------------------------------------------------------
+
+  app.get('/tools', async (request) => {
+    const user = shortUser(request.query);
+    return listTools(visibleToolsQuery(db, user), toolListingQuery(request.query), (rows) =>
+      levelsFor(user, rows),
+    );
+  });
+
+  app.post('/tools', async (request) => {
+    const caller = callerOf(request.query, 'import tools');
+    const input = toolInput(request.body, false);
+    const id = randomUUID();
+    const at = now();
+    await db
+      .insertInto('tools')
+      .values({
+        id,
+        integrator: caller.user,
+        created_on: at,
+        modified_on: at,
+        is_public: false,
+        ...toolColumns({
+          ...input,
+          implementation: input.implementation ?? {
+            implementor: caller.name,
+            implementor_email: caller.email,
+            test: { input_files: [], output_files: [] },
+          },
+        }),
+        name: input.name!,
+        type: input.type!,
+      })
+      .execute();
+    return toolView((await findTool(id))!, 'own');
+  });
+
+  // Before `/tools/:toolId`, though the router would prefer the static segment anyway.
+  app.get('/tools/gpu-models', async () => ({ gpu_models: [...gpuModels] }));
+
+  app.get<ToolParams>('/tools/:toolId', async (request) => {
+    const user = shortUser(request.query);
+    const { row, level } = await visibleTool(user, request.params.toolId);
+    return toolView(row, level, booleanParam(request.query, 'include-defaults', false));
+  });
+
+  app.patch<ToolParams>('/tools/:toolId', async (request) => {
+    const caller = callerOf(request.query, 'change tools');
+    const { row, level } = await visibleTool(caller.user, request.params.toolId);
+    builtInRefusal(row);
+    if (asBoolean(row.is_public))
+      throw gatewayError(
+        'ERR_FORBIDDEN',
+        `tool ${row.id} is public: administrators change it (PATCH /admin/tools/${row.id})`,
+        { tool_id: row.id },
+      );
+    if (!atLeast(level, 'write'))
+      throw gatewayError('ERR_NOT_WRITEABLE', `${caller.user} may not change tool ${row.id}`, {
+        tool_id: row.id,
+      });
+    const changed = await update(row, toolInput(request.body ?? {}, true));
+    return toolView(changed, level);
+  });
+
+  app.delete<ToolParams>('/tools/:toolId', async (request) => {
+    const caller = callerOf(request.query, 'delete tools');
+    const { row, level } = await visibleTool(caller.user, request.params.toolId);
+    builtInRefusal(row);
+    if (asBoolean(row.is_public))
+      throw gatewayError(
+        'ERR_FORBIDDEN',
+        `tool ${row.id} is public: administrators delete it (DELETE /admin/tools/${row.id})`,
+        { tool_id: row.id },
+      );
+    if (level !== 'own')
+      throw gatewayError('ERR_NOT_OWNER', `only its owner deletes tool ${row.id}`, {
+        tool_id: row.id,
+      });
+    return deleteTool(row, booleanParam(request.query, 'force-delete', false));
+  });
+
+  app.get<ToolParams>('/tools/:toolId/apps', async (request) => {
+    const user = shortUser(request.query);
+    const { row } = await visibleTool(user, request.params.toolId);
+    return appsUsing(row.id, user, visibleAppsQuery(db, user));
+  });
+
+  // ---- administrators (the gateway lets only them through) ---------------------------------------
+
+  app.get('/admin/tools', async (request) =>
+    listTools(db.selectFrom('tools'), toolListingQuery(request.query), async () => () => 'own'),
+  );
+
+  app.post('/admin/tools', async (request) => {
+    const caller = callerOf(request.query, 'import tools');
+    const body = request.body;
+    if (!isJsonObject(body) || !Array.isArray(body.tools) || body.tools.length === 0)
+      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"tools" must be a non-empty list of tools', {
+        field: 'tools',
+      });
+    if (body.tools.length > 100)
+      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', 'at most 100 tools per import', {
+        field: 'tools',
+      });
+    const tools = (body.tools as unknown[]).map((raw, index) => {
+      const prefix = `tools[${index}].`;
+      const input = toolInput(raw, false, prefix);
+      const owner = (raw as Record<string, unknown>).user;
+      if (owner !== undefined && (typeof owner !== 'string' || owner.trim() === ''))
+        throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `"${prefix}user" must be a username`, {
+          field: `${prefix}user`,
+        });
+      return { input, owner: owner === undefined ? caller.user : owner.split('@')[0]! };
+    });
+    const at = now();
+    const ids = tools.map(() => randomUUID());
+    await db.transaction().execute(async (trx) => {
+      for (const [index, { input, owner }] of tools.entries())
+        await trx
+          .insertInto('tools')
+          .values({
+            id: ids[index]!,
+            integrator: owner,
+            created_on: at,
+            modified_on: at,
+            is_public: true,
+            ...toolColumns(input),
+            name: input.name!,
+            type: input.type!,
+          })
+          .execute();
+    });
+    for (const [index, { owner }] of tools.entries()) {
+      const row = (await findTool(ids[index]!))!;
+      tell(owner, `Tool ${row.name} ${row.version} has been deployed`, 'tool_deployment', row);
+    }
+    return { tool_ids: ids };
+  });
+
+  app.get<ToolParams>('/admin/tools/:toolId', async (request) =>
+    toolView(
+      await adminTool(request.params.toolId),
+      'own',
+      booleanParam(request.query, 'include-defaults', false),
+    ),
+  );
+
+  app.patch<ToolParams>('/admin/tools/:toolId', async (request) => {
+    const row = await adminTool(request.params.toolId);
+    builtInRefusal(row);
+    const input = toolInput(request.body ?? {}, true);
+    if (
+      input.container !== undefined &&
+      asBoolean(row.is_public) &&
+      !booleanParam(request.query, 'overwrite-public', false)
+    )
+      throw gatewayError(
+        'ERR_ILLEGAL_ARGUMENT',
+        `tool ${row.id} is public: its container settings change only with overwrite-public=true`,
+        { tool_id: row.id, field: 'container' },
+      );
+    return toolView(await update(row, input), 'own');
+  });
+
+  app.delete<ToolParams>('/admin/tools/:toolId', async (request) =>
+    deleteTool(
+      await adminTool(request.params.toolId),
+      booleanParam(request.query, 'force-delete', false),
+    ),
+  );
+
+  app.get<ToolParams>('/admin/tools/:toolId/apps', async (request) => {
+    const row = await adminTool(request.params.toolId);
+    return appsUsing(
+      row.id,
+      shortUser(request.query),
+      db.selectFrom('apps').where('apps.deleted', '=', false),
+    );
+  });
+
+  app.post<ToolParams>('/admin/tools/:toolId/publish', async (request) => {
+    const row = await adminTool(request.params.toolId);
+    // Publishing a public tool again changes nothing (built-in tools are public).
+    if (asBoolean(row.is_public)) return toolView(row, 'own');
+    await db
+      .updateTable('tools')
+      .set({ is_public: true, modified_on: now() })
+      .where('id', '=', row.id)
+      .execute();
+    const published = (await findTool(row.id))!;
+    tell(
+      row.integrator,
+      `Tool ${row.name} ${row.version} is now public`,
+      'tool_published',
+      published,
+    );
+    return toolView(published, 'own');
+  });
+};
