@@ -300,3 +300,37 @@ export async function saveDocumentation(
     .execute();
   return documentationOf(db, appId, version.id);
 }
+
+/**
+ * Saves an editor's body over one version of an app in one transaction: its tools and label
+ * checked, the version replaced in place, the app's name, description and wiki link following the
+ * body.
+ */
+export async function saveOverVersion(
+  db: Kysely<Database>,
+  edit: {
+    app: AppRow;
+    version: VersionRow;
+    request: AppRequest;
+    label: string | undefined;
+    editor: string;
+    at: number;
+  },
+): Promise<void> {
+  const { app, version, request, label } = edit;
+  await db.transaction().execute(async (trx) => {
+    await checkTools(trx, request, edit.editor, app.id);
+    if (label) await checkLabelFree(trx, app.id, label, version.id);
+    await replaceVersion(trx, version, request, label);
+    await trx
+      .updateTable('apps')
+      .set({
+        name: request.name,
+        description: request.description,
+        wiki_url: request.wikiUrl ?? app.wiki_url,
+        edited_date: edit.at,
+      })
+      .where('id', '=', app.id)
+      .execute();
+  });
+}

@@ -18,8 +18,8 @@ import {
   documentationOf,
   namedVersion,
   nextOrder,
-  replaceVersion,
   saveDocumentation,
+  saveOverVersion,
   versionOf,
   type AppParams,
   type VersionParams,
@@ -68,23 +68,13 @@ export const editingRoutes: FastifyPluginAsync<{
   app.put<AppParams>('/apps/:systemId/:appId', async (request) => {
     const caller = callerOf(request.query);
     const current = await changeableApp(db, caller, request.params, 'write');
-    const wanted = appRequest(request.body, current);
-    await db.transaction().execute(async (trx) => {
-      await checkTools(trx, wanted, caller.user, current.id);
-      const top = await versionOf(trx, current.id);
-      const label = namedVersion(request.body);
-      if (label) await checkLabelFree(trx, current.id, label, top.id);
-      await replaceVersion(trx, top, wanted, label);
-      await trx
-        .updateTable('apps')
-        .set({
-          name: wanted.name,
-          description: wanted.description,
-          wiki_url: wanted.wikiUrl ?? current.wiki_url,
-          edited_date: now(),
-        })
-        .where('id', '=', current.id)
-        .execute();
+    await saveOverVersion(db, {
+      app: current,
+      version: await versionOf(db, current.id),
+      request: appRequest(request.body, current),
+      label: namedVersion(request.body),
+      editor: caller.user,
+      at: now(),
     });
     return answer(caller.user, current.id);
   });

@@ -14,11 +14,9 @@ import {
   anyApp,
   callerOf,
   changeableApp,
-  checkLabelFree,
-  checkTools,
   namedVersion,
   nextOrder,
-  replaceVersion,
+  saveOverVersion,
   versionOf,
   type AppParams,
   type VersionParams,
@@ -138,22 +136,13 @@ export const editorRoutes: FastifyPluginAsync<{
     const caller = callerOf(request.query);
     const row = await changeableApp(db, caller, request.params, 'write');
     const version = await versionOf(db, row.id, request.params.versionId);
-    const wanted = appRequest(request.body, row);
-    const label = namedVersion(request.body);
-    await db.transaction().execute(async (trx) => {
-      await checkTools(trx, wanted, caller.user, row.id);
-      if (label) await checkLabelFree(trx, row.id, label, version.id);
-      await replaceVersion(trx, version, wanted, label);
-      await trx
-        .updateTable('apps')
-        .set({
-          name: wanted.name,
-          description: wanted.description,
-          wiki_url: wanted.wikiUrl ?? row.wiki_url,
-          edited_date: now(),
-        })
-        .where('id', '=', row.id)
-        .execute();
+    await saveOverVersion(db, {
+      app: row,
+      version,
+      request: appRequest(request.body, row),
+      label: namedVersion(request.body),
+      editor: caller.user,
+      at: now(),
     });
     return ui(await anyApp(db, 'de', row.id), version.id);
   });

@@ -8,6 +8,7 @@ import type { Database } from '../../store/schema.js';
 import { choiceParam, countParam, singleParam } from '../../common/query-params.js';
 import { gatewayError } from '../../common/errors.js';
 import { visibleApp } from './app-views.js';
+import { anyApp, versionOf } from './app-edits.js';
 import { shortUser, signedInUser } from './caller.js';
 import {
   appIntegrationData,
@@ -40,34 +41,12 @@ export const integrationDataRoutes: FastifyPluginAsync<{
   uidDomain: string;
   now: () => number;
 }> = async (app, { db, uidDomain, now }) => {
-  /**
-   * The app the caller may see (administrators: any app not deleted); with a version, one of its
-   * versions.
-   */
+  /** The app the caller may see (administrators: any app); with a version, one of its versions. */
   const appOf = async (user: string, params: AppParams, asAdmin = false) => {
     const row = asAdmin
-      ? await db
-          .selectFrom('apps')
-          .selectAll()
-          .where('id', '=', params.appId.toLowerCase())
-          .where('system_id', '=', params.systemId.toLowerCase())
-          .where('deleted', '=', false)
-          .executeTakeFirst()
+      ? await anyApp(db, params.systemId, params.appId)
       : await visibleApp(db, user, params.systemId, params.appId);
-    if (!row)
-      throw gatewayError('ERR_NOT_FOUND', `no app ${params.appId}`, { app_id: params.appId });
-    if (params.versionId !== undefined) {
-      const version = await db
-        .selectFrom('app_versions')
-        .select('id')
-        .where('app_id', '=', row.id)
-        .where('id', '=', params.versionId.toLowerCase())
-        .executeTakeFirst();
-      if (!version)
-        throw gatewayError('ERR_NOT_FOUND', `app ${row.id} has no version ${params.versionId}`, {
-          version_id: params.versionId,
-        });
-    }
+    if (params.versionId !== undefined) await versionOf(db, row.id, params.versionId);
     return row;
   };
   const toolOf = async (id: string) => {
