@@ -1,5 +1,5 @@
 // The analyses routes of the apps service (backends.md §5.3): launch, list (JSON `filter`),
-// stats, rename, delete, stop, steps, history, parameters and relaunch info. Each user sees their
+// stats, rename, delete, stop, steps, history, parameters, relaunch info and relaunch. Each user sees their
 // own and those shared with them (docs/api/sharing.md): `read` to look, `write` to rename and stop;
 // only the owner deletes.
 import type { FastifyPluginAsync } from 'fastify';
@@ -18,6 +18,7 @@ import { gatewayError } from '../../common/errors.js';
 import { atLeast, type Level } from '../permissions/index.js';
 import { levelOf, sharedIds, sharedLevels } from './shared-access.js';
 import { chosenGenome, referenceGenomeParameterTypes } from './reference-genomes.js';
+import { basePaths } from '../../common/base-paths.js';
 
 /** Analyses give times as strings of milliseconds, "0" for none (backends.md §1.3). */
 const msString = (value: number | null) => String(value ?? 0);
@@ -105,7 +106,9 @@ export const analysisRoutes: FastifyPluginAsync<{
   db: Kysely<Database>;
   runner: JobRunner;
   uidDomain: string;
-}> = async (app, { db, runner, uidDomain }) => {
+  /** The data store's zone: a relaunch of someone else's analysis writes into the caller's home. */
+  zone: string;
+}> = async (app, { db, runner, uidDomain, zone }) => {
   const signedIn = (query: unknown) => signedInUser(query, 'use analyses');
   /** The analysis when `user` holds `needed` on it; 404 when they hold nothing, 403 when too little. */
   const reachable = async (user: string, id: string, needed: Level = 'read') => {
@@ -127,15 +130,55 @@ export const analysisRoutes: FastifyPluginAsync<{
     return row;
   };
 
+  const launched = (row: AnalysisRow) => ({
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    'start-date': msString(row.start_date),
+  });
+
   app.post('/analyses', async (request) => {
     const user = signedIn(request.query);
-    const row = await runner.submit(user, await checkSubmission(db, user, request.body));
-    return {
-      id: row.id,
-      name: row.name,
-      status: row.status,
-      'start-date': msString(row.start_date),
-    };
+    return launched(await runner.submit(user, await checkSubmission(db, user, request.body)));
+  });
+
+  /**
+   * `{analyses: [id]}`: each analysis the caller may read launched again from its saved submission,
+   * as a new analysis of the caller. Every id is checked, every submission against the app as it
+   * is now, and the caller's limit of running jobs against them all, before anything runs. Someone else's analysis writes its results into the caller's
+   * home (a subfolder), never the owner's output folder.
+   */
+  app.post('/analyses/relauncher', async (request) => {
+    const ids = (request.body as { analyses?: unknown } | null)?.analyses;
+    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string') || ids.length > 1000) {
+      throw gatewayError(
+        'ERR_BAD_OR_MISSING_FIELD',
+        '"analyses" must be a list of at most 1000 analysis ids',
+        { field: 'analyses' },
+      );
+    }
+    const user = signedIn(request.query);
+    const rows: AnalysisRow[] = [];
+    for (const id of new Set((ids as string[]).map((id) => id.toLowerCase())))
+      rows.push(await reachable(user, id));
+    const submissions = [];
+    for (const row of rows) {
+      const saved = JSON.parse(row.submission) as Record<string, unknown>;
+      const submission =
+        row.username === user
+          ? saved
+          : {
+              ...saved,
+              output_dir: basePaths(zone, user).user_home_path,
+              create_output_subdir: true,
+            };
+      submissions.push(await checkSubmission(db, user, submission));
+    }
+    await runner.makeRoom(user, submissions.length);
+    const answer = [];
+    for (const submission of submissions)
+      answer.push(launched(await runner.submit(user, submission)));
+    return { analyses: answer };
   });
 
   const selection = (user: string, query: Record<string, string>) => {

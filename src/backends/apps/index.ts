@@ -7,6 +7,7 @@ import { adminListingRoutes } from './admin-listing-routes.js';
 import { appCommunityRoutes } from './app-communities.js';
 import { openSharedDataStore } from '../data-info/index.js';
 import { analysisRoutes } from './analysis-routes.js';
+import { jobCallbackRoutes } from './job-callback-routes.js';
 import { JobRunner } from './job-runner.js';
 import { installBuiltInApps } from './built-in.js';
 import { catalogRoutes } from './app-listing-routes.js';
@@ -101,7 +102,13 @@ export const appsService: EmbeddedService = {
     // On SQLite this process is the only one running jobs: whatever is still active was cut off.
     // Not waited for: telling their users needs the gateway this service is part of to be up.
     if (store.engine === 'sqlite') runner.failInterrupted();
-    await app.register(analysisRoutes, { db: store.db, runner, uidDomain: config.uidDomain });
+    await app.register(analysisRoutes, {
+      db: store.db,
+      runner,
+      uidDomain: config.uidDomain,
+      zone: config.dataStore.zone,
+    });
+    await app.register(jobCallbackRoutes, { db: store.db, runner });
     await app.register(hierarchyListingRoutes, { db: store.db });
     await app.register(appMetadataRoutes, { db: store.db, now });
     await app.register(appCommunityRoutes, { db: store.db, now });

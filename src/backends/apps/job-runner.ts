@@ -42,9 +42,9 @@ export class JobRunner {
 
   constructor(private readonly options: RunnerOptions) {}
 
-  /** Records the job (Submitted), makes its result folder as the user, and starts it. */
-  async submit(user: string, submission: CheckedSubmission): Promise<AnalysisRow> {
-    const { db, now } = this.options;
+  /** Refuses (ERR_LIMIT_REACHED) unless `user` may start `count` more jobs now. */
+  async makeRoom(user: string, count = 1): Promise<void> {
+    const { db } = this.options;
     const active = await db
       .selectFrom('analyses')
       .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -52,13 +52,19 @@ export class JobRunner {
       .where('status', 'in', activeStatuses)
       .executeTakeFirst();
     const limit = await concurrentJobLimit(db, user, this.options.maxConcurrentJobs);
-    if (Number(active?.count ?? 0) >= limit) {
+    if (Number(active?.count ?? 0) + count > limit) {
       throw gatewayError(
         'ERR_LIMIT_REACHED',
         `${user} may have ${limit} analyses submitted or running at once`,
         { limit },
       );
     }
+  }
+
+  /** Records the job (Submitted), makes its result folder as the user, and starts it. */
+  async submit(user: string, submission: CheckedSubmission): Promise<AnalysisRow> {
+    const { db, now } = this.options;
+    await this.makeRoom(user);
     const data = await this.options.data();
     const caller = await data.writer(user);
     const started = now();
@@ -226,6 +232,20 @@ export class JobRunner {
         log.error({ err: failure, analysis: row.id }, 'could not record a failed analysis'),
       );
     }
+  }
+
+  /**
+   * A status reported from outside this process (the third-party job API's callback): records and
+   * announces it as any other change. A job that ends this way stops running here too. Undefined
+   * when the job had already ended.
+   */
+  async report(
+    row: AnalysisRow,
+    status: string,
+    message: string,
+  ): Promise<AnalysisRow | undefined> {
+    if (!activeStatuses.includes(status)) this.running.get(row.id)?.abort.abort();
+    return this.move(row, status, message);
   }
 
   /** Stops a running job of `user`; it ends as `status` (Canceled by default). */
