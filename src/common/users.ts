@@ -5,3 +5,8 @@
 export function qualifiedUsername(username: string, uidDomain: string): string {
   return username.includes('@') ? username : `${username}@${uidDomain}`;
 }
+
+/** `alice@<any domain>` → `alice`: the short name backends that key users short compare. */
+export function shortUsername(username: string): string {
+  return username.split('@')[0]!;
+}

@@ -23,6 +23,7 @@ import {
   toolIntegrationData,
   updateIntegrationData,
 } from './integration-data.js';
+import { shortUsername } from '../../common/users.js';
 
 const Fields = {
   integrator_name: Type.String({ minLength: 1, maxLength: 255 }),
@@ -122,7 +123,7 @@ export const integrationDataRoutes: FastifyPluginAsync<{
     return integrationDataView(
       await createIntegrationData(
         db,
-        { ...body, ...(body.user ? { user: body.user.split('@')[0]! } : {}) },
+        { ...body, ...(body.user ? { user: shortUsername(body.user) } : {}) },
         now(),
       ),
     );

@@ -23,6 +23,7 @@ import type { UserNotification } from '../../common/notifications.js';
 import { booleanParam, normalizeQuery } from '../../common/query-params.js';
 import { isJsonObject } from '../../common/request-body.js';
 import { gatewayError } from '../../common/errors.js';
+import { shortUsername } from '../../common/users.js';
 
 type RequestRow = Selectable<Database['app_publication_requests']>;
 const iso = (ms: number | null) => (ms === null ? undefined : new Date(Number(ms)).toISOString());
@@ -123,7 +124,7 @@ export const publicationRoutes: FastifyPluginAsync<{
     let selection = requests(db).orderBy('r.requested_on', 'asc').orderBy('r.id');
     if (query.app_id) selection = selection.where('r.app_id', '=', query.app_id.toLowerCase());
     if (query.requestor)
-      selection = selection.where('r.requestor', '=', query.requestor.split('@')[0]!);
+      selection = selection.where('r.requestor', '=', shortUsername(query.requestor));
     if (!booleanParam(query, 'include_completed', false))
       selection = selection.where('r.completed', '=', false);
     return { publication_requests: (await selection.execute()).map(requestEntry) };

@@ -11,7 +11,7 @@ import { gatewayError } from '../../common/errors.js';
 import { badQueryParam, countParam, normalizeQuery } from '../../common/query-params.js';
 import { isJsonObject } from '../../common/request-body.js';
 import type { UserNotification } from '../../common/notifications.js';
-import { qualifiedUsername } from '../../common/users.js';
+import { qualifiedUsername, shortUsername } from '../../common/users.js';
 import { signedInUser } from './caller.js';
 
 /** The status every request starts in. */
@@ -105,7 +105,7 @@ export const toolRequestRoutes: FastifyPluginAsync<{
       throw badQueryParam('sort-dir', 'sort-dir must be ASC or DESC');
     let selection = summaries();
     // `user` is the caller (the gateway sets it): administrators filter with `requested-by`.
-    const user = requester ?? query['requested-by']?.split('@')[0];
+    const user = requester ?? (query['requested-by'] && shortUsername(query['requested-by']));
     if (user) selection = selection.where('r.requested_by', '=', user);
     if (query.status)
       selection = selection.where(sql<boolean>`lower(c.name) = ${query.status.toLowerCase()}`);

@@ -31,6 +31,7 @@ import {
   type ToolInput,
   type ToolRow,
 } from './tool-model.js';
+import { shortUsername } from '../../common/users.js';
 
 /** The GPU models a tool's container may ask for (`GET /tools/gpu-models`). */
 export const gpuModels = [
@@ -384,7 +385,7 @@ export const toolRoutes: FastifyPluginAsync<{
         throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `"${prefix}user" must be a username`, {
           field: `${prefix}user`,
         });
-      return { input, owner: owner === undefined ? caller.user : owner.split('@')[0]! };
+      return { input, owner: owner === undefined ? caller.user : shortUsername(owner) };
     });
     const at = now();
     const ids = tools.map(() => randomUUID());

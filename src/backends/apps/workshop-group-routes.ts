@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
 import { replaceWorkshopMembers, workshopGroupView, workshopMembers } from '../groups/index.js';
+import { shortUsername } from '../../common/users.js';
 
 export const workshopGroupRoutes: FastifyPluginAsync<{
   db: Kysely<Database>;
@@ -30,7 +31,7 @@ export const workshopGroupRoutes: FastifyPluginAsync<{
         db,
         uidDomain,
         (request.body as { members: string[] }).members.map(
-          (id) => id.split('@')[0]!, // members are short usernames, as elsewhere in the groups API
+          shortUsername, // members are short usernames, as elsewhere in the groups API
         ),
         now(),
       ),

@@ -24,7 +24,10 @@ export interface GroupsContext {
 export type GroupRoutes = FastifyPluginAsync<GroupsContext>;
 
 /** The short usernames among `subjects` that the platform has seen. */
-export async function seenUsers(context: GroupsContext, subjects: string[]): Promise<Set<string>> {
+export async function seenUsers(
+  context: Pick<GroupsContext, 'db' | 'uidDomain'>,
+  subjects: string[],
+): Promise<Set<string>> {
   if (subjects.length === 0) return new Set();
   const qualified = new Map(subjects.map((id) => [qualifiedUsername(id, context.uidDomain), id]));
   const rows = await context.db

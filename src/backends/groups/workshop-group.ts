@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../store/schema.js';
-import { qualifiedUsername } from '../../common/users.js';
+import { seenUsers } from './context.js';
 import {
   addMember,
   findGroup,
@@ -61,26 +61,12 @@ export async function replaceWorkshopMembers(
 ): Promise<{ results: ResultView[] }> {
   const group = await workshopGroup(db, now);
   const wanted = [...new Set(ids)];
-  const seen = new Set(
-    wanted.length === 0
-      ? []
-      : (
-          await db
-            .selectFrom('users')
-            .select('username')
-            .where(
-              'username',
-              'in',
-              wanted.map((id) => qualifiedUsername(id, uidDomain)),
-            )
-            .execute()
-        ).map((row) => row.username),
-  );
+  const seen = await seenUsers({ db, uidDomain }, wanted);
   const views = await subjectsFor(db, uidDomain, wanted);
   const results: ResultView[] = [];
   const kept = new Set<string>();
   for (const id of wanted) {
-    if (!seen.has(qualifiedUsername(id, uidDomain))) {
+    if (!seen.has(id)) {
       results.push({ success: false, subject_id: id, reason: 'subject not found' });
       continue;
     }
