@@ -1,0 +1,98 @@
+// What an execution engine is: the apps service hands it a step (a program and its arguments, a
+// working directory with the inputs staged in it, limits) and gets back how the step ended. The
+// local engine (local-engine.ts) runs each step as a bubblewrap-sandboxed child process on this
+// machine; a cluster engine (a later issue) implements the same interface on a batch scheduler.
+
+/** The limits a step runs under; each one, when passed, ends the step with that limit named. */
+export interface StepLimits {
+  /** Wall-clock time from start to end. */
+  wallClockSeconds: number;
+  /** CPU time of the step's whole process tree (user + system). */
+  cpuSeconds: number;
+  /** Resident memory of the step's whole process tree. */
+  memoryBytes: number;
+  /** Bytes the step writes into its working directory, all files together. */
+  outputBytes: number;
+}
+
+/** The limit a step went over, as history and notifications name it. */
+export type LimitName = 'wall-clock' | 'cpu-time' | 'memory' | 'output-size';
+
+export interface StepCommand {
+  /**
+   * The program (an absolute path as the sandbox sees it) and then its arguments, each one argv
+   * entry: nothing is ever passed through a shell.
+   */
+  argv: string[];
+  /**
+   * A host directory, the step's own: mounted read-write as `/work`, its working directory. The
+   * inputs are staged in it before the step starts; whatever it holds afterwards is the output.
+   */
+  workDir: string;
+  /**
+   * A host directory outside `workDir` where the engine writes the step's `stdout`, `stderr` (each
+   * cut at `limits.outputBytes`) and `exit-status` (the outcome as JSON) files; the step never
+   * sees it.
+   */
+  logDir: string;
+  /** Host files or directories mounted read-only at the same path inside (the tool's executable). */
+  readOnly?: string[];
+  /**
+   * A host directory holding an unpacked root filesystem image (unpackImage), used as `/` in place
+   * of the host's system directories.
+   */
+  rootImage?: string;
+  /** The environment: only these variables (and PATH, HOME=/work, and PORT for interactive steps). */
+  env?: Record<string, string>;
+  limits: StepLimits;
+}
+
+export interface StepOutcome {
+  /** `completed`: exit status 0; `failed`: anything else, limits included; `stopped`: asked to. */
+  state: 'completed' | 'failed' | 'stopped';
+  exitCode: number | null;
+  /** The signal that ended the program, when one did (`SIGKILL`, `SIGXCPU`, ...). */
+  signal: string | null;
+  /** The limit the step went over, when it did. */
+  limit?: LimitName;
+  /** One sentence for history and notifications: `exited with status 3`, `went over its memory limit of 64 MiB`. */
+  reason: string;
+  /** Milliseconds since the epoch. */
+  startedAt: number;
+  endedAt: number;
+  /** CPU seconds the process tree used, as far as the engine saw. */
+  cpuSeconds: number;
+}
+
+/** A long-running interactive step (VICE): it listens on `port` on the loopback interface. */
+export interface InteractiveSession {
+  readonly id: string;
+  /** The loopback port the platform assigned; the program gets it as `PORT`. */
+  readonly port: number;
+  /** `starting` until the port accepts connections, `running` while it does, `exited` after. */
+  status(): 'starting' | 'running' | 'exited';
+  /** Stops it (the whole process tree); resolves with its outcome. */
+  stop(): Promise<StepOutcome>;
+  /** Resolves when it ends, whatever ends it (stop, its wall-clock limit, the program itself). */
+  readonly done: Promise<StepOutcome>;
+}
+
+export interface ExecutionEngine {
+  readonly name: string;
+  /**
+   * Whether the engine can run steps here; a reason when it cannot (bubblewrap not installed,
+   * say), which a launch reports as the step's failure.
+   */
+  available(): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Runs a batch step to its end. Aborting `signal` kills its whole process tree: `stopped`. */
+  run(command: StepCommand, signal: AbortSignal): Promise<StepOutcome>;
+  /**
+   * Starts an interactive step on a free loopback port; resolves once the program has started (not
+   * waiting for the port). It shares the host's network, since the gateway must reach its port.
+   */
+  startInteractive(command: StepCommand, id?: string): Promise<InteractiveSession>;
+  /** A running (or just ended) interactive step by id. */
+  interactive(id: string): InteractiveSession | undefined;
+  /** Stops every step still running (the service is closing). */
+  close(): Promise<void>;
+}

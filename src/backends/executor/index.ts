@@ -1,0 +1,10 @@
+// The executor's door: where the apps service runs the steps of user tools. It is not an HTTP
+// service of its own; the apps service uses it in-process. See engine.ts for the interface.
+export type {
+  ExecutionEngine,
+  InteractiveSession,
+  LimitName,
+  StepCommand,
+  StepLimits,
+  StepOutcome,
+} from './engine.js';
