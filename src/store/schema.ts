@@ -469,6 +469,19 @@ export interface Database {
     status: string;
     message: ColumnType<string, string | undefined, string>;
     sent_on: number;
+    /** Migration 025: the step (1-based) the update is about; null for the analysis's own. */
+    step_number: ColumnType<number | null, number | null | undefined, number | null>;
+  };
+  /** Migration 025: each step of an analysis with its own status and times. */
+  analysis_steps: {
+    analysis_id: string;
+    step_number: number;
+    name: string;
+    external_id: string;
+    step_type: string;
+    status: string;
+    start_date: number | null;
+    end_date: number | null;
   };
 }
 
@@ -594,6 +607,9 @@ export interface ToolsTable {
   interactive: ColumnType<boolean | number, boolean | undefined, boolean>;
   time_limit_seconds: ColumnType<number | null, number | null | undefined, number | null>;
   modified_on: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Migration 025: JSON of the program and image an administrator approved for running; null when none. */
+  approved_run: ColumnType<string | null, string | null | undefined, string | null>;
+  approved_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Tool requests with their status history and status codes (migration 022), merged into `Database`. */

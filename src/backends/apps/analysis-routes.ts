@@ -13,6 +13,7 @@ import { launchView, visibleApp } from './app-views.js';
 import type { AppDefinition } from './definition.js';
 import { activeStatuses, type AnalysisRow, type JobRunner } from './job-runner.js';
 import { checkSubmission } from './job-submission.js';
+import { stepsOf } from './analysis-steps.js';
 import { signedInUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 import { atLeast, type Level } from '../permissions/index.js';
@@ -393,49 +394,71 @@ export const analysisRoutes: FastifyPluginAsync<{
     return { id: stopped.id, status: stopped.status };
   });
 
-  // One step per analysis: the embedded executor runs an app's steps as one job (as the upstream
-  // apps service does when it combines steps), so the job's updates are the step's updates.
-  const stepOf = (row: AnalysisRow) => ({
-    step_number: 1,
-    external_id: row.id,
-    startdate: msString(row.start_date),
-    enddate: msString(row.end_date),
-    status: row.status,
-    app_step_number: 1,
-    step_type: row.system_id === 'de' ? 'DE' : row.system_id,
-  });
+  // Each step as recorded (analysis-steps.ts); an analysis recorded before steps were, or one a
+  // third-party system runs, shows as its one step with the analysis's own updates.
+  const stepType = (row: AnalysisRow) => (row.system_id === 'de' ? 'DE' : row.system_id);
   const stepList = (row: AnalysisRow, steps: object[]) => ({
     analysis_id: row.id,
     steps,
     timestamp: String(Date.now()),
     total: steps.length,
   });
-
-  app.get<IdParams>('/analyses/:id/steps', async (request) => {
-    const row = await reachable(signedIn(request.query), request.params.id);
-    return stepList(row, [stepOf(row)]);
-  });
-
-  app.get<IdParams>('/analyses/:id/history', async (request) => {
-    const row = await reachable(signedIn(request.query), request.params.id);
-    const recorded = await db
-      .selectFrom('analysis_status_updates')
-      .select(['status', 'message', 'sent_on'])
-      .where('analysis_id', '=', row.id)
-      .execute();
-    const updates = recorded.sort(
-      (a, b) => a.sent_on - b.sent_on || lifecycleRank(a.status) - lifecycleRank(b.status),
-    );
-    return stepList(row, [
-      {
-        ...stepOf(row),
-        updates: updates.map((update) => ({
+  const stepsWithUpdates = async (row: AnalysisRow, withUpdates: boolean) => {
+    const recorded = await stepsOf(db, row.id);
+    const steps =
+      recorded.length > 0
+        ? recorded.map((step) => ({
+            step_number: step.step_number,
+            external_id: step.external_id,
+            startdate: msString(step.start_date),
+            enddate: msString(step.end_date),
+            status: step.status,
+            app_step_number: step.step_number,
+            step_type: step.step_type,
+          }))
+        : [
+            {
+              step_number: 1,
+              external_id: row.id,
+              startdate: msString(row.start_date),
+              enddate: msString(row.end_date),
+              status: row.status,
+              app_step_number: 1,
+              step_type: stepType(row),
+            },
+          ];
+    if (!withUpdates) return steps;
+    const updates = (
+      await db
+        .selectFrom('analysis_status_updates')
+        .select(['status', 'message', 'sent_on', 'step_number'])
+        .where('analysis_id', '=', row.id)
+        .execute()
+    ).sort((a, b) => a.sent_on - b.sent_on || lifecycleRank(a.status) - lifecycleRank(b.status));
+    return steps.map((step) => ({
+      ...step,
+      updates: updates
+        .filter((update) =>
+          recorded.length > 0
+            ? update.step_number === step.step_number
+            : update.step_number === null,
+        )
+        .map((update) => ({
           status: update.status,
           message: update.message,
           timestamp: msString(update.sent_on),
         })),
-      },
-    ]);
+    }));
+  };
+
+  app.get<IdParams>('/analyses/:id/steps', async (request) => {
+    const row = await reachable(signedIn(request.query), request.params.id);
+    return stepList(row, await stepsWithUpdates(row, false));
+  });
+
+  app.get<IdParams>('/analyses/:id/history', async (request) => {
+    const row = await reachable(signedIn(request.query), request.params.id);
+    return stepList(row, await stepsWithUpdates(row, true));
   });
 
   /** The saved submission against the definition it launched: one entry per parameter. */

@@ -17,8 +17,12 @@ export interface PreviewArgument {
 const pathText = (value: unknown): string =>
   isJsonObject(value) && typeof value.path === 'string' ? value.path : String(value);
 
-/** The arguments one parameter with its (typed) value gives. */
-function argumentsOf(parameter: AppParameter, value: unknown, order: number): PreviewArgument[] {
+/** The arguments one parameter with its (typed) value gives (also a sandboxed step's, sandbox-step.ts). */
+export function argumentsOf(
+  parameter: AppParameter,
+  value: unknown,
+  order: number,
+): PreviewArgument[] {
   const name = parameter.name ?? '';
   switch (parameter.type) {
     case 'Flag':

@@ -11,6 +11,11 @@ import { gatewayError } from '../../common/errors.js';
 export interface AppDefinition {
   steps: { id: string; name: string; tool_id: string | null; description?: string }[];
   groups: AppGroup[];
+  /**
+   * A pipeline's mappings: an output of an earlier step (`source_step`, 0-based) to an input of a
+   * later one, parameter id to parameter id.
+   */
+  mappings?: { source_step: number; target_step: number; map: Record<string, string> }[];
   requirements?: Record<string, unknown>[];
 }
 

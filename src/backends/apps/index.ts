@@ -35,6 +35,7 @@ import { integrationDataRoutes } from './integration-data-routes.js';
 import { referenceGenomeRoutes } from './reference-genomes.js';
 import { webhookRoutes } from './webhook-routes.js';
 import { userWebhooks } from '../notification-agent/index.js';
+import { createLocalEngine } from '../executor/index.js';
 import { shortUser } from './caller.js';
 
 const systemId = 'de';
@@ -93,6 +94,8 @@ export const appsService: EmbeddedService = {
       now,
       log: app.log,
       maxConcurrentJobs: config.analyses.maxConcurrentJobs,
+      engine: createLocalEngine({ log: app.log }),
+      executor: config.analyses.executor,
       urlImport: {
         allowPrivateNetworks: config.dataStore.urlImportAllowPrivateNetworks,
         maxBytes: config.dataStore.maxUploadBytes,

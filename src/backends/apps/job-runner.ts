@@ -2,6 +2,7 @@
 // when stopped); each change is recorded in its history and sent to its user as a
 // job_status_change notification. Jobs run in this process on the embedded executor.
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
 import { jobStatusNotification, type UserNotification } from '../../common/notifications.js';
@@ -13,6 +14,12 @@ import { concurrentJobLimit } from './job-limits.js';
 import { StepError, type StepRun } from './job-step.js';
 import type { CheckedSubmission } from './job-submission.js';
 import { GatewayError, gatewayError } from '../../common/errors.js';
+import type { ExecutorSettings } from '../../config.js';
+import type { ExecutionEngine, InteractiveSession } from '../executor/index.js';
+import { closeSteps, insertSteps, moveStep, stepsOf } from './analysis-steps.js';
+import type { AppDefinition } from './definition.js';
+import { runSandboxedStep } from './sandbox-step.js';
+import { dataPathBelow } from './step-outputs.js';
 
 export type AnalysisRow = Selectable<Database['analyses']>;
 
@@ -29,7 +36,16 @@ export interface RunnerOptions {
   /** The limit of users without one of their own (MAX_CONCURRENT_JOBS). */
   maxConcurrentJobs: number;
   urlImport: StepRun['urlImport'];
+  /** Where user tools' steps run (the executor's door). */
+  engine: ExecutionEngine;
+  executor: ExecutorSettings;
 }
+
+/** The parameters of step `index` (0-based), in the form's order. */
+const parametersOfStep = (definition: AppDefinition, index: number) =>
+  definition.groups
+    .filter((group) => (group.step_number ?? 1) - 1 === index)
+    .flatMap((group) => group.parameters);
 
 /** `name-2026-11-21-08-30-00.123`: a result folder name from the job name and its start. */
 function resultFolderName(name: string, at: number): string {
@@ -108,6 +124,12 @@ export class JobRunner {
           sent_on: started,
         })
         .execute();
+      await insertSteps(
+        trx,
+        row.id,
+        submission.definition.steps.map((step) => ({ name: step.name, stepType: 'DE' })),
+        started,
+      );
     });
     await this.announce(row);
     const abort = new AbortController();
@@ -137,6 +159,7 @@ export class JobRunner {
         .insertInto('analysis_status_updates')
         .values({ id: randomUUID(), analysis_id: row.id, status, message, sent_on: at })
         .execute();
+      if (ended) await closeSteps(trx, row.id, status, message, at);
       return true;
     });
     if (!updated) return undefined;
@@ -170,47 +193,86 @@ export class JobRunner {
     submission: CheckedSubmission,
     signal: AbortSignal,
   ): Promise<void> {
-    const { db, log } = this.options;
+    const { db, log, now } = this.options;
+    const { definition } = submission;
+    let current = 0;
     try {
       const running = await this.move(row, 'Running', 'running on the embedded executor');
       if (!running) return;
-      const toolIds = submission.definition.steps
+      const toolIds = definition.steps
         .map((step) => step.tool_id)
         .filter((id): id is string => id !== null);
       const tools = new Map(
         toolIds.length === 0
           ? []
-          : (
-              await db
-                .selectFrom('tools')
-                .select(['id', 'name', 'executor'])
-                .where('id', 'in', toolIds)
-                .execute()
-            ).map((tool) => [tool.id, tool]),
+          : (await db.selectFrom('tools').selectAll().where('id', 'in', toolIds).execute()).map(
+              (tool) => [tool.id, tool],
+            ),
       );
+      const steps = await stepsOf(db, row.id);
       const data = await this.options.data();
       const caller = await data.writer(row.username);
       const outputs: string[] = [];
-      for (const [index, step] of submission.definition.steps.entries()) {
-        const tool = step.tool_id ? tools.get(step.tool_id) : undefined;
-        const executor = tool?.executor ? executorsByTool[tool.executor] : undefined;
-        if (!executor)
-          throw new StepError(
-            `step ${index + 1} (${step.name}): ${tool ? `tool ${tool.name} has no executor on this platform` : 'the step has no tool'}`,
-          );
+      // Inputs of later steps that earlier steps' outputs give (pipelines' mappings), by step and
+      // parameter id.
+      const mapped: Record<string, unknown>[] = definition.steps.map(() => ({}));
+      for (const [index, step] of definition.steps.entries()) {
         if (signal.aborted) return;
-        outputs.push(
-          ...(await executor({
-            data,
-            caller,
-            resultFolder: row.result_folder,
-            values: submission.stepValues[index] ?? {},
-            signal,
-            log,
-            notify: this.options.notify,
-            urlImport: this.options.urlImport,
-          })),
-        );
+        current = index + 1;
+        await moveStep(db, row.id, current, 'Running', `${step.name} running`, now());
+        const parameters = parametersOfStep(definition, index);
+        const values = { ...submission.stepValuesById[index], ...mapped[index] };
+        const stepRun: StepRun = {
+          data,
+          caller,
+          resultFolder: row.result_folder,
+          values: Object.fromEntries(
+            parameters
+              .filter((parameter) => values[parameter.id] !== undefined)
+              .map((parameter) => [parameter.name || parameter.id, values[parameter.id]]),
+          ),
+          signal,
+          log,
+          notify: this.options.notify,
+          urlImport: this.options.urlImport,
+        };
+        const tool = step.tool_id ? tools.get(step.tool_id) : undefined;
+        const builtIn = tool?.executor ? executorsByTool[tool.executor] : undefined;
+        if (!tool || (tool.executor !== null && !builtIn))
+          throw new StepError(
+            `step ${current} (${step.name}): ${tool ? `tool ${tool.name} has no executor on this platform` : 'the step has no tool'}`,
+          );
+        const written = builtIn
+          ? await builtIn(stepRun)
+          : await runSandboxedStep({
+              run: stepRun,
+              number: current,
+              tool,
+              parameters,
+              values,
+              engine: this.options.engine,
+              settings: this.options.executor,
+              folder: path.join(this.options.executor.workDir, 'steps', `${row.id}-${current}`),
+              sessionId: steps[index]?.external_id ?? `${row.id}-${current}`,
+            });
+        outputs.push(...written);
+        for (const mapping of definition.mappings ?? []) {
+          if (mapping.source_step !== index) continue;
+          const target = parametersOfStep(definition, mapping.target_step);
+          for (const [output, input] of Object.entries(mapping.map)) {
+            const name = values[output];
+            if (typeof name !== 'string' || name === '')
+              throw new StepError(
+                `step ${current} (${step.name}) names no file for output ${output}`,
+              );
+            const dataPath = dataPathBelow(row.result_folder, name);
+            const kind = target.find((parameter) => parameter.id === input)?.type;
+            mapped[mapping.target_step]![input] =
+              kind === 'MultiFileSelector' ? [dataPath] : dataPath;
+          }
+        }
+        if (signal.aborted) return;
+        await moveStep(db, row.id, current, 'Completed', `${step.name} completed`, now());
       }
       if (signal.aborted) return;
       await this.move(
@@ -228,10 +290,26 @@ export class JobRunner {
           : known
             ? (error as Error).message
             : 'an internal error stopped the job';
-      await this.move({ ...row, status: 'Running' }, 'Failed', reason).catch((failure: unknown) =>
+      const record = async () => {
+        if (current > 0) await moveStep(db, row.id, current, 'Failed', reason, now());
+        await this.move({ ...row, status: 'Running' }, 'Failed', reason);
+      };
+      await record().catch((failure: unknown) =>
         log.error({ err: failure, analysis: row.id }, 'could not record a failed analysis'),
       );
     }
+  }
+
+  /**
+   * The interactive session of a running analysis (its step of an interactive tool): its port and
+   * status, for the VICE routes. Undefined when it has none running.
+   */
+  async interactive(analysisId: string): Promise<InteractiveSession | undefined> {
+    for (const step of await stepsOf(this.options.db, analysisId)) {
+      const session = this.options.engine.interactive(step.external_id);
+      if (session) return session;
+    }
+    return undefined;
   }
 
   /**
@@ -285,5 +363,6 @@ export class JobRunner {
     await this.recovery;
     for (const { abort } of this.running.values()) abort.abort();
     await Promise.allSettled([...this.running.values()].map((job) => job.done));
+    await this.options.engine.close();
   }
 }

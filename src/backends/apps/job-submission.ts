@@ -24,6 +24,8 @@ export interface CheckedSubmission {
   debug: boolean;
   /** Per step (index), the values by parameter name (or id when it has none), defaults filled in. */
   stepValues: Record<string, unknown>[];
+  /** The same values by parameter id: what a sandboxed step's arguments are built from. */
+  stepValuesById: Record<string, unknown>[];
   /** The submission as sent. */
   raw: Record<string, unknown>;
 }
@@ -146,6 +148,7 @@ export async function checkSubmission(
     });
 
   const stepValues: Record<string, unknown>[] = definition.steps.map(() => ({}));
+  const stepValuesById: Record<string, unknown>[] = definition.steps.map(() => ({}));
   const missing: { id: string; label: string }[] = [];
   const invalid: { id: string; label: string; expected: string }[] = [];
   for (const [key, { step, parameter }] of parameters) {
@@ -159,12 +162,18 @@ export async function checkSubmission(
     if (referenceGenomeParameterTypes.includes(parameter.type)) {
       const genome = await chosenGenome(db, value);
       if (!genome) invalid.push({ id: key, label, expected: 'a reference genome (its id)' });
-      else stepValues[step]![parameter.name || parameter.id] = genome.path;
+      else {
+        stepValues[step]![parameter.name || parameter.id] = genome.path;
+        stepValuesById[step]![parameter.id] = genome.path;
+      }
       continue;
     }
     const checked = typed(parameter, value);
     if ('reason' in checked) invalid.push({ id: key, label, expected: checked.reason });
-    else stepValues[step]![parameter.name || parameter.id] = checked.value;
+    else {
+      stepValues[step]![parameter.name || parameter.id] = checked.value;
+      stepValuesById[step]![parameter.id] = checked.value;
+    }
   }
   if (missing.length > 0)
     throw bad(
@@ -198,6 +207,7 @@ export async function checkSubmission(
     notify: flag('notify', true),
     debug: flag('debug', false),
     stepValues,
+    stepValuesById,
     raw: body,
   };
 }

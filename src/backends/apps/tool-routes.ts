@@ -32,6 +32,7 @@ import {
   type ToolRow,
 } from './tool-model.js';
 import { shortUsername } from '../../common/users.js';
+import { approvalOf, toolProgram } from './tool-program.js';
 
 /** The GPU models a tool's container may ask for (`GET /tools/gpu-models`). */
 export const gpuModels = [
@@ -186,6 +187,25 @@ export const toolRoutes: FastifyPluginAsync<{
       .where('id', '=', row.id)
       .execute();
     return (await findTool(row.id))!;
+  };
+
+  /**
+   * An administrator's approval of what the tool runs as it now stands (tool-program.ts): imports
+   * and changes through the admin routes approve; a later change of the program or image by its
+   * owner is not approved.
+   */
+  const approve = async (id: string, admin: string) => {
+    const row = (await findTool(id))!;
+    const program = toolProgram(row);
+    await db
+      .updateTable('tools')
+      .set(
+        'reason' in program
+          ? { approved_run: null, approved_by: null }
+          : { approved_run: approvalOf(program), approved_by: admin },
+      )
+      .where('id', '=', id)
+      .execute();
   };
 
   /** The versions naming the tool, with whether their app is deleted. */
@@ -406,6 +426,7 @@ export const toolRoutes: FastifyPluginAsync<{
           .execute();
     });
     for (const [index, { owner }] of tools.entries()) {
+      await approve(ids[index]!, caller.user);
       const row = (await findTool(ids[index]!))!;
       tell(owner, `Tool ${row.name} ${row.version} has been deployed`, 'tool_deployment', row);
     }
@@ -434,7 +455,9 @@ export const toolRoutes: FastifyPluginAsync<{
         `tool ${row.id} is public: its container settings change only with overwrite-public=true`,
         { tool_id: row.id, field: 'container' },
       );
-    return toolView(await update(row, input), 'own');
+    await update(row, input);
+    await approve(row.id, shortUser(request.query));
+    return toolView((await findTool(row.id))!, 'own');
   });
 
   app.delete<ToolParams>('/admin/tools/:toolId', async (request) =>

@@ -61,6 +61,12 @@ export { BlobStore } from './blobs.js';
 export { readableFile } from './writes.js';
 
 /**
+ * A folder `caller` may read and everything below it (analysis inputs staged whole); refusals as
+ * readableFile's, ERR_NOT_A_FOLDER for a file.
+ */
+export { readableTree } from './writes.js';
+
+/**
  * A new file at `path` with the bytes of `content`, made as `caller`: the folder must exist and
  * `caller` must be able to write it, the name must be valid and free.
  */

@@ -26,6 +26,7 @@ export {
   ObjectIndex,
   openSharedDataStore,
   readableFile,
+  readableTree,
   replaceContent,
   requireAccess,
   type Caller,

@@ -10,6 +10,7 @@ import { objectLock } from './locks.js';
 import type { Caller, DataStore } from './store.js';
 import { isUniqueViolation } from '../../store/unique-violation.js';
 import { visibilityOf } from './visibility.js';
+import { subtree } from './tree.js';
 import { errorAs, gatewayError } from '../../common/errors.js';
 
 /** The folders missing on the way to `path`, checked: the nearest existing one must be a folder `caller` can write. */
@@ -77,6 +78,28 @@ export async function createFolders(
 }
 
 /** A file `caller` may read at `path`. */
+/**
+ * A folder `caller` may read at `path` and everything below it (read on a folder covers what it
+ * holds), sorted by path; the data store's refusals otherwise, as readableFile's, and
+ * ERR_NOT_A_FOLDER for a file.
+ */
+export async function readableTree(
+  data: DataStore,
+  caller: Caller,
+  path: string,
+): Promise<{ folder: DataObject; below: DataObject[] }> {
+  const folder = await data.existing(data.path(path));
+  await visibilityOf(data).requireLevel(caller, folder, 'read');
+  if (folder.type !== 'dir')
+    throw gatewayError('ERR_NOT_A_FOLDER', `${folder.path} is a file, not a folder`, {
+      path: folder.path,
+    });
+  const below = (await subtree(data.db, folder.path))
+    .filter((object) => object.path !== folder.path)
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { folder, below };
+}
+
 export async function readableFile(
   data: DataStore,
   caller: Caller,

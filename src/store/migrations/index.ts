@@ -22,6 +22,7 @@ import * as appPublication from './021-app-publication.js';
 import * as toolsAndRequests from './022-tools-and-requests.js';
 import * as referenceGenomes from './023-reference-genomes.js';
 import * as webhooks from './024-webhooks.js';
+import * as analysisSteps from './025-analysis-steps.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '022-tools-and-requests': toolsAndRequests,
   '023-reference-genomes': referenceGenomes,
   '024-webhooks': webhooks,
+  '025-analysis-steps': analysisSteps,
 };

@@ -1,0 +1,171 @@
+// Running one step of a user tool on the execution engine (docs/executor.md): the tool's program
+// (tool-program.ts) must be allowed; the step's file inputs are staged (step-staging.ts); its
+// arguments are built from its parameters in argument order, one argv entry each, never through a
+// shell; it runs in its own working directory under the tool's and the platform's limits; then
+// its outputs and logs are uploaded into the result folder (step-outputs.ts), whether it
+// succeeded or not, and its folder on this host is removed.
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { ExecutorSettings } from '../../config.js';
+import {
+  unpackImage,
+  type ExecutionEngine,
+  type StepCommand,
+  type StepLimits,
+  type StepOutcome,
+} from '../executor/index.js';
+import { asBoolean } from '../../store/sqlite-booleans.js';
+import { argumentsOf } from './arg-preview.js';
+import type { AppParameter } from './definition.js';
+import { blank } from './job-submission.js';
+import { StepError, type StepRun } from './job-step.js';
+import { InputStager } from './step-staging.js';
+import { uploadLogs, uploadOutputs } from './step-outputs.js';
+import { mayRun, toolProgram } from './tool-program.js';
+import type { ToolRow } from './tool-model.js';
+
+export interface SandboxedStep {
+  run: StepRun;
+  /** 1-based. */
+  number: number;
+  tool: ToolRow;
+  /** The step's parameters, and their values by parameter id (defaults filled in, typed). */
+  parameters: AppParameter[];
+  values: Record<string, unknown>;
+  engine: ExecutionEngine;
+  settings: ExecutorSettings;
+  /** This step's own host folder (made here, removed when it ends). */
+  folder: string;
+  /** What the engine knows an interactive step's session by (the step's external id). */
+  sessionId: string;
+}
+
+/**
+ * The argv entries of the arguments: a name and its value are two entries (`-o`, `out.txt`), or
+ * one when the name ends in `=` (`--out=out.txt`); an empty name or value gives no entry.
+ */
+export function argvOf(arguments_: { name: string; value: string }[]): string[] {
+  return arguments_.flatMap(({ name, value }) =>
+    name.endsWith('=') ? [`${name}${value}`] : [name, value].filter((part) => part !== ''),
+  );
+}
+
+/** The step's limits: the platform's, or less where the tool asks for less. */
+function limitsOf(tool: ToolRow, platform: StepLimits): StepLimits {
+  const container = tool.container ? (JSON.parse(tool.container) as Record<string, unknown>) : {};
+  const lower = (most: number, asked: unknown) =>
+    typeof asked === 'number' && Number.isInteger(asked) && asked > 0
+      ? Math.min(most, asked)
+      : most;
+  return {
+    wallClockSeconds: lower(platform.wallClockSeconds, tool.time_limit_seconds),
+    cpuSeconds: platform.cpuSeconds,
+    memoryBytes: lower(platform.memoryBytes, container.memory_limit),
+    outputBytes: platform.outputBytes,
+  };
+}
+
+/** Output names must stay inside the working directory. */
+function checkOutputName(parameter: AppParameter, value: unknown): void {
+  const name = String(value);
+  if (path.posix.isAbsolute(name) || name.split('/').some((part) => part === '..'))
+    throw new StepError(
+      `${parameter.label ?? parameter.name ?? parameter.id} must name a file inside the working directory, not ${name}`,
+    );
+}
+
+/** An interactive step runs until it ends by itself, by its time limit or by a stop. */
+async function runInteractive(
+  engine: ExecutionEngine,
+  command: StepCommand,
+  id: string,
+  signal: AbortSignal,
+): Promise<StepOutcome> {
+  const session = await engine.startInteractive(command, id);
+  const stop = () => void session.stop();
+  if (signal.aborted) stop();
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    return await session.done;
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+}
+
+/** Runs the step; answers the data paths it wrote (outputs, then logs). Failures are StepErrors. */
+export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
+  const { run, tool, engine, settings } = step;
+  const label = `step ${step.number} (${tool.name})`;
+  const program = toolProgram(tool);
+  if ('reason' in program) throw new StepError(`${label} cannot run: ${program.reason}`);
+  if (!mayRun(tool, program, settings.allow))
+    throw new StepError(
+      `${label} cannot run: ${program.image ?? program.program} is not allowed on this platform ` +
+        `(an administrator approves the tool with PATCH /admin/tools/${tool.id}, or lists it in TOOL_EXECUTABLES_ALLOW)`,
+    );
+  const available = await engine.available();
+  if (!available.ok) throw new StepError(`${label} cannot run: ${available.reason}`);
+
+  const inputs = path.join(step.folder, 'inputs');
+  const workDir = path.join(step.folder, 'work');
+  const logDir = path.join(step.folder, 'logs');
+  await Promise.all([inputs, workDir, logDir].map((dir) => mkdir(dir, { recursive: true })));
+  try {
+    const rootImage = program.image
+      ? await unpackImage(program.image, path.join(settings.workDir, 'images')).catch(
+          (error: unknown) => {
+            throw new StepError(
+              `${label} cannot run: its image ${program.image} could not be unpacked (${(error as Error).message})`,
+            );
+          },
+        )
+      : undefined;
+    const stager = new InputStager(run, inputs);
+    const found: { name: string; value: string; order: number }[] = [];
+    for (const parameter of step.parameters) {
+      if (parameter.type === 'Info') continue;
+      const value = step.values[parameter.id];
+      const order = typeof parameter.order === 'number' ? parameter.order : 0;
+      if (blank(value)) {
+        if (parameter.omit_if_blank === false)
+          found.push({ name: parameter.name ?? '', value: '', order });
+        continue;
+      }
+      if (parameter.type === 'FileOutput' || parameter.type === 'FolderOutput')
+        checkOutputName(parameter, value);
+      // An output the tool writes by a fixed name is not on its command line.
+      if ((parameter.file_parameters as { is_implicit?: boolean } | undefined)?.is_implicit)
+        continue;
+      found.push(...argumentsOf(parameter, await stager.stage(parameter, value), order));
+    }
+    // Array.prototype.sort is stable: equal orders keep the form's order.
+    const argv = [program.program, ...argvOf(found.sort((a, b) => a.order - b.order))];
+    const command = {
+      argv,
+      workDir,
+      logDir,
+      readOnly: [inputs, ...(rootImage ? [] : [program.program])],
+      ...(rootImage ? { rootImage } : {}),
+      limits: limitsOf(tool, settings.limits),
+    };
+    const outcome = asBoolean(tool.interactive)
+      ? await runInteractive(engine, command, step.sessionId, run.signal)
+      : await engine.run(command, run.signal);
+    if (outcome.state === 'stopped' || run.signal.aborted) throw new StepError('stopped');
+    // Uploaded even when the step failed: its partial outputs and logs say why. Its own failure
+    // is the one reported.
+    const written: string[] = [];
+    const failedUpload = await uploadOutputs(run, workDir, written).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    written.push(...(await uploadLogs(run, logDir, step.number)));
+    if (outcome.state === 'failed') throw new StepError(`${label} ${outcome.reason}`);
+    if (failedUpload !== undefined) throw failedUpload;
+    return written;
+  } finally {
+    await rm(step.folder, { recursive: true, force: true }).catch((error: unknown) =>
+      run.log.warn({ err: error, folder: step.folder }, 'could not remove a step folder'),
+    );
+  }
+}

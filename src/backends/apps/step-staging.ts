@@ -1,0 +1,95 @@
+// Staging a sandboxed step's inputs: each file a file parameter names is copied out of the data
+// store, read as the user who launched the job (their permissions decide), into the step's
+// `inputs` folder, which the sandbox mounts read-only at the same path. A folder parameter brings
+// the folder and everything below it. The step's arguments name the staged copies.
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { baseName } from '../../common/data-path.js';
+import { readableFile, readableTree, type DataObject } from '../data-info/index.js';
+import { pathParameterTypes, type AppParameter } from './definition.js';
+import { StepError, type StepRun } from './job-step.js';
+
+/** A path value as clients send it: a string, or `{path}`. */
+const pathOf = (value: unknown, label: string): string => {
+  const found =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'object' && value !== null
+        ? (value as { path?: unknown }).path
+        : undefined;
+  if (typeof found !== 'string' || found === '') throw new StepError(`${label} needs a path`);
+  return found;
+};
+
+export class InputStager {
+  private readonly taken = new Set<string>();
+
+  constructor(
+    private readonly run: StepRun,
+    /** The host folder staged inputs go to. */
+    readonly folder: string,
+  ) {}
+
+  /** A free host path in the inputs folder for `name` (a second `x.txt` goes to `2/x.txt`). */
+  private async placeFor(name: string): Promise<string> {
+    for (let round = 1; ; round += 1) {
+      const relative = round === 1 ? name : path.join(String(round), name);
+      if (!this.taken.has(relative)) {
+        this.taken.add(relative);
+        await mkdir(path.dirname(path.join(this.folder, relative)), { recursive: true });
+        return path.join(this.folder, relative);
+      }
+    }
+  }
+
+  private async copy(object: DataObject, target: string): Promise<void> {
+    if (this.run.signal.aborted) throw new StepError('stopped');
+    const blob = await this.run.data.content(object);
+    try {
+      await pipeline(blob.stream(), createWriteStream(target, { flags: 'wx', mode: 0o444 }), {
+        signal: this.run.signal,
+      });
+    } finally {
+      await blob.close();
+    }
+  }
+
+  private async stageFile(dataPath: string): Promise<string> {
+    const object = await readableFile(this.run.data, this.run.caller, dataPath);
+    const target = await this.placeFor(baseName(object.path));
+    await this.copy(object, target);
+    return target;
+  }
+
+  private async stageFolder(dataPath: string): Promise<string> {
+    const { folder, below } = await readableTree(this.run.data, this.run.caller, dataPath);
+    const target = await this.placeFor(baseName(folder.path));
+    await mkdir(target, { recursive: true });
+    for (const object of below) {
+      const inside = path.join(target, ...object.path.slice(folder.path.length + 1).split('/'));
+      if (object.type === 'dir') await mkdir(inside, { recursive: true });
+      else {
+        await mkdir(path.dirname(inside), { recursive: true });
+        await this.copy(object, inside);
+      }
+    }
+    return target;
+  }
+
+  /**
+   * The value a parameter gives the step: for a file parameter, the staged copies' paths (as the
+   * sandbox sees them); anything else unchanged.
+   */
+  async stage(parameter: AppParameter, value: unknown): Promise<unknown> {
+    if (!pathParameterTypes.includes(parameter.type)) return value;
+    const label = parameter.label ?? parameter.name ?? parameter.id;
+    if (parameter.type === 'FolderInput') return this.stageFolder(pathOf(value, label));
+    if (parameter.type === 'FileInput') return this.stageFile(pathOf(value, label));
+    const staged: string[] = [];
+    for (const item of Array.isArray(value) ? value : [value])
+      staged.push(await this.stageFile(pathOf(item, label)));
+    return staged;
+  }
+}
