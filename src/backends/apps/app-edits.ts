@@ -6,7 +6,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { atLeast } from '../permissions/index.js';
 import { visibleApp, type AppRow } from './app-views.js';
-import { definitionOf, type AppDefinition, type AppRequest } from './definition.js';
+import { definitionOf, isPipeline, type AppDefinition, type AppRequest } from './definition.js';
 import { signedInUser } from './caller.js';
 import { levelOf, sharedLevels } from './shared-access.js';
 import { isJsonObject } from '../../common/request-body.js';
@@ -152,20 +152,43 @@ export async function addVersion(
   at: number,
   documentation: string | null = null,
 ): Promise<string> {
-  const definition = definitionOf(request);
+  return insertVersion(trx, appId, definitionOf(request), {
+    version: request.version,
+    references: request.references,
+    user,
+    order,
+    at,
+    documentation,
+  });
+}
+
+/** Adds a version holding `definition` (its steps' tools recorded too); answers its id. */
+export async function insertVersion(
+  trx: Transaction<Database>,
+  appId: string,
+  definition: AppDefinition,
+  fields: {
+    version: string;
+    references: string[];
+    user: string;
+    order: number;
+    at: number;
+    documentation?: string | null;
+  },
+): Promise<string> {
   const id = randomUUID();
   await trx
     .insertInto('app_versions')
     .values({
       id,
       app_id: appId,
-      version: request.version,
-      version_order: order,
+      version: fields.version,
+      version_order: fields.order,
       definition: JSON.stringify(definition),
-      documentation,
-      reference_urls: JSON.stringify(request.references),
-      created_by: user,
-      created_on: at,
+      documentation: fields.documentation ?? null,
+      reference_urls: JSON.stringify(fields.references),
+      created_by: fields.user,
+      created_on: fields.at,
     })
     .execute();
   await trx.insertInto('app_version_tools').values(stepTools(id, definition)).execute();
@@ -204,12 +227,25 @@ export async function replaceVersion(
     })),
     groups: fresh.groups,
   };
+  await writeDefinition(trx, version, definition, {
+    version: label,
+    references: request.references,
+  });
+}
+
+/** Stores `definition` over a version in place (its steps' tools too), with a new label or references. */
+export async function writeDefinition(
+  trx: Transaction<Database>,
+  version: VersionRow,
+  definition: AppDefinition,
+  changes: { version?: string; references?: string[] },
+): Promise<void> {
   await trx
     .updateTable('app_versions')
     .set({
-      version: label ?? version.version,
+      version: changes.version ?? version.version,
       definition: JSON.stringify(definition),
-      reference_urls: JSON.stringify(request.references),
+      ...(changes.references ? { reference_urls: JSON.stringify(changes.references) } : {}),
     })
     .where('id', '=', version.id)
     .execute();
@@ -318,6 +354,13 @@ export async function saveOverVersion(
   },
 ): Promise<void> {
   const { app, version, request, label } = edit;
+  // The app editor's body has tools, not the apps a pipeline's steps come from nor its mappings.
+  if (isPipeline(JSON.parse(version.definition) as AppDefinition))
+    throw gatewayError(
+      'ERR_ILLEGAL_ARGUMENT',
+      `app ${app.id} is a pipeline: save it through /apps/pipelines/${app.id}`,
+      { app_id: app.id },
+    );
   await db.transaction().execute(async (trx) => {
     await checkTools(trx, request, edit.editor, app.id);
     if (label) await checkLabelFree(trx, app.id, label, version.id);

@@ -5,7 +5,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
 import { paged } from '../../store/paging.js';
-import type { AppDefinition } from './definition.js';
+import { isPipeline, type AppDefinition } from './definition.js';
 import { anonymousUser } from './caller.js';
 import { levelOf, sharedIds, sharedLevels } from './shared-access.js';
 
@@ -66,6 +66,15 @@ export async function currentVersions(db: Kysely<Database>, appIds: string[]) {
     )
     .execute();
   return new Map(rows.map((row) => [row.app_id, row]));
+}
+
+/** Whether an app may be a step of a pipeline: one step, with a tool, and not a pipeline itself. */
+function pipelineEligibility(definition: AppDefinition, canRun: boolean) {
+  const no = (reason: string) => ({ is_valid: false, reason });
+  if (!canRun) return no('a step has no tool');
+  if (definition.steps.length > 1) return no('the app has more than one step');
+  if (isPipeline(definition)) return no('the app is a pipeline');
+  return { is_valid: true, reason: '' };
 }
 
 /** The AppListingDetail of each app, in the order given. */
@@ -148,13 +157,7 @@ export async function listingEntries(
       overall_job_type: 'executable',
       permission:
         levelOf(app.integrator, user, granted.get(app.id), asBoolean(app.is_public)) ?? 'read',
-      pipeline_eligibility:
-        canRun && definition.steps.length === 1
-          ? { is_valid: true, reason: '' }
-          : {
-              is_valid: false,
-              reason: canRun ? 'the app has more than one step' : 'a step has no tool',
-            },
+      pipeline_eligibility: pipelineEligibility(definition, canRun),
       rating: {
         average: average ? Number(Number(average.average).toFixed(2)) : 0,
         total: average ? Number(average.total) : 0,

@@ -4,26 +4,37 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { currentVersions, listingEntries, visibleAppsQuery } from './app-listings.js';
-import type { AppDefinition } from './definition.js';
+import { mappedInputs, type AppDefinition } from './definition.js';
 import { gatewayError } from '../../common/errors.js';
 
-/** The launch view of a definition: parameter ids become `<step id>_<parameter id>`. */
+/**
+ * The launch view of a definition: parameter ids become `<step id>_<parameter id>`. A pipeline's
+ * inputs fed by an earlier step's output are left out (the form asks only for what the user
+ * gives), and so is a group left with nothing to ask.
+ */
 export function jobViewGroups(definition: AppDefinition) {
-  return definition.groups.map((group) => {
+  const mapped = mappedInputs(definition);
+  return definition.groups.flatMap((group) => {
     const stepNumber = group.step_number ?? 1;
     const step = definition.steps[stepNumber - 1];
-    return {
-      id: group.id,
-      name: group.name ?? '',
-      label: group.label,
-      description: group.description ?? '',
-      isVisible: group.isVisible ?? true,
-      step_number: stepNumber,
-      parameters: group.parameters.map((parameter) => ({
-        ...parameter,
-        id: `${step?.id ?? 'step'}_${parameter.id}`,
-      })),
-    };
+    const parameters = group.parameters.filter(
+      (parameter) => !mapped(stepNumber - 1, parameter.id),
+    );
+    if (parameters.length === 0 && group.parameters.length > 0) return [];
+    return [
+      {
+        id: group.id,
+        name: group.name ?? '',
+        label: group.label,
+        description: group.description ?? '',
+        isVisible: group.isVisible ?? true,
+        step_number: stepNumber,
+        parameters: parameters.map((parameter) => ({
+          ...parameter,
+          id: `${step?.id ?? 'step'}_${parameter.id}`,
+        })),
+      },
+    ];
   });
 }
 

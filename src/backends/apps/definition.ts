@@ -7,9 +7,14 @@ import { gatewayError } from '../../common/errors.js';
  * tool, and the parameter groups of the launch form (spec "App models": AppGroup, AppParameter).
  * A group's `step_number` defaults to 1; parameter ids are UUIDs, shown in the launch view as
  * `<step id>_<parameter id>`.
+ *
+ * A pipeline (pipeline-routes.ts) is an app whose steps each come from a single-step app: the step
+ * names that app (`app_id`) and the version it was made from (`app_version_id`), runs its tool, and
+ * the app's groups are copied under the step's `step_number` with their parameter ids kept, so that
+ * `mappings` can name them. The job runner reads this shape as it is.
  */
 export interface AppDefinition {
-  steps: { id: string; name: string; tool_id: string | null; description?: string }[];
+  steps: AppStep[];
   groups: AppGroup[];
   /**
    * A pipeline's mappings: an output of an earlier step (`source_step`, 0-based) to an input of a
@@ -17,6 +22,31 @@ export interface AppDefinition {
    */
   mappings?: { source_step: number; target_step: number; map: Record<string, string> }[];
   requirements?: Record<string, unknown>[];
+  mappings?: PipelineMapping[];
+}
+
+export interface AppStep {
+  id: string;
+  name: string;
+  tool_id: string | null;
+  description?: string;
+  /** A pipeline's step: the single-step app it runs, and that app's version it was made from. */
+  app_id?: string;
+  app_version_id?: string;
+}
+
+/**
+ * In a pipeline, what a later step is given from an earlier one's outputs: `source_step` and
+ * `target_step` are 0-based indexes into `steps` (source before target), and `map` names an output
+ * parameter of the source step (`FileOutput`, `FolderOutput`) → the input parameter of the target
+ * step it feeds (`FileInput`, `FolderInput`, `MultiFileSelector`), by their ids in the groups. An
+ * input is fed at most once; an output feeding several inputs of one step takes one entry per
+ * input, so the same pair of steps may appear more than once.
+ */
+export interface PipelineMapping {
+  source_step: number;
+  target_step: number;
+  map: Record<string, string>;
 }
 
 export interface AppGroup {
@@ -74,6 +104,27 @@ export const pathParameterTypes: readonly string[] = [
   'FolderInput',
   'MultiFileSelector',
 ];
+/** Parameters naming what a step writes; a pipeline maps them onto later steps' path inputs. */
+export const outputParameterTypes: readonly string[] = ['FileOutput', 'FolderOutput'];
+
+/** Whether a definition is a pipeline's: its steps name the apps they come from. */
+export const isPipeline = (definition: AppDefinition): boolean =>
+  definition.steps.some((step) => step.app_id !== undefined);
+
+/**
+ * Which inputs of a pipeline get their value from an earlier step's output at run time (the
+ * launch form neither shows nor requires them): `(step index, parameter id) → mapped`.
+ */
+export function mappedInputs(
+  definition: AppDefinition,
+): (step: number, parameterId: string) => boolean {
+  const mapped = new Set(
+    (definition.mappings ?? []).flatMap((mapping) =>
+      Object.values(mapping.map).map((input) => `${mapping.target_step}/${input}`),
+    ),
+  );
+  return (step, parameterId) => mapped.has(`${step}/${parameterId}`);
+}
 
 const bad = (field: string, reason: string) =>
   gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });

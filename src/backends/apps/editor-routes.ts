@@ -3,9 +3,8 @@
 // version, the order of versions, copying an app, the command-line preview, and deleting many
 // apps at once (`shredder`). Editing needs `write` on the app (its integrator or a `write`
 // grantee); reading what anyone who sees the app sees needs only that.
-import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { visibleApp, type AppRow } from './app-views.js';
 import { appRequest, type AppDefinition } from './definition.js';
@@ -15,16 +14,15 @@ import {
   callerOf,
   changeableApp,
   namedVersion,
-  nextOrder,
   saveOverVersion,
   versionOf,
   type AppParams,
   type VersionParams,
-  type VersionRow,
 } from './app-edits.js';
 import { appDetails } from './app-listing-routes.js';
 import { relabel, tasksView, toolsOf, uiView, publishability } from './editor-views.js';
 import { argumentPreview } from './arg-preview.js';
+import { copyAsNewApp, copyAsNewVersion } from './app-copies.js';
 import { isJsonObject } from '../../common/request-body.js';
 import { gatewayError } from '../../common/errors.js';
 
@@ -41,37 +39,6 @@ export function shredderIds(body: unknown): string[] {
   )
     throw badField('app_ids', '"app_ids" must be a non-empty list of app ids');
   return [...new Set((ids as string[]).map((id) => id.toLowerCase()))];
-}
-
-/** A label like `label` that none of `taken` is: `label`, `label (2)`, `label (3)`, ... */
-function freeLabel(label: string, taken: string[]): string {
-  if (!taken.includes(label)) return label;
-  for (let n = 2; ; n += 1) if (!taken.includes(`${label} (${n})`)) return `${label} (${n})`;
-}
-
-/** A copy of `version` as a version of `appId` (the same app or another), its tools too. */
-async function copyVersion(
-  trx: Transaction<Database>,
-  version: VersionRow,
-  appId: string,
-  fields: { version: string; version_order: number; created_by: string; created_on: number },
-): Promise<string> {
-  const id = randomUUID();
-  await trx
-    .insertInto('app_versions')
-    .values({ ...version, ...fields, id, app_id: appId })
-    .execute();
-  const steps = await trx
-    .selectFrom('app_version_tools')
-    .select(['step_number', 'tool_id'])
-    .where('app_version_id', '=', version.id)
-    .execute();
-  if (steps.length > 0)
-    await trx
-      .insertInto('app_version_tools')
-      .values(steps.map((step) => ({ ...step, app_version_id: id })))
-      .execute();
-  return id;
 }
 
 export const editorRoutes: FastifyPluginAsync<{
@@ -159,21 +126,7 @@ export const editorRoutes: FastifyPluginAsync<{
     const caller = callerOf(request.query);
     const row = await changeableApp(db, caller, request.params, 'write');
     const version = await versionOf(db, row.id, request.params.versionId);
-    const taken = (
-      await db.selectFrom('app_versions').select('version').where('app_id', '=', row.id).execute()
-    ).map((other) => other.version);
-    const id = await db.transaction().execute(async (trx) => {
-      const at = now();
-      const made = await copyVersion(trx, version, row.id, {
-        version: freeLabel(`${version.version} (copy)`, taken),
-        version_order: await nextOrder(trx, row.id),
-        created_by: caller.user,
-        created_on: at,
-      });
-      await trx.updateTable('apps').set({ edited_date: at }).where('id', '=', row.id).execute();
-      return made;
-    });
-    return ui(row, id);
+    return ui(row, await copyAsNewVersion(db, row, version, caller.user, now()));
   });
 
   /**
@@ -225,31 +178,7 @@ export const editorRoutes: FastifyPluginAsync<{
   app.post<AppParams>('/apps/:systemId/:appId/copy', async (request) => {
     const caller = callerOf(request.query);
     const source = await visibleApp(db, caller.user, request.params.systemId, request.params.appId);
-    const version = await versionOf(db, source.id);
-    const id = randomUUID();
-    await db.transaction().execute(async (trx) => {
-      const at = now();
-      await trx
-        .insertInto('apps')
-        .values({
-          id,
-          name: `Copy of ${source.name}`.slice(0, 255),
-          description: source.description,
-          wiki_url: source.wiki_url,
-          integrator: caller.user,
-          integrator_name: caller.name,
-          integrator_email: caller.email,
-          integration_date: at,
-          edited_date: at,
-        })
-        .execute();
-      await copyVersion(trx, version, id, {
-        version: version.version,
-        version_order: 1,
-        created_by: caller.user,
-        created_on: at,
-      });
-    });
+    const id = await copyAsNewApp(db, source, await versionOf(db, source.id), caller, now());
     return ui(await visibleApp(db, caller.user, 'de', id));
   });
 

@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
-import { pathParameterTypes, type AppDefinition } from './definition.js';
+import { outputParameterTypes, pathParameterTypes, type AppDefinition } from './definition.js';
 import { versionsOf, type AppRow } from './app-views.js';
 import { checkLabelFree, type Db, type VersionRow } from './app-edits.js';
 import { isJsonObject } from '../../common/request-body.js';
@@ -93,9 +93,7 @@ export async function tasksView(db: Kysely<Database>, row: AppRow, version: Vers
         step_number: index + 1,
         tool: (step.tool_id && tools.get(step.tool_id)) || null,
         inputs: parameters.filter((p) => pathParameterTypes.includes(p.type)).map(entry),
-        outputs: parameters
-          .filter((p) => p.type === 'FileOutput' || p.type === 'FolderOutput')
-          .map(entry),
+        outputs: parameters.filter((p) => outputParameterTypes.includes(p.type)).map(entry),
       };
     }),
   };

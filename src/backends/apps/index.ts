@@ -14,6 +14,7 @@ import { catalogRoutes } from './app-listing-routes.js';
 import { categoryRoutes } from './category-routes.js';
 import { editingRoutes } from './editing-routes.js';
 import { editorRoutes } from './editor-routes.js';
+import { pipelineRoutes } from './pipeline-routes.js';
 import { publicationRoutes } from './publication-routes.js';
 import { adminAppRoutes } from './admin-app-routes.js';
 import { elementRoutes } from './element-routes.js';
@@ -81,6 +82,7 @@ export const appsService: EmbeddedService = {
     await app.register(appMarkRoutes, { db: store.db, now });
     await app.register(editingRoutes, { db: store.db, now });
     await app.register(editorRoutes, { db: store.db, now });
+    await app.register(pipelineRoutes, { db: store.db, now });
     await app.register(publicationRoutes, { db: store.db, now, notify });
     await app.register(adminAppRoutes, { db: store.db, now });
     await app.register(elementRoutes);

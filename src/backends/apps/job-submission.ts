@@ -1,12 +1,14 @@
 // Checking an AnalysisSubmission (backends.md §5.3) against the app version it launches: the
 // values of `config` (`<step id>_<parameter id>` keys) must belong to its parameters, fit their
 // types, and cover every required parameter that has no default. A reference-genome parameter
-// names a genome (its id, or the genome object with `id`); the job gets the genome's path.
+// names a genome (its id, or the genome object with `id`); the job gets the genome's path. A
+// pipeline's input fed by an earlier step's output (its `mappings`) is neither asked for nor
+// taken from `config`: the job runner gives it that output.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { currentVersions } from './app-listings.js';
 import { visibleApp } from './app-views.js';
-import type { AppDefinition, AppParameter } from './definition.js';
+import { mappedInputs, type AppDefinition, type AppParameter } from './definition.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
 import { isJsonObject } from '../../common/request-body.js';
 import { gatewayError } from '../../common/errors.js';
@@ -131,16 +133,26 @@ export async function checkSubmission(
   if (!isJsonObject(config))
     throw bad('config', '"config" must be an object of "<step id>_<parameter id>": value');
   const parameters = new Map<string, { step: number; parameter: AppParameter }>();
+  const mapped = mappedInputs(definition);
+  const mappedKeys = new Set<string>();
   for (const group of definition.groups) {
     const step = (group.step_number ?? 1) - 1;
     for (const parameter of group.parameters)
-      parameters.set(`${definition.steps[step]?.id ?? 'step'}_${parameter.id}`, {
-        step,
-        parameter,
-      });
+      if (mapped(step, parameter.id))
+        mappedKeys.add(`${definition.steps[step]?.id ?? 'step'}_${parameter.id}`);
+      else
+        parameters.set(`${definition.steps[step]?.id ?? 'step'}_${parameter.id}`, {
+          step,
+          parameter,
+        });
   }
+  // A value sent for a mapped input (say, from a form made before the mapping) is set aside.
   const unknown = Object.keys(config).filter(
-    (key) => !parameters.has(key.toLowerCase()) && !parameters.has(key),
+    (key) =>
+      !parameters.has(key.toLowerCase()) &&
+      !parameters.has(key) &&
+      !mappedKeys.has(key.toLowerCase()) &&
+      !mappedKeys.has(key),
   );
   if (unknown.length > 0)
     throw bad('config', `config names no parameter of this app: ${unknown.join(', ')}`, {

@@ -1,7 +1,6 @@
 // Featured Apps and app communities through the gateway (routes.md §16 app-categories,
 // app-communities, app-community-tags, §17) on both engines, signed in and anonymous: community tags
-// are AVUs on the app, Featured Apps are the public apps of the featured-apps community, and literal
-// apps paths the service does not serve answer 501 rather than reaching a parameter route.
+// are AVUs on the app, and Featured Apps are the public apps of the featured-apps community.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -224,19 +223,6 @@ for (const engine of engines) {
       // Run as the migrator runs it on such a store (later migrations make rewinding the record moot).
       await featuredBuiltInApps.up(store.db as never);
       assert.deepEqual(idsOf(await gw.ok(null, 'GET', '/apps/categories/featured')), builtIns);
-    });
-
-    test('literal apps paths not served answer 501, not a parameter route', async () => {
-      for (const [method, route] of [
-        ['POST', '/apps/pipelines'],
-        ['POST', `/apps/pipelines/${builtInApps[0]!.id}/copy`],
-        ['POST', `/apps/pipelines/${builtInApps[0]!.id}/versions`],
-      ] as const) {
-        const answer = await gw.call('alice', method, route, { json: {} });
-        assert.equal(answer.status, 501, `${method} ${route}: ${answer.text}`);
-        assert.equal(answer.body.error_code, 'ERR_NOT_IMPLEMENTED');
-        assert.match(answer.body.reason, new RegExp(`${method} /apps${route}`));
-      }
     });
   });
 }
