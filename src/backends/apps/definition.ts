@@ -16,11 +16,6 @@ import { gatewayError } from '../../common/errors.js';
 export interface AppDefinition {
   steps: AppStep[];
   groups: AppGroup[];
-  /**
-   * A pipeline's mappings: an output of an earlier step (`source_step`, 0-based) to an input of a
-   * later one, parameter id to parameter id.
-   */
-  mappings?: { source_step: number; target_step: number; map: Record<string, string> }[];
   requirements?: Record<string, unknown>[];
   mappings?: PipelineMapping[];
 }

@@ -7,13 +7,18 @@
 // process tree, a detached grandchild included; the wall-clock, CPU-time, memory and output-size
 // limits each failing the step with that limit named; no network and nothing of the host outside
 // the step's directory; nothing running that neither TOOL_EXECUTABLES_ALLOW nor an administrator
-// allowed, and an administrator's approval undone by the owner's later change of the program.
+// allowed, and an administrator's approval undone by the owner's later change of the program; a
+// pipeline of two tools, the first's output feeding the second, and one whose first step fails; a
+// tool on a root filesystem image (a static busybox in a tar) running with that image as `/`.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { create as createTar } from 'tar';
 import { eventually } from '../../support/fileio.js';
 import { engines, skipWithout } from '../../support/postgres.js';
 import {
@@ -37,6 +42,12 @@ const processesWith = (marker: string) =>
       }
     });
 
+const reportParameters = [
+  { type: 'FileInput', name: '--in', label: 'Lines', order: 1, required: true },
+  { type: 'Text', name: '--label', label: 'Label', order: 2 },
+  { type: 'FileOutput', name: '-o', label: 'Report', order: 3, defaultValue: 'report.txt' },
+];
+
 interface Parameter {
   type: string;
   name: string;
@@ -50,13 +61,22 @@ for (const engine of engines) {
   describe(`user tools on the executor (${engine})`, { skip: skipWithout(engine) }, () => {
     let gw: MetadataGateway;
     let closedPort: Server;
+    let image: string;
+    let imageFolder: string;
     before(async () => {
+      // A root filesystem image as `docker export` writes one: a tar of a static busybox.
+      imageFolder = await mkdtemp(path.join(tmpdir(), 'rootfs-'));
+      await mkdir(path.join(imageFolder, 'root/bin'), { recursive: true });
+      await copyFile('/bin/busybox', path.join(imageFolder, 'root/bin/busybox'));
+      await symlink('busybox', path.join(imageFolder, 'root/bin/sh'));
+      image = path.join(imageFolder, 'busybox.tar');
+      await createTar({ file: image, cwd: path.join(imageFolder, 'root') }, ['bin']);
       closedPort = createServer((socket) => socket.end('hello'));
       await new Promise<void>((resolve) => closedPort.listen(0, '127.0.0.1', resolve));
       gw = (await startMetadataGateway({
         engine,
         env: {
-          TOOL_EXECUTABLES_ALLOW: `${fixtures}/report.sh,${fixtures}/upper.sh,${fixtures}/fail.sh,${fixtures}/sleepy.sh,${fixtures}/busy.sh,${fixtures}/hog.sh,${fixtures}/flood.sh,${fixtures}/probe.sh`,
+          TOOL_EXECUTABLES_ALLOW: `${image},${fixtures}/report.sh,${fixtures}/upper.sh,${fixtures}/fail.sh,${fixtures}/sleepy.sh,${fixtures}/busy.sh,${fixtures}/hog.sh,${fixtures}/flood.sh,${fixtures}/probe.sh`,
           TOOL_WALL_CLOCK_SECONDS: '60',
           TOOL_CPU_SECONDS: '1',
           TOOL_MEMORY_MB: '256',
@@ -69,9 +89,10 @@ for (const engine of engines) {
     after(async () => {
       await gw?.close();
       closedPort?.close();
+      await rm(imageFolder, { recursive: true, force: true });
     });
 
-    /** A tool of `owner` on a fixture script, and an app on it with `parameters`; the app's launch keys by parameter name. */
+    /** A tool of `owner` on a fixture script, and an app on it with `parameters`; the app's launch keys by label (else name). */
     const toolApp = async (
       owner: string,
       script: string,
@@ -100,7 +121,7 @@ for (const engine of engines) {
       const keys = Object.fromEntries(
         view.groups
           .flatMap((group: any) => group.parameters)
-          .map((parameter: any) => [parameter.name, parameter.id]),
+          .map((parameter: any) => [parameter.label || parameter.name, parameter.id]),
       );
       return { tool: made, app, keys: keys as Record<string, string> };
     };
@@ -150,14 +171,10 @@ for (const engine of engines) {
 
     test('a tool on a shipped executable: inputs staged, outputs and logs in the result folder, steps recorded', async () => {
       await gw.upload('alice', gw.home('alice'), 'lines.txt', 'one\ntwo\nthree\n');
-      const { app, keys } = await toolApp('alice', 'report.sh', [
-        { type: 'FileInput', name: '--in', label: 'Lines', order: 1, required: true },
-        { type: 'Text', name: '--label', label: 'Label', order: 2 },
-        { type: 'FileOutput', name: '-o', label: 'Report', order: 3, defaultValue: 'report.txt' },
-      ]);
+      const { app, keys } = await toolApp('alice', 'report.sh', reportParameters);
       const launched = await launch('alice', app, {
-        [keys['--in']!]: `${gw.home('alice')}/lines.txt`,
-        [keys['--label']!]: tricky,
+        [keys.Lines!]: `${gw.home('alice')}/lines.txt`,
+        [keys.Label!]: tricky,
       });
       const done = await finished('alice', launched.id);
       assert.equal(done.status, 'Completed');
@@ -202,12 +219,9 @@ for (const engine of engines) {
 
     test("an input the caller cannot read fails the step with the data store's refusal", async () => {
       await gw.upload('bob', gw.home('bob'), 'private.txt', 'secret\n');
-      const { app, keys } = await toolApp('alice', 'report.sh', [
-        { type: 'FileInput', name: '--in', order: 1, required: true },
-        { type: 'FileOutput', name: '-o', order: 2, defaultValue: 'report.txt' },
-      ]);
+      const { app, keys } = await toolApp('alice', 'report.sh', reportParameters);
       const launched = await launch('alice', app, {
-        [keys['--in']!]: `${gw.home('bob')}/private.txt`,
+        [keys.Lines!]: `${gw.home('bob')}/private.txt`,
       });
       const { message } = await failureOf('alice', launched.id);
       assert.match(message, /cannot read/);
@@ -288,6 +302,136 @@ for (const engine of engines) {
       assert.equal(await download('alice', `${folder}/outside.txt`), 'unreadable\n');
       assert.equal(await download('alice', `${folder}/root.txt`), 'invisible\n');
       assert.equal(await download('alice', `${folder}/system.txt`), 'read-only\n');
+    });
+
+    test("a pipeline of two tools: the first's output the second's input, each step recorded", async () => {
+      await gw.upload('alice', gw.home('alice'), 'words.txt', 'alpha\nbeta\n');
+      const upper = await toolApp('alice', 'upper.sh', [
+        { type: 'FileInput', name: '', label: 'Text', order: 1, required: true },
+        { type: 'FileOutput', name: '', label: 'Shouted', order: 2, defaultValue: 'upper.txt' },
+      ]);
+      const report = await toolApp('alice', 'report.sh', reportParameters);
+      const [upperTask, reportTask] = await Promise.all(
+        [upper, report].map(
+          async ({ app }) => (await gw.ok('alice', 'GET', `/apps/de/${app.id}/tasks`)).tasks[0],
+        ),
+      );
+      const shouted = upperTask.outputs.find((output: any) => output.label === 'Shouted').id;
+      const lines = reportTask.inputs.find((input: any) => input.label === 'Lines').id;
+      const pipeline = await gw.ok('alice', 'POST', '/apps/pipelines', {
+        json: {
+          name: `shout then report ${engine}`,
+          description: 'two tools',
+          steps: [
+            { name: 'shout', description: '', task_id: upperTask.id, app_type: 'DE' },
+            { name: 'report', description: '', task_id: reportTask.id, app_type: 'DE' },
+          ],
+          mappings: [{ source_step: 0, target_step: 1, map: { [lines]: shouted } }],
+        },
+      });
+      const view = await gw.ok('alice', 'GET', `/apps/de/${pipeline.id}`);
+      const keys = Object.fromEntries(
+        view.groups
+          .flatMap((group: any) => group.parameters)
+          .map((parameter: any) => [parameter.label, parameter.id]),
+      );
+      assert.equal(keys.Lines, undefined, 'the mapped input is not on the form');
+      const launched = await launch('alice', pipeline, {
+        [keys.Text]: `${gw.home('alice')}/words.txt`,
+        [keys.Label]: 'piped',
+      });
+      const done = await finished('alice', launched.id);
+      assert.equal(done.status, 'Completed', JSON.stringify(done));
+      const folder = done.resultfolderid as string;
+      assert.equal(await download('alice', `${folder}/upper.txt`), 'ALPHA\nBETA\n');
+      assert.equal(await download('alice', `${folder}/report.txt`), '2\n');
+      assert.equal(await download('alice', `${folder}/label.txt`), 'piped');
+      assert.equal(
+        await download('alice', `${folder}/logs/step-2-stdout.txt`),
+        'made report.txt\n',
+      );
+
+      const steps = await gw.ok('alice', 'GET', `/analyses/${launched.id}/steps`);
+      assert.equal(steps.total, 2);
+      assert.deepEqual(
+        steps.steps.map((step: any) => [step.step_number, step.status]),
+        [
+          [1, 'Completed'],
+          [2, 'Completed'],
+        ],
+      );
+      const [first, second] = steps.steps;
+      assert.ok(Number(first.enddate) <= Number(second.startdate), 'the steps ran in order');
+      const history = await gw.ok('alice', 'GET', `/analyses/${launched.id}/history`);
+      for (const step of history.steps)
+        assert.deepEqual(
+          step.updates.map((update: any) => update.status),
+          ['Submitted', 'Running', 'Completed'],
+        );
+    });
+
+    test('a pipeline whose first step fails: the second never runs', async () => {
+      const failing = await toolApp('alice', 'fail.sh', [
+        { type: 'FileOutput', name: '', label: 'Partial', order: 1, defaultValue: 'partial.txt' },
+      ]);
+      const report = await toolApp('alice', 'report.sh', reportParameters);
+      const [failTask, reportTask] = await Promise.all(
+        [failing, report].map(
+          async ({ app }) => (await gw.ok('alice', 'GET', `/apps/de/${app.id}/tasks`)).tasks[0],
+        ),
+      );
+      const pipeline = await gw.ok('alice', 'POST', '/apps/pipelines', {
+        json: {
+          name: `fail then report ${engine}`,
+          description: '',
+          steps: [
+            { name: 'fail', description: '', task_id: failTask.id, app_type: 'DE' },
+            { name: 'report', description: '', task_id: reportTask.id, app_type: 'DE' },
+          ],
+          mappings: [
+            {
+              source_step: 0,
+              target_step: 1,
+              map: {
+                [reportTask.inputs.find((input: any) => input.label === 'Lines').id]:
+                  failTask.outputs[0].id,
+              },
+            },
+          ],
+        },
+      });
+      const launched = await launch('alice', pipeline, {});
+      assert.equal((await finished('alice', launched.id)).status, 'Failed');
+      const history = await gw.ok('alice', 'GET', `/analyses/${launched.id}/history`);
+      assert.deepEqual(
+        history.steps.map((step: any) => step.status),
+        ['Failed', 'Canceled'],
+      );
+      assert.match(history.steps[0].updates.at(-1).message, /exited with status 3/);
+      assert.deepEqual(
+        history.steps[1].updates.map((update: any) => update.status),
+        ['Submitted', 'Canceled'],
+      );
+    });
+
+    test('a tool on a root filesystem image runs with that image as /', async () => {
+      const { app, keys } = await toolApp(
+        'alice',
+        'sh',
+        [{ type: 'Text', name: '-c', label: 'Script', order: 1 }],
+        { container: { image: { name: 'busybox-rootfs', url: `file://${image}` } } },
+        '/bin',
+      );
+      const launched = await launch('alice', app, {
+        [keys.Script!]: 'busybox ls / > root.txt; busybox | busybox head -n 1 > version.txt',
+      });
+      const done = await finished('alice', launched.id);
+      assert.equal(done.status, 'Completed', JSON.stringify(done));
+      const folder = done.resultfolderid as string;
+      const root = (await download('alice', `${folder}/root.txt`)).split('\n');
+      assert.ok(root.includes('bin'), root.join(' '));
+      assert.ok(!root.includes('usr'), `the host's /usr is not there: ${root.join(' ')}`);
+      assert.match(await download('alice', `${folder}/version.txt`), /^BusyBox v/);
     });
 
     test('only allowed programs run: an administrator approves one, an owner change undoes it', async () => {
