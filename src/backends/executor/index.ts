@@ -8,3 +8,5 @@ export type {
   StepLimits,
   StepOutcome,
 } from './engine.js';
+export { createLocalEngine, type LocalEngineOptions } from './local-engine.js';
+export { unpackImage } from './image.js';
