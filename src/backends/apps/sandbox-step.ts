@@ -19,7 +19,7 @@ import { argumentsOf } from './arg-preview.js';
 import type { AppParameter } from './definition.js';
 import { blank } from './job-submission.js';
 import { StepError, type StepRun } from './job-step.js';
-import { InputStager } from './step-staging.js';
+import { InputStager, inputsMountPoint } from './step-staging.js';
 import { uploadLogs, uploadOutputs } from './step-outputs.js';
 import { mayRun, toolProgram } from './tool-program.js';
 import type { ToolRow } from './tool-model.js';
@@ -139,12 +139,20 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
       found.push(...argumentsOf(parameter, await stager.stage(parameter, value), order));
     }
     // Array.prototype.sort is stable: equal orders keep the form's order.
-    const argv = [program.program, ...argvOf(found.sort((a, b) => a.order - b.order))];
+    // A program of the host is mounted at /tool/<name>, wherever it is (its own path could be
+    // one the sandbox mounts itself); an image's program is the image's.
+    const programPath = rootImage
+      ? program.program
+      : path.posix.join('/tool', path.posix.basename(program.program));
+    const argv = [programPath, ...argvOf(found.sort((a, b) => a.order - b.order))];
     const command = {
       argv,
       workDir,
       logDir,
-      readOnly: [inputs, ...(rootImage ? [] : [program.program])],
+      mounts: [
+        { host: inputs, sandbox: inputsMountPoint },
+        ...(rootImage ? [] : [{ host: program.program, sandbox: programPath }]),
+      ],
       ...(rootImage ? { rootImage } : {}),
       limits: limitsOf(tool, settings.limits),
     };

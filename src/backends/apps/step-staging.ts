@@ -1,7 +1,8 @@
 // Staging a sandboxed step's inputs: each file a file parameter names is copied out of the data
 // store, read as the user who launched the job (their permissions decide), into the step's
-// `inputs` folder, which the sandbox mounts read-only at the same path. A folder parameter brings
-// the folder and everything below it. The step's arguments name the staged copies.
+// `inputs` folder, which the sandbox mounts read-only at `/inputs`. A folder parameter brings the
+// folder and everything below it. The step's arguments name the staged copies as the sandbox sees
+// them.
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -23,6 +24,9 @@ const pathOf = (value: unknown, label: string): string => {
   return found;
 };
 
+/** Where the sandbox mounts the inputs folder. */
+export const inputsMountPoint = '/inputs';
+
 export class InputStager {
   private readonly taken = new Set<string>();
 
@@ -32,14 +36,18 @@ export class InputStager {
     readonly folder: string,
   ) {}
 
-  /** A free host path in the inputs folder for `name` (a second `x.txt` goes to `2/x.txt`). */
-  private async placeFor(name: string): Promise<string> {
+  /**
+   * A free place in the inputs folder for `name` (a second `x.txt` goes to `2/x.txt`): its host
+   * path and its path in the sandbox.
+   */
+  private async placeFor(name: string): Promise<{ host: string; sandbox: string }> {
     for (let round = 1; ; round += 1) {
-      const relative = round === 1 ? name : path.join(String(round), name);
+      const relative = round === 1 ? name : `${round}/${name}`;
       if (!this.taken.has(relative)) {
         this.taken.add(relative);
-        await mkdir(path.dirname(path.join(this.folder, relative)), { recursive: true });
-        return path.join(this.folder, relative);
+        const host = path.join(this.folder, ...relative.split('/'));
+        await mkdir(path.dirname(host), { recursive: true });
+        return { host, sandbox: path.posix.join(inputsMountPoint, relative) };
       }
     }
   }
@@ -58,24 +66,24 @@ export class InputStager {
 
   private async stageFile(dataPath: string): Promise<string> {
     const object = await readableFile(this.run.data, this.run.caller, dataPath);
-    const target = await this.placeFor(baseName(object.path));
-    await this.copy(object, target);
-    return target;
+    const place = await this.placeFor(baseName(object.path));
+    await this.copy(object, place.host);
+    return place.sandbox;
   }
 
   private async stageFolder(dataPath: string): Promise<string> {
     const { folder, below } = await readableTree(this.run.data, this.run.caller, dataPath);
-    const target = await this.placeFor(baseName(folder.path));
-    await mkdir(target, { recursive: true });
+    const place = await this.placeFor(baseName(folder.path));
+    await mkdir(place.host, { recursive: true });
     for (const object of below) {
-      const inside = path.join(target, ...object.path.slice(folder.path.length + 1).split('/'));
+      const inside = path.join(place.host, ...object.path.slice(folder.path.length + 1).split('/'));
       if (object.type === 'dir') await mkdir(inside, { recursive: true });
       else {
         await mkdir(path.dirname(inside), { recursive: true });
         await this.copy(object, inside);
       }
     }
-    return target;
+    return place.sandbox;
   }
 
   /**

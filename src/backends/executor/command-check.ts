@@ -38,6 +38,15 @@ export async function commandProblem(command: StepCommand): Promise<string | und
   ) {
     return `its root image ${command.rootImage} is not an unpacked image`;
   }
+  for (const { host, sandbox } of command.mounts ?? []) {
+    if (!isAbsolute(sandbox) || ownMountPoint.test(normalize(sandbox)))
+      return `its mount point ${sandbox} is not an absolute path outside the sandbox's own /, /work, /proc and /dev`;
+    const exists = await stat(host).then(
+      () => true,
+      () => false,
+    );
+    if (!isAbsolute(host) || !exists) return `its mounted path ${host} does not exist`;
+  }
   for (const path of command.readOnly ?? []) {
     if (ownMountPoint.test(normalize(path)))
       return `its read-only path ${path} would cover the sandbox's own /, /work, /proc or /dev`;

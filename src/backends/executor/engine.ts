@@ -38,6 +38,12 @@ export interface StepCommand {
   /** Host files or directories mounted read-only at the same path inside (the tool's executable). */
   readOnly?: string[];
   /**
+   * Host files or directories mounted read-only elsewhere inside (`sandbox`, an absolute path):
+   * the staged inputs at `/inputs`, the tool's program at `/tool/<name>`, wherever they are on the
+   * host.
+   */
+  mounts?: { host: string; sandbox: string }[];
+  /**
    * A host directory holding an unpacked root filesystem image (unpackImage), used as `/` in place
    * of the host's system directories.
    */

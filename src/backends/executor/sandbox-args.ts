@@ -13,6 +13,7 @@ export interface SandboxPlan {
   argv: string[];
   root: RootEntry[];
   readOnly: string[];
+  mounts: { host: string; sandbox: string }[];
   workDir: string;
   env: Record<string, string>;
   /** Interactive steps share the host's network: the gateway reaches their port on 127.0.0.1. */
@@ -66,6 +67,7 @@ export function sandboxArgs(plan: SandboxPlan): string[] {
     else args.push('--ro-bind', entry.source, entry.dest);
   }
   for (const path of plan.readOnly) args.push('--ro-bind', path, path);
+  for (const { host, sandbox } of plan.mounts) args.push('--ro-bind', host, sandbox);
   args.push('--bind', plan.workDir, '/work');
   // bubblewrap's root is a writable tmpfs until told otherwise.
   args.push('--remount-ro', '/', '--chdir', '/work', '--clearenv');

@@ -120,6 +120,7 @@ export function startStep(
       argv: command.argv,
       root,
       readOnly: command.readOnly ?? [],
+      mounts: command.mounts ?? [],
       workDir: command.workDir,
       env: sandboxEnv(command.env, options.port),
       shareNetwork,

@@ -235,7 +235,7 @@ for (const engine of engines) {
       const folder = done.resultfolderid as string;
       assert.equal(await download('alice', `${folder}/partial.txt`), 'partial\n');
       assert.equal(await download('alice', `${folder}/logs/step-1-stderr.txt`), 'cannot go on\n');
-      const notices = await gw.ok('alice', 'GET', '/notifications/messages?limit=100');
+      const notices = await gw.ok('alice', 'GET', '/secured/notifications/messages?limit=100');
       assert.ok(
         notices.messages.some(
           (notice: any) =>
