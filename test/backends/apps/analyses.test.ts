@@ -1,6 +1,6 @@
 // Analyses on the embedded executor, through the gateway — each built-in app from submission to
 // outputs and notifications, parameter validation, listing filters, stop, the per-user job limit,
-// and an app whose tool has no executor failing cleanly.
+// and an app whose tool names no program that could run failing cleanly.
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -313,7 +313,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       );
     });
 
-    test('an unreadable input and a tool without an executor fail the job with the reason', async (t) => {
+    test('an unreadable input and a tool without a program fail the job with the reason', async (t) => {
       if (skip()) return t.skip('DATABASE_URL is not set');
       await gw.upload('dora', gw.home('dora'), 'secret.txt', 'mine');
       const stolen = await finished(
@@ -351,7 +351,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       );
       assert.equal(failed.status, 'Failed');
       const history = await gw.ok('ed', 'GET', `/analyses/${failed.id}/history`);
-      assert.match(history.steps[0].updates.at(-1).message, /fastqc has no executor/);
+      assert.match(
+        history.steps[0].updates.at(-1).message,
+        /step 1 \(fastqc\) cannot run: its program fastqc is not an absolute path/,
+      );
       const note = await eventually(
         async () =>
           (
@@ -360,7 +363,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         10_000,
         'the failure notification',
       );
-      assert.match(note.message.text, /fastqc has no executor/);
+      assert.match(note.message.text, /fastqc\) cannot run/);
     });
 
     test("administrators set and reset one user's concurrent-job limit", async (t) => {
