@@ -36,7 +36,7 @@ import { integrationDataRoutes } from './integration-data-routes.js';
 import { referenceGenomeRoutes } from './reference-genomes.js';
 import { webhookRoutes } from './webhook-routes.js';
 import { userWebhooks } from '../notification-agent/index.js';
-import { createLocalEngine } from '../executor/index.js';
+import { createContainerEngine, createLocalEngine } from '../executor/index.js';
 import { shortUser } from './caller.js';
 
 const systemId = 'de';
@@ -97,6 +97,14 @@ export const appsService: EmbeddedService = {
       log: app.log,
       maxConcurrentJobs: config.analyses.maxConcurrentJobs,
       engine: createLocalEngine({ log: app.log }),
+      ...(config.analyses.executor.containerRuntime
+        ? {
+            containerEngine: createContainerEngine({
+              runtime: config.analyses.executor.containerRuntime,
+              log: app.log,
+            }),
+          }
+        : {}),
       executor: config.analyses.executor,
       urlImport: {
         allowPrivateNetworks: config.dataStore.urlImportAllowPrivateNetworks,
@@ -128,7 +136,12 @@ export const appsService: EmbeddedService = {
       allowPrivateNetworks: config.notifications.webhooks.allowPrivateNetworks,
       now,
     });
-    await app.register(toolRoutes, { db: store.db, notify, now });
+    await app.register(toolRoutes, {
+      db: store.db,
+      notify,
+      now,
+      containerRuntime: config.analyses.executor.containerRuntime,
+    });
     await app.register(toolRequestRoutes, {
       db: store.db,
       uidDomain: config.uidDomain,

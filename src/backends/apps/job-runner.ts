@@ -2,6 +2,7 @@
 // when stopped); each change is recorded in its history and sent to its user as a
 // job_status_change notification. Jobs run in this process on the embedded executor.
 import { randomUUID } from 'node:crypto';
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
@@ -38,6 +39,8 @@ export interface RunnerOptions {
   urlImport: StepRun['urlImport'];
   /** Where user tools' steps run (the executor's door). */
   engine: ExecutionEngine;
+  /** Where registry-image tools run when CONTAINER_RUNTIME is set. */
+  containerEngine?: ExecutionEngine;
   executor: ExecutorSettings;
 }
 
@@ -251,6 +254,9 @@ export class JobRunner {
               parameters,
               values,
               engine: this.options.engine,
+              ...(this.options.containerEngine
+                ? { containerEngine: this.options.containerEngine }
+                : {}),
               settings: this.options.executor,
               folder: path.join(this.options.executor.workDir, 'steps', `${row.id}-${current}`),
               sessionId: steps[index]?.external_id ?? `${row.id}-${current}`,
@@ -306,7 +312,9 @@ export class JobRunner {
    */
   async interactive(analysisId: string): Promise<InteractiveSession | undefined> {
     for (const step of await stepsOf(this.options.db, analysisId)) {
-      const session = this.options.engine.interactive(step.external_id);
+      const session =
+        this.options.engine.interactive(step.external_id) ??
+        this.options.containerEngine?.interactive(step.external_id);
       if (session) return session;
     }
     return undefined;
@@ -350,6 +358,12 @@ export class JobRunner {
           { failed: left.length },
           'analyses cut off by the last stop were marked Failed',
         );
+      // Their steps' folders (staged inputs, partial outputs) are of no use to anyone now.
+      const steps = path.join(this.options.executor.workDir, 'steps');
+      const cutOff = new Set(left.map((row) => row.id));
+      for (const folder of await readdir(steps).catch(() => []))
+        if (cutOff.has(folder.replace(/-\d+$/, '')))
+          await rm(path.join(steps, folder), { recursive: true, force: true });
     })().catch((error: unknown) =>
       this.options.log.error({ err: error }, 'could not mark cut-off analyses Failed'),
     );
@@ -364,5 +378,6 @@ export class JobRunner {
     for (const { abort } of this.running.values()) abort.abort();
     await Promise.allSettled([...this.running.values()].map((job) => job.done));
     await this.options.engine.close();
+    await this.options.containerEngine?.close();
   }
 }

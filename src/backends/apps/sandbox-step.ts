@@ -33,6 +33,8 @@ export interface SandboxedStep {
   parameters: AppParameter[];
   values: Record<string, unknown>;
   engine: ExecutionEngine;
+  /** The container runtime's engine (CONTAINER_RUNTIME), for registry-image tools. */
+  containerEngine?: ExecutionEngine;
   settings: ExecutorSettings;
   /** This step's own host folder (made here, removed when it ends). */
   folder: string;
@@ -94,15 +96,17 @@ async function runInteractive(
 
 /** Runs the step; answers the data paths it wrote (outputs, then logs). Failures are StepErrors. */
 export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
-  const { run, tool, engine, settings } = step;
+  const { run, tool, settings } = step;
   const label = `step ${step.number} (${tool.name})`;
-  const program = toolProgram(tool);
+  const program = toolProgram(tool, settings.containerRuntime);
   if ('reason' in program) throw new StepError(`${label} cannot run: ${program.reason}`);
   if (!mayRun(tool, program, settings.allow))
     throw new StepError(
       `${label} cannot run: ${program.image ?? program.program} is not allowed on this platform ` +
         `(an administrator approves the tool with PATCH /admin/tools/${tool.id}, or lists it in TOOL_EXECUTABLES_ALLOW)`,
     );
+  const engine = program.containerImage ? step.containerEngine : step.engine;
+  if (!engine) throw new StepError(`${label} cannot run: no container runtime is configured`);
   const available = await engine.available();
   if (!available.ok) throw new StepError(`${label} cannot run: ${available.reason}`);
 
@@ -141,9 +145,10 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
     // Array.prototype.sort is stable: equal orders keep the form's order.
     // A program of the host is mounted at /tool/<name>, wherever it is (its own path could be
     // one the sandbox mounts itself); an image's program is the image's.
-    const programPath = rootImage
-      ? program.program
-      : path.posix.join('/tool', path.posix.basename(program.program));
+    const programPath =
+      rootImage || program.containerImage
+        ? program.program
+        : path.posix.join('/tool', path.posix.basename(program.program));
     const argv = [programPath, ...argvOf(found.sort((a, b) => a.order - b.order))];
     const command = {
       argv,
@@ -151,15 +156,21 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
       logDir,
       mounts: [
         { host: inputs, sandbox: inputsMountPoint },
-        ...(rootImage ? [] : [{ host: program.program, sandbox: programPath }]),
+        ...(rootImage || program.containerImage
+          ? []
+          : [{ host: program.program, sandbox: programPath }]),
       ],
       ...(rootImage ? { rootImage } : {}),
+      ...(program.containerImage ? { containerImage: program.containerImage } : {}),
       limits: limitsOf(tool, settings.limits),
     };
     const outcome = asBoolean(tool.interactive)
       ? await runInteractive(engine, command, step.sessionId, run.signal)
       : await engine.run(command, run.signal);
-    if (outcome.state === 'stopped' || run.signal.aborted) throw new StepError('stopped');
+    // A stopped batch step's outputs are dropped; an interactive one's are its work, and kept.
+    const interactive = asBoolean(tool.interactive);
+    if (!interactive && (outcome.state === 'stopped' || run.signal.aborted))
+      throw new StepError('stopped');
     // Uploaded even when the step failed: its partial outputs and logs say why. Its own failure
     // is the one reported.
     const written: string[] = [];
@@ -168,6 +179,7 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
       (error: unknown) => error,
     );
     written.push(...(await uploadLogs(run, logDir, step.number)));
+    if (outcome.state === 'stopped') throw new StepError('stopped');
     if (outcome.state === 'failed') throw new StepError(`${label} ${outcome.reason}`);
     if (failedUpload !== undefined) throw failedUpload;
     return written;

@@ -10,17 +10,26 @@ import { fileURLToPath } from 'node:url';
 import type { ToolRow } from './tool-model.js';
 
 export interface ToolProgram {
-  /** Absolute path of the program as the sandbox sees it. */
+  /** Absolute path of the program as the sandbox sees it (a container image's may be a name). */
   program: string;
   /** Host path of the root filesystem image tar, when the tool has one. */
   image?: string;
+  /** A registry image (`name:tag`) the container runtime runs, when CONTAINER_RUNTIME is set. */
+  containerImage?: string;
 }
 
 const textOf = (value: unknown): string | undefined =>
   typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 
-/** The tool's program and image, or why it has none that could run. */
-export function toolProgram(tool: ToolRow): ToolProgram | { reason: string } {
+/**
+ * The tool's program and image, or why it has none that could run. With a container runtime
+ * (CONTAINER_RUNTIME), a tool with neither `location` nor an image tar runs its registry image
+ * (`container.image.name` and `tag`) there, its program `container.entrypoint` or `name`.
+ */
+export function toolProgram(
+  tool: ToolRow,
+  containerRuntime?: string,
+): ToolProgram | { reason: string } {
   const container = tool.container
     ? (JSON.parse(tool.container) as Record<string, unknown>)
     : undefined;
@@ -37,6 +46,11 @@ export function toolProgram(tool: ToolRow): ToolProgram | { reason: string } {
   }
   const entrypoint = textOf(container?.entrypoint);
   const location = textOf(tool.location);
+  const imageName = textOf(image?.name);
+  if (containerRuntime && imagePath === undefined && location === undefined && imageName) {
+    const tag = textOf(image?.tag) ?? 'latest';
+    return { program: entrypoint ?? tool.name, containerImage: `${imageName}:${tag}` };
+  }
   const program =
     entrypoint ??
     (location !== undefined ? path.posix.join(location, tool.name) : textOf(tool.name));
@@ -49,7 +63,11 @@ export function toolProgram(tool: ToolRow): ToolProgram | { reason: string } {
 
 /** What an administrator's approval records: the program and image as they stand. */
 export const approvalOf = (program: ToolProgram): string =>
-  JSON.stringify({ program: program.program, image: program.image ?? null });
+  JSON.stringify({
+    program: program.program,
+    image: program.image ?? null,
+    ...(program.containerImage ? { containerImage: program.containerImage } : {}),
+  });
 
 /** Whether `file` is one of `allow`'s paths or below one of its folders (entries ending in `/`). */
 const allowedBy = (allow: string[], file: string) =>
@@ -61,5 +79,7 @@ const allowedBy = (allow: string[], file: string) =>
  */
 export function mayRun(tool: ToolRow, program: ToolProgram, allow: string[]): boolean {
   if (tool.approved_run !== null && tool.approved_run === approvalOf(program)) return true;
+  // A registry image is no path of this host: only an administrator's approval lets it run.
+  if (program.containerImage) return false;
   return allowedBy(allow, program.image ?? program.program);
 }

@@ -101,7 +101,9 @@ export const toolRoutes: FastifyPluginAsync<{
   db: Kysely<Database>;
   notify: (notification: UserNotification) => Promise<boolean>;
   now: () => number;
-}> = async (app, { db, notify, now }) => {
+  /** CONTAINER_RUNTIME, which decides what a registry-image tool runs (tool-program.ts). */
+  containerRuntime?: string;
+}> = async (app, { db, notify, now, containerRuntime }) => {
   /** One page of `from` (tools), searched and sorted, with the total before paging. */
   const listTools = async (
     from: ReturnType<typeof visibleToolsQuery>,
@@ -196,7 +198,7 @@ export const toolRoutes: FastifyPluginAsync<{
    */
   const approve = async (id: string, admin: string) => {
     const row = (await findTool(id))!;
-    const program = toolProgram(row);
+    const program = toolProgram(row, containerRuntime);
     await db
       .updateTable('tools')
       .set(

@@ -20,6 +20,8 @@ const ownMountPoint = /^\/((work|proc|dev)(\/|$)|$)/;
 /** What is wrong with a command before anything is spawned, in the words of a reason. */
 export async function commandProblem(command: StepCommand): Promise<string | undefined> {
   if (command.argv.length === 0 || !command.argv[0]) return 'it names no program';
+  if (command.containerImage !== undefined)
+    return `it names the container image ${command.containerImage}, which only a container runtime runs (CONTAINER_RUNTIME)`;
   for (const name of limitNames) {
     const value = command.limits[name];
     if (!Number.isFinite(value) || value <= 0) return `its limit ${name} is not a positive number`;

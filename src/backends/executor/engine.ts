@@ -48,6 +48,11 @@ export interface StepCommand {
    * of the host's system directories.
    */
   rootImage?: string;
+  /**
+   * An image reference (`name:tag`) for the container runtime engine (container-engine.ts), which
+   * runs the program in it; the local engine refuses a command naming one.
+   */
+  containerImage?: string;
   /** The environment: only these variables (and PATH, HOME=/work, and PORT for interactive steps). */
   env?: Record<string, string>;
   limits: StepLimits;

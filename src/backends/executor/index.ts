@@ -10,3 +10,8 @@ export type {
 } from './engine.js';
 export { createLocalEngine, type LocalEngineOptions } from './local-engine.js';
 export { unpackImage } from './image.js';
+export {
+  containerArgs,
+  createContainerEngine,
+  type ContainerEngineOptions,
+} from './container-engine.js';

@@ -9,7 +9,8 @@
 // the step's directory; nothing running that neither TOOL_EXECUTABLES_ALLOW nor an administrator
 // allowed, and an administrator's approval undone by the owner's later change of the program; a
 // pipeline of two tools, the first's output feeding the second, and one whose first step fails; a
-// tool on a root filesystem image (a static busybox in a tar) running with that image as `/`.
+// tool on a root filesystem image (a static busybox in a tar) running with that image as `/`; an
+// interactive tool serving on the loopback port the platform assigned until stopped, its work kept.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
@@ -76,7 +77,7 @@ for (const engine of engines) {
       gw = (await startMetadataGateway({
         engine,
         env: {
-          TOOL_EXECUTABLES_ALLOW: `${image},${fixtures}/report.sh,${fixtures}/upper.sh,${fixtures}/fail.sh,${fixtures}/sleepy.sh,${fixtures}/busy.sh,${fixtures}/hog.sh,${fixtures}/flood.sh,${fixtures}/probe.sh`,
+          TOOL_EXECUTABLES_ALLOW: `${image},${fixtures}/report.sh,${fixtures}/upper.sh,${fixtures}/fail.sh,${fixtures}/sleepy.sh,${fixtures}/busy.sh,${fixtures}/hog.sh,${fixtures}/flood.sh,${fixtures}/probe.sh,${fixtures}/serve.sh`,
           TOOL_WALL_CLOCK_SECONDS: '60',
           TOOL_CPU_SECONDS: '1',
           TOOL_MEMORY_MB: '256',
@@ -432,6 +433,57 @@ for (const engine of engines) {
       assert.ok(root.includes('bin'), root.join(' '));
       assert.ok(!root.includes('usr'), `the host's /usr is not there: ${root.join(' ')}`);
       assert.match(await download('alice', `${folder}/version.txt`), /^BusyBox v/);
+    });
+
+    test('an interactive tool: listening on the port the platform assigned until stopped, its work kept', async () => {
+      const marker = `interactive-${process.pid}-${Date.now()}`;
+      const { app, keys } = await toolApp(
+        'alice',
+        'serve.sh',
+        [{ type: 'Text', name: '', label: 'Marker', order: 1 }],
+        { type: 'interactive', interactive: true },
+      );
+      const launched = await launch('alice', app, { [keys.Marker!]: marker });
+      // The server's process carries the marker; the port it was given is in its environment.
+      const pid = await eventually(
+        () =>
+          processesWith(marker).find((candidate) =>
+            readFileSync(`/proc/${candidate}/cmdline`, 'utf8').startsWith('/usr/bin/node'),
+          ),
+        10_000,
+        'the server to start',
+      );
+      const port = /(?:^|\0)PORT=(\d+)/.exec(readFileSync(`/proc/${pid}/environ`, 'utf8'))?.[1];
+      assert.ok(port, 'PORT is set');
+      const answer = await eventually(
+        () =>
+          fetch(`http://127.0.0.1:${port}/`).then(
+            (response) => response.text(),
+            () => undefined,
+          ),
+        10_000,
+        'the server to listen',
+      );
+      assert.equal(answer, marker);
+      assert.equal((await listed('alice', launched.id)).status, 'Running');
+
+      await gw.ok('alice', 'POST', `/analyses/${launched.id}/stop`);
+      await eventually(() => processesWith(marker).length === 0, 10_000, 'the server to stop');
+      await assert.rejects(fetch(`http://127.0.0.1:${port}/`));
+      const folder = (await listed('alice', launched.id)).resultfolderid as string;
+      const saved = await eventually(
+        async () => {
+          const response = await gw.call(
+            'alice',
+            'GET',
+            `/secured/fileio/download?path=${encodeURIComponent(`${folder}/session.txt`)}`,
+          );
+          return response.status === 200 ? response.text : undefined;
+        },
+        10_000,
+        'the session output to be saved',
+      );
+      assert.equal(saved, `session for ${marker}\n`);
     });
 
     test('only allowed programs run: an administrator approves one, an owner change undoes it', async () => {
