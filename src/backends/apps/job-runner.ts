@@ -92,6 +92,22 @@ export class JobRunner {
       ? joinDataPath(outputDir, resultFolderName(submission.name, started), 'name')
       : outputDir;
     await createFolders(data, caller, [resultFolder]);
+    // A step of an interactive tool is an `Interactive` step (VICE), any other a batch (`DE`) one.
+    const stepToolIds = submission.definition.steps.flatMap((step) =>
+      step.tool_id ? [step.tool_id] : [],
+    );
+    const interactiveTools = new Set(
+      stepToolIds.length === 0
+        ? []
+        : (
+            await db
+              .selectFrom('tools')
+              .select('id')
+              .where('id', 'in', stepToolIds)
+              .where('interactive', '=', true)
+              .execute()
+          ).map((tool) => tool.id),
+    );
 
     const row: AnalysisRow = {
       id: randomUUID(),
@@ -130,7 +146,10 @@ export class JobRunner {
       await insertSteps(
         trx,
         row.id,
-        submission.definition.steps.map((step) => ({ name: step.name, stepType: 'DE' })),
+        submission.definition.steps.map((step) => ({
+          name: step.name,
+          stepType: step.tool_id && interactiveTools.has(step.tool_id) ? 'Interactive' : 'DE',
+        })),
         started,
       );
     });

@@ -466,6 +466,11 @@ for (const engine of engines) {
       );
       assert.equal(answer, marker);
       assert.equal((await listed('alice', launched.id)).status, 'Running');
+      const steps = await gw.ok('alice', 'GET', `/analyses/${launched.id}/steps`);
+      assert.deepEqual(
+        steps.steps.map((step: any) => [step.step_type, step.status]),
+        [['Interactive', 'Running']],
+      );
 
       await gw.ok('alice', 'POST', `/analyses/${launched.id}/stop`);
       await eventually(() => processesWith(marker).length === 0, 10_000, 'the server to stop');
