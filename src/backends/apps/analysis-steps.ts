@@ -12,6 +12,27 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 const stepActive = ['Submitted', 'Running'];
 
+/** Records one update of one step. */
+const recordUpdate = (
+  trx: Db,
+  analysisId: string,
+  stepNumber: number,
+  status: string,
+  message: string,
+  at: number,
+) =>
+  trx
+    .insertInto('analysis_status_updates')
+    .values({
+      id: randomUUID(),
+      analysis_id: analysisId,
+      step_number: stepNumber,
+      status,
+      message,
+      sent_on: at,
+    })
+    .execute();
+
 /** Records the steps of a new analysis, each `Submitted`. */
 export async function insertSteps(
   trx: Db,
@@ -33,17 +54,7 @@ export async function insertSteps(
         end_date: null,
       })
       .execute();
-    await trx
-      .insertInto('analysis_status_updates')
-      .values({
-        id: randomUUID(),
-        analysis_id: analysisId,
-        step_number: index + 1,
-        status: 'Submitted',
-        message: `${step.name} submitted`,
-        sent_on: at,
-      })
-      .execute();
+    await recordUpdate(trx, analysisId, index + 1, 'Submitted', `${step.name} submitted`, at);
   }
 }
 
@@ -69,17 +80,7 @@ export async function moveStep(
       .where('status', 'in', stepActive)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) return;
-    await trx
-      .insertInto('analysis_status_updates')
-      .values({
-        id: randomUUID(),
-        analysis_id: analysisId,
-        step_number: stepNumber,
-        status,
-        message,
-        sent_on: at,
-      })
-      .execute();
+    await recordUpdate(trx, analysisId, stepNumber, status, message, at);
   });
 }
 
@@ -105,17 +106,14 @@ export async function closeSteps(
       .where('analysis_id', '=', analysisId)
       .where('step_number', '=', step.step_number)
       .execute();
-    await trx
-      .insertInto('analysis_status_updates')
-      .values({
-        id: randomUUID(),
-        analysis_id: analysisId,
-        step_number: step.step_number,
-        status: ending,
-        message: step.status === 'Running' ? message : `not run: the analysis ended (${status})`,
-        sent_on: at,
-      })
-      .execute();
+    await recordUpdate(
+      trx,
+      analysisId,
+      step.step_number,
+      ending,
+      step.status === 'Running' ? message : `not run: the analysis ended (${status})`,
+      at,
+    );
   }
 }
 

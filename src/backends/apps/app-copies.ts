@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { AppRow } from './app-views.js';
-import { nextOrder, type Caller, type VersionRow } from './app-edits.js';
+import { insertApp, nextOrder, type Caller, type VersionRow } from './app-edits.js';
 
 /** A label like `label` that none of `taken` is: `label`, `label (2)`, `label (3)`, ... */
 function freeLabel(label: string, taken: string[]): string {
@@ -74,20 +74,17 @@ export async function copyAsNewApp(
 ): Promise<string> {
   const id = randomUUID();
   await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('apps')
-      .values({
+    await insertApp(
+      trx,
+      {
         id,
         name: `Copy of ${source.name}`.slice(0, 255),
         description: source.description,
-        wiki_url: source.wiki_url,
-        integrator: caller.user,
-        integrator_name: caller.name,
-        integrator_email: caller.email,
-        integration_date: at,
-        edited_date: at,
-      })
-      .execute();
+        wikiUrl: source.wiki_url,
+      },
+      caller,
+      at,
+    );
     await copyVersion(trx, version, id, {
       version: version.version,
       version_order: 1,

@@ -162,6 +162,29 @@ export async function addVersion(
   });
 }
 
+/** A new private app of `caller` (its versions are added after), made at `at`. */
+export async function insertApp(
+  trx: Transaction<Database>,
+  app: { id: string; name: string; description: string; wikiUrl?: string | null },
+  caller: Caller,
+  at: number,
+): Promise<void> {
+  await trx
+    .insertInto('apps')
+    .values({
+      id: app.id,
+      name: app.name,
+      description: app.description,
+      ...(app.wikiUrl !== undefined ? { wiki_url: app.wikiUrl } : {}),
+      integrator: caller.user,
+      integrator_name: caller.name,
+      integrator_email: caller.email,
+      integration_date: at,
+      edited_date: at,
+    })
+    .execute();
+}
+
 /** Adds a version holding `definition` (its steps' tools recorded too); answers its id. */
 export async function insertVersion(
   trx: Transaction<Database>,

@@ -16,6 +16,7 @@ import {
   checkLabelFree,
   checkTools,
   documentationOf,
+  insertApp,
   namedVersion,
   nextOrder,
   saveDocumentation,
@@ -45,20 +46,17 @@ export const editingRoutes: FastifyPluginAsync<{
     await db.transaction().execute(async (trx) => {
       await checkTools(trx, wanted, caller.user);
       const at = now();
-      await trx
-        .insertInto('apps')
-        .values({
+      await insertApp(
+        trx,
+        {
           id,
           name: wanted.name,
           description: wanted.description,
-          wiki_url: wanted.wikiUrl ?? null,
-          integrator: caller.user,
-          integrator_name: caller.name,
-          integrator_email: caller.email,
-          integration_date: at,
-          edited_date: at,
-        })
-        .execute();
+          wikiUrl: wanted.wikiUrl ?? null,
+        },
+        caller,
+        at,
+      );
       await addVersion(trx, id, wanted, caller.user, 1, at);
     });
     return answer(caller.user, id);

@@ -32,9 +32,12 @@ export async function toolsOf(db: Db, definition: AppDefinition) {
  * (name, description, tools, groups with parameters under their own ids, references), plus what
  * the editor shows about it.
  */
-export async function uiView(db: Kysely<Database>, row: AppRow, version: VersionRow) {
-  const definition = definitionOf(version);
-  const [tools, versions] = await Promise.all([toolsOf(db, definition), versionsOf(db, row.id)]);
+/** What the app editor and the pipeline editor both show of an app and one of its versions. */
+export function editorHeader(
+  row: AppRow,
+  version: VersionRow,
+  versions: Awaited<ReturnType<typeof versionsOf>>,
+) {
   return {
     id: row.id,
     system_id: row.system_id,
@@ -51,6 +54,14 @@ export async function uiView(db: Kysely<Database>, row: AppRow, version: Version
     is_public: asBoolean(row.is_public),
     deleted: asBoolean(row.deleted),
     disabled: asBoolean(row.disabled),
+  };
+}
+
+export async function uiView(db: Kysely<Database>, row: AppRow, version: VersionRow) {
+  const definition = definitionOf(version);
+  const [tools, versions] = await Promise.all([toolsOf(db, definition), versionsOf(db, row.id)]);
+  return {
+    ...editorHeader(row, version, versions),
     references: JSON.parse(version.reference_urls) as string[],
     tools,
     requirements: definition.requirements ?? [],

@@ -14,6 +14,7 @@ import { visibleApp, type AppRow } from './app-views.js';
 import {
   anyApp,
   callerOf,
+  insertApp,
   changeableApp,
   checkLabelFree,
   insertVersion,
@@ -80,19 +81,7 @@ export const pipelineRoutes: FastifyPluginAsync<{
     const id = randomUUID();
     await db.transaction().execute(async (trx) => {
       const at = now();
-      await trx
-        .insertInto('apps')
-        .values({
-          id,
-          name: wanted.name,
-          description: wanted.description,
-          integrator: caller.user,
-          integrator_name: caller.name,
-          integrator_email: caller.email,
-          integration_date: at,
-          edited_date: at,
-        })
-        .execute();
+      await insertApp(trx, { id, name: wanted.name, description: wanted.description }, caller, at);
       await insertVersion(trx, id, wanted.definition, {
         version: wanted.label ?? '1.0',
         references: [],

@@ -4,14 +4,11 @@
 // their inputs and outputs, so that the editor can show what maps onto what.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
 import { versionsOf, type AppRow } from './app-views.js';
 import type { VersionRow } from './app-edits.js';
 import type { AppDefinition } from './definition.js';
-import { tasksView } from './editor-views.js';
+import { editorHeader, tasksView } from './editor-views.js';
 import { editorMappings } from './pipeline-mappings.js';
-
-const iso = (ms: number) => new Date(Number(ms)).toISOString();
 
 /** The step id of each app version a pipeline's steps run (what `/apps/{id}/tasks` lists). */
 async function taskIds(db: Kysely<Database>, definition: AppDefinition) {
@@ -52,21 +49,7 @@ export async function pipelineView(db: Kysely<Database>, row: AppRow, version: V
     tool_id: step.tool_id,
   }));
   return {
-    id: row.id,
-    system_id: row.system_id,
-    name: row.name,
-    description: row.description,
-    ...(row.wiki_url ? { wiki_url: row.wiki_url } : {}),
-    version: version.version,
-    version_id: version.id,
-    versions,
-    integrator_name: row.integrator_name,
-    integrator_email: row.integrator_email,
-    integration_date: iso(row.integration_date),
-    edited_date: iso(row.edited_date),
-    is_public: asBoolean(row.is_public),
-    deleted: asBoolean(row.deleted),
-    disabled: asBoolean(row.disabled),
+    ...editorHeader(row, version, versions),
     steps,
     mappings: editorMappings(definition.mappings),
     tasks: tasks.tasks.map((task, index) => ({
