@@ -9,7 +9,7 @@ import { StepError, type Executor, type StepRun } from './job-step.js';
 import { importUrl } from './url-import.js';
 
 /** A path value as clients send it: a string, or `{path}`. */
-function pathOf(value: unknown, what: string): string {
+export function pathOf(value: unknown, what: string): string {
   const path =
     typeof value === 'string'
       ? value

@@ -10,19 +10,8 @@ import { pipeline } from 'node:stream/promises';
 import { baseName } from '../../common/data-path.js';
 import { readableFile, readableTree, type DataObject } from '../data-info/index.js';
 import { pathParameterTypes, type AppParameter } from './definition.js';
+import { pathOf } from './job-executors.js';
 import { StepError, type StepRun } from './job-step.js';
-
-/** A path value as clients send it: a string, or `{path}`. */
-const pathOf = (value: unknown, label: string): string => {
-  const found =
-    typeof value === 'string'
-      ? value
-      : typeof value === 'object' && value !== null
-        ? (value as { path?: unknown }).path
-        : undefined;
-  if (typeof found !== 'string' || found === '') throw new StepError(`${label} needs a path`);
-  return found;
-};
 
 /** Where the sandbox mounts the inputs folder. */
 export const inputsMountPoint = '/inputs';
