@@ -27,7 +27,8 @@ const stepFields = {
     }),
   ),
   step_type: Type.String({
-    description: 'The kind of job the step runs (DE for the platform executor)',
+    description:
+      'The kind of job the step runs: DE (a batch step on the platform executor), Interactive (a VICE step)',
   }),
 };
 

@@ -17,6 +17,7 @@ import {
 } from './schemas.js';
 import { ErrorAnswer } from '../../common/error-replies.js';
 import { appSharing } from '../shared/sharing-schemas.js';
+import { PipelineBody, PipelineView } from './pipeline-schemas.js';
 
 const app = '/apps/{system-id}/{app-id}';
 const version = `${app}/versions/{version-id}`;
@@ -326,6 +327,8 @@ const userAppRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'app-pipelines',
     summary: 'Create a pipeline',
+    body: PipelineBody,
+    responses: { 200: PipelineView, 400: ErrorAnswer, 404: ErrorAnswer },
   },
   {
     method: 'PUT',
@@ -333,6 +336,8 @@ const userAppRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'app-pipelines',
     summary: 'Update a pipeline',
+    body: PipelineBody,
+    responses: { 200: PipelineView, 400: ErrorAnswer, 404: ErrorAnswer },
   },
   {
     method: 'POST',
@@ -340,6 +345,7 @@ const userAppRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'app-pipelines',
     summary: 'Copy a pipeline',
+    responses: { 200: PipelineView, 400: ErrorAnswer, 404: ErrorAnswer },
   },
   {
     method: 'GET',
@@ -347,6 +353,7 @@ const userAppRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'app-pipelines',
     summary: 'Get the editing form of a pipeline',
+    responses: { 200: PipelineView, 400: ErrorAnswer, 404: ErrorAnswer },
   },
   {
     method: 'POST',
@@ -354,6 +361,8 @@ const userAppRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'app-pipelines',
     summary: 'Add a pipeline version',
+    body: PipelineBody,
+    responses: { 200: PipelineView, 400: ErrorAnswer, 404: ErrorAnswer },
   },
   {
     method: 'PUT',
@@ -361,6 +370,8 @@ const userAppRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'app-pipelines',
     summary: 'Update a pipeline version',
+    body: PipelineBody,
+    responses: { 200: PipelineView, 400: ErrorAnswer, 404: ErrorAnswer },
   },
   {
     method: 'POST',
@@ -368,6 +379,7 @@ const userAppRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'app-pipelines',
     summary: 'Copy a pipeline version',
+    responses: { 200: PipelineView, 400: ErrorAnswer, 404: ErrorAnswer },
   },
   {
     method: 'GET',
@@ -375,6 +387,7 @@ const userAppRows: PassthroughRoute<Tag>[] = [
     backend: 'apps',
     tag: 'app-pipelines',
     summary: 'Get the editing form of a pipeline version',
+    responses: { 200: PipelineView, 400: ErrorAnswer, 404: ErrorAnswer },
   },
 ];
 
