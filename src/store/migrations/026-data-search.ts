@@ -16,8 +16,13 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  *   of a word. Deleted objects leave through the foreign key's cascade.
  *
  * On both engines the index only narrows the candidates; the search then checks each name exactly.
+ * `data_objects_folders` indexes the folders alone, for the search's reading of granted folders.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // The folders alone: a search first reads which folders the caller holds a grant on.
+  await sql`create index data_objects_folders on data_objects (path) where type = 'dir'`.execute(
+    db,
+  );
   if (db.getExecutor().adapter instanceof PostgresAdapter) await upPostgres(db);
   else await upSqlite(db);
 }
@@ -85,6 +90,7 @@ async function upPostgres(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop index data_objects_folders`.execute(db);
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     await sql`drop trigger data_search_sync on data_objects`.execute(db);
     await sql`drop table data_search_names`.execute(db);
