@@ -41,6 +41,8 @@ export interface ClauseType {
 }
 
 const id = sql.ref('o.id');
+/** Terms of attribute × value × unit: each combination is one AVU lookup. */
+const MAX_AVU_COMBINATIONS = 64;
 const never = sql<SqlBool>`1 = 0`;
 
 /** Text compared in any letter case against a LIKE pattern (SQLite's LIKE is, for ASCII). */
@@ -132,10 +134,11 @@ export const clauseTypes: Record<string, ClauseType> = {
       },
     },
     async condition(args, at, { zone }) {
-      const users = stringList(args, 'users', at)
+      const given = stringList(args, 'users', at);
+      if (given.length === 0) throw badField(`${at}.users`, 'is required');
+      const users = given
         .map((user) => shortName(user, zone))
         .filter((user): user is string => user !== undefined);
-      if (stringList(args, 'users', at).length === 0) throw badField(`${at}.users`, 'is required');
       const permission = requiredString(args, 'permission', at);
       const levels = levelsAtLeast[permission];
       if (!levels) throw badField(`${at}.permission`, 'must be read, write or own', permission);
@@ -217,7 +220,12 @@ export const clauseTypes: Record<string, ClauseType> = {
           patterns.map((pattern) => [...done, { field, pattern }]),
         );
       }
-      return any(combinations.slice(0, 64).map((matches) => objectHasAvu(db, id, matches)));
+      if (combinations.length > MAX_AVU_COMBINATIONS)
+        throw badField(
+          at,
+          `combines more than ${MAX_AVU_COMBINATIONS} terms of attribute, value and unit`,
+        );
+      return any(combinations.map((matches) => objectHasAvu(db, id, matches)));
     },
   },
   tag: {
