@@ -7,6 +7,7 @@ import { groupsService } from '../backends/groups/index.js';
 import { metadataService } from '../backends/metadata/index.js';
 import { notificationAgentService } from '../backends/notification-agent/index.js';
 import type { EmbeddedService } from '../backends/service.js';
+import { searchService } from '../backends/search/index.js';
 import { userInfoService } from '../backends/user-info/index.js';
 
 export const embeddedServices: Record<EmbeddedBackendName, EmbeddedService> = {
@@ -18,4 +19,5 @@ export const embeddedServices: Record<EmbeddedBackendName, EmbeddedService> = {
   'notification-agent': notificationAgentService,
   genomesvc: genomeService,
   analyses: analysesService,
+  search: searchService,
 };

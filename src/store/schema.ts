@@ -36,6 +36,11 @@ export interface Database {
     login_time: number;
     session_id: string | null;
   };
+  /**
+   * Names are also indexed for the data search by triggers (migration 026): `data_search_names`
+   * (FTS5 on SQLite, keyed through `data_search_keys`; a `tsvector` with a GIN index on
+   * PostgreSQL), read with raw SQL by the search service only.
+   */
   data_objects: {
     id: string;
     path: string;

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ObjectIndex, DataObject } from '../../src/backends/data-info/object-index.js';
+import type { EmbeddedBackendName } from '../../src/common/backend-names.js';
 import type { Permission } from '../../src/common/data-stat.js';
 import { DataStore } from '../../src/backends/data-info/store.js';
 import { hostEngines, withUser, type BackendHost, type HttpAnswer } from './backend-host.js';
@@ -129,12 +130,16 @@ async function dataInfoHost(base: BackendHost): Promise<DataInfoHost> {
 /** The engines to run a suite on: SQLite always, PostgreSQL when DATABASE_URL is set (required in CI). */
 export const engines: {
   name: string;
-  open: (maxUploadBytes?: number) => Promise<DataInfoHost | undefined>;
+  /** `alongside`: more services on the same host and store (the search service, metadata). */
+  open: (
+    maxUploadBytes?: number,
+    alongside?: EmbeddedBackendName[],
+  ) => Promise<DataInfoHost | undefined>;
 }[] = hostEngines.map((engine) => ({
   name: engine.name,
-  open: async (maxUploadBytes = 1024 * 1024) => {
+  open: async (maxUploadBytes = 1024 * 1024, alongside = []) => {
     const base = await engine.open({
-      names: ['data-info'],
+      names: ['data-info', ...alongside],
       env: (dir) => ({
         DATA_ZONE: zone,
         DATA_STORE_DIR: path.join(dir, 'blobs'),

@@ -5,7 +5,7 @@
 // say so (replaceContent, whose caller checks first; the object index, only asked questions; a
 // BlobStore, outside the data store). Exported through data-info's door (index.ts); nothing else
 // of data-info is for other services.
-import type { Kysely } from 'kysely';
+import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { DataObject } from './object-index.js';
 import type { Permission } from '../../common/data-stat.js';
@@ -116,6 +116,19 @@ export function openSharedDataStore(
  * Checks that `caller` has at least `needed` on `object` (a grant on a folder covers what is below
  * it); ERR_NOT_READABLE, ERR_NOT_WRITEABLE or ERR_NOT_OWNER otherwise.
  */
+/**
+ * SQL for the search service: the data object whose id and path are these columns is readable by
+ * the caller (Visibility.readableFast).
+ */
+export function readableCondition(
+  data: DataStore,
+  caller: Caller,
+  idColumn: Expression<unknown>,
+  pathColumn: Expression<unknown>,
+): Promise<RawBuilder<SqlBool>> {
+  return visibilityOf(data).readableFast(caller, idColumn, pathColumn);
+}
+
 export async function requireAccess(
   data: DataStore,
   caller: Caller,

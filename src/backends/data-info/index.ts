@@ -25,6 +25,7 @@ export {
   createFolders,
   ObjectIndex,
   openSharedDataStore,
+  readableCondition,
   readableFile,
   readableTree,
   replaceContent,

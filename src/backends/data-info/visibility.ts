@@ -52,6 +52,17 @@ export function binaryText(
   return isPostgres(db) ? sql`${expression} collate "C"` : sql`${expression}`;
 }
 
+/** More granted folders than this and readableFast's condition would grow too long to help. */
+const MAX_SEARCH_ROOTS = 200;
+
+/** The paths that lie below none of the others. */
+function topmost(paths: string[]): string[] {
+  const sorted = [...new Set(paths)].sort((a, b) => a.length - b.length);
+  const kept: string[] = [];
+  for (const path of sorted) if (!kept.some((root) => isWithin(path, root))) kept.push(path);
+  return kept;
+}
+
 export class Visibility {
   private readonly trashHome: string;
 
@@ -102,6 +113,41 @@ export class Visibility {
   readable(caller: Caller, column: Expression<unknown>): RawBuilder<SqlBool> {
     return sql<SqlBool>`(exists (select 1 from data_permissions p inner join data_objects g on g.id = p.object_id
       where p.username in (${caller.name}, ${everyone}) and ${withinColumn(column, sql.ref('g.path'))}) and ${this.notHidden(caller, column)})`;
+  }
+
+  /**
+   * SQL: the object (its id and path columns) is readable, as `readable` says, in a form that
+   * stays fast over a whole catalog: `readable` looks at every grant of the caller for each row,
+   * and a user holds one on everything they made. Here the folders granted to the caller or
+   * everyone are read first and kept to the topmost ones (a user's home covers all their own
+   * things), so each row needs its own grant (by key) or a path below one of those folders.
+   * Past `MAX_SEARCH_ROOTS` folders it falls back to `readable`.
+   */
+  async readableFast(
+    caller: Caller,
+    idColumn: Expression<unknown>,
+    pathColumn: Expression<unknown>,
+  ): Promise<RawBuilder<SqlBool>> {
+    // Folders first, through the partial index of migration 026 (`type = 'dir'` written as a
+    // literal so that both engines use it): a user holds a grant on every file they made.
+    const rows = await this.data.db
+      .selectFrom('data_objects as g')
+      .select('g.path')
+      .where(sql<SqlBool>`g.type = 'dir'`)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('data_permissions as p')
+            .select('p.object_id')
+            .whereRef('p.object_id', '=', 'g.id')
+            .where('p.username', 'in', [caller.name, everyone]),
+        ),
+      )
+      .execute();
+    const roots = topmost(rows.map((row) => row.path));
+    if (roots.length > MAX_SEARCH_ROOTS) return this.readable(caller, pathColumn);
+    const own = sql<SqlBool>`exists (select 1 from data_permissions d where d.object_id = ${idColumn} and d.username in (${caller.name}, ${everyone}))`;
+    const below = roots.map((root) => withinValue(pathColumn, root));
+    return sql<SqlBool>`((${sql.join([own, ...below], sql` or `)}) and ${this.notHidden(caller, pathColumn)})`;
   }
 
   /** True when something granted to the caller or everyone lies strictly below `folder`. */

@@ -16,7 +16,9 @@ import { templateRoutes } from './template-routes.js';
  * `targetsWithAvu`, the targets carrying a tag as a subquery for listings; `targetIdsWithAvu` and
  * `renameAvuValues` for the groups service, re-tagging a renamed community's apps), the ontology
  * store (versions, their class graphs and saved hierarchies, the AVUs that place apps in them) and
- * the request helpers metadata-style routes share (the `user` query, UUID parameters, JSON bodies).
+ * the request helpers metadata-style routes share (the `user` query, UUID parameters, JSON bodies);
+ * for the search service, the conditions and reads that find data objects by AVU and tag
+ * (search-targets.ts).
  */
 export {
   avusOf,
@@ -39,6 +41,13 @@ export {
   savedHierarchies,
   type OntologyClassHierarchy,
 } from './ontology-store.js';
+export {
+  avusOfObjects,
+  objectHasAvu,
+  objectHasTag,
+  ownedTagIds,
+  type AvuFieldMatch,
+} from './search-targets.js';
 export { bodyObject, isUuid, userQuery, Uuid } from './requests.js';
 
 /**

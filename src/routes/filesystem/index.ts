@@ -14,7 +14,52 @@ import { filesystemListingRoutes } from './listing.js';
 const Paths = Type.Array(Type.String(), { description: 'Absolute data-store paths' });
 const PathsBody = Type.Object({ paths: Paths }, { additionalProperties: true });
 
+/** The DE search service's query (routes.md §26); the search service reads and checks it. */
+const SearchBody = Type.Object(
+  {
+    query: Type.Optional(
+      Type.Object(
+        {},
+        { additionalProperties: true, description: '{all, any, none} of clauses {type, args}' },
+      ),
+    ),
+    size: Type.Optional(Type.Integer({ minimum: 0, description: 'Hits per page (default 10)' })),
+    from: Type.Optional(Type.Integer({ minimum: 0, description: 'Hits to skip' })),
+    sort: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { field: Type.Optional(Type.String()), order: Type.Optional(Type.String()) },
+          { additionalProperties: true },
+        ),
+        { description: '[{field, order: ascending|descending}]' },
+      ),
+    ),
+  },
+  { additionalProperties: true },
+);
+
 export const filesystemPassthroughs: PassthroughRoute<Tag>[] = [
+  {
+    method: 'POST',
+    path: '/filesystem/search',
+    backend: 'search',
+    backendPath: '/data/search',
+    auth: 'optional',
+    securedAlias: true,
+    tag: 'filesystem',
+    summary: 'Search the data the caller can read (the query language of search-documentation)',
+    body: SearchBody,
+  },
+  {
+    method: 'GET',
+    path: '/filesystem/search-documentation',
+    backend: 'search',
+    backendPath: '/data/documentation',
+    auth: 'optional',
+    securedAlias: true,
+    tag: 'filesystem',
+    summary: 'Describe the data search query language: clause types, arguments, sort fields',
+  },
   {
     method: 'POST',
     path: '/secured/filesystem/exists',

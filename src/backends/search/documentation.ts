@@ -1,0 +1,12 @@
+import { clauseTypes } from './clauses.js';
+import { sortFields } from './request.js';
+
+/** `GET /data/documentation`: every clause type with its arguments, and the fields a search may sort by. */
+export function searchDocumentation() {
+  return {
+    clauses: Object.fromEntries(
+      Object.entries(clauseTypes).map(([type, { summary, args }]) => [type, { summary, args }]),
+    ),
+    sortFields: Object.keys(sortFields),
+  };
+}
