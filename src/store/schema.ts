@@ -440,6 +440,24 @@ export interface Database {
   quick_launch_global_defaults: { id: string; app_id: string; quick_launch_id: string };
 }
 
+/** Instant launches of the embedded analyses service (migration 027, backends.md §6). Usernames are short. */
+export interface Database {
+  instant_launches: {
+    id: string;
+    quick_launch_id: string;
+    added_by: string;
+    added_on: number;
+  };
+  default_instant_launches: {
+    id: string;
+    version: number;
+    /** JSON text: `{<pattern>: {kind, default, compatible}}`. */
+    instant_launches: string;
+    added_by: string;
+    added_on: number;
+  };
+}
+
 /** Analyses of the apps service (migration 015, backends.md §5.3), merged into `Database`. */
 export interface Database {
   analyses: {

@@ -23,6 +23,7 @@ import * as toolsAndRequests from './022-tools-and-requests.js';
 import * as referenceGenomes from './023-reference-genomes.js';
 import * as webhooks from './024-webhooks.js';
 import * as analysisSteps from './025-analysis-steps.js';
+import * as instantLaunches from './027-instant-launches.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '023-reference-genomes': referenceGenomes,
   '024-webhooks': webhooks,
   '025-analysis-steps': analysisSteps,
+  '027-instant-launches': instantLaunches,
 };
