@@ -660,3 +660,18 @@ export interface Database {
     comments: ColumnType<string, string | undefined, string>;
   };
 }
+
+/** The dashboard's feeds, kept by the user-info service (migration 028). */
+export interface Database {
+  dashboard_feed_items: {
+    id: string;
+    /** `news`, `events` or `videos`. */
+    feed: string;
+    title: string;
+    link: ColumnType<string, string | undefined, string>;
+    description: ColumnType<string, string | undefined, string>;
+    author: ColumnType<string, string | undefined, string>;
+    publication_date: number;
+    date_added: number;
+  };
+}

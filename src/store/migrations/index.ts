@@ -24,6 +24,7 @@ import * as referenceGenomes from './023-reference-genomes.js';
 import * as webhooks from './024-webhooks.js';
 import * as analysisSteps from './025-analysis-steps.js';
 import * as instantLaunches from './027-instant-launches.js';
+import * as dashboardFeeds from './028-dashboard-feeds.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '024-webhooks': webhooks,
   '025-analysis-steps': analysisSteps,
   '027-instant-launches': instantLaunches,
+  '028-dashboard-feeds': dashboardFeeds,
 };
