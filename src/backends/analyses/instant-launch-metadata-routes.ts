@@ -84,7 +84,10 @@ export const instantLaunchMetadataRoutes: FastifyPluginAsync<AnalysesDeps> = asy
     { schema: { querystring: AvuQuery } },
     async (request) => {
       const ids = matching(request.query).clearSelect().select('target_id');
-      const rows = await visibleInstantLaunches(db, optionalCaller(request, uidDomain))
+      // The gateway always names the caller (`anonymous` included) on the user route; the
+      // administrators' route names none and sees every instant launch.
+      const user = optionalCaller(request, uidDomain);
+      const rows = await visibleInstantLaunches(db, user, user === undefined)
         .where('instant_launches.id', 'in', ids)
         .execute();
       return rows.map((row) => fullInstantLaunch(row, uidDomain));

@@ -27,39 +27,43 @@ export function visibleInstantLaunches(
   user: string | undefined,
   everyone = false,
 ) {
-  return db
-    .selectFrom('instant_launches')
-    .innerJoin('quick_launches', 'quick_launches.id', 'instant_launches.quick_launch_id')
-    .innerJoin('apps', 'apps.id', 'quick_launches.app_id')
-    .leftJoin('app_versions', 'app_versions.id', 'quick_launches.app_version_id')
-    .where((eb) =>
-      everyone
-        ? eb.val(true)
-        : user === undefined || user === 'anonymous'
-          ? eb('quick_launches.is_public', '=', true)
-          : eb.or([
-              eb('quick_launches.creator', '=', user),
-              eb('quick_launches.is_public', '=', true),
-            ]),
-    )
-    .select([
-      'instant_launches.id as id',
-      'instant_launches.quick_launch_id as quick_launch_id',
-      'instant_launches.added_by as added_by',
-      'instant_launches.added_on as added_on',
-      'quick_launches.name as quick_launch_name',
-      'quick_launches.description as quick_launch_description',
-      'quick_launches.creator as quick_launch_creator',
-      'quick_launches.is_public as quick_launch_is_public',
-      'quick_launches.submission as submission',
-      'quick_launches.app_id as app_id',
-      'quick_launches.app_version_id as app_version_id',
-      'apps.name as app_name',
-      'apps.description as app_description',
-      'app_versions.version as app_version',
-    ])
-    .orderBy('instant_launches.added_on')
-    .orderBy('instant_launches.id');
+  return (
+    db
+      .selectFrom('instant_launches')
+      .innerJoin('quick_launches', 'quick_launches.id', 'instant_launches.quick_launch_id')
+      .innerJoin('apps', 'apps.id', 'quick_launches.app_id')
+      .leftJoin('app_versions', 'app_versions.id', 'quick_launches.app_version_id')
+      // A deleted app cannot be launched: its instant launches are hidden until it is restored.
+      .where('apps.deleted', '=', false)
+      .where((eb) =>
+        everyone
+          ? eb.val(true)
+          : user === undefined || user === 'anonymous'
+            ? eb('quick_launches.is_public', '=', true)
+            : eb.or([
+                eb('quick_launches.creator', '=', user),
+                eb('quick_launches.is_public', '=', true),
+              ]),
+      )
+      .select([
+        'instant_launches.id as id',
+        'instant_launches.quick_launch_id as quick_launch_id',
+        'instant_launches.added_by as added_by',
+        'instant_launches.added_on as added_on',
+        'quick_launches.name as quick_launch_name',
+        'quick_launches.description as quick_launch_description',
+        'quick_launches.creator as quick_launch_creator',
+        'quick_launches.is_public as quick_launch_is_public',
+        'quick_launches.submission as submission',
+        'quick_launches.app_id as app_id',
+        'quick_launches.app_version_id as app_version_id',
+        'apps.name as app_name',
+        'apps.description as app_description',
+        'app_versions.version as app_version',
+      ])
+      .orderBy('instant_launches.added_on')
+      .orderBy('instant_launches.id')
+  );
 }
 
 export type InstantLaunchRow = Awaited<

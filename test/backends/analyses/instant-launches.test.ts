@@ -283,6 +283,21 @@ for (const engine of engines) {
       assert.deepEqual(await ids('alice'), [instantLaunch.id, own.id]);
       assert.deepEqual(await ids('bob'), [instantLaunch.id]);
 
+      // Administrators' metadata listing covers every tagged instant launch; a user's, the visible ones.
+      await gw.ok(admin, 'POST', `/admin/instant-launches/${own.id}/metadata`, {
+        json: { avus: [{ attribute: 'ui_location', value: 'nav_drawer' }] },
+      });
+      const fullIds = async (user: string, route: string) =>
+        (await gw.ok(user, 'GET', route)).map((each: any) => each.id);
+      assert.deepEqual(
+        await fullIds(admin, '/admin/instant-launches/metadata/full?attribute=ui_location'),
+        [instantLaunch.id, own.id],
+      );
+      assert.deepEqual(
+        await fullIds('bob', '/instantlaunches/metadata/full?attribute=ui_location'),
+        [instantLaunch.id],
+      );
+
       assert.equal((await gw.call('bob', 'DELETE', `/instantlaunches/${own.id}`)).status, 404);
       const notOwner = await gw.call('alice', 'DELETE', `/instantlaunches/${instantLaunch.id}`);
       assert.equal(notOwner.status, 403, notOwner.text);
