@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { backendNames, isEmbeddedBackend, type BackendName } from './common/backend-names.js';
+import {
+  backendNames,
+  embeddedStandIns,
+  isEmbeddedBackend,
+  type BackendName,
+  type EmbeddedBackendName,
+} from './common/backend-names.js';
 import {
   buildBackendHost,
   embeddedTargets,
@@ -74,6 +80,23 @@ function remoteTargets(config: GatewayConfig): Partial<Record<BackendName, Backe
   for (const name of backendNames) {
     const target = remoteTarget(config.backends[name]);
     if (target) targets[name] = target;
+  }
+  return targets;
+}
+
+/** Backends without a URL that an embedded service stands in for (embeddedStandIns) reach it. */
+function standInTargets(
+  embedded: Partial<Record<BackendName, BackendTarget>>,
+  remote: Partial<Record<BackendName, BackendTarget>>,
+): Partial<Record<BackendName, BackendTarget>> {
+  const targets: Partial<Record<BackendName, BackendTarget>> = {};
+  for (const [backend, standIn] of Object.entries(embeddedStandIns) as [
+    BackendName,
+    EmbeddedBackendName,
+  ][]) {
+    // Only an embedded stand-in: a remote service of that name is the reference one, which does not.
+    const target = embedded[standIn];
+    if (!remote[backend] && target) targets[backend] = target;
   }
   return targets;
 }
@@ -171,7 +194,11 @@ export async function buildGateway(
   const notify: BackendContext['notify'] = async (notification) =>
     sendNotification(await forwarderReady, notification, app.log);
   const embedded = await startEmbeddedBackends(config, store, app.log, notify);
-  const forwarder = new Forwarder({ ...embedded.targets, ...remote }, config.uidDomain, metrics);
+  const forwarder = new Forwarder(
+    { ...standInTargets(embedded.targets, remote), ...embedded.targets, ...remote },
+    config.uidDomain,
+    metrics,
+  );
   forwarderMade(forwarder);
 
   registerBodyDeadlines(app, config.connections.bodyTimeoutMs);

@@ -44,6 +44,15 @@ export const embeddedBackendNames = [
 
 export type EmbeddedBackendName = (typeof embeddedBackendNames)[number];
 
+/**
+ * Backends with no embedded service of their own, part of which an embedded service serves at the
+ * same backend paths while their own URL is unset: the analyses service keeps the instant launches
+ * of the interactive-apps service (VICE calls reach it too, and answer 501 there).
+ */
+export const embeddedStandIns: Partial<Record<BackendName, EmbeddedBackendName>> = {
+  'interactive-apps': 'analyses',
+};
+
 export function isEmbeddedBackend(name: BackendName): name is EmbeddedBackendName {
   return (embeddedBackendNames as readonly string[]).includes(name);
 }

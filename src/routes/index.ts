@@ -16,6 +16,7 @@ import { dataPassthroughs, dataRoutes } from './data/index.js';
 import { favoriteRoutes } from './favorites.js';
 import { filesystemPassthroughs, filesystemRoutes } from './filesystem/index.js';
 import { instantLaunchPassthroughs } from './instant-launches.js';
+import { dashboardPassthroughs, dashboardRoutes } from './dashboard.js';
 import { miscPassthroughs, miscRoutes } from './misc/index.js';
 import { notificationPassthroughs, notificationRoutes } from './notifications/index.js';
 import { operationsRoutes } from './operations.js';
@@ -120,7 +121,8 @@ export const areas: readonly Area[] = [
       'admin-request-types',
       'support',
     ],
-    passthroughs: qmsPassthroughs,
+    passthroughs: [...qmsPassthroughs, ...dashboardPassthroughs],
+    plugin: dashboardRoutes,
   },
   {
     name: 'admin',

@@ -83,12 +83,24 @@ export const instantLaunchPassthroughs: PassthroughRoute<Tag>[] = [
     summary: 'List instant launches with their metadata',
   },
   {
+    method: ['PUT', 'POST', 'DELETE'],
+    path: '/admin/instant-launches/mappings/defaults/latest',
+    backend: 'interactive-apps',
+    backendPath: '/instantlaunches/mappings/defaults/latest',
+    auth: 'admin',
+    // The administrator is recorded as the version's author.
+    identity: 'user',
+    tag: 'admin-instant-launches',
+    summary: 'Add a version of, change or delete the latest default instant-launch mappings',
+  },
+  {
     method: 'PUT',
     path: '/admin/instant-launches',
     backend: 'interactive-apps',
     backendPath: '/instantlaunches/admin/',
     auth: 'admin',
-    identity: 'none',
+    // `added_by` defaults to the administrator (the reference sends no identity here).
+    identity: 'user',
     tag: 'admin-instant-launches',
     summary: 'Add an instant launch',
   },

@@ -445,6 +445,24 @@ export interface Database {
   quick_launch_global_defaults: { id: string; app_id: string; quick_launch_id: string };
 }
 
+/** Instant launches of the embedded analyses service (migration 027, backends.md §6). Usernames are short. */
+export interface Database {
+  instant_launches: {
+    id: string;
+    quick_launch_id: string;
+    added_by: string;
+    added_on: number;
+  };
+  default_instant_launches: {
+    id: string;
+    version: number;
+    /** JSON text: `{<pattern>: {kind, default, compatible}}`. */
+    instant_launches: string;
+    added_by: string;
+    added_on: number;
+  };
+}
+
 /** Analyses of the apps service (migration 015, backends.md §5.3), merged into `Database`. */
 export interface Database {
   analyses: {
@@ -645,5 +663,20 @@ export interface Database {
     status_date: number;
     updated_by: string;
     comments: ColumnType<string, string | undefined, string>;
+  };
+}
+
+/** The dashboard's feeds, kept by the user-info service (migration 028). */
+export interface Database {
+  dashboard_feed_items: {
+    id: string;
+    /** `news`, `events` or `videos`. */
+    feed: string;
+    title: string;
+    link: ColumnType<string, string | undefined, string>;
+    description: ColumnType<string, string | undefined, string>;
+    author: ColumnType<string, string | undefined, string>;
+    publication_date: number;
+    date_added: number;
   };
 }

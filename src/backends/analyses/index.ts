@@ -1,6 +1,9 @@
 import { ObjectIndex } from '../data-info/index.js';
 import type { EmbeddedService } from '../service.js';
 import { defaultsRoutes } from './defaults-routes.js';
+import { instantLaunchMappingRoutes } from './instant-launch-mapping-routes.js';
+import { instantLaunchMetadataRoutes } from './instant-launch-metadata-routes.js';
+import { instantLaunchRoutes } from './instant-launch-routes.js';
 import { jobLimitRoutes } from './job-limit-routes.js';
 import { quickLaunchRoutes } from './quick-launch-routes.js';
 
@@ -16,6 +19,7 @@ import { quickLaunchRoutes } from './quick-launch-routes.js';
  * DataStore (whose start-up clears unfinished writes): a standalone analyses process on the same
  * store cannot disturb data-info's uploads. Concurrent-job limits are set here per user
  * (job-limit-routes.ts) and enforced where analyses are submitted (the apps service's job runner).
+ * It also stands in for the interactive-apps service's instant launches (instant-launch-*.ts).
  */
 export const analysesService: EmbeddedService = {
   name: 'analyses',
@@ -26,6 +30,11 @@ export const analysesService: EmbeddedService = {
       catalog: new ObjectIndex(store.db, config.dataStore.zone),
     });
     await app.register(defaultsRoutes, deps);
+    // Instant launches: the interactive-apps service's `/instantlaunches` routes, served here
+    // (beside the quick launches they start) when INTERACTIVE_APPS_URL is unset.
+    await app.register(instantLaunchRoutes, deps);
+    await app.register(instantLaunchMappingRoutes, deps);
+    await app.register(instantLaunchMetadataRoutes, deps);
     await app.register(jobLimitRoutes, {
       ...deps,
       defaultLimit: config.analyses.maxConcurrentJobs,

@@ -11,6 +11,7 @@ import { jobCallbackRoutes } from './job-callback-routes.js';
 import { JobRunner } from './job-runner.js';
 import { installBuiltInApps } from './built-in.js';
 import { catalogRoutes } from './app-listing-routes.js';
+import { dashboardRoutes } from './dashboard-routes.js';
 import { categoryRoutes } from './category-routes.js';
 import { editingRoutes } from './editing-routes.js';
 import { editorRoutes } from './editor-routes.js';
@@ -79,6 +80,7 @@ export const appsService: EmbeddedService = {
     await app.register(unservedLiteralRoutesPlugin);
     await app.register(sharingRoutes, { db: store.db, uidDomain: config.uidDomain, notify, now });
     await app.register(catalogRoutes, { db: store.db });
+    await app.register(dashboardRoutes, { db: store.db });
     await app.register(appMarkRoutes, { db: store.db, now });
     await app.register(editingRoutes, { db: store.db, now });
     await app.register(editorRoutes, { db: store.db, now });

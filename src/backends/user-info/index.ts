@@ -3,13 +3,14 @@ import type { EmbeddedService } from '../service.js';
 import { registerAlertRoutes } from './alert-routes.js';
 import { registerBagRoutes } from './bag-routes.js';
 import { registerDocumentRoutes } from './document-routes.js';
+import { registerFeedRoutes } from './feed-routes.js';
 
 // The user-info service's door: the service itself, for the embedded host; nothing else of it
 // is for other parts of the project.
 
 /**
  * The user-info service (backends.md §7): preferences, sessions and saved searches per user
- * (`{username}` is qualified), bags and global alerts. Bodies are read as text so a document is
+ * (`{username}` is qualified), bags, global alerts and the dashboard's feeds. Bodies are read as text so a document is
  * stored exactly as the client sent it, whatever content type it came with.
  */
 export const userInfoService: EmbeddedService = {
@@ -44,5 +45,6 @@ export const userInfoService: EmbeddedService = {
     });
     registerBagRoutes(app, store, config.uidDomain);
     registerAlertRoutes(app, store);
+    registerFeedRoutes(app, store);
   },
 };

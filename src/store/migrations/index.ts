@@ -24,6 +24,8 @@ import * as referenceGenomes from './023-reference-genomes.js';
 import * as webhooks from './024-webhooks.js';
 import * as analysisSteps from './025-analysis-steps.js';
 import * as dataSearch from './026-data-search.js';
+import * as instantLaunches from './027-instant-launches.js';
+import * as dashboardFeeds from './028-dashboard-feeds.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +54,6 @@ export const migrations: Record<string, Migration> = {
   '024-webhooks': webhooks,
   '025-analysis-steps': analysisSteps,
   '026-data-search': dataSearch,
+  '027-instant-launches': instantLaunches,
+  '028-dashboard-feeds': dashboardFeeds,
 };

@@ -1,0 +1,145 @@
+// Tag dashboard (routes.md §23): the web UI's home page, signed in or not. With DASHBOARD_URL set
+// it is forwarded to the dashboard aggregator (`/users/{user@domain}` or `/`); otherwise the gateway
+// gathers it from the embedded services in one bounded set of calls (src/clients/dashboard.ts),
+// whatever the limit. A part whose backend fails is empty and named in `errors`. Administrators
+// post and delete the feeds' items (`/admin/dashboard/feeds...`, kept by the user-info service).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { toGatewayError } from '../common/error-replies.js';
+import { countParam } from '../common/query-params.js';
+import { qualifiedUsername } from '../common/users.js';
+import {
+  dashboardApps,
+  dashboardFeeds,
+  dashboardInstantLaunches,
+  recentAnalyses,
+  type DashboardCall,
+} from '../clients/dashboard.js';
+import type { PassthroughRoute } from '../http/passthrough.js';
+import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
+import type { AreaDeps } from './shared/area.js';
+import type { Tag } from './shared/tags.js';
+
+const maxLimit = 100;
+const items = Type.Array(Type.Unknown());
+const DashboardSchema = Type.Object({
+  apps: Type.Object({
+    recentlyAdded: items,
+    public: items,
+    recentlyUsed: items,
+    popularFeatured: items,
+  }),
+  analyses: Type.Object({ recent: items, running: items }),
+  feeds: Type.Object({ news: items, events: items, videos: items }),
+  instantLaunches: items,
+  errors: Type.Optional(
+    Type.Array(
+      Type.Object({ part: Type.String(), status: Type.Integer(), reason: Type.String() }),
+      { description: 'Parts whose backend failed (they are empty)' },
+    ),
+  ),
+});
+
+export const dashboardPassthroughs: PassthroughRoute<Tag>[] = [
+  {
+    method: 'GET',
+    path: '/admin/dashboard/feeds',
+    backend: 'user-info',
+    backendPath: '/feeds',
+    auth: 'admin',
+    identity: 'none',
+    tag: 'dashboard',
+    summary: "List the dashboard feeds' newest items (limit per feed, default 8)",
+  },
+  {
+    method: 'POST',
+    path: '/admin/dashboard/feeds/{feed}',
+    backend: 'user-info',
+    backendPath: '/feeds/{feed}',
+    auth: 'admin',
+    identity: 'none',
+    tag: 'dashboard',
+    summary: 'Post an item to a dashboard feed (news, events or videos)',
+  },
+  {
+    method: 'DELETE',
+    path: '/admin/dashboard/feeds/items/{id}',
+    backend: 'user-info',
+    backendPath: '/feeds/items/{id}',
+    auth: 'admin',
+    identity: 'none',
+    tag: 'dashboard',
+    summary: 'Delete an item of a dashboard feed',
+  },
+];
+
+export async function dashboardRoutes(app: FastifyInstance, deps: AreaDeps): Promise<void> {
+  const { forwarder, config } = deps;
+
+  const gathered = async (call: DashboardCall) => {
+    const errors: { part: string; status: number; reason: string }[] = [];
+    const part = async <T>(name: string, fallback: T, work: () => Promise<T>): Promise<T> => {
+      try {
+        return await work();
+      } catch (error) {
+        const failure = toGatewayError(error as Error);
+        errors.push({ part: name, status: failure.statusCode, reason: failure.reason });
+        return fallback;
+      }
+    };
+    const signedIn = call.identity !== undefined;
+    const [apps, recent, running, feeds, instantLaunches] = await Promise.all([
+      part('apps', { recentlyAdded: [], public: [], recentlyUsed: [], popularFeatured: [] }, () =>
+        dashboardApps(call),
+      ),
+      signedIn ? part('analyses', [], () => recentAnalyses(call)) : [],
+      signedIn ? part('analyses', [], () => recentAnalyses(call, 'Running')) : [],
+      part('feeds', { news: [], events: [], videos: [] }, () => dashboardFeeds(call)),
+      part('instantLaunches', [], () => dashboardInstantLaunches(call)),
+    ]);
+    return {
+      apps,
+      analyses: { recent, running },
+      feeds,
+      instantLaunches,
+      ...(errors.length > 0 ? { errors } : {}),
+    };
+  };
+
+  app.get('/dashboard', {
+    config: { auth: 'optional' },
+    ...documentedNotEnforced,
+    schema: {
+      tags: ['dashboard'],
+      summary:
+        "The home page: recent and public apps, the caller's analyses, feeds, instant launches",
+      security: routeSecurity('optional'),
+      querystring: Type.Object({
+        limit: Type.Optional(
+          Type.String({
+            pattern: '^\\d+$',
+            description: `Items per list (default 8, at most ${maxLimit})`,
+          }),
+        ),
+      }),
+      response: { 200: DashboardSchema },
+    },
+    handler: async (request: FastifyRequest, reply) => {
+      const limit = Math.min(countParam(request.query, 'limit', 8), maxLimit);
+      const identity = request.identity;
+      if (config.backends.dashboard.url) {
+        return forwarder.forward(request, reply, 'dashboard', {
+          method: 'GET',
+          path: identity
+            ? `/users/${encodeURIComponent(qualifiedUsername(identity.username, config.uidDomain)).replace(/%40/g, '@')}`
+            : '/',
+          rawQuery: `limit=${limit}`,
+          identity,
+          identityStyle: 'path',
+          bodyLimitBytes: config.bodyLimitBytes,
+        });
+      }
+      return gathered({ forwarder, identity, requestId: request.id, limit });
+    },
+  });
+}
