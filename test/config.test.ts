@@ -62,6 +62,7 @@ describe('embedded platform settings', () => {
       'notification-agent',
       'genomesvc',
       'analyses',
+      'email',
     ]);
     assert.deepEqual(config.dataStore, {
       zone: 'platform',
@@ -111,7 +112,7 @@ describe('embedded platform settings', () => {
       'user-info',
       'qms',
     ]);
-    assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 8);
+    assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 9);
   });
 
   test('SEND_NOTIFICATION_ALLOW lists addresses and CIDR ranges, loopback by default', () => {

@@ -39,6 +39,7 @@ export const embeddedBackendNames = [
   'notification-agent',
   'genomesvc',
   'analyses',
+  'email',
 ] as const satisfies readonly BackendName[];
 
 export type EmbeddedBackendName = (typeof embeddedBackendNames)[number];

@@ -25,6 +25,7 @@ import {
 } from './permanent-id-requests/index.js';
 import { qmsPassthroughs } from './qms.js';
 import { serviceAccountPassthroughs } from './service-accounts.js';
+import { supportRoutes } from './support.js';
 import { teamPassthroughs } from './teams.js';
 import { toolPassthroughs } from './tools.js';
 import { userInfoRoutes } from './user-info.js';
@@ -121,6 +122,7 @@ export const areas: readonly Area[] = [
       'support',
     ],
     passthroughs: qmsPassthroughs,
+    plugin: supportRoutes,
   },
   {
     name: 'admin',

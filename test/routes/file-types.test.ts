@@ -114,6 +114,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         json: { path: notes.path, type: 'csv' },
       });
       assert.equal(anonymous.status, 401, anonymous.text);
+      assert.equal(anonymous.body.error_code, 'ERR_NOT_AUTHORIZED');
 
       const missing = await g.call('alice', 'POST', '/secured/filetypes/type', {
         json: { type: 'csv' },
@@ -122,6 +123,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(missing.body.error_code, 'ERR_BAD_OR_MISSING_FIELD');
       const noPath = await g.call('alice', 'GET', '/secured/filetypes/type');
       assert.equal(noPath.status, 400, noPath.text);
+      assert.equal(noPath.body.error_code, 'ERR_MISSING_QUERY_PARAMETER');
     });
   });
 }
