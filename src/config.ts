@@ -36,6 +36,18 @@ export interface ExecutorSettings {
   containerRuntime?: 'docker' | 'podman';
 }
 
+/** Where the embedded email service's messages go (docs/configuration.md, "Email"). */
+export interface EmailSettings {
+  /** Sent over SMTP here when set (SMTP_URL, `smtp:` or `smtps:`, credentials in the URL). */
+  smtpUrl?: string;
+  /** Otherwise written as `.eml` files here: `<GATEWAY_DATA_DIR>/outbox`. */
+  outboxDir: string;
+  /** Where `/support-email` messages go (SUPPORT_EMAIL_TO). */
+  supportTo: string;
+  /** The sender of messages that name none of their own (SUPPORT_EMAIL_FROM). */
+  defaultFrom: string;
+}
+
 export interface GatewayConfig {
   port: number;
   host: string;
@@ -142,6 +154,7 @@ export interface GatewayConfig {
      */
     baseUrl: string;
   };
+  email: EmailSettings;
   analyses: {
     /** Analyses a user may have submitted or running at once (MAX_CONCURRENT_JOBS); more are refused with ERR_LIMIT_REACHED. */
     maxConcurrentJobs: number;
@@ -378,6 +391,12 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
         url(env, 'GENOME_BASE_URL', ['http:', 'https:'])?.toString() ??
         `http://localhost:${port}/genomesvc/genomes`
       ).replace(/\/+$/, ''),
+    },
+    email: {
+      smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:'])?.toString(),
+      outboxDir: path.join(dataDir, 'outbox'),
+      supportTo: text(env, 'SUPPORT_EMAIL_TO') ?? 'support@localhost',
+      defaultFrom: text(env, 'SUPPORT_EMAIL_FROM') ?? 'noreply@localhost',
     },
     analyses: {
       maxConcurrentJobs: integer(env, 'MAX_CONCURRENT_JOBS', 8, 1, 10_000),

@@ -63,6 +63,7 @@ describe('embedded platform settings', () => {
       'genomesvc',
       'analyses',
       'search',
+      'email',
     ]);
     assert.deepEqual(config.dataStore, {
       zone: 'platform',

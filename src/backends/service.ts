@@ -17,6 +17,7 @@ export interface BackendContext {
     | 'dataDir'
     | 'genomes'
     | 'analyses'
+    | 'email'
   >;
   /**
    * Sends a user a notification through the notification agent, wherever it runs (the one event

@@ -40,6 +40,7 @@ export const embeddedBackendNames = [
   'genomesvc',
   'analyses',
   'search',
+  'email',
 ] as const satisfies readonly BackendName[];
 
 export type EmbeddedBackendName = (typeof embeddedBackendNames)[number];

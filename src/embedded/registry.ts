@@ -2,6 +2,7 @@ import { analysesService } from '../backends/analyses/index.js';
 import type { EmbeddedBackendName } from '../common/backend-names.js';
 import { appsService } from '../backends/apps/index.js';
 import { dataInfoService } from '../backends/data-info/index.js';
+import { emailService } from '../backends/email/index.js';
 import { genomeService } from '../backends/genomesvc/index.js';
 import { groupsService } from '../backends/groups/index.js';
 import { metadataService } from '../backends/metadata/index.js';
@@ -20,4 +21,5 @@ export const embeddedServices: Record<EmbeddedBackendName, EmbeddedService> = {
   genomesvc: genomeService,
   analyses: analysesService,
   search: searchService,
+  email: emailService,
 };

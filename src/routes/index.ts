@@ -26,6 +26,7 @@ import {
 } from './permanent-id-requests/index.js';
 import { qmsPassthroughs } from './qms.js';
 import { serviceAccountPassthroughs } from './service-accounts.js';
+import { supportRoutes } from './support.js';
 import { teamPassthroughs } from './teams.js';
 import { toolPassthroughs } from './tools.js';
 import { userInfoRoutes } from './user-info.js';
@@ -115,15 +116,19 @@ export const areas: readonly Area[] = [
       'admin-qms',
       'resource-usage',
       'admin-resource-usage',
-      'dashboard',
       'requests',
       'admin-requests',
       'admin-request-types',
-      'support',
     ],
-    passthroughs: [...qmsPassthroughs, ...dashboardPassthroughs],
+    passthroughs: qmsPassthroughs,
+  },
+  {
+    name: 'dashboard',
+    tags: ['dashboard'],
+    passthroughs: dashboardPassthroughs,
     plugin: dashboardRoutes,
   },
+  { name: 'support', tags: ['support'], passthroughs: [], plugin: supportRoutes },
   {
     name: 'admin',
     tags: ['admin', 'admin-settings', 'admin-user-info', 'admin-token'],

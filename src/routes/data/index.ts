@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { PassthroughRoute } from '../../http/passthrough.js';
 import type { Tag } from '../shared/tags.js';
+import { fileTypeRoutes } from './file-types.js';
 import { dataMetadataRoutes } from './metadata.js';
 import { sharingRoutes, type DataDeps } from './sharing.js';
 import { dataTagPassthroughs, dataTagRoutes } from './tags.js';
@@ -103,4 +104,5 @@ export async function dataRoutes(app: FastifyInstance, deps: DataDeps): Promise<
   await app.register(sharingRoutes, deps);
   await app.register(dataMetadataRoutes, deps);
   await app.register(dataTagRoutes, deps);
+  await app.register(fileTypeRoutes, deps);
 }

@@ -1,0 +1,23 @@
+import type { EmbeddedService } from '../service.js';
+import { outboxDelivery, smtpDelivery } from './delivery.js';
+import { composeMail, EmailBody, type EmailRequest } from './message.js';
+
+// The email service's door: the service itself, for the embedded host; nothing else of it is for
+// other parts of the project.
+
+/**
+ * The email service (routes.md §25, the reference platform's emailer): `POST /` sends one
+ * message, over SMTP when SMTP_URL is set, otherwise as an `.eml` file in the outbox.
+ */
+export const emailService: EmbeddedService = {
+  name: 'email',
+  plugin: async (app, { config }) => {
+    const { smtpUrl, outboxDir, defaultFrom } = config.email;
+    const delivery = smtpUrl ? smtpDelivery(smtpUrl) : outboxDelivery(outboxDir);
+    app.addHook('onClose', async () => delivery.close());
+    app.post('/', { schema: { body: EmailBody } }, async (request) => {
+      await delivery.send(composeMail(request.body as EmailRequest, defaultFrom));
+      return { status: 'OK' };
+    });
+  },
+};
