@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { backendNames } from '../src/common/backend-names.js';
+import { backendNames, embeddedBackendNames } from '../src/common/backend-names.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 const projectDir = path.resolve(import.meta.dirname, '..');
@@ -113,7 +113,10 @@ describe('embedded platform settings', () => {
       'user-info',
       'qms',
     ]);
-    assert.equal(loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length, 9);
+    assert.equal(
+      loadConfig({ EMBEDDED_BACKENDS: 'ALL' }).embeddedBackends.length,
+      embeddedBackendNames.length,
+    );
   });
 
   test('SEND_NOTIFICATION_ALLOW lists addresses and CIDR ranges, loopback by default', () => {
