@@ -15,23 +15,25 @@ export interface AnalysisListing {
   analyses?: { id?: unknown; app_description?: unknown }[];
 }
 
-/** The caller's analyses with these ids, hidden ones included (`GET /analyses`, one call). */
-export function analysesByIds(call: AppsCall, ids: readonly string[]): Promise<AnalysisListing> {
+/** One page of the caller's analyses (`GET /analyses` with `query`: filter, paging, sorting). */
+export function analysesListing(
+  call: Pick<AppsCall, 'forwarder' | 'identity' | 'requestId'>,
+  query: Record<string, string>,
+): Promise<AnalysisListing> {
   return call.forwarder.callJson<AnalysisListing>(
     'apps',
-    {
-      method: 'GET',
-      path: '/analyses',
-      identity: call.identity,
-      identityStyle: 'apps',
-      query: {
-        filter: JSON.stringify(ids.map((id) => ({ field: 'id', value: id }))),
-        'include-hidden': 'true',
-        limit: String(ids.length),
-      },
-    },
+    { method: 'GET', path: '/analyses', identity: call.identity, identityStyle: 'apps', query },
     call.requestId,
   );
+}
+
+/** The caller's analyses with these ids, hidden ones included (`GET /analyses`, one call). */
+export function analysesByIds(call: AppsCall, ids: readonly string[]): Promise<AnalysisListing> {
+  return analysesListing(call, {
+    filter: JSON.stringify(ids.map((id) => ({ field: 'id', value: id }))),
+    'include-hidden': 'true',
+    limit: String(ids.length),
+  });
 }
 
 /** An app's launch form (AppJobView): parameter ids are `<step id>_<parameter id>`. */

@@ -4,6 +4,7 @@
 // dashboard's instant launches (interactive-apps `GET /instantlaunches/metadata/full`).
 import type { Identity } from '../common/identity.js';
 import type { Forwarder } from '../http/proxy.js';
+import { analysesListing } from './apps.js';
 
 export interface DashboardCall {
   forwarder: Forwarder;
@@ -36,22 +37,12 @@ export function dashboardApps(call: DashboardCall): Promise<DashboardApps> {
 
 /** The caller's newest analyses, all or those with `status`. */
 export async function recentAnalyses(call: DashboardCall, status?: string): Promise<unknown[]> {
-  const listing = await call.forwarder.callJson<{ analyses?: unknown[] }>(
-    'apps',
-    {
-      method: 'GET',
-      path: '/analyses',
-      identity: call.identity,
-      identityStyle: 'apps',
-      query: {
-        limit: String(call.limit),
-        'sort-field': 'startdate',
-        'sort-dir': 'DESC',
-        ...(status ? { filter: JSON.stringify([{ field: 'status', value: status }]) } : {}),
-      },
-    },
-    call.requestId,
-  );
+  const listing = await analysesListing(call, {
+    limit: String(call.limit),
+    'sort-field': 'startdate',
+    'sort-dir': 'DESC',
+    ...(status ? { filter: JSON.stringify([{ field: 'status', value: status }]) } : {}),
+  });
   return listing.analyses ?? [];
 }
 
