@@ -15,7 +15,8 @@ import { cogeRoutes } from './coge.js';
 import { dataPassthroughs, dataRoutes } from './data/index.js';
 import { favoriteRoutes } from './favorites.js';
 import { filesystemPassthroughs, filesystemRoutes } from './filesystem/index.js';
-import { instantLaunchPassthroughs } from './instant-launches.js';
+import { instantLaunchPassthroughs } from './instant-launches/index.js';
+import { viceProxyRoutes } from './instant-launches/vice-proxy.js';
 import { dashboardPassthroughs, dashboardRoutes } from './dashboard.js';
 import { miscPassthroughs, miscRoutes } from './misc/index.js';
 import { notificationPassthroughs, notificationRoutes } from './notifications/index.js';
@@ -102,6 +103,7 @@ export const areas: readonly Area[] = [
     name: 'instant-launches',
     tags: ['instant-launches', 'admin-instant-launches', 'vice', 'admin-vice'],
     passthroughs: instantLaunchPassthroughs,
+    plugin: viceProxyRoutes,
   },
   { name: 'bags', tags: ['bags'], passthroughs: bagPassthroughs },
   {

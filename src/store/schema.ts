@@ -505,6 +505,14 @@ export interface Database {
     status: string;
     start_date: number | null;
     end_date: number | null;
+    /** Migration 029: an interactive step's loopback port, once it has one. */
+    port: ColumnType<number | null, number | null | undefined, number | null>;
+    /** Migration 029: an interactive step's deadline (ms since the epoch). */
+    time_limit: ColumnType<number | null, number | null | undefined, number | null>;
+    /** Migration 029: an interactive session's length: what one extension adds. */
+    session_seconds: ColumnType<number | null, number | null | undefined, number | null>;
+    /** Migration 029: `exit` or `save-and-exit`, asked for and not yet done. */
+    exit_request: ColumnType<string | null, string | null | undefined, string | null>;
   };
 }
 

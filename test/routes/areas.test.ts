@@ -42,7 +42,8 @@ async function routesOf(list: readonly Area[], parts: GatewayParts): Promise<Reg
 }
 
 /** `/apps/:systemId` → `/apps/{systemId}`, the form the OpenAPI document uses. */
-const documentPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
+/** A route's URL as the OpenAPI document writes it: `:name` → `{name}`, a trailing `*` → `{*}`. */
+const documentPath = (url: string) => url.replace(/:(\w+)/g, '{$1}').replace(/\/\*$/, '/{*}');
 
 describe('route areas', () => {
   let running: RunningGateway;

@@ -6,6 +6,7 @@ import { instantLaunchMetadataRoutes } from './instant-launch-metadata-routes.js
 import { instantLaunchRoutes } from './instant-launch-routes.js';
 import { jobLimitRoutes } from './job-limit-routes.js';
 import { quickLaunchRoutes } from './quick-launch-routes.js';
+import { viceRoutes } from './vice-routes.js';
 
 // The analyses service's door: the service itself, for the embedded host; nothing else of it is
 // for other parts of the project.
@@ -35,6 +36,8 @@ export const analysesService: EmbeddedService = {
     await app.register(instantLaunchRoutes, deps);
     await app.register(instantLaunchMappingRoutes, deps);
     await app.register(instantLaunchMetadataRoutes, deps);
+    // VICE: interactive sessions running on the apps service's executor (vice-routes.ts).
+    await app.register(viceRoutes, deps);
     await app.register(jobLimitRoutes, {
       ...deps,
       defaultLimit: config.analyses.maxConcurrentJobs,

@@ -14,6 +14,7 @@ import type { AppDefinition } from './definition.js';
 import { activeStatuses, type AnalysisRow, type JobRunner } from './job-runner.js';
 import { checkSubmission } from './job-submission.js';
 import { stepsOf } from './analysis-steps.js';
+import { analysisAccess } from './analysis-access.js';
 import { signedInUser } from './caller.js';
 import { gatewayError } from '../../common/errors.js';
 import { atLeast, type Level } from '../permissions/index.js';
@@ -24,7 +25,12 @@ import { basePaths } from '../../common/base-paths.js';
 /** Analyses give times as strings of milliseconds, "0" for none (backends.md §1.3). */
 const msString = (value: number | null) => String(value ?? 0);
 
-function analysisJson(row: AnalysisRow, uidDomain: string, level: Level) {
+function analysisJson(
+  row: AnalysisRow,
+  uidDomain: string,
+  level: Level,
+  interactiveUrls: string[] = [],
+) {
   return {
     id: row.id,
     name: row.name,
@@ -44,6 +50,8 @@ function analysisJson(row: AnalysisRow, uidDomain: string, level: Level) {
     batch: false,
     app_disabled: false,
     can_share: level === 'own',
+    // Where its running interactive sessions are reached, relative to the gateway (docs/api/vice.md).
+    interactive_urls: interactiveUrls,
   };
 }
 
@@ -113,16 +121,9 @@ export const analysisRoutes: FastifyPluginAsync<{
   const signedIn = (query: unknown) => signedInUser(query, 'use analyses');
   /** The analysis when `user` holds `needed` on it; 404 when they hold nothing, 403 when too little. */
   const reachable = async (user: string, id: string, needed: Level = 'read') => {
-    const row = await db
-      .selectFrom('analyses')
-      .selectAll()
-      .where('id', '=', id.toLowerCase())
-      .where('deleted', '=', false)
-      .executeTakeFirst();
-    const level =
-      row &&
-      levelOf(row.username, user, (await sharedLevels(db, 'analysis', [row.id], user)).get(row.id));
-    if (!row || !level) throw gatewayError('ERR_NOT_FOUND', `no analysis ${id}`, { id });
+    const found = await analysisAccess(db, user, id);
+    if (!found) throw gatewayError('ERR_NOT_FOUND', `no analysis ${id}`, { id });
+    const { row, level } = found;
     if (!atLeast(level, needed))
       throw gatewayError('ERR_FORBIDDEN', `${user} may not change analysis ${row.id}`, {
         id: row.id,
@@ -276,9 +277,32 @@ export const analysisRoutes: FastifyPluginAsync<{
       found.filter((row) => row.username !== user).map((row) => row.id),
       user,
     );
+    const sessions =
+      found.length === 0
+        ? []
+        : await db
+            .selectFrom('analysis_steps')
+            .select(['analysis_id', 'external_id'])
+            .where(
+              'analysis_id',
+              'in',
+              found.map((row) => row.id),
+            )
+            .where('step_type', '=', 'Interactive')
+            .where('status', '=', 'Running')
+            .execute();
+    const urls = (id: string) =>
+      sessions
+        .filter((session) => session.analysis_id === id)
+        .map((session) => `/vice/${session.external_id}/`);
     return {
       analyses: found.map((row) =>
-        analysisJson(row, uidDomain, levelOf(row.username, user, granted.get(row.id)) ?? 'read'),
+        analysisJson(
+          row,
+          uidDomain,
+          levelOf(row.username, user, granted.get(row.id)) ?? 'read',
+          urls(row.id),
+        ),
       ),
       timestamp: String(Date.now()),
       total: Number(total?.count ?? 0),

@@ -56,6 +56,8 @@ const loginBody = Type.Object({
  * launch form. The analyses service depends on apps, never the other way round.
  */
 export { currentVersions, visibleAppsQuery } from './app-listings.js';
+/** Who may see or change an analysis (the interactive-apps routes ask). */
+export { analysisAccess } from './analysis-access.js';
 export { launchView } from './app-views.js';
 export { pathParameterTypes, type AppDefinition } from './definition.js';
 /** For the test that keeps docs/api/apps.md's list of routes not served equal to the truth. */

@@ -12,7 +12,8 @@ import { joinDataPath } from '../../common/data-path.js';
 import { createFolders, type DataStore } from '../data-info/index.js';
 import { executorsByTool } from './job-executors.js';
 import { concurrentJobLimit } from './job-limits.js';
-import { StepError, type StepRun } from './job-step.js';
+import { StepCanceled, StepError, type StepRun } from './job-step.js';
+import { interactiveHooks } from './interactive-steps.js';
 import type { CheckedSubmission } from './job-submission.js';
 import { GatewayError, gatewayError } from '../../common/errors.js';
 import type { ExecutorSettings } from '../../config.js';
@@ -279,6 +280,11 @@ export class JobRunner {
               settings: this.options.executor,
               folder: path.join(this.options.executor.workDir, 'steps', `${row.id}-${current}`),
               sessionId: steps[index]?.external_id ?? `${row.id}-${current}`,
+              interactive: interactiveHooks(
+                db,
+                steps[index]?.external_id ?? `${row.id}-${current}`,
+                now,
+              ),
             });
         outputs.push(...written);
         for (const mapping of definition.mappings ?? []) {
@@ -315,9 +321,11 @@ export class JobRunner {
           : known
             ? (error as Error).message
             : 'an internal error stopped the job';
+      // An interactive session exited on purpose ends Canceled, not Failed.
+      const ending = error instanceof StepCanceled ? 'Canceled' : 'Failed';
       const record = async () => {
-        if (current > 0) await moveStep(db, row.id, current, 'Failed', reason, now());
-        await this.move({ ...row, status: 'Running' }, 'Failed', reason);
+        if (current > 0) await moveStep(db, row.id, current, ending, reason, now());
+        await this.move({ ...row, status: 'Running' }, ending, reason);
       };
       await record().catch((failure: unknown) =>
         log.error({ err: failure, analysis: row.id }, 'could not record a failed analysis'),

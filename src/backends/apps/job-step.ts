@@ -19,3 +19,6 @@ export interface StepRun {
 export type Executor = (run: StepRun) => Promise<string[]>;
 
 export class StepError extends Error {}
+
+/** A step ended on purpose before it finished (an interactive session exited): the job is Canceled. */
+export class StepCanceled extends StepError {}

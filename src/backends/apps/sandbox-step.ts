@@ -18,7 +18,12 @@ import { asBoolean } from '../../store/sqlite-booleans.js';
 import { argumentsOf } from './arg-preview.js';
 import type { AppParameter } from './definition.js';
 import { blank } from './job-submission.js';
-import { StepError, type StepRun } from './job-step.js';
+import { StepCanceled, StepError, type StepRun } from './job-step.js';
+import {
+  defaultSessionSeconds,
+  type InteractiveEnding,
+  type InteractiveHooks,
+} from './interactive-steps.js';
 import { InputStager, inputsMountPoint } from './step-staging.js';
 import { uploadLogs, uploadOutputs } from './step-outputs.js';
 import { mayRun, toolProgram } from './tool-program.js';
@@ -40,6 +45,8 @@ export interface SandboxedStep {
   folder: string;
   /** What the engine knows an interactive step's session by (the step's external id). */
   sessionId: string;
+  /** An interactive step's row, which the platform ends it through. */
+  interactive: InteractiveHooks;
 }
 
 /**
@@ -76,20 +83,47 @@ function checkOutputName(parameter: AppParameter, value: unknown): void {
     );
 }
 
-/** An interactive step runs until it ends by itself, by its time limit or by a stop. */
+/** How often a running interactive step's row is read for a deadline or an exit request. */
+const sessionWatchMs = 500;
+
+/**
+ * An interactive step runs until it ends by itself, by a stop, or as the platform asks through its
+ * row (interactive-steps.ts): its deadline, exit, save-and-exit.
+ */
 async function runInteractive(
   engine: ExecutionEngine,
   command: StepCommand,
   id: string,
   signal: AbortSignal,
-): Promise<StepOutcome> {
+  hooks: InteractiveHooks,
+  seconds: number,
+): Promise<{ outcome: StepOutcome; ending?: InteractiveEnding }> {
   const session = await engine.startInteractive(command, id);
+  let ending: InteractiveEnding | undefined;
   const stop = () => void session.stop();
   if (signal.aborted) stop();
   signal.addEventListener('abort', stop, { once: true });
+  let watching = false;
+  const watch = setInterval(() => {
+    if (watching || ending) return;
+    watching = true;
+    hooks
+      .ending()
+      .then((wanted) => {
+        if (wanted && !ending) {
+          ending = wanted;
+          stop();
+        }
+      })
+      // The store unreachable for a moment: the next look tries again.
+      .catch(() => undefined)
+      .finally(() => (watching = false));
+  }, sessionWatchMs);
   try {
-    return await session.done;
+    await hooks.started(session.port, seconds);
+    return { outcome: await session.done, ...(ending ? { ending } : {}) };
   } finally {
+    clearInterval(watch);
     signal.removeEventListener('abort', stop);
   }
 }
@@ -164,11 +198,31 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
       ...(program.containerImage ? { containerImage: program.containerImage } : {}),
       limits: limitsOf(tool, settings.limits),
     };
-    const outcome = asBoolean(tool.interactive)
-      ? await runInteractive(engine, command, step.sessionId, run.signal)
-      : await engine.run(command, run.signal);
-    // A stopped batch step's outputs are dropped; an interactive one's are its work, and kept.
     const interactive = asBoolean(tool.interactive);
+    // An interactive step's deadline is its session's time limit (which users extend), up to the
+    // platform's wall clock, which the engine holds it to.
+    const sessionSeconds = Math.min(
+      typeof tool.time_limit_seconds === 'number' && tool.time_limit_seconds > 0
+        ? tool.time_limit_seconds
+        : defaultSessionSeconds,
+      settings.limits.wallClockSeconds,
+    );
+    const { outcome, ending } = interactive
+      ? await runInteractive(
+          engine,
+          {
+            ...command,
+            limits: { ...command.limits, wallClockSeconds: settings.limits.wallClockSeconds },
+          },
+          step.sessionId,
+          run.signal,
+          step.interactive,
+          sessionSeconds,
+        )
+      : { outcome: await engine.run(command, run.signal), ending: undefined };
+    if (ending === 'exit')
+      throw new StepCanceled(`${label} was exited; its outputs were not saved`);
+    // A stopped batch step's outputs are dropped; an interactive one's are its work, and kept.
     if (!interactive && (outcome.state === 'stopped' || run.signal.aborted))
       throw new StepError('stopped');
     // Uploaded even when the step failed: its partial outputs and logs say why. Its own failure
@@ -179,6 +233,11 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
       (error: unknown) => error,
     );
     written.push(...(await uploadLogs(run, logDir, step.number)));
+    // Ended at its deadline or by save-and-exit: its work saved, the step done.
+    if (ending === 'save-and-exit' || ending === 'time-limit') {
+      if (failedUpload !== undefined) throw failedUpload;
+      return written;
+    }
     if (outcome.state === 'stopped') throw new StepError('stopped');
     if (outcome.state === 'failed') throw new StepError(`${label} ${outcome.reason}`);
     if (failedUpload !== undefined) throw failedUpload;

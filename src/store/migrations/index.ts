@@ -26,6 +26,7 @@ import * as analysisSteps from './025-analysis-steps.js';
 import * as dataSearch from './026-data-search.js';
 import * as instantLaunches from './027-instant-launches.js';
 import * as dashboardFeeds from './028-dashboard-feeds.js';
+import * as interactiveSessions from './029-interactive-sessions.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '026-data-search': dataSearch,
   '027-instant-launches': instantLaunches,
   '028-dashboard-feeds': dashboardFeeds,
+  '029-interactive-sessions': interactiveSessions,
 };

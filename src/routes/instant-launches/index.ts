@@ -1,6 +1,6 @@
 // Tags: instant-launches, admin-instant-launches, vice, admin-vice.
-import type { PassthroughRoute } from '../http/passthrough.js';
-import type { Tag } from './shared/tags.js';
+import type { PassthroughRoute } from '../../http/passthrough.js';
+import type { Tag } from '../shared/tags.js';
 
 export const instantLaunchPassthroughs: PassthroughRoute<Tag>[] = [
   {

@@ -1,0 +1,190 @@
+// VICE on the embedded platform (routes.md §19; docs/api/vice.md), served here while
+// INTERACTIVE_APPS_URL is unset, as the instant launches are: an interactive tool's step runs on
+// the apps service's executor, listening on a loopback port; its row (migration 029) holds the port
+// and the deadline, and takes the requests to end it, which the job runner carries out. A session's
+// host (its name in `/vice/{host}/...`) is its step's external id. Who may do what is the
+// analysis's: `read` to reach and describe it, `write` to extend its time limit; administrators end
+// any session.
+import { connect } from 'node:net';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/schema.js';
+import { requireUserParam } from '../../common/query-params.js';
+import { gatewayError } from '../../common/errors.js';
+import { atLeast, type Level } from '../permissions/index.js';
+import { analysisAccess } from '../apps/index.js';
+
+/** What one extension adds when a session has no length recorded: three days, as upstream. */
+const defaultExtensionMs = 72 * 3600 * 1000;
+
+/** Whether something accepts a TCP connection on 127.0.0.1:port now. */
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+/** Epoch seconds as a string, as upstream answers time limits. */
+const seconds = (ms: number | null) => String(Math.floor(Number(ms ?? 0) / 1000));
+
+type HostParams = { Params: { host: string } };
+type IdParams = { Params: { id: string } };
+
+export const viceRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () => number }> = async (
+  app,
+  { db, now },
+) => {
+  /** The interactive step of a running session by its host, for `user` at `needed`; 404 otherwise. */
+  const session = async (user: string, host: string, needed: Level = 'read') => {
+    const step = await db
+      .selectFrom('analysis_steps')
+      .selectAll()
+      .where('external_id', '=', host.toLowerCase())
+      .where('step_type', '=', 'Interactive')
+      .executeTakeFirst();
+    const access = step && (await analysisAccess(db, user, step.analysis_id));
+    if (!step || !access || !atLeast(access.level, needed))
+      throw gatewayError('ERR_NOT_FOUND', `no interactive session ${host}`, { host });
+    return { step, analysis: access.row };
+  };
+
+  /** The interactive step of an analysis, for `user` at `needed`. */
+  const stepOfAnalysis = async (user: string | undefined, id: string, needed: Level) => {
+    const access = user === undefined ? undefined : await analysisAccess(db, user, id);
+    const step = await db
+      .selectFrom('analysis_steps')
+      .selectAll()
+      .where('analysis_id', '=', id.toLowerCase())
+      .where('step_type', '=', 'Interactive')
+      .executeTakeFirst();
+    if (user !== undefined && (!access || !step))
+      throw gatewayError('ERR_NOT_FOUND', `no interactive analysis ${id}`, { id });
+    if (!step) throw gatewayError('ERR_NOT_FOUND', `no interactive analysis ${id}`, { id });
+    if (access && !atLeast(access.level, needed))
+      throw gatewayError('ERR_FORBIDDEN', `${user} may not change analysis ${id}`, { id });
+    return step;
+  };
+
+  const description = (
+    step: Awaited<ReturnType<typeof session>>['step'],
+    analysis: Awaited<ReturnType<typeof session>>['analysis'],
+  ) => ({
+    analysisID: analysis.id,
+    externalID: step.external_id,
+    host: step.external_id,
+    name: analysis.name,
+    appID: analysis.app_id,
+    appName: analysis.app_name,
+    username: analysis.username,
+    status: step.status,
+    creationTimestamp: seconds(step.start_date ?? analysis.start_date),
+    timeLimit: seconds(step.time_limit),
+  });
+
+  app.get('/vice/listing', async (request) => {
+    const user = requireUserParam(request.query);
+    const rows = await db
+      .selectFrom('analysis_steps')
+      .innerJoin('analyses', 'analyses.id', 'analysis_steps.analysis_id')
+      .selectAll('analysis_steps')
+      .select(['analyses.username'])
+      .where('analysis_steps.step_type', '=', 'Interactive')
+      .where('analysis_steps.status', '=', 'Running')
+      .where('analyses.username', '=', user)
+      .execute();
+    const deployments = [];
+    for (const row of rows) {
+      const found = await session(user, row.external_id);
+      deployments.push(description(found.step, found.analysis));
+    }
+    return { deployments, pods: [], configMaps: [], services: [], ingresses: [] };
+  });
+
+  // The gateway's proxy asks where a session listens (a path of this embedded service only).
+  app.get<HostParams>('/vice/:host/target', async (request) => {
+    const { step } = await session(requireUserParam(request.query), request.params.host);
+    if (step.status !== 'Running' || step.port === null)
+      throw gatewayError(
+        'ERR_NOT_FOUND',
+        `interactive session ${step.external_id} is not running`,
+        {
+          host: step.external_id,
+        },
+      );
+    return { url: `http://127.0.0.1:${step.port}` };
+  });
+
+  app.get<HostParams>('/vice/:host/url-ready', async (request) => {
+    const { step } = await session(requireUserParam(request.query), request.params.host);
+    return {
+      ready: step.status === 'Running' && step.port !== null && (await accepts(step.port)),
+    };
+  });
+
+  app.get<HostParams>('/vice/:host/description', async (request) => {
+    const { step, analysis } = await session(requireUserParam(request.query), request.params.host);
+    return description(step, analysis);
+  });
+
+  // Users' time limits: GET reads, POST moves the deadline on by the session's length (its tool's
+  // time limit, three days by default) from now or from itself, whichever is later (the executor
+  // still ends it at TOOL_WALL_CLOCK_SECONDS). Administrators' are the same without the check.
+  const timeLimit = async (user: string | undefined, id: string) => {
+    const step = await stepOfAnalysis(user, id, 'read');
+    return { time_limit: seconds(step.time_limit) };
+  };
+  const extend = async (user: string | undefined, id: string) => {
+    const step = await stepOfAnalysis(user, id, 'write');
+    if (step.status !== 'Running' || step.time_limit === null)
+      throw gatewayError('ERR_ILLEGAL_ARGUMENT', `analysis ${id} is not running`, { id });
+    const extension =
+      step.session_seconds !== null ? step.session_seconds * 1000 : defaultExtensionMs;
+    const deadline = Math.max(now(), Number(step.time_limit)) + extension;
+    await db
+      .updateTable('analysis_steps')
+      .set({ time_limit: deadline })
+      .where('external_id', '=', step.external_id)
+      .execute();
+    return { time_limit: seconds(deadline) };
+  };
+  app.get<IdParams>('/vice/:id/time-limit', async (request) =>
+    timeLimit(requireUserParam(request.query), request.params.id),
+  );
+  app.post<IdParams>('/vice/:id/time-limit', async (request) =>
+    extend(requireUserParam(request.query), request.params.id),
+  );
+  app.get<IdParams>('/vice/admin/analyses/:id/time-limit', async (request) =>
+    timeLimit(undefined, request.params.id),
+  );
+  app.post<IdParams>('/vice/admin/analyses/:id/time-limit', async (request) =>
+    extend(undefined, request.params.id),
+  );
+
+  // Ending a session: the job runner sees the request within a second and stops the step, saving
+  // its outputs for save-and-exit.
+  const requestExit = async (id: string, request: 'exit' | 'save-and-exit') => {
+    const step = await stepOfAnalysis(undefined, id, 'write');
+    if (step.status !== 'Running')
+      throw gatewayError('ERR_ILLEGAL_ARGUMENT', `analysis ${id} is not running`, { id });
+    await db
+      .updateTable('analysis_steps')
+      .set({ exit_request: request })
+      .where('external_id', '=', step.external_id)
+      .execute();
+    return { analysisID: step.analysis_id, request };
+  };
+  app.post<IdParams>('/vice/admin/analyses/:id/exit', async (request) =>
+    requestExit(request.params.id, 'exit'),
+  );
+  app.post<IdParams>('/vice/admin/analyses/:id/save-and-exit', async (request) =>
+    requestExit(request.params.id, 'save-and-exit'),
+  );
+  app.get<IdParams>('/vice/admin/analyses/:id/external-id', async (request) => {
+    const step = await stepOfAnalysis(undefined, request.params.id, 'read');
+    return { external_id: step.external_id };
+  });
+};

@@ -1,0 +1,200 @@
+// VICE on the embedded platform (docs/api/vice.md), through the gateway on each engine: an
+// interactive tool the test ships (a tiny HTTP server, test/fixtures/tools/vice.sh) launched by
+// alice, listed with its interactive URL, ready, reached at `/vice/{host}/...` by alice and by bob
+// once it is shared with him, with a WebSocket-style upgrade tunnelled both ways, and refused (404)
+// to carol; its time limit read and extended, then reached: the session stopped and its outputs
+// saved; administrators' save-and-exit (outputs saved, Completed) and exit (Canceled, nothing
+// saved).
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { eventually } from '../support/fileio.js';
+import { engines, skipWithout } from '../support/postgres.js';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
+
+const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/tools');
+
+for (const engine of engines) {
+  describe(`VICE sessions through the gateway (${engine})`, { skip: skipWithout(engine) }, () => {
+    let gw: MetadataGateway;
+    let appId: string;
+    let markerKey: string;
+    before(async () => {
+      gw = (await startMetadataGateway({
+        engine,
+        env: { TOOL_EXECUTABLES_ALLOW: `${fixtures}/vice.sh`, TOOL_WALL_CLOCK_SECONDS: '60' },
+      }))!;
+      for (const name of ['alice', 'bob', 'carol', admin])
+        await gw.ok(name, 'GET', '/subjects?search=nobody-matches-this');
+      const tool = await gw.ok('alice', 'POST', '/tools', {
+        json: {
+          name: 'vice.sh',
+          location: fixtures,
+          type: 'interactive',
+          interactive: true,
+          version: '1',
+          time_limit_seconds: 2,
+          container: { image: { name: 'host' } },
+        },
+      });
+      const app = await gw.ok('alice', 'POST', '/apps/de', {
+        json: {
+          name: `a VICE app ${engine}`,
+          tools: [{ id: tool.id }],
+          groups: [{ label: 'Session', parameters: [{ type: 'Text', name: '', label: 'Marker' }] }],
+        },
+      });
+      appId = app.id;
+      markerKey = (await gw.ok('alice', 'GET', `/apps/de/${app.id}`)).groups[0].parameters[0].id;
+    });
+    after(async () => gw?.close());
+
+    const listed = async (user: string, id: string) =>
+      (
+        await gw.ok(
+          user,
+          'GET',
+          `/analyses?filter=${encodeURIComponent(JSON.stringify([{ field: 'id', value: id }]))}`,
+        )
+      ).analyses[0];
+    /** Launches a session of alice's; answers its analysis id and host once it is ready. */
+    const session = async (marker: string) => {
+      const launched = await gw.ok('alice', 'POST', '/analyses', {
+        json: {
+          system_id: 'de',
+          app_id: appId,
+          name: marker,
+          output_dir: gw.home('alice'),
+          config: { [markerKey]: marker },
+        },
+      });
+      const url = await eventually(
+        async () => (await listed('alice', launched.id))?.interactive_urls?.[0] as string,
+        10_000,
+        'the session to run',
+      );
+      const host = /^\/vice\/([^/]+)\/$/.exec(url)?.[1];
+      assert.ok(host, url);
+      await eventually(
+        async () => (await gw.ok('alice', 'GET', `/vice/${host}/url-ready`)).ready,
+        10_000,
+        'the session to listen',
+      );
+      return { id: launched.id as string, host };
+    };
+    const ended = (id: string) =>
+      eventually(
+        async () => {
+          const row = await listed('alice', id);
+          return ['Completed', 'Failed', 'Canceled'].includes(row?.status) ? row : undefined;
+        },
+        15_000,
+        `analysis ${id} to end`,
+      );
+    const saved = async (folder: string) =>
+      gw.call(
+        'alice',
+        'GET',
+        `/secured/fileio/download?path=${encodeURIComponent(`${folder}/session.txt`)}`,
+      );
+
+    test('reached by its owner and grantees, tunnelled upgrades, time limit extended then reached', async () => {
+      const marker = `vice-${engine}-${Date.now()}`;
+      const { id, host } = await session(marker);
+      // Extended first, while its two seconds run: three seconds from now, or more.
+      const before = Number((await gw.ok('alice', 'GET', `/analyses/${id}/time-limit`)).time_limit);
+      const extended = Number(
+        (await gw.ok('alice', 'POST', `/analyses/${id}/time-limit`)).time_limit,
+      );
+      assert.ok(extended >= before + 2, `${before} → ${extended}`);
+
+      const page = await gw.call('alice', 'GET', `/vice/${host}/some/page?x=1`);
+      assert.equal(page.status, 200, page.text);
+      assert.equal(page.text, `${marker} GET /some/page?x=1`);
+      const posted = await gw.call('alice', 'POST', `/vice/${host}/form`, { raw: 'a=b' });
+      assert.equal(posted.text, `${marker} POST /form`);
+      const description = await gw.ok('alice', 'GET', `/vice/${host}/description`);
+      assert.equal(description.analysisID, id);
+
+      // Nobody else reaches it, until it is shared.
+      for (const route of [`/vice/${host}/`, `/vice/${host}/url-ready`]) {
+        const refused = await gw.call('carol', 'GET', route);
+        assert.equal(refused.status, 404, `${route}: ${refused.text}`);
+      }
+      assert.equal((await gw.call('bob', 'GET', `/vice/${host}/`)).status, 404);
+      await gw.ok('alice', 'POST', '/analyses/sharing', {
+        json: {
+          sharing: [
+            {
+              subject: { id: 'bob', source_id: 'ldap' },
+              analyses: [{ analysis_id: id, permission: 'read' }],
+            },
+          ],
+        },
+      });
+      assert.equal((await gw.call('bob', 'GET', `/vice/${host}/`)).text, `${marker} GET /`);
+
+      // An upgrade goes through the same checks, then both ways byte for byte.
+      const headers = await gw.authHeaders('alice');
+      const echoed = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(gw.running.url).port), '127.0.0.1');
+        let seen = '';
+        socket.on('data', (chunk) => {
+          seen += chunk.toString('utf8');
+          if (seen.includes('\r\n\r\n') && !seen.includes('ping')) socket.write('ping');
+          if (seen.endsWith('ping')) {
+            socket.destroy();
+            resolve(seen);
+          }
+        });
+        socket.on('error', reject);
+        socket.write(
+          [
+            `GET /vice/${host}/socket HTTP/1.1`,
+            'host: localhost',
+            'connection: upgrade',
+            'upgrade: echo',
+            `authorization: ${headers.authorization}`,
+            '',
+            '',
+          ].join('\r\n'),
+        );
+      });
+      assert.match(echoed, /^HTTP\/1\.1 101 /);
+      const refusedUpgrade = await new Promise<string>((resolve) => {
+        const socket = connect(Number(new URL(gw.running.url).port), '127.0.0.1');
+        let seen = '';
+        socket.on('data', (chunk) => (seen += chunk.toString('utf8')));
+        socket.on('close', () => resolve(seen));
+        socket.write(
+          `GET /vice/${host}/socket HTTP/1.1\r\nhost: localhost\r\nconnection: upgrade\r\nupgrade: echo\r\n\r\n`,
+        );
+      });
+      assert.match(refusedUpgrade, /^HTTP\/1\.1 401 /);
+
+      // The extended limit is reached: stopped, its work saved, Completed.
+      const done = await ended(id);
+      assert.equal(done.status, 'Completed');
+      assert.deepEqual(done.interactive_urls, []);
+      const file = await saved(done.resultfolderid);
+      assert.equal(file.text, `session for ${marker}\n`);
+      assert.equal((await gw.call('alice', 'GET', `/vice/${host}/`)).status, 404);
+    });
+
+    test("administrators' save-and-exit keeps the outputs, exit does not", async () => {
+      const kept = await session(`kept-${engine}`);
+      await gw.ok(admin, 'POST', `/admin/vice/analyses/${kept.id}/save-and-exit`);
+      const keptDone = await ended(kept.id);
+      assert.equal(keptDone.status, 'Completed');
+      assert.equal((await saved(keptDone.resultfolderid)).status, 200);
+
+      const dropped = await session(`dropped-${engine}`);
+      await gw.ok(admin, 'POST', `/admin/vice/analyses/${dropped.id}/exit`);
+      const droppedDone = await ended(dropped.id);
+      assert.equal(droppedDone.status, 'Canceled');
+      assert.notEqual((await saved(droppedDone.resultfolderid)).status, 200);
+    });
+  });
+}
