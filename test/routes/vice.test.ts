@@ -3,8 +3,10 @@
 // alice, listed with its interactive URL, ready, reached at `/vice/{host}/...` by alice and by bob
 // once it is shared with him, with a WebSocket-style upgrade tunnelled both ways, and refused (404)
 // to carol; its time limit read and extended, then reached: the session stopped and its outputs
-// saved; administrators' save-and-exit (outputs saved, Completed) and exit (Canceled, nothing
-// saved).
+// saved; its description, the users' and administrators' listings, its external id and which
+// analysis it is (only to those who may read it), its logs so far; administrators' save-and-exit
+// (outputs saved, Completed), the owner's exit (Canceled, nothing saved; a reader may not), the
+// one operator from configuration.
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import path from 'node:path';
@@ -35,7 +37,7 @@ for (const engine of engines) {
           type: 'interactive',
           interactive: true,
           version: '1',
-          time_limit_seconds: 2,
+          time_limit_seconds: 4,
           container: { image: { name: 'host' } },
         },
       });
@@ -103,12 +105,12 @@ for (const engine of engines) {
     test('reached by its owner and grantees, tunnelled upgrades, time limit extended then reached', async () => {
       const marker = `vice-${engine}-${Date.now()}`;
       const { id, host } = await session(marker);
-      // Extended first, while its two seconds run: three seconds from now, or more.
+      // Extended first, while its four seconds run: by four more.
       const before = Number((await gw.ok('alice', 'GET', `/analyses/${id}/time-limit`)).time_limit);
       const extended = Number(
         (await gw.ok('alice', 'POST', `/analyses/${id}/time-limit`)).time_limit,
       );
-      assert.ok(extended >= before + 2, `${before} → ${extended}`);
+      assert.ok(extended >= before + 4, `${before} → ${extended}`);
 
       const page = await gw.call('alice', 'GET', `/vice/${host}/some/page?x=1`);
       assert.equal(page.status, 200, page.text);
@@ -117,6 +119,33 @@ for (const engine of engines) {
       assert.equal(posted.text, `${marker} POST /form`);
       const description = await gw.ok('alice', 'GET', `/vice/${host}/description`);
       assert.equal(description.analysisID, id);
+      const resources = await gw.ok('alice', 'GET', '/vice/resources');
+      assert.ok(resources.deployments.some((each: any) => each.host === host));
+      assert.deepEqual((await gw.ok('carol', 'GET', '/vice/resources')).deployments, []);
+      assert.ok(
+        (await gw.ok(admin, 'GET', '/admin/vice/resources')).deployments.some(
+          (each: any) => each.host === host,
+        ),
+      );
+      assert.equal((await gw.ok(admin, 'GET', `/admin/vice/${host}/url-ready`)).ready, true);
+      assert.deepEqual(await gw.ok('alice', 'GET', `/vice/analyses/${id}/external-id`), {
+        externalID: host,
+      });
+      const asyncData = await gw.ok('alice', 'GET', `/vice/async-data?external-id=${host}`);
+      assert.equal(asyncData.analysisID, id);
+      const hidden = await gw.call('carol', 'GET', `/vice/async-data?external-id=${host}`);
+      assert.equal(hidden.status, 404);
+      assert.ok(!hidden.text.includes(host) && !hidden.text.includes(id), hidden.text);
+      assert.equal((await gw.call('carol', 'GET', `/vice/analyses/${id}/external-id`)).status, 404);
+      const logs = await eventually(
+        async () => {
+          const answer = await gw.ok('alice', 'GET', `/analyses/${id}/logs`);
+          return answer.lines.includes('listening') ? answer : undefined;
+        },
+        5_000,
+        'the session to log',
+      );
+      assert.match(logs.since_time, /^\d+$/);
 
       // Nobody else reaches it, until it is shared.
       for (const route of [`/vice/${host}/`, `/vice/${host}/url-ready`]) {
@@ -135,6 +164,9 @@ for (const engine of engines) {
         },
       });
       assert.equal((await gw.call('bob', 'GET', `/vice/${host}/`)).text, `${marker} GET /`);
+      // Reading is not ending: bob may not exit it.
+      const notHis = await gw.call('bob', 'POST', `/vice/analyses/${id}/exit`);
+      assert.equal(notHis.status, 403, notHis.text);
 
       // An upgrade goes through the same checks, then both ways byte for byte.
       const headers = await gw.authHeaders('alice');
@@ -183,7 +215,7 @@ for (const engine of engines) {
       assert.equal((await gw.call('alice', 'GET', `/vice/${host}/`)).status, 404);
     });
 
-    test("administrators' save-and-exit keeps the outputs, exit does not", async () => {
+    test("administrators' save-and-exit keeps the outputs, the owner's exit does not; operators from configuration", async () => {
       const kept = await session(`kept-${engine}`);
       await gw.ok(admin, 'POST', `/admin/vice/analyses/${kept.id}/save-and-exit`);
       const keptDone = await ended(kept.id);
@@ -191,10 +223,21 @@ for (const engine of engines) {
       assert.equal((await saved(keptDone.resultfolderid)).status, 200);
 
       const dropped = await session(`dropped-${engine}`);
-      await gw.ok(admin, 'POST', `/admin/vice/analyses/${dropped.id}/exit`);
+      await gw.ok('alice', 'POST', `/vice/analyses/${dropped.id}/exit`);
       const droppedDone = await ended(dropped.id);
       assert.equal(droppedDone.status, 'Canceled');
       assert.notEqual((await saved(droppedDone.resultfolderid)).status, 200);
+
+      const operators = await gw.ok(admin, 'GET', '/admin/vice/operators');
+      assert.deepEqual(
+        operators.operators.map((operator: any) => operator.name),
+        ['local'],
+      );
+      const added = await gw.call(admin, 'POST', '/admin/vice/operators', {
+        json: { name: 'another', url: 'https://example.org', priority: 1 },
+      });
+      assert.equal(added.status, 400, added.text);
+      assert.equal(added.body.error_code, 'ERR_ILLEGAL_ARGUMENT');
     });
   });
 }
