@@ -4,8 +4,9 @@
 // once it is shared with him, with a WebSocket-style upgrade tunnelled both ways, and refused (404)
 // to carol; its time limit read and extended, then reached: the session stopped and its outputs
 // saved; its description, the users' and administrators' listings, its external id and which
-// analysis it is (only to those who may read it), its logs so far; administrators' save-and-exit
-// (outputs saved, Completed), the owner's exit (Canceled, nothing saved; a reader may not), the
+// analysis it is (only to those who may read it), its logs so far; administrators' saving its
+// outputs and staging its (changed) input again while it runs, then save-and-exit (outputs saved,
+// the earlier save replaced, Completed), the owner's exit (Canceled, nothing saved; a reader may not), the
 // one operator from configuration.
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
@@ -23,6 +24,7 @@ for (const engine of engines) {
     let gw: MetadataGateway;
     let appId: string;
     let markerKey: string;
+    let inputKey: string;
     before(async () => {
       gw = (await startMetadataGateway({
         engine,
@@ -45,11 +47,21 @@ for (const engine of engines) {
         json: {
           name: `a VICE app ${engine}`,
           tools: [{ id: tool.id }],
-          groups: [{ label: 'Session', parameters: [{ type: 'Text', name: '', label: 'Marker' }] }],
+          groups: [
+            {
+              label: 'Session',
+              parameters: [
+                { type: 'Text', name: '', label: 'Marker', order: 1 },
+                { type: 'FileInput', name: '', label: 'Input', order: 2 },
+              ],
+            },
+          ],
         },
       });
       appId = app.id;
-      markerKey = (await gw.ok('alice', 'GET', `/apps/de/${app.id}`)).groups[0].parameters[0].id;
+      const form = (await gw.ok('alice', 'GET', `/apps/de/${app.id}`)).groups[0].parameters;
+      markerKey = form.find((parameter: any) => parameter.label === 'Marker').id;
+      inputKey = form.find((parameter: any) => parameter.label === 'Input').id;
     });
     after(async () => gw?.close());
 
@@ -62,14 +74,14 @@ for (const engine of engines) {
         )
       ).analyses[0];
     /** Launches a session of alice's; answers its analysis id and host once it is ready. */
-    const session = async (marker: string) => {
+    const session = async (marker: string, input?: string) => {
       const launched = await gw.ok('alice', 'POST', '/analyses', {
         json: {
           system_id: 'de',
           app_id: appId,
           name: marker,
           output_dir: gw.home('alice'),
-          config: { [markerKey]: marker },
+          config: { [markerKey]: marker, ...(input ? { [inputKey]: input } : {}) },
         },
       });
       const url = await eventually(
@@ -215,8 +227,29 @@ for (const engine of engines) {
       assert.equal((await gw.call('alice', 'GET', `/vice/${host}/`)).status, 404);
     });
 
-    test("administrators' save-and-exit keeps the outputs, the owner's exit does not; operators from configuration", async () => {
-      const kept = await session(`kept-${engine}`);
+    test("administrators save a session's outputs, stage its inputs again, save-and-exit; the owner's exit keeps nothing; operators from configuration", async () => {
+      await gw.upload('alice', gw.home('alice'), `input-${engine}.txt`, 'first version');
+      const input = `${gw.home('alice')}/input-${engine}.txt`;
+      const kept = await session(`kept-${engine}`, input);
+      assert.equal(
+        (await gw.call('alice', 'GET', `/vice/${kept.host}/input`)).text,
+        'first version',
+      );
+      // Its work saved while it goes on.
+      await gw.ok(admin, 'POST', `/admin/vice/analyses/${kept.id}/save-output-files`);
+      const folder = (await listed('alice', kept.id)).resultfolderid as string;
+      await eventually(async () => (await saved(folder)).status === 200, 10_000, 'the save');
+      assert.equal((await listed('alice', kept.id)).status, 'Running');
+      // Its input changed in the data store, then staged again: the session reads the new one.
+      await gw.ok('alice', 'POST', '/secured/filesystem/delete', { json: { paths: [input] } });
+      await gw.upload('alice', gw.home('alice'), `input-${engine}.txt`, 'second version');
+      await gw.ok(admin, 'POST', `/admin/vice/analyses/${kept.id}/download-input-files`);
+      await eventually(
+        async () =>
+          (await gw.call('alice', 'GET', `/vice/${kept.host}/input`)).text === 'second version',
+        10_000,
+        'the input staged again',
+      );
       await gw.ok(admin, 'POST', `/admin/vice/analyses/${kept.id}/save-and-exit`);
       const keptDone = await ended(kept.id);
       assert.equal(keptDone.status, 'Completed');

@@ -201,25 +201,40 @@ export const viceRoutes: FastifyPluginAsync<{
     extend(undefined, request.params.id),
   );
 
-  // Ending a session: the job runner sees the request within a second and stops the step, saving
-  // its outputs for save-and-exit.
-  const requestExit = async (id: string, request: 'exit' | 'save-and-exit') => {
+  // Requests to a running session, carried out by the job runner within a second: exit and
+  // save-and-exit end it (with its outputs saved for the latter); save-output-files and
+  // download-input-files act while it goes on, and never replace a pending ending.
+  type SessionRequest = 'exit' | 'save-and-exit' | 'save-output-files' | 'download-input-files';
+  const requestOf = async (id: string, request: SessionRequest) => {
     const step = await stepOfAnalysis(undefined, id, 'write');
     if (step.status !== 'Running')
       throw gatewayError('ERR_ILLEGAL_ARGUMENT', `analysis ${id} is not running`, { id });
-    await db
+    const ending = request === 'exit' || request === 'save-and-exit';
+    let update = db
       .updateTable('analysis_steps')
       .set({ exit_request: request })
-      .where('external_id', '=', step.external_id)
-      .execute();
+      .where('external_id', '=', step.external_id);
+    if (!ending)
+      update = update.where((eb) =>
+        eb.or([
+          eb('exit_request', 'is', null),
+          eb('exit_request', 'in', ['save-output-files', 'download-input-files']),
+        ]),
+      );
+    const result = await update.executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0)
+      throw gatewayError('ERR_ILLEGAL_ARGUMENT', `analysis ${id} is already being ended`, { id });
     return { analysisID: step.analysis_id, request };
   };
-  app.post<IdParams>('/vice/admin/analyses/:id/exit', async (request) =>
-    requestExit(request.params.id, 'exit'),
-  );
-  app.post<IdParams>('/vice/admin/analyses/:id/save-and-exit', async (request) =>
-    requestExit(request.params.id, 'save-and-exit'),
-  );
+  for (const request of [
+    'exit',
+    'save-and-exit',
+    'save-output-files',
+    'download-input-files',
+  ] as const)
+    app.post<IdParams>(`/vice/admin/analyses/:id/${request}`, async (call) =>
+      requestOf(call.params.id, request),
+    );
   app.get<IdParams>('/vice/admin/analyses/:id/external-id', async (request) => {
     const step = await stepOfAnalysis(undefined, request.params.id, 'read');
     return { external_id: step.external_id };
