@@ -15,8 +15,7 @@ import { cogeRoutes } from './coge.js';
 import { dataPassthroughs, dataRoutes } from './data/index.js';
 import { favoriteRoutes } from './favorites.js';
 import { filesystemPassthroughs, filesystemRoutes } from './filesystem/index.js';
-import { instantLaunchPassthroughs } from './instant-launches/index.js';
-import { viceProxyRoutes } from './instant-launches/vice-proxy.js';
+import { instantLaunchPassthroughs, viceRoutes } from './instant-launches/index.js';
 import { dashboardPassthroughs, dashboardRoutes } from './dashboard.js';
 import { miscPassthroughs, miscRoutes } from './misc/index.js';
 import { notificationPassthroughs, notificationRoutes } from './notifications/index.js';
@@ -103,7 +102,7 @@ export const areas: readonly Area[] = [
     name: 'instant-launches',
     tags: ['instant-launches', 'admin-instant-launches', 'vice', 'admin-vice'],
     passthroughs: instantLaunchPassthroughs,
-    plugin: viceProxyRoutes,
+    plugin: viceRoutes,
   },
   { name: 'bags', tags: ['bags'], passthroughs: bagPassthroughs },
   {

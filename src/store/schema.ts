@@ -511,7 +511,7 @@ export interface Database {
     time_limit: ColumnType<number | null, number | null | undefined, number | null>;
     /** Migration 029: an interactive session's length: what one extension adds. */
     session_seconds: ColumnType<number | null, number | null | undefined, number | null>;
-    /** Migration 029: `exit` or `save-and-exit`, asked for and not yet done. */
+    /** Migration 029: `exit`, `save-and-exit`, `save-output-files` or `download-input-files`, asked for and not yet done. */
     exit_request: ColumnType<string | null, string | null | undefined, string | null>;
   };
 }

@@ -3,8 +3,11 @@
 // alice, listed with its interactive URL, ready, reached at `/vice/{host}/...` by alice and by bob
 // once it is shared with him, with a WebSocket-style upgrade tunnelled both ways, and refused (404)
 // to carol; its time limit read and extended, then reached: the session stopped and its outputs
-// saved; administrators' save-and-exit (outputs saved, Completed) and exit (Canceled, nothing
-// saved).
+// saved; its description, the users' and administrators' listings, its external id and which
+// analysis it is (only to those who may read it), its logs so far; administrators' saving its
+// outputs and staging its (changed) input again while it runs, then save-and-exit (outputs saved,
+// the earlier save replaced, Completed), the owner's exit (Canceled, nothing saved; a reader may not), the
+// one operator from configuration.
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import path from 'node:path';
@@ -21,6 +24,7 @@ for (const engine of engines) {
     let gw: MetadataGateway;
     let appId: string;
     let markerKey: string;
+    let inputKey: string;
     before(async () => {
       gw = (await startMetadataGateway({
         engine,
@@ -35,7 +39,7 @@ for (const engine of engines) {
           type: 'interactive',
           interactive: true,
           version: '1',
-          time_limit_seconds: 2,
+          time_limit_seconds: 4,
           container: { image: { name: 'host' } },
         },
       });
@@ -43,11 +47,21 @@ for (const engine of engines) {
         json: {
           name: `a VICE app ${engine}`,
           tools: [{ id: tool.id }],
-          groups: [{ label: 'Session', parameters: [{ type: 'Text', name: '', label: 'Marker' }] }],
+          groups: [
+            {
+              label: 'Session',
+              parameters: [
+                { type: 'Text', name: '', label: 'Marker', order: 1 },
+                { type: 'FileInput', name: '', label: 'Input', order: 2 },
+              ],
+            },
+          ],
         },
       });
       appId = app.id;
-      markerKey = (await gw.ok('alice', 'GET', `/apps/de/${app.id}`)).groups[0].parameters[0].id;
+      const form = (await gw.ok('alice', 'GET', `/apps/de/${app.id}`)).groups[0].parameters;
+      markerKey = form.find((parameter: any) => parameter.label === 'Marker').id;
+      inputKey = form.find((parameter: any) => parameter.label === 'Input').id;
     });
     after(async () => gw?.close());
 
@@ -60,14 +74,14 @@ for (const engine of engines) {
         )
       ).analyses[0];
     /** Launches a session of alice's; answers its analysis id and host once it is ready. */
-    const session = async (marker: string) => {
+    const session = async (marker: string, input?: string) => {
       const launched = await gw.ok('alice', 'POST', '/analyses', {
         json: {
           system_id: 'de',
           app_id: appId,
           name: marker,
           output_dir: gw.home('alice'),
-          config: { [markerKey]: marker },
+          config: { [markerKey]: marker, ...(input ? { [inputKey]: input } : {}) },
         },
       });
       const url = await eventually(
@@ -103,12 +117,12 @@ for (const engine of engines) {
     test('reached by its owner and grantees, tunnelled upgrades, time limit extended then reached', async () => {
       const marker = `vice-${engine}-${Date.now()}`;
       const { id, host } = await session(marker);
-      // Extended first, while its two seconds run: three seconds from now, or more.
+      // Extended first, while its four seconds run: by four more.
       const before = Number((await gw.ok('alice', 'GET', `/analyses/${id}/time-limit`)).time_limit);
       const extended = Number(
         (await gw.ok('alice', 'POST', `/analyses/${id}/time-limit`)).time_limit,
       );
-      assert.ok(extended >= before + 2, `${before} → ${extended}`);
+      assert.ok(extended >= before + 4, `${before} → ${extended}`);
 
       const page = await gw.call('alice', 'GET', `/vice/${host}/some/page?x=1`);
       assert.equal(page.status, 200, page.text);
@@ -117,6 +131,33 @@ for (const engine of engines) {
       assert.equal(posted.text, `${marker} POST /form`);
       const description = await gw.ok('alice', 'GET', `/vice/${host}/description`);
       assert.equal(description.analysisID, id);
+      const resources = await gw.ok('alice', 'GET', '/vice/resources');
+      assert.ok(resources.deployments.some((each: any) => each.host === host));
+      assert.deepEqual((await gw.ok('carol', 'GET', '/vice/resources')).deployments, []);
+      assert.ok(
+        (await gw.ok(admin, 'GET', '/admin/vice/resources')).deployments.some(
+          (each: any) => each.host === host,
+        ),
+      );
+      assert.equal((await gw.ok(admin, 'GET', `/admin/vice/${host}/url-ready`)).ready, true);
+      assert.deepEqual(await gw.ok('alice', 'GET', `/vice/analyses/${id}/external-id`), {
+        externalID: host,
+      });
+      const asyncData = await gw.ok('alice', 'GET', `/vice/async-data?external-id=${host}`);
+      assert.equal(asyncData.analysisID, id);
+      const hidden = await gw.call('carol', 'GET', `/vice/async-data?external-id=${host}`);
+      assert.equal(hidden.status, 404);
+      assert.ok(!hidden.text.includes(host) && !hidden.text.includes(id), hidden.text);
+      assert.equal((await gw.call('carol', 'GET', `/vice/analyses/${id}/external-id`)).status, 404);
+      const logs = await eventually(
+        async () => {
+          const answer = await gw.ok('alice', 'GET', `/analyses/${id}/logs`);
+          return answer.lines.includes('listening') ? answer : undefined;
+        },
+        5_000,
+        'the session to log',
+      );
+      assert.match(logs.since_time, /^\d+$/);
 
       // Nobody else reaches it, until it is shared.
       for (const route of [`/vice/${host}/`, `/vice/${host}/url-ready`]) {
@@ -135,6 +176,9 @@ for (const engine of engines) {
         },
       });
       assert.equal((await gw.call('bob', 'GET', `/vice/${host}/`)).text, `${marker} GET /`);
+      // Reading is not ending: bob may not exit it.
+      const notHis = await gw.call('bob', 'POST', `/vice/analyses/${id}/exit`);
+      assert.equal(notHis.status, 403, notHis.text);
 
       // An upgrade goes through the same checks, then both ways byte for byte.
       const headers = await gw.authHeaders('alice');
@@ -183,18 +227,50 @@ for (const engine of engines) {
       assert.equal((await gw.call('alice', 'GET', `/vice/${host}/`)).status, 404);
     });
 
-    test("administrators' save-and-exit keeps the outputs, exit does not", async () => {
-      const kept = await session(`kept-${engine}`);
+    test("administrators save a session's outputs, stage its inputs again, save-and-exit; the owner's exit keeps nothing; operators from configuration", async () => {
+      await gw.upload('alice', gw.home('alice'), `input-${engine}.txt`, 'first version');
+      const input = `${gw.home('alice')}/input-${engine}.txt`;
+      const kept = await session(`kept-${engine}`, input);
+      assert.equal(
+        (await gw.call('alice', 'GET', `/vice/${kept.host}/input`)).text,
+        'first version',
+      );
+      // Its work saved while it goes on.
+      await gw.ok(admin, 'POST', `/admin/vice/analyses/${kept.id}/save-output-files`);
+      const folder = (await listed('alice', kept.id)).resultfolderid as string;
+      await eventually(async () => (await saved(folder)).status === 200, 10_000, 'the save');
+      assert.equal((await listed('alice', kept.id)).status, 'Running');
+      // Its input changed in the data store, then staged again: the session reads the new one.
+      await gw.ok('alice', 'POST', '/secured/filesystem/delete', { json: { paths: [input] } });
+      await gw.upload('alice', gw.home('alice'), `input-${engine}.txt`, 'second version');
+      await gw.ok(admin, 'POST', `/admin/vice/analyses/${kept.id}/download-input-files`);
+      await eventually(
+        async () =>
+          (await gw.call('alice', 'GET', `/vice/${kept.host}/input`)).text === 'second version',
+        10_000,
+        'the input staged again',
+      );
       await gw.ok(admin, 'POST', `/admin/vice/analyses/${kept.id}/save-and-exit`);
       const keptDone = await ended(kept.id);
       assert.equal(keptDone.status, 'Completed');
       assert.equal((await saved(keptDone.resultfolderid)).status, 200);
 
       const dropped = await session(`dropped-${engine}`);
-      await gw.ok(admin, 'POST', `/admin/vice/analyses/${dropped.id}/exit`);
+      await gw.ok('alice', 'POST', `/vice/analyses/${dropped.id}/exit`);
       const droppedDone = await ended(dropped.id);
       assert.equal(droppedDone.status, 'Canceled');
       assert.notEqual((await saved(droppedDone.resultfolderid)).status, 200);
+
+      const operators = await gw.ok(admin, 'GET', '/admin/vice/operators');
+      assert.deepEqual(
+        operators.operators.map((operator: any) => operator.name),
+        ['local'],
+      );
+      const added = await gw.call(admin, 'POST', '/admin/vice/operators', {
+        json: { name: 'another', url: 'https://example.org', priority: 1 },
+      });
+      assert.equal(added.status, 400, added.text);
+      assert.equal(added.body.error_code, 'ERR_ILLEGAL_ARGUMENT');
     });
   });
 }

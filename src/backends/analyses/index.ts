@@ -37,7 +37,7 @@ export const analysesService: EmbeddedService = {
     await app.register(instantLaunchMappingRoutes, deps);
     await app.register(instantLaunchMetadataRoutes, deps);
     // VICE: interactive sessions running on the apps service's executor (vice-routes.ts).
-    await app.register(viceRoutes, deps);
+    await app.register(viceRoutes, { ...deps, executorWorkDir: config.analyses.executor.workDir });
     await app.register(jobLimitRoutes, {
       ...deps,
       defaultLimit: config.analyses.maxConcurrentJobs,

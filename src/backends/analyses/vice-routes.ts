@@ -5,7 +5,9 @@
 // host (its name in `/vice/{host}/...`) is its step's external id. Who may do what is the
 // analysis's: `read` to reach and describe it, `write` to extend its time limit; administrators end
 // any session.
+import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
+import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
@@ -34,22 +36,37 @@ const seconds = (ms: number | null) => String(Math.floor(Number(ms ?? 0) / 1000)
 type HostParams = { Params: { host: string } };
 type IdParams = { Params: { id: string } };
 
-export const viceRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () => number }> = async (
-  app,
-  { db, now },
-) => {
-  /** The interactive step of a running session by its host, for `user` at `needed`; 404 otherwise. */
-  const session = async (user: string, host: string, needed: Level = 'read') => {
+export const viceRoutes: FastifyPluginAsync<{
+  db: Kysely<Database>;
+  now: () => number;
+  /** EXECUTOR_WORK_DIR: where a running step's logs are (`steps/<analysis>-<n>/logs`). */
+  executorWorkDir: string;
+}> = async (app, { db, now, executorWorkDir }) => {
+  /**
+   * The interactive step of a session by its host, for `user` at `needed` (for an administrator
+   * when `user` is undefined); 404 otherwise.
+   */
+  const session = async (user: string | undefined, host: string, needed: Level = 'read') => {
     const step = await db
       .selectFrom('analysis_steps')
       .selectAll()
       .where('external_id', '=', host.toLowerCase())
       .where('step_type', '=', 'Interactive')
       .executeTakeFirst();
-    const access = step && (await analysisAccess(db, user, step.analysis_id));
-    if (!step || !access || !atLeast(access.level, needed))
+    const analysis =
+      step &&
+      (user === undefined
+        ? await db
+            .selectFrom('analyses')
+            .selectAll()
+            .where('id', '=', step.analysis_id)
+            .executeTakeFirst()
+        : await analysisAccess(db, user, step.analysis_id).then((access) =>
+            access && atLeast(access.level, needed) ? access.row : undefined,
+          ));
+    if (!step || !analysis)
       throw gatewayError('ERR_NOT_FOUND', `no interactive session ${host}`, { host });
-    return { step, analysis: access.row };
+    return { step, analysis };
   };
 
   /** The interactive step of an analysis, for `user` at `needed`. */
@@ -85,23 +102,34 @@ export const viceRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () => n
     timeLimit: seconds(step.time_limit),
   });
 
-  app.get('/vice/listing', async (request) => {
-    const user = requireUserParam(request.query);
-    const rows = await db
+  /** Running sessions (of `user`, or everyone's), described. */
+  const listing = async (user: string | undefined) => {
+    let query = db
       .selectFrom('analysis_steps')
       .innerJoin('analyses', 'analyses.id', 'analysis_steps.analysis_id')
-      .selectAll('analysis_steps')
-      .select(['analyses.username'])
+      .select('analysis_steps.external_id')
       .where('analysis_steps.step_type', '=', 'Interactive')
-      .where('analysis_steps.status', '=', 'Running')
-      .where('analyses.username', '=', user)
-      .execute();
+      .where('analysis_steps.status', '=', 'Running');
+    if (user !== undefined) query = query.where('analyses.username', '=', user);
     const deployments = [];
-    for (const row of rows) {
+    for (const row of await query.execute()) {
       const found = await session(user, row.external_id);
       deployments.push(description(found.step, found.analysis));
     }
     return { deployments, pods: [], configMaps: [], services: [], ingresses: [] };
+  };
+  app.get('/vice/listing', async (request) => listing(requireUserParam(request.query)));
+  app.get('/vice/admin/listing', async () => listing(undefined));
+
+  // Which analysis a session is (the gateway checks that the caller may read it before answering).
+  app.get('/vice/async-data', async (request) => {
+    const host = (request.query as { 'external-id'?: unknown })['external-id'];
+    if (typeof host !== 'string' || host === '')
+      throw gatewayError('ERR_MISSING_QUERY_PARAMETER', 'missing query parameter "external-id"', {
+        field: 'external-id',
+      });
+    const { step } = await session(undefined, host);
+    return { analysisID: step.analysis_id, subdomain: step.external_id, ipAddr: '127.0.0.1' };
   });
 
   // The gateway's proxy asks where a session listens (a path of this embedded service only).
@@ -118,15 +146,24 @@ export const viceRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () => n
     return { url: `http://127.0.0.1:${step.port}` };
   });
 
-  app.get<HostParams>('/vice/:host/url-ready', async (request) => {
-    const { step } = await session(requireUserParam(request.query), request.params.host);
+  const ready = async (user: string | undefined, host: string) => {
+    const { step } = await session(user, host);
     return {
       ready: step.status === 'Running' && step.port !== null && (await accepts(step.port)),
     };
-  });
-
+  };
+  app.get<HostParams>('/vice/:host/url-ready', async (request) =>
+    ready(requireUserParam(request.query), request.params.host),
+  );
+  app.get<HostParams>('/vice/admin/:host/url-ready', async (request) =>
+    ready(undefined, request.params.host),
+  );
   app.get<HostParams>('/vice/:host/description', async (request) => {
     const { step, analysis } = await session(requireUserParam(request.query), request.params.host);
+    return description(step, analysis);
+  });
+  app.get<HostParams>('/vice/admin/:host/description', async (request) => {
+    const { step, analysis } = await session(undefined, request.params.host);
     return description(step, analysis);
   });
 
@@ -164,27 +201,94 @@ export const viceRoutes: FastifyPluginAsync<{ db: Kysely<Database>; now: () => n
     extend(undefined, request.params.id),
   );
 
-  // Ending a session: the job runner sees the request within a second and stops the step, saving
-  // its outputs for save-and-exit.
-  const requestExit = async (id: string, request: 'exit' | 'save-and-exit') => {
+  // Requests to a running session, carried out by the job runner within a second: exit and
+  // save-and-exit end it (with its outputs saved for the latter); save-output-files and
+  // download-input-files act while it goes on, and never replace a pending ending.
+  type SessionRequest = 'exit' | 'save-and-exit' | 'save-output-files' | 'download-input-files';
+  const requestOf = async (id: string, request: SessionRequest) => {
     const step = await stepOfAnalysis(undefined, id, 'write');
     if (step.status !== 'Running')
       throw gatewayError('ERR_ILLEGAL_ARGUMENT', `analysis ${id} is not running`, { id });
-    await db
+    const ending = request === 'exit' || request === 'save-and-exit';
+    let update = db
       .updateTable('analysis_steps')
       .set({ exit_request: request })
-      .where('external_id', '=', step.external_id)
-      .execute();
+      .where('external_id', '=', step.external_id);
+    if (!ending)
+      update = update.where((eb) =>
+        eb.or([
+          eb('exit_request', 'is', null),
+          eb('exit_request', 'in', ['save-output-files', 'download-input-files']),
+        ]),
+      );
+    const result = await update.executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0)
+      throw gatewayError('ERR_ILLEGAL_ARGUMENT', `analysis ${id} is already being ended`, { id });
     return { analysisID: step.analysis_id, request };
   };
-  app.post<IdParams>('/vice/admin/analyses/:id/exit', async (request) =>
-    requestExit(request.params.id, 'exit'),
-  );
-  app.post<IdParams>('/vice/admin/analyses/:id/save-and-exit', async (request) =>
-    requestExit(request.params.id, 'save-and-exit'),
-  );
+  for (const request of [
+    'exit',
+    'save-and-exit',
+    'save-output-files',
+    'download-input-files',
+  ] as const)
+    app.post<IdParams>(`/vice/admin/analyses/:id/${request}`, async (call) =>
+      requestOf(call.params.id, request),
+    );
   app.get<IdParams>('/vice/admin/analyses/:id/external-id', async (request) => {
     const step = await stepOfAnalysis(undefined, request.params.id, 'read');
     return { external_id: step.external_id };
+  });
+
+  // A running session's output so far: `container` `stderr` for its stderr, else its stdout;
+  // `tail-lines` the last so many (default all). Read from the executor's log files.
+  app.get<IdParams>('/vice/:id/logs', async (request) => {
+    const user = requireUserParam(request.query);
+    const step = await stepOfAnalysis(user, request.params.id, 'read');
+    const query = request.query as { container?: string; 'tail-lines'?: string };
+    const file = path.join(
+      executorWorkDir,
+      'steps',
+      `${step.analysis_id}-${step.step_number}`,
+      'logs',
+      query.container === 'stderr' ? 'stderr' : 'stdout',
+    );
+    const text = await readFile(file, 'utf8').catch(() => '');
+    const lines = text.split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    const tail = Number(query['tail-lines']);
+    return {
+      since_time: seconds(step.start_date),
+      lines: Number.isInteger(tail) && tail > 0 ? lines.slice(-tail) : lines,
+    };
+  });
+
+  // Operators: the sessions run on this platform's own executor, the one operator, from
+  // configuration; it is not added, changed or removed through the API.
+  const localOperator = {
+    id: 'local',
+    name: 'local',
+    url: '',
+    tls_skip_verify: false,
+    priority: 0,
+  };
+  const fromConfiguration = () => {
+    throw gatewayError(
+      'ERR_ILLEGAL_ARGUMENT',
+      'this platform runs interactive sessions on its own executor: its one operator comes from configuration',
+    );
+  };
+  app.get('/vice/admin/operators', async () => ({ operators: [localOperator] }));
+  app.post('/vice/admin/operators', async () => fromConfiguration());
+  app.patch('/vice/admin/operators/id/:id', async () => fromConfiguration());
+  app.delete('/vice/admin/operators/id/:id', async () => fromConfiguration());
+  app.get('/vice/admin/operators/capacities', async () => {
+    const running = await db
+      .selectFrom('analysis_steps')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('step_type', '=', 'Interactive')
+      .where('status', '=', 'Running')
+      .executeTakeFirst();
+    return { capacities: [{ operator: localOperator.name, running: Number(running?.count ?? 0) }] };
   });
 };

@@ -50,6 +50,8 @@ function analysisJson(
     batch: false,
     app_disabled: false,
     can_share: level === 'own',
+    // The caller's level on it (`read`, `write`, `own`): what the gateway's VICE checks read.
+    permission: level,
     // Where its running interactive sessions are reached, relative to the gateway (docs/api/vice.md).
     interactive_urls: interactiveUrls,
   };

@@ -4,24 +4,18 @@
 // shell; it runs in its own working directory under the tool's and the platform's limits; then
 // its outputs and logs are uploaded into the result folder (step-outputs.ts), whether it
 // succeeded or not, and its folder on this host is removed.
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExecutorSettings } from '../../config.js';
-import {
-  unpackImage,
-  type ExecutionEngine,
-  type StepCommand,
-  type StepLimits,
-  type StepOutcome,
-} from '../executor/index.js';
+import { unpackImage, type ExecutionEngine, type StepLimits } from '../executor/index.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
 import { argumentsOf } from './arg-preview.js';
-import type { AppParameter } from './definition.js';
+import { pathParameterTypes, type AppParameter } from './definition.js';
 import { blank } from './job-submission.js';
 import { StepCanceled, StepError, type StepRun } from './job-step.js';
 import {
   defaultSessionSeconds,
-  type InteractiveEnding,
+  runInteractive,
   type InteractiveHooks,
 } from './interactive-steps.js';
 import { InputStager, inputsMountPoint } from './step-staging.js';
@@ -83,49 +77,10 @@ function checkOutputName(parameter: AppParameter, value: unknown): void {
     );
 }
 
-/** How often a running interactive step's row is read for a deadline or an exit request. */
-const sessionWatchMs = 500;
-
-/**
- * An interactive step runs until it ends by itself, by a stop, or as the platform asks through its
- * row (interactive-steps.ts): its deadline, exit, save-and-exit.
- */
-async function runInteractive(
-  engine: ExecutionEngine,
-  command: StepCommand,
-  id: string,
-  signal: AbortSignal,
-  hooks: InteractiveHooks,
-  seconds: number,
-): Promise<{ outcome: StepOutcome; ending?: InteractiveEnding }> {
-  const session = await engine.startInteractive(command, id);
-  let ending: InteractiveEnding | undefined;
-  const stop = () => void session.stop();
-  if (signal.aborted) stop();
-  signal.addEventListener('abort', stop, { once: true });
-  let watching = false;
-  const watch = setInterval(() => {
-    if (watching || ending) return;
-    watching = true;
-    hooks
-      .ending()
-      .then((wanted) => {
-        if (wanted && !ending) {
-          ending = wanted;
-          stop();
-        }
-      })
-      // The store unreachable for a moment: the next look tries again.
-      .catch(() => undefined)
-      .finally(() => (watching = false));
-  }, sessionWatchMs);
-  try {
-    await hooks.started(session.port, seconds);
-    return { outcome: await session.done, ...(ending ? { ending } : {}) };
-  } finally {
-    clearInterval(watch);
-    signal.removeEventListener('abort', stop);
-  }
+/** Removes what a folder holds, keeping the folder (a sandbox may have it mounted). */
+async function emptyFolder(folder: string): Promise<void> {
+  for (const entry of await readdir(folder))
+    await rm(path.join(folder, entry), { recursive: true, force: true });
 }
 
 /** Runs the step; answers the data paths it wrote (outputs, then logs). Failures are StepErrors. */
@@ -159,6 +114,8 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
         )
       : undefined;
     const stager = new InputStager(run, inputs);
+    // What was staged, in order: staged again in the same order, the copies keep their paths.
+    const staged: { parameter: AppParameter; value: unknown }[] = [];
     const found: { name: string; value: string; order: number }[] = [];
     for (const parameter of step.parameters) {
       if (parameter.type === 'Info') continue;
@@ -174,6 +131,7 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
       // An output the tool writes by a fixed name is not on its command line.
       if ((parameter.file_parameters as { is_implicit?: boolean } | undefined)?.is_implicit)
         continue;
+      if (pathParameterTypes.includes(parameter.type)) staged.push({ parameter, value });
       found.push(...argumentsOf(parameter, await stager.stage(parameter, value), order));
     }
     // Array.prototype.sort is stable: equal orders keep the form's order.
@@ -218,6 +176,16 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
           run.signal,
           step.interactive,
           sessionSeconds,
+          {
+            // A session's work saved as it goes on: its files replace those saved before.
+            saveOutputs: () => uploadOutputs(run, workDir, [], true),
+            // Its inputs read again from the data store, as they are now, at the same paths.
+            restageInputs: async () => {
+              await emptyFolder(inputs);
+              const again = new InputStager(run, inputs);
+              for (const { parameter, value } of staged) await again.stage(parameter, value);
+            },
+          },
         )
       : { outcome: await engine.run(command, run.signal), ending: undefined };
     if (ending === 'exit')
@@ -228,7 +196,7 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
     // Uploaded even when the step failed: its partial outputs and logs say why. Its own failure
     // is the one reported.
     const written: string[] = [];
-    const failedUpload = await uploadOutputs(run, workDir, written).then(
+    const failedUpload = await uploadOutputs(run, workDir, written, interactive).then(
       () => undefined,
       (error: unknown) => error,
     );

@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { joinDataPath } from '../../common/data-path.js';
-import { createFile, createFolders } from '../data-info/index.js';
+import { createFile, createFolders, replaceContent, requireAccess } from '../data-info/index.js';
 import { GatewayError } from '../../common/errors.js';
 import { StepError, type StepRun } from './job-step.js';
 
@@ -18,25 +18,45 @@ export const dataPathBelow = (folder: string, relative: string): string =>
     .filter((segment) => segment !== '')
     .reduce((parent, segment) => joinDataPath(parent, segment, 'name'), folder);
 
-async function upload(run: StepRun, host: string, dataPath: string): Promise<void> {
+/**
+ * Uploads one file. A name already in the result folder fails the step, unless `replace` (an
+ * interactive session saving its work again): then the file there gets the new bytes, if the user
+ * may write it.
+ */
+async function upload(
+  run: StepRun,
+  host: string,
+  dataPath: string,
+  replace = false,
+): Promise<void> {
   const bytes = createReadStream(host);
   try {
     await createFile(run.data, run.caller, dataPath, bytes);
   } catch (error) {
-    if (error instanceof GatewayError && error.errorCode === 'ERR_EXISTS')
-      throw new StepError(`the result folder already holds ${dataPath}`);
-    throw error;
+    if (!(error instanceof GatewayError && error.errorCode === 'ERR_EXISTS')) throw error;
+    if (!replace) throw new StepError(`the result folder already holds ${dataPath}`);
+    const existing = await run.data.existing(dataPath);
+    await requireAccess(run.data, run.caller, existing, 'write');
+    if (existing.type !== 'file')
+      throw new StepError(`the result folder holds a folder where ${dataPath} would go`);
+    await replaceContent(run.data, existing, (id) =>
+      run.data.blobs.write(id, createReadStream(host)),
+    );
   } finally {
     // Refused before reading (the name taken, say), the file would stay open.
     bytes.destroy();
   }
 }
 
-/** Uploads the working directory's files, adding the data path of each one written to `written`. */
+/**
+ * Uploads the working directory's files, adding the data path of each one written to `written`;
+ * `replace` as upload's.
+ */
 export async function uploadOutputs(
   run: StepRun,
   workDir: string,
   written: string[],
+  replace = false,
 ): Promise<void> {
   const walk = async (hostFolder: string, dataFolder: string): Promise<void> => {
     const entries = await readdir(hostFolder, { withFileTypes: true });
@@ -49,7 +69,7 @@ export async function uploadOutputs(
         await createFolders(run.data, run.caller, [target]);
         await walk(host, target);
       } else if (info.isFile()) {
-        await upload(run, host, target);
+        await upload(run, host, target, replace);
         written.push(target);
       }
     }

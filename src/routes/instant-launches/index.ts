@@ -1,6 +1,16 @@
 // Tags: instant-launches, admin-instant-launches, vice, admin-vice.
+import type { FastifyInstance } from 'fastify';
 import type { PassthroughRoute } from '../../http/passthrough.js';
+import type { AreaDeps } from '../shared/area.js';
 import type { Tag } from '../shared/tags.js';
+import { viceProxyRoutes } from './vice-proxy.js';
+import { viceUserRoutes } from './vice-user.js';
+
+/** The area's own routes: the sessions through the gateway, and the users' checked VICE calls. */
+export async function viceRoutes(app: FastifyInstance, deps: AreaDeps): Promise<void> {
+  await viceProxyRoutes(app, deps);
+  await viceUserRoutes(app, deps);
+}
 
 export const instantLaunchPassthroughs: PassthroughRoute<Tag>[] = [
   {
