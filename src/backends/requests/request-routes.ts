@@ -175,8 +175,9 @@ export const requestRoutes: FastifyPluginAsync<RequestRouteOptions> = async (
         status,
         updating_user: user,
         message,
-        // Never before the latest update, so the history keeps its order under a moved clock.
-        created_date: Math.max(now(), Date.parse(current.updated_date)),
+        // After the latest update, even within its millisecond or under a moved clock: the history
+        // is read in time order.
+        created_date: Math.max(now(), Date.parse(current.updated_date) + 1),
       })
       .execute();
     const updated = await requestDetails(db, current.id);
