@@ -17,7 +17,7 @@ export const requestsService: EmbeddedService = {
     await app.register(requestTypeRoutes, { db: store.db });
     await app.register(requestRoutes, {
       db: store.db,
-      lockTypeRows: store.engine === 'postgres',
+      lockRows: store.engine === 'postgres',
       notify,
       now,
     });

@@ -18,8 +18,11 @@ import type { RequestTypeRow } from './request-types.js';
 
 export interface RequestRouteOptions {
   db: Kysely<Database>;
-  /** Serialises filings of one type on PostgreSQL (`FOR UPDATE` of the type's row). */
-  lockTypeRows: boolean;
+  /**
+   * Serialises filings of one type, and status changes of one request, on PostgreSQL (`FOR
+   * UPDATE` of the row); SQLite runs one writing transaction at a time anyway.
+   */
+  lockRows: boolean;
   notify: (notification: UserNotification) => Promise<boolean>;
   now: () => number;
 }
@@ -82,7 +85,7 @@ async function checkLimits(db: Kysely<Database>, type: RequestTypeRow, user: str
 
 export const requestRoutes: FastifyPluginAsync<RequestRouteOptions> = async (
   app,
-  { db, lockTypeRows, notify, now },
+  { db, lockRows, notify, now },
 ) => {
   app.get('/requests', async (request) => {
     const requestType = singleParam(request.query, 'request-type');
@@ -109,7 +112,7 @@ export const requestRoutes: FastifyPluginAsync<RequestRouteOptions> = async (
     const id = randomUUID();
     await db.transaction().execute(async (trx) => {
       let typeQuery = trx.selectFrom('request_types').selectAll().where('name', '=', typeName);
-      if (lockTypeRows) typeQuery = typeQuery.forUpdate();
+      if (lockRows) typeQuery = typeQuery.forUpdate();
       const type = await typeQuery.executeTakeFirst();
       if (!type)
         throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `no request type named "${typeName}"`, {
@@ -161,26 +164,33 @@ export const requestRoutes: FastifyPluginAsync<RequestRouteOptions> = async (
       throw gatewayError('ERR_BAD_OR_MISSING_FIELD', '"message" must be text', {
         field: 'message',
       });
-    const current = await requestDetails(db, request.params.id);
-    if (completedStatuses.includes(current.status))
-      throw gatewayError('ERR_ILLEGAL_ARGUMENT', `the request is already ${current.status}`, {
-        id: current.id,
-        status: current.status,
-      });
-    await db
-      .insertInto('request_updates')
-      .values({
-        id: randomUUID(),
-        request_id: current.id,
-        status,
-        updating_user: user,
-        message,
-        // After the latest update, even within its millisecond or under a moved clock: the history
-        // is read in time order.
-        created_date: Math.max(now(), Date.parse(current.updated_date) + 1),
-      })
-      .execute();
-    const updated = await requestDetails(db, current.id);
+    const id = request.params.id;
+    // One status change of a request at a time on PostgreSQL (its row locked), so that two
+    // administrators' decisions cannot both complete it.
+    await db.transaction().execute(async (trx) => {
+      if (lockRows)
+        await trx.selectFrom('requests').select('id').where('id', '=', id).forUpdate().execute();
+      const current = await requestDetails(trx, id);
+      if (completedStatuses.includes(current.status))
+        throw gatewayError('ERR_ILLEGAL_ARGUMENT', `the request is already ${current.status}`, {
+          id: current.id,
+          status: current.status,
+        });
+      await trx
+        .insertInto('request_updates')
+        .values({
+          id: randomUUID(),
+          request_id: current.id,
+          status,
+          updating_user: user,
+          message,
+          // After the latest update, even within its millisecond or under a moved clock: the
+          // history is read in time order.
+          created_date: Math.max(now(), Date.parse(current.updated_date) + 1),
+        })
+        .execute();
+    });
+    const updated = await requestDetails(db, id);
     await notify(statusNotification(updated));
     return updated;
   });
