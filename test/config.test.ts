@@ -64,6 +64,7 @@ describe('embedded platform settings', () => {
       'analyses',
       'search',
       'email',
+      'requests',
     ]);
     assert.deepEqual(config.dataStore, {
       zone: 'platform',

@@ -41,6 +41,7 @@ export const embeddedBackendNames = [
   'analyses',
   'search',
   'email',
+  'requests',
 ] as const satisfies readonly BackendName[];
 
 export type EmbeddedBackendName = (typeof embeddedBackendNames)[number];

@@ -7,6 +7,7 @@ import { genomeService } from '../backends/genomesvc/index.js';
 import { groupsService } from '../backends/groups/index.js';
 import { metadataService } from '../backends/metadata/index.js';
 import { notificationAgentService } from '../backends/notification-agent/index.js';
+import { requestsService } from '../backends/requests/index.js';
 import type { EmbeddedService } from '../backends/service.js';
 import { searchService } from '../backends/search/index.js';
 import { userInfoService } from '../backends/user-info/index.js';
@@ -22,4 +23,5 @@ export const embeddedServices: Record<EmbeddedBackendName, EmbeddedService> = {
   analyses: analysesService,
   search: searchService,
   email: emailService,
+  requests: requestsService,
 };

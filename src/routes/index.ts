@@ -25,6 +25,7 @@ import {
   permanentIdRequestRoutes,
 } from './permanent-id-requests/index.js';
 import { qmsPassthroughs } from './qms.js';
+import { requestPassthroughs, requestRoutes } from './requests/index.js';
 import { serviceAccountPassthroughs } from './service-accounts.js';
 import { supportRoutes } from './support.js';
 import { teamPassthroughs } from './teams.js';
@@ -112,16 +113,14 @@ export const areas: readonly Area[] = [
   },
   {
     name: 'qms',
-    tags: [
-      'qms',
-      'admin-qms',
-      'resource-usage',
-      'admin-resource-usage',
-      'requests',
-      'admin-requests',
-      'admin-request-types',
-    ],
+    tags: ['qms', 'admin-qms', 'resource-usage', 'admin-resource-usage'],
     passthroughs: qmsPassthroughs,
+  },
+  {
+    name: 'requests',
+    tags: ['requests', 'admin-requests', 'admin-request-types'],
+    passthroughs: requestPassthroughs,
+    plugin: requestRoutes,
   },
   {
     name: 'dashboard',

@@ -1,4 +1,4 @@
-// Tags: qms, admin-qms, resource-usage, admin-request-types, admin-requests.
+// Tags: qms, admin-qms, resource-usage.
 import type { PassthroughRoute } from '../http/passthrough.js';
 import type { Tag } from './shared/tags.js';
 
@@ -159,41 +159,5 @@ export const qmsPassthroughs: PassthroughRoute<Tag>[] = [
     backendPath: '/{qualified-user}/data/current',
     tag: 'resource-usage',
     summary: "Get the user's current data usage",
-  },
-  {
-    method: 'GET',
-    path: '/admin/request-types',
-    backend: 'requests',
-    backendPath: '/request-types',
-    auth: 'admin',
-    tag: 'admin-request-types',
-    summary: 'List request types',
-  },
-  {
-    method: ['GET', 'POST', 'PATCH'],
-    path: '/admin/request-types/{name}',
-    backend: 'requests',
-    backendPath: '/request-types/{name}',
-    auth: 'admin',
-    tag: 'admin-request-types',
-    summary: 'Get, register or update a request type',
-  },
-  {
-    method: 'GET',
-    path: '/admin/requests',
-    backend: 'requests',
-    backendPath: '/requests',
-    auth: 'admin',
-    tag: 'admin-requests',
-    summary: 'List requests',
-  },
-  {
-    method: 'GET',
-    path: '/admin/requests/{id}',
-    backend: 'requests',
-    backendPath: '/requests/{id}',
-    auth: 'admin',
-    tag: 'admin-requests',
-    summary: 'Get a request',
   },
 ];

@@ -688,3 +688,29 @@ export interface Database {
     date_added: number;
   };
 }
+
+/** The requests service's types, requests and status history (migration 030), merged into `Database`. Usernames short; times in ms. */
+export interface Database {
+  request_types: {
+    id: string;
+    name: string;
+    maximum_requests_per_user: number | null;
+    maximum_concurrent_requests_per_user: number | null;
+  };
+  requests: {
+    id: string;
+    request_type_id: string;
+    requesting_user: string;
+    /** JSON object. */
+    details: string;
+    created_date: number;
+  };
+  request_updates: {
+    id: string;
+    request_id: string;
+    status: string;
+    updating_user: string;
+    message: ColumnType<string, string | undefined, string>;
+    created_date: number;
+  };
+}

@@ -27,6 +27,7 @@ import * as dataSearch from './026-data-search.js';
 import * as instantLaunches from './027-instant-launches.js';
 import * as dashboardFeeds from './028-dashboard-feeds.js';
 import * as interactiveSessions from './029-interactive-sessions.js';
+import * as requests from './030-requests.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '027-instant-launches': instantLaunches,
   '028-dashboard-feeds': dashboardFeeds,
   '029-interactive-sessions': interactiveSessions,
+  '030-requests': requests,
 };

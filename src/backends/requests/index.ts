@@ -1,0 +1,25 @@
+import type { EmbeddedService } from '../service.js';
+import { requestRoutes } from './request-routes.js';
+import { requestTypeRoutes } from './request-types.js';
+
+// The requests service's door: the service itself, for the embedded host; nothing else of it is for
+// other parts of the project.
+
+/**
+ * The requests service (backends.md §8, routes.md §23): request types with per-user limits,
+ * requests filed by users (`user=<short>`), their status history (`submitted`, `in-progress`,
+ * `approved`, `rejected`), and a `requests` notification to the requester at each status. What a
+ * status means elsewhere (a VICE approval's job limit) is the gateway's to do.
+ */
+export const requestsService: EmbeddedService = {
+  name: 'requests',
+  plugin: async (app, { store, notify, now = Date.now }) => {
+    await app.register(requestTypeRoutes, { db: store.db });
+    await app.register(requestRoutes, {
+      db: store.db,
+      lockRows: store.engine === 'postgres',
+      notify,
+      now,
+    });
+  },
+};
