@@ -38,6 +38,36 @@ async function check(probe: () => Promise<void>, timeoutMs: number): Promise<str
   }
 }
 
+/**
+ * What readiness checks, by name: `database`, `redis` (when configured) and every backend with a
+ * URL, each 'ok' or why not. `/admin/status` shows the same checks to administrators.
+ */
+export async function dependencyChecks(
+  deps: Pick<OperationsDeps, 'store' | 'forwarder' | 'remoteBackends' | 'pingRedis' | 'config'>,
+): Promise<Record<string, string>> {
+  const probes: Record<string, () => Promise<void>> = { database: deps.store.ping };
+  if (deps.pingRedis) probes.redis = deps.pingRedis;
+  for (const backend of deps.remoteBackends) {
+    probes[backend] = async () => {
+      // Any HTTP answer proves the backend is reachable; only transport failures count.
+      const response = await deps.forwarder.request(
+        backend,
+        'GET',
+        '/',
+        {},
+        undefined,
+        AbortSignal.timeout(deps.config.readinessTimeoutMs),
+      );
+      await response.body.dump();
+    };
+  }
+  const names = Object.keys(probes);
+  const results = await Promise.all(
+    names.map((name) => check(probes[name]!, deps.config.readinessTimeoutMs)),
+  );
+  return Object.fromEntries(names.map((name, index) => [name, results[index]!]));
+}
+
 export async function operationsRoutes(app: FastifyInstance, deps: OperationsDeps): Promise<void> {
   const config = { auth: 'none' as const, rateLimit: false };
 
@@ -78,27 +108,8 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
       },
     },
     handler: async (_request, reply) => {
-      const probes: Record<string, () => Promise<void>> = { database: deps.store.ping };
-      if (deps.pingRedis) probes.redis = deps.pingRedis;
-      for (const backend of deps.remoteBackends) {
-        probes[backend] = async () => {
-          // Any HTTP answer proves the backend is reachable; only transport failures count.
-          const response = await deps.forwarder.request(
-            backend,
-            'GET',
-            '/',
-            {},
-            undefined,
-            AbortSignal.timeout(deps.config.readinessTimeoutMs),
-          );
-          await response.body.dump();
-        };
-      }
-      const names = Object.keys(probes);
-      const results = await Promise.all(
-        names.map((name) => check(probes[name]!, deps.config.readinessTimeoutMs)),
-      );
-      const checks = Object.fromEntries(names.map((name, index) => [name, results[index]!]));
+      const checks = await dependencyChecks(deps);
+      const names = Object.keys(checks);
       const failing = names.filter((name) => checks[name] !== 'ok');
       if (failing.length === 0) return { status: 'ready', checks };
       return reply.code(errorTable.ERR_UNAVAILABLE.status).send({
