@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { backendNames, embeddedStandIns, type BackendName } from '../../common/backend-names.js';
 import { routeSecurity } from '../../http/openapi.js';
-import { dependencyChecks } from '../operations.js';
+import { dependencyChecks } from '../shared/dependency-checks.js';
 import type { AreaDeps } from '../shared/area.js';
 import { maskConfig } from './masked-config.js';
 
