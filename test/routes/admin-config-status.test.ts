@@ -77,9 +77,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       // The key is not there in any other spelling either.
       assert.ok(!config.text.includes(Buffer.from('ab'.repeat(32), 'hex').toString('base64')));
       assert.equal(config.body.uidDomain, 'config.example');
-      assert.equal(config.body.oauth.extapi.clientId, 'visible-client-id');
-      assert.equal(config.body.oauth.extapi.clientSecret, '********');
-      assert.equal(config.body.oauth.extapi.tokenUrl, 'https://provider.example/token');
+      assert.equal(config.body.oauth.apis.extapi.clientId, 'visible-client-id');
+      assert.equal(config.body.oauth.apis.extapi.clientSecret, '********');
+      assert.equal(config.body.oauth.apis.extapi.tokenUrl, 'https://provider.example/token');
       assert.equal(config.body.backendSecret, '********');
       assert.equal(config.body.oauth.tokenEncryptionKey, '********');
       assert.equal(config.body.pid.user, 'visible-pid-user');
