@@ -182,8 +182,12 @@ export interface GatewayConfig {
   };
   /** OAuth access to the third-party job API (spec "OAuth authorization code callback"). */
   oauth: {
-    /** The `extapi` OAuth client; undefined unless EXTAPI_AUTHORIZE_URL, EXTAPI_TOKEN_URL and EXTAPI_CLIENT_ID are set. */
-    extapi?: OAuthClientSettings;
+    /**
+     * The third-party APIs of the access-code flow, by name (OAUTH_APIS, default `extapi`): each
+     * configured by `<API>_OAUTH_AUTHORIZE_URL`, `_TOKEN_URL`, `_CLIENT_ID` (and, for `extapi`,
+     * the older EXTAPI_AUTHORIZE_URL, EXTAPI_TOKEN_URL, EXTAPI_CLIENT_ID). Only configured ones are here.
+     */
+    apis: Record<string, OAuthClientSettings>;
     /** Where the gateway's OAuth callback sends the browser (UI_BASE_URL, default `http://localhost:<PORT>/`). */
     uiBaseUrl: string;
     /**
@@ -414,7 +418,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       },
     },
     oauth: {
-      extapi: extapiClient(env, port),
+      apis: oauthClients(env, port),
       uiBaseUrl:
         url(env, 'UI_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/`,
       tokenEncryptionKey: encryptionKey(env, 'TOKEN_ENCRYPTION_KEY'),
@@ -422,40 +426,86 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
   };
 }
 
+/** An API name of OAUTH_APIS: it appears in paths and, upper-cased, in variable names. */
+const apiNamePattern = /^[a-z][a-z0-9-]*$/;
+
 /**
- * The extapi OAuth client: configured when the authorize URL, token URL and client id are all set;
- * some but not all of them is a mistake worth stopping for.
+ * The OAuth clients of OAUTH_APIS (default `extapi`, which may also be left unconfigured). An API
+ * named in OAUTH_APIS but not configured is a mistake worth stopping for.
  */
-function extapiClient(env: Env, port: number): OAuthClientSettings | undefined {
-  const authorizeUrl = url(env, 'EXTAPI_AUTHORIZE_URL', ['http:', 'https:']);
-  const tokenUrl = url(env, 'EXTAPI_TOKEN_URL', ['http:', 'https:']);
-  const clientId = text(env, 'EXTAPI_CLIENT_ID');
-  const required = {
-    EXTAPI_AUTHORIZE_URL: authorizeUrl,
-    EXTAPI_TOKEN_URL: tokenUrl,
-    EXTAPI_CLIENT_ID: clientId,
+function oauthClients(env: Env, port: number): Record<string, OAuthClientSettings> {
+  const listed = text(env, 'OAUTH_APIS') !== undefined;
+  const names = list(env, 'OAUTH_APIS', ['extapi']).map((name) => name.toLowerCase());
+  const clients: Record<string, OAuthClientSettings> = {};
+  for (const name of new Set(names)) {
+    if (!apiNamePattern.test(name))
+      throw new ConfigError(
+        'OAUTH_APIS',
+        `API names are lower-case letters, digits and "-", got "${name}"`,
+      );
+    const client = oauthClient(env, name, port);
+    if (client) clients[name] = client;
+    else if (listed)
+      throw new ConfigError(
+        'OAUTH_APIS',
+        `names ${name}, which has no ${oauthVariable(name, 'AUTHORIZE_URL')}, ${oauthVariable(name, 'TOKEN_URL')} and ${oauthVariable(name, 'CLIENT_ID')}`,
+      );
+  }
+  return clients;
+}
+
+/** `tapis`, `TOKEN_URL` → `TAPIS_OAUTH_TOKEN_URL`. */
+function oauthVariable(apiName: string, setting: string): string {
+  return `${apiName.toUpperCase().replace(/-/g, '_')}_OAUTH_${setting}`;
+}
+
+/**
+ * One API's OAuth client: configured when its authorize URL, token URL and client id are all set;
+ * some but not all of them is a mistake worth stopping for. `extapi` also reads the variables it
+ * had before there were several (EXTAPI_AUTHORIZE_URL and so on) when its own are unset.
+ */
+function oauthClient(env: Env, apiName: string, port: number): OAuthClientSettings | undefined {
+  const required = ['AUTHORIZE_URL', 'TOKEN_URL', 'CLIENT_ID'];
+  // extapi under its former names: when none of its own required variables is set.
+  const former =
+    apiName === 'extapi' &&
+    required.every((setting) => text(env, oauthVariable(apiName, setting)) === undefined);
+  const nameOf = (setting: string): string =>
+    former ? `EXTAPI_${setting}` : oauthVariable(apiName, setting);
+  const names = {
+    authorize: nameOf('AUTHORIZE_URL'),
+    token: nameOf('TOKEN_URL'),
+    clientId: nameOf('CLIENT_ID'),
   };
-  const missing = Object.entries(required)
+  const authorizeUrl = url(env, names.authorize, ['http:', 'https:']);
+  const tokenUrl = url(env, names.token, ['http:', 'https:']);
+  const clientId = text(env, names.clientId);
+  const values = {
+    [names.authorize]: authorizeUrl,
+    [names.token]: tokenUrl,
+    [names.clientId]: clientId,
+  };
+  const missing = Object.entries(values)
     .filter(([, value]) => value === undefined)
     .map(([name]) => name);
   if (missing.length === 3) return undefined;
   if (missing.length > 0) {
     throw new ConfigError(
       missing[0]!,
-      `must be set together with ${Object.keys(required)
+      `must be set together with ${Object.keys(values)
         .filter((name) => name !== missing[0])
-        .join(' and ')} to use the extapi OAuth client`,
+        .join(' and ')} to use the ${apiName} OAuth client`,
     );
   }
-  const clientSecret = text(env, 'EXTAPI_CLIENT_SECRET');
+  const clientSecret = text(env, nameOf('CLIENT_SECRET'));
   return {
     authorizeUrl: authorizeUrl!.toString(),
     tokenUrl: tokenUrl!.toString(),
     clientId: clientId!,
     ...(clientSecret ? { clientSecret } : {}),
     redirectUri:
-      url(env, 'EXTAPI_REDIRECT_URI', ['http:', 'https:'])?.toString() ??
-      `http://localhost:${port}/oauth/callback/extapi`,
+      url(env, nameOf('REDIRECT_URI'), ['http:', 'https:'])?.toString() ??
+      `http://localhost:${port}/oauth/callback/${apiName}`,
   };
 }
 

@@ -158,10 +158,10 @@ describe('OAuth settings for the third-party job API', () => {
 
   test('extapi is configured by its authorize URL, token URL and client id; the callback and UI follow PORT', () => {
     const none = loadConfig({ PORT: '9000' });
-    assert.equal(none.oauth.extapi, undefined);
+    assert.equal(none.oauth.apis.extapi, undefined);
     assert.equal(none.oauth.uiBaseUrl, 'http://localhost:9000/');
     assert.equal(none.oauth.tokenEncryptionKey, undefined);
-    assert.deepEqual(loadConfig({ PORT: '9000', ...client }).oauth.extapi, {
+    assert.deepEqual(loadConfig({ PORT: '9000', ...client }).oauth.apis.extapi, {
       authorizeUrl: 'https://jobs.example/authorize',
       tokenUrl: 'https://jobs.example/token',
       clientId: 'gw',
@@ -173,9 +173,45 @@ describe('OAuth settings for the third-party job API', () => {
       EXTAPI_REDIRECT_URI: 'https://gw.example/oauth/callback/extapi',
       UI_BASE_URL: 'https://ui.example/de/',
     });
-    assert.equal(full.oauth.extapi?.clientSecret, 's');
-    assert.equal(full.oauth.extapi?.redirectUri, 'https://gw.example/oauth/callback/extapi');
+    assert.equal(full.oauth.apis.extapi?.clientSecret, 's');
+    assert.equal(full.oauth.apis.extapi?.redirectUri, 'https://gw.example/oauth/callback/extapi');
     assert.equal(full.oauth.uiBaseUrl, 'https://ui.example/de/');
+  });
+
+  // OAUTH_APIS lists the APIs; each reads <API>_OAUTH_*; extapi's own names win over its former ones.
+  test('OAUTH_APIS: each API configured by its <API>_OAUTH_* variables; one listed but not configured, or a bad name, is refused', () => {
+    const apis = loadConfig({
+      PORT: '9000',
+      OAUTH_APIS: 'extapi, tapis',
+      ...client,
+      EXTAPI_OAUTH_AUTHORIZE_URL: 'https://new.example/authorize',
+      EXTAPI_OAUTH_TOKEN_URL: 'https://new.example/token',
+      EXTAPI_OAUTH_CLIENT_ID: 'gw-new',
+      TAPIS_OAUTH_AUTHORIZE_URL: 'https://tapis.example/authorize',
+      TAPIS_OAUTH_TOKEN_URL: 'https://tapis.example/token',
+      TAPIS_OAUTH_CLIENT_ID: 'gw-tapis',
+      TAPIS_OAUTH_CLIENT_SECRET: 't',
+    }).oauth.apis;
+    assert.deepEqual(Object.keys(apis), ['extapi', 'tapis']);
+    assert.equal(apis.extapi!.clientId, 'gw-new');
+    assert.deepEqual(apis.tapis, {
+      authorizeUrl: 'https://tapis.example/authorize',
+      tokenUrl: 'https://tapis.example/token',
+      clientId: 'gw-tapis',
+      clientSecret: 't',
+      redirectUri: 'http://localhost:9000/oauth/callback/tapis',
+    });
+    assert.throws(
+      () => loadConfig({ OAUTH_APIS: 'extapi,tapis', ...client }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.variable === 'OAUTH_APIS' &&
+        /TAPIS_OAUTH_AUTHORIZE_URL/.test(error.message),
+    );
+    assert.throws(
+      () => loadConfig({ OAUTH_APIS: 'Bad_Name!' }),
+      (error: unknown) => error instanceof ConfigError && error.variable === 'OAUTH_APIS',
+    );
   });
 
   test('part of the extapi client is refused, naming what is missing', () => {

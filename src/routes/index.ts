@@ -3,6 +3,7 @@
 // tag of shared/tags.ts belongs to exactly one area), lists its passthrough rows (data: method, path,
 // backend, identity style) and registers the routes that aggregate backend calls in its plugin.
 // src/app.ts registers this list (registerAreas, shared/area.ts). Order: routes.md's sections.
+import { adminGatewayRoutes } from './admin/config-status.js';
 import { adminPassthroughs } from './admin/index.js';
 import { analysisPassthroughs } from './analyses/index.js';
 import { quickLaunchCreateRoute } from './analyses/quicklaunches.js';
@@ -133,6 +134,7 @@ export const areas: readonly Area[] = [
     name: 'admin',
     tags: ['admin', 'admin-settings', 'admin-user-info', 'admin-token'],
     passthroughs: adminPassthroughs,
+    plugin: adminGatewayRoutes,
   },
   {
     name: 'service-accounts',

@@ -6,6 +6,7 @@ import type { Metrics } from '../http/metrics.js';
 import type { Forwarder } from '../http/proxy.js';
 import type { Store } from '../store/database.js';
 import { errorTable } from '../common/errors.js';
+import { dependencyChecks } from './shared/dependency-checks.js';
 
 export interface OperationsDeps {
   store: Store;
@@ -17,25 +18,6 @@ export interface OperationsDeps {
   pingRedis?: () => Promise<void>;
   /** readinessTimeoutMs: longest wait for each check (READINESS_TIMEOUT_MS), a stalled dependency fails its check, not the probe. */
   config: Pick<GatewayConfig, 'readinessTimeoutMs'>;
-}
-
-/** 'ok', or why the dependency is not ready: its error, or no answer within `timeoutMs`. */
-async function check(probe: () => Promise<void>, timeoutMs: number): Promise<string> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  // A probe left behind by the deadline runs out on its own bounds; its late failure is no one's to hear.
-  const probing = probe();
-  probing.catch(() => {});
-  try {
-    await Promise.race([probing, deadline]);
-    return 'ok';
-  } catch (error) {
-    return `unavailable: ${(error as Error).message}`;
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export async function operationsRoutes(app: FastifyInstance, deps: OperationsDeps): Promise<void> {
@@ -78,27 +60,8 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
       },
     },
     handler: async (_request, reply) => {
-      const probes: Record<string, () => Promise<void>> = { database: deps.store.ping };
-      if (deps.pingRedis) probes.redis = deps.pingRedis;
-      for (const backend of deps.remoteBackends) {
-        probes[backend] = async () => {
-          // Any HTTP answer proves the backend is reachable; only transport failures count.
-          const response = await deps.forwarder.request(
-            backend,
-            'GET',
-            '/',
-            {},
-            undefined,
-            AbortSignal.timeout(deps.config.readinessTimeoutMs),
-          );
-          await response.body.dump();
-        };
-      }
-      const names = Object.keys(probes);
-      const results = await Promise.all(
-        names.map((name) => check(probes[name]!, deps.config.readinessTimeoutMs)),
-      );
-      const checks = Object.fromEntries(names.map((name, index) => [name, results[index]!]));
+      const checks = await dependencyChecks(deps);
+      const names = Object.keys(checks);
       const failing = names.filter((name) => checks[name] !== 'ok');
       if (failing.length === 0) return { status: 'ready', checks };
       return reply.code(errorTable.ERR_UNAVAILABLE.status).send({

@@ -199,8 +199,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         'GET',
         `/secured/oauth/access-code/otherapi?code=c&state=${state}`,
       );
-      assert.equal(unknownApi.status, 400);
-      assert.equal(unknownApi.body.error_code, 'ERR_BAD_OR_MISSING_FIELD');
+      assert.equal(unknownApi.status, 404);
+      assert.equal(unknownApi.body.error_code, 'ERR_NOT_FOUND');
       const stolen = await gateway.call(
         'dave',
         'GET',

@@ -195,6 +195,31 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.match(completed.body.permanent_id, /^ark:\/99999\/fk4[a-z0-9]{8}$/);
     });
 
+    // `/ezid`, the name the web UI calls, completes a request as `/pidprovider` does.
+    test('the /ezid alias mints and completes like /pidprovider', async (t) => {
+      if (!g) return t.skip('DATABASE_URL is not set');
+      const folder = await dataFolder(g, 'alice', 'through-ezid');
+      const created = await g.call('alice', 'POST', '/permanent-id-requests', {
+        json: { type: 'DOI', folder: folder.id },
+      });
+      assert.equal(created.status, 200, created.text);
+      const completed = await g.call(
+        admin,
+        'POST',
+        `/admin/permanent-id-requests/${created.body.id}/ezid`,
+      );
+      assert.equal(completed.status, 200, completed.text);
+      assert.equal(completed.body.provider, 'embedded');
+      assert.match(completed.body.permanent_id, /^10\.9999\/[a-z0-9]{4}-[a-z0-9]{4}$/);
+      assert.equal(statuses(completed.body).at(-1), 'Completion');
+      const refused = await g.call(
+        'alice',
+        'POST',
+        `/admin/permanent-id-requests/${created.body.id}/ezid`,
+      );
+      assert.equal(refused.status, 403, refused.text);
+    });
+
     test('refusals: not a UUID, missing, not the owner, not a folder, empty, already identified, duplicate', async (t) => {
       if (!g) return t.skip('DATABASE_URL is not set');
       const create = (user: string, json: unknown) =>

@@ -102,7 +102,8 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): void
     authRedirects(deps, requireUserParam(request.query)),
   );
 
-  // Spec steps 7-9: the state must be the caller's; it is used up, with every other pending request of theirs.
+  // Spec steps 7-9: the state must be the caller's and the API's; it is used up, with every other
+  // pending request of theirs for that API (those for other APIs wait for their own grants).
   app.get<ApiRequest>(
     '/oauth/access-code/:apiName',
     { schema: { params: apiParams, querystring: accessCodeQuery } },
@@ -125,6 +126,14 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): void
           `wrong user for authorization request ${state}`,
           { field: 'state' },
         );
+      // Each API's authorizations are its own: a state issued for one is no good for another.
+      const stateInfo = JSON.stringify({ api_name: apiName });
+      if (pending.state_info !== stateInfo)
+        throw gatewayError(
+          'ERR_BAD_OR_MISSING_FIELD',
+          `authorization request ${state} is not for ${apiName}`,
+          { field: 'state' },
+        );
       // Deleting this one request first is what makes a state usable once, even by two calls at the same time.
       const consumed = await store.db
         .deleteFrom('oauth_authorization_requests')
@@ -138,6 +147,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): void
       await store.db
         .deleteFrom('oauth_authorization_requests')
         .where('username', '=', user)
+        .where('state_info', '=', stateInfo)
         .execute();
       const grant = await requestToken(apiName, client, {
         grant_type: 'authorization_code',

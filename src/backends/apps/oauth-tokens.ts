@@ -19,27 +19,26 @@ export interface AccessToken {
   refreshToken: string | null;
 }
 
-/** The third-party APIs this deployment has OAuth clients for (only `extapi` exists). */
+/** The third-party APIs this deployment has OAuth clients for (OAUTH_APIS, those configured). */
 export function configuredOAuthClients(
   config: Pick<GatewayConfig, 'oauth'>,
 ): Record<string, OAuthClientSettings> {
-  return config.oauth.extapi ? { extapi: config.oauth.extapi } : {};
+  return config.oauth.apis;
 }
 
-/** The client of `apiName`, or 400 when there is none. */
+/** The client of `apiName`, or 404 when there is none. */
 export function requireOAuthClient(
   clients: Record<string, OAuthClientSettings>,
   apiName: string,
 ): OAuthClientSettings {
   const client = Object.hasOwn(clients, apiName) ? clients[apiName] : undefined;
   if (!client) {
-    const hint =
-      apiName === 'extapi'
-        ? ' (not configured: set EXTAPI_AUTHORIZE_URL, EXTAPI_TOKEN_URL and EXTAPI_CLIENT_ID)'
-        : '';
-    throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `unknown API name: ${apiName}${hint}`, {
-      api_name: apiName,
-    });
+    const known = Object.keys(clients);
+    throw gatewayError(
+      'ERR_NOT_FOUND',
+      `unknown API name: ${apiName} (configured: ${known.length > 0 ? known.join(', ') : 'none; see OAUTH_APIS'})`,
+      { api_name: apiName },
+    );
   }
   return client;
 }

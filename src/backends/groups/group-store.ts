@@ -9,7 +9,7 @@ import { removeGroupGrants } from '../permissions/index.js';
 
 export type Db = Kysely<Database>;
 export type GroupRow = Selectable<Database['groups']>;
-export type GroupKind = 'team' | 'community' | 'collaborator-list' | 'workshop';
+export type GroupKind = 'team' | 'community' | 'collaborator-list' | 'workshop' | 'platform';
 
 /** The subject that stands for everyone: a privilege granted to it is a public privilege. */
 export const everyone = 'GrouperAll';
@@ -23,6 +23,7 @@ const kindLabel: Record<GroupKind, string> = {
   community: 'community',
   'collaborator-list': 'collaborator list',
   workshop: 'workshop group',
+  platform: 'platform group',
 };
 
 export async function findGroup(

@@ -2,6 +2,7 @@ import type { EmbeddedService } from '../service.js';
 import { collaboratorListRoutes } from './collaborator-list-routes.js';
 import { communityRoutes } from './community-routes.js';
 import type { GroupsContext } from './context.js';
+import { platformUsersRoutes } from './platform-users.js';
 import { subjectRoutes } from './subject-routes.js';
 import { teamRoutes } from './team-routes.js';
 
@@ -29,5 +30,6 @@ export const groupsService: EmbeddedService = {
     await app.register(collaboratorListRoutes, context);
     await app.register(communityRoutes(false), context);
     await app.register(communityRoutes(true), { ...context, prefix: '/admin' });
+    await app.register(platformUsersRoutes, context);
   },
 };

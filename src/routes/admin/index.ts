@@ -1,8 +1,32 @@
 // The admin area (routes.md §24, and §9 ontologies, §8 the admin's view of OAuth tokens): tags
-// admin, admin-settings, admin-user-info, admin-token. All passthroughs, admins only.
+// admin, admin-settings, admin-user-info, admin-token. Passthroughs, admins only; the gateway's own
+// `/admin/config` and `/admin/status` are in config-status.ts.
+import { Type } from 'typebox';
+import { ErrorAnswer } from '../../common/error-replies.js';
 import type { PassthroughRoute } from '../../http/passthrough.js';
 import type { Tag } from '../shared/tags.js';
 import { ontologyPassthroughs } from './ontologies.js';
+
+/** A group as the groups service shows it (`detail` with `details=true`). */
+const GroupView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  type: Type.Literal('group'),
+  description: Type.String(),
+  display_extension: Type.String(),
+  display_name: Type.String(),
+  extension: Type.String(),
+  detail: Type.Optional(
+    Type.Object({
+      created_at: Type.Integer({ description: 'Milliseconds since the epoch' }),
+      created_by: Type.String(),
+      modified_at: Type.Integer(),
+      has_composite: Type.Boolean(),
+      is_composite_factor: Type.Boolean(),
+      type_names: Type.Array(Type.String()),
+    }),
+  ),
+});
 
 export const adminPassthroughs: PassthroughRoute<Tag>[] = [
   {
@@ -38,6 +62,33 @@ export const adminPassthroughs: PassthroughRoute<Tag>[] = [
     auth: 'admin',
     tag: 'admin',
     summary: 'List or replace the workshop group members',
+  },
+  {
+    method: 'DELETE',
+    path: '/admin/groups/de-users/members/{subject-id}',
+    backend: 'groups',
+    backendPath: '/admin/groups/de-users/members/{subject-id}',
+    auth: 'admin',
+    tag: 'admin',
+    summary: 'Remove a user from the platform users group (`de-users`)',
+    responses: {
+      200: Type.Object({ success: Type.Literal(true), subject_id: Type.String() }),
+      404: ErrorAnswer,
+    },
+  },
+  {
+    method: 'GET',
+    path: '/admin/users/{username}/groups',
+    backend: 'groups',
+    auth: 'admin',
+    tag: 'admin-user-info',
+    summary: 'The groups a user is a member of',
+    query: Type.Object({
+      details: Type.Optional(
+        Type.Boolean({ description: 'Add `detail` (who made each group and when)' }),
+      ),
+    }),
+    responses: { 200: Type.Object({ groups: Type.Array(GroupView) }), 404: ErrorAnswer },
   },
   {
     method: ['GET', 'POST'],

@@ -107,23 +107,29 @@ export async function oauthGatewayRoutes(
   const { forwarder, config } = deps;
 
   // Spec step 5: the provider sends the browser here; the UI then exchanges the code (step 6).
-  app.get('/oauth/callback/extapi', {
+  app.get('/oauth/callback/:apiName', {
     config: { auth: 'none' },
     schema: {
       tags: ['misc'],
       summary:
-        'Where the extapi OAuth server sends the browser back; redirects to the UI with the code or the error',
+        'Where an OAuth server of OAUTH_APIS sends the browser back; redirects to the UI with the code or the error',
       security: routeSecurity('none'),
+      params: Type.Object({
+        apiName: Type.String({ description: 'An API of OAUTH_APIS (e.g. `extapi`)' }),
+      }),
       querystring: callbackQuery,
       response: {
         302: {
           description:
-            'To UI_BASE_URL with `type=oauth&api=extapi` and `code`, `state` or `error`, `error_description`, `error_uri`, `state`',
+            'To UI_BASE_URL with `type=oauth&api=<api-name>` and `code`, `state` or `error`, `error_description`, `error_uri`, `state`',
           type: 'null',
         },
       },
     },
     handler: async (request, reply) => {
+      const { apiName } = request.params as { apiName: string };
+      if (!Object.hasOwn(config.oauth.apis, apiName))
+        throw gatewayError('ERR_NOT_FOUND', `unknown API name: ${apiName}`, { api_name: apiName });
       const query = request.query as CallbackQuery;
       if (query.code === undefined && query.error === undefined) {
         throw gatewayError(
@@ -132,7 +138,7 @@ export async function oauthGatewayRoutes(
           { field: 'code' },
         );
       }
-      return reply.redirect(uiReturn(config.oauth.uiBaseUrl, 'extapi', query), 302);
+      return reply.redirect(uiReturn(config.oauth.uiBaseUrl, apiName, query), 302);
     },
   });
 

@@ -624,23 +624,30 @@ export async function permanentIdRequestRoutes(
     },
   });
 
-  app.post('/admin/permanent-id-requests/:requestId/pidprovider', {
-    ...adminOptions('Mint the identifier of a permanent-ID request and complete it', {
-      description:
-        'Mints the identifier (PIDPROVIDER_URL, or the gateway itself under PID_PREFIX: then `provider` is `embedded` and `note` says so), writes `identifier`, `identifierType` and `publicationYear` AVUs on the folder and records status `Completion`; on any failure records `Failed` and answers the error. The requester is notified. Body ignored.',
-      params: RequestParams,
-      response: { 200: CompletionSchema },
-    }),
-    handler: async (request) => {
-      const details = await adminDetails(request);
-      const { details: done, minted } = await complete(deps, minter, request, details);
-      return {
-        ...withFolder(done, await requesterStats(deps, request, done)),
-        provider: minted.provider,
-        ...(minted.note ? { note: minted.note } : {}),
-      };
-    },
-  });
+  // `/ezid` is the name the web UI still calls (the provider's former name): the same completion.
+  for (const step of ['pidprovider', 'ezid'] as const)
+    app.post(`/admin/permanent-id-requests/:requestId/${step}`, {
+      ...adminOptions(
+        step === 'ezid'
+          ? 'Alias of `/pidprovider`: mint the identifier of a permanent-ID request and complete it'
+          : 'Mint the identifier of a permanent-ID request and complete it',
+        {
+          description:
+            'Mints the identifier (PIDPROVIDER_URL, or the gateway itself under PID_PREFIX: then `provider` is `embedded` and `note` says so), writes `identifier`, `identifierType` and `publicationYear` AVUs on the folder and records status `Completion`; on any failure records `Failed` and answers the error. The requester is notified. Body ignored.',
+          params: RequestParams,
+          response: { 200: CompletionSchema },
+        },
+      ),
+      handler: async (request) => {
+        const details = await adminDetails(request);
+        const { details: done, minted } = await complete(deps, minter, request, details);
+        return {
+          ...withFolder(done, await requesterStats(deps, request, done)),
+          provider: minted.provider,
+          ...(minted.note ? { note: minted.note } : {}),
+        };
+      },
+    });
 
   app.get('/admin/permanent-id-requests/:requestId/preview-submission', {
     ...adminOptions('The DataCite XML that completing a permanent-ID request would submit', {

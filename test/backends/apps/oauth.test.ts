@@ -153,9 +153,9 @@ for (const engine of hostEngines) {
       const unknownApi = await get(
         `/oauth/access-code/otherapi?user=alice&code=c&state=${aliceState}`,
       );
-      assert.equal(unknownApi.status, 400);
-      assert.equal(unknownApi.body.error_code, 'ERR_BAD_OR_MISSING_FIELD');
-      assert.equal(unknownApi.body.reason, 'unknown API name: otherapi');
+      assert.equal(unknownApi.status, 404);
+      assert.equal(unknownApi.body.error_code, 'ERR_NOT_FOUND');
+      assert.equal(unknownApi.body.reason, 'unknown API name: otherapi (configured: extapi)');
 
       const noCode = await get(`/oauth/access-code/extapi?user=alice&state=${aliceState}`);
       assert.equal(noCode.status, 400);
@@ -239,7 +239,8 @@ for (const engine of hostEngines) {
         api_name: 'extapi',
       });
       const unknownApi = await get('/oauth/token-info/otherapi?user=erin');
-      assert.equal(unknownApi.status, 400);
+      assert.equal(unknownApi.status, 404);
+      assert.match(unknownApi.body.reason, /^unknown API name: otherapi/);
 
       assert.equal((await authorize('erin')).status, 200);
       const issued = provider.issued.at(-1)!;
@@ -482,9 +483,12 @@ describe('apps OAuth without an extapi client', () => {
       'GET',
       `/apps/oauth/access-code/extapi?user=alice&code=c&state=${randomUUID()}`,
     );
-    assert.equal(code.status, 400);
-    assert.equal(code.json().error_code, 'ERR_BAD_OR_MISSING_FIELD');
-    assert.match(code.json().reason, /^unknown API name: extapi \(not configured/);
+    assert.equal(code.status, 404);
+    assert.equal(code.json().error_code, 'ERR_NOT_FOUND');
+    assert.match(
+      code.json().reason,
+      /^unknown API name: extapi \(configured: none; see OAUTH_APIS\)/,
+    );
   });
 
   test('the token encryption key is made once in the data directory, readable by its owner only', () => {
