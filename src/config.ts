@@ -179,6 +179,17 @@ export interface GatewayConfig {
       /** Pause before the first retry, doubled before each further one (WEBHOOK_RETRY_DELAY_MS). */
       retryDelayMs: number;
     };
+    /** Live notifications published to the UI's AMQP exchange (docs/api/notifications.md); off without AMQP_URI. */
+    amqp?: {
+      /** The broker, e.g. amqp://user:password@host:5672/vhost (AMQP_URI; its password is masked in /admin/config). */
+      uri: string;
+      /** The topic exchange, routing key `notification.<username>` (AMQP_EXCHANGE, default `de`). */
+      exchange: string;
+      /** Longest pause between reconnection attempts (AMQP_RECONNECT_MAX_MS). */
+      reconnectMaxMs: number;
+      /** Messages kept while the broker is away, the oldest dropped beyond it (AMQP_QUEUE_LIMIT). */
+      queueLimit: number;
+    };
   };
   /** OAuth access to the third-party job API (spec "OAuth authorization code callback"). */
   oauth: {
@@ -255,6 +266,17 @@ function url(env: Env, name: string, protocols: string[]): URL | undefined {
     throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${raw}"`);
   }
   return parsed;
+}
+
+function amqpSettings(env: Env): GatewayConfig['notifications']['amqp'] {
+  const uri = url(env, 'AMQP_URI', ['amqp:', 'amqps:']);
+  if (!uri) return undefined;
+  return {
+    uri: uri.toString(),
+    exchange: text(env, 'AMQP_EXCHANGE') ?? 'de',
+    reconnectMaxMs: integer(env, 'AMQP_RECONNECT_MAX_MS', 30_000, 100, 3_600_000),
+    queueLimit: integer(env, 'AMQP_QUEUE_LIMIT', 10_000, 1, 1_000_000),
+  };
 }
 
 function list(env: Env, name: string, fallback: string[]): string[] {
@@ -416,6 +438,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
         attempts: integer(env, 'WEBHOOK_ATTEMPTS', 3, 1, 10),
         retryDelayMs: integer(env, 'WEBHOOK_RETRY_DELAY_MS', 2_000, 0, 3_600_000),
       },
+      amqp: amqpSettings(env),
     },
     oauth: {
       apis: oauthClients(env, port),

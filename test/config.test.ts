@@ -374,3 +374,28 @@ describe('the gateway process', () => {
     assert.match(lines[0]!, /PORT.*"abc"/);
   });
 });
+
+describe('live notifications over AMQP', () => {
+  test('off without AMQP_URI; with it, exchange de, 30 s back-off cap, 10,000 queued', () => {
+    assert.equal(loadConfig({}).notifications.amqp, undefined);
+    assert.deepEqual(loadConfig({ AMQP_URI: 'amqp://u:p@rabbit:5672/vh' }).notifications.amqp, {
+      uri: 'amqp://u:p@rabbit:5672/vh',
+      exchange: 'de',
+      reconnectMaxMs: 30_000,
+      queueLimit: 10_000,
+    });
+    assert.equal(
+      loadConfig({ AMQP_URI: 'amqps://rabbit', AMQP_EXCHANGE: 'events' }).notifications.amqp
+        ?.exchange,
+      'events',
+    );
+  });
+
+  test('a URI of another scheme, or a queue limit of 0, names the variable', () => {
+    assert.throws(() => loadConfig({ AMQP_URI: 'http://rabbit' }), /AMQP_URI/);
+    assert.throws(
+      () => loadConfig({ AMQP_URI: 'amqp://rabbit', AMQP_QUEUE_LIMIT: '0' }),
+      /AMQP_QUEUE_LIMIT/,
+    );
+  });
+});

@@ -1,6 +1,7 @@
 // GET /admin/config and GET /admin/status through the gateway (routes.md §24), on both engines:
 // the configuration shows its non-secret settings but none of the secrets set in the environment
-// (client secrets, passwords, keys, URLs' passwords, whether by field name or in a URL); the status
+// (client secrets, passwords, keys, URLs' passwords such as SMTP's and AMQP's, whether by field
+// name or in a URL); the status
 // names each dependency with its health (the database, a remote backend that answers, one that
 // does not, the embedded ones); non-administrators are refused both.
 import assert from 'node:assert/strict';
@@ -19,6 +20,7 @@ const secrets = {
   smtpPassword: 'smtp-password-value-5',
   searchUrlPassword: 'search-url-password-6',
   databasePassword: 'database-password-7',
+  amqpPassword: 'amqp-password-value-8',
 };
 
 for (const engine of ['sqlite', 'postgres'] as const) {
@@ -47,6 +49,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         PIDPROVIDER_PASSWORD: secrets.PIDPROVIDER_PASSWORD,
         TOKEN_ENCRYPTION_KEY: secrets.TOKEN_ENCRYPTION_KEY,
         SMTP_URL: `smtp://mailer:${secrets.smtpPassword}@mail.example:25`,
+        // A broker nothing answers: the live-notification publisher keeps retrying, harmlessly.
+        AMQP_URI: `amqp://rabbit:${secrets.amqpPassword}@127.0.0.1:1/`,
       };
       if (engine === 'postgres') {
         const databaseUrl = requiredInCi('DATABASE_URL');
@@ -87,6 +91,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(config.body.backends.search.secret, '********');
       assert.equal(config.body.backends.search.url, 'http://searcher:********@127.0.0.1:1/');
       assert.equal(config.body.email.smtpUrl, 'smtp://mailer:********@mail.example:25');
+      assert.equal(config.body.notifications.amqp.uri, 'amqp://rabbit:********@127.0.0.1:1/');
+      assert.equal(config.body.notifications.amqp.exchange, 'de');
       if (engine === 'postgres') {
         assert.match(config.body.databaseUrl, /^postgres:\/\/postgres:\*{8}@127\.0\.0\.1/);
       }

@@ -23,7 +23,7 @@ const sortColumns = {
   subject: 'subject',
 } as const;
 
-export const messageRoutes: AgentRoutes = async (app, { db, now, events, webhooks }) => {
+export const messageRoutes: AgentRoutes = async (app, { db, now, events, webhooks, live }) => {
   // Creation times strictly increase within this process: notifications recorded one after the
   // other in one millisecond (a job's Running and Completed) list in the order they came, and the
   // event stream's (time, id) cursor never passes over one whose random id sorts lower.
@@ -44,8 +44,9 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events, webhook
     };
     await db.insertInto('notifications').values(row).execute();
     await events.publish({ user: row.username, kind: 'notification', id: row.id });
-    // In the background: a slow or failing webhook never delays or fails the notification.
+    // In the background: a slow or failing webhook or broker never delays or fails the notification.
     webhooks.dispatch(row);
+    live?.announce(row);
     return { notification: notificationJson(row) };
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
+import type { LiveNotifications } from './amqp.js';
 import type { AgentEventBus } from './events.js';
 import type { WebhookDispatcher } from './webhooks.js';
 
@@ -14,6 +15,8 @@ export interface AgentOptions {
   heartbeatMs: number;
   /** Delivers each new notification to the user's webhooks subscribed to its type. */
   webhooks: WebhookDispatcher;
+  /** Publishes each new notification to the UI's AMQP exchange, when AMQP_URI is set. */
+  live?: LiveNotifications;
 }
 
 export type AgentRoutes = FastifyPluginAsync<AgentOptions>;
