@@ -170,7 +170,9 @@ export async function buildGateway(
     },
     genReqId: requestId,
     requestIdHeader: false,
-    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    // The web UI approves a publication at `/admin/apps/de/{id}//publish` (clients.md): a doubled
+    // slash means the same path.
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH, ignoreDuplicateSlashes: true },
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     ajv: { customOptions: { coerceTypes: 'array', allErrors: false } },
