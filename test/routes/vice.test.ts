@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { eventually } from '../support/fileio.js';
 import { engines, skipWithout } from '../support/postgres.js';
+import { endedAnalysis, listedAnalysis } from '../support/analyses.js';
 import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/tools');
@@ -65,14 +66,7 @@ for (const engine of engines) {
     });
     after(async () => gw?.close());
 
-    const listed = async (user: string, id: string) =>
-      (
-        await gw.ok(
-          user,
-          'GET',
-          `/analyses?filter=${encodeURIComponent(JSON.stringify([{ field: 'id', value: id }]))}`,
-        )
-      ).analyses[0];
+    const listed = (user: string, id: string) => listedAnalysis(gw, user, id);
     /** Launches a session of alice's; answers its analysis id and host once it is ready. */
     const session = async (marker: string, input?: string) => {
       const launched = await gw.ok('alice', 'POST', '/analyses', {
@@ -98,15 +92,7 @@ for (const engine of engines) {
       );
       return { id: launched.id as string, host };
     };
-    const ended = (id: string) =>
-      eventually(
-        async () => {
-          const row = await listed('alice', id);
-          return ['Completed', 'Failed', 'Canceled'].includes(row?.status) ? row : undefined;
-        },
-        15_000,
-        `analysis ${id} to end`,
-      );
+    const ended = (id: string) => endedAnalysis(gw, 'alice', id, 15_000);
     const saved = async (folder: string) =>
       gw.call(
         'alice',

@@ -6,7 +6,6 @@
 // analysis's: `read` to reach and describe it, `write` to extend its time limit; administrators end
 // any session.
 import { readFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -15,20 +14,10 @@ import { requireUserParam } from '../../common/query-params.js';
 import { gatewayError } from '../../common/errors.js';
 import { atLeast, type Level } from '../permissions/index.js';
 import { analysisAccess } from '../apps/index.js';
+import { acceptsConnections } from '../executor/index.js';
 
 /** What one extension adds when a session has no length recorded: three days, as upstream. */
 const defaultExtensionMs = 72 * 3600 * 1000;
-
-/** Whether something accepts a TCP connection on 127.0.0.1:port now. */
-const accepts = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 
 /** Epoch seconds as a string, as upstream answers time limits. */
 const seconds = (ms: number | null) => String(Math.floor(Number(ms ?? 0) / 1000));
@@ -149,7 +138,8 @@ export const viceRoutes: FastifyPluginAsync<{
   const ready = async (user: string | undefined, host: string) => {
     const { step } = await session(user, host);
     return {
-      ready: step.status === 'Running' && step.port !== null && (await accepts(step.port)),
+      ready:
+        step.status === 'Running' && step.port !== null && (await acceptsConnections(step.port)),
     };
   };
   app.get<HostParams>('/vice/:host/url-ready', async (request) =>

@@ -17,7 +17,7 @@ import { interactiveHooks } from './interactive-steps.js';
 import type { CheckedSubmission } from './job-submission.js';
 import { GatewayError, gatewayError } from '../../common/errors.js';
 import type { ExecutorSettings } from '../../config.js';
-import type { ExecutionEngine, InteractiveSession } from '../executor/index.js';
+import type { ExecutionEngine } from '../executor/index.js';
 import { closeSteps, insertSteps, moveStep, stepsOf } from './analysis-steps.js';
 import type { AppDefinition } from './definition.js';
 import { runSandboxedStep } from './sandbox-step.js';
@@ -331,20 +331,6 @@ export class JobRunner {
         log.error({ err: failure, analysis: row.id }, 'could not record a failed analysis'),
       );
     }
-  }
-
-  /**
-   * The interactive session of a running analysis (its step of an interactive tool): its port and
-   * status, for the VICE routes. Undefined when it has none running.
-   */
-  async interactive(analysisId: string): Promise<InteractiveSession | undefined> {
-    for (const step of await stepsOf(this.options.db, analysisId)) {
-      const session =
-        this.options.engine.interactive(step.external_id) ??
-        this.options.containerEngine?.interactive(step.external_id);
-      if (session) return session;
-    }
-    return undefined;
   }
 
   /**

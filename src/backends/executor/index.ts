@@ -10,6 +10,8 @@ export type {
 } from './engine.js';
 export { createLocalEngine, type LocalEngineOptions } from './local-engine.js';
 export { unpackImage } from './image.js';
+/** Whether a session's loopback port accepts connections now (VICE's url-ready asks). */
+export { acceptsConnections } from './interactive-session.js';
 export {
   containerArgs,
   createContainerEngine,

@@ -24,7 +24,7 @@ export function freeLoopbackPort(): Promise<number> {
 }
 
 /** Whether something accepts a TCP connection on 127.0.0.1:port now. */
-function accepts(port: number): Promise<boolean> {
+export function acceptsConnections(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     socket.once('connect', () => {
@@ -43,7 +43,7 @@ export function interactiveSession(step: RunningStep, port: number, id: string =
   });
   const watchPort = async () => {
     while (state === 'starting') {
-      if (await accepts(port)) {
+      if (await acceptsConnections(port)) {
         if (state === 'starting') state = 'running';
         return;
       }

@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { builtInApps } from '../../../src/backends/apps/built-in.js';
 import { eventually } from '../../support/fileio.js';
 import { engines, skipWithout } from '../../support/postgres.js';
+import { endedAnalysis, listedAnalysis } from '../../support/analyses.js';
 import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.js';
 
 const [urlImport, wordCount] = builtInApps as [(typeof builtInApps)[0], (typeof builtInApps)[0]];
@@ -54,23 +55,8 @@ for (const engine of engines) {
         source.close();
       });
 
-      const listed = async (user: string, id: string) =>
-        (
-          await gw.ok(
-            user,
-            'GET',
-            `/analyses?filter=${encodeURIComponent(JSON.stringify([{ field: 'id', value: id }]))}`,
-          )
-        ).analyses[0];
-      const finished = (user: string, id: string) =>
-        eventually(
-          async () => {
-            const row = await listed(user, id);
-            return ['Completed', 'Failed', 'Canceled'].includes(row?.status) ? row : undefined;
-          },
-          10_000,
-          `analysis ${id} to end`,
-        );
+      const listed = (user: string, id: string) => listedAnalysis(gw, user, id);
+      const finished = (user: string, id: string) => endedAnalysis(gw, user, id, 10_000);
       const countOf = async (user: string) => (await gw.ok(user, 'GET', '/analyses')).total;
       const relaunch = (user: string, analyses: unknown) =>
         gw.call(user, 'POST', '/analyses/relauncher', { json: { analyses } });

@@ -22,6 +22,7 @@ import { after, before, describe, test } from 'node:test';
 import { create as createTar } from 'tar';
 import { eventually } from '../../support/fileio.js';
 import { engines, skipWithout } from '../../support/postgres.js';
+import { endedAnalysis, listedAnalysis } from '../../support/analyses.js';
 import {
   admin,
   startMetadataGateway,
@@ -135,23 +136,8 @@ for (const engine of engines) {
       gw.ok(owner, 'POST', '/analyses', {
         json: { system_id: 'de', app_id: app.id, name, output_dir: gw.home(owner), config },
       });
-    const listed = async (owner: string, id: string) =>
-      (
-        await gw.ok(
-          owner,
-          'GET',
-          `/analyses?filter=${encodeURIComponent(JSON.stringify([{ field: 'id', value: id }]))}`,
-        )
-      ).analyses[0];
-    const finished = (owner: string, id: string) =>
-      eventually(
-        async () => {
-          const row = await listed(owner, id);
-          return ['Completed', 'Failed', 'Canceled'].includes(row?.status) ? row : undefined;
-        },
-        30_000,
-        `analysis ${id} to end`,
-      );
+    const listed = (owner: string, id: string) => listedAnalysis(gw, owner, id);
+    const finished = (owner: string, id: string) => endedAnalysis(gw, owner, id);
     const download = async (owner: string, file: string) => {
       const answer = await gw.call(
         owner,
