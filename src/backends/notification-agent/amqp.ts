@@ -8,7 +8,7 @@ import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { notificationJson, type NotificationRow } from './model.js';
+import { notificationJson, shortUsername, type NotificationRow } from './model.js';
 import { unseenCount } from './queries.js';
 
 export interface AmqpSettings {
@@ -186,6 +186,55 @@ export class LiveNotifications {
     private readonly log: Pick<FastifyBaseLogger, 'warn'>,
   ) {}
 
+  /**
+   * Starts publishing a just-committed system message to every user the platform knows (the UI
+   * binds only `notification.<username>`, so a message for everyone is one per user); never
+   * throws, never waits. A user first seen after this learns of it from `/system/new-messages`.
+   */
+  announceSystemMessage(
+    systemMessage: { uuid: string; type: string; message: string; date_created: number },
+    action: SystemMessageAction,
+  ): void {
+    this.fanOut(systemMessage, action).catch((error: unknown) =>
+      this.log.warn(
+        { err: error, systemMessage: systemMessage.uuid },
+        'could not publish a live system message',
+      ),
+    );
+  }
+
+  private async fanOut(
+    systemMessage: { uuid: string; type: string; message: string; date_created: number },
+    action: SystemMessageAction,
+  ): Promise<void> {
+    for (let after = ''; ;) {
+      const users = await this.db
+        .selectFrom('users')
+        .select('username')
+        .where('username', '>', after)
+        .orderBy('username')
+        .limit(fanOutPage)
+        .execute();
+      if (users.length === 0) return;
+      after = users.at(-1)!.username;
+      const names = [...new Set(users.map((row) => shortUsername(row.username)))];
+      const counts = await this.db
+        .selectFrom('notifications')
+        .select(['username', (eb) => eb.fn.countAll<number>().as('count')])
+        .where('username', 'in', names)
+        .where('seen', '=', false)
+        .where('deleted', '=', false)
+        .groupBy('username')
+        .execute();
+      const unseen = new Map(counts.map((row) => [row.username, Number(row.count)]));
+      for (const name of names)
+        this.publisher.publish(
+          `notification.${name}`,
+          liveSystemMessage(systemMessage, action, name, unseen.get(name) ?? 0),
+        );
+    }
+  }
+
   /** Starts publishing a just-committed notification; never throws, never waits. */
   announce(row: NotificationRow): void {
     unseenCount(this.db, row.username)
@@ -200,3 +249,40 @@ export class LiveNotifications {
       );
   }
 }
+
+/** What an administrator did to a system message, as its live message says (`payload.action`). */
+export type SystemMessageAction = 'created' | 'updated' | 'deleted';
+
+/**
+ * The body a system message is published with: the notification shape the UI's websocket already
+ * reads (clients.md §7), type `system message`, its text as the message text, its id as the
+ * message id, and the system message itself (backends.md §4.5) with the action in the payload.
+ */
+export function liveSystemMessage(
+  systemMessage: { uuid: string; type: string; message: string; date_created: number },
+  action: SystemMessageAction,
+  user: string,
+  total: number,
+): Record<string, unknown> {
+  return {
+    total,
+    message: {
+      type: 'system message',
+      user,
+      subject: systemMessage.type,
+      seen: false,
+      deleted: false,
+      email: false,
+      email_template: null,
+      message: {
+        id: systemMessage.uuid,
+        text: systemMessage.message,
+        timestamp: String(systemMessage.date_created),
+      },
+      payload: { action, 'system-notification': systemMessage },
+    },
+  };
+}
+
+/** Users per round of a system message's fan-out: one count query and one batch of publishes each. */
+const fanOutPage = 500;

@@ -22,7 +22,7 @@ const dismissed = 3;
 
 type SystemRow = Selectable<Database['system_notifications']>;
 
-function systemJson(row: SystemRow): Record<string, unknown> {
+function systemJson(row: SystemRow) {
   return {
     uuid: row.id,
     type: row.type,
@@ -131,7 +131,7 @@ async function systemChanges(options: AgentOptions, raw: unknown, current?: Syst
 }
 
 export const systemMessageRoutes: AgentRoutes = async (app, options) => {
-  const { db, now, events } = options;
+  const { db, now, events, live } = options;
 
   /** A user's active messages whose state is below `below` (no row counts as below everything). */
   const listFor = async (user: string, below: number) => {
@@ -252,7 +252,9 @@ export const systemMessageRoutes: AgentRoutes = async (app, options) => {
     const row = { id: randomUUID(), date_created: now(), ...changes };
     await db.insertInto('system_notifications').values(row).execute();
     await events.publish({ user: '*', kind: 'counts' });
-    return { 'system-notification': systemJson(row) };
+    const created = systemJson(row);
+    live?.announceSystemMessage(created, 'created');
+    return { 'system-notification': created };
   });
 
   app.get('/admin/system', async (request) => {
@@ -303,14 +305,18 @@ export const systemMessageRoutes: AgentRoutes = async (app, options) => {
         .execute();
     });
     await events.publish({ user: '*', kind: 'counts' });
-    return { 'system-notification': systemJson({ ...current, ...changes }) };
+    const updated = systemJson({ ...current, ...changes });
+    live?.announceSystemMessage(updated, 'updated');
+    return { 'system-notification': updated };
   });
 
   app.delete<{ Params: { id: string } }>('/admin/system/:id', async (request) => {
     const current = await find(request.params.id);
     await db.deleteFrom('system_notifications').where('id', '=', current.id).execute();
     await events.publish({ user: '*', kind: 'counts' });
-    return { 'system-notification': systemJson(current) };
+    const deleted = systemJson(current);
+    live?.announceSystemMessage(deleted, 'deleted');
+    return { 'system-notification': deleted };
   });
 
   app.get('/admin/system-types', async () => {

@@ -3,7 +3,9 @@
 // in the shape the UI's websocket reads, only to that user's binding; and the publisher survives
 // the broker's connection being cut: a notification recorded while the broker is unreachable is
 // in the database at once and reaches the consumer once the broker is back. While no broker
-// answers, the local queue is bounded: the oldest message is dropped, with one warning.
+// answers, the local queue is bounded: the oldest message is dropped, with one warning. A system
+// message an administrator creates, updates or deletes reaches every known user's binding, with
+// that user's unseen count, in the same shape (type `system message`).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -11,6 +13,7 @@ import { AmqpPublisher } from '../../../src/backends/notification-agent/amqp.js'
 import { hostEngines, type BackendHost } from '../../support/backend-host.js';
 import { startAmqpConsumer, type AmqpConsumer } from '../../support/amqp-consumer.js';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
+import { recordUser } from '../../../src/store/users.js';
 
 const prefix = '/notification-agent';
 const skipped = 'DATABASE_URL is not set (CI sets it)';
@@ -38,7 +41,11 @@ for (const engine of hostEngines) {
     before(async () => {
       proxy = await startTcpProxy({ host: '127.0.0.1', port: 5672 });
       // The queues are bound before anything is published: a topic exchange drops unroutable messages.
-      consumer = await startAmqpConsumer(exchange, ['notification.alice', 'notification.#']);
+      consumer = await startAmqpConsumer(exchange, [
+        'notification.alice',
+        'notification.carol',
+        'notification.#',
+      ]);
       service = await engine.open({
         names: ['notification-agent'],
         env: () => ({
@@ -110,6 +117,64 @@ for (const engine of hostEngines) {
         consumer.received('notification.alice').map((body: any) => body.message.message.id),
         [first.message.id, second.message.id],
       );
+    });
+
+    test("a system message reaches every known user's binding, with each one's count", async (t) => {
+      if (!service) return t.skip(skipped);
+      for (const user of ['alice', 'carol', 'dave'])
+        await recordUser(service.store.db, `${user}@example.org`);
+      await record({ type: 'data', user: 'carol', subject: 'unseen for carol' });
+      const admin = async (method: string, path: string, body?: unknown) => {
+        const answer = await service!.request(
+          method,
+          `${prefix}${path}`,
+          body === undefined
+            ? {}
+            : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+        );
+        assert.equal(answer.status, 200, answer.text);
+        return (answer.json() as { 'system-notification': { uuid: string; date_created: number } })[
+          'system-notification'
+        ];
+      };
+      const created = await admin('PUT', '/admin/system', {
+        type: 'maintenance',
+        message: 'down at noon',
+        deactivation_date: Date.now() + 3_600_000,
+      });
+      const isIt = (action: string) => (body: any) =>
+        body?.message?.message?.id === created.uuid && body.message.payload?.action === action;
+      const toCarol = await consumer.waitFor('notification.carol', isIt('created'));
+      assert.deepEqual(toCarol, {
+        total: 1,
+        message: {
+          type: 'system message',
+          user: 'carol',
+          subject: 'maintenance',
+          seen: false,
+          deleted: false,
+          email: false,
+          email_template: null,
+          message: {
+            id: created.uuid,
+            text: 'down at noon',
+            timestamp: String(created.date_created),
+          },
+          payload: { action: 'created', 'system-notification': created },
+        },
+      });
+      const toAlice = await consumer.waitFor('notification.alice', isIt('created'));
+      assert.equal(toAlice.message.user, 'alice');
+      await consumer.waitFor(
+        'notification.#',
+        (body) => isIt('created')(body) && body.message.user === 'dave',
+      );
+
+      await admin('POST', `/admin/system/${created.uuid}`, { message: 'down at one' });
+      const updated = await consumer.waitFor('notification.carol', isIt('updated'));
+      assert.equal(updated.message.message.text, 'down at one');
+      await admin('DELETE', `/admin/system/${created.uuid}`);
+      await consumer.waitFor('notification.alice', isIt('deleted'));
     });
 
     test('a notification recorded while the broker is cut off arrives once it is back', async (t) => {
