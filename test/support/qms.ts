@@ -10,6 +10,7 @@ export const serviceAccounts: Record<string, string[]> = {
   'service-account-billing': ['subscription-updater'],
   'service-account-mailer': ['emailer'],
   'service-account-directory': ['ldap-reader'],
+  'service-account-custom': ['qms-writer'],
 };
 
 /** Starts the gateway; `engine: 'postgres'` answers undefined when DATABASE_URL is unset outside CI. */
