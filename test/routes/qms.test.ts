@@ -4,7 +4,8 @@
 // listed (search, sort, paging) and created in the request's order (unknown users refusing the
 // whole request), add-ons applied to a subscription raising its quota (then changed and removed),
 // quotas set (the CLI's number, or a numeric string), plans changed (names in any letter case),
-// usages added and set, and the usage summary and current data usage answering from those records.
+// usages added and set, and the usage summary and current data usage answering from those records;
+// a user asked about by several requests at once is given one subscription.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engines, skipWithout } from '../support/postgres.js';
@@ -73,6 +74,21 @@ for (const engine of engines) {
       assert.equal(notAdmin.status, 403, notAdmin.text);
       const anonymous = await gw.call(null, 'GET', '/qms/user/plan');
       assert.equal(anonymous.status, 401, anonymous.text);
+    });
+
+    test('a user asked about many times at once gets one subscription', async () => {
+      await gw.ok('erin', 'GET', '/qms/resource-types');
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, index) =>
+          gw.ok('erin', 'GET', index % 2 ? '/qms/user/plan' : '/resource-usage/summary'),
+        ),
+      );
+      const ids = answers.map((answer) => (answer.result ?? answer.subscription).id);
+      assert.equal(new Set(ids).size, 1, JSON.stringify(ids));
+      assert.equal(
+        (await gw.ok('erin', 'GET', '/qms/user/subscriptions')).result.subscriptions.length,
+        1,
+      );
     });
 
     test("the CLI: a user's plan changed and a quota set", async () => {

@@ -2,7 +2,7 @@
 // subscription (made on the default plan the first time the user is asked about), its quotas
 // (the plan's, or an administrator's, raised by the add-ons applied to it) and usages, add-ons.
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import { gatewayError } from '../../common/errors.js';
 import type { Database } from '../../store/schema.js';
 
@@ -130,16 +130,30 @@ export async function subscribe(
   return id;
 }
 
-/** The id of the subscription of `username` in effect at `now`, if any. */
+/**
+ * Serialises changes to one user's subscriptions until the transaction ends: on PostgreSQL an
+ * advisory lock on the username (two first sights at once must not make two subscriptions); SQLite
+ * runs one writing transaction at a time anyway.
+ */
+async function lockUser(trx: Db, username: string): Promise<void> {
+  if (trx.getExecutor().adapter instanceof PostgresAdapter)
+    await sql`select pg_advisory_xact_lock(hashtext(${`qms:${username}`}))`.execute(trx);
+}
+
+/**
+ * The id of the subscription of `username` in effect at `now`, if any: the latest started of those
+ * not ended. Subscriptions start when they are made, so one made by a concurrent request a moment
+ * after `now` counts too.
+ */
 async function subscriptionInEffect(db: Db, username: string, now: number) {
   const row = await db
     .selectFrom('qms_subscriptions')
     .select('id')
     .where('username', '=', username)
-    .where('effective_start_date', '<=', now)
     .where('effective_end_date', '>', now)
     .orderBy('effective_start_date', 'desc')
     .orderBy('created_at', 'desc')
+    .orderBy('id')
     .executeTakeFirst();
   return row?.id;
 }
@@ -149,6 +163,7 @@ export async function currentSubscriptionId(db: Db, username: string, now: numbe
   const found = await subscriptionInEffect(db, username, now);
   if (found) return found;
   return db.transaction().execute(async (trx) => {
+    await lockUser(trx, username);
     const again = await subscriptionInEffect(trx, username, now);
     if (again) return again;
     return subscribe(trx, username, await plan(trx, defaultPlanName), {
@@ -169,6 +184,7 @@ export async function changePlan(
 ): Promise<string> {
   const { now } = options;
   return db.transaction().execute(async (trx) => {
+    await lockUser(trx, username);
     const previous = await subscriptionInEffect(trx, username, now);
     if (previous)
       await trx
