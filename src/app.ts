@@ -33,6 +33,8 @@ import { gatewayLoggerOptions, logRequest, registerRequestLog } from './http/req
 import { loadTrustedKeys } from './http/keys.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { sendNotification } from './http/notifications.js';
+import { sendUsage } from './clients/qms.js';
+import { registerQuotaChecks } from './routes/quota-checks.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerAreas } from './routes/shared/area.js';
 import { areas } from './routes/index.js';
@@ -106,7 +108,7 @@ async function startEmbeddedBackends(
   config: GatewayConfig,
   store: Store,
   log: FastifyBaseLogger,
-  notify: BackendContext['notify'],
+  events: Pick<BackendContext, 'notify' | 'recordUsage'>,
 ) {
   const wanted = config.embeddedBackends.filter((name) => !config.backends[name].url);
   const names = wanted.filter(isEmbeddedBackend);
@@ -120,7 +122,7 @@ async function startEmbeddedBackends(
   const secret = processSecret();
   const host = await buildBackendHost({
     names,
-    context: { store, config, notify },
+    context: { store, config, ...events },
     secret,
     logger: log.child({ component: 'embedded-backends' }),
     bodyLimitBytes: config.bodyLimitBytes,
@@ -195,7 +197,9 @@ export async function buildGateway(
   const forwarderReady = new Promise<Forwarder>((resolve) => (forwarderMade = resolve));
   const notify: BackendContext['notify'] = async (notification) =>
     sendNotification(await forwarderReady, notification, app.log);
-  const embedded = await startEmbeddedBackends(config, store, app.log, notify);
+  const recordUsage: BackendContext['recordUsage'] = async (usage) =>
+    sendUsage({ forwarder: await forwarderReady }, usage, app.log);
+  const embedded = await startEmbeddedBackends(config, store, app.log, { notify, recordUsage });
   const forwarder = new Forwarder(
     { ...standInTargets(embedded.targets, remote), ...embedded.targets, ...remote },
     config.uidDomain,
@@ -225,6 +229,7 @@ export async function buildGateway(
     metrics,
     seenUsers: new SeenUsers(store.db, config.uidDomain, app.log),
   });
+  registerQuotaChecks(app, { forwarder, config });
   await registerAreas(app, areas, {
     forwarder,
     config,

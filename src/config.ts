@@ -8,6 +8,9 @@ import {
 } from './common/backend-names.js';
 import { defaultJsonMaxDepth, jsonDepthCeiling } from './common/json-depth.js';
 
+/** The service-account route families of routes.md §25, each allowed to the holders of one configured role. */
+export type ServiceRole = 'ldap-reader' | 'emailer' | 'subscription-updater';
+
 export interface BackendSetting {
   /** Remote base URL; undefined means "use the embedded service". */
   url?: URL;
@@ -91,6 +94,12 @@ export interface GatewayConfig {
     jwksCooldownSeconds: number;
     adminRoles: string[];
     dataStoreAdminRoles: string[];
+    /**
+     * The realm role each service-account route family requires (routes.md §25), by its descriptive
+     * name: `ldap-reader` (SERVICE_ROLE_LDAP_READER), `emailer` (SERVICE_ROLE_EMAILER),
+     * `subscription-updater` (SERVICE_ROLE_SUBSCRIPTION_UPDATER); each defaults to its own name.
+     */
+    serviceRoles: Record<ServiceRole, string>;
     /** True when neither a JWKS URL nor PEM files are set: the gateway signs and trusts its own key. */
     embeddedKeys: boolean;
   };
@@ -155,6 +164,15 @@ export interface GatewayConfig {
     baseUrl: string;
   };
   email: EmailSettings;
+  /** Subscriptions and usage, the QMS (docs/api/qms.md). */
+  subscriptions: {
+    /**
+     * Refuse uploads and saves of a user whose data.size usage has reached their quota, and analysis
+     * launches of one whose cpu.hours usage has, with ERR_QUOTA_EXCEEDED (SUBSCRIPTIONS_ENFORCE,
+     * default false: usages are recorded either way).
+     */
+    enforce: boolean;
+  };
   analyses: {
     /** Analyses a user may have submitted or running at once (MAX_CONCURRENT_JOBS); more are refused with ERR_LIMIT_REACHED. */
     maxConcurrentJobs: number;
@@ -387,6 +405,12 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       jwksCooldownSeconds: integer(env, 'AUTH_JWKS_COOLDOWN_SECONDS', 30, 1, 3600),
       adminRoles: list(env, 'ADMIN_ROLES', ['de-admin', 'super-admin']),
       dataStoreAdminRoles: list(env, 'DATA_STORE_ADMIN_ROLES', ['data-store-admin', 'super-admin']),
+      serviceRoles: {
+        'ldap-reader': text(env, 'SERVICE_ROLE_LDAP_READER') ?? 'ldap-reader',
+        emailer: text(env, 'SERVICE_ROLE_EMAILER') ?? 'emailer',
+        'subscription-updater':
+          text(env, 'SERVICE_ROLE_SUBSCRIPTION_UPDATER') ?? 'subscription-updater',
+      },
       embeddedKeys: jwksUrl === undefined && publicKeyFiles.length === 0,
     },
     rateLimit: {
@@ -424,6 +448,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       supportTo: text(env, 'SUPPORT_EMAIL_TO') ?? 'support@localhost',
       defaultFrom: text(env, 'SUPPORT_EMAIL_FROM') ?? 'noreply@localhost',
     },
+    subscriptions: { enforce: boolean(env, 'SUBSCRIPTIONS_ENFORCE', false) },
     analyses: {
       maxConcurrentJobs: integer(env, 'MAX_CONCURRENT_JOBS', 8, 1, 10_000),
       executor: executorSettings(env, dataDir),

@@ -65,6 +65,10 @@ describe('embedded platform settings', () => {
       'search',
       'email',
       'requests',
+      'qms',
+      'subscriptions',
+      'resource-usage',
+      'data-usage',
     ]);
     assert.deepEqual(config.dataStore, {
       zone: 'platform',

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayConfig } from '../config.js';
 import type { UserNotification } from '../common/notifications.js';
+import type { UsageRecord } from '../common/usages.js';
 import type { Store } from '../store/database.js';
 import type { EmbeddedBackendName } from '../common/backend-names.js';
 
@@ -24,6 +25,11 @@ export interface BackendContext {
    * path, src/http/notifications.ts); answers whether it was accepted and never throws.
    */
   notify: (notification: UserNotification) => Promise<boolean>;
+  /**
+   * Records a usage with the QMS (`POST /v1/usages`), wherever it runs; answers whether it was
+   * recorded and never throws. Absent where no QMS is reachable (some tests).
+   */
+  recordUsage?: (usage: UsageRecord) => Promise<boolean>;
   /** Milliseconds since the epoch (default Date.now); tests move it. */
   now?: () => number;
 }

@@ -42,6 +42,10 @@ export const embeddedBackendNames = [
   'search',
   'email',
   'requests',
+  'qms',
+  'subscriptions',
+  'resource-usage',
+  'data-usage',
 ] as const satisfies readonly BackendName[];
 
 export type EmbeddedBackendName = (typeof embeddedBackendNames)[number];

@@ -129,6 +129,11 @@ export const errorTable = {
   ERR_TOO_MANY_REQUESTS: { status: 429, reason: 'Rate limit exceeded.' },
   ERR_TOO_MANY_STREAMS: { status: 429, reason: 'Too many notification streams at once.' },
   ERR_LIMIT_REACHED: { status: 400, reason: 'The caller has reached a limit.' },
+  /** SUBSCRIPTIONS_ENFORCE: the caller's usage of a resource type has reached their subscription's quota. */
+  ERR_QUOTA_EXCEEDED: {
+    status: 403,
+    reason: "The caller's usage has reached their subscription's quota.",
+  },
 
   // --- What is asked for --------------------------------------------------------------------
   ERR_NOT_FOUND: { status: 404, reason: 'Not found.' },

@@ -8,6 +8,12 @@ import { groupsService } from '../backends/groups/index.js';
 import { metadataService } from '../backends/metadata/index.js';
 import { notificationAgentService } from '../backends/notification-agent/index.js';
 import { requestsService } from '../backends/requests/index.js';
+import {
+  dataUsageService,
+  qmsService,
+  resourceUsageService,
+  subscriptionsService,
+} from '../backends/qms/index.js';
 import type { EmbeddedService } from '../backends/service.js';
 import { searchService } from '../backends/search/index.js';
 import { userInfoService } from '../backends/user-info/index.js';
@@ -24,4 +30,8 @@ export const embeddedServices: Record<EmbeddedBackendName, EmbeddedService> = {
   search: searchService,
   email: emailService,
   requests: requestsService,
+  qms: qmsService,
+  subscriptions: subscriptionsService,
+  'resource-usage': resourceUsageService,
+  'data-usage': dataUsageService,
 };

@@ -4,6 +4,7 @@ import { ConfigError, type GatewayConfig } from '../config.js';
 import { openStore } from '../store/database.js';
 import { createMetrics } from '../http/metrics.js';
 import { sendNotification } from '../http/notifications.js';
+import { sendUsage } from '../clients/qms.js';
 import { loggerSettings } from '../http/request-log.js';
 import { Forwarder, remoteTarget, type BackendTarget } from '../http/proxy.js';
 import {
@@ -14,24 +15,28 @@ import {
 } from '../common/backend-names.js';
 import { buildBackendHost } from './host.js';
 
-/** Where these backends send notifications: NOTIFICATION_AGENT_URL, else this process when it serves the agent. */
-function notificationTarget(
+/**
+ * Where these backends send notifications and usages: NOTIFICATION_AGENT_URL and QMS_URL, else this
+ * process when it serves the agent or the QMS.
+ */
+function eventTargets(
   config: GatewayConfig,
   names: readonly EmbeddedBackendName[],
 ): Partial<Record<BackendName, BackendTarget>> {
-  const setting = config.backends['notification-agent'];
-  const remote = remoteTarget(setting);
-  if (remote) return { 'notification-agent': remote };
-  if (!names.includes('notification-agent')) return {};
-  const origin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-  return {
-    'notification-agent': {
-      origin,
-      basePath: '/notification-agent',
-      timeoutMs: setting.timeoutMs,
-      secret: config.backendSecret,
-    },
-  };
+  const targets: Partial<Record<BackendName, BackendTarget>> = {};
+  for (const backend of ['notification-agent', 'qms'] as const) {
+    const setting = config.backends[backend];
+    const remote = remoteTarget(setting);
+    if (remote) targets[backend] = remote;
+    else if (names.includes(backend))
+      targets[backend] = {
+        origin: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
+        basePath: `/${backend}`,
+        timeoutMs: setting.timeoutMs,
+        secret: config.backendSecret,
+      };
+  }
+  return targets;
 }
 
 /**
@@ -59,17 +64,14 @@ export async function serveBackendsStandalone(config: GatewayConfig): Promise<Fa
     onConnectionLost: (error) =>
       logger.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
   });
-  const notifier = new Forwarder(
-    notificationTarget(config, names),
-    config.uidDomain,
-    createMetrics(),
-  );
+  const notifier = new Forwarder(eventTargets(config, names), config.uidDomain, createMetrics());
   const host = await buildBackendHost({
     names,
     context: {
       store,
       config,
       notify: (notification) => sendNotification(notifier, notification, logger),
+      recordUsage: (usage) => sendUsage({ forwarder: notifier }, usage, logger),
     },
     secret: config.backendSecret,
     logger,

@@ -9,7 +9,7 @@ import {
   type JWTVerifyOptions,
 } from 'jose';
 import { LRUCache } from 'lru-cache';
-import type { GatewayConfig } from '../config.js';
+import type { GatewayConfig, ServiceRole } from '../config.js';
 import { errorTable, GatewayError } from '../common/errors.js';
 import type { TrustedKeys } from './keys.js';
 import type { Identity } from '../common/identity.js';
@@ -17,10 +17,11 @@ import type { Identity } from '../common/identity.js';
 /**
  * Route auth levels (routes.md §1.2): `none` reads no credentials; `optional` uses them when
  * present; `user` requires them; `admin` and `data-store-admin` also require a role;
- * `{serviceRole}` requires a service account holding that role.
+ * `{serviceRole}` requires a service account holding the realm role configured for that route
+ * family (`auth.serviceRoles`, routes.md §25).
  */
 export type AuthLevel =
-  'none' | 'optional' | 'user' | 'admin' | 'data-store-admin' | { serviceRole: string };
+  'none' | 'optional' | 'user' | 'admin' | 'data-store-admin' | { serviceRole: ServiceRole };
 
 /** Asymmetric algorithms only: HMAC would let anyone holding a public key mint tokens. */
 export const allowedAlgorithms = [
@@ -318,7 +319,7 @@ export function authorize(
   }
   if (
     !identity.username.startsWith('service-account-') ||
-    !identity.roles.includes(level.serviceRole)
+    !identity.roles.includes(auth.serviceRoles[level.serviceRole])
   ) {
     throw new AuthError('forbidden', 'This account is not permitted to call this endpoint.');
   }

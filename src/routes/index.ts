@@ -25,9 +25,9 @@ import {
   permanentIdRequestPassthroughs,
   permanentIdRequestRoutes,
 } from './permanent-id-requests/index.js';
-import { qmsPassthroughs } from './qms.js';
+import { qmsPassthroughs, qmsRoutes } from './qms.js';
 import { requestPassthroughs, requestRoutes } from './requests/index.js';
-import { serviceAccountPassthroughs } from './service-accounts.js';
+import { serviceAccountPassthroughs, serviceAccountRoutes } from './service-accounts.js';
 import { supportRoutes } from './support.js';
 import { teamPassthroughs } from './teams.js';
 import { toolPassthroughs } from './tools.js';
@@ -116,6 +116,7 @@ export const areas: readonly Area[] = [
     name: 'qms',
     tags: ['qms', 'admin-qms', 'resource-usage', 'admin-resource-usage'],
     passthroughs: qmsPassthroughs,
+    plugin: qmsRoutes,
   },
   {
     name: 'requests',
@@ -140,6 +141,7 @@ export const areas: readonly Area[] = [
     name: 'service-accounts',
     tags: ['service-account-email', 'service-account-qms', 'service-account-user-info'],
     passthroughs: serviceAccountPassthroughs,
+    plugin: serviceAccountRoutes,
   },
 ];
 

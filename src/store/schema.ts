@@ -714,3 +714,53 @@ export interface Database {
     created_date: number;
   };
 }
+
+/** Subscriptions and usage, the QMS (migration 032), merged into `Database`. Usernames short; times in ms. */
+export interface Database {
+  qms_resource_types: { id: string; name: string; unit: string; consumable: boolean };
+  qms_plans: { id: string; name: string; description: string };
+  qms_plan_quota_defaults: {
+    id: string;
+    plan_id: string;
+    resource_type_id: string;
+    quota_value: number;
+  };
+  qms_subscriptions: {
+    id: string;
+    username: string;
+    plan_id: string;
+    effective_start_date: number;
+    effective_end_date: number;
+    paid: boolean;
+    created_at: number;
+  };
+  qms_quotas: QmsAmountRow;
+  qms_usages: QmsAmountRow;
+  qms_addons: {
+    id: string;
+    name: string;
+    description: string;
+    resource_type_id: string;
+    default_amount: number;
+    default_paid: boolean;
+  };
+  qms_addon_rates: { id: string; addon_id: string; rate: number; effective_date: number };
+  qms_subscription_addons: {
+    id: string;
+    subscription_id: string;
+    addon_id: string;
+    amount: number;
+    paid: boolean;
+    created_at: number;
+  };
+}
+
+/** A subscription's quota or usage of one resource type. */
+export interface QmsAmountRow {
+  id: string;
+  subscription_id: string;
+  resource_type_id: string;
+  value: number;
+  created_at: number;
+  last_modified_at: number;
+}

@@ -443,7 +443,12 @@ describe('backend failures', () => {
   });
 
   test('a backend with neither a URL nor an embedded service answers 501 naming its variable', async () => {
-    const running = await startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url });
+    // The QMS is embedded unless left out of EMBEDDED_BACKENDS.
+    const running = await startGateway({
+      ...noRateLimits,
+      AUTH_JWKS_URL: jwks.url,
+      EMBEDDED_BACKENDS: 'user-info',
+    });
     try {
       const response = await fetch(`${running.url}/qms/plans`, {
         headers: { authorization: `Bearer ${token}` },

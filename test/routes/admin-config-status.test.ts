@@ -118,8 +118,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         healthy: true,
         detail: 'ok',
       });
-      assert.equal(status.body.backends.qms.mode, 'absent');
-      assert.equal(status.body.backends.qms.healthy, false);
+      assert.equal(status.body.backends.dashboard.mode, 'absent');
+      assert.equal(status.body.backends.dashboard.healthy, false);
       for (const legacy of ['datastore', 'jex', 'apps', 'notificationagent', 'pidprovider'])
         assert.equal(status.body[legacy], true, legacy);
       assert.ok(!status.text.includes(secrets.searchUrlPassword));

@@ -76,7 +76,7 @@ export { unservedLiteralRoutes } from './unserved-literal-routes.js';
  */
 export const appsService: EmbeddedService = {
   name: 'apps',
-  plugin: async (app, { store, config, notify, now = Date.now }) => {
+  plugin: async (app, { store, config, notify, recordUsage, now = Date.now }) => {
     await installBuiltInApps(store.db, now());
     // Before any parameter route could take their literal paths: see unserved-literal-routes.ts.
     await app.register(unservedLiteralRoutesPlugin);
@@ -97,6 +97,7 @@ export const appsService: EmbeddedService = {
       // The executor writes where data-info does: the one DataStore of this process.
       data: () => openSharedDataStore(store.db, { ...config.dataStore }),
       notify,
+      ...(recordUsage ? { recordUsage } : {}),
       now,
       log: app.log,
       maxConcurrentJobs: config.analyses.maxConcurrentJobs,

@@ -8,6 +8,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
 import { jobStatusNotification, type UserNotification } from '../../common/notifications.js';
 import type { Database } from '../../store/schema.js';
+import type { UsageRecord } from '../../common/usages.js';
+import { shortUsername } from '../../common/users.js';
 import { joinDataPath } from '../../common/data-path.js';
 import { createFolders, type DataStore } from '../data-info/index.js';
 import { executorsByTool } from './job-executors.js';
@@ -43,6 +45,8 @@ export interface RunnerOptions {
   /** Where registry-image tools run when CONTAINER_RUNTIME is set. */
   containerEngine?: ExecutionEngine;
   executor: ExecutorSettings;
+  /** Records a usage with the QMS (the CPU hours of each analysis that ends); never throws. */
+  recordUsage?: (usage: UsageRecord) => Promise<boolean>;
 }
 
 /** The parameters of step `index` (0-based), in the form's order. */
@@ -186,9 +190,35 @@ export class JobRunner {
       return true;
     });
     if (!updated) return undefined;
+    if (ended) await this.recordCpuHours(row);
     const moved = { ...row, status, end_date: ended ? at : row.end_date };
     await this.announce(moved, message);
     return moved;
+  }
+
+  /**
+   * The CPU hours an ended analysis used, recorded with the QMS as its user's cpu.hours usage
+   * (ADD): the time each of its steps ran (at least a millisecond), one CPU each (routes.md §23,
+   * docs/api/qms.md).
+   */
+  private async recordCpuHours(row: AnalysisRow): Promise<void> {
+    if (!this.options.recordUsage) return;
+    const steps = await stepsOf(this.options.db, row.id);
+    const ms = steps.reduce(
+      (sum, step) =>
+        step.start_date === null || step.end_date === null
+          ? sum
+          : // A step that ran used some time, if less than the clock's millisecond.
+            sum + Math.max(1, Number(step.end_date) - Number(step.start_date)),
+      0,
+    );
+    if (ms === 0) return;
+    await this.options.recordUsage({
+      username: shortUsername(row.username),
+      resourceName: 'cpu.hours',
+      value: ms / 3_600_000,
+      updateType: 'ADD',
+    });
   }
 
   private async announce(row: AnalysisRow, message?: string): Promise<void> {
