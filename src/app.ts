@@ -15,6 +15,7 @@ import {
   processSecret,
 } from './embedded/host.js';
 import type { BackendContext } from './backends/service.js';
+import { createIdentityProvider } from './backends/identity/index.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
 import {
@@ -225,7 +226,13 @@ export async function buildGateway(
     metrics,
     seenUsers: new SeenUsers(store.db, config.uidDomain, app.log),
   });
+  // The embedded identity provider answers browsers, so it is mounted here, on the public listener.
+  const identity = config.identity.enabled
+    ? await createIdentityProvider(config, store)
+    : undefined;
+  if (identity) await app.register(async (scope) => identity.routes(scope));
   await registerAreas(app, areas, {
+    ...(identity ? { identityProvider: identity.link } : {}),
     forwarder,
     config,
     store,

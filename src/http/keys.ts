@@ -9,7 +9,12 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { ConfigError, type GatewayConfig } from '../config.js';
-import { EMBEDDED_ISSUER, ensurePrivateKeyFile } from '../common/key-files.js';
+import {
+  EMBEDDED_ISSUER,
+  ensurePrivateKeyFile,
+  ensureRsaPrivateKeyFile,
+  identityKeyPath,
+} from '../common/key-files.js';
 
 export interface LocalKey {
   /** RFC 7638 thumbprint; tokens signed by the embedded key carry it as `kid`. */
@@ -86,6 +91,9 @@ export async function loadTrustedKeys(config: GatewayConfig): Promise<TrustedKey
   const keyObjects = auth.embeddedKeys
     ? [createPublicKey(ensureEmbeddedPrivateKey(config.dataDir))]
     : auth.publicKeyFiles.map(readPublicKeyFile);
+  // The embedded identity provider's RS256 key, beside the embedded ES256 key of `npm run token`.
+  if (config.identity.enabled)
+    keyObjects.push(createPublicKey(ensureRsaPrivateKeyFile(identityKeyPath(config.dataDir))));
   const local = await Promise.all(
     keyObjects.map(async (key) => ({ kid: await thumbprint(key), key })),
   );
