@@ -98,7 +98,7 @@ describe(
       ]);
       const answer = fragmentOf(page.url());
       assert.equal(answer.get('state'), request.state);
-      const tokens = await (
+      const tokens = (await (
         await fetch(`${realm}/protocol/openid-connect/token`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -110,7 +110,7 @@ describe(
             code_verifier: request.verifier,
           }).toString(),
         })
-      ).json();
+      ).json()) as any;
       const { payload } = await jwtVerify(
         tokens.id_token,
         createRemoteJWKSet(new URL(`${realm}/protocol/openid-connect/certs`)),
@@ -154,7 +154,7 @@ describe(
       assert.equal(status, 200);
       const refreshed = await page.evaluate(async () => {
         const response = await fetch('/oidc/refresh', { method: 'POST' });
-        return { status: response.status, body: await response.json() };
+        return { status: response.status, body: (await response.json()) as any };
       });
       assert.equal(refreshed.status, 200);
       assert.equal(typeof refreshed.body.expires_in, 'number');

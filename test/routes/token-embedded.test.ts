@@ -55,7 +55,7 @@ for (const engine of engines) {
         headers: basic('alice', 'alice-password'),
       });
       assert.equal(response.status, 200);
-      const body = await response.json();
+      const body = (await response.json()) as any;
       assert.equal(body.token_type, 'Bearer');
       assert.equal(typeof body.expires_in, 'number');
       assert.equal(typeof body.refresh_expires_in, 'number');
@@ -75,9 +75,9 @@ for (const engine of engines) {
       });
       assert.equal(sessions.status, 200);
 
-      const admin = await (
+      const admin = (await (
         await fetch(`${running.url}/token`, { headers: basic('root', 'root-password') })
-      ).json();
+      ).json()) as any;
       assert.deepEqual(payloadOf(admin.access_token).realm_access.roles, [
         'de-admin',
         'super-admin',
@@ -91,7 +91,7 @@ for (const engine of engines) {
       ]) {
         const response = await fetch(`${running.url}/token`, { headers: credentials });
         assert.equal(response.status, 401);
-        const body = await response.json();
+        const body = (await response.json()) as any;
         assert.equal(body.error_code, 'ERR_NOT_AUTHORIZED');
         assert.equal(body.error, 'invalid_grant');
       }
@@ -101,16 +101,16 @@ for (const engine of engines) {
     });
 
     test('refresh tokens work once: each refresh rotates the token, a reused one is refused', async () => {
-      const first = await (
+      const first = (await (
         await fetch(`${running.url}/token`, { headers: basic('alice', 'alice-password') })
-      ).json();
+      ).json()) as any;
       const refreshed = await tokenForm({
         grant_type: 'refresh_token',
         client_id: 'platform-gateway',
         refresh_token: first.refresh_token,
       });
       assert.equal(refreshed.status, 200);
-      const second = await refreshed.json();
+      const second = (await refreshed.json()) as any;
       assert.notEqual(second.refresh_token, first.refresh_token);
       assert.equal(payloadOf(second.access_token).preferred_username, 'alice');
       assert.equal(second.session_state, first.session_state);
@@ -120,7 +120,7 @@ for (const engine of engines) {
         refresh_token: first.refresh_token,
       });
       assert.equal(reused.status, 400);
-      assert.equal((await reused.json()).error, 'invalid_grant');
+      assert.equal(((await reused.json()) as any).error, 'invalid_grant');
       // Another client may not use it.
       const foreign = await tokenForm({
         grant_type: 'refresh_token',
@@ -135,13 +135,13 @@ for (const engine of engines) {
         headers: basic('root', 'root-password'),
       });
       assert.equal(response.status, 200);
-      const body = await response.json();
+      const body = (await response.json()) as any;
       assert.equal(payloadOf(body.access_token).preferred_username, 'alice');
       const notAdmin = await fetch(`${running.url}/admin/token?username=root`, {
         headers: basic('alice', 'alice-password'),
       });
       assert.equal(notAdmin.status, 403);
-      assert.equal((await notAdmin.json()).error_code, 'ERR_FORBIDDEN');
+      assert.equal(((await notAdmin.json()) as any).error_code, 'ERR_FORBIDDEN');
       const unknown = await fetch(`${running.url}/admin/token?username=nobody`, {
         headers: basic('root', 'root-password'),
       });
@@ -157,7 +157,9 @@ for (const engine of engines) {
     });
 
     test('discovery, certs and an ID token jose verifies as RS256; userinfo', async () => {
-      const discovery = await (await fetch(`${realm}/.well-known/openid-configuration`)).json();
+      const discovery = (await (
+        await fetch(`${realm}/.well-known/openid-configuration`)
+      ).json()) as any;
       assert.equal(discovery.issuer, realm);
       assert.equal(discovery.jwks_uri, `${realm}/protocol/openid-connect/certs`);
       assert.equal(discovery.authorization_endpoint, `${realm}/protocol/openid-connect/auth`);
@@ -170,7 +172,7 @@ for (const engine of engines) {
         scope: 'openid',
       });
       assert.equal(response.status, 200);
-      const tokens = await response.json();
+      const tokens = (await response.json()) as any;
       const keys = createRemoteJWKSet(new URL(discovery.jwks_uri));
       const { payload, protectedHeader } = await jwtVerify(tokens.id_token, keys, {
         algorithms: ['RS256'],
@@ -184,7 +186,7 @@ for (const engine of engines) {
         headers: { authorization: `Bearer ${tokens.access_token}` },
       });
       assert.equal(userinfo.status, 200);
-      assert.equal((await userinfo.json()).email, 'alice@example.org');
+      assert.equal(((await userinfo.json()) as any).email, 'alice@example.org');
       assert.equal(
         (
           await fetch(`${realm}/protocol/openid-connect/userinfo`, {
@@ -205,7 +207,7 @@ for (const engine of engines) {
       assert.equal(right.status, 200);
       const unknown = await tokenForm({ ...form, client_id: 'stranger' });
       assert.equal(unknown.status, 401);
-      assert.equal((await unknown.json()).error, 'invalid_client');
+      assert.equal(((await unknown.json()) as any).error, 'invalid_client');
     });
 
     test('authorize: sign-in form, SSO cookie, PKCE, fragment mode, prompt=none, redirect URIs checked, logout', async () => {
@@ -278,7 +280,9 @@ for (const engine of engines) {
         new URL(again.headers.get('location')!).hash.slice(1),
       ).get('code')!;
       assert.ok(secondCode, 'signed in, the silent check gives a code');
-      const tokens = await (await exchange({ code: secondCode, code_verifier: verifier })).json();
+      const tokens = (await (
+        await exchange({ code: secondCode, code_verifier: verifier })
+      ).json()) as any;
       assert.equal(payloadOf(tokens.id_token).nonce, 'nonce-1');
       assert.equal((await exchange({ code: secondCode, code_verifier: verifier })).status, 400);
 
@@ -351,7 +355,7 @@ for (const engine of engines) {
 
       const refreshed = await jar.fetch(`${running.url}/oidc/refresh`, { method: 'POST' });
       assert.equal(refreshed.status, 200);
-      assert.deepEqual(Object.keys(await refreshed.json()), ['expires_in']);
+      assert.deepEqual(Object.keys((await refreshed.json()) as any), ['expires_in']);
       assert.equal((await jar.fetch(`${running.url}/secured/sessions`)).status, 200);
 
       const refreshToken = jar.values.get('gateway_refresh_token')!;

@@ -88,7 +88,7 @@ describe('token routes against a configured identity provider', () => {
       headers: basic('alice', 'alice-password'),
     });
     assert.equal(response.status, 200);
-    const body = await response.json();
+    const body = (await response.json()) as any;
     assert.deepEqual(Object.keys(body).sort(), [
       'access_token',
       'expires_in',
@@ -122,7 +122,7 @@ describe('token routes against a configured identity provider', () => {
     assert.equal(bearerOnly.status, 401);
     const wrong = await fetch(`${running.url}/token/keycloak`, { headers: basic('alice', 'nope') });
     assert.equal(wrong.status, 401);
-    const body = await wrong.json();
+    const body = (await wrong.json()) as any;
     assert.equal(body.error_code, 'ERR_NOT_AUTHORIZED');
     assert.equal(body.error, 'invalid_grant');
     assert.match(body.reason, /Invalid user credentials/);
@@ -130,7 +130,7 @@ describe('token routes against a configured identity provider', () => {
       headers: basic('alice', 'alice-password'),
     });
     assert.equal(other.status, 404);
-    assert.equal((await other.json()).error_code, 'ERR_NOT_FOUND');
+    assert.equal(((await other.json()) as any).error_code, 'ERR_NOT_FOUND');
   });
 
   test('GET /admin/token: the administrator’s password grant, then a token exchange for `username`', async () => {
@@ -139,7 +139,7 @@ describe('token routes against a configured identity provider', () => {
       headers: basic('admin', 'admin-password'),
     });
     assert.equal(response.status, 200);
-    const body = await response.json();
+    const body = (await response.json()) as any;
     const payload = JSON.parse(
       Buffer.from(body.access_token.split('.')[1], 'base64url').toString(),
     );
@@ -157,7 +157,7 @@ describe('token routes against a configured identity provider', () => {
       headers: basic('admin', 'admin-password'),
     });
     assert.equal(missing.status, 400);
-    assert.ok((await missing.json()).error_code);
+    assert.ok(((await missing.json()) as any).error_code);
     assert.equal((await fetch(`${running.url}/admin/token?username=bob`)).status, 401);
   });
 
@@ -184,7 +184,7 @@ describe('token routes against a configured identity provider', () => {
     const asked = server.requests.length;
     const forged = await jar.fetch(`${running.url}/oidc/callback?code=good-code&state=forged`);
     assert.equal(forged.status, 400);
-    assert.equal((await forged.json()).error_code, 'ERR_BAD_QUERY_PARAMETER');
+    assert.equal(((await forged.json()) as any).error_code, 'ERR_BAD_QUERY_PARAMETER');
     assert.equal(server.requests.length, asked);
 
     const callback = await jar.fetch(`${running.url}/oidc/callback?code=good-code&state=${state}`);
@@ -209,7 +209,7 @@ describe('token routes against a configured identity provider', () => {
 
     const refreshed = await jar.fetch(`${running.url}/oidc/refresh`, { method: 'POST' });
     assert.equal(refreshed.status, 200);
-    assert.deepEqual(await refreshed.json(), { expires_in: 300 });
+    assert.deepEqual((await refreshed.json()) as any, { expires_in: 300 });
     assert.equal(server.requests.at(-1)!.form.grant_type, 'refresh_token');
 
     const logout = await jar.fetch(`${running.url}/oidc/logout`);
