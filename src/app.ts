@@ -16,6 +16,7 @@ import {
 } from './embedded/host.js';
 import type { BackendContext } from './backends/service.js';
 import { createIdentityProvider } from './backends/identity/index.js';
+import type { EmbeddedIdentity } from './common/identity-provider.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
 import {
@@ -56,6 +57,8 @@ export interface Gateway {
   verifier: TokenVerifier;
   buckets: BucketStore;
   metrics: Metrics;
+  /** The embedded identity provider, when it is on. */
+  identity?: EmbeddedIdentity;
   close(): Promise<void>;
 }
 
@@ -226,13 +229,12 @@ export async function buildGateway(
     metrics,
     seenUsers: new SeenUsers(store.db, config.uidDomain, app.log),
   });
-  // The embedded identity provider answers browsers, so it is mounted here, on the public listener.
+  // The embedded identity provider answers browsers: its area mounts it on the public listener.
   const identity = config.identity.enabled
     ? await createIdentityProvider(config, store)
     : undefined;
-  if (identity) await app.register(async (scope) => identity.routes(scope));
   await registerAreas(app, areas, {
-    ...(identity ? { identityProvider: identity.link } : {}),
+    ...(identity ? { identityProvider: identity } : {}),
     forwarder,
     config,
     store,
@@ -251,5 +253,15 @@ export async function buildGateway(
     await store.close();
   });
 
-  return { app, config, store, forwarder, verifier, buckets, metrics, close: () => app.close() };
+  return {
+    app,
+    config,
+    store,
+    forwarder,
+    verifier,
+    buckets,
+    metrics,
+    ...(identity ? { identity } : {}),
+    close: () => app.close(),
+  };
 }

@@ -2,6 +2,7 @@
 // its token endpoint and its authorize URL. Either the configured one (AUTH_TOKEN_URL,
 // AUTH_AUTHORIZE_URL, over HTTP) or the embedded identity provider (src/backends/identity/, in
 // process), the same to the routes.
+import type { FastifyInstance } from 'fastify';
 
 /** The token endpoint's answer: its status and JSON body (tokens, or `{error, error_description}`). */
 export interface TokenEndpointAnswer {
@@ -23,4 +24,13 @@ export interface IdentityProviderLink {
   endSessionUrl(origin: string): string | undefined;
   /** Ends the sign-in a refresh token belongs to (its refresh tokens are revoked). */
   revoke(refreshToken: string, origin: string): Promise<void>;
+}
+
+/**
+ * The embedded identity provider as the gateway's areas see it: its in-process token endpoint, and
+ * its `/realms/<realm>/...` routes, which the `identity-provider` area mounts on the public listener.
+ */
+export interface EmbeddedIdentity {
+  link: IdentityProviderLink;
+  routes(app: FastifyInstance): Promise<void>;
 }

@@ -30,7 +30,7 @@ import { requestPassthroughs, requestRoutes } from './requests/index.js';
 import { serviceAccountPassthroughs } from './service-accounts.js';
 import { supportRoutes } from './support.js';
 import { teamPassthroughs } from './teams.js';
-import { tokenRoutes } from './token/index.js';
+import { identityProviderRoutes, tokenRoutes } from './token/index.js';
 import { toolPassthroughs } from './tools.js';
 import { userInfoRoutes } from './user-info.js';
 
@@ -42,6 +42,12 @@ export const areas: readonly Area[] = [
     plugin: miscRoutes,
   },
   { name: 'token', tags: ['token', 'admin-token'], passthroughs: [], plugin: tokenRoutes },
+  {
+    name: 'identity-provider',
+    tags: ['identity-provider'],
+    passthroughs: [],
+    plugin: identityProviderRoutes,
+  },
   { name: 'operations', tags: ['operations'], passthroughs: [], plugin: operationsRoutes },
   { name: 'callbacks', tags: ['callbacks'], passthroughs: callbackPassthroughs },
   { name: 'bootstrap', tags: ['bootstrap'], passthroughs: [], plugin: bootstrapRoutes },

@@ -4,12 +4,11 @@
 // client expects are served under `/realms/<IDP_REALM>/`, tokens are RS256-signed with
 // `<GATEWAY_DATA_DIR>/auth/idp-signing-key.pem`, which the gateway trusts.
 //
-// Unlike the other embedded services, a browser must reach it, so src/app.ts mounts its routes on
-// the public listener; the gateway's `/token` and `/oidc/*` routes reach its token endpoint through
-// the IdentityProviderLink it is given (src/common/identity-provider.ts).
-import type { FastifyInstance } from 'fastify';
+// Unlike the other embedded services, a browser must reach it: src/app.ts hands it to the
+// gateway's areas, whose `identity-provider` area mounts its routes on the public listener and
+// whose `/token` and `/oidc/*` routes call its token endpoint in process (src/common/identity-provider.ts).
 import type { GatewayConfig } from '../../config.js';
-import type { IdentityProviderLink } from '../../common/identity-provider.js';
+import type { EmbeddedIdentity } from '../../common/identity-provider.js';
 import type { Store } from '../../store/database.js';
 import { IdentityProvider } from './provider.js';
 import { realmRoutes } from './realm-routes.js';
@@ -18,11 +17,7 @@ import { UserDirectory } from './users.js';
 
 export { UserDirectory, UserError, type IdentityUser } from './users.js';
 
-export interface EmbeddedIdentityProvider {
-  /** The realm's routes, for the public listener. */
-  routes(app: FastifyInstance): Promise<void>;
-  /** What the gateway's `/token` and `/oidc/*` routes call. */
-  link: IdentityProviderLink;
+export interface EmbeddedIdentityProvider extends EmbeddedIdentity {
   users: UserDirectory;
 }
 
