@@ -286,7 +286,14 @@ export class TokenVerifier {
     if (typeof header.alg !== 'string' || !allowedAlgorithms.includes(header.alg)) {
       throw new AuthError('algorithm', 'Token algorithm is not allowed.');
     }
-    const byKid = this.keys.local.filter((local) => local.kid === header.kid);
+    let byKid = this.keys.local.filter((local) => local.kid === header.kid);
+    if (byKid.length === 0 && header.kid !== undefined && this.keys.deferred) {
+      const found = await this.keys.deferred();
+      if (found && found.kid === header.kid) {
+        this.keys.local.push(found);
+        byKid = [found];
+      }
+    }
     const local = await this.verifyWithAny(
       token,
       (byKid.length > 0 ? byKid : this.keys.local).map(({ key }) => key),

@@ -12,7 +12,7 @@ import type { EmbeddedIdentity } from '../../common/identity-provider.js';
 import type { Store } from '../../store/database.js';
 import { IdentityProvider } from './provider.js';
 import { realmRoutes } from './realm-routes.js';
-import { loadSigningKey } from './signing.js';
+import { loadSigningKey, type SigningKey } from './signing.js';
 import { UserDirectory } from './users.js';
 
 export { UserDirectory, UserError, type IdentityUser } from './users.js';
@@ -26,6 +26,8 @@ export async function createIdentityProvider(
   store: Store,
   now?: () => number,
 ): Promise<EmbeddedIdentityProvider> {
+  // Made (or read) on first use: a 2048-bit RSA key takes a few hundred milliseconds to make.
+  let signingKey: Promise<SigningKey> | undefined;
   const provider = new IdentityProvider({
     store,
     settings: config.identity,
@@ -35,7 +37,7 @@ export async function createIdentityProvider(
       ...(config.auth.clientSecret ? { secret: config.auth.clientSecret } : {}),
     },
     emailDomain: config.uidDomain,
-    key: await loadSigningKey(config.dataDir),
+    key: () => (signingKey ??= loadSigningKey(config.dataDir)),
     ...(now ? { now } : {}),
   });
   const realmPath = `/realms/${config.identity.realm}`;

@@ -23,7 +23,8 @@ export interface ProviderOptions {
   /** The gateway's own client (AUTH_CLIENT_ID, AUTH_CLIENT_SECRET): `/token`, `/oidc/*`. */
   gatewayClient: { id: string; secret?: string };
   emailDomain: string;
-  key: SigningKey;
+  /** The signing key, made on first use (an RSA key takes a while to make). */
+  key: () => Promise<SigningKey>;
   now?: () => number;
 }
 
@@ -90,8 +91,8 @@ export class IdentityProvider {
     return this.options.settings;
   }
 
-  get key(): SigningKey {
-    return this.options.key;
+  key(): Promise<SigningKey> {
+    return this.options.key();
   }
 
   client(id: string | undefined): Client | undefined {
@@ -186,7 +187,7 @@ export class IdentityProvider {
 
   /** The session an ID token (even an expired one) names, when this provider signed it. */
   async sessionIdOfHint(idToken: string): Promise<{ sessionId?: string; clientId?: string }> {
-    const payload = await signedPayload(this.key, idToken);
+    const payload = await signedPayload(await this.key(), idToken);
     if (!payload) return {};
     const aud = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
     return {
@@ -355,7 +356,7 @@ export class IdentityProvider {
         'invalid_request',
         'Missing parameter: subject_token or requested_subject',
       );
-    const payload = await signedPayload(this.key, form.subject_token);
+    const payload = await signedPayload(await this.key(), form.subject_token);
     const nowSeconds = Math.floor(this.now() / 1000);
     if (
       !payload ||
@@ -392,7 +393,7 @@ export class IdentityProvider {
       1,
       Math.min(this.settings.refreshTokenSeconds, Math.floor((session.expiresAt - now) / 1000)),
     );
-    const tokens = await signTokens(this.key, {
+    const tokens = await signTokens(await this.key(), {
       issuer,
       user,
       clientId,
@@ -433,7 +434,7 @@ export class IdentityProvider {
 
   /** The userinfo claims of an access token this provider signed, while its session lasts. */
   async userinfo(accessToken: string): Promise<Record<string, unknown> | undefined> {
-    const payload = await signedPayload(this.key, accessToken);
+    const payload = await signedPayload(await this.key(), accessToken);
     if (!payload || payload.typ !== 'Bearer' || typeof payload.exp !== 'number') return undefined;
     if (payload.exp <= Math.floor(this.now() / 1000) || typeof payload.sid !== 'string')
       return undefined;

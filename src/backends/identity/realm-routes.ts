@@ -180,7 +180,7 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
         200: Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) }),
       },
     },
-    handler: async () => ({ keys: [provider.key.jwk] }),
+    handler: async () => ({ keys: [(await provider.key()).jwk] }),
   });
 
   /** The authorization request's parameters, checked; an unusable client or redirect URI is shown, not redirected to. */
