@@ -128,6 +128,22 @@ for (const engine of engines) {
         refresh_token: second.refresh_token,
       });
       assert.equal(foreign.status, 400);
+      // Keycloak's back-channel logout: the session of a refresh token ends, and the token with it.
+      const logout = await fetch(`${realm}/protocol/openid-connect/logout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          client_id: 'platform-gateway',
+          refresh_token: second.refresh_token,
+        }).toString(),
+      });
+      assert.equal(logout.status, 204);
+      const ended = await tokenForm({
+        grant_type: 'refresh_token',
+        client_id: 'platform-gateway',
+        refresh_token: second.refresh_token,
+      });
+      assert.equal(ended.status, 400);
     });
 
     test('GET /admin/token: an administrator gets a token for another user; others are refused', async () => {
@@ -243,6 +259,7 @@ for (const engine of engines) {
 
       const page = await jar.fetch(authorizeUrl());
       assert.equal(page.status, 200);
+      assert.match(page.headers.get('content-security-policy')!, /frame-ancestors 'none'/);
       const html = await page.text();
       assert.match(html, /<form method="post"/);
       assert.doesNotMatch(html, /<script|<link|src="http/);

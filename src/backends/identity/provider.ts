@@ -125,6 +125,7 @@ export class IdentityProvider {
   async startSession(username: string): Promise<{ secret: string; session: Session }> {
     const secret = randomSecret();
     const now = this.now();
+    await this.sweep(now);
     const session = {
       id: hashOf(secret),
       username,
@@ -141,6 +142,18 @@ export class IdentityProvider {
       })
       .execute();
     return { secret, session };
+  }
+
+  /** Forgets ended sessions (with their codes and refresh tokens) and expired codes. */
+  private async sweep(now: number): Promise<void> {
+    const db = this.options.store.db;
+    const ended = db.selectFrom('idp_sessions').select('id').where('expires_at', '<=', now);
+    await db.deleteFrom('idp_refresh_tokens').where('session_id', 'in', ended).execute();
+    await db
+      .deleteFrom('idp_codes')
+      .where((eb) => eb.or([eb('session_id', 'in', ended), eb('expires_at', '<=', now)]))
+      .execute();
+    await db.deleteFrom('idp_sessions').where('expires_at', '<=', now).execute();
   }
 
   async sessionById(id: string): Promise<Session | undefined> {
@@ -326,18 +339,19 @@ export class IdentityProvider {
       .selectAll()
       .where('token_hash', '=', hash)
       .executeTakeFirst();
+    // Another client's token is refused and left alone.
+    if (row && row.client_id !== client.id)
+      return oauthError(
+        400,
+        'invalid_grant',
+        "Invalid refresh token. Token client and authorized client don't match",
+      );
     // Rotated: a refresh token is good for one use.
     const deleted = row
       ? await db.deleteFrom('idp_refresh_tokens').where('token_hash', '=', hash).executeTakeFirst()
       : undefined;
     if (!row || Number(deleted?.numDeletedRows ?? 0) === 0 || Number(row.expires_at) <= this.now())
       return oauthError(400, 'invalid_grant', 'Invalid refresh token');
-    if (row.client_id !== client.id)
-      return oauthError(
-        400,
-        'invalid_grant',
-        "Invalid refresh token. Token client and authorized client don't match",
-      );
     const session = await this.sessionById(row.session_id);
     const user = session && (await this.users.find(session.username));
     if (!session || !user) return oauthError(400, 'invalid_grant', 'Session not active');

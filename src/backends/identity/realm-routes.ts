@@ -50,6 +50,12 @@ const oauthError = Type.Object(
   { error: Type.String(), error_description: Type.Optional(Type.String()) },
   { description: 'RFC 6749 §5.2 error' },
 );
+/** The sign-in and message pages load nothing and may not be framed (clickjacking). */
+const pageSecurity = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+};
 const html = (description: string) => Type.String({ description: `${description} (text/html)` });
 const redirect = (description: string) => ({ description, type: 'null' as const });
 
@@ -199,6 +205,7 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
     )
       return reply
         .code(400)
+        .headers(pageSecurity)
         .type('text/html; charset=utf-8')
         .send(
           messagePage(
@@ -236,6 +243,7 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
       );
       return reply
         .header('cache-control', 'no-store')
+        .headers(pageSecurity)
         .type('text/html; charset=utf-8')
         .send(
           signInPage({
@@ -314,6 +322,7 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
         const { username: _username, password: _password, ...fields } = params;
         return reply
           .header('cache-control', 'no-store')
+          .headers(pageSecurity)
           .type('text/html; charset=utf-8')
           .send(
             signInPage({
@@ -423,6 +432,7 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
     }
     if (request.method === 'POST' && params.refresh_token) return reply.code(204).send();
     return reply
+      .headers(pageSecurity)
       .type('text/html; charset=utf-8')
       .send(messagePage('Signed out', 'You are signed out.'));
   };

@@ -111,7 +111,7 @@ export function passwordGrantRoutes(
         if (!credentials) return unauthorized(reply);
         const { username } = request.query as { username: string };
         const admin = await passwordGrant(request, credentials.username, credentials.password);
-        return tokensOf(
+        const exchanged = tokensOf(
           await provider().token(
             {
               grant_type: tokenExchangeGrant,
@@ -124,6 +124,10 @@ export function passwordGrantRoutes(
             originOf(request),
           ),
         );
+        // The administrator's own sign-in served only the exchange: it ends here.
+        if (typeof admin.refresh_token === 'string')
+          await provider().revoke(admin.refresh_token, originOf(request));
+        return exchanged;
       },
     });
   }

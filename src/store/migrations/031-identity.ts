@@ -29,6 +29,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('idp_sessions_user').on('idp_sessions').column('username').execute();
   await db.schema
+    .createIndex('idp_sessions_expiry')
+    .on('idp_sessions')
+    .column('expires_at')
+    .execute();
+  await db.schema
     .createTable('idp_codes')
     .addColumn('code_hash', 'varchar(64)', (col) => col.primaryKey())
     .addColumn('session_id', 'varchar(64)', (col) =>
