@@ -213,6 +213,35 @@ for (const engine of engines) {
       );
     });
 
+    test('CORS for the web origins of the clients, as a browser client (keycloak-js) needs it', async () => {
+      const fromClient = await tokenForm(
+        {
+          grant_type: 'password',
+          client_id: 'de-ui',
+          username: 'alice',
+          password: 'alice-password',
+        },
+        { origin: 'http://127.0.0.1:9' },
+      );
+      assert.equal(fromClient.status, 200);
+      assert.equal(fromClient.headers.get('access-control-allow-origin'), 'http://127.0.0.1:9');
+      const preflight = await fetch(`${realm}/protocol/openid-connect/userinfo`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'http://127.0.0.1:9',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
+      });
+      assert.equal(preflight.status, 204);
+      assert.match(preflight.headers.get('access-control-allow-headers')!, /Authorization/);
+      const stranger = await fetch(`${realm}/protocol/openid-connect/userinfo`, {
+        method: 'OPTIONS',
+        headers: { origin: 'http://evil.example', 'access-control-request-method': 'GET' },
+      });
+      assert.equal(stranger.headers.get('access-control-allow-origin'), null);
+    });
+
     test('confidential clients need their secret', async () => {
       const form = { grant_type: 'password', username: 'alice', password: 'alice-password' };
       const without = await tokenForm({ ...form, client_id: 'backend-app' });

@@ -116,6 +116,52 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
   const cookieAttributes = (request: FastifyRequest) =>
     `Path=${base}/; HttpOnly; ${secure(request) ? 'Secure; SameSite=None' : 'SameSite=Lax'}`;
 
+  // CORS for the clients' web origins (those of their redirect URIs), as Keycloak does: a
+  // browser client such as keycloak-js calls the token, userinfo and logout endpoints itself.
+  const webOrigins = new Set(
+    provider.settings.clients.flatMap((client) =>
+      client.redirectUris.flatMap((entry) => {
+        try {
+          return [new URL(entry.replace(/\*$/, '')).origin];
+        } catch {
+          return [];
+        }
+      }),
+    ),
+  );
+  const allowedOrigin = (request: FastifyRequest) => {
+    const origin = request.headers.origin;
+    return typeof origin === 'string' && webOrigins.has(origin) ? origin : undefined;
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = allowedOrigin(request);
+    if (origin)
+      reply.headers({
+        'access-control-allow-origin': origin,
+        'access-control-allow-credentials': 'true',
+        vary: 'Origin',
+      });
+  });
+  app.options(`${base}/*`, {
+    config: { auth: 'none', rateLimit: false },
+    schema: {
+      tags: [tag],
+      summary: "CORS preflight for the clients' web origins",
+      hide: true,
+      security: [],
+      response: { 204: redirect('Allowed (with Access-Control-Allow-* headers) or not (without)') },
+    },
+    handler: async (request, reply) => {
+      if (allowedOrigin(request))
+        reply.headers({
+          'access-control-allow-methods': 'GET, POST, OPTIONS',
+          'access-control-allow-headers': 'Authorization, Content-Type',
+          'access-control-max-age': '3600',
+        });
+      return reply.code(204).send();
+    },
+  });
+
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string' },
