@@ -15,6 +15,8 @@ import {
   processSecret,
 } from './embedded/host.js';
 import type { BackendContext } from './backends/service.js';
+import { createIdentityProvider } from './backends/identity/index.js';
+import type { EmbeddedIdentity } from './common/identity-provider.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
 import {
@@ -57,6 +59,8 @@ export interface Gateway {
   verifier: TokenVerifier;
   buckets: BucketStore;
   metrics: Metrics;
+  /** The embedded identity provider, when it is on. */
+  identity?: EmbeddedIdentity;
   close(): Promise<void>;
 }
 
@@ -230,7 +234,12 @@ export async function buildGateway(
     seenUsers: new SeenUsers(store.db, config.uidDomain, app.log),
   });
   registerQuotaChecks(app, { forwarder, config });
+  // The embedded identity provider answers browsers: its area mounts it on the public listener.
+  const identity = config.identity.enabled
+    ? await createIdentityProvider(config, store)
+    : undefined;
   await registerAreas(app, areas, {
+    ...(identity ? { identityProvider: identity } : {}),
     forwarder,
     config,
     store,
@@ -249,5 +258,15 @@ export async function buildGateway(
     await store.close();
   });
 
-  return { app, config, store, forwarder, verifier, buckets, metrics, close: () => app.close() };
+  return {
+    app,
+    config,
+    store,
+    forwarder,
+    verifier,
+    buckets,
+    metrics,
+    ...(identity ? { identity } : {}),
+    close: () => app.close(),
+  };
 }

@@ -39,6 +39,32 @@ export interface ExecutorSettings {
   containerRuntime?: 'docker' | 'podman';
 }
 
+/** One client of the embedded identity provider (IDP_CLIENTS). */
+export interface IdentityClientSettings {
+  id: string;
+  /** Confidential clients authenticate with it (IDP_CLIENT_<ID>_SECRET); public ones have none. */
+  secret?: string;
+  /** Allowed redirect URIs; one ending in `*` allows every URI it prefixes (IDP_CLIENT_<ID>_REDIRECT_URIS). */
+  redirectUris: string[];
+}
+
+/** The embedded identity provider: users in the database, OpenID Connect under `/realms/<realm>`. */
+export interface IdentitySettings {
+  /** On when AUTH_TOKEN_URL, AUTH_JWKS_URL and AUTH_PUBLIC_KEYS are all unset. */
+  enabled: boolean;
+  /** The realm of its paths, `/realms/<realm>/...` (IDP_REALM, default `platform`). */
+  realm: string;
+  /** Its public base URL, the issuer's prefix (IDP_PUBLIC_URL); unset: from each request's host. */
+  publicUrl?: string;
+  clients: IdentityClientSettings[];
+  /** Access and ID token lifetime (IDP_ACCESS_TOKEN_SECONDS, default 900). */
+  accessTokenSeconds: number;
+  /** Refresh token lifetime, renewed at each use (IDP_REFRESH_TOKEN_SECONDS, default 1800). */
+  refreshTokenSeconds: number;
+  /** Longest sign-in session, after which refresh stops and sign-in is asked again (IDP_SESSION_SECONDS, default 36000). */
+  sessionSeconds: number;
+}
+
 /** Where the embedded email service's messages go (docs/configuration.md, "Email"). */
 export interface EmailSettings {
   /** Sent over SMTP here when set (SMTP_URL, `smtp:` or `smtps:`, credentials in the URL). */
@@ -102,7 +128,24 @@ export interface GatewayConfig {
     serviceRoles: Record<ServiceRole, string>;
     /** True when neither a JWKS URL nor PEM files are set: the gateway signs and trusts its own key. */
     embeddedKeys: boolean;
+    /**
+     * The identity provider `/token` and `/oidc/*` talk to (routes.md §2). Its token endpoint
+     * (AUTH_TOKEN_URL) and authorize endpoint (AUTH_AUTHORIZE_URL); both unset on the embedded
+     * platform, where the embedded identity provider answers (`identity`).
+     */
+    tokenUrl?: URL;
+    authorizeUrl?: URL;
+    /** Where `/oidc/logout` sends the browser after expiring the cookies (AUTH_LOGOUT_URL, default the docs page). */
+    logoutUrl?: URL;
+    /** The gateway's client at the identity provider (AUTH_CLIENT_ID, default `platform-gateway`). */
+    clientId: string;
+    /** Its secret (AUTH_CLIENT_SECRET), sent in the token requests when set. */
+    clientSecret?: string;
+    /** The identity-provider name of `/token/{idp-name}` (AUTH_IDP_NAME, default `keycloak`). */
+    idpName: string;
   };
+  /** The embedded identity provider (docs/authentication.md), on when `enabled`. */
+  identity: IdentitySettings;
   rateLimit: {
     userPerMin: number;
     anonPerMin: number;
@@ -358,6 +401,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
 
   const jwksUrl = url(env, 'AUTH_JWKS_URL', ['http:', 'https:']);
   const publicKeyFiles = list(env, 'AUTH_PUBLIC_KEYS', []);
+  const tokenUrl = url(env, 'AUTH_TOKEN_URL', ['http:', 'https:']);
   const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
   if (!logLevels.includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${logLevels.join(', ')}, got "${logLevel}"`);
@@ -412,7 +456,18 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
           text(env, 'SERVICE_ROLE_SUBSCRIPTION_UPDATER') ?? 'subscription-updater',
       },
       embeddedKeys: jwksUrl === undefined && publicKeyFiles.length === 0,
+      tokenUrl,
+      authorizeUrl: url(env, 'AUTH_AUTHORIZE_URL', ['http:', 'https:']),
+      logoutUrl: url(env, 'AUTH_LOGOUT_URL', ['http:', 'https:']),
+      clientId: text(env, 'AUTH_CLIENT_ID') ?? 'platform-gateway',
+      clientSecret: text(env, 'AUTH_CLIENT_SECRET'),
+      idpName: pathSegment(env, 'AUTH_IDP_NAME', 'keycloak'),
     },
+    identity: identitySettings(env, {
+      enabled: tokenUrl === undefined && jwksUrl === undefined && publicKeyFiles.length === 0,
+      uiBaseUrl:
+        url(env, 'UI_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/`,
+    }),
     rateLimit: {
       userPerMin,
       anonPerMin: integer(env, 'RATE_LIMIT_ANON_PER_MIN', 10, 1, 1_000_000),
@@ -471,6 +526,41 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
         url(env, 'UI_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/`,
       tokenEncryptionKey: encryptionKey(env, 'TOKEN_ENCRYPTION_KEY'),
     },
+  };
+}
+
+/** A client id of IDP_CLIENTS: upper-cased, `-` as `_`, in its variables' names. */
+const clientIdPattern = /^[A-Za-z0-9][\w.-]*$/;
+
+/**
+ * The embedded identity provider's settings. IDP_CLIENTS lists its clients (default `de-ui`, the
+ * web UI, public, redirecting anywhere under UI_BASE_URL); each may have a secret (confidential)
+ * and redirect URIs. The gateway's own client (AUTH_CLIENT_ID) is always known to it.
+ */
+function identitySettings(
+  env: Env,
+  { enabled, uiBaseUrl }: { enabled: boolean; uiBaseUrl: string },
+): IdentitySettings {
+  const clients = list(env, 'IDP_CLIENTS', ['de-ui']).map((id): IdentityClientSettings => {
+    if (!clientIdPattern.test(id))
+      throw new ConfigError('IDP_CLIENTS', `names "${id}", which is not a plain client id`);
+    const prefix = `IDP_CLIENT_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+    const secretValue = text(env, `${prefix}_SECRET`);
+    return {
+      id,
+      ...(secretValue ? { secret: secretValue } : {}),
+      redirectUris: list(env, `${prefix}_REDIRECT_URIS`, [`${uiBaseUrl.replace(/\/*$/, '/')}*`]),
+    };
+  });
+  const publicUrl = url(env, 'IDP_PUBLIC_URL', ['http:', 'https:']);
+  return {
+    enabled,
+    realm: pathSegment(env, 'IDP_REALM', 'platform'),
+    ...(publicUrl ? { publicUrl: publicUrl.toString().replace(/\/+$/, '') } : {}),
+    clients,
+    accessTokenSeconds: integer(env, 'IDP_ACCESS_TOKEN_SECONDS', 900, 10, 86_400),
+    refreshTokenSeconds: integer(env, 'IDP_REFRESH_TOKEN_SECONDS', 1800, 10, 30 * 86_400),
+    sessionSeconds: integer(env, 'IDP_SESSION_SECONDS', 36_000, 60, 365 * 86_400),
   };
 }
 

@@ -41,3 +41,19 @@ export function ensurePrivateKeyFile(file: string): KeyObject {
   );
   return createPrivateKey(pem);
 }
+
+/** The embedded identity provider's RS256 signing key (web clients such as keycloak-js verify only RS256). */
+export function identityKeyPath(dataDir: string): string {
+  return path.join(dataDir, 'auth', 'idp-signing-key.pem');
+}
+
+/** A 2048-bit RSA private key kept in `file`: created on first use, then read. */
+export function ensureRsaPrivateKeyFile(file: string): KeyObject {
+  const pem = readOrCreateSecretFile(file, () =>
+    generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }),
+  );
+  return createPrivateKey(pem);
+}

@@ -70,7 +70,44 @@ export const noCredentials = () =>
 
 const compactJwt = /^[\w-]+\.[\w-]*\.[\w-]*$/;
 
-/** The token of a request: `X-Vendor-De-Jwt` first, then `Authorization: Bearer` (any case). */
+/** The cookie holding the access token after the browser flow of `/oidc/*` (routes.md §2). */
+export const accessTokenCookie = 'gateway_access_token';
+
+/** A cookie's value from a `Cookie` header. */
+export function readCookie(headers: IncomingHttpHeaders, name: string): string | undefined {
+  for (const part of (headers.cookie ?? '').split(';')) {
+    const index = part.indexOf('=');
+    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * Whether a request may be authenticated by the access-token cookie. The cookie is SameSite=Lax,
+ * so browsers send it cross-site only on top-level GET navigations; on top of that, a request
+ * whose `Origin` names another host never uses it (a cross-site form or script cannot act as the
+ * signed-in user).
+ */
+function cookieUsable(headers: IncomingHttpHeaders): boolean {
+  const origin = headers.origin;
+  if (typeof origin !== 'string' || origin === '') return true;
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    return false;
+  }
+  const forwarded = headers['x-forwarded-host'];
+  return (
+    host === headers.host ||
+    (typeof forwarded === 'string' && host === forwarded.split(',')[0]!.trim())
+  );
+}
+
+/**
+ * The token of a request: `X-Vendor-De-Jwt` first, then `Authorization: Bearer` (any case), then
+ * the access-token cookie (clients.md §2.1).
+ */
 export function extractToken(headers: IncomingHttpHeaders): string | undefined {
   const vendor = headers['x-vendor-de-jwt'];
   if (typeof vendor === 'string' && vendor.trim() !== '') return vendor.trim();
@@ -79,6 +116,8 @@ export function extractToken(headers: IncomingHttpHeaders): string | undefined {
     const match = /^bearer\s+(\S+)\s*$/i.exec(authorization);
     if (match) return match[1];
   }
+  const cookie = readCookie(headers, accessTokenCookie);
+  if (cookie && cookieUsable(headers)) return cookie;
   return undefined;
 }
 
@@ -248,7 +287,14 @@ export class TokenVerifier {
     if (typeof header.alg !== 'string' || !allowedAlgorithms.includes(header.alg)) {
       throw new AuthError('algorithm', 'Token algorithm is not allowed.');
     }
-    const byKid = this.keys.local.filter((local) => local.kid === header.kid);
+    let byKid = this.keys.local.filter((local) => local.kid === header.kid);
+    if (byKid.length === 0 && header.kid !== undefined && this.keys.deferred) {
+      const found = await this.keys.deferred();
+      if (found && found.kid === header.kid) {
+        this.keys.local.push(found);
+        byKid = [found];
+      }
+    }
     const local = await this.verifyWithAny(
       token,
       (byKid.length > 0 ? byKid : this.keys.local).map(({ key }) => key),

@@ -1,5 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   calculateJwkThumbprint,
@@ -9,7 +10,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { ConfigError, type GatewayConfig } from '../config.js';
-import { EMBEDDED_ISSUER, ensurePrivateKeyFile } from '../common/key-files.js';
+import { EMBEDDED_ISSUER, ensurePrivateKeyFile, identityKeyPath } from '../common/key-files.js';
 
 export interface LocalKey {
   /** RFC 7638 thumbprint; tokens signed by the embedded key carry it as `kid`. */
@@ -20,6 +21,11 @@ export interface LocalKey {
 export interface TrustedKeys {
   local: LocalKey[];
   remote?: JWTVerifyGetKey;
+  /**
+   * A trusted key that may not exist yet: the embedded identity provider's, made when it first
+   * signs. Looked for when a token names a kid no local key has; found, it is kept.
+   */
+  deferred?: () => Promise<LocalKey | undefined>;
 }
 
 const EMBEDDED_ALG = 'ES256';
@@ -98,5 +104,22 @@ export async function loadTrustedKeys(config: GatewayConfig): Promise<TrustedKey
         timeoutDuration: 5_000,
       })
     : undefined;
-  return { local, remote };
+  // The embedded identity provider's RS256 key, beside the embedded ES256 key of `npm run token`:
+  // read once the provider has made it (it is not made here, so a gateway starts without the wait).
+  let identityKey: LocalKey | undefined;
+  const deferred = config.identity.enabled
+    ? async () => (identityKey ??= await readIdentityKey(identityKeyPath(config.dataDir)))
+    : undefined;
+  return { local, remote, ...(deferred ? { deferred } : {}) };
+}
+
+async function readIdentityKey(file: string): Promise<LocalKey | undefined> {
+  let key: KeyObject;
+  try {
+    key = createPublicKey(await readFile(file));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return { kid: await thumbprint(key), key };
 }

@@ -30,15 +30,23 @@ import { requestPassthroughs, requestRoutes } from './requests/index.js';
 import { serviceAccountPassthroughs, serviceAccountRoutes } from './service-accounts.js';
 import { supportRoutes } from './support.js';
 import { teamPassthroughs } from './teams.js';
+import { identityProviderRoutes, tokenRoutes } from './token/index.js';
 import { toolPassthroughs } from './tools.js';
 import { userInfoRoutes } from './user-info.js';
 
 export const areas: readonly Area[] = [
   {
     name: 'misc',
-    tags: ['misc', 'token', 'admin-comments'],
+    tags: ['misc', 'admin-comments'],
     passthroughs: miscPassthroughs,
     plugin: miscRoutes,
+  },
+  { name: 'token', tags: ['token', 'admin-token'], passthroughs: [], plugin: tokenRoutes },
+  {
+    name: 'identity-provider',
+    tags: ['identity-provider'],
+    passthroughs: [],
+    plugin: identityProviderRoutes,
   },
   { name: 'operations', tags: ['operations'], passthroughs: [], plugin: operationsRoutes },
   { name: 'callbacks', tags: ['callbacks'], passthroughs: callbackPassthroughs },
@@ -133,7 +141,7 @@ export const areas: readonly Area[] = [
   { name: 'support', tags: ['support'], passthroughs: [], plugin: supportRoutes },
   {
     name: 'admin',
-    tags: ['admin', 'admin-settings', 'admin-user-info', 'admin-token'],
+    tags: ['admin', 'admin-settings', 'admin-user-info'],
     passthroughs: adminPassthroughs,
     plugin: adminGatewayRoutes,
   },

@@ -764,3 +764,37 @@ export interface QmsAmountRow {
   created_at: number;
   last_modified_at: number;
 }
+
+/** The embedded identity provider's users, sessions, codes and refresh tokens (migration 031). Times in ms. */
+export interface Database {
+  idp_users: {
+    username: string;
+    email: string;
+    first_name: ColumnType<string, string | undefined, string>;
+    last_name: ColumnType<string, string | undefined, string>;
+    password_hash: string;
+    admin: ColumnType<boolean | number, boolean | undefined, boolean>;
+    created_at: number;
+    updated_at: number;
+  };
+  idp_sessions: { id: string; username: string; created_at: number; expires_at: number };
+  idp_codes: {
+    /** SHA-256 (base64url) of the code: the code itself is never stored. */
+    code_hash: string;
+    session_id: string;
+    client_id: string;
+    redirect_uri: string;
+    scope: string;
+    nonce: string | null;
+    code_challenge: string | null;
+    expires_at: number;
+  };
+  idp_refresh_tokens: {
+    /** SHA-256 (base64url) of the token. */
+    token_hash: string;
+    session_id: string;
+    client_id: string;
+    scope: string;
+    expires_at: number;
+  };
+}

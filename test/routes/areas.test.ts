@@ -52,8 +52,15 @@ describe('route areas', () => {
 
   before(async () => {
     running = await startGateway();
-    const { forwarder, config, store, metrics } = running.gateway;
-    parts = { forwarder, config, store, metrics, remoteBackends: [] };
+    const { forwarder, config, store, metrics, identity } = running.gateway;
+    parts = {
+      forwarder,
+      config,
+      store,
+      metrics,
+      remoteBackends: [],
+      ...(identity ? { identityProvider: identity } : {}),
+    };
     for (const area of areas) routesByArea.set(area.name, await routesOf([area], parts));
   });
   after(() => running.close());

@@ -3,6 +3,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { BackendName } from '../../common/backend-names.js';
 import type { GatewayConfig } from '../../config.js';
+import type { EmbeddedIdentity } from '../../common/identity-provider.js';
 import type { Metrics } from '../../http/metrics.js';
 import { registerPassthroughs, type PassthroughRoute } from '../../http/passthrough.js';
 import type { Forwarder } from '../../http/proxy.js';
@@ -18,6 +19,8 @@ export interface GatewayParts {
   metrics: Metrics;
   /** Backends with a configured URL: readiness requires each to answer. */
   remoteBackends: BackendName[];
+  /** The embedded identity provider, when it is on (else `/token` and `/oidc/*` use AUTH_TOKEN_URL). */
+  identityProvider?: EmbeddedIdentity;
   /** Answers when the shared rate-limit store (Redis, with REDIS_URL set) does: readiness requires it. */
   pingRedis?: () => Promise<void>;
 }

@@ -65,9 +65,10 @@ export const specTags = [
 
 /**
  * Tags for routes the specification lists without a group: `misc` for its unsecured basics
- * (`/`, `/uuid`, sessions, preferences, comments, alerts, search), `operations` for health and metrics.
+ * (`/`, `/uuid`, sessions, preferences, comments, alerts, search), `operations` for health and metrics,
+ * `identity-provider` for the embedded identity provider's OpenID Connect endpoints (`/realms/...`).
  */
-export const gatewayTags = ['misc', 'operations'] as const;
+export const gatewayTags = ['misc', 'operations', 'identity-provider'] as const;
 
 export type Tag = (typeof specTags)[number] | (typeof gatewayTags)[number];
 

@@ -28,6 +28,7 @@ import * as instantLaunches from './027-instant-launches.js';
 import * as dashboardFeeds from './028-dashboard-feeds.js';
 import * as interactiveSessions from './029-interactive-sessions.js';
 import * as requests from './030-requests.js';
+import * as identity from './031-identity.js';
 import * as subscriptions from './032-subscriptions.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
@@ -61,5 +62,6 @@ export const migrations: Record<string, Migration> = {
   '028-dashboard-feeds': dashboardFeeds,
   '029-interactive-sessions': interactiveSessions,
   '030-requests': requests,
+  '031-identity': identity,
   '032-subscriptions': subscriptions,
 };

@@ -1,0 +1,533 @@
+// The OpenID Connect endpoints of the embedded identity provider, laid out as Keycloak lays out a
+// realm's (`/realms/<realm>/...`), so that a client configured for Keycloak (the web UI's
+// keycloak-js, the command-line client) works against the platform alone: discovery, authorize
+// with the sign-in page and an SSO cookie, token, certs (JWKS), userinfo and end-session.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { messagePage, signInPage } from './sign-in-page.js';
+import type { IdentityProvider, Session } from './provider.js';
+
+const tag = 'identity-provider';
+/** The SSO cookie: the secret of a sign-in session, scoped to the realm's paths. */
+export const ssoCookie = 'IDP_SESSION';
+
+const formFields = Type.Record(Type.String(), Type.String());
+const authorizeQuery = Type.Object(
+  {
+    client_id: Type.Optional(
+      Type.String({ description: 'A client of IDP_CLIENTS, or AUTH_CLIENT_ID' }),
+    ),
+    redirect_uri: Type.Optional(Type.String({ description: "One of the client's redirect URIs" })),
+    response_type: Type.Optional(Type.String({ description: '`code` (the only one served)' })),
+    response_mode: Type.Optional(Type.String({ description: '`query` (default) or `fragment`' })),
+    scope: Type.Optional(Type.String()),
+    state: Type.Optional(Type.String()),
+    nonce: Type.Optional(Type.String()),
+    prompt: Type.Optional(
+      Type.String({ description: '`none`: never show the sign-in page; `login`: always' }),
+    ),
+    code_challenge: Type.Optional(Type.String()),
+    code_challenge_method: Type.Optional(Type.String({ description: '`S256` (plain is refused)' })),
+    login_hint: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+const tokenAnswer = Type.Object(
+  {
+    access_token: Type.String(),
+    expires_in: Type.Integer(),
+    refresh_expires_in: Type.Optional(Type.Integer()),
+    refresh_token: Type.Optional(Type.String()),
+    token_type: Type.Optional(Type.String()),
+    id_token: Type.Optional(Type.String()),
+    'not-before-policy': Type.Optional(Type.Integer()),
+    session_state: Type.Optional(Type.String()),
+    scope: Type.Optional(Type.String()),
+  },
+  { description: 'Tokens (RS256), shaped as Keycloak answers them' },
+);
+const oauthError = Type.Object(
+  { error: Type.String(), error_description: Type.Optional(Type.String()) },
+  { description: 'RFC 6749 §5.2 error' },
+);
+/** The sign-in and message pages load nothing and may not be framed (clickjacking). */
+const pageSecurity = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+};
+const html = (description: string) => Type.String({ description: `${description} (text/html)` });
+const redirect = (description: string) => ({ description, type: 'null' as const });
+
+type AuthorizeParams = Record<string, string | undefined>;
+
+function readCookie(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(value.join('='));
+  }
+  return undefined;
+}
+
+function decodeBasic(header: string | undefined): { id: string; secret: string } | undefined {
+  const match = /^basic\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  // RFC 6749 §2.3.1: client id and secret are form-encoded before Basic encoding.
+  const decode = (text: string) => {
+    try {
+      return decodeURIComponent(text.replace(/\+/g, ' '));
+    } catch {
+      return text;
+    }
+  };
+  return { id: decode(decoded.slice(0, colon)), secret: decode(decoded.slice(colon + 1)) };
+}
+
+/** Sends the browser back to the client with `params`, in the query or the fragment. */
+function backToClient(
+  reply: FastifyReply,
+  redirectUri: string,
+  mode: string | undefined,
+  params: Record<string, string | undefined>,
+) {
+  const target = new URL(redirectUri);
+  const entries = Object.entries(params).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined,
+  );
+  if (mode === 'fragment') {
+    target.hash = new URLSearchParams(entries).toString();
+  } else {
+    for (const [key, value] of entries) target.searchParams.set(key, value);
+  }
+  return reply.header('cache-control', 'no-store').redirect(target.toString(), 302);
+}
+
+export async function realmRoutes(app: FastifyInstance, provider: IdentityProvider): Promise<void> {
+  const { realm } = provider.settings;
+  const base = `/realms/${realm}`;
+  const oidc = `${base}/protocol/openid-connect`;
+  const issuerOf = (request: FastifyRequest) =>
+    `${provider.settings.publicUrl ?? `${request.protocol}://${request.host}`}${base}`;
+  const secure = (request: FastifyRequest) => issuerOf(request).startsWith('https:');
+  /** Lax over HTTP; over HTTPS None (with Secure), so a client's silent check in an iframe of another site still sees it. */
+  const cookieAttributes = (request: FastifyRequest) =>
+    `Path=${base}/; HttpOnly; ${secure(request) ? 'Secure; SameSite=None' : 'SameSite=Lax'}`;
+
+  // CORS for the clients' web origins (those of their redirect URIs), as Keycloak does: a
+  // browser client such as keycloak-js calls the token, userinfo and logout endpoints itself.
+  const webOrigins = new Set(
+    provider.settings.clients.flatMap((client) =>
+      client.redirectUris.flatMap((entry) => {
+        try {
+          return [new URL(entry.replace(/\*$/, '')).origin];
+        } catch {
+          return [];
+        }
+      }),
+    ),
+  );
+  const allowedOrigin = (request: FastifyRequest) => {
+    const origin = request.headers.origin;
+    return typeof origin === 'string' && webOrigins.has(origin) ? origin : undefined;
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = allowedOrigin(request);
+    if (origin)
+      reply.headers({
+        'access-control-allow-origin': origin,
+        'access-control-allow-credentials': 'true',
+        vary: 'Origin',
+      });
+  });
+  app.options(`${base}/*`, {
+    config: { auth: 'none', rateLimit: false },
+    schema: {
+      tags: [tag],
+      summary: "CORS preflight for the clients' web origins",
+      hide: true,
+      security: [],
+      response: { 204: redirect('Allowed (with Access-Control-Allow-* headers) or not (without)') },
+    },
+    handler: async (request, reply) => {
+      if (allowedOrigin(request))
+        reply.headers({
+          'access-control-allow-methods': 'GET, POST, OPTIONS',
+          'access-control-allow-headers': 'Authorization, Content-Type',
+          'access-control-max-age': '3600',
+        });
+      return reply.code(204).send();
+    },
+  });
+
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+
+  app.get(`${base}/.well-known/openid-configuration`, {
+    config: { auth: 'none', rateLimit: false },
+    schema: {
+      tags: [tag],
+      summary: 'OpenID Connect discovery of the embedded identity provider',
+      security: [],
+      response: {
+        200: Type.Record(Type.String(), Type.Unknown(), {
+          description: 'OpenID Provider Metadata',
+        }),
+      },
+    },
+    handler: async (request) => {
+      const issuer = issuerOf(request);
+      const endpoint = (name: string) => `${issuer}/protocol/openid-connect/${name}`;
+      return {
+        issuer,
+        authorization_endpoint: endpoint('auth'),
+        token_endpoint: endpoint('token'),
+        userinfo_endpoint: endpoint('userinfo'),
+        end_session_endpoint: endpoint('logout'),
+        jwks_uri: endpoint('certs'),
+        response_types_supported: ['code'],
+        response_modes_supported: ['query', 'fragment'],
+        grant_types_supported: [
+          'authorization_code',
+          'refresh_token',
+          'password',
+          'urn:ietf:params:oauth:grant-type:token-exchange',
+        ],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['RS256'],
+        code_challenge_methods_supported: ['S256'],
+        scopes_supported: ['openid', 'profile', 'email'],
+        token_endpoint_auth_methods_supported: [
+          'client_secret_basic',
+          'client_secret_post',
+          'none',
+        ],
+        claims_supported: [
+          'sub',
+          'iss',
+          'preferred_username',
+          'email',
+          'email_verified',
+          'given_name',
+          'family_name',
+          'name',
+          'realm_access',
+        ],
+      };
+    },
+  });
+
+  app.get(`${oidc}/certs`, {
+    config: { auth: 'none', rateLimit: false },
+    schema: {
+      tags: [tag],
+      summary: "The provider's signing keys (JWKS, RS256)",
+      security: [],
+      response: {
+        200: Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown())) }),
+      },
+    },
+    handler: async () => ({ keys: [(await provider.key()).jwk] }),
+  });
+
+  /** The authorization request's parameters, checked; an unusable client or redirect URI is shown, not redirected to. */
+  async function authorize(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    params: AuthorizeParams,
+    signedIn?: Session,
+  ) {
+    const client = provider.client(params.client_id);
+    const issuer = issuerOf(request);
+    if (
+      !client ||
+      !params.redirect_uri ||
+      !provider.redirectAllowed(client, params.redirect_uri, issuer)
+    )
+      return reply
+        .code(400)
+        .headers(pageSecurity)
+        .type('text/html; charset=utf-8')
+        .send(
+          messagePage(
+            'Sign-in error',
+            client ? 'Invalid parameter: redirect_uri' : 'Client not found.',
+          ),
+        );
+    const mode = params.response_mode === 'fragment' ? 'fragment' : 'query';
+    const back = (answer: Record<string, string | undefined>) =>
+      backToClient(reply, params.redirect_uri!, mode, {
+        ...answer,
+        state: params.state,
+        iss: issuer,
+      });
+    if (params.response_type !== 'code')
+      return back({
+        error: 'unsupported_response_type',
+        error_description: 'Only response_type=code is served',
+      });
+    if (params.code_challenge !== undefined && params.code_challenge_method !== 'S256')
+      return back({
+        error: 'invalid_request',
+        error_description: 'Invalid parameter: code_challenge_method (S256 only)',
+      });
+    let session = signedIn;
+    if (!session && params.prompt !== 'login')
+      session = await provider.sessionOfSecret(readCookie(request, ssoCookie));
+    if (!session) {
+      if (params.prompt === 'none') return back({ error: 'login_required' });
+      const fields = Object.fromEntries(
+        Object.entries(params).filter(
+          (entry): entry is [string, string] =>
+            entry[1] !== undefined && !['username', 'password', 'prompt'].includes(entry[0]),
+        ),
+      );
+      return reply
+        .header('cache-control', 'no-store')
+        .headers(pageSecurity)
+        .type('text/html; charset=utf-8')
+        .send(
+          signInPage({
+            realm,
+            action: `${issuer}/protocol/openid-connect/auth`,
+            fields,
+            username: params.login_hint,
+          }),
+        );
+    }
+    const code = await provider.issueCode(session, {
+      clientId: client.id,
+      redirectUri: params.redirect_uri,
+      scope: params.scope ?? 'openid',
+      ...(params.nonce ? { nonce: params.nonce } : {}),
+      ...(params.code_challenge ? { codeChallenge: params.code_challenge } : {}),
+    });
+    return back({ code, session_state: session.id });
+  }
+
+  app.get(`${oidc}/auth`, {
+    config: { auth: 'none', rateLimit: false },
+    schema: {
+      tags: [tag],
+      summary:
+        'Authorize: the sign-in page, or straight back to the client when signed in (SSO cookie)',
+      description:
+        'Authorization-code flow (response_type=code, PKCE S256, response_mode query or fragment). With `prompt=none` and no one signed in, back to the client with `error=login_required`.',
+      security: [],
+      querystring: authorizeQuery,
+      response: {
+        200: html('The sign-in page'),
+        302: redirect(
+          'Back to the redirect URI with `code`, `state`, `session_state` (or `error`)',
+        ),
+        400: html('The client or redirect URI is not acceptable'),
+      },
+    },
+    handler: async (request, reply) => authorize(request, reply, request.query as AuthorizeParams),
+  });
+
+  app.post(`${oidc}/auth`, {
+    config: { auth: 'none' },
+    schema: {
+      tags: [tag],
+      summary: 'The sign-in form: username and password, with the authorization request',
+      security: [],
+      consumes: ['application/x-www-form-urlencoded'],
+      body: Type.Intersect([
+        Type.Object({
+          username: Type.Optional(Type.String()),
+          password: Type.Optional(Type.String()),
+        }),
+        authorizeQuery,
+      ]),
+      response: {
+        200: html('The sign-in page again, saying what was wrong'),
+        302: redirect('Signed in: back to the client with a code'),
+        400: html('The client or redirect URI is not acceptable'),
+      },
+    },
+    handler: async (request, reply) => {
+      const params = request.body as AuthorizeParams;
+      const user =
+        params.username && params.password !== undefined
+          ? await provider.users.check(params.username, params.password)
+          : undefined;
+      if (!user) {
+        const client = provider.client(params.client_id);
+        if (
+          !client ||
+          !params.redirect_uri ||
+          !provider.redirectAllowed(client, params.redirect_uri, issuerOf(request))
+        )
+          return authorize(request, reply, params);
+        const { username: _username, password: _password, ...fields } = params;
+        return reply
+          .header('cache-control', 'no-store')
+          .headers(pageSecurity)
+          .type('text/html; charset=utf-8')
+          .send(
+            signInPage({
+              realm,
+              action: `${issuerOf(request)}/protocol/openid-connect/auth`,
+              fields: Object.fromEntries(
+                Object.entries(fields).filter(
+                  (entry): entry is [string, string] => entry[1] !== undefined,
+                ),
+              ),
+              username: params.username,
+              error: 'Invalid username or password.',
+            }),
+          );
+      }
+      const { secret, session } = await provider.startSession(user.username);
+      reply.header('set-cookie', `${ssoCookie}=${secret}; ${cookieAttributes(request)}`);
+      return authorize(request, reply, params, session);
+    },
+  });
+
+  app.post(`${oidc}/token`, {
+    config: { auth: 'none', rateLimit: false },
+    schema: {
+      tags: [tag],
+      summary: 'Token endpoint: authorization_code (PKCE), refresh_token, password, token exchange',
+      description:
+        'Confidential clients authenticate with HTTP Basic or `client_id`/`client_secret` in the form; public clients send `client_id`. Refresh tokens are single-use: each answer carries the next.',
+      security: [],
+      consumes: ['application/x-www-form-urlencoded'],
+      body: formFields,
+      response: { 200: tokenAnswer, 400: oauthError, 401: oauthError, 403: oauthError },
+    },
+    handler: async (request, reply) => {
+      const answer = await provider.token(
+        request.body as Record<string, string>,
+        decodeBasic(request.headers.authorization),
+        issuerOf(request),
+      );
+      return reply
+        .code(answer.status as 200)
+        .header('cache-control', 'no-store')
+        .send(answer.body);
+    },
+  });
+
+  const userinfoHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const match = /^bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+    const claims = match ? await provider.userinfo(match[1]!) : undefined;
+    if (!claims)
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer error="invalid_token"')
+        .send({ error: 'invalid_token', error_description: 'Token verification failed' });
+    return claims;
+  };
+  const userinfoSchema = {
+    tags: [tag],
+    summary: "The signed-in user's claims (Bearer access token of this provider)",
+    security: [{ bearer: [] }],
+    response: { 200: Type.Record(Type.String(), Type.Unknown()), 401: oauthError },
+  };
+  app.get(`${oidc}/userinfo`, {
+    config: { auth: 'none', rateLimit: false },
+    schema: userinfoSchema,
+    handler: userinfoHandler,
+  });
+  app.post(`${oidc}/userinfo`, {
+    config: { auth: 'none', rateLimit: false },
+    schema: { ...userinfoSchema, summary: `${userinfoSchema.summary}, by POST` },
+    handler: userinfoHandler,
+  });
+
+  const logoutQuery = Type.Object(
+    {
+      id_token_hint: Type.Optional(Type.String()),
+      post_logout_redirect_uri: Type.Optional(Type.String()),
+      redirect_uri: Type.Optional(
+        Type.String({ description: 'Older Keycloak adapters’ name for it' }),
+      ),
+      state: Type.Optional(Type.String()),
+      client_id: Type.Optional(Type.String()),
+      refresh_token: Type.Optional(
+        Type.String({ description: 'POST (back channel): ends the session of this refresh token' }),
+      ),
+    },
+    { additionalProperties: true },
+  );
+  const logoutHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const params = {
+      ...(request.query as Record<string, string | undefined>),
+      ...((request.body as Record<string, string | undefined> | undefined) ?? {}),
+    };
+    const hint = params.id_token_hint ? await provider.sessionIdOfHint(params.id_token_hint) : {};
+    const cookieSession = await provider.sessionOfSecret(readCookie(request, ssoCookie));
+    for (const id of new Set([hint.sessionId, cookieSession?.id]))
+      if (id) await provider.endSession(id);
+    if (params.refresh_token) await provider.endSessionOfRefreshToken(params.refresh_token);
+    reply.header('set-cookie', `${ssoCookie}=; ${cookieAttributes(request)}; Max-Age=0`);
+    reply.header('cache-control', 'no-store');
+    const target = params.post_logout_redirect_uri ?? params.redirect_uri;
+    const client = provider.client(params.client_id ?? hint.clientId);
+    if (target && client && provider.redirectAllowed(client, target, issuerOf(request))) {
+      const url = new URL(target);
+      if (params.state) url.searchParams.set('state', params.state);
+      return reply.redirect(url.toString(), 302);
+    }
+    if (request.method === 'POST' && params.refresh_token) return reply.code(204).send();
+    return reply
+      .headers(pageSecurity)
+      .type('text/html; charset=utf-8')
+      .send(messagePage('Signed out', 'You are signed out.'));
+  };
+  const logoutResponses = {
+    200: html('Signed out (no acceptable post_logout_redirect_uri)'),
+    204: redirect('Back-channel logout done'),
+    302: redirect('To post_logout_redirect_uri (with `state`)'),
+  };
+  app.get(`${oidc}/logout`, {
+    config: { auth: 'none', rateLimit: false },
+    schema: {
+      tags: [tag],
+      summary: 'End-session: signs the browser out (SSO cookie, `id_token_hint`) and sends it back',
+      security: [],
+      querystring: logoutQuery,
+      response: logoutResponses,
+    },
+    handler: logoutHandler,
+  });
+  app.post(`${oidc}/logout`, {
+    config: { auth: 'none', rateLimit: false },
+    schema: {
+      tags: [tag],
+      summary: 'End-session by POST (form), including the back-channel logout with a refresh token',
+      security: [],
+      consumes: ['application/x-www-form-urlencoded'],
+      querystring: logoutQuery,
+      body: Type.Optional(formFields),
+      response: logoutResponses,
+    },
+    handler: logoutHandler,
+  });
+
+  // keycloak-js checks whether third-party cookies work before its login-status iframe; saying
+  // they do not makes it fall back to redirects (`prompt=none`), which this provider serves.
+  app.get(`${oidc}/3p-cookies/step1.html`, {
+    config: { auth: 'none', rateLimit: false },
+    schema: {
+      tags: [tag],
+      summary:
+        "keycloak-js's third-party cookie check: answers `unsupported` (the adapter then uses redirects)",
+      security: [],
+      response: { 200: html('A page posting `unsupported` to its parent') },
+    },
+    handler: async (_request, reply) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .send(
+          '<!doctype html><html><body><script>window.parent.postMessage("unsupported","*")</script></body></html>',
+        ),
+  });
+}

@@ -1,0 +1,134 @@
+// Tags token, admin-token: `GET /token[/{idp-name}]` and `GET /admin/token[/{idp-name}]`
+// (routes.md §2, spec "Access token response"). HTTP Basic credentials become a password grant at
+// the identity provider (AUTH_TOKEN_URL, or the embedded one); the admin variant then exchanges the
+// administrator's token for one of `username` (Keycloak's token exchange).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { gatewayError } from '../../common/errors.js';
+import type { IdentityProviderLink } from '../../common/identity-provider.js';
+import type { GatewayConfig } from '../../config.js';
+import { AccessTokenResponse, tokensOf } from './shapes.js';
+
+export const tokenExchangeGrant = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+/** HTTP Basic credentials, or undefined without them. */
+export function basicCredentials(
+  request: FastifyRequest,
+): { username: string; password: string } | undefined {
+  const match = /^basic\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return undefined;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+export const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+
+export function passwordGrantRoutes(
+  app: FastifyInstance,
+  config: GatewayConfig,
+  link: IdentityProviderLink | undefined,
+): void {
+  const provider = () => {
+    if (!link)
+      throw gatewayError(
+        'ERR_NOT_IMPLEMENTED',
+        'No identity provider token endpoint: set AUTH_TOKEN_URL (or leave AUTH_JWKS_URL and AUTH_PUBLIC_KEYS unset for the embedded one).',
+      );
+    return link;
+  };
+  const checkIdpName = (request: FastifyRequest) => {
+    const { idpName } = request.params as { idpName?: string };
+    if (idpName !== undefined && idpName !== config.auth.idpName)
+      throw gatewayError('ERR_NOT_FOUND', `No identity provider named ${idpName}.`, {
+        'idp-name': idpName,
+      });
+  };
+  /** No Basic: 401 with an empty body (clients.md §2.4; the command-line client asks again). */
+  const unauthorized = (reply: FastifyReply) =>
+    reply
+      .code(401)
+      .header('www-authenticate', 'Basic realm="platform-gateway", charset="UTF-8"')
+      .send();
+  const passwordGrant = async (request: FastifyRequest, username: string, password: string) =>
+    tokensOf(
+      await provider().token(
+        { grant_type: 'password', client_id: config.auth.clientId, username, password },
+        originOf(request),
+      ),
+    );
+
+  const idpParams = Type.Object({
+    idpName: Type.String({
+      description: `The identity provider's name (AUTH_IDP_NAME, default \`keycloak\`)`,
+    }),
+  });
+  // Errors: no HTTP Basic credentials → 401 with an empty body; a refusal of the identity provider
+  // keeps its status, as `{error_code, reason, error}`.
+  const responses = { 200: AccessTokenResponse };
+
+  for (const path of ['/token', '/token/:idpName']) {
+    app.get(path, {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['token'],
+        summary: 'Get an access token with a username and password (HTTP Basic)',
+        description:
+          "A password grant at the identity provider (AUTH_TOKEN_URL as AUTH_CLIENT_ID, or the embedded identity provider's users). No Basic credentials: 401 with an empty body. A refusal keeps the provider's status (`{error_code, reason, error}`).",
+        security: [{ basic: [] }],
+        ...(path.includes(':') ? { params: idpParams } : {}),
+        response: responses,
+      },
+      handler: async (request, reply) => {
+        checkIdpName(request);
+        const credentials = basicCredentials(request);
+        if (!credentials) return unauthorized(reply);
+        return passwordGrant(request, credentials.username, credentials.password);
+      },
+    });
+  }
+
+  for (const path of ['/admin/token', '/admin/token/:idpName']) {
+    app.get(path, {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['admin-token'],
+        summary:
+          "Get an access token for another user, with an administrator's username and password",
+        description:
+          "A password grant for the administrator (HTTP Basic), then a token exchange (grant_type urn:ietf:params:oauth:grant-type:token-exchange, requested_subject = `username`); whether it is allowed is the identity provider's exchange policy (the embedded one allows its administrators).",
+        security: [{ basic: [] }],
+        ...(path.includes(':') ? { params: idpParams } : {}),
+        querystring: Type.Object({
+          username: Type.String({ minLength: 1, description: 'The user to get a token for' }),
+        }),
+        response: responses,
+      },
+      handler: async (request, reply) => {
+        checkIdpName(request);
+        const credentials = basicCredentials(request);
+        if (!credentials) return unauthorized(reply);
+        const { username } = request.query as { username: string };
+        const admin = await passwordGrant(request, credentials.username, credentials.password);
+        const exchanged = tokensOf(
+          await provider().token(
+            {
+              grant_type: tokenExchangeGrant,
+              client_id: config.auth.clientId,
+              subject_token: admin.access_token as string,
+              subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+              requested_subject: username,
+              requested_token_type: 'urn:ietf:params:oauth:token-type:refresh_token',
+            },
+            originOf(request),
+          ),
+        );
+        // The administrator's own sign-in served only the exchange: it ends here.
+        if (typeof admin.refresh_token === 'string')
+          await provider().revoke(admin.refresh_token, originOf(request));
+        return exchanged;
+      },
+    });
+  }
+}
