@@ -15,6 +15,7 @@ export interface BackendContext {
     | 'notifications'
     | 'oauth'
     | 'dataDir'
+    | 'keys'
     | 'genomes'
     | 'analyses'
     | 'email'

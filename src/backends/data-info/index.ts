@@ -20,10 +20,11 @@ import { startTrashSweep } from './trash.js';
 export {
   anonymousUser,
   atLeast,
-  BlobStore,
+  type BlobStore,
   createFile,
   createFolders,
   ObjectIndex,
+  openBlobStore,
   openSharedDataStore,
   readableCondition,
   readableFile,

@@ -1,0 +1,323 @@
+/**
+ * File bytes in an S3-compatible bucket (BLOB_STORE_URL), so that gateways on several hosts share
+ * them: one object per data object, `<prefix>objects/<id>` (the local store's layout, blobs.ts).
+ *
+ * The guarantees are the local store's. A write is one PutObject or one multipart upload
+ * (@aws-sdk/lib-storage, parts of partSizeBytes, queueSize of them in flight: the most a write
+ * buffers), and S3 shows an object only once it is complete, so readers see the old bytes or the
+ * new, never a mix, and a failed or aborted write leaves no object: its multipart upload is
+ * aborted (removeStaleTemps aborts any a crash left behind, where the server lists them). Reads
+ * stream the response body; openRead pins the version it measured with If-Match on its ETag.
+ * Every S3 failure becomes a GatewayError (ERR_BLOB_STORE_UNAVAILABLE when the store cannot be
+ * reached or answers 5xx, ERR_BLOB_STORE when it refuses), a missing object the ENOENT every
+ * store answers.
+ */
+import {
+  AbortMultipartUploadCommand,
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { PassThrough, pipeline, Readable } from 'node:stream';
+import type { S3BlobStoreSettings } from '../../config.js';
+import { gatewayError, GatewayError } from '../../common/errors.js';
+import {
+  blobKey,
+  measuring,
+  missingBlob,
+  uuidPattern,
+  type BlobStore,
+  type ByteRange,
+  type OpenBlob,
+  type WriteOptions,
+  type WrittenBlob,
+} from './blob-store.js';
+
+/** The largest object one CopyObject copies; larger ones are streamed through this process. */
+const MAX_COPY_BYTES = 5 * 1024 ** 3;
+
+interface S3Failure {
+  name?: string;
+  code?: string;
+  message?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+export class S3BlobStore implements BlobStore {
+  readonly location: string;
+  private readonly client: S3Client;
+  private readonly bucket: string;
+  private readonly objectsPrefix: string;
+
+  constructor(private readonly settings: S3BlobStoreSettings) {
+    this.bucket = settings.bucket;
+    this.objectsPrefix = `${settings.prefix}objects/`;
+    this.location = `s3://${settings.bucket}/${settings.prefix}`;
+    this.client = new S3Client({
+      region: settings.region,
+      ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+      forcePathStyle: settings.forcePathStyle,
+      ...(settings.credentials ? { credentials: settings.credentials } : {}),
+      // Checksums only where S3 requires them: many S3-compatible servers refuse the newer
+      // checksum headers; the MD5 of every write is computed here anyway.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 3,
+      requestHandler: {
+        connectionTimeout: settings.timeoutMs,
+        requestTimeout: settings.timeoutMs,
+      },
+    });
+  }
+
+  /** Ends the client's connections (the data store's owner calls it on close). */
+  destroy(): void {
+    this.client.destroy();
+  }
+
+  private keyOf(id: string): string {
+    return this.objectsPrefix + blobKey(id);
+  }
+
+  /** An S3 failure as the error every store answers; `doing` says what failed ("read 1234…"). */
+  private failure(error: unknown, id: string | undefined, doing: string): Error {
+    if (error instanceof GatewayError) return error;
+    const failed = error as S3Failure;
+    const status = failed.$metadata?.httpStatusCode;
+    if (
+      id !== undefined &&
+      (failed.name === 'NoSuchKey' || (failed.name === 'NotFound' && status === 404))
+    )
+      return missingBlob(id);
+    const name = failed.name ?? failed.code ?? 'Error';
+    if (error instanceof S3ServiceException && status !== undefined && status < 500) {
+      return gatewayError(
+        'ERR_BLOB_STORE',
+        `the blob store ${this.location} refused to ${doing}: ${name} (${status})`,
+        { s3_error: name, s3_status: status },
+      );
+    }
+    return gatewayError(
+      'ERR_BLOB_STORE_UNAVAILABLE',
+      `the blob store ${this.location} could not ${doing}: ${name}${failed.message ? ` (${failed.message})` : ''}`,
+      { s3_error: name, ...(status === undefined ? {} : { s3_status: status }) },
+    );
+  }
+
+  private async send<T>(doing: string, id: string | undefined, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw this.failure(error, id, doing);
+    }
+  }
+
+  async init(tempGraceMs = 0): Promise<number> {
+    return this.removeStaleTemps(Date.now() - tempGraceMs);
+  }
+
+  /**
+   * Aborts the multipart uploads of objects under the prefix started at or before `before`: the
+   * writes a crashed process left unfinished. A server that cannot list them (NotImplemented) has
+   * nothing to clean here: 0.
+   */
+  async removeStaleTemps(before: number): Promise<number> {
+    let removed = 0;
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    for (;;) {
+      let page;
+      try {
+        page = await this.client.send(
+          new ListMultipartUploadsCommand({
+            Bucket: this.bucket,
+            Prefix: this.objectsPrefix,
+            KeyMarker: keyMarker,
+            UploadIdMarker: uploadIdMarker,
+          }),
+        );
+      } catch (error) {
+        if ((error as S3Failure).name === 'NotImplemented') return removed;
+        throw this.failure(error, undefined, 'list unfinished uploads');
+      }
+      for (const upload of page.Uploads ?? []) {
+        if (!upload.Key || !upload.UploadId) continue;
+        if ((upload.Initiated?.getTime() ?? 0) > before) continue;
+        await this.send('abort an unfinished upload', undefined, () =>
+          this.client.send(
+            new AbortMultipartUploadCommand({
+              Bucket: this.bucket,
+              Key: upload.Key,
+              UploadId: upload.UploadId,
+            }),
+          ),
+        );
+        removed += 1;
+      }
+      if (!page.IsTruncated) return removed;
+      keyMarker = page.NextKeyMarker;
+      uploadIdMarker = page.NextUploadIdMarker;
+    }
+  }
+
+  async *staleObjects(before: number, batchSize: number): AsyncGenerator<string[]> {
+    let batch: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.send('list objects', undefined, () =>
+        this.client.send(
+          new ListObjectsV2Command({
+            Bucket: this.bucket,
+            Prefix: this.objectsPrefix,
+            ContinuationToken: token,
+          }),
+        ),
+      );
+      for (const object of page.Contents ?? []) {
+        const name = object.Key?.slice(this.objectsPrefix.length) ?? '';
+        if (!uuidPattern.test(name) || name !== name.toLowerCase()) continue;
+        if ((object.LastModified?.getTime() ?? Infinity) > before) continue;
+        batch.push(name);
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+    if (batch.length > 0) yield batch;
+  }
+
+  async write(
+    id: string,
+    source: Readable | Buffer | string,
+    options: WriteOptions = {},
+  ): Promise<WrittenBlob> {
+    const { maxBytes, signal } = options;
+    const key = this.keyOf(id); // validates id before anything is sent
+    signal?.throwIfAborted();
+    const input = source instanceof Readable ? source : Readable.from([Buffer.from(source)]);
+    const meter = measuring(maxBytes);
+    // The first thing that went wrong on our side (the source, the size limit, the abort) is what
+    // the caller hears, not the upload's own "stream errored" echo of it.
+    let cause: unknown;
+    pipeline(input, meter, (error) => {
+      if (error) cause ??= error;
+    });
+    // Failing the body makes lib-storage abort the multipart upload before done() rejects, so
+    // nothing of the write is left when the caller hears of the failure.
+    const onAbort = () => {
+      cause ??= signal!.reason;
+      meter.destroy(signal!.reason as Error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await new Upload({
+        client: this.client,
+        params: { Bucket: this.bucket, Key: key, Body: meter },
+        partSize: this.settings.partSizeBytes,
+        queueSize: this.settings.queueSize,
+        leavePartsOnError: false,
+      }).done();
+      return meter.result();
+    } catch (error) {
+      input.destroy();
+      meter.destroy();
+      throw cause ?? this.failure(error, undefined, `write ${id}`);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The response body of a GetObject, `range` and `etag` as given. */
+  private async get(id: string, range?: ByteRange, etag?: string): Promise<Readable> {
+    const response = await this.send(`read ${id}`, id, () =>
+      this.client.send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: this.keyOf(id),
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+          ...(etag ? { IfMatch: etag } : {}),
+        }),
+      ),
+    );
+    return response.Body as Readable;
+  }
+
+  /** A stream handed out now whose bytes come from `open` once it answers; its failure errors the stream. */
+  private later(open: () => Promise<Readable>): Readable {
+    const out = new PassThrough();
+    open().then(
+      (body) => pipeline(body, out, () => {}),
+      (error: Error) => out.destroy(error),
+    );
+    return out;
+  }
+
+  read(id: string, range?: ByteRange): Readable {
+    this.keyOf(id);
+    return this.later(() => this.get(id, range));
+  }
+
+  async openRead(id: string): Promise<OpenBlob> {
+    const head = await this.head(id);
+    let streamed = false;
+    return {
+      size: head.size,
+      stream: (range) => {
+        if (streamed) throw new Error(`blob ${id} was already streamed`);
+        streamed = true;
+        return this.later(() => this.get(id, range, head.etag));
+      },
+      close: async () => {},
+    };
+  }
+
+  private async head(id: string): Promise<{ size: number; etag?: string }> {
+    const response = await this.send(`look up ${id}`, id, () =>
+      this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(id) })),
+    );
+    return { size: response.ContentLength ?? 0, etag: response.ETag };
+  }
+
+  async size(id: string): Promise<number> {
+    return (await this.head(id)).size;
+  }
+
+  async exists(id: string): Promise<boolean> {
+    try {
+      await this.head(id);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    const key = this.keyOf(id);
+    await this.send(`delete ${id}`, undefined, () =>
+      this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })),
+    );
+  }
+
+  async copy(fromId: string, toId: string): Promise<void> {
+    const from = this.keyOf(fromId);
+    const to = this.keyOf(toId);
+    const { size } = await this.head(fromId);
+    if (size > MAX_COPY_BYTES) {
+      await this.write(toId, this.read(fromId));
+      return;
+    }
+    const source = `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`;
+    await this.send(`copy ${fromId} to ${toId}`, fromId, () =>
+      this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: source })),
+    );
+  }
+}
