@@ -10,20 +10,9 @@
  * stream the response body; openRead pins the version it measured with If-Match on its ETag.
  * Every S3 failure becomes a GatewayError (ERR_BLOB_STORE_UNAVAILABLE when the store cannot be
  * reached or answers 5xx, ERR_BLOB_STORE when it refuses), a missing object the ENOENT every
- * store answers.
+ * store answers. The AWS SDK is loaded on first use: a gateway without BLOB_STORE_URL never loads it.
  */
-import {
-  AbortMultipartUploadCommand,
-  CopyObjectCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { PassThrough, pipeline, Readable } from 'node:stream';
 import type { S3BlobStoreSettings } from '../../config.js';
 import { gatewayError, GatewayError } from '../../common/errors.js';
@@ -45,21 +34,46 @@ const MAX_COPY_BYTES = 5 * 1024 ** 3;
 interface S3Failure {
   name?: string;
   code?: string;
-  message?: string;
+  /** Set on an error S3 answered (S3ServiceException), not on a transport failure. */
+  $fault?: 'client' | 'server';
   $metadata?: { httpStatusCode?: number };
+}
+
+type Sdk = typeof import('@aws-sdk/client-s3') & typeof import('@aws-sdk/lib-storage');
+let loading: Promise<Sdk> | undefined;
+const loadSdk = (): Promise<Sdk> =>
+  (loading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(
+    ([s3, storage]) => ({ ...s3, ...storage }),
+  ));
+
+interface Connection {
+  sdk: Sdk;
+  client: S3Client;
 }
 
 export class S3BlobStore implements BlobStore {
   readonly location: string;
-  private readonly client: S3Client;
   private readonly bucket: string;
   private readonly objectsPrefix: string;
+  private connection?: Promise<Connection>;
+  private destroyed = false;
 
   constructor(private readonly settings: S3BlobStoreSettings) {
     this.bucket = settings.bucket;
     this.objectsPrefix = `${settings.prefix}objects/`;
     this.location = `s3://${settings.bucket}/${settings.prefix}`;
-    this.client = new S3Client({
+  }
+
+  /** The SDK and a client, made on first use. */
+  private connect(): Promise<Connection> {
+    if (this.destroyed)
+      return Promise.reject(new Error(`the blob store ${this.location} is closed`));
+    return (this.connection ??= loadSdk().then((sdk) => ({ sdk, client: this.makeClient(sdk) })));
+  }
+
+  private makeClient(sdk: Sdk): S3Client {
+    const settings = this.settings;
+    return new sdk.S3Client({
       region: settings.region,
       ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
       forcePathStyle: settings.forcePathStyle,
@@ -76,9 +90,10 @@ export class S3BlobStore implements BlobStore {
     });
   }
 
-  /** Ends the client's connections (the data store's owner calls it on close). */
+  /** Ends the client's connections. */
   destroy(): void {
-    this.client.destroy();
+    this.destroyed = true;
+    void this.connection?.then(({ client }) => client.destroy());
   }
 
   private keyOf(id: string): string {
@@ -95,24 +110,32 @@ export class S3BlobStore implements BlobStore {
       (failed.name === 'NoSuchKey' || (failed.name === 'NotFound' && status === 404))
     )
       return missingBlob(id);
-    const name = failed.name ?? failed.code ?? 'Error';
-    if (error instanceof S3ServiceException && status !== undefined && status < 500) {
+    // The S3 error's name, or the system error's code (ECONNREFUSED); never the message, which
+    // may name internal hosts: clients read this.
+    const name =
+      failed.name !== undefined && failed.name !== 'Error' ? failed.name : (failed.code ?? 'Error');
+    if (failed.$fault !== undefined && status !== undefined && status < 500) {
       return gatewayError(
         'ERR_BLOB_STORE',
-        `the blob store ${this.location} refused to ${doing}: ${name} (${status})`,
+        `the file byte store refused to ${doing}: ${name} (${status})`,
         { s3_error: name, s3_status: status },
       );
     }
     return gatewayError(
       'ERR_BLOB_STORE_UNAVAILABLE',
-      `the blob store ${this.location} could not ${doing}: ${name}${failed.message ? ` (${failed.message})` : ''}`,
+      `the file byte store could not ${doing}: ${name}`,
       { s3_error: name, ...(status === undefined ? {} : { s3_status: status }) },
     );
   }
 
-  private async send<T>(doing: string, id: string | undefined, run: () => Promise<T>): Promise<T> {
+  /** Runs `run` with the connection; any failure becomes failure()'s error. */
+  private async send<T>(
+    doing: string,
+    id: string | undefined,
+    run: (connection: Connection) => Promise<T>,
+  ): Promise<T> {
     try {
-      return await run();
+      return await run(await this.connect());
     } catch (error) {
       throw this.failure(error, id, doing);
     }
@@ -131,11 +154,12 @@ export class S3BlobStore implements BlobStore {
     let removed = 0;
     let keyMarker: string | undefined;
     let uploadIdMarker: string | undefined;
+    const { client, sdk } = await this.connect();
     for (;;) {
       let page;
       try {
-        page = await this.client.send(
-          new ListMultipartUploadsCommand({
+        page = await client.send(
+          new sdk.ListMultipartUploadsCommand({
             Bucket: this.bucket,
             Prefix: this.objectsPrefix,
             KeyMarker: keyMarker,
@@ -150,8 +174,8 @@ export class S3BlobStore implements BlobStore {
         if (!upload.Key || !upload.UploadId) continue;
         if ((upload.Initiated?.getTime() ?? 0) > before) continue;
         await this.send('abort an unfinished upload', undefined, () =>
-          this.client.send(
-            new AbortMultipartUploadCommand({
+          client.send(
+            new sdk.AbortMultipartUploadCommand({
               Bucket: this.bucket,
               Key: upload.Key,
               UploadId: upload.UploadId,
@@ -170,9 +194,9 @@ export class S3BlobStore implements BlobStore {
     let batch: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.send('list objects', undefined, () =>
-        this.client.send(
-          new ListObjectsV2Command({
+      const page = await this.send('list objects', undefined, ({ client, sdk }) =>
+        client.send(
+          new sdk.ListObjectsV2Command({
             Bucket: this.bucket,
             Prefix: this.objectsPrefix,
             ContinuationToken: token,
@@ -218,8 +242,9 @@ export class S3BlobStore implements BlobStore {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      await new Upload({
-        client: this.client,
+      const { client, sdk } = await this.connect();
+      await new sdk.Upload({
+        client,
         params: { Bucket: this.bucket, Key: key, Body: meter },
         partSize: this.settings.partSizeBytes,
         queueSize: this.settings.queueSize,
@@ -237,9 +262,9 @@ export class S3BlobStore implements BlobStore {
 
   /** The response body of a GetObject, `range` and `etag` as given. */
   private async get(id: string, range?: ByteRange, etag?: string): Promise<Readable> {
-    const response = await this.send(`read ${id}`, id, () =>
-      this.client.send(
-        new GetObjectCommand({
+    const response = await this.send(`read ${id}`, id, ({ client, sdk }) =>
+      client.send(
+        new sdk.GetObjectCommand({
           Bucket: this.bucket,
           Key: this.keyOf(id),
           ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
@@ -280,8 +305,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   private async head(id: string): Promise<{ size: number; etag?: string }> {
-    const response = await this.send(`look up ${id}`, id, () =>
-      this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(id) })),
+    const response = await this.send(`look up ${id}`, id, ({ client, sdk }) =>
+      client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(id) })),
     );
     return { size: response.ContentLength ?? 0, etag: response.ETag };
   }
@@ -302,8 +327,8 @@ export class S3BlobStore implements BlobStore {
 
   async remove(id: string): Promise<void> {
     const key = this.keyOf(id);
-    await this.send(`delete ${id}`, undefined, () =>
-      this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })),
+    await this.send(`delete ${id}`, undefined, ({ client, sdk }) =>
+      client.send(new sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: key })),
     );
   }
 
@@ -316,8 +341,8 @@ export class S3BlobStore implements BlobStore {
       return;
     }
     const source = `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`;
-    await this.send(`copy ${fromId} to ${toId}`, fromId, () =>
-      this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: source })),
+    await this.send(`copy ${fromId} to ${toId}`, fromId, ({ client, sdk }) =>
+      client.send(new sdk.CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: source })),
     );
   }
 }
