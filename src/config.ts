@@ -623,6 +623,20 @@ function withBlobStore(settings: S3BlobStoreSettings | undefined) {
 
 /** BLOB_STORE_URL (S3BlobStoreSettings); the URL is never repeated in an error, it may hold a secret. */
 function s3BlobStore(env: Env, name: string): S3BlobStoreSettings | undefined {
+  try {
+    return s3BlobStoreOf(env, name);
+  } catch (error) {
+    // A query parameter's own check names the parameter: say which variable it is in.
+    if (error instanceof ConfigError && error.variable !== name)
+      throw new ConfigError(
+        name,
+        `parameter ${error.message.replace(/^Invalid configuration: /, '')}`,
+      );
+    throw error;
+  }
+}
+
+function s3BlobStoreOf(env: Env, name: string): S3BlobStoreSettings | undefined {
   const raw = text(env, name);
   if (raw === undefined) return undefined;
   let parsed: URL;
