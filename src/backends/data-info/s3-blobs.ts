@@ -83,9 +83,10 @@ export class S3BlobStore implements BlobStore {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 3,
+      // To connect, and with no byte moving either way (a long transfer that moves is never cut).
       requestHandler: {
         connectionTimeout: settings.timeoutMs,
-        requestTimeout: settings.timeoutMs,
+        socketTimeout: settings.timeoutMs,
       },
     });
   }

@@ -1,10 +1,12 @@
 // The BlobStore contract (blob-store.ts) on both kinds of store, a local folder and a real
 // S3-compatible server (s3rver): writes, reads and ranges, overwrites, deletes and copies, and
 // failed or aborted writes leaving nothing behind (the bucket listed, the folder read); then an S3
-// store that cannot be reached failing cleanly, as the store and as JSON through the gateway.
+// store that cannot be reached or never answers failing cleanly, as the store and as JSON through
+// the gateway.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -188,6 +190,27 @@ describe('an S3 store that cannot be reached', () => {
     await assert.rejects(bytesOf(store.read(id)), unavailable);
     await assert.rejects(store.remove(id), unavailable);
     store.destroy();
+  });
+
+  test('a store that accepts connections but never answers times out (timeoutMs) as ERR_BLOB_STORE_UNAVAILABLE', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const store = s3Store(
+      `s3://k:s@bucket/x?endpoint=http://127.0.0.1:${port}&forcePathStyle=true&timeoutMs=200`,
+    );
+    try {
+      await assert.rejects(
+        store.openRead(randomUUID()),
+        (error) =>
+          error instanceof GatewayError && error.errorCode === 'ERR_BLOB_STORE_UNAVAILABLE',
+      );
+    } finally {
+      store.destroy();
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   });
 
   test('a missing bucket is ERR_BLOB_STORE', async () => {
