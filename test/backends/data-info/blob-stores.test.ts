@@ -13,6 +13,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { BlobTooLarge, type BlobStore } from '../../../src/backends/data-info/blob-store.js';
 import { LocalBlobStore } from '../../../src/backends/data-info/blobs.js';
+import { openBlobStore } from '../../../src/backends/data-info/open-blob-store.js';
 import { S3BlobStore } from '../../../src/backends/data-info/s3-blobs.js';
 import { loadConfig } from '../../../src/config.js';
 import { GatewayError } from '../../../src/common/errors.js';
@@ -174,6 +175,17 @@ for (const makeKind of [localKind, s3Kind]) {
     });
   });
 }
+
+test('the genome service gets its own place beside the data store, in a folder or under the prefix', () => {
+  const settings = loadConfig({ BLOB_STORE_URL: 's3://bucket/base' }).dataStore.blobStore!;
+  assert.equal(openBlobStore('/data/store', settings).location, 's3://bucket/base/');
+  assert.equal(
+    openBlobStore('/data/store', settings, 'genomes').location,
+    's3://bucket/base/genomes/',
+  );
+  assert.equal(openBlobStore('/data/store').location, '/data/store');
+  assert.equal(openBlobStore('/data/store', undefined, 'genomes').location, '/data/store/genomes');
+});
 
 describe('an S3 store that cannot be reached', () => {
   test('every operation fails with ERR_BLOB_STORE_UNAVAILABLE, and the process carries on', async () => {
