@@ -14,6 +14,7 @@ import {
   listenPrivately,
   processSecret,
 } from './embedded/host.js';
+import { blobStoreProbe } from './backends/data-info/index.js';
 import type { BackendContext } from './backends/service.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
@@ -225,6 +226,7 @@ export async function buildGateway(
     metrics,
     seenUsers: new SeenUsers(store.db, config.uidDomain, app.log),
   });
+  const blobProbe = blobStoreProbe(config.dataStore.blobStore);
   await registerAreas(app, areas, {
     forwarder,
     config,
@@ -232,6 +234,7 @@ export async function buildGateway(
     metrics,
     remoteBackends: Object.keys(remote) as BackendName[],
     ...(buckets.ping ? { pingRedis: buckets.ping.bind(buckets) } : {}),
+    ...(blobProbe ? { pingBlobStore: blobProbe.ping } : {}),
   });
 
   app.addHook('onClose', async () => {
@@ -241,6 +244,7 @@ export async function buildGateway(
       buckets.close(),
       embedded.host?.close(),
     ]);
+    blobProbe?.close();
     await store.close();
   });
 

@@ -37,6 +37,9 @@ export {
   type Permission,
 } from './data-store-api.js';
 
+/** The readiness probe of the S3 bucket of BLOB_STORE_URL, for the gateway's `/readyz`. */
+export { blobStoreProbe } from './open-blob-store.js';
+
 /**
  * The data-info service (backends.md §2): the data store's files and folders, their permissions,
  * sharing and tickets; the index of objects in the store's database, file bytes under

@@ -15,3 +15,15 @@ export function openBlobStore(dir: string, s3?: S3BlobStoreSettings, sub?: strin
   if (!s3) return new LocalBlobStore(sub === undefined ? dir : path.join(dir, sub));
   return new S3BlobStore(sub === undefined ? s3 : { ...s3, prefix: `${s3.prefix}${sub}/` });
 }
+
+/**
+ * The readiness probe of the bucket of BLOB_STORE_URL (`/readyz`'s `blob-store` check), with a
+ * client of its own; undefined when file bytes are in a local folder.
+ */
+export function blobStoreProbe(
+  s3: S3BlobStoreSettings | undefined,
+): { ping(): Promise<void>; close(): void } | undefined {
+  if (!s3) return undefined;
+  const store = new S3BlobStore(s3);
+  return { ping: () => store.ping(), close: () => store.destroy() };
+}

@@ -91,6 +91,13 @@ export class S3BlobStore implements BlobStore {
     });
   }
 
+  /** Resolves when the bucket answers (HeadBucket): the readiness check of BLOB_STORE_URL. */
+  async ping(): Promise<void> {
+    await this.send('reach its bucket', undefined, ({ client, sdk }) =>
+      client.send(new sdk.HeadBucketCommand({ Bucket: this.bucket })),
+    );
+  }
+
   /** Ends the client's connections. */
   destroy(): void {
     this.destroyed = true;

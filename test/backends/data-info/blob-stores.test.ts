@@ -234,7 +234,7 @@ describe('an S3 store that cannot be reached', () => {
     store.destroy();
   });
 
-  test('through the gateway: uploads and downloads answer JSON errors with the code', async () => {
+  test('through the gateway: uploads and downloads answer JSON errors with the code; /readyz says so', async () => {
     const own = await startS3('outage-bucket');
     const gw = (await startDataStoreGateway({ env: { BLOB_STORE_URL: own.url('g') } }))!;
     try {
@@ -246,7 +246,14 @@ describe('an S3 store that cannot be reached', () => {
         `/secured/fileio/download?path=${encodeURIComponent(`${home}/kept.txt`)}`,
       );
       assert.equal(stored.text, 'stored while the store was up');
+      const ready = await gw.call(null, 'GET', '/readyz');
+      assert.equal(ready.status, 200);
+      assert.equal(ready.body.checks['blob-store'], 'ok');
       await own.close();
+
+      const unready = await gw.call(null, 'GET', '/readyz');
+      assert.equal(unready.status, 503);
+      assert.match(unready.body.checks['blob-store'], /^unavailable: /);
 
       const download = await gw.call(
         'alice',
