@@ -14,6 +14,7 @@ import {
   listenPrivately,
   processSecret,
 } from './embedded/host.js';
+import { blobStoreProbe } from './backends/data-info/index.js';
 import type { BackendContext } from './backends/service.js';
 import { createIdentityProvider } from './backends/identity/index.js';
 import type { EmbeddedIdentity } from './common/identity-provider.js';
@@ -238,6 +239,7 @@ export async function buildGateway(
   const identity = config.identity.enabled
     ? await createIdentityProvider(config, store)
     : undefined;
+  const blobProbe = blobStoreProbe(config.dataStore.blobStore);
   await registerAreas(app, areas, {
     ...(identity ? { identityProvider: identity } : {}),
     forwarder,
@@ -246,6 +248,7 @@ export async function buildGateway(
     metrics,
     remoteBackends: Object.keys(remote) as BackendName[],
     ...(buckets.ping ? { pingRedis: buckets.ping.bind(buckets) } : {}),
+    ...(blobProbe ? { pingBlobStore: blobProbe.ping } : {}),
   });
 
   app.addHook('onClose', async () => {
@@ -255,6 +258,7 @@ export async function buildGateway(
       buckets.close(),
       embedded.host?.close(),
     ]);
+    blobProbe?.close();
     await store.close();
   });
 

@@ -1,3 +1,5 @@
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import {
@@ -75,6 +77,30 @@ export interface EmailSettings {
   supportTo: string;
   /** The sender of messages that name none of their own (SUPPORT_EMAIL_FROM). */
   defaultFrom: string;
+}
+
+/**
+ * An S3-compatible bucket for the data store's file bytes (BLOB_STORE_URL, docs/configuration.md,
+ * "Shared file bytes"): `s3://[KEY_ID:SECRET@]bucket[/prefix]?endpoint=…&region=…&forcePathStyle=true`.
+ */
+export interface S3BlobStoreSettings {
+  bucket: string;
+  /** Every key starts with this: empty, or ending in `/`. */
+  prefix: string;
+  /** A non-AWS service's URL (`endpoint`); AWS's own when absent. */
+  endpoint?: string;
+  /** `region`, else AWS_REGION, AWS_DEFAULT_REGION, else `us-east-1`. */
+  region: string;
+  /** Bucket in the path, not the host name (`forcePathStyle`, for most S3-compatible servers). */
+  forcePathStyle: boolean;
+  /** From the URL's user and password; absent: the AWS SDK's usual chain (AWS_ACCESS_KEY_ID, …, profiles, roles). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Bytes per part of a multipart upload (`partSizeMiB`, default 8, at least 5). */
+  partSizeBytes: number;
+  /** Parts of one upload sent at once (`queueSize`, default 2): at most partSize × queueSize buffered. */
+  queueSize: number;
+  /** Longest wait to connect, and for any answer byte (`timeoutMs`, default 30000). */
+  timeoutMs: number;
 }
 
 export interface GatewayConfig {
@@ -166,6 +192,8 @@ export interface GatewayConfig {
     defaultOutputFolder: string;
     /** Where file bytes live (DATA_STORE_DIR, default `<GATEWAY_DATA_DIR>/data-store`). */
     dir: string;
+    /** File bytes in an S3-compatible bucket instead of `dir` (BLOB_STORE_URL); `dir` then keeps nothing. */
+    blobStore?: S3BlobStoreSettings;
     /** Largest upload (MAX_UPLOAD_BYTES); larger ones get 413. */
     maxUploadBytes: number;
     /** Largest content `save`/`saveas` accept (FILEIO_MAX_EDIT_BYTES). */
@@ -267,6 +295,16 @@ export interface GatewayConfig {
      * unset, the apps service makes one in `<GATEWAY_DATA_DIR>/auth/token-encryption.key`.
      */
     tokenEncryptionKey?: Buffer;
+  };
+  /**
+   * Keys given in configuration so that several gateways agree (docs/deployment.md); each absent
+   * one is made once in `<GATEWAY_DATA_DIR>/auth/`.
+   */
+  keys: {
+    /** PEM P-256 private key user tokens are signed with and checked against when no other keys are configured (AUTH_SIGNING_KEY or AUTH_SIGNING_KEY_FILE). */
+    authSigningKey?: Buffer;
+    /** PEM P-256 private key of the service tokens sent to backends (SERVICE_TOKEN_KEY or SERVICE_TOKEN_KEY_FILE). */
+    serviceTokenKey?: Buffer;
   };
 }
 
@@ -480,6 +518,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       zone: pathSegment(env, 'DATA_ZONE', 'platform'),
       defaultOutputFolder: pathSegment(env, 'DEFAULT_OUTPUT_FOLDER', 'analyses'),
       dir: path.resolve(text(env, 'DATA_STORE_DIR') ?? path.join(dataDir, 'data-store')),
+      ...withBlobStore(s3BlobStore(env, 'BLOB_STORE_URL')),
       maxUploadBytes: integer(env, 'MAX_UPLOAD_BYTES', 10 * 1024 ** 3, 1, 2 ** 50),
       maxEditBytes: integer(env, 'FILEIO_MAX_EDIT_BYTES', 8 * 1024 ** 2, 1, 2 ** 40),
       trashRetentionDays: integer(env, 'TRASH_RETENTION_DAYS', 30, 1, 36_500),
@@ -525,6 +564,10 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       uiBaseUrl:
         url(env, 'UI_BASE_URL', ['http:', 'https:'])?.toString() ?? `http://localhost:${port}/`,
       tokenEncryptionKey: encryptionKey(env, 'TOKEN_ENCRYPTION_KEY'),
+    },
+    keys: {
+      authSigningKey: ecPrivateKey(env, 'AUTH_SIGNING_KEY'),
+      serviceTokenKey: ecPrivateKey(env, 'SERVICE_TOKEN_KEY'),
     },
   };
 }
@@ -648,8 +691,122 @@ function oauthClient(env: Env, apiName: string, port: number): OAuthClientSettin
 }
 
 /** 32 bytes, written as 64 hexadecimal digits or in base64 (standard or URL-safe). */
-function encryptionKey(env: Env, name: string): Buffer | undefined {
+/**
+ * Key material given as `NAME` (the value itself; a PEM may have its newlines written as `\n`) or
+ * as `NAME_FILE` (a file holding it, as container secrets are mounted); not both. Generic: any key
+ * setting reads through this, and its caller checks what the bytes must be.
+ */
+export function keySetting(env: Env, name: string): Buffer | undefined {
+  const inline = text(env, name);
+  const file = text(env, `${name}_FILE`);
+  if (inline !== undefined && file !== undefined)
+    throw new ConfigError(name, `and ${name}_FILE are both set; set one`);
+  if (inline !== undefined) return Buffer.from(inline.replace(/\\n/g, '\n'));
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw new ConfigError(
+      `${name}_FILE`,
+      `names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+}
+
+/** A PEM (PKCS#8 or SEC1) P-256 private key from keySetting, for ES256 signing. */
+function ecPrivateKey(env: Env, name: string): Buffer | undefined {
+  const pem = keySetting(env, name);
+  if (pem === undefined) return undefined;
+  let curve: string | undefined;
+  try {
+    curve = createPrivateKey(pem).asymmetricKeyDetails?.namedCurve;
+  } catch {
+    throw new ConfigError(name, 'must be a PEM private key');
+  }
+  if (curve !== 'prime256v1')
+    throw new ConfigError(
+      name,
+      'must be a P-256 EC private key (openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256)',
+    );
+  return pem;
+}
+
+/** `{ blobStore }` when BLOB_STORE_URL is set, nothing otherwise (the local folder). */
+function withBlobStore(settings: S3BlobStoreSettings | undefined) {
+  return settings ? { blobStore: settings } : {};
+}
+
+/** BLOB_STORE_URL (S3BlobStoreSettings); the URL is never repeated in an error, it may hold a secret. */
+function s3BlobStore(env: Env, name: string): S3BlobStoreSettings | undefined {
+  try {
+    return s3BlobStoreOf(env, name);
+  } catch (error) {
+    // A query parameter's own check names the parameter: say which variable it is in.
+    if (error instanceof ConfigError && error.variable !== name)
+      throw new ConfigError(
+        name,
+        `parameter ${error.message.replace(/^Invalid configuration: /, '')}`,
+      );
+    throw error;
+  }
+}
+
+function s3BlobStoreOf(env: Env, name: string): S3BlobStoreSettings | undefined {
   const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL like s3://bucket/prefix?endpoint=…&region=…');
+  }
+  if (parsed.protocol !== 's3:') throw new ConfigError(name, 'must use s3:');
+  const bucket = decodeURIComponent(parsed.hostname);
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
+    throw new ConfigError(name, `names the bucket "${bucket}", which is not a valid bucket name`);
+  const segments = parsed.pathname.split('/').filter((segment) => segment !== '');
+  const prefix = segments.map((segment) => `${decodeURIComponent(segment)}/`).join('');
+  const query = Object.fromEntries(parsed.searchParams);
+  const known = ['endpoint', 'region', 'forcePathStyle', 'partSizeMiB', 'queueSize', 'timeoutMs'];
+  const unknown = Object.keys(query).find((key) => !known.includes(key));
+  if (unknown !== undefined)
+    throw new ConfigError(
+      name,
+      `has the unknown parameter "${unknown}" (known: ${known.join(', ')})`,
+    );
+  const option = (key: string) => text(query, key);
+  const number = (key: string, fallback: number, min: number, max: number) =>
+    integer(query, key, fallback, min, max);
+  let endpoint: string | undefined;
+  if (option('endpoint') !== undefined) {
+    const given = url(query, 'endpoint', ['http:', 'https:']);
+    endpoint = given!.toString().replace(/\/+$/, '');
+  }
+  if ((parsed.username === '') !== (parsed.password === ''))
+    throw new ConfigError(name, 'must give both an access key id and a secret, or neither');
+  const forcePathStyle = option('forcePathStyle');
+  return {
+    bucket,
+    prefix,
+    endpoint,
+    region:
+      option('region') ?? text(env, 'AWS_REGION') ?? text(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
+    forcePathStyle: forcePathStyle === undefined ? false : boolean(query, 'forcePathStyle', false),
+    credentials:
+      parsed.username === ''
+        ? undefined
+        : {
+            accessKeyId: decodeURIComponent(parsed.username),
+            secretAccessKey: decodeURIComponent(parsed.password),
+          },
+    partSizeBytes: number('partSizeMiB', 8, 5, 5 * 1024) * 1024 ** 2,
+    queueSize: number('queueSize', 2, 1, 64),
+    timeoutMs: number('timeoutMs', 30_000, 100, 3_600_000),
+  };
+}
+
+function encryptionKey(env: Env, name: string): Buffer | undefined {
+  const raw = keySetting(env, name)?.toString().trim();
   if (raw === undefined) return undefined;
   const key = /^[0-9a-f]{64}$/i.test(raw)
     ? Buffer.from(raw, 'hex')

@@ -1,7 +1,9 @@
-// Configuration: defaults, validation that names the variable, and the process refusing to start.
+// Configuration: defaults, validation that names the variable, the process refusing to start, and the
+// settings several instances share (BLOB_STORE_URL, keys given as values or files).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -401,5 +403,110 @@ describe('live notifications over AMQP', () => {
       () => loadConfig({ AMQP_URI: 'amqp://rabbit', AMQP_QUEUE_LIMIT: '0' }),
       /AMQP_QUEUE_LIMIT/,
     );
+  });
+});
+
+describe('shared file bytes and keys for several instances', () => {
+  test('BLOB_STORE_URL: bucket, prefix, endpoint, region, path style, credentials and part sizes', () => {
+    assert.equal(loadConfig({}).dataStore.blobStore, undefined);
+    const store = loadConfig({
+      BLOB_STORE_URL:
+        's3://AKID:s%2Fcret@files.lab/gateway/prod?endpoint=http://127.0.0.1:9000/&region=eu-west-1&forcePathStyle=true&partSizeMiB=16&queueSize=4&timeoutMs=5000',
+    }).dataStore.blobStore;
+    assert.deepEqual(store, {
+      bucket: 'files.lab',
+      prefix: 'gateway/prod/',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-west-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKID', secretAccessKey: 's/cret' },
+      partSizeBytes: 16 * 1024 ** 2,
+      queueSize: 4,
+      timeoutMs: 5000,
+    });
+    // On AWS: no endpoint, the SDK's credentials, the region from AWS_REGION.
+    assert.deepEqual(
+      loadConfig({ BLOB_STORE_URL: 's3://bucket', AWS_REGION: 'us-west-2' }).dataStore.blobStore,
+      {
+        bucket: 'bucket',
+        prefix: '',
+        endpoint: undefined,
+        region: 'us-west-2',
+        forcePathStyle: false,
+        credentials: undefined,
+        partSizeBytes: 8 * 1024 ** 2,
+        queueSize: 2,
+        timeoutMs: 30_000,
+      },
+    );
+  });
+
+  test('a wrong BLOB_STORE_URL names the variable and never echoes the secret', () => {
+    for (const bad of [
+      'http://bucket/prefix',
+      's3://Bad_Bucket/x',
+      's3://AKID:topsecret@bucket?partSizeMiB=1',
+      's3://AKID:topsecret@bucket?colour=blue',
+      's3://AKID:topsecret@bucket?endpoint=ftp://x',
+      's3://AKID:@bucket',
+    ]) {
+      assert.throws(
+        () => loadConfig({ BLOB_STORE_URL: bad }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.variable === 'BLOB_STORE_URL' &&
+          !error.message.includes('topsecret'),
+        bad,
+      );
+    }
+  });
+
+  test('AUTH_SIGNING_KEY, SERVICE_TOKEN_KEY and TOKEN_ENCRYPTION_KEY are read as values or from _FILE', () => {
+    const pem = (curve: string) =>
+      generateKeyPairSync('ec', { namedCurve: curve }).privateKey.export({
+        type: 'pkcs8',
+        format: 'pem',
+      }) as string;
+    const signing = pem('P-256');
+    const dir = mkdtempSync(path.join(tmpdir(), 'config-keys-'));
+    try {
+      const file = path.join(dir, 'service.pem');
+      const service = pem('P-256');
+      writeFileSync(file, service);
+      const secretFile = path.join(dir, 'token.key');
+      const secret = Buffer.alloc(32, 7);
+      writeFileSync(secretFile, `${secret.toString('base64')}\n`);
+      const config = loadConfig({
+        AUTH_SIGNING_KEY: signing.replace(/\n/g, '\\n'), // one line, as env files write it
+        SERVICE_TOKEN_KEY_FILE: file,
+        TOKEN_ENCRYPTION_KEY_FILE: secretFile,
+      });
+      assert.equal(config.keys.authSigningKey?.toString(), signing);
+      assert.equal(config.keys.serviceTokenKey?.toString(), service);
+      assert.deepEqual(config.oauth.tokenEncryptionKey, secret);
+      assert.deepEqual(loadConfig({}).keys, {
+        authSigningKey: undefined,
+        serviceTokenKey: undefined,
+      });
+
+      const refused: [Record<string, string>, string][] = [
+        [{ AUTH_SIGNING_KEY: signing, AUTH_SIGNING_KEY_FILE: file }, 'AUTH_SIGNING_KEY'],
+        [{ AUTH_SIGNING_KEY: 'not a key' }, 'AUTH_SIGNING_KEY'],
+        [{ AUTH_SIGNING_KEY: pem('P-384') }, 'AUTH_SIGNING_KEY'],
+        [{ SERVICE_TOKEN_KEY_FILE: path.join(dir, 'missing.pem') }, 'SERVICE_TOKEN_KEY_FILE'],
+      ];
+      for (const [env, variable] of refused) {
+        assert.throws(
+          () => loadConfig(env),
+          (error: unknown) =>
+            error instanceof ConfigError &&
+            error.variable === variable &&
+            !error.message.includes('PRIVATE KEY'),
+          variable,
+        );
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -16,6 +16,7 @@ export interface BackendContext {
     | 'notifications'
     | 'oauth'
     | 'dataDir'
+    | 'keys'
     | 'genomes'
     | 'analyses'
     | 'email'

@@ -34,14 +34,18 @@ async function main(): Promise<void> {
     );
   }
   const roles = [...(values.role ?? []), ...(values.admin ? config.auth.adminRoles : [])];
-  const token = await signEmbeddedToken(config.dataDir, {
-    username,
-    email: values.email,
-    givenName: values['first-name'],
-    familyName: values['last-name'],
-    roles,
-    ttlSeconds: parseTtl(values.ttl ?? '1h'),
-  });
+  const token = await signEmbeddedToken(
+    config.dataDir,
+    {
+      username,
+      email: values.email,
+      givenName: values['first-name'],
+      familyName: values['last-name'],
+      roles,
+      ttlSeconds: parseTtl(values.ttl ?? '1h'),
+    },
+    config.keys.authSigningKey,
+  );
   process.stdout.write(`${token}\n`);
 }
 

@@ -166,6 +166,13 @@ export const errorTable = {
   ERR_BAD_GATEWAY: { status: 502, reason: 'A backend answered something unusable.' },
   ERR_OAUTH_SERVER: { status: 502, reason: 'The OAuth provider failed.' },
   ERR_PID_PROVIDER: { status: 502, reason: 'The permanent identifier provider failed.' },
+  /** The S3-compatible store of file bytes (BLOB_STORE_URL) refused a request (4xx: access, bucket). */
+  ERR_BLOB_STORE: { status: 502, reason: 'The file byte store refused the request.' },
+  /** The S3-compatible store of file bytes could not be reached, timed out or answered 5xx. */
+  ERR_BLOB_STORE_UNAVAILABLE: {
+    status: 503,
+    reason: 'The file byte store is unavailable; try again shortly.',
+  },
   ERR_UNAVAILABLE: {
     status: 503,
     reason: 'The service is unavailable; try again shortly.',

@@ -31,15 +31,30 @@ export function readOrCreateSecretFile(file: string, make: () => string | Buffer
   return readFileSync(file);
 }
 
+/**
+ * A private key given in configuration (PEM, read by config.ts's keySetting from `NAME` or
+ * `NAME_FILE`) when there is one, else the one kept in `file` of the data directory, made on
+ * first use. Several gateways agree on a key only when it is configured (docs/deployment.md).
+ * `make` is how a missing file's key is made (default: a P-256 key, for ES256).
+ */
+export function configuredOrFileKey(
+  configured: Buffer | undefined,
+  file: string,
+  make: () => string | Buffer = newP256Pem,
+): KeyObject {
+  return createPrivateKey(configured ?? readOrCreateSecretFile(file, make));
+}
+
+function newP256Pem(): string | Buffer {
+  return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+    type: 'pkcs8',
+    format: 'pem',
+  });
+}
+
 /** A P-256 private key kept in `file`: created on first use, then read. */
 export function ensurePrivateKeyFile(file: string): KeyObject {
-  const pem = readOrCreateSecretFile(file, () =>
-    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
-      type: 'pkcs8',
-      format: 'pem',
-    }),
-  );
-  return createPrivateKey(pem);
+  return configuredOrFileKey(undefined, file);
 }
 
 /** The embedded identity provider's RS256 signing key (web clients such as keycloak-js verify only RS256). */

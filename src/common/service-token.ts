@@ -2,7 +2,8 @@
 // (the genome service, routes.md §15: `X-Vendor-De-Jwt` with sub, email, given_name,
 // family_name, name, valid 300 s).
 //
-// They are signed with a key of their own, `<GATEWAY_DATA_DIR>/auth/service-token-key.pem`, never
+// They are signed with a key of their own, SERVICE_TOKEN_KEY (`configured` below) or else
+// `<GATEWAY_DATA_DIR>/auth/service-token-key.pem`, never
 // with the key user tokens are checked against: a backend that receives one cannot replay it to
 // the gateway as the user. An embedded backend verifies with the public half of the same file
 // (it runs in the gateway's process, or standalone on the same data directory).
@@ -10,7 +11,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { calculateJwkThumbprint, exportJWK, jwtVerify, SignJWT } from 'jose';
 import type { Identity } from './identity.js';
-import { EMBEDDED_ISSUER, ensurePrivateKeyFile } from './key-files.js';
+import { configuredOrFileKey, EMBEDDED_ISSUER } from './key-files.js';
 
 /** How long a service token is valid. */
 export const SERVICE_TOKEN_TTL_SECONDS = 300;
@@ -39,8 +40,9 @@ export class ServiceTokenSigner {
   constructor(
     dataDir: string,
     private readonly audience: string,
+    configured?: Buffer,
   ) {
-    this.key = ensurePrivateKeyFile(serviceTokenKeyPath(dataDir));
+    this.key = configuredOrFileKey(configured, serviceTokenKeyPath(dataDir));
   }
 
   async sign(identity: Identity, nowSeconds = Math.floor(Date.now() / 1000)): Promise<string> {
@@ -71,8 +73,9 @@ export class ServiceTokenVerifier {
   constructor(
     dataDir: string,
     private readonly audience: string,
+    configured?: Buffer,
   ) {
-    this.key = createPublicKey(ensurePrivateKeyFile(serviceTokenKeyPath(dataDir)));
+    this.key = createPublicKey(configuredOrFileKey(configured, serviceTokenKeyPath(dataDir)));
   }
 
   /** The claims of a valid token; throws (jose's errors) for anything else. */

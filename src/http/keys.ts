@@ -10,7 +10,11 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { ConfigError, type GatewayConfig } from '../config.js';
-import { EMBEDDED_ISSUER, ensurePrivateKeyFile, identityKeyPath } from '../common/key-files.js';
+import {
+  configuredOrFileKey,
+  EMBEDDED_ISSUER,
+  identityKeyPath,
+} from '../common/key-files.js';
 
 export interface LocalKey {
   /** RFC 7638 thumbprint; tokens signed by the embedded key carry it as `kid`. */
@@ -38,9 +42,12 @@ function embeddedKeyPath(dataDir: string): string {
   return path.join(dataDir, 'auth', 'signing-key.pem');
 }
 
-/** The embedded signing key: created on first use, then read from the data directory. */
-export function ensureEmbeddedPrivateKey(dataDir: string): KeyObject {
-  return ensurePrivateKeyFile(embeddedKeyPath(dataDir));
+/**
+ * The embedded signing key: AUTH_SIGNING_KEY (`configured`) when set, so that several gateways
+ * agree; else created on first use, then read from the data directory.
+ */
+export function ensureEmbeddedPrivateKey(dataDir: string, configured?: Buffer): KeyObject {
+  return configuredOrFileKey(configured, embeddedKeyPath(dataDir));
 }
 
 export interface TokenOptions {
@@ -53,8 +60,12 @@ export interface TokenOptions {
 }
 
 /** Signs a token with the embedded key, shaped like an identity provider's access token. */
-export async function signEmbeddedToken(dataDir: string, options: TokenOptions): Promise<string> {
-  const privateKey = ensureEmbeddedPrivateKey(dataDir);
+export async function signEmbeddedToken(
+  dataDir: string,
+  options: TokenOptions,
+  configuredKey?: Buffer,
+): Promise<string> {
+  const privateKey = ensureEmbeddedPrivateKey(dataDir, configuredKey);
   const kid = await thumbprint(createPublicKey(privateKey));
   const givenName = options.givenName ?? options.username;
   const familyName = options.familyName ?? '';
@@ -90,7 +101,7 @@ function readPublicKeyFile(file: string): KeyObject {
 export async function loadTrustedKeys(config: GatewayConfig): Promise<TrustedKeys> {
   const { auth } = config;
   const keyObjects = auth.embeddedKeys
-    ? [createPublicKey(ensureEmbeddedPrivateKey(config.dataDir))]
+    ? [createPublicKey(ensureEmbeddedPrivateKey(config.dataDir, config.keys.authSigningKey))]
     : auth.publicKeyFiles.map(readPublicKeyFile);
   const local = await Promise.all(
     keyObjects.map(async (key) => ({ kid: await thumbprint(key), key })),

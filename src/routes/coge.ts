@@ -13,7 +13,7 @@ import { GatewayError, gatewayError } from '../common/errors.js';
 
 export interface GenomeRouteDeps {
   forwarder: Forwarder;
-  config: Pick<GatewayConfig, 'dataDir'>;
+  config: Pick<GatewayConfig, 'dataDir' | 'keys'>;
 }
 
 /** The `type` of data-store files in what the gateway sends the genome service. */
@@ -95,7 +95,11 @@ const userOptions = (summary: string, description: string, schema: Record<string
 });
 
 export async function cogeRoutes(app: FastifyInstance, deps: GenomeRouteDeps): Promise<void> {
-  const signer = new ServiceTokenSigner(deps.config.dataDir, 'genomesvc');
+  const signer = new ServiceTokenSigner(
+    deps.config.dataDir,
+    'genomesvc',
+    deps.config.keys.serviceTokenKey,
+  );
 
   /** One call to the genome service as the caller; its JSON answer, or its error mapped. */
   const genomeService = async <T>(

@@ -16,6 +16,8 @@ export interface OperationsDeps {
   remoteBackends: BackendName[];
   /** Answers when the shared rate-limit store (Redis, with REDIS_URL set) does: readiness requires it. */
   pingRedis?: () => Promise<void>;
+  /** Answers when the S3 bucket of file bytes (BLOB_STORE_URL) does: readiness requires it. */
+  pingBlobStore?: () => Promise<void>;
   /** readinessTimeoutMs: longest wait for each check (READINESS_TIMEOUT_MS), a stalled dependency fails its check, not the probe. */
   config: Pick<GatewayConfig, 'readinessTimeoutMs'>;
 }
@@ -39,7 +41,7 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
     schema: {
       tags: ['operations'],
       summary:
-        'Readiness: the database, Redis (when configured) and every configured backend answer, each within READINESS_TIMEOUT_MS',
+        'Readiness: the database, Redis and the S3 bucket of file bytes (when configured) and every configured backend answer, each within READINESS_TIMEOUT_MS',
       security: [],
       response: {
         200: {

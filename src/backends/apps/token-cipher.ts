@@ -49,7 +49,7 @@ export function tokenKeyPath(dataDir: string): string {
   return path.join(dataDir, 'auth', 'token-encryption.key');
 }
 
-/** TOKEN_ENCRYPTION_KEY, else a random key made once in the data directory (base64, mode 0600). */
+/** TOKEN_ENCRYPTION_KEY (or TOKEN_ENCRYPTION_KEY_FILE), else a random key made once in the data directory (base64, mode 0600). */
 export function tokenEncryptionKey(config: Pick<GatewayConfig, 'dataDir' | 'oauth'>): Buffer {
   if (config.oauth.tokenEncryptionKey) return config.oauth.tokenEncryptionKey;
   const text = readOrCreateSecretFile(tokenKeyPath(config.dataDir), () =>

@@ -1,5 +1,6 @@
 /**
- * File bytes for the embedded data store (backends.md §2.7). The catalog (SQL) knows paths and
+ * File bytes for the embedded data store in a local folder (backends.md §2.7), the default
+ * BlobStore (blob-store.ts; BLOB_STORE_URL selects an S3 bucket instead, s3-blobs.ts). The catalog (SQL) knows paths and
  * names; this store only knows object UUIDs, so a user path can never influence where bytes land:
  *
  *   <root>/objects/<first 2 hex chars of id>/<id>   the current content of one object
@@ -26,48 +27,16 @@ import {
 } from 'node:fs/promises';
 import path from 'node:path';
 import { addAbortSignal, Readable } from 'node:stream';
-
-/** Thrown by write() when the source has more than `maxBytes`; nothing is kept. */
-export class BlobTooLarge extends Error {
-  override readonly name = 'BlobTooLarge';
-  constructor(readonly limit: number) {
-    super(`content is larger than ${limit} bytes`);
-  }
-}
-
-export interface WriteOptions {
-  maxBytes?: number;
-  signal?: AbortSignal;
-}
-
-export interface WrittenBlob {
-  size: number;
-  /** Lower-case hex MD5 of the bytes written. */
-  md5: string;
-}
-
-/** An object's content opened for reading (BlobStore.openRead). */
-export interface OpenBlob {
-  size: number;
-  stream(range?: ByteRange): Readable;
-  close(): Promise<void>;
-}
-
-/** An inclusive byte range, as fs.createReadStream and Content-Range use it. */
-export interface ByteRange {
-  start: number;
-  end: number;
-}
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The one gate between a caller's id and a file path: only a UUID gets through. */
-function checkId(id: string): string {
-  if (typeof id !== 'string' || !uuidPattern.test(id))
-    throw new Error(`invalid blob id: ${JSON.stringify(id)}`);
-  // One spelling per object, so `ABC…` and `abc…` cannot become two files.
-  return id.toLowerCase();
-}
+import {
+  BlobTooLarge,
+  blobKey,
+  uuidPattern,
+  type BlobStore,
+  type ByteRange,
+  type OpenBlob,
+  type WriteOptions,
+  type WrittenBlob,
+} from './blob-store.js';
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
@@ -93,11 +62,14 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-export class BlobStore {
+export class LocalBlobStore implements BlobStore {
   private readonly objectsDir: string;
   private readonly tmpDir: string;
 
+  readonly location: string;
+
   constructor(readonly root: string) {
+    this.location = root;
     this.objectsDir = path.join(root, 'objects');
     this.tmpDir = path.join(root, 'tmp');
   }
@@ -154,13 +126,13 @@ export class BlobStore {
   }
 
   private pathOf(id: string): string {
-    const key = checkId(id);
+    const key = blobKey(id);
     return path.join(this.objectsDir, key.slice(0, 2), key);
   }
 
   private tempPath(id: string): string {
     // Unique per call: concurrent writes to one id never share a temporary file.
-    return path.join(this.tmpDir, `${checkId(id)}.${randomUUID()}.tmp`);
+    return path.join(this.tmpDir, `${blobKey(id)}.${randomUUID()}.tmp`);
   }
 
   /** Renames a complete, fsynced temporary file over the object's path, durably. */
@@ -295,39 +267,4 @@ export class BlobStore {
       throw error;
     }
   }
-}
-
-/**
- * A single HTTP byte range (RFC 9110 §14.1.2, §14.2) for a representation of `size` bytes:
- * `bytes=a-b`, `bytes=a-`, `bytes=-n`. Returns the inclusive range to serve (an end past the last
- * byte is clamped), `undefined` when the header should be ignored and the whole content served
- * (absent, another unit, malformed, `b < a`, or several ranges, which we do not serve as
- * multipart), or `'unsatisfiable'` for a 416 (start at or past the end, `-0`, any range of an
- * empty file).
- */
-export function parseRange(
-  header: string | undefined,
-  size: number,
-): ByteRange | 'unsatisfiable' | undefined {
-  if (header === undefined) return undefined;
-  const unit = /^\s*bytes\s*=(.*)$/i.exec(header); // range units are case-insensitive
-  if (!unit) return undefined;
-  const set = unit[1] ?? '';
-  if (set.includes(',')) return undefined;
-  const spec = /^\s*(\d*)-(\d*)\s*$/.exec(set);
-  if (!spec) return undefined;
-  const [, first = '', last = ''] = spec;
-  if (first === '' && last === '') return undefined;
-
-  if (first === '') {
-    // Suffix range: the last n bytes (all of them if n >= size).
-    const length = Number(last);
-    if (length === 0 || size === 0) return 'unsatisfiable';
-    return { start: Math.max(0, size - length), end: size - 1 };
-  }
-  const start = Number(first);
-  if (last !== '' && Number(last) < start) return undefined; // invalid range-spec: ignore
-  if (start >= size) return 'unsatisfiable';
-  const end = last === '' ? size - 1 : Math.min(Number(last), size - 1);
-  return { start, end };
 }

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { FastifyPluginAsync } from 'fastify';
 import { requireUserParam } from '../../common/query-params.js';
-import type { OpenBlob } from './blobs.js';
+import type { OpenBlob } from './blob-store.js';
 import type { DataObject } from './object-index.js';
 import { idFromParams, objectById, requireFile } from './ids.js';
 import { badParameter, integerParam, missingParameter, single } from './query.js';

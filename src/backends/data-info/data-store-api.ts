@@ -48,11 +48,13 @@ export { anonymousUser } from './store.js';
 export { ObjectIndex } from './object-index.js';
 
 /**
- * A folder of blobs (bytes by id) outside the data store's index: the genome service keeps
- * genomes' FASTA bytes in one (`<DATA_STORE_DIR>/genomes`). No permissions apply: the service that
- * owns the folder decides who reads what.
+ * A place of blobs (bytes by id) outside the data store's index: the genome service keeps
+ * genomes' FASTA bytes in one (`<DATA_STORE_DIR>/genomes`, or `<prefix>genomes/` of the
+ * BLOB_STORE_URL bucket), opened with openBlobStore. No permissions apply: the service that owns
+ * it decides who reads what.
  */
-export { BlobStore } from './blobs.js';
+export type { BlobStore } from './blob-store.js';
+export { openBlobStore } from './open-blob-store.js';
 
 /**
  * A file `caller` may read at `path`; the data store's own refusals otherwise (ERR_NOT_READABLE,

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { contentDisposition } from '../../common/content-disposition.js';
 import { toGatewayError } from '../../common/error-replies.js';
 import { requireUserParam } from '../../common/query-params.js';
-import { parseRange } from './blobs.js';
+import { parseRange } from './blob-store.js';
 import { MAX_BULK_PATHS } from './bulk.js';
 import type { DataObject } from './object-index.js';
 import { chunkRoutes } from './chunk-routes.js';

@@ -20,10 +20,11 @@ import { startTrashSweep } from './trash.js';
 export {
   anonymousUser,
   atLeast,
-  BlobStore,
+  type BlobStore,
   createFile,
   createFolders,
   ObjectIndex,
+  openBlobStore,
   openSharedDataStore,
   readableCondition,
   readableFile,
@@ -35,6 +36,9 @@ export {
   type DataStore,
   type Permission,
 } from './data-store-api.js';
+
+/** The readiness probe of the S3 bucket of BLOB_STORE_URL, for the gateway's `/readyz`. */
+export { blobStoreProbe } from './open-blob-store.js';
 
 /**
  * The data-info service (backends.md §2): the data store's files and folders, their permissions,

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
-import { BlobStore, type OpenBlob } from './blobs.js';
+import type { S3BlobStoreSettings } from '../../config.js';
+import type { BlobStore, OpenBlob } from './blob-store.js';
+import { openBlobStore } from './open-blob-store.js';
 import { atLeast, ObjectIndex, everyone, systemOwner, type DataObject } from './object-index.js';
 import type { Permission, Stat } from '../../common/data-stat.js';
 import { baseName, MAX_SEGMENT_BYTES, normalizeDataPath } from '../../common/data-path.js';
@@ -8,8 +10,10 @@ import { gatewayError } from '../../common/errors.js';
 
 export interface DataStoreOptions {
   zone: string;
-  /** Where file bytes live (DATA_STORE_DIR). */
+  /** Where file bytes live (DATA_STORE_DIR), unless `blobStore` is set. */
   dir: string;
+  /** File bytes in this S3-compatible bucket instead (BLOB_STORE_URL). */
+  blobStore?: S3BlobStoreSettings;
   maxUploadBytes: number;
   maxEditBytes: number;
   trashRetentionDays: number;
@@ -57,7 +61,7 @@ export class DataStore {
     this.zone = options.zone;
     this.now = options.now ?? Date.now;
     this.catalog = new ObjectIndex(db, options.zone, this.now);
-    this.blobs = new BlobStore(options.dir);
+    this.blobs = openBlobStore(options.dir, options.blobStore);
   }
 
   /** Creates the bytes folders and removes unfinished writes older than the orphan grace period. */

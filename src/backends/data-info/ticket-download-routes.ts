@@ -4,7 +4,7 @@ import type { ExpressionBuilder } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.js';
 import { contentDisposition } from '../../common/content-disposition.js';
-import { parseRange } from './blobs.js';
+import { parseRange } from './blob-store.js';
 import { atLeast, type DataObject } from './object-index.js';
 import { baseName } from '../../common/data-path.js';
 import type { DataStore } from './store.js';

@@ -2,7 +2,7 @@ import { pipeline, Readable, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { requireUserParam } from '../../common/query-params.js';
-import { BlobTooLarge } from './blobs.js';
+import { BlobTooLarge } from './blob-store.js';
 import type { DataObject } from './object-index.js';
 import { SNIFF_BYTES } from './content-types.js';
 import { joinDataPath } from '../../common/data-path.js';

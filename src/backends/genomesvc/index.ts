@@ -1,6 +1,5 @@
-import path from 'node:path';
 import { ServiceTokenVerifier } from '../../common/service-token.js';
-import { BlobStore, openSharedDataStore } from '../data-info/index.js';
+import { openBlobStore, openSharedDataStore } from '../data-info/index.js';
 import type { EmbeddedService } from '../service.js';
 import { BackgroundJobs } from './background.js';
 import { GenomeRecords } from './genome-records.js';
@@ -20,9 +19,17 @@ export const genomeService: EmbeddedService = {
   name: 'genomesvc',
   plugin: async (app, { store, config, notify, now }) => {
     const data = await openSharedDataStore(store.db, { ...config.dataStore });
-    const genomeBytes = new BlobStore(path.join(config.dataStore.dir, GENOME_FOLDER));
+    const genomeBytes = openBlobStore(
+      config.dataStore.dir,
+      config.dataStore.blobStore,
+      GENOME_FOLDER,
+    );
     await genomeBytes.init();
-    const verifier = new ServiceTokenVerifier(config.dataDir, 'genomesvc');
+    const verifier = new ServiceTokenVerifier(
+      config.dataDir,
+      'genomesvc',
+      config.keys.serviceTokenKey,
+    );
     const service: GenomeService = {
       data,
       genomeBytes,

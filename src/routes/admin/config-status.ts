@@ -82,7 +82,7 @@ export async function adminGatewayRoutes(app: FastifyInstance, deps: AreaDeps): 
       tags: ['admin'],
       summary: "Each dependency's health",
       description:
-        'The database, Redis (when configured) and every backend with a URL are probed as `/readyz` does (each within READINESS_TIMEOUT_MS); embedded backends share the database. Answers 200 whatever the outcome.',
+        'The database, Redis and the S3 bucket of file bytes (when configured) and every backend with a URL are probed as `/readyz` does (each within READINESS_TIMEOUT_MS); embedded backends share the database. Answers 200 whatever the outcome.',
       security: routeSecurity('admin'),
       response: { 200: StatusSchema },
     },

@@ -23,6 +23,8 @@ export interface GatewayParts {
   identityProvider?: EmbeddedIdentity;
   /** Answers when the shared rate-limit store (Redis, with REDIS_URL set) does: readiness requires it. */
   pingRedis?: () => Promise<void>;
+  /** Answers when the S3 bucket of file bytes (BLOB_STORE_URL) does: readiness requires it. */
+  pingBlobStore?: () => Promise<void>;
 }
 
 /** What an area's plugin receives: the gateway's parts and the state the areas share. */

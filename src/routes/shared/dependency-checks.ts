@@ -12,6 +12,8 @@ export interface DependencyCheckDeps {
   remoteBackends: BackendName[];
   /** Answers when Redis (REDIS_URL) does. */
   pingRedis?: () => Promise<void>;
+  /** Answers when the S3 bucket of file bytes (BLOB_STORE_URL) does: readiness requires it. */
+  pingBlobStore?: () => Promise<void>;
   /** readinessTimeoutMs: longest wait for each check (READINESS_TIMEOUT_MS). */
   config: Pick<GatewayConfig, 'readinessTimeoutMs'>;
 }
@@ -36,12 +38,13 @@ async function check(probe: () => Promise<void>, timeoutMs: number): Promise<str
 }
 
 /**
- * What readiness checks, by name: `database`, `redis` (when configured) and every backend with a
+ * What readiness checks, by name: `database`, `redis` and `blob-store` (when configured) and every backend with a
  * URL, each 'ok' or why not. `/admin/status` shows the same checks to administrators.
  */
 export async function dependencyChecks(deps: DependencyCheckDeps): Promise<Record<string, string>> {
   const probes: Record<string, () => Promise<void>> = { database: deps.store.ping };
   if (deps.pingRedis) probes.redis = deps.pingRedis;
+  if (deps.pingBlobStore) probes['blob-store'] = deps.pingBlobStore;
   for (const backend of deps.remoteBackends) {
     probes[backend] = async () => {
       // Any HTTP answer proves the backend is reachable; only transport failures count.

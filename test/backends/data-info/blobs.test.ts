@@ -1,4 +1,4 @@
-// The data store's byte storage: real files in real temporary folders, no mocks.
+// The data store's byte storage in a local folder (blobs.ts): real files in real temporary folders, no mocks.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -7,17 +7,18 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
-import { BlobStore, BlobTooLarge, parseRange } from '../../../src/backends/data-info/blobs.js';
+import { BlobTooLarge, parseRange } from '../../../src/backends/data-info/blob-store.js';
+import { LocalBlobStore } from '../../../src/backends/data-info/blobs.js';
 
 const md5 = (data: Buffer | string) => createHash('md5').update(data).digest('hex');
 const emptyMd5 = 'd41d8cd98f00b204e9800998ecf8427e';
 
 let root: string;
-let store: BlobStore;
+let store: LocalBlobStore;
 
 before(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'blobs-test-'));
-  store = new BlobStore(root);
+  store = new LocalBlobStore(root);
   await store.init();
 });
 after(async () => {
@@ -174,7 +175,7 @@ describe('BlobStore', () => {
   test('init removes temp files left by a crash and keeps objects', async () => {
     const id = await withPrevious('kept');
     await writeFile(path.join(root, 'tmp', `${randomUUID()}.stale.tmp`), 'half a file');
-    await new BlobStore(root).init();
+    await new LocalBlobStore(root).init();
     assert.deepEqual(await tempFiles(), []);
     assert.equal(await text(store.read(id)), 'kept');
   });

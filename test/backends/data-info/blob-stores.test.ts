@@ -1,0 +1,276 @@
+// The BlobStore contract (blob-store.ts) on both kinds of store, a local folder and a real
+// S3-compatible server (s3rver): writes, reads and ranges, overwrites, deletes and copies, and
+// failed or aborted writes leaving nothing behind (the bucket listed, the folder read); then an S3
+// store that cannot be reached or never answers failing cleanly, as the store and as JSON through
+// the gateway.
+import assert from 'node:assert/strict';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { BlobTooLarge, type BlobStore } from '../../../src/backends/data-info/blob-store.js';
+import { LocalBlobStore } from '../../../src/backends/data-info/blobs.js';
+import { openBlobStore } from '../../../src/backends/data-info/open-blob-store.js';
+import { S3BlobStore } from '../../../src/backends/data-info/s3-blobs.js';
+import { loadConfig } from '../../../src/config.js';
+import { GatewayError } from '../../../src/common/errors.js';
+import { startDataStoreGateway } from '../../support/data-store.js';
+import { startS3, type TestS3 } from '../../support/s3.js';
+
+const md5 = (data: Buffer) => createHash('md5').update(data).digest('hex');
+const MiB = 1024 * 1024;
+
+/** S3 settings for `url` with the smallest part size S3 allows, so 12 MiB is a multipart upload. */
+function s3Store(url: string): S3BlobStore {
+  const settings = loadConfig({ BLOB_STORE_URL: url }).dataStore.blobStore!;
+  return new S3BlobStore({ ...settings, partSizeBytes: 5 * MiB });
+}
+
+const bytesOf = async (stream: Readable) => Buffer.concat(await stream.toArray());
+
+interface Kind {
+  name: string;
+  store: BlobStore;
+  /** Every stored thing: object keys or files, temporary ones included. */
+  leftovers(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+async function localKind(): Promise<Kind> {
+  const root = await mkdtemp(path.join(tmpdir(), 'blob-stores-'));
+  const store = new LocalBlobStore(root);
+  await store.init();
+  return {
+    name: 'local folder',
+    store,
+    leftovers: async () =>
+      (await readdir(root, { recursive: true, withFileTypes: true }))
+        .filter((entry) => entry.isFile())
+        .map((entry) => entry.name),
+    close: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+let s3: TestS3;
+before(async () => {
+  s3 = await startS3();
+});
+after(async () => {
+  await s3?.close();
+});
+
+async function s3Kind(): Promise<Kind> {
+  const prefix = `t-${randomUUID()}`;
+  const store = s3Store(s3.url(prefix));
+  await store.init();
+  return {
+    name: 's3rver',
+    store,
+    leftovers: () => s3.keys(`${prefix}/`),
+    close: async () => store.destroy(),
+  };
+}
+
+for (const makeKind of [localKind, s3Kind]) {
+  describe(`blob store contract (${makeKind === localKind ? 'local folder' : 's3rver'})`, () => {
+    let kind: Kind;
+    before(async () => {
+      kind = await makeKind();
+    });
+    after(async () => {
+      await kind?.close();
+    });
+
+    test('put, get (whole and a range), size, exists, copy and delete', async () => {
+      const { store } = kind;
+      const id = randomUUID();
+      const data = randomBytes(12 * MiB + 7); // several parts on S3
+      const written = await store.write(
+        id,
+        Readable.from([data.subarray(0, 3 * MiB), data.subarray(3 * MiB)]),
+      );
+      assert.deepEqual(written, { size: data.length, md5: md5(data) });
+      assert.ok((await bytesOf(store.read(id))).equals(data));
+      assert.ok((await bytesOf(store.read(id, { start: 5, end: 9 }))).equals(data.subarray(5, 10)));
+      const open = await store.openRead(id);
+      assert.equal(open.size, data.length);
+      const tail = { start: data.length - 100, end: data.length - 1 };
+      assert.ok((await bytesOf(open.stream(tail))).equals(data.subarray(-100)));
+      assert.equal(await store.size(id), data.length);
+      assert.equal(await store.exists(id), true);
+
+      const copy = randomUUID();
+      await store.copy(id, copy);
+      assert.equal(md5(await bytesOf(store.read(copy))), md5(data));
+
+      await store.remove(id);
+      await store.remove(id); // missing is no error
+      assert.equal(await store.exists(id), false);
+      await assert.rejects(store.openRead(id), { code: 'ENOENT' });
+      await assert.rejects(store.size(id), { code: 'ENOENT' });
+      await assert.rejects(bytesOf(store.read(id)), { code: 'ENOENT' });
+      await assert.rejects(store.copy(id, randomUUID()), { code: 'ENOENT' });
+      await store.remove(copy);
+      assert.deepEqual(await kind.leftovers(), []);
+    });
+
+    test('an overwrite replaces the content whole; empty content is stored', async () => {
+      const { store } = kind;
+      const id = randomUUID();
+      await store.write(id, 'first version, rather longer than the second');
+      assert.deepEqual(await store.write(id, Buffer.from('second')), {
+        size: 6,
+        md5: md5(Buffer.from('second')),
+      });
+      assert.equal((await bytesOf(store.read(id))).toString(), 'second');
+      assert.deepEqual(await store.write(id, ''), { size: 0, md5: md5(Buffer.alloc(0)) });
+      assert.equal(await store.size(id), 0);
+      const stale: string[] = [];
+      for await (const batch of store.staleObjects(Date.now() + 1000, 10)) stale.push(...batch);
+      assert.deepEqual(stale, [id]);
+      await store.remove(id);
+    });
+
+    test('a write over the size limit, a failing source and an abort leave nothing, and the old content stands', async () => {
+      const { store } = kind;
+      const id = randomUUID();
+      await store.write(id, 'the old content');
+
+      await assert.rejects(
+        store.write(id, Readable.from([randomBytes(6 * MiB), randomBytes(6 * MiB)]), {
+          maxBytes: 10 * MiB,
+        }),
+        BlobTooLarge,
+      );
+
+      const failing = new PassThrough();
+      failing.write(randomBytes(7 * MiB)); // past the first part on S3: a multipart upload is under way
+      const failed = store.write(id, failing);
+      setImmediate(() => failing.destroy(new Error('the client went away')));
+      await assert.rejects(failed, /the client went away/);
+
+      // Aborted once the first part has been taken in: the source stalls, never ends.
+      const stalled = new PassThrough();
+      const controller = new AbortController();
+      let sent = 0;
+      const feed = () => {
+        let more = true;
+        while (more && sent < 11 * MiB) {
+          more = stalled.write(randomBytes(MiB));
+          sent += MiB;
+        }
+        if (sent >= 11 * MiB) controller.abort(new Error('upload aborted by the client'));
+        else stalled.once('drain', feed);
+      };
+      feed();
+      await assert.rejects(store.write(id, stalled, { signal: controller.signal }), /aborted/);
+      assert.equal(stalled.destroyed, true);
+
+      assert.equal((await bytesOf(store.read(id))).toString(), 'the old content');
+      await store.remove(id);
+      assert.deepEqual(await kind.leftovers(), []);
+    });
+  });
+}
+
+test('the genome service gets its own place beside the data store, in a folder or under the prefix', () => {
+  const settings = loadConfig({ BLOB_STORE_URL: 's3://bucket/base' }).dataStore.blobStore!;
+  assert.equal(openBlobStore('/data/store', settings).location, 's3://bucket/base/');
+  assert.equal(
+    openBlobStore('/data/store', settings, 'genomes').location,
+    's3://bucket/base/genomes/',
+  );
+  assert.equal(openBlobStore('/data/store').location, '/data/store');
+  assert.equal(openBlobStore('/data/store', undefined, 'genomes').location, '/data/store/genomes');
+});
+
+describe('an S3 store that cannot be reached', () => {
+  test('every operation fails with ERR_BLOB_STORE_UNAVAILABLE, and the process carries on', async () => {
+    const down = await startS3('gone-bucket');
+    const url = down.url('x');
+    await down.close(); // the port is closed now: connections are refused
+    const store = s3Store(url);
+    const id = randomUUID();
+    const unavailable = (error: unknown) =>
+      error instanceof GatewayError && error.errorCode === 'ERR_BLOB_STORE_UNAVAILABLE';
+    await assert.rejects(store.write(id, 'bytes'), unavailable);
+    await assert.rejects(store.write(id, Readable.from([randomBytes(6 * MiB)])), unavailable);
+    await assert.rejects(store.openRead(id), unavailable);
+    await assert.rejects(bytesOf(store.read(id)), unavailable);
+    await assert.rejects(store.remove(id), unavailable);
+    store.destroy();
+  });
+
+  test('a store that accepts connections but never answers times out (timeoutMs) as ERR_BLOB_STORE_UNAVAILABLE', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const store = s3Store(
+      `s3://k:s@bucket/x?endpoint=http://127.0.0.1:${port}&forcePathStyle=true&timeoutMs=200`,
+    );
+    try {
+      await assert.rejects(
+        store.openRead(randomUUID()),
+        (error) =>
+          error instanceof GatewayError && error.errorCode === 'ERR_BLOB_STORE_UNAVAILABLE',
+      );
+    } finally {
+      store.destroy();
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  });
+
+  test('a missing bucket is ERR_BLOB_STORE', async () => {
+    const store = s3Store(s3.url('x').replace(`@${s3.bucket}/`, '@no-such-bucket/'));
+    await assert.rejects(
+      store.write(randomUUID(), 'bytes'),
+      (error) => error instanceof GatewayError && error.errorCode === 'ERR_BLOB_STORE',
+    );
+    store.destroy();
+  });
+
+  test('through the gateway: uploads and downloads answer JSON errors with the code; /readyz says so', async () => {
+    const own = await startS3('outage-bucket');
+    const gw = (await startDataStoreGateway({ env: { BLOB_STORE_URL: own.url('g') } }))!;
+    try {
+      const home = gw.home('alice');
+      await gw.upload('alice', home, 'kept.txt', 'stored while the store was up');
+      const stored = await gw.call(
+        'alice',
+        'GET',
+        `/secured/fileio/download?path=${encodeURIComponent(`${home}/kept.txt`)}`,
+      );
+      assert.equal(stored.text, 'stored while the store was up');
+      const ready = await gw.call(null, 'GET', '/readyz');
+      assert.equal(ready.status, 200);
+      assert.equal(ready.body.checks['blob-store'], 'ok');
+      await own.close();
+
+      const unready = await gw.call(null, 'GET', '/readyz');
+      assert.equal(unready.status, 503);
+      assert.match(unready.body.checks['blob-store'], /^unavailable: /);
+
+      const download = await gw.call(
+        'alice',
+        'GET',
+        `/secured/fileio/download?path=${encodeURIComponent(`${home}/kept.txt`)}`,
+      );
+      assert.ok(download.status >= 500, `status ${download.status}`);
+      assert.equal(download.body.error_code, 'ERR_BLOB_STORE_UNAVAILABLE');
+      const upload = await gw.uploadThroughGateway('alice', home, 'new.txt', 'never stored');
+      assert.ok(upload.status >= 500, `status ${upload.status}`);
+      assert.equal(upload.body.error_code, 'ERR_BLOB_STORE_UNAVAILABLE');
+      assert.equal(await gw.stat('alice', `${home}/new.txt`), undefined);
+      // The gateway is still up.
+      assert.equal((await gw.call(null, 'GET', '/livez')).status, 200);
+    } finally {
+      await gw.close();
+      await own.close().catch(() => {});
+    }
+  });
+});
