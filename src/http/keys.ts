@@ -10,11 +10,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { ConfigError, type GatewayConfig } from '../config.js';
-import {
-  configuredOrFileKey,
-  EMBEDDED_ISSUER,
-  identityKeyPath,
-} from '../common/key-files.js';
+import { configuredOrFileKey, EMBEDDED_ISSUER, identityKeyPath } from '../common/key-files.js';
 
 export interface LocalKey {
   /** RFC 7638 thumbprint; tokens signed by the embedded key carry it as `kid`. */
