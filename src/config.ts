@@ -65,6 +65,8 @@ export interface IdentitySettings {
   refreshTokenSeconds: number;
   /** Longest sign-in session, after which refresh stops and sign-in is asked again (IDP_SESSION_SECONDS, default 36000). */
   sessionSeconds: number;
+  /** Its RS256 key as PEM (IDP_SIGNING_KEY or _FILE), so several gateways sign alike; unset: a data-dir file. */
+  signingKey?: Buffer;
 }
 
 /** Where the embedded email service's messages go (docs/configuration.md, "Email"). */
@@ -604,7 +606,27 @@ function identitySettings(
     accessTokenSeconds: integer(env, 'IDP_ACCESS_TOKEN_SECONDS', 900, 10, 86_400),
     refreshTokenSeconds: integer(env, 'IDP_REFRESH_TOKEN_SECONDS', 1800, 10, 30 * 86_400),
     sessionSeconds: integer(env, 'IDP_SESSION_SECONDS', 36_000, 60, 365 * 86_400),
+    ...rsaPrivateKey(env, 'IDP_SIGNING_KEY'),
   };
+}
+
+/** A PEM RSA private key (2048 bits or more) from keySetting, for RS256 signing. */
+function rsaPrivateKey(env: Env, name: string): { signingKey?: Buffer } {
+  const pem = keySetting(env, name);
+  if (pem === undefined) return {};
+  let details: { type: string; bits?: number | undefined };
+  try {
+    const key = createPrivateKey(pem);
+    details = { type: key.asymmetricKeyType ?? '', bits: key.asymmetricKeyDetails?.modulusLength };
+  } catch {
+    throw new ConfigError(name, 'must be a PEM private key');
+  }
+  if (details.type !== 'rsa' || (details.bits ?? 0) < 2048)
+    throw new ConfigError(
+      name,
+      'must be an RSA private key of 2048 bits or more (openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048)',
+    );
+  return { signingKey: pem };
 }
 
 /** An API name of OAUTH_APIS: it appears in paths and, upper-cased, in variable names. */

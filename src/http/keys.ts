@@ -113,10 +113,17 @@ export async function loadTrustedKeys(config: GatewayConfig): Promise<TrustedKey
     : undefined;
   // The embedded identity provider's RS256 key, beside the embedded ES256 key of `npm run token`:
   // read once the provider has made it (it is not made here, so a gateway starts without the wait).
+  // A configured key (IDP_SIGNING_KEY) is trusted from the start.
+  const configuredIdentityKey = config.identity.enabled ? config.identity.signingKey : undefined;
+  if (configuredIdentityKey) {
+    const key = createPublicKey(configuredIdentityKey);
+    local.push({ kid: await thumbprint(key), key });
+  }
   let identityKey: LocalKey | undefined;
-  const deferred = config.identity.enabled
-    ? async () => (identityKey ??= await readIdentityKey(identityKeyPath(config.dataDir)))
-    : undefined;
+  const deferred =
+    config.identity.enabled && !configuredIdentityKey
+      ? async () => (identityKey ??= await readIdentityKey(identityKeyPath(config.dataDir)))
+      : undefined;
   return { local, remote, ...(deferred ? { deferred } : {}) };
 }
 

@@ -37,7 +37,7 @@ export async function createIdentityProvider(
       ...(config.auth.clientSecret ? { secret: config.auth.clientSecret } : {}),
     },
     emailDomain: config.uidDomain,
-    key: () => (signingKey ??= loadSigningKey(config.dataDir)),
+    key: () => (signingKey ??= loadSigningKey(config.dataDir, config.identity.signingKey)),
     ...(now ? { now } : {}),
   });
   const realmPath = `/realms/${config.identity.realm}`;

@@ -1,6 +1,6 @@
 // The provider's RS256 key (common/key-files.ts keeps it in the data directory): its JWKS, and
 // the Keycloak-shaped access, ID and refresh tokens it signs.
-import { createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, compactVerify, exportJWK, SignJWT, type JWK } from 'jose';
 import { ensureRsaPrivateKeyFile, identityKeyPath } from '../../common/key-files.js';
 import type { IdentityUser } from './users.js';
@@ -12,8 +12,10 @@ export interface SigningKey {
   jwk: JWK;
 }
 
-export async function loadSigningKey(dataDir: string): Promise<SigningKey> {
-  const privateKey = ensureRsaPrivateKeyFile(identityKeyPath(dataDir));
+export async function loadSigningKey(dataDir: string, configured?: Buffer): Promise<SigningKey> {
+  const privateKey = configured
+    ? createPrivateKey(configured)
+    : ensureRsaPrivateKeyFile(identityKeyPath(dataDir));
   const publicKey = createPublicKey(privateKey);
   const jwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(jwk);
