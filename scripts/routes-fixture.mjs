@@ -78,7 +78,8 @@ function resolveList(paths, previous) {
   const resolved = [];
   for (const [index, raw] of paths.entries()) {
     let full;
-    if (raw.startsWith('...')) full = continuePath(index === 0 ? previous : resolved[0], raw.slice(3));
+    if (raw.startsWith('...'))
+      full = continuePath(index === 0 ? previous : resolved[0], raw.slice(3));
     else if (index === 0) full = raw;
     else {
       const first = resolved[0];
@@ -120,7 +121,10 @@ function parse(markdown) {
     }
     if (!inRouteTable || /^-+$/.test(row[0])) continue;
     if (row[0] === 'as user routes') {
-      pending.push({ paths: resolveAsUser([...row[1].matchAll(/`([^`]+)`/g)].map((m) => m[1])), section });
+      pending.push({
+        paths: resolveAsUser([...row[1].matchAll(/`([^`]+)`/g)].map((m) => m[1])),
+        section,
+      });
       continue;
     }
     const methodGroups = splitGroups(row[0]).map(parseGroup);
