@@ -17,6 +17,7 @@ import {
 import type { BackendContext } from './backends/service.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
+import { BackendSchemas } from './http/backend-schemas.js';
 import {
   connectionServerOptions,
   registerBodyDeadlines,
@@ -107,6 +108,7 @@ async function startEmbeddedBackends(
   store: Store,
   log: FastifyBaseLogger,
   notify: BackendContext['notify'],
+  schemas: BackendSchemas,
 ) {
   const wanted = config.embeddedBackends.filter((name) => !config.backends[name].url);
   const names = wanted.filter(isEmbeddedBackend);
@@ -126,6 +128,7 @@ async function startEmbeddedBackends(
     bodyLimitBytes: config.bodyLimitBytes,
     logRequests: false,
     connections: config.connections,
+    schemas,
   });
   const address = await listenPrivately(host, config.dataDir);
   return { targets: embeddedTargets(names, address, secret, config), host };
@@ -195,9 +198,13 @@ export async function buildGateway(
   const forwarderReady = new Promise<Forwarder>((resolve) => (forwarderMade = resolve));
   const notify: BackendContext['notify'] = async (notification) =>
     sendNotification(await forwarderReady, notification, app.log);
-  const embedded = await startEmbeddedBackends(config, store, app.log, notify);
+  const backendSchemas = new BackendSchemas();
+  const embedded = await startEmbeddedBackends(config, store, app.log, notify, backendSchemas);
+  const standIns = standInTargets(embedded.targets, remote);
+  for (const backend of Object.keys(standIns) as BackendName[])
+    backendSchemas.alias(backend, embeddedStandIns[backend]!);
   const forwarder = new Forwarder(
-    { ...standInTargets(embedded.targets, remote), ...embedded.targets, ...remote },
+    { ...standIns, ...embedded.targets, ...remote },
     config.uidDomain,
     metrics,
   );
@@ -231,6 +238,7 @@ export async function buildGateway(
     store,
     metrics,
     remoteBackends: Object.keys(remote) as BackendName[],
+    backendSchemas,
     ...(buckets.ping ? { pingRedis: buckets.ping.bind(buckets) } : {}),
   });
 

@@ -6,6 +6,7 @@ import type { GatewayConfig } from '../../config.js';
 import type { Metrics } from '../../http/metrics.js';
 import { registerPassthroughs, type PassthroughRoute } from '../../http/passthrough.js';
 import type { Forwarder } from '../../http/proxy.js';
+import type { BackendSchemas } from '../../http/backend-schemas.js';
 import type { Store } from '../../store/database.js';
 import { LRUCache } from 'lru-cache';
 import type { Tag } from './tags.js';
@@ -18,6 +19,8 @@ export interface GatewayParts {
   metrics: Metrics;
   /** Backends with a configured URL: readiness requires each to answer. */
   remoteBackends: BackendName[];
+  /** The embedded services' route schemas, which document the passthroughs they answer. */
+  backendSchemas?: BackendSchemas;
   /** Answers when the shared rate-limit store (Redis, with REDIS_URL set) does: readiness requires it. */
   pingRedis?: () => Promise<void>;
 }
@@ -60,6 +63,7 @@ export async function registerAreas(
     forwarder: parts.forwarder,
     uidDomain: parts.config.uidDomain,
     bodyLimitBytes: parts.config.bodyLimitBytes,
+    ...(parts.backendSchemas ? { backendSchemas: parts.backendSchemas } : {}),
   };
   for (const area of areas)
     await app.register(async (scope) => {
