@@ -100,7 +100,11 @@ export async function buildBackendHost(options: BackendHostOptions): Promise<Fas
         if (options.schemas) {
           const schemas = options.schemas;
           scope.addHook('onRoute', (route) =>
-            schemas.record(name, { ...route, url: route.url.slice(prefix.length) || '/' }),
+            schemas.record(
+              name,
+              { ...route, url: route.url.slice(prefix.length) || '/' },
+              embeddedServices[name].documented,
+            ),
           );
         }
         await scope.register(embeddedServices[name].plugin, options.context);

@@ -36,6 +36,21 @@ function callerQuery(schema: JsonSchema | undefined): JsonSchema | undefined {
   return { ...object, properties, ...(required ? { required } : {}) };
 }
 
+/** The entry of a documentation table for a route (keys `METHOD /path`, any parameter names). */
+function tableEntry(
+  table: Readonly<Record<string, DocumentedSchemas>> | undefined,
+  method: string,
+  url: string,
+): { key: string; schemas: DocumentedSchemas } | undefined {
+  if (!table) return undefined;
+  const wanted = `${method.toUpperCase()} ${pathShape(url)}`;
+  for (const [key, schemas] of Object.entries(table)) {
+    const [keyMethod, keyPath] = key.split(' ') as [string, string];
+    if (`${keyMethod} ${pathShape(keyPath)}` === wanted) return { key, schemas };
+  }
+  return undefined;
+}
+
 export interface RouteSchemaSource {
   method: string | string[];
   url: string;
@@ -52,9 +67,39 @@ export class BackendSchemas {
     return `${backend} ${method.toUpperCase()} ${pathShape(path)}`;
   }
 
-  /** Records a route of `backend` (its path as the backend serves it, without the host's prefix). */
-  record(backend: string, route: RouteSchemaSource): void {
-    const documented: DocumentedSchemas = { ...route.config?.openapi };
+  /** `METHOD shape` of each entry of the services' documentation tables that matched a route. */
+  private readonly tableEntriesUsed = new Set<string>();
+
+  /**
+   * Records a route of `backend` (its path as the backend serves it, without the host's prefix);
+   * `table` is the service's documentation table (`METHOD /path` → schemas), which the route's
+   * own `config.openapi` and schemas complete.
+   */
+  record(
+    backend: string,
+    route: RouteSchemaSource,
+    table?: Readonly<Record<string, DocumentedSchemas>>,
+  ): void {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      const entry = tableEntry(table, method, route.url);
+      if (entry) this.tableEntriesUsed.add(`${backend} ${entry.key}`);
+      this.recordMethod(backend, method, route, entry?.schemas);
+    }
+  }
+
+  /** Entries of a service's documentation table that name no route of the service. */
+  unusedTableEntries(backend: string, table: Readonly<Record<string, DocumentedSchemas>>): string[] {
+    return Object.keys(table).filter((key) => !this.tableEntriesUsed.has(`${backend} ${key}`));
+  }
+
+  private recordMethod(
+    backend: string,
+    method: string,
+    route: RouteSchemaSource,
+    fromTable: DocumentedSchemas | undefined,
+  ): void {
+    const documented: DocumentedSchemas = { ...fromTable, ...route.config?.openapi };
     const schema = route.schema ?? {};
     if (schema.body && !documented.body) documented.body = schema.body as JsonSchema;
     const query = callerQuery((documented.querystring ?? schema.querystring) as JsonSchema);
