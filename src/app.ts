@@ -56,6 +56,8 @@ export interface Gateway {
   verifier: TokenVerifier;
   buckets: BucketStore;
   metrics: Metrics;
+  /** The embedded services' route schemas, which document the passthroughs they answer. */
+  backendSchemas: BackendSchemas;
   close(): Promise<void>;
 }
 
@@ -252,5 +254,15 @@ export async function buildGateway(
     await store.close();
   });
 
-  return { app, config, store, forwarder, verifier, buckets, metrics, close: () => app.close() };
+  return {
+    app,
+    config,
+    store,
+    forwarder,
+    verifier,
+    buckets,
+    metrics,
+    backendSchemas,
+    close: () => app.close(),
+  };
 }

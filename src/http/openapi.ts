@@ -100,7 +100,9 @@ export async function registerOpenApi(
   await app.register(swagger, {
     transform: ({ schema, url, route }) => {
       const documented = route.config?.openapi;
-      if (documented?.noBody)
+      const bodiless =
+        (schema as Record<string, unknown> | undefined)?.['x-request-body'] === 'none';
+      if (documented?.noBody || bodiless)
         for (const method of [route.method].flat())
           takingNoBody.add(`${method.toLowerCase()} ${documentUrl(url)}`);
       return { schema: withDocumented(schema as RouteSchema, documented) as FastifySchema, url };
@@ -160,3 +162,9 @@ export async function registerOpenApi(
 export const documentedNotEnforced = {
   serializerCompiler: () => (data: unknown) => JSON.stringify(data),
 };
+
+/**
+ * Put in a route's schema (`...takesNoBody`): a POST, PUT or PATCH that reads no body, documented
+ * as `x-request-body: none`.
+ */
+export const takesNoBody = { 'x-request-body': 'none' } as const;
