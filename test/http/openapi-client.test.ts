@@ -135,9 +135,15 @@ test('a client generated from /openapi.json type-checks against the answers rece
       '/secured/filesystem/directory/create',
       { path: `${home}/typed-client` },
     ),
-    await call('paths checked', 'post', '/secured/filesystem/exists', '/secured/filesystem/exists', {
-      paths: [home, `${home}/nowhere`],
-    }),
+    await call(
+      'paths checked',
+      'post',
+      '/secured/filesystem/exists',
+      '/secured/filesystem/exists',
+      {
+        paths: [home, `${home}/nowhere`],
+      },
+    ),
   ];
 
   const types = astToString(await openapiTS(document as never, { immutable: true }));
