@@ -17,7 +17,7 @@ import {
  * Operations still lacking a schema outside the routes other issue-19 work lands. It only goes
  * down: lower it when schemas are added, until it is zero.
  */
-const MAX_GAPS = 59;
+const MAX_GAPS = 18;
 
 describe('OpenAPI schemas', () => {
   let running: RunningGateway;

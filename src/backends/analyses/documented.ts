@@ -2,7 +2,8 @@
 // OpenAPI document (EmbeddedService.documented): documentation only, never used to validate a
 // request or to serialise an answer. Recorded from the requests and answers of the tests (a key
 // present in every one of three or more answers is listed as required; nesting below three levels
-// is left open); a route's own schemas win over its entry here.
+// is left open), a few routes the tests do not reach written by hand; a route's own schemas win
+// over its entry here.
 import type { DocumentedSchemas } from '../../common/documented-schemas.js';
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
@@ -1105,5 +1106,211 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
     body: { type: 'object', properties: { concurrent_jobs: { type: 'integer' } } },
+  },
+  'GET /vice/{host}/description': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          analysisID: { type: 'string' },
+          externalID: { type: 'string' },
+          host: { type: 'string' },
+          name: { type: 'string' },
+          appID: { type: 'string' },
+          appName: { type: 'string' },
+          username: { type: 'string' },
+          status: { type: 'string' },
+          creationTimestamp: { type: 'string' },
+          timeLimit: { type: 'string' },
+        },
+      },
+    },
+  },
+  'GET /vice/{host}/url-ready': {
+    response: {
+      '200': { type: 'object', properties: { ready: { type: 'boolean' } }, required: ['ready'] },
+    },
+  },
+  'GET /vice/{id}/logs': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          since_time: { type: 'string' },
+          lines: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+  },
+  'GET /vice/{id}/time-limit': {
+    response: { '200': { type: 'object', properties: { time_limit: { type: 'string' } } } },
+  },
+  'POST /vice/{id}/time-limit': {
+    response: { '200': { type: 'object', properties: { time_limit: { type: 'string' } } } },
+    noBody: true,
+  },
+  'GET /vice/admin/{host}/description': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          analysisID: { type: 'string' },
+          externalID: { type: 'string' },
+          host: { type: 'string' },
+          name: { type: 'string' },
+          appID: { type: 'string' },
+          appName: { type: 'string' },
+          username: { type: 'string' },
+          status: { type: 'string' },
+          creationTimestamp: { type: 'string' },
+          timeLimit: { type: 'string' },
+        },
+      },
+    },
+  },
+  'GET /vice/admin/{host}/url-ready': {
+    response: { '200': { type: 'object', properties: { ready: { type: 'boolean' } } } },
+  },
+  'POST /vice/admin/analyses/{id}/download-input-files': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: { analysisID: { type: 'string' }, request: { type: 'string' } },
+      },
+    },
+    noBody: true,
+  },
+  'POST /vice/admin/analyses/{id}/exit': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: { analysisID: { type: 'string' }, request: { type: 'string' } },
+      },
+    },
+    noBody: true,
+  },
+  'GET /vice/admin/analyses/{id}/external-id': {
+    response: { '200': { type: 'object', properties: { external_id: { type: 'string' } } } },
+  },
+  'POST /vice/admin/analyses/{id}/save-and-exit': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: { analysisID: { type: 'string' }, request: { type: 'string' } },
+      },
+    },
+    noBody: true,
+  },
+  'POST /vice/admin/analyses/{id}/save-output-files': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: { analysisID: { type: 'string' }, request: { type: 'string' } },
+      },
+    },
+    noBody: true,
+  },
+  'GET /vice/admin/analyses/{id}/time-limit': {
+    response: { '200': { type: 'object', properties: { time_limit: { type: 'string' } } } },
+  },
+  'POST /vice/admin/analyses/{id}/time-limit': {
+    response: { '200': { type: 'object', properties: { time_limit: { type: 'string' } } } },
+    noBody: true,
+  },
+  'GET /vice/admin/listing': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          deployments: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                analysisID: { type: 'string' },
+                externalID: { type: 'string' },
+                host: { type: 'string' },
+                name: { type: 'string' },
+                appID: { type: 'string' },
+                appName: { type: 'string' },
+                username: { type: 'string' },
+                status: { type: 'string' },
+                creationTimestamp: { type: 'string' },
+                timeLimit: { type: 'string' },
+              },
+            },
+          },
+          pods: { type: 'array', items: {} },
+          configMaps: { type: 'array', items: {} },
+          services: { type: 'array', items: {} },
+          ingresses: { type: 'array', items: {} },
+        },
+      },
+    },
+  },
+  'GET /vice/admin/operators': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          operators: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                name: { type: 'string' },
+                url: { type: 'string' },
+                tls_skip_verify: { type: 'boolean' },
+                priority: { type: 'integer' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  'GET /vice/async-data': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          analysisID: { type: 'string' },
+          subdomain: { type: 'string' },
+          ipAddr: { type: 'string' },
+        },
+      },
+    },
+  },
+  'GET /vice/listing': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          deployments: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                analysisID: { type: 'string' },
+                externalID: { type: 'string' },
+                host: { type: 'string' },
+                name: { type: 'string' },
+                appID: { type: 'string' },
+                appName: { type: 'string' },
+                username: { type: 'string' },
+                status: { type: 'string' },
+                creationTimestamp: { type: 'string' },
+                timeLimit: { type: 'string' },
+              },
+            },
+          },
+          pods: { type: 'array', items: {} },
+          configMaps: { type: 'array', items: {} },
+          services: { type: 'array', items: {} },
+          ingresses: { type: 'array', items: {} },
+        },
+      },
+    },
   },
 };

@@ -2,7 +2,8 @@
 // OpenAPI document (EmbeddedService.documented): documentation only, never used to validate a
 // request or to serialise an answer. Recorded from the requests and answers of the tests (a key
 // present in every one of three or more answers is listed as required; nesting below three levels
-// is left open); a route's own schemas win over its entry here.
+// is left open), a few routes the tests do not reach written by hand; a route's own schemas win
+// over its entry here.
 import type { DocumentedSchemas } from '../../common/documented-schemas.js';
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
@@ -220,6 +221,53 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'PUT /admin/apps/{appId}/metadata': {
     response: { '200': { type: 'object', properties: { avus: { type: 'array', items: {} } } } },
     body: { type: 'object', properties: { avus: { type: 'array', items: {} } } },
+  },
+  'PATCH /admin/apps/{system-id}/{app-id}/documentation': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          app_id: { type: 'string' },
+          version_id: { type: 'string' },
+          documentation: { type: 'string' },
+          references: { type: 'array', items: {} },
+        },
+      },
+    },
+    body: { type: 'object', properties: { documentation: { type: 'string' } } },
+  },
+  'POST /admin/apps/{system-id}/{app-id}/versions/{version-id}/documentation': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          app_id: { type: 'string' },
+          version_id: { type: 'string' },
+          documentation: { type: 'string' },
+          references: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+    body: {
+      type: 'object',
+      properties: {
+        documentation: { type: 'string' },
+        references: { type: 'array', items: { type: 'string' } },
+      },
+    },
+  },
+  'PUT /admin/apps/{system-id}/{app-id}/versions/{version-id}/integration-data/{data-id}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          integrator_name: { type: 'string' },
+          integrator_email: { type: 'string' },
+        },
+      },
+    },
+    noBody: true,
   },
   'DELETE /admin/apps/{systemId}/{appId}': {
     response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
@@ -2183,6 +2231,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         config: { type: 'object', additionalProperties: {} },
         output_dir: { type: 'string' },
         create_output_subdir: { type: 'boolean' },
+        notify: { type: 'boolean' },
       },
     },
   },
@@ -2450,6 +2499,20 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
             },
           },
         },
+      },
+    },
+  },
+  'POST /analyses/shredder': {
+    body: {
+      type: 'object',
+      properties: { analyses: { type: 'array', items: { type: 'string' } } },
+      required: ['analyses'],
+    },
+    response: {
+      '200': {
+        type: 'object',
+        properties: { analyses: { type: 'array', items: { type: 'string' } } },
+        required: ['analyses'],
       },
     },
   },
@@ -2778,6 +2841,26 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
             },
           },
         },
+      },
+    },
+  },
+  'PATCH /apps/{system-id}/{app-id}/documentation': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          app_id: { type: 'string' },
+          version_id: { type: 'string' },
+          documentation: { type: 'string' },
+          references: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+    body: {
+      type: 'object',
+      properties: {
+        documentation: { type: 'string' },
+        references: { type: 'array', items: { type: 'string' } },
       },
     },
   },

@@ -2,7 +2,8 @@
 // OpenAPI document (EmbeddedService.documented): documentation only, never used to validate a
 // request or to serialise an answer. Recorded from the requests and answers of the tests (a key
 // present in every one of three or more answers is listed as required; nesting below three levels
-// is left open); a route's own schemas win over its entry here.
+// is left open), a few routes the tests do not reach written by hand; a route's own schemas win
+// over its entry here.
 import type { DocumentedSchemas } from '../../common/documented-schemas.js';
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
