@@ -89,7 +89,10 @@ export class BackendSchemas {
   }
 
   /** Entries of a service's documentation table that name no route of the service. */
-  unusedTableEntries(backend: string, table: Readonly<Record<string, DocumentedSchemas>>): string[] {
+  unusedTableEntries(
+    backend: string,
+    table: Readonly<Record<string, DocumentedSchemas>>,
+  ): string[] {
     return Object.keys(table).filter((key) => !this.tableEntriesUsed.has(`${backend} ${key}`));
   }
 
