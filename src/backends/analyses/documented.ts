@@ -1270,6 +1270,83 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
+  'POST /vice/admin/operators': {
+    body: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        url: { type: 'string' },
+        tls_skip_verify: { type: 'boolean' },
+        priority: { type: 'integer' },
+      },
+    },
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          url: { type: 'string' },
+          tls_skip_verify: { type: 'boolean' },
+          priority: { type: 'integer' },
+        },
+        description:
+          'The operator (the embedded platform has one, from configuration, and refuses changes)',
+      },
+    },
+  },
+  'GET /vice/admin/operators/capacities': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          capacities: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { operator: { type: 'string' }, running: { type: 'integer' } },
+              required: ['operator', 'running'],
+            },
+          },
+        },
+        required: ['capacities'],
+      },
+    },
+  },
+  'DELETE /vice/admin/operators/id/{id}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          url: { type: 'string' },
+          tls_skip_verify: { type: 'boolean' },
+          priority: { type: 'integer' },
+        },
+      },
+    },
+  },
+  'PATCH /vice/admin/operators/id/{id}': {
+    body: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        url: { type: 'string' },
+        tls_skip_verify: { type: 'boolean' },
+        priority: { type: 'integer' },
+      },
+    },
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          url: { type: 'string' },
+          tls_skip_verify: { type: 'boolean' },
+          priority: { type: 'integer' },
+        },
+      },
+    },
+  },
   'GET /vice/async-data': {
     response: {
       '200': {

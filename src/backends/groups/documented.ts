@@ -75,6 +75,33 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
+  'GET /admin/communities/{name}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          type: { type: 'string' },
+          description: { type: 'string' },
+          display_extension: { type: 'string' },
+          display_name: { type: 'string' },
+          extension: { type: 'string' },
+          detail: {
+            type: 'object',
+            properties: {
+              created_at: { type: 'integer' },
+              created_by: { type: 'string' },
+              modified_at: { type: 'integer' },
+              has_composite: { type: 'boolean' },
+              is_composite_factor: { type: 'boolean' },
+              type_names: { type: 'array', items: {} },
+            },
+          },
+        },
+      },
+    },
+  },
   'PATCH /admin/communities/{name}': {
     response: {
       '200': {
@@ -143,6 +170,28 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
                 subject_id: { type: 'string' },
                 subject_name: { type: 'string' },
               },
+            },
+          },
+        },
+      },
+    },
+    body: { type: 'object', properties: { members: { type: 'array', items: { type: 'string' } } } },
+  },
+  'POST /admin/communities/{name}/admins/deleter': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          results: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                success: { type: 'boolean' },
+                subject_id: { type: 'string' },
+                reason: { type: 'string' },
+              },
+              required: ['success', 'subject_id'],
             },
           },
         },

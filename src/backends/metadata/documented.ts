@@ -182,6 +182,10 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
+  'DELETE /admin/templates/{template-id}': {
+    response: { '204': { type: 'null', description: 'Deleted' } },
+  },
+  'DELETE /filesystem/data/tags': { response: { '200': { type: 'null', description: 'No body' } } },
   'GET /filesystem/data/tags': {
     response: {
       '200': {
@@ -290,6 +294,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
+  'DELETE /tags/user': { response: { '200': { type: 'null', description: 'No body' } } },
   'GET /tags/user': {
     response: {
       '200': {
@@ -321,6 +326,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       properties: { value: { type: 'string' }, description: { type: 'string' } },
     },
   },
+  'DELETE /tags/user/{tag-id}': { response: { '200': { type: 'null', description: 'No body' } } },
   'PATCH /tags/user/{tagId}': {
     response: {
       '200': {
@@ -366,6 +372,24 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           },
         },
         required: ['metadata_templates'],
+      },
+    },
+  },
+  'GET /templates/{template-id}/blank-csv': {
+    response: {
+      '200': { description: 'A CSV file', content: { 'text/csv': { schema: { type: 'string' } } } },
+    },
+  },
+  'GET /templates/{template-id}/guide-csv': {
+    response: {
+      '200': { description: 'A CSV file', content: { 'text/csv': { schema: { type: 'string' } } } },
+    },
+  },
+  'GET /templates/{template-id}/zip-csv': {
+    response: {
+      '200': {
+        description: 'A zip archive of CSV files',
+        content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
       },
     },
   },
