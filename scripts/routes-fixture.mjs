@@ -186,5 +186,5 @@ function resolveAsUser(paths) {
 }
 
 const rows = parse(readFileSync(source, 'utf8'));
-writeFileSync(target, JSON.stringify(rows, null, 1) + '\n');
+writeFileSync(target, JSON.stringify(rows, null, 2) + '\n');
 console.log(`${rows.length} (method, path) pairs written to ${path.relative(root, target)}`);
