@@ -20,6 +20,7 @@ import { createIdentityProvider } from './backends/identity/index.js';
 import type { EmbeddedIdentity } from './common/identity-provider.js';
 import type { GatewayConfig } from './config.js';
 import { TokenVerifier } from './http/auth.js';
+import { BackendSchemas } from './http/backend-schemas.js';
 import {
   connectionServerOptions,
   registerBodyDeadlines,
@@ -62,6 +63,8 @@ export interface Gateway {
   metrics: Metrics;
   /** The embedded identity provider, when it is on. */
   identity?: EmbeddedIdentity;
+  /** The embedded services' route schemas, which document the passthroughs they answer. */
+  backendSchemas: BackendSchemas;
   close(): Promise<void>;
 }
 
@@ -114,6 +117,7 @@ async function startEmbeddedBackends(
   store: Store,
   log: FastifyBaseLogger,
   events: Pick<BackendContext, 'notify' | 'recordUsage'>,
+  schemas: BackendSchemas,
 ) {
   const wanted = config.embeddedBackends.filter((name) => !config.backends[name].url);
   const names = wanted.filter(isEmbeddedBackend);
@@ -133,6 +137,7 @@ async function startEmbeddedBackends(
     bodyLimitBytes: config.bodyLimitBytes,
     logRequests: false,
     connections: config.connections,
+    schemas,
   });
   const address = await listenPrivately(host, config.dataDir);
   return { targets: embeddedTargets(names, address, secret, config), host };
@@ -204,9 +209,19 @@ export async function buildGateway(
     sendNotification(await forwarderReady, notification, app.log);
   const recordUsage: BackendContext['recordUsage'] = async (usage) =>
     sendUsage({ forwarder: await forwarderReady }, usage, app.log);
-  const embedded = await startEmbeddedBackends(config, store, app.log, { notify, recordUsage });
+  const backendSchemas = new BackendSchemas();
+  const embedded = await startEmbeddedBackends(
+    config,
+    store,
+    app.log,
+    { notify, recordUsage },
+    backendSchemas,
+  );
+  const standIns = standInTargets(embedded.targets, remote);
+  for (const backend of Object.keys(standIns) as BackendName[])
+    backendSchemas.alias(backend, embeddedStandIns[backend]!);
   const forwarder = new Forwarder(
-    { ...standInTargets(embedded.targets, remote), ...embedded.targets, ...remote },
+    { ...standIns, ...embedded.targets, ...remote },
     config.uidDomain,
     metrics,
   );
@@ -247,6 +262,7 @@ export async function buildGateway(
     store,
     metrics,
     remoteBackends: Object.keys(remote) as BackendName[],
+    backendSchemas,
     ...(buckets.ping ? { pingRedis: buckets.ping.bind(buckets) } : {}),
     ...(blobProbe ? { pingBlobStore: blobProbe.ping } : {}),
   });
@@ -271,6 +287,7 @@ export async function buildGateway(
     buckets,
     metrics,
     ...(identity ? { identity } : {}),
+    backendSchemas,
     close: () => app.close(),
   };
 }

@@ -4,6 +4,7 @@ import type { UserNotification } from '../common/notifications.js';
 import type { UsageRecord } from '../common/usages.js';
 import type { Store } from '../store/database.js';
 import type { EmbeddedBackendName } from '../common/backend-names.js';
+import type { DocumentedSchemas } from '../common/documented-schemas.js';
 
 /** What every embedded backend service is given: the store, the platform settings, a way to notify users. */
 export interface BackendContext {
@@ -42,4 +43,10 @@ export interface BackendContext {
 export interface EmbeddedService {
   name: EmbeddedBackendName;
   plugin: FastifyPluginAsync<BackendContext>;
+  /**
+   * What its routes take and answer, for the OpenAPI document (`METHOD /path` → schemas, the path
+   * as the service serves it): documentation only, the answers are serialised as they are. A
+   * route's own schemas and `config.openapi` win over its entry.
+   */
+  documented?: Readonly<Record<string, DocumentedSchemas>>;
 }

@@ -16,6 +16,7 @@ import {
 } from '../common/error-replies.js';
 import { registerJsonBodyParser } from '../http/json-body.js';
 import type { BackendTarget } from '../http/proxy.js';
+import type { BackendSchemas } from '../http/backend-schemas.js';
 import type { EmbeddedBackendName } from '../common/backend-names.js';
 import { notImplementedByEmbedded } from '../common/not-implemented.js';
 import { embeddedServices } from './registry.js';
@@ -42,6 +43,8 @@ export interface BackendHostOptions {
   logRequests: boolean;
   /** Header and keep-alive deadlines, and the shutdown grace (default: the configuration's defaults). */
   connections?: ConnectionLimits;
+  /** Collects each service's route schemas (the gateway documents its passthroughs with them). */
+  schemas?: BackendSchemas;
 }
 
 /** The configuration's defaults (HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, SHUTDOWN_GRACE_MS). */
@@ -93,6 +96,17 @@ export async function buildBackendHost(options: BackendHostOptions): Promise<Fas
     await app.register(
       async (scope) => {
         answerUnimplemented(scope, name);
+        const prefix = `/${name}`;
+        if (options.schemas) {
+          const schemas = options.schemas;
+          scope.addHook('onRoute', (route) =>
+            schemas.record(
+              name,
+              { ...route, url: route.url.slice(prefix.length) || '/' },
+              embeddedServices[name].documented,
+            ),
+          );
+        }
         await scope.register(embeddedServices[name].plugin, options.context);
       },
       { prefix: `/${name}` },

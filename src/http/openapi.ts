@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { OpenAPIV3 } from 'openapi-types';
 import type { AuthLevel } from './auth.js';
+import type { DocumentedSchemas } from '../common/documented-schemas.js';
 
 /**
  * The spec's security schemes, plus the legacy header that carries the same JWT. `bearer` is an
@@ -37,6 +39,34 @@ export function routeSecurity(auth: AuthLevel): Array<Record<string, string[]>> 
   return auth === 'optional' ? [...schemes, {}] : schemes;
 }
 
+interface RouteSchema {
+  body?: unknown;
+  querystring?: unknown;
+  response?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** `/apps/:systemId` → `/apps/{systemId}`, as the document writes paths. */
+function documentUrl(url: string): string {
+  return url.replace(/:(\w+)/g, '{$1}');
+}
+
+/**
+ * A route's schema with its documentation-only schemas (`config.openapi`) merged in: the route's
+ * own body, query and answers win, documented answers join them (the relayed `default` stays).
+ */
+function withDocumented(
+  schema: RouteSchema,
+  documented: DocumentedSchemas | undefined,
+): RouteSchema {
+  if (!documented || !schema) return schema;
+  const merged: RouteSchema = { ...schema };
+  if (documented.body && !merged.body) merged.body = documented.body;
+  if (documented.querystring && !merged.querystring) merged.querystring = documented.querystring;
+  if (documented.response) merged.response = { ...documented.response, ...merged.response };
+  return merged;
+}
+
 /**
  * Sends the OpenAPI document (about 400 KB, fixed once the routes are registered) serialized once,
  * with an ETag so that a reload of the docs page revalidates instead of downloading it again.
@@ -66,7 +96,26 @@ export async function registerOpenApi(
   app: FastifyInstance,
   tags: readonly string[],
 ): Promise<void> {
+  const takingNoBody = new Set<string>();
   await app.register(swagger, {
+    transform: ({ schema, url, route }) => {
+      const documented = route.config?.openapi;
+      const bodiless =
+        (schema as Record<string, unknown> | undefined)?.['x-request-body'] === 'none';
+      if (documented?.noBody || bodiless)
+        for (const method of [route.method].flat())
+          takingNoBody.add(`${method.toLowerCase()} ${documentUrl(url)}`);
+      return { schema: withDocumented(schema as RouteSchema, documented) as FastifySchema, url };
+    },
+    transformObject: (documentObject) => {
+      const openapi = (documentObject as { openapiObject: Partial<OpenAPIV3.Document> })
+        .openapiObject;
+      for (const [path, operations] of Object.entries(openapi.paths ?? {}))
+        for (const [method, operation] of Object.entries(operations ?? {}))
+          if (takingNoBody.has(`${method} ${path}`) && typeof operation === 'object')
+            (operation as Record<string, unknown>)['x-request-body'] = 'none';
+      return openapi;
+    },
     openapi: {
       openapi: '3.0.3',
       info: {
@@ -113,3 +162,9 @@ export async function registerOpenApi(
 export const documentedNotEnforced = {
   serializerCompiler: () => (data: unknown) => JSON.stringify(data),
 };
+
+/**
+ * Put in a route's schema (`...takesNoBody`): a POST, PUT or PATCH that reads no body, documented
+ * as `x-request-body: none`.
+ */
+export const takesNoBody = { 'x-request-body': 'none' } as const;

@@ -10,6 +10,8 @@ import { documentedNotEnforced, routeSecurity } from './openapi.js';
 import { routeAtBoth } from './secured-alias.js';
 import { qualifiedUsername } from '../common/users.js';
 import type { Forwarder } from './proxy.js';
+import type { BackendSchemas } from './backend-schemas.js';
+import type { DocumentedSchemas } from '../common/documented-schemas.js';
 
 /**
  * A route the gateway serves by forwarding to one backend: the table row of DEVELOPERS.md.
@@ -43,6 +45,8 @@ export interface PassthroughRoute<TagName extends string = string> {
   consumes?: string[];
   /** Documented answers by status; the backend's answer is still relayed unchanged. */
   responses?: Record<number, TSchema>;
+  /** A POST, PUT or PATCH whose body the backend ignores (documented as taking none). */
+  noBody?: boolean;
 }
 
 const paramPattern = /\{([^}]+)\}/g;
@@ -82,12 +86,35 @@ export interface PassthroughDeps {
   forwarder: Forwarder;
   uidDomain: string;
   bodyLimitBytes: number;
+  /** The embedded services' route schemas: a row they answer is documented with them. */
+  backendSchemas?: BackendSchemas;
+}
+
+/**
+ * What the OpenAPI document says of one method of a row beyond its own schemas: the body, query
+ * and answers of the embedded route that answers it (documented, never enforced: the backend's
+ * answer is relayed unchanged).
+ */
+function documentedSchemas(
+  route: PassthroughRoute,
+  method: string,
+  backendTemplate: string,
+  deps: PassthroughDeps,
+): DocumentedSchemas {
+  const backend = deps.backendSchemas?.find(route.backend, method, backendTemplate) ?? {};
+  const documented: DocumentedSchemas = {};
+  if (!route.body && !route.streamedBody && backend.body) documented.body = backend.body;
+  if (!route.query && backend.querystring) documented.querystring = backend.querystring;
+  if (backend.response) documented.response = backend.response;
+  if (route.noBody || backend.noBody) documented.noBody = true;
+  return documented;
 }
 
 type RouteOptions = Parameters<FastifyInstance['route']>[0];
 
 function routeOptions(
   route: PassthroughRoute,
+  methods: HTTPMethods[],
   auth: AuthLevel,
   deps: PassthroughDeps,
 ): RouteOptions {
@@ -95,9 +122,17 @@ function routeOptions(
   const identityStyle = route.identity ?? defaultIdentityStyle[route.backend];
   const backendTemplate = route.backendPath ?? route.path;
   return {
-    method: route.method,
+    method: methods.length === 1 ? methods[0]! : methods,
     url: fastifyPath(route.path),
-    config: { auth },
+    config: {
+      auth,
+      openapi: documentedSchemas(
+        route,
+        methods.find((method) => method !== 'HEAD') ?? 'GET',
+        backendTemplate,
+        deps,
+      ),
+    },
     schema: {
       tags: [route.tag],
       summary: route.summary,
@@ -147,11 +182,22 @@ export async function registerPassthroughs(
   routes: readonly PassthroughRoute[],
   deps: PassthroughDeps,
 ): Promise<void> {
+  // A route per documentation: methods answered by differently described embedded routes are
+  // registered apart, each with its own (HEAD keeps GET's: the document lists HEAD only beside it).
   const register = (instance: FastifyInstance, route: PassthroughRoute) => {
     const auth = route.auth ?? 'user';
-    const options = routeOptions(route, auth, deps);
-    if (route.securedAlias) routeAtBoth(instance, auth, options);
-    else instance.route(options);
+    const backendTemplate = route.backendPath ?? route.path;
+    const groups = new Map<string, HTTPMethods[]>();
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      const described = method === 'HEAD' ? 'GET' : method;
+      const key = JSON.stringify(documentedSchemas(route, described, backendTemplate, deps));
+      groups.set(key, [...(groups.get(key) ?? []), method]);
+    }
+    for (const methods of groups.values()) {
+      const options = routeOptions(route, methods, auth, deps);
+      if (route.securedAlias) routeAtBoth(instance, auth, options);
+      else instance.route(options);
+    }
   };
 
   await app.register(async (streamed) => {

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { GatewayConfig } from '../config.js';
-import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
+import { documentedNotEnforced, routeSecurity, takesNoBody } from '../http/openapi.js';
 import type { BackendCall, Forwarder } from '../http/proxy.js';
 import { queryNormalizer } from '../common/query-params.js';
 import { ServiceTokenSigner } from '../common/service-token.js';
@@ -173,7 +173,7 @@ export async function cogeRoutes(app: FastifyInstance, deps: GenomeRouteDeps): P
     ...userOptions(
       'Export a genome as FASTA',
       'Writes the genome to `<home>/genomes/<name>.fasta` in the background (`overwrite` replaces an existing file; otherwise the job fails with ERR_EXISTS); the caller is notified (`data`, action `genome_export`). Answers the job.',
-      { params: ExportParams, querystring: ExportQuery, response: { 200: Job } },
+      { params: ExportParams, querystring: ExportQuery, response: { 200: Job }, ...takesNoBody },
     ),
     preValidation: queryNormalizer(),
     handler: async (request) => {

@@ -9,7 +9,7 @@ import { isUuid } from '../common/ids.js';
 import type { Stat } from '../common/data-stat.js';
 import type { GatewayConfig } from '../config.js';
 import { backendError, type BackendResponse } from '../http/backend-answer.js';
-import { routeSecurity } from '../http/openapi.js';
+import { routeSecurity, takesNoBody } from '../http/openapi.js';
 import type { Forwarder } from '../http/proxy.js';
 import { routeAtBoth } from '../http/secured-alias.js';
 import { queryNormalizer } from '../common/query-params.js';
@@ -192,6 +192,9 @@ function favoriteEntry(stat: Stat) {
   };
 }
 
+/** What a change answers once the metadata service has made it. */
+const Done = Type.Object({}, { description: 'Done: an empty object' });
+
 const options = (summary: string, description: string, schema: Record<string, unknown>) => ({
   config: { auth: 'user' as const },
   schema: { tags: ['favorites'], summary, description, security: routeSecurity('user'), ...schema },
@@ -202,7 +205,7 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
     ...options(
       'Mark a file or folder as a favourite',
       'Idempotent; 404 when the UUID names nothing the caller can read. Body and query are ignored.',
-      { params: FavoriteParams },
+      { params: FavoriteParams, response: { 200: Done }, ...takesNoBody },
     ),
     handler: async (request, reply) => {
       const { favorite } = request.params as { favorite: string };
@@ -225,6 +228,7 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
   app.delete('/secured/favorites/filesystem/:favorite', {
     ...options('Unmark a favourite', '404 when it was not a favourite of the caller.', {
       params: FavoriteParams,
+      response: { 200: Done },
     }),
     handler: async (request, reply) => {
       const { favorite } = request.params as { favorite: string };
@@ -251,6 +255,7 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
         { 'entity-type': Type.Optional(Type.String()) },
         { additionalProperties: true },
       ),
+      response: { 200: Done },
     }),
     preValidation: queryNormalizer(),
     handler: async (request, reply) => {

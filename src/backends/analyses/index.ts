@@ -1,4 +1,5 @@
 import { ObjectIndex } from '../data-info/index.js';
+import { documented } from './documented.js';
 import type { EmbeddedService } from '../service.js';
 import { defaultsRoutes } from './defaults-routes.js';
 import { instantLaunchMappingRoutes } from './instant-launch-mapping-routes.js';
@@ -24,6 +25,7 @@ import { viceRoutes } from './vice-routes.js';
  */
 export const analysesService: EmbeddedService = {
   name: 'analyses',
+  documented,
   plugin: async (app, { store, config, now = Date.now }) => {
     const deps = { db: store.db, uidDomain: config.uidDomain, now };
     await app.register(quickLaunchRoutes, {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { documented } from './documented.js';
 import { Type } from 'typebox';
 import type { EmbeddedService } from '../service.js';
 import { requireUserParam } from '../../common/query-params.js';
@@ -76,6 +77,7 @@ export { unservedLiteralRoutes } from './unserved-literal-routes.js';
  */
 export const appsService: EmbeddedService = {
   name: 'apps',
+  documented,
   plugin: async (app, { store, config, notify, recordUsage, now = Date.now }) => {
     await installBuiltInApps(store.db, now());
     // Before any parameter route could take their literal paths: see unserved-literal-routes.ts.

@@ -1,4 +1,5 @@
 import type { EmbeddedService } from '../service.js';
+import { documented } from './documented.js';
 import { requireUserParam } from '../../common/query-params.js';
 import { filesRoutes } from './file-routes.js';
 import { mutationRoutes } from './mutation-routes.js';
@@ -47,6 +48,7 @@ export { blobStoreProbe } from './open-blob-store.js';
  */
 export const dataInfoService: EmbeddedService = {
   name: 'data-info',
+  documented,
   plugin: async (app, { store, config, notify }) => {
     const data = await openSharedDataStore(store.db, { ...config.dataStore });
     const sweep = startTrashSweep(data, app.log);

@@ -1,4 +1,5 @@
 import type { EmbeddedService } from '../service.js';
+import { documented } from './documented.js';
 import { collaboratorListRoutes } from './collaborator-list-routes.js';
 import { communityRoutes } from './community-routes.js';
 import type { GroupsContext } from './context.js';
@@ -23,6 +24,7 @@ export { replaceWorkshopMembers, workshopGroupView, workshopMembers } from './wo
  */
 export const groupsService: EmbeddedService = {
   name: 'groups',
+  documented,
   plugin: async (app, { store, config, notify, now = Date.now }) => {
     const context: GroupsContext = { db: store.db, uidDomain: config.uidDomain, notify, now };
     await app.register(subjectRoutes, { db: store.db, uidDomain: config.uidDomain });

@@ -1,4 +1,5 @@
 import type { EmbeddedService } from '../service.js';
+import { documented } from './documented.js';
 import { avuRoutes } from './avu-routes.js';
 import { commentRoutes } from './comment-routes.js';
 import { favoriteRoutes } from './favorite-routes.js';
@@ -68,6 +69,7 @@ const routeModules: MetadataRoutes[] = [
 /** The metadata service (backends.md §3): comments, favorites, AVUs, tags, templates, permanent-ID requests, ontologies, from the store. */
 export const metadataService: EmbeddedService = {
   name: 'metadata',
+  documented,
   plugin: async (app, { store }) => {
     for (const routes of routeModules) {
       await app.register(routes, { db: store.db, now: Date.now });

@@ -1,4 +1,5 @@
 import { openChannel } from '../../store/channel.js';
+import { documented } from './documented.js';
 import type { EmbeddedService } from '../service.js';
 import { AmqpPublisher, LiveNotifications } from './amqp.js';
 import { AgentEventBus } from './events.js';
@@ -29,6 +30,7 @@ export {
  */
 export const notificationAgentService: EmbeddedService = {
   name: 'notification-agent',
+  documented,
   plugin: async (app, { store, config, now = Date.now }) => {
     const channel = openChannel(store, 'notification_events', (error) =>
       app.log.warn({ err: error }, 'notification channel trouble'),

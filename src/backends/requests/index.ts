@@ -1,4 +1,5 @@
 import type { EmbeddedService } from '../service.js';
+import { documented } from './documented.js';
 import { requestRoutes } from './request-routes.js';
 import { requestTypeRoutes } from './request-types.js';
 
@@ -13,6 +14,7 @@ import { requestTypeRoutes } from './request-types.js';
  */
 export const requestsService: EmbeddedService = {
   name: 'requests',
+  documented,
   plugin: async (app, { store, notify, now = Date.now }) => {
     await app.register(requestTypeRoutes, { db: store.db });
     await app.register(requestRoutes, {

@@ -1,4 +1,5 @@
 import { requireUserParam } from '../../common/query-params.js';
+import { documented } from './documented.js';
 import { openSharedDataStore } from '../data-info/index.js';
 import type { EmbeddedService } from '../service.js';
 import { searchDocumentation } from './documentation.js';
@@ -14,6 +15,7 @@ import { search } from './search.js';
  */
 export const searchService: EmbeddedService = {
   name: 'search',
+  documented,
   plugin: async (app, { store, config }) => {
     const data = await openSharedDataStore(store.db, { ...config.dataStore });
 

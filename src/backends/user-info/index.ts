@@ -1,4 +1,5 @@
 import { depthCheckedText } from '../../common/json-depth.js';
+import { documented } from './documented.js';
 import type { EmbeddedService } from '../service.js';
 import { registerAlertRoutes } from './alert-routes.js';
 import { registerBagRoutes } from './bag-routes.js';
@@ -15,6 +16,7 @@ import { registerFeedRoutes } from './feed-routes.js';
  */
 export const userInfoService: EmbeddedService = {
   name: 'user-info',
+  documented,
   plugin: async (app, { store, config }) => {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'string' }, depthCheckedText(config.jsonMaxDepth));

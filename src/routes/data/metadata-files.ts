@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parse } from 'csv-parse/sync';
 import { Type } from 'typebox';
 import { baseName, joinDataPath, parentOf } from '../../common/data-path.js';
-import { documentedNotEnforced } from '../../http/openapi.js';
+import { documentedNotEnforced, takesNoBody } from '../../http/openapi.js';
 import { routeAtBoth } from '../../http/secured-alias.js';
 import { queryNormalizer } from '../../common/query-params.js';
 import { dataInfoCall, dataInfoJson, encodedPath, createStoredFile, overwriteStoredFile, readStoredFile, statById, statsByPath, type EntryStat } from '../../clients/data-info.js';
@@ -309,6 +309,7 @@ export async function dataMetadataFileRoutes(
     schema: {
       tags: ['data'],
       summary: 'Export metadata as OAI-ORE',
+      ...takesNoBody,
       description:
         'Writes an OAI-ORE resource map (RDF/XML) for the entry next to it, as `<name>.ore.rdf` (replacing an earlier export): the aggregation carries the AVUs that have Dublin Core terms, and aggregates the file or every file below the folder. Needs read permission on the entry and write on its folder.',
       params: DataParams,
@@ -341,6 +342,7 @@ export async function dataMetadataFileRoutes(
     schema: {
       tags: ['data'],
       summary: 'Apply metadata to files from a CSV file',
+      ...takesNoBody,
       description: `Reads the CSV file \`src\`: a header row (a path column, then attribute names), then one row per file or folder, its path relative to \`dest\` or absolute. Adds each row's non-empty values as AVUs (write permission needed on every path, checked before anything is written). At most ${MAX_CSV_ROWS} rows and ${MAX_CSV_BYTES} bytes. Answers the AVUs each path has afterwards.`,
       querystring: CsvQuery,
       response: { 200: CsvAnswer },

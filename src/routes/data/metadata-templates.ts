@@ -50,6 +50,16 @@ export async function metadataTemplateRoutes(
       security: routeSecurity('data-store-admin'),
       params: TemplateParams,
       body: TemplateBody,
+      response: {
+        200: Type.Object(
+          {
+            id: Type.String(),
+            name: Type.String(),
+            attributes: Type.Array(Type.Object({}, { additionalProperties: true })),
+          },
+          { additionalProperties: true, description: 'The template with its attributes' },
+        ),
+      },
     },
     handler: async (request) => {
       const { templateId } = request.params as { templateId: string };

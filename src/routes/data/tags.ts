@@ -116,6 +116,7 @@ export async function dataTagRoutes(app: FastifyInstance, deps: DataMetadataDeps
         params: EntryParams,
         querystring: PatchQuery,
         body: PatchBody,
+        response: { 200: Type.Null({ description: 'Done: the answer has no body' }) },
       },
     ),
     preValidation: queryNormalizer(),

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { baseName, parentOf } from '../../common/data-path.js';
-import { documentedNotEnforced } from '../../http/openapi.js';
+import { documentedNotEnforced, takesNoBody } from '../../http/openapi.js';
 import { routeAtBoth } from '../../http/secured-alias.js';
 import { dataPath, idOfPath, type FilesystemDeps } from './support.js';
 import { dataInfo } from '../../clients/data-info.js';
@@ -188,6 +188,7 @@ export async function filesystemChangeRoutes(
       schema: {
         tags: ['filesystem'],
         summary: 'Restore everything in the trash to where it was',
+        ...takesNoBody,
         description: 'Any request body is ignored. Answers as restore.',
         response: {
           200: Type.Object({

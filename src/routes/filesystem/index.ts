@@ -11,6 +11,12 @@ import { fileioRoutes, type FileioDeps } from './fileio.js';
 import { filesystemFileRoutes } from './files.js';
 import { filesystemListingRoutes } from './listing.js';
 
+/** The file's bytes, whatever their type. */
+const binaryFile = Type.Unsafe<string>({
+  description: "The file's bytes",
+  content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+});
+
 const Paths = Type.Array(Type.String(), { description: 'Absolute data-store paths' });
 const PathsBody = Type.Object({ paths: Paths }, { additionalProperties: true });
 
@@ -189,6 +195,10 @@ export const filesystemPassthroughs: PassthroughRoute<Tag>[] = [
     auth: 'none',
     tag: 'filesystem',
     summary: "Download a ticket's file without signing in (Range requests are relayed)",
+    responses: {
+      200: binaryFile,
+      206: binaryFile,
+    },
   },
 ];
 

@@ -130,7 +130,19 @@ export async function viceProxyRoutes(app: FastifyInstance, deps: AreaDeps): Pro
     streamed.route<SessionParams>({
       method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       url: '/vice/:host/*',
-      config: { auth: 'user' },
+      config: {
+        auth: 'user',
+        // Whatever the session's program takes and answers: any body, any content type.
+        openapi: {
+          body: { description: "The session program's own request, relayed" },
+          response: {
+            200: {
+              description: "The session program's own answer, relayed",
+              content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+            },
+          },
+        },
+      },
       schema: {
         tags: ['vice'],
         summary:

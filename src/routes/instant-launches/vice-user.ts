@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import { analysesListing } from '../../clients/apps.js';
 import { ErrorAnswer } from '../../common/error-replies.js';
 import { gatewayError } from '../../common/errors.js';
-import { routeSecurity } from '../../http/openapi.js';
+import { routeSecurity, takesNoBody } from '../../http/openapi.js';
 import type { AreaDeps } from '../shared/area.js';
 
 type AnalysisParams = { Params: { id: string } };
@@ -88,6 +88,7 @@ export async function viceUserRoutes(app: FastifyInstance, deps: AreaDeps): Prom
       tags: ['vice'],
       summary: 'End an interactive session without saving its outputs (write or own)',
       security: routeSecurity('user'),
+      ...takesNoBody,
       params: Type.Object({ id: Type.String() }),
       response: {
         200: Type.Object({}, { additionalProperties: true }),

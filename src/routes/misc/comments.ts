@@ -8,7 +8,7 @@ import { isUuid } from '../../common/ids.js';
 import type { GatewayConfig } from '../../config.js';
 import type { Identity } from '../../common/identity.js';
 import { jsonAnswer } from '../../http/backend-answer.js';
-import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
+import { documentedNotEnforced, routeSecurity, takesNoBody } from '../../http/openapi.js';
 import type { Forwarder } from '../../http/proxy.js';
 import { queryNormalizer } from '../../common/query-params.js';
 import { dataInfoCall, readableStats } from '../../clients/data-info.js';
@@ -234,6 +234,9 @@ const adminOptions = (summary: string, schema: Record<string, unknown>) => ({
   schema: { tags: ['admin-comments'], summary, security: routeSecurity('admin'), ...schema },
 });
 
+/** The metadata service answers a retraction or a deletion 200 with no body. */
+const emptyAnswer = { 200: Type.Null({ description: 'Done: the answer has no body' }) };
+
 const retractionDescription =
   '`retracted=true` is allowed to the commenter and to the owner of the target (then the admin variant of the metadata service is used); `retracted=false` only to the one who retracted it. 403 otherwise; 409 when a query parameter is repeated with different values.';
 
@@ -284,10 +287,17 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
   });
 
   app.patch('/apps/:appId/comments/:commentId', {
-    ...userOptions('Retract or readmit a comment on an app', retractionDescription, {
-      params: AppCommentParams,
-      querystring: RetractedQuery,
-    }),
+    ...userOptions(
+      'Retract or readmit a comment on an app',
+      retractionDescription,
+      // A retraction reads `retracted` from the query, never a body.
+      {
+        params: AppCommentParams,
+        querystring: RetractedQuery,
+        response: emptyAnswer,
+        ...takesNoBody,
+      },
+    ),
     preValidation: queryNormalizer(),
     handler: async (request, reply) => {
       const appId = uuidParam(request.params, 'appId');
@@ -356,6 +366,8 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
       ...userOptions('Retract or readmit a comment on a file or folder', retractionDescription, {
         params: EntryCommentParams,
         querystring: RetractedQuery,
+        response: emptyAnswer,
+        ...takesNoBody,
       }),
       preValidation: queryNormalizer(),
       handler: async (request, reply) => {
@@ -387,6 +399,8 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
       ...adminOptions(`Retract or readmit any comment on ${what}`, {
         params,
         querystring: RetractedQuery,
+        response: emptyAnswer,
+        ...takesNoBody,
       }),
       preValidation: queryNormalizer(),
       handler: async (request, reply) => {
@@ -403,7 +417,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
     const deleteOne = async (request: FastifyRequest, reply: FastifyReply) =>
       relay(deps, request, reply, { method: 'DELETE', path: pathOf(request) });
     app.delete(`/admin/${target}/:${param}/comments/:commentId`, {
-      ...adminOptions(`Delete a comment on ${what}`, { params }),
+      ...adminOptions(`Delete a comment on ${what}`, { params, response: emptyAnswer }),
       handler: deleteOne,
     });
     // routes.md §4: the existing gateway spells this one `/admin/filsystem/...`; its clients keep working.
@@ -411,7 +425,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
       app.delete(`/admin/filsystem/entry/:${param}/comments/:commentId`, {
         ...adminOptions(
           `Delete a comment on ${what} (misspelled alias of /admin/filesystem/entry/...)`,
-          { params },
+          { params, response: emptyAnswer },
         ),
         handler: deleteOne,
       });
@@ -433,7 +447,10 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
   });
 
   app.delete('/admin/comments/:commenterId', {
-    ...adminOptions('Delete every comment by one user, for good', { params: CommenterParams }),
+    ...adminOptions('Delete every comment by one user, for good', {
+      params: CommenterParams,
+      response: emptyAnswer,
+    }),
     handler: async (request, reply) => {
       const { commenterId: commenter } = request.params as { commenterId: string };
       return relay(deps, request, reply, {

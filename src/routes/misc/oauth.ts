@@ -145,7 +145,21 @@ export async function oauthGatewayRoutes(
   routeAtBoth(app, 'user', {
     method: 'GET',
     url: '/oauth/access-code/:apiName',
-    config: { auth: 'user' },
+    config: {
+      auth: 'user',
+      openapi: {
+        response: {
+          200: Type.Object(
+            {
+              state_info: Type.String({
+                description: 'The JSON the authorization request was opened with',
+              }),
+            },
+            { additionalProperties: true },
+          ),
+        },
+      },
+    },
     schema: {
       tags: ['misc'],
       summary:

@@ -15,7 +15,7 @@ import type { RequestDetails, RequestListing } from '../../common/permanent-id-r
 import type { GatewayConfig } from '../../config.js';
 import type { Identity } from '../../common/identity.js';
 import { sendNotification } from '../../http/notifications.js';
-import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
+import { documentedNotEnforced, routeSecurity, takesNoBody } from '../../http/openapi.js';
 import type { PassthroughRoute } from '../../http/passthrough.js';
 import type { Tag } from '../shared/tags.js';
 import type { Forwarder } from '../../http/proxy.js';
@@ -636,6 +636,7 @@ export async function permanentIdRequestRoutes(
             'Mints the identifier (PIDPROVIDER_URL, or the gateway itself under PID_PREFIX: then `provider` is `embedded` and `note` says so), writes `identifier`, `identifierType` and `publicationYear` AVUs on the folder and records status `Completion`; on any failure records `Failed` and answers the error. The requester is notified. Body ignored.',
           params: RequestParams,
           response: { 200: CompletionSchema },
+          ...takesNoBody,
         },
       ),
       handler: async (request) => {

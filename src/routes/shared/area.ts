@@ -7,6 +7,7 @@ import type { EmbeddedIdentity } from '../../common/identity-provider.js';
 import type { Metrics } from '../../http/metrics.js';
 import { registerPassthroughs, type PassthroughRoute } from '../../http/passthrough.js';
 import type { Forwarder } from '../../http/proxy.js';
+import type { BackendSchemas } from '../../http/backend-schemas.js';
 import type { Store } from '../../store/database.js';
 import { LRUCache } from 'lru-cache';
 import type { Tag } from './tags.js';
@@ -21,6 +22,8 @@ export interface GatewayParts {
   remoteBackends: BackendName[];
   /** The embedded identity provider, when it is on (else `/token` and `/oidc/*` use AUTH_TOKEN_URL). */
   identityProvider?: EmbeddedIdentity;
+  /** The embedded services' route schemas, which document the passthroughs they answer. */
+  backendSchemas?: BackendSchemas;
   /** Answers when the shared rate-limit store (Redis, with REDIS_URL set) does: readiness requires it. */
   pingRedis?: () => Promise<void>;
   /** Answers when the S3 bucket of file bytes (BLOB_STORE_URL) does: readiness requires it. */
@@ -65,6 +68,7 @@ export async function registerAreas(
     forwarder: parts.forwarder,
     uidDomain: parts.config.uidDomain,
     bodyLimitBytes: parts.config.bodyLimitBytes,
+    ...(parts.backendSchemas ? { backendSchemas: parts.backendSchemas } : {}),
   };
   for (const area of areas)
     await app.register(async (scope) => {

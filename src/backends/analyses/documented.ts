@@ -1,0 +1,1393 @@
+// What the analyses service's routes that the gateway forwards to take and answer, for the
+// OpenAPI document (EmbeddedService.documented): documentation only, never used to validate a
+// request or to serialise an answer. Recorded from the requests and answers of the tests (a key
+// present in every one of three or more answers is listed as required; nesting below three levels
+// is left open), a few routes the tests do not reach written by hand; a route's own schemas win
+// over its entry here.
+import type { DocumentedSchemas } from '../../common/documented-schemas.js';
+
+export const documented: Readonly<Record<string, DocumentedSchemas>> = {
+  'GET /instantlaunches': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          instant_launches: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                quick_launch_id: { type: 'string' },
+                added_by: { type: 'string' },
+                added_on: { type: 'string' },
+              },
+              required: ['id', 'quick_launch_id', 'added_by', 'added_on'],
+            },
+          },
+        },
+        required: ['instant_launches'],
+      },
+    },
+  },
+  'PUT /instantlaunches/': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+          added_by: { type: 'string' },
+          added_on: { type: 'string' },
+        },
+      },
+    },
+    body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
+  },
+  'DELETE /instantlaunches/{id}': {
+    response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
+  },
+  'GET /instantlaunches/{id}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+          added_by: { type: 'string' },
+          added_on: { type: 'string' },
+        },
+      },
+    },
+  },
+  'POST /instantlaunches/{id}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+          added_by: { type: 'string' },
+          added_on: { type: 'string' },
+        },
+      },
+    },
+    body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
+  },
+  'GET /instantlaunches/{id}/full': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+          added_by: { type: 'string' },
+          added_on: { type: 'string' },
+          quick_launch_name: { type: 'string' },
+          quick_launch_description: { type: 'string' },
+          quick_launch_creator: { type: 'string' },
+          quick_launch_is_public: { type: 'boolean' },
+          submission: {
+            type: 'object',
+            properties: {
+              system_id: { type: 'string' },
+              app_id: { type: 'string' },
+              name: { type: 'string' },
+              config: { type: 'object', additionalProperties: true },
+            },
+          },
+          app_id: { type: 'string' },
+          app_version_id: { type: 'string' },
+          app_version: { type: 'string' },
+          app_name: { type: 'string' },
+          app_description: { type: 'string' },
+        },
+      },
+    },
+  },
+  'GET /instantlaunches/{id}/metadata': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          avus: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                attribute: { type: 'string' },
+                value: { type: 'string' },
+                unit: { type: 'string' },
+                target_id: { type: 'string' },
+                target_type: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  'PUT /instantlaunches/admin/': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+          added_by: { type: 'string' },
+          added_on: { type: 'string' },
+        },
+        required: ['id', 'quick_launch_id', 'added_by', 'added_on'],
+      },
+    },
+    body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
+  },
+  'DELETE /instantlaunches/admin/{id}': {
+    response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
+  },
+  'POST /instantlaunches/admin/{id}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+          added_by: { type: 'string' },
+          added_on: { type: 'string' },
+        },
+      },
+    },
+    body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
+  },
+  'POST /instantlaunches/admin/{id}/metadata': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          avus: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                attribute: { type: 'string' },
+                value: { type: 'string' },
+                unit: { type: 'string' },
+                target_id: { type: 'string' },
+                target_type: { type: 'string' },
+              },
+              required: ['id', 'attribute', 'value', 'unit', 'target_id', 'target_type'],
+            },
+          },
+        },
+        required: ['avus'],
+      },
+    },
+    body: {
+      type: 'object',
+      properties: {
+        avus: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              attribute: { type: 'string' },
+              value: { type: 'string' },
+              unit: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+  },
+  'PUT /instantlaunches/admin/{id}/metadata': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          avus: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                attribute: { type: 'string' },
+                value: { type: 'string' },
+                unit: { type: 'string' },
+                target_id: { type: 'string' },
+                target_type: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+    },
+    body: {
+      type: 'object',
+      properties: {
+        avus: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              attribute: { type: 'string' },
+              value: { type: 'string' },
+              unit: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+  },
+  'GET /instantlaunches/full': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          instant_launches: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                quick_launch_id: { type: 'string' },
+                added_by: { type: 'string' },
+                added_on: { type: 'string' },
+                quick_launch_name: { type: 'string' },
+                quick_launch_description: { type: 'string' },
+                quick_launch_creator: { type: 'string' },
+                quick_launch_is_public: { type: 'boolean' },
+                submission: { type: 'object', additionalProperties: true },
+                app_id: { type: 'string' },
+                app_version_id: { type: 'string' },
+                app_version: { type: 'string' },
+                app_name: { type: 'string' },
+                app_description: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  'DELETE /instantlaunches/mappings/defaults/latest': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          version: { type: 'string' },
+          mapping: {
+            type: 'object',
+            properties: {
+              '*.md': {
+                type: 'object',
+                properties: {
+                  kind: { type: 'string' },
+                  default: { type: 'object', additionalProperties: true },
+                  compatible: { type: 'array', items: {} },
+                },
+              },
+              '*.txt': {
+                type: 'object',
+                properties: {
+                  kind: { type: 'string' },
+                  default: { type: 'object', additionalProperties: true },
+                  compatible: { type: 'array', items: {} },
+                },
+              },
+              '*.csv': {
+                type: 'object',
+                properties: {
+                  kind: { type: 'string' },
+                  default: { type: 'object', additionalProperties: true },
+                  compatible: { type: 'array', items: {} },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  'GET /instantlaunches/mappings/defaults/latest': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          version: { type: 'string' },
+          mapping: {
+            type: 'object',
+            properties: {
+              '*.txt': {
+                type: 'object',
+                properties: {
+                  kind: { type: 'string' },
+                  default: { type: 'object', additionalProperties: true },
+                  compatible: { type: 'array', items: {} },
+                },
+                required: ['kind', 'default', 'compatible'],
+              },
+              '*.md': {
+                type: 'object',
+                properties: {
+                  kind: { type: 'string' },
+                  default: { type: 'object', additionalProperties: true },
+                  compatible: { type: 'array', items: {} },
+                },
+              },
+              '*.csv': {
+                type: 'object',
+                properties: {
+                  kind: { type: 'string' },
+                  default: { type: 'object', additionalProperties: true },
+                  compatible: { type: 'array', items: {} },
+                },
+              },
+            },
+          },
+        },
+        required: ['id', 'version', 'mapping'],
+      },
+    },
+  },
+  'POST /instantlaunches/mappings/defaults/latest': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          version: { type: 'string' },
+          mapping: {
+            type: 'object',
+            properties: {
+              '*.txt': {
+                type: 'object',
+                properties: {
+                  kind: { type: 'string' },
+                  default: { type: 'object', additionalProperties: true },
+                  compatible: { type: 'array', items: {} },
+                },
+              },
+              '*.csv': {
+                type: 'object',
+                properties: {
+                  kind: { type: 'string' },
+                  default: { type: 'object', additionalProperties: true },
+                  compatible: { type: 'array', items: {} },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    body: {
+      type: 'object',
+      properties: {
+        '*.txt': {
+          type: 'object',
+          properties: {
+            kind: { type: 'string' },
+            default: { type: 'object', properties: { id: { type: 'string' } } },
+            compatible: { type: 'array', items: {} },
+          },
+        },
+        '*.csv': {
+          type: 'object',
+          properties: {
+            kind: { type: 'string' },
+            default: { type: 'object', properties: { id: { type: 'string' } } },
+            compatible: { type: 'array', items: { type: 'object', additionalProperties: true } },
+          },
+        },
+      },
+    },
+  },
+  'PUT /instantlaunches/mappings/defaults/latest': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          version: { type: 'string' },
+          mapping: {
+            type: 'object',
+            properties: {
+              '*.txt': {
+                type: 'object',
+                properties: {
+                  kind: { type: 'string' },
+                  default: { type: 'object', additionalProperties: true },
+                  compatible: { type: 'array', items: {} },
+                },
+              },
+              '*.md': {
+                type: 'object',
+                properties: {
+                  kind: { type: 'string' },
+                  default: { type: 'object', additionalProperties: true },
+                  compatible: { type: 'array', items: {} },
+                },
+              },
+            },
+          },
+        },
+        required: ['id', 'version', 'mapping'],
+      },
+    },
+    body: {
+      type: 'object',
+      properties: {
+        '*.txt': {
+          type: 'object',
+          properties: {
+            kind: { type: 'string' },
+            default: { type: 'object', properties: { id: { type: 'string' } } },
+            compatible: { type: 'array', items: {} },
+          },
+        },
+        '*.md': {
+          type: 'object',
+          properties: {
+            kind: { type: 'string' },
+            default: { type: 'object', properties: { id: { type: 'string' } } },
+            compatible: { type: 'array', items: {} },
+          },
+        },
+      },
+    },
+  },
+  'GET /instantlaunches/metadata': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          avus: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                attribute: { type: 'string' },
+                value: { type: 'string' },
+                unit: { type: 'string' },
+                target_id: { type: 'string' },
+                target_type: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  'GET /instantlaunches/metadata/full': {
+    response: {
+      '200': {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            quick_launch_id: { type: 'string' },
+            added_by: { type: 'string' },
+            added_on: { type: 'string' },
+            quick_launch_name: { type: 'string' },
+            quick_launch_description: { type: 'string' },
+            quick_launch_creator: { type: 'string' },
+            quick_launch_is_public: { type: 'boolean' },
+            submission: {
+              type: 'object',
+              properties: {
+                system_id: { type: 'string' },
+                app_id: { type: 'string' },
+                name: { type: 'string' },
+                config: { type: 'object', additionalProperties: true },
+              },
+              required: ['system_id', 'app_id', 'name', 'config'],
+            },
+            app_id: { type: 'string' },
+            app_version_id: { type: 'string' },
+            app_version: { type: 'string' },
+            app_name: { type: 'string' },
+            app_description: { type: 'string' },
+          },
+          required: [
+            'id',
+            'quick_launch_id',
+            'added_by',
+            'added_on',
+            'quick_launch_name',
+            'quick_launch_description',
+            'quick_launch_creator',
+            'quick_launch_is_public',
+            'submission',
+            'app_id',
+            'app_version_id',
+            'app_version',
+            'app_name',
+            'app_description',
+          ],
+        },
+      },
+    },
+  },
+  'GET /instantlaunches/quicklaunches/public': {
+    response: {
+      '200': {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            creator: { type: 'string' },
+            app_id: { type: 'string' },
+            app_version_id: { type: 'string' },
+            name: { type: 'string' },
+            description: { type: 'string' },
+            is_public: { type: 'boolean' },
+            submission: {
+              type: 'object',
+              properties: {
+                system_id: { type: 'string' },
+                app_id: { type: 'string' },
+                name: { type: 'string' },
+                config: { type: 'object', additionalProperties: true },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  'GET /quicklaunch/defaults/global': {
+    response: {
+      '200': {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            app_id: { type: 'string' },
+            quick_launch_id: { type: 'string' },
+          },
+        },
+      },
+    },
+  },
+  'POST /quicklaunch/defaults/global': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          app_id: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+        },
+      },
+    },
+    body: {
+      type: 'object',
+      properties: { app_id: { type: 'string' }, quick_launch_id: { type: 'string' } },
+    },
+  },
+  'DELETE /quicklaunch/defaults/global/{id}': {
+    response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
+  },
+  'GET /quicklaunch/defaults/global/{id}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          app_id: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+        },
+      },
+    },
+  },
+  'PATCH /quicklaunch/defaults/global/{id}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          app_id: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+        },
+      },
+    },
+    body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
+  },
+  'GET /quicklaunch/defaults/user': {
+    response: {
+      '200': {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            user: { type: 'string' },
+            quick_launch_id: { type: 'string' },
+            app_id: { type: 'string' },
+          },
+          required: ['id', 'user', 'quick_launch_id', 'app_id'],
+        },
+      },
+    },
+  },
+  'POST /quicklaunch/defaults/user': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          user: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+          app_id: { type: 'string' },
+        },
+        required: ['id', 'user', 'quick_launch_id', 'app_id'],
+      },
+    },
+    body: {
+      type: 'object',
+      properties: { quick_launch_id: { type: 'string' }, app_id: { type: 'string' } },
+    },
+  },
+  'DELETE /quicklaunch/defaults/user/{id}': {
+    response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
+  },
+  'GET /quicklaunch/defaults/user/{id}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          user: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+          app_id: { type: 'string' },
+        },
+      },
+    },
+  },
+  'PATCH /quicklaunch/defaults/user/{id}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          user: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+          app_id: { type: 'string' },
+        },
+      },
+    },
+    body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
+  },
+  'GET /quicklaunch/favorites': {
+    response: {
+      '200': {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            quick_launch_id: { type: 'string' },
+            user: { type: 'string' },
+          },
+          required: ['id', 'quick_launch_id', 'user'],
+        },
+      },
+    },
+  },
+  'POST /quicklaunch/favorites': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+          user: { type: 'string' },
+        },
+        required: ['id', 'quick_launch_id', 'user'],
+      },
+    },
+    body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
+  },
+  'DELETE /quicklaunch/favorites/{id}': {
+    response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
+  },
+  'GET /quicklaunch/favorites/{id}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          quick_launch_id: { type: 'string' },
+          user: { type: 'string' },
+        },
+      },
+    },
+  },
+  'GET /quicklaunches': {
+    response: {
+      '200': {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            creator: { type: 'string' },
+            app_id: { type: 'string' },
+            app_version_id: { type: 'string' },
+            name: { type: 'string' },
+            description: { type: 'string' },
+            is_public: { type: 'boolean' },
+            submission: {
+              type: 'object',
+              properties: {
+                system_id: { type: 'string' },
+                app_id: { type: 'string' },
+                name: { type: 'string' },
+                debug: { type: 'boolean' },
+                notify: { type: 'boolean' },
+                output_dir: { type: 'string' },
+                config: { type: 'object', additionalProperties: true },
+              },
+              required: ['system_id', 'app_id', 'name', 'debug', 'notify', 'output_dir', 'config'],
+            },
+          },
+          required: [
+            'id',
+            'creator',
+            'app_id',
+            'app_version_id',
+            'name',
+            'description',
+            'is_public',
+            'submission',
+          ],
+        },
+      },
+    },
+  },
+  'POST /quicklaunches': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          creator: { type: 'string' },
+          app_id: { type: 'string' },
+          app_version_id: { type: 'string' },
+          name: { type: 'string' },
+          description: { type: 'string' },
+          is_public: { type: 'boolean' },
+          submission: {
+            type: 'object',
+            properties: {
+              system_id: { type: 'string' },
+              app_id: { type: 'string' },
+              name: { type: 'string' },
+              config: { type: 'object', additionalProperties: {} },
+              debug: { type: 'boolean' },
+              notify: { type: 'boolean' },
+              output_dir: { type: 'string' },
+            },
+            required: ['app_id'],
+          },
+        },
+        required: [
+          'id',
+          'creator',
+          'app_id',
+          'app_version_id',
+          'name',
+          'description',
+          'is_public',
+          'submission',
+        ],
+      },
+    },
+    body: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        description: { type: 'string' },
+        app_id: { type: 'string' },
+        is_public: { type: 'boolean' },
+        submission: {
+          type: 'object',
+          properties: {
+            system_id: { type: 'string' },
+            app_id: { type: 'string' },
+            name: { type: 'string' },
+            config: { type: 'object', additionalProperties: {} },
+            debug: { type: 'boolean' },
+            notify: { type: 'boolean' },
+            output_dir: { type: 'string' },
+          },
+        },
+        creator: { type: 'string' },
+        app_version_id: { type: 'string' },
+      },
+    },
+  },
+  'DELETE /quicklaunches/{id}': {
+    response: {
+      '200': { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    },
+  },
+  'GET /quicklaunches/{id}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          creator: { type: 'string' },
+          app_id: { type: 'string' },
+          app_version_id: { type: 'string' },
+          name: { type: 'string' },
+          description: { type: 'string' },
+          is_public: { type: 'boolean' },
+          submission: {
+            type: 'object',
+            properties: {
+              system_id: { type: 'string' },
+              app_id: { type: 'string' },
+              name: { type: 'string' },
+              config: { type: 'object', additionalProperties: {} },
+              debug: { type: 'boolean' },
+              notify: { type: 'boolean' },
+              output_dir: { type: 'string' },
+            },
+            required: ['system_id', 'app_id', 'name', 'config'],
+          },
+        },
+        required: [
+          'id',
+          'creator',
+          'app_id',
+          'app_version_id',
+          'name',
+          'description',
+          'is_public',
+          'submission',
+        ],
+      },
+    },
+  },
+  'PATCH /quicklaunches/{id}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          creator: { type: 'string' },
+          app_id: { type: 'string' },
+          app_version_id: { type: 'string' },
+          name: { type: 'string' },
+          description: { type: 'string' },
+          is_public: { type: 'boolean' },
+          submission: {
+            type: 'object',
+            properties: {
+              system_id: { type: 'string' },
+              app_id: { type: 'string' },
+              name: { type: 'string' },
+              debug: { type: 'boolean' },
+              notify: { type: 'boolean' },
+              output_dir: { type: 'string' },
+              config: { type: 'object', additionalProperties: { type: 'string' } },
+            },
+          },
+        },
+      },
+    },
+    body: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        description: { type: 'string' },
+        submission: {
+          type: 'object',
+          properties: {
+            system_id: { type: 'string' },
+            app_id: { type: 'string' },
+            name: { type: 'string' },
+            debug: { type: 'boolean' },
+            notify: { type: 'boolean' },
+            output_dir: { type: 'string' },
+            config: { type: 'object', additionalProperties: { type: 'string' } },
+          },
+        },
+        is_public: { type: 'boolean' },
+      },
+    },
+  },
+  'GET /quicklaunches/{id}/app-info': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          label: { type: 'string' },
+          description: { type: 'string' },
+          app_type: { type: 'string' },
+          system_id: { type: 'string' },
+          deleted: { type: 'boolean' },
+          disabled: { type: 'boolean' },
+          debug: { type: 'boolean' },
+          version: { type: 'string' },
+          version_id: { type: 'string' },
+          integration_date: { type: 'string' },
+          edited_date: { type: 'string' },
+          overall_job_type: { type: 'string' },
+          requirements: { type: 'array', items: {} },
+          versions: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
+              required: ['version', 'version_id'],
+            },
+          },
+          limitChecks: {
+            type: 'object',
+            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
+            required: ['canRun', 'results'],
+          },
+          groups: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                name: { type: 'string' },
+                label: { type: 'string' },
+                description: { type: 'string' },
+                isVisible: { type: 'boolean' },
+                step_number: { type: 'integer' },
+                parameters: { type: 'array', items: {} },
+              },
+              required: [
+                'id',
+                'name',
+                'label',
+                'description',
+                'isVisible',
+                'step_number',
+                'parameters',
+              ],
+            },
+          },
+        },
+        required: [
+          'id',
+          'name',
+          'label',
+          'description',
+          'app_type',
+          'system_id',
+          'deleted',
+          'disabled',
+          'debug',
+          'version',
+          'version_id',
+          'integration_date',
+          'edited_date',
+          'overall_job_type',
+          'requirements',
+          'versions',
+          'limitChecks',
+          'groups',
+        ],
+      },
+    },
+  },
+  'GET /quicklaunches/apps/{appId}': {
+    response: {
+      '200': {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            creator: { type: 'string' },
+            app_id: { type: 'string' },
+            app_version_id: { type: 'string' },
+            name: { type: 'string' },
+            description: { type: 'string' },
+            is_public: { type: 'boolean' },
+            submission: {
+              type: 'object',
+              properties: {
+                system_id: { type: 'string' },
+                app_id: { type: 'string' },
+                name: { type: 'string' },
+                debug: { type: 'boolean' },
+                notify: { type: 'boolean' },
+                output_dir: { type: 'string' },
+                config: { type: 'object', additionalProperties: true },
+              },
+              required: ['system_id', 'app_id', 'name', 'debug', 'notify', 'output_dir', 'config'],
+            },
+          },
+          required: [
+            'id',
+            'creator',
+            'app_id',
+            'app_version_id',
+            'name',
+            'description',
+            'is_public',
+            'submission',
+          ],
+        },
+      },
+    },
+  },
+  'GET /settings/concurrent-job-limits': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          limits: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                concurrent_jobs: { type: 'integer' },
+                is_default: { type: 'boolean' },
+                username: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  'DELETE /settings/concurrent-job-limits/{username}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          username: { type: 'string' },
+          concurrent_jobs: { type: 'integer' },
+          is_default: { type: 'boolean' },
+        },
+      },
+    },
+  },
+  'GET /settings/concurrent-job-limits/{username}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          username: { type: 'string' },
+          concurrent_jobs: { type: 'integer' },
+          is_default: { type: 'boolean' },
+        },
+      },
+    },
+  },
+  'PUT /settings/concurrent-job-limits/{username}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          username: { type: 'string' },
+          concurrent_jobs: { type: 'integer' },
+          is_default: { type: 'boolean' },
+        },
+      },
+    },
+    body: { type: 'object', properties: { concurrent_jobs: { type: 'integer' } } },
+  },
+  'GET /vice/{host}/description': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          analysisID: { type: 'string' },
+          externalID: { type: 'string' },
+          host: { type: 'string' },
+          name: { type: 'string' },
+          appID: { type: 'string' },
+          appName: { type: 'string' },
+          username: { type: 'string' },
+          status: { type: 'string' },
+          creationTimestamp: { type: 'string' },
+          timeLimit: { type: 'string' },
+        },
+      },
+    },
+  },
+  'GET /vice/{host}/url-ready': {
+    response: {
+      '200': { type: 'object', properties: { ready: { type: 'boolean' } }, required: ['ready'] },
+    },
+  },
+  'GET /vice/{id}/logs': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          since_time: { type: 'string' },
+          lines: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+  },
+  'GET /vice/{id}/time-limit': {
+    response: { '200': { type: 'object', properties: { time_limit: { type: 'string' } } } },
+  },
+  'POST /vice/{id}/time-limit': {
+    response: { '200': { type: 'object', properties: { time_limit: { type: 'string' } } } },
+    noBody: true,
+  },
+  'GET /vice/admin/{host}/description': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          analysisID: { type: 'string' },
+          externalID: { type: 'string' },
+          host: { type: 'string' },
+          name: { type: 'string' },
+          appID: { type: 'string' },
+          appName: { type: 'string' },
+          username: { type: 'string' },
+          status: { type: 'string' },
+          creationTimestamp: { type: 'string' },
+          timeLimit: { type: 'string' },
+        },
+      },
+    },
+  },
+  'GET /vice/admin/{host}/url-ready': {
+    response: { '200': { type: 'object', properties: { ready: { type: 'boolean' } } } },
+  },
+  'POST /vice/admin/analyses/{id}/download-input-files': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: { analysisID: { type: 'string' }, request: { type: 'string' } },
+      },
+    },
+    noBody: true,
+  },
+  'POST /vice/admin/analyses/{id}/exit': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: { analysisID: { type: 'string' }, request: { type: 'string' } },
+      },
+    },
+    noBody: true,
+  },
+  'GET /vice/admin/analyses/{id}/external-id': {
+    response: { '200': { type: 'object', properties: { external_id: { type: 'string' } } } },
+  },
+  'POST /vice/admin/analyses/{id}/save-and-exit': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: { analysisID: { type: 'string' }, request: { type: 'string' } },
+      },
+    },
+    noBody: true,
+  },
+  'POST /vice/admin/analyses/{id}/save-output-files': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: { analysisID: { type: 'string' }, request: { type: 'string' } },
+      },
+    },
+    noBody: true,
+  },
+  'GET /vice/admin/analyses/{id}/time-limit': {
+    response: { '200': { type: 'object', properties: { time_limit: { type: 'string' } } } },
+  },
+  'POST /vice/admin/analyses/{id}/time-limit': {
+    response: { '200': { type: 'object', properties: { time_limit: { type: 'string' } } } },
+    noBody: true,
+  },
+  'GET /vice/admin/listing': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          deployments: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                analysisID: { type: 'string' },
+                externalID: { type: 'string' },
+                host: { type: 'string' },
+                name: { type: 'string' },
+                appID: { type: 'string' },
+                appName: { type: 'string' },
+                username: { type: 'string' },
+                status: { type: 'string' },
+                creationTimestamp: { type: 'string' },
+                timeLimit: { type: 'string' },
+              },
+            },
+          },
+          pods: { type: 'array', items: {} },
+          configMaps: { type: 'array', items: {} },
+          services: { type: 'array', items: {} },
+          ingresses: { type: 'array', items: {} },
+        },
+      },
+    },
+  },
+  'GET /vice/admin/operators': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          operators: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                name: { type: 'string' },
+                url: { type: 'string' },
+                tls_skip_verify: { type: 'boolean' },
+                priority: { type: 'integer' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  'POST /vice/admin/operators': {
+    body: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        url: { type: 'string' },
+        tls_skip_verify: { type: 'boolean' },
+        priority: { type: 'integer' },
+      },
+    },
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          url: { type: 'string' },
+          tls_skip_verify: { type: 'boolean' },
+          priority: { type: 'integer' },
+        },
+        description:
+          'The operator (the embedded platform has one, from configuration, and refuses changes)',
+      },
+    },
+  },
+  'GET /vice/admin/operators/capacities': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          capacities: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { operator: { type: 'string' }, running: { type: 'integer' } },
+              required: ['operator', 'running'],
+            },
+          },
+        },
+        required: ['capacities'],
+      },
+    },
+  },
+  'DELETE /vice/admin/operators/id/{id}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          url: { type: 'string' },
+          tls_skip_verify: { type: 'boolean' },
+          priority: { type: 'integer' },
+        },
+      },
+    },
+  },
+  'PATCH /vice/admin/operators/id/{id}': {
+    body: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        url: { type: 'string' },
+        tls_skip_verify: { type: 'boolean' },
+        priority: { type: 'integer' },
+      },
+    },
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          url: { type: 'string' },
+          tls_skip_verify: { type: 'boolean' },
+          priority: { type: 'integer' },
+        },
+      },
+    },
+  },
+  'GET /vice/async-data': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          analysisID: { type: 'string' },
+          subdomain: { type: 'string' },
+          ipAddr: { type: 'string' },
+        },
+      },
+    },
+  },
+  'GET /vice/listing': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          deployments: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                analysisID: { type: 'string' },
+                externalID: { type: 'string' },
+                host: { type: 'string' },
+                name: { type: 'string' },
+                appID: { type: 'string' },
+                appName: { type: 'string' },
+                username: { type: 'string' },
+                status: { type: 'string' },
+                creationTimestamp: { type: 'string' },
+                timeLimit: { type: 'string' },
+              },
+            },
+          },
+          pods: { type: 'array', items: {} },
+          configMaps: { type: 'array', items: {} },
+          services: { type: 'array', items: {} },
+          ingresses: { type: 'array', items: {} },
+        },
+      },
+    },
+  },
+};

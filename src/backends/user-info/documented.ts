@@ -1,0 +1,308 @@
+// What the user-info service's routes that the gateway forwards to take and answer, for the
+// OpenAPI document (EmbeddedService.documented): documentation only, never used to validate a
+// request or to serialise an answer. Recorded from the requests and answers of the tests (a key
+// present in every one of three or more answers is listed as required; nesting below three levels
+// is left open), a few routes the tests do not reach written by hand; a route's own schemas win
+// over its entry here.
+import type { DocumentedSchemas } from '../../common/documented-schemas.js';
+
+export const documented: Readonly<Record<string, DocumentedSchemas>> = {
+  'GET /alerts/active': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          alerts: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                start_date: { type: 'string', nullable: true },
+                end_date: { type: 'string' },
+                alert: { type: 'string' },
+              },
+              required: ['start_date', 'end_date', 'alert'],
+            },
+          },
+        },
+        required: ['alerts'],
+      },
+    },
+  },
+  'GET /alerts/all': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          alerts: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                start_date: { type: 'string', nullable: true },
+                end_date: { type: 'string' },
+                alert: { type: 'string' },
+              },
+              required: ['start_date', 'end_date', 'alert'],
+            },
+          },
+        },
+        required: ['alerts'],
+      },
+    },
+  },
+  'DELETE /bags/{username}': { response: { '200': { type: 'null', description: 'No body' } } },
+  'GET /bags/{username}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          bags: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                contents: { type: 'object', additionalProperties: true },
+                user_id: { type: 'string' },
+              },
+              required: ['id', 'contents', 'user_id'],
+            },
+          },
+        },
+        required: ['bags'],
+      },
+    },
+  },
+  'PUT /bags/{username}': {
+    response: {
+      '200': { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    },
+    body: {
+      type: 'object',
+      properties: {
+        files: { type: 'array', items: { type: 'string' } },
+        n: { type: 'integer' },
+        secret: { type: 'boolean' },
+        mine: { type: 'boolean' },
+      },
+    },
+  },
+  'DELETE /bags/{username}/{bag-id}': {
+    response: { '200': { type: 'null', description: 'No body' } },
+  },
+  'GET /bags/{username}/{bagId}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          contents: {
+            type: 'object',
+            properties: {
+              files: { type: 'array', items: { type: 'string' } },
+              secret: { type: 'boolean' },
+            },
+          },
+          user_id: { type: 'string' },
+        },
+        required: ['id', 'contents', 'user_id'],
+      },
+    },
+  },
+  'POST /bags/{username}/{bagId}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          contents: { type: 'object', properties: { files: { type: 'array', items: {} } } },
+          user_id: { type: 'string' },
+        },
+      },
+    },
+    body: { type: 'object', properties: { files: { type: 'array', items: {} } } },
+  },
+  'DELETE /bags/{username}/default': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          contents: { type: 'object', additionalProperties: true },
+          user_id: { type: 'string' },
+        },
+      },
+    },
+  },
+  'GET /bags/{username}/default': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          contents: {
+            type: 'object',
+            properties: { files: { type: 'array', items: { type: 'string' } } },
+          },
+          user_id: { type: 'string' },
+        },
+        required: ['id', 'contents', 'user_id'],
+      },
+    },
+  },
+  'POST /bags/{username}/default': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          contents: {
+            type: 'object',
+            properties: {
+              files: { type: 'array', items: { type: 'string' } },
+              a: { type: 'integer' },
+            },
+          },
+          user_id: { type: 'string' },
+        },
+      },
+    },
+    body: {
+      type: 'object',
+      properties: { files: { type: 'array', items: { type: 'string' } }, a: { type: 'integer' } },
+    },
+  },
+  'GET /feeds': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          news: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                feed: { type: 'string' },
+                title: { type: 'string' },
+                link: { type: 'string' },
+                description: { type: 'string' },
+                author: { type: 'string' },
+                publication_date: { type: 'string' },
+                date_added: { type: 'string' },
+              },
+              required: [
+                'id',
+                'feed',
+                'title',
+                'link',
+                'description',
+                'author',
+                'publication_date',
+                'date_added',
+              ],
+            },
+          },
+          events: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                feed: { type: 'string' },
+                title: { type: 'string' },
+                link: { type: 'string' },
+                description: { type: 'string' },
+                author: { type: 'string' },
+                publication_date: { type: 'string' },
+                date_added: { type: 'string' },
+              },
+              required: [
+                'id',
+                'feed',
+                'title',
+                'link',
+                'description',
+                'author',
+                'publication_date',
+                'date_added',
+              ],
+            },
+          },
+          videos: { type: 'array', items: {} },
+        },
+        required: ['news', 'events', 'videos'],
+      },
+    },
+  },
+  'POST /feeds/{feed}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          feed: { type: 'string' },
+          title: { type: 'string' },
+          link: { type: 'string' },
+          description: { type: 'string' },
+          author: { type: 'string' },
+          publication_date: { type: 'string' },
+          date_added: { type: 'string' },
+        },
+        required: [
+          'id',
+          'feed',
+          'title',
+          'link',
+          'description',
+          'author',
+          'publication_date',
+          'date_added',
+        ],
+      },
+    },
+    body: {
+      type: 'object',
+      properties: {
+        title: { type: 'string' },
+        link: { type: 'string' },
+        publication_date: { type: 'string' },
+        description: { type: 'string' },
+        author: { type: 'string' },
+      },
+    },
+  },
+  'DELETE /feeds/items/{id}': {
+    response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
+  },
+  'DELETE /searches/{username}': { response: { '200': { type: 'null', description: 'No body' } } },
+  'GET /searches/{username}': {
+    response: {
+      '200': {
+        type: 'object',
+        additionalProperties: true,
+        description: 'The saved searches as stored (`{}` when none)',
+      },
+    },
+  },
+  'POST /searches/{username}': {
+    body: { type: 'object', additionalProperties: true, description: 'Any JSON, stored as sent' },
+    response: {
+      '200': { type: 'object', properties: { saved_searches: {} }, required: ['saved_searches'] },
+    },
+  },
+  'DELETE /sessions/{username}': { response: { '200': { type: 'null', description: 'No body' } } },
+  'GET /sessions/{username}': {
+    response: { '200': { type: 'object', additionalProperties: true } },
+  },
+  'POST /sessions/{username}': {
+    response: {
+      '200': {
+        type: 'object',
+        properties: { session: { type: 'object', properties: { tabs: { type: 'integer' } } } },
+      },
+    },
+    body: { type: 'object', properties: { tabs: { type: 'integer' } } },
+  },
+};
