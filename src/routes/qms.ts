@@ -80,6 +80,7 @@ export const userPlanRows = (
     auth,
     tag,
     summary: "Change a user's plan (a new subscription from now; `paid` defaults to true)",
+    noBody: true,
     query: Type.Object({
       paid: Type.Optional(Type.Boolean({ default: true })),
       periods: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 1 })),

@@ -2,16 +2,11 @@
 // a request to each (method, path), parameters filled in and no credentials, reaches a route of the
 // gateway (whatever it answers: 401, 400, a backend's 404 about a missing resource), never the
 // router's "unrecognized service path"; and /openapi.json has an operation for that method at that
-// path. The routes other work of issue 19 lands are listed apart (test/support/route-reference.ts).
+// path.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
-import {
-  landingWithIssue19,
-  pathShape,
-  referenceRoutes,
-  type OpenApiDocument,
-} from '../support/route-reference.js';
+import { pathShape, referenceRoutes, type OpenApiDocument } from '../support/route-reference.js';
 
 const routes = referenceRoutes();
 const key = (route: { method: string; path: string }) => `${route.method} ${route.path}`;
@@ -31,11 +26,6 @@ describe('the route reference, walked', () => {
 
   test('the fixture holds the whole reference', () => {
     assert.ok(routes.length > 500, `${routes.length} (method, path) pairs`);
-    for (const route of landingWithIssue19)
-      assert.ok(
-        routes.some((row) => key(row) === route),
-        `${route} of the allow-list is a route of the reference`,
-      );
   });
 
   test('every route is served by the gateway', async (t) => {
@@ -51,17 +41,7 @@ describe('the route reference, walked', () => {
     }
     const served = routes.length - unserved.length;
     t.diagnostic(`routes.md: ${served} of ${routes.length} (method, path) pairs served`);
-    assert.deepEqual(
-      unserved.filter((route) => !landingWithIssue19.has(route)),
-      [],
-      'routes of the reference the gateway does not serve',
-    );
-    // The allow-list lists only routes still missing: one that lands leaves it.
-    assert.deepEqual(
-      [...landingWithIssue19].filter((route) => !unserved.includes(route)),
-      [],
-      'routes of the allow-list now served (remove them from landingWithIssue19)',
-    );
+    assert.deepEqual(unserved, [], 'routes of the reference the gateway does not serve');
   });
 
   test('every route is in /openapi.json with its method', (t) => {
@@ -71,10 +51,6 @@ describe('the route reference, walked', () => {
     t.diagnostic(
       `routes.md: ${routes.length - undocumented.length} of ${routes.length} (method, path) pairs documented`,
     );
-    assert.deepEqual(
-      undocumented.filter((route) => !landingWithIssue19.has(route)),
-      [],
-      'routes of the reference missing from the OpenAPI document',
-    );
+    assert.deepEqual(undocumented, [], 'routes of the reference missing from the OpenAPI document');
   });
 });

@@ -18,33 +18,6 @@ export function referenceRoutes(): ReferenceRoute[] {
   ) as ReferenceRoute[];
 }
 
-/**
- * Routes of routes.md that other work of issue 19 lands (items 1 and 3: the token and OIDC routes,
- * the QMS/subscription writes and the service-account routes). The lead empties this list after
- * merging them; every other route of the reference must be served and documented.
- */
-export const landingWithIssue19 = new Set([
-  // Item 1: tokens and the OIDC browser flow (routes.md §2).
-  'GET /token',
-  'GET /token/{idp-name}',
-  'GET /admin/token',
-  'GET /admin/token/{idp-name}',
-  'GET /oidc/login',
-  'GET /oidc/callback',
-  'POST /oidc/refresh',
-  'GET /oidc/logout',
-  // Item 3: subscriptions and quotas (routes.md §23 qms rows).
-  'POST /admin/qms/subscriptions',
-  'POST /admin/qms/subscriptions/{sub-uuid}/addons',
-  'POST /admin/qms/addons',
-  'PUT /admin/qms/addons',
-  'POST /admin/qms/users/{username}/plan/{resource-type}/quota',
-  // Items 2 and 3: the service-account routes (routes.md §25).
-  'GET /service/users/{username}',
-  'PUT /service/qms/users/{username}/plan/{plan-name}',
-  'POST /service/qms/subscriptions/{sub-uuid}/addons',
-]);
-
 /** `/apps/{system-id}/{appId}` and `/apps/:systemId/:appId` → `/apps/{}/{}`: parameter names aside. */
 export function pathShape(path: string): string {
   return path.replace(/\{[^}]+\}|:\w+/g, '{}');
@@ -92,13 +65,6 @@ export function documentsRequestBody(method: string, operation: DocumentOperatio
     (media) => media.schema !== undefined,
   );
 }
-
-/**
- * Paths whose operations other work of issue 19 lands or rebuilds (items 1 to 3: tokens, OIDC,
- * subscriptions and usage, service accounts): their schemas come with them.
- */
-export const schemasLandingWithIssue19 =
-  /^\/(token|oidc|qms|admin\/qms|admin\/token|service|resource-usage)(\/|$)/;
 
 export interface SchemaGap {
   operation: string;

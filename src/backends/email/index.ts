@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import type { EmbeddedService } from '../service.js';
 import { outboxDelivery, smtpDelivery } from './delivery.js';
 import { composeMail, EmailBody, type EmailRequest } from './message.js';
@@ -15,7 +16,11 @@ export const emailService: EmbeddedService = {
     const { smtpUrl, outboxDir, defaultFrom } = config.email;
     const delivery = smtpUrl ? smtpDelivery(smtpUrl) : outboxDelivery(outboxDir);
     app.addHook('onClose', async () => delivery.close());
-    app.post('/', { schema: { body: EmailBody } }, async (request) => {
+    const schema = {
+      body: EmailBody,
+      response: { 200: Type.Object({ status: Type.Literal('OK') }) },
+    };
+    app.post('/', { schema }, async (request) => {
       await delivery.send(composeMail(request.body as EmailRequest, defaultFrom));
       return { status: 'OK' };
     });

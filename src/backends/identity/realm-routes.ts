@@ -438,7 +438,13 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
   });
   app.post(`${oidc}/userinfo`, {
     config: { auth: 'none', rateLimit: false },
-    schema: { ...userinfoSchema, summary: `${userinfoSchema.summary}, by POST` },
+    // The token travels in the Authorization header; a body, if any, is not read ('x-request-body' as
+    // src/http/openapi.ts's takesNoBody, which a backend may not import).
+    schema: {
+      ...userinfoSchema,
+      summary: `${userinfoSchema.summary}, by POST`,
+      'x-request-body': 'none',
+    },
     handler: userinfoHandler,
   });
 

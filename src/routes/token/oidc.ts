@@ -14,7 +14,7 @@ import { gatewayError } from '../../common/errors.js';
 import type { IdentityProviderLink } from '../../common/identity-provider.js';
 import type { GatewayConfig } from '../../config.js';
 import { accessTokenCookie, readCookie } from '../../http/auth.js';
-import { routeSecurity } from '../../http/openapi.js';
+import { routeSecurity, takesNoBody } from '../../http/openapi.js';
 import { originOf } from './password-grant.js';
 import { tokensOf } from './shapes.js';
 
@@ -177,6 +177,7 @@ export function oidcRoutes(
       description:
         'No refresh cookie, or one the identity provider refuses: 401 ERR_NOT_AUTHORIZED (and the cookies are expired).',
       security: routeSecurity('none'),
+      ...takesNoBody,
       response: {
         200: Type.Object({
           expires_in: Type.Integer({ description: 'Seconds the new access token lasts' }),
