@@ -2,6 +2,8 @@
 // listed by `npm run user`, checked by the sign-in page and the password grant.
 import type { Store } from '../../store/database.js';
 import { isUniqueViolation } from '../../store/unique-violation.js';
+import { recordUser } from '../../store/users.js';
+import { qualifiedUsername } from '../../common/users.js';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
 
 export interface IdentityUser {
@@ -74,6 +76,14 @@ export class UserDirectory {
       if (isUniqueViolation(error)) throw new UserError(`user ${user.username} already exists`);
       throw error;
     }
+    // A platform user from now on, not only once signed in: an administrator may set the plan or
+    // share with someone added by `npm run user add` before their first sign-in.
+    await recordUser(
+      this.store.db,
+      qualifiedUsername(row.username, this.emailDomain),
+      { email: row.email, firstName: row.first_name, lastName: row.last_name },
+      now,
+    );
     return userOf(row);
   }
 
