@@ -63,7 +63,7 @@ for (const engine of engines) {
         headers: basic('root', 'not-the-password'),
       });
       assert.equal(refused.status, 401);
-      assert.equal((await refused.json()).access_token, undefined);
+      assert.equal(((await refused.json()) as { access_token?: string }).access_token, undefined);
 
       const { access_token: root } = await signIn('root', 'root-password');
 
@@ -99,7 +99,7 @@ for (const engine of engines) {
         headers: { authorization: `Bearer ${alice.access_token}` },
       });
       assert.equal(denied.status, 403);
-      assert.ok((await denied.json()).error_code);
+      assert.ok(((await denied.json()) as { error_code?: string }).error_code);
     });
   });
 }

@@ -5,6 +5,7 @@
 // names each dependency with its health (the database, a remote backend that answers, one that
 // does not, the embedded ones); non-administrators are refused both.
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startBackend, type TestBackend } from '../support/backend.js';
 import { requiredInCi } from '../support/gateway.js';
@@ -21,7 +22,29 @@ const secrets = {
   searchUrlPassword: 'search-url-password-6',
   databasePassword: 'database-password-7',
   amqpPassword: 'amqp-password-value-8',
+  AUTH_CLIENT_SECRET: 'gateway-client-secret-9',
+  IDP_CLIENT_DE_UI_SECRET: 'ui-client-secret-value-10',
+  blobStoreSecret: 'blob-store-secret-key-11',
 };
+
+/** A PEM private key's base64 body, one line: what must not appear in any spelling. */
+const pemOf = (type: 'rsa' | 'ec') =>
+  (type === 'rsa'
+    ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+    : generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  ).privateKey
+    .export({ type: 'pkcs8', format: 'pem' })
+    .toString();
+const keys = {
+  IDP_SIGNING_KEY: pemOf('rsa'),
+  AUTH_SIGNING_KEY: pemOf('ec'),
+  SERVICE_TOKEN_KEY: pemOf('ec'),
+};
+const keyMaterial = (pem: string) =>
+  pem
+    .split('\n')
+    .filter((line) => line && !line.startsWith('-----'))
+    .slice(0, 2);
 
 for (const engine of ['sqlite', 'postgres'] as const) {
   describe(`/admin/config and /admin/status (${engine})`, () => {
@@ -51,6 +74,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         SMTP_URL: `smtp://mailer:${secrets.smtpPassword}@mail.example:25`,
         // A broker nothing answers: the live-notification publisher keeps retrying, harmlessly.
         AMQP_URI: `amqp://rabbit:${secrets.amqpPassword}@127.0.0.1:1/`,
+        AUTH_CLIENT_SECRET: secrets.AUTH_CLIENT_SECRET,
+        IDP_CLIENT_DE_UI_SECRET: secrets.IDP_CLIENT_DE_UI_SECRET,
+        ...keys,
+        // A bucket nothing answers: readiness shows it failing, the configuration hides its key.
+        BLOB_STORE_URL: `s3://blob-key-id:${secrets.blobStoreSecret}@bucket/prefix?endpoint=http://127.0.0.1:1&region=us-east-1&forcePathStyle=true`,
       };
       if (engine === 'postgres') {
         const databaseUrl = requiredInCi('DATABASE_URL');
@@ -78,6 +106,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         if (engine === 'sqlite' && name === 'databasePassword') continue;
         assert.ok(!config.text.includes(value), `${name} appears in /admin/config`);
       }
+      for (const [name, pem] of Object.entries(keys))
+        for (const line of keyMaterial(pem))
+          assert.ok(!config.text.includes(line), `${name} appears in /admin/config`);
       // The key is not there in any other spelling either.
       assert.ok(!config.text.includes(Buffer.from('ab'.repeat(32), 'hex').toString('base64')));
       assert.equal(config.body.uidDomain, 'config.example');

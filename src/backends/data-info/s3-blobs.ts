@@ -150,7 +150,16 @@ export class S3BlobStore implements BlobStore {
   }
 
   async init(tempGraceMs = 0): Promise<number> {
-    return this.removeStaleTemps(Date.now() - tempGraceMs);
+    // A bucket that cannot be reached now must not keep the platform from starting: readiness
+    // reports it (503 with its check), requests for bytes fail with ERR_BLOB_STORE_UNAVAILABLE,
+    // and the orphan sweep aborts these unfinished uploads once it answers.
+    try {
+      return await this.removeStaleTemps(Date.now() - tempGraceMs);
+    } catch (error) {
+      if (error instanceof GatewayError && error.errorCode === 'ERR_BLOB_STORE_UNAVAILABLE')
+        return 0;
+      throw error;
+    }
   }
 
   /**
