@@ -24,7 +24,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signEmbeddedToken } from '../src/http/keys.js';
@@ -382,8 +382,15 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 
-/** Top self-time frames of a .cpuprofile, as percentages of the non-idle samples. */
-function topFrames(file: string, count = 20): Array<{ frame: string; selfPercent: number }> {
+/**
+ * Top self-time frames of a .cpuprofile, as percentages of the non-idle samples taken after
+ * `skipUs` (the start-up: module loading and schema compilation are not the request path).
+ */
+function topFrames(
+  file: string,
+  skipUs: number,
+  count = 20,
+): Array<{ frame: string; selfPercent: number }> {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as {
     nodes: ProfileNode[];
     samples: number[];
@@ -392,7 +399,10 @@ function topFrames(file: string, count = 20): Array<{ frame: string; selfPercent
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<string, number>();
   let busy = 0;
+  let elapsed = 0;
   profile.samples.forEach((id, index) => {
+    elapsed += profile.timeDeltas[index] ?? 0;
+    if (elapsed < skipUs) return;
     const frame = byId.get(id)!.callFrame;
     if (frame.functionName === '(idle)') return;
     const where = frame.url
@@ -415,7 +425,7 @@ const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) :
 
 function markdown(report: Report): string {
   const lines = [
-    `Run ${report.when} · node ${report.node} · ${report.cpus} CPUs (shared, loaded: indicative figures) · ` +
+    `Run ${report.when} · node ${report.node} · ${report.cpus} CPUs, load average ${report.loadAverage.join(' → ')} (shared machine: indicative figures) · ` +
       `${report.connections} connections, ${report.seconds} s per row · full load by ${report.fullLoader}, half load by autocannon`,
     '',
     '| row | req/s | p50 ms | p99 ms | CPU µs/req | peak RSS MiB | errors |',
@@ -425,7 +435,7 @@ function markdown(report: Report): string {
         `| ${r.row} | ${r.rps} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.cpuUsPerRequest, 1)} | ${fmt(r.peakRssMiB, 1)} | ${r.errors} |`,
     ),
     '',
-    `Half load: ${report.halfRate} req/s (half the gateway passthrough's maximum) for every proxy:`,
+    `Half load: ${report.halfRate} req/s (half the gateway passthrough's maximum) for every proxy; autocannon's latencies are whole milliseconds:`,
     '',
     '| row | p50 ms | p99 ms | p99 added over backend ms | CPU µs/req |',
     '| --- | ---: | ---: | ---: | ---: |',
@@ -447,7 +457,7 @@ function markdown(report: Report): string {
   if (report.profile) {
     lines.push(
       '',
-      `CPU profile of the gateway under passthrough load (self time, % of busy samples; ${report.profile.file}):`,
+      `CPU profile of the gateway under passthrough load, start-up left out (self time, % of busy samples; ${report.profile.file}, not committed):`,
       '',
       '| frame | self % |',
       '| --- | ---: |',
@@ -468,6 +478,8 @@ interface Report {
   when: string;
   node: string;
   cpus: number;
+  /** 1-minute load average when the run began and when it ended. */
+  loadAverage: number[];
   connections: number;
   seconds: number;
   fullLoader: string;
@@ -504,6 +516,7 @@ async function main(): Promise<void> {
       'nginx is not installed: its row is skipped (bench/install.sh installs Debian nginx-light).',
     );
 
+  const loadAtStart = Math.round(loadavg()[0]! * 100) / 100;
   const scratch = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
   try {
     const backend = await start('backend', process.execPath, tsxNode('servers/backend.ts'), {});
@@ -555,10 +568,12 @@ async function main(): Promise<void> {
     let profile: Report['profile'];
     if (profiling) {
       const profileDir = path.join(scratch, 'profile');
+      const spawnAt = performance.now();
       const profiled = await startGateway(dataDir, gatewayEnv, [
         '--cpu-prof',
         `--cpu-prof-dir=${profileDir}`,
       ]);
+      const loadAt = performance.now();
       await measure('gateway passthrough (profiled)', profiled, appPath, auth);
       await stop(profiled);
       const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
@@ -566,7 +581,10 @@ async function main(): Promise<void> {
         const kept = path.join(root, 'bench', 'results', `profile-${stamp}.cpuprofile`);
         mkdirSync(path.dirname(kept), { recursive: true });
         writeFileSync(kept, readFileSync(path.join(profileDir, file)));
-        profile = { file: path.relative(root, kept), top: topFrames(kept) };
+        profile = {
+          file: path.relative(root, kept),
+          top: topFrames(kept, (loadAt - spawnAt) * 1000),
+        };
       } else notes.push('BENCH_PROFILE=1 but the gateway wrote no profile.');
     }
 
@@ -580,6 +598,7 @@ async function main(): Promise<void> {
       when: new Date().toISOString(),
       node: process.version,
       cpus: Number(execFileSync('nproc').toString().trim()),
+      loadAverage: [loadAtStart, Math.round(loadavg()[0]! * 100) / 100],
       connections,
       seconds,
       fullLoader: wrk ? 'wrk -t1' : 'autocannon (child process)',
