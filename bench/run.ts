@@ -1,232 +1,646 @@
 /**
- * `npm run bench`: throughput and latency of the gateway's hot paths on this machine, against a
- * real local backend. Prints one table; compare "passthrough" with "backend direct" for the cost
- * the gateway adds (auth from cache, rate limit, forwarding, logging, metrics).
+ * `npm run bench`: the gateway side by side with what it is measured against, every server in its
+ * own child process and the load generated from another (wrk when installed, else autocannon in a
+ * child process). Rows, all on the same tiny backend (bench/servers/backend.ts):
+ *   backend direct · nginx proxy_pass (keep-alive upstream; skipped when nginx is missing) ·
+ *   a bare node:http + undici forwarder · the gateway's passthrough with everything on (JWT check,
+ *   rate limits raised, LOG_LEVEL=info to a file, metrics, identity parameters) · the gateway's
+ *   own GET /uuid · a bare Fastify GET /uuid.
+ * Then the same proxies at half the gateway's maximum rate (p99 added latency), the gateway's cold
+ * start to its first answer and idle RSS with the embedded backends, and with BENCH_PROFILE=1 a
+ * CPU profile of the gateway under passthrough load (top self-time frames).
+ * Writes bench/results/<timestamp>.{json,md} and rewrites the marked table in bench/README.md.
+ * Settings: BENCH_SECONDS (5), BENCH_CONNECTIONS (32), BENCH_LOADER (wrk|autocannon), BENCH_PROFILE.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
-import { buildGateway } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { TokenVerifier } from '../src/http/auth.js';
-import { loadTrustedKeys, signEmbeddedToken } from '../src/http/keys.js';
+import { fileURLToPath } from 'node:url';
+import { signEmbeddedToken } from '../src/http/keys.js';
 
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const profiling = process.env.BENCH_PROFILE === '1';
+const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+const appPath = '/apps/de/00000000-0000-0000-0000-000000000001';
 
-interface Row {
-  scenario: string;
-  'req/s': number;
-  'p50 ms': number;
-  'p99 ms': number;
-  errors: number;
-  'MB/s'?: number;
+function which(command: string, extra: string[] = []): string | undefined {
+  const found = spawnSync('sh', ['-c', `command -v ${command}`])
+    .stdout.toString()
+    .trim();
+  return found || extra.find((candidate) => existsSync(candidate));
 }
 
-async function load(
-  scenario: string,
-  url: string,
-  headers: Record<string, string> = {},
-): Promise<Row> {
-  const result = await autocannon({ url, headers, connections, duration: seconds });
-  const non2xx = result.non2xx + result.errors + result.timeouts;
-  const mbPerSecond = Number((result.throughput.average / 1e6).toFixed(1));
-  return {
-    scenario,
-    'req/s': Math.round(result.requests.average),
-    'p50 ms': result.latency.p50,
-    'p99 ms': result.latency.p99,
-    errors: non2xx,
-    'MB/s': mbPerSecond,
-  };
+const wrk = process.env.BENCH_LOADER === 'autocannon' ? undefined : which('wrk');
+const nginx = which('nginx', ['/usr/sbin/nginx']);
+const notes: string[] = [];
+
+// ---------------------------------------------------------------- processes
+
+interface Server {
+  name: string;
+  child: ChildProcess;
+  url: string;
+  /** The process and, for nginx, its workers. */
+  pids(): number[];
 }
 
-async function startBackend(): Promise<{ url: string; close(): void }> {
-  const body = JSON.stringify({
-    id: '00000000-0000-0000-0000-000000000001',
-    name: 'word count',
-    description: 'counts words',
-  });
-  const server = createServer((_req, res) => {
-    res.writeHead(200, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
+const started: Server[] = [];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
     });
-    res.end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => server.close(),
-  };
 }
 
-async function verifyCost(dataDir: string): Promise<Row[]> {
-  const config = loadConfig({ GATEWAY_DATA_DIR: dataDir });
-  const count = 2000;
-  const tokens = await Promise.all(
-    Array.from({ length: count }, (_, i) => signEmbeddedToken(dataDir, { username: `user${i}` })),
-  );
-  const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth);
-  const timed = async (scenario: string, run: () => Promise<unknown>): Promise<Row> => {
-    const started = process.hrtime.bigint();
-    await run();
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    return {
-      scenario,
-      'req/s': Math.round((count / ms) * 1000),
-      'p50 ms': Number((ms / count).toFixed(4)),
-      'p99 ms': NaN,
-      errors: 0,
-    };
-  };
-  const first = await timed('token verify: signature (ES256)', async () => {
-    for (const token of tokens) await verifier.verify(token);
-  });
-  const cached = await timed('token verify: cached', async () => {
-    for (const token of tokens) await verifier.verify(token);
-  });
-  return [first, cached];
-}
-
-/** The embedded platform: a Unix-socket hop to user-info and apps, and the store (SQLite here). */
-async function embeddedPlatform(
-  dataDir: string,
-  limits: Record<string, string>,
-  auth: Record<string, string>,
-): Promise<Row[]> {
-  const gateway = await buildGateway(
-    loadConfig({ ...limits, LOG_LEVEL: 'warn', GATEWAY_DATA_DIR: dataDir }),
-  );
-  await gateway.app.listen({ port: 0, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
-  try {
-    await fetch(`${base}/secured/sessions`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ windowConfigs: [] }),
-    });
-    const home = '/platform/home/bench';
-    const saveAs = (dest: string, content: string) =>
-      fetch(`${base}/secured/fileio/saveas`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ dest, content }),
-      });
-    await fetch(`${base}/secured/bootstrap`, { headers: auth }); // makes the home
-    await saveAs(`${home}/one-mib.txt`, 'x'.repeat(1024 * 1024));
-    await fetch(`${base}/secured/filesystem/directory/create`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ path: `${home}/listing` }),
-    });
-    for (let i = 0; i < 500; i++)
-      await saveAs(`${home}/listing/file-${String(i).padStart(3, '0')}.txt`, 'x'.repeat(i));
-    for (let i = 0; i < 2000; i++) {
-      await fetch(`${base}/send-notification`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          type: ['data', 'analysis', 'tool'][i % 3],
-          user: 'bench',
-          subject: `notification ${i}`,
-        }),
-      });
+/** Milliseconds from now until `url` answers (any status), polling; fails if the child exits. */
+async function answersAfter(url: string, child: ChildProcess, limitMs = 30_000): Promise<number> {
+  const start = performance.now();
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${url}: the server exited (${child.exitCode ?? child.signalCode})`);
+    try {
+      const answer = await fetch(url);
+      await answer.arrayBuffer();
+      return performance.now() - start;
+    } catch {
+      if (performance.now() - start > limitMs)
+        throw new Error(`${url}: no answer in ${limitMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    return [
-      await load(
-        'embedded GET /secured/fileio/download (1 MiB)',
-        `${base}/secured/fileio/download?path=${encodeURIComponent(`${home}/one-mib.txt`)}`,
-        auth,
-      ),
-      await load(
-        'embedded GET paged-directory (50 of 500, by size desc)',
-        `${base}/secured/filesystem/paged-directory?path=${encodeURIComponent(`${home}/listing`)}&limit=50&offset=200&sort-col=SIZE&sort-dir=desc`,
-        auth,
-      ),
-      await load(
-        'embedded GET notifications (menu: 10 of 2,000)',
-        `${base}/secured/notifications/messages?limit=10&offset=0&sortField=timestamp&sortDir=DESC`,
-        auth,
-      ),
-      await load(
-        'embedded GET notifications (filter=analysis, 100 from 300)',
-        `${base}/secured/notifications/messages?limit=100&offset=300&filter=analysis`,
-        auth,
-      ),
-      await load(
-        'embedded GET count-messages',
-        `${base}/secured/notifications/count-messages`,
-        auth,
-      ),
-      await load('embedded GET /secured/sessions', `${base}/secured/sessions`, auth),
-      await load('embedded GET /secured/preferences', `${base}/secured/preferences`, auth),
-      await load(
-        'embedded GET /secured/bootstrap (records a login)',
-        `${base}/secured/bootstrap`,
-        auth,
-      ),
-    ];
-  } finally {
-    await gateway.close();
   }
 }
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function start(
+  name: string,
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  probePath = '/',
+  output: number | 'ignore' = 'ignore',
+): Promise<Server & { readyMs: number }> {
+  const port = await freePort();
+  const child = spawn(command, args, {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      PORT: String(port),
+      ...env,
+    },
+    stdio: ['ignore', output, output === 'ignore' ? 'inherit' : output],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const server: Server = {
+    name,
+    child,
+    url,
+    pids: () => [child.pid!, ...childrenOf(child.pid!)],
+  };
+  started.push(server);
+  const readyMs = await answersAfter(url + probePath, child);
+  return { ...server, readyMs };
+}
+
+async function stop(server: Server): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await exited;
+}
+
+const tsxNode = (script: string) => ['--import', 'tsx', path.join(root, 'bench', script)];
+
+// ---------------------------------------------------------------- /proc readings
+
+/** User + system CPU seconds used so far by these processes. */
+function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+    } catch {
+      // a worker that has gone
+    }
+  }
+  return ticks / ticksPerSecond;
+}
+
+/** A `Vm…` figure of /proc/<pid>/status in MiB, summed over the processes. */
+function memoryMiB(pids: number[], field: 'VmHWM' | 'VmRSS'): number {
+  let kib = 0;
+  for (const pid of pids) {
+    try {
+      const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+        readFileSync(`/proc/${pid}/status`, 'utf8'),
+      );
+      kib += Number(match?.[1] ?? 0);
+    } catch {
+      // gone
+    }
+  }
+  return Math.round((kib / 1024) * 10) / 10;
+}
+
+// ---------------------------------------------------------------- load
+
+interface Load {
+  loader: string;
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+function wrkMs(text: string): number {
+  const match = /([\d.]+)(us|ms|s)/.exec(text);
+  if (!match) return NaN;
+  const value = Number(match[1]);
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+}
+
+async function run(command: string, args: string[]): Promise<string> {
+  const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`${command} exited with ${code}`);
+  return out;
+}
+
+async function withWrk(url: string, headers: Record<string, string>): Promise<Load> {
+  const headerArgs = Object.entries(headers).flatMap(([name, value]) => [
+    '-H',
+    `${name}: ${value}`,
+  ]);
+  const out = await run(wrk!, [
+    '-t1',
+    `-c${connections}`,
+    `-d${seconds}s`,
+    '--latency',
+    ...headerArgs,
+    url,
+  ]);
+  const line = (pattern: RegExp) => pattern.exec(out)?.[1] ?? '';
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(
+    out,
+  );
+  return {
+    loader: 'wrk',
+    requests: Number(line(/(\d+) requests in/)),
+    rps: Math.round(Number(line(/Requests\/sec:\s+([\d.]+)/))),
+    p50: wrkMs(line(/^\s+50%\s+(\S+)/m)),
+    p99: wrkMs(line(/^\s+99%\s+(\S+)/m)),
+    errors:
+      Number(line(/Non-2xx or 3xx responses: (\d+)/) || 0) +
+      (socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0),
+  };
+}
+
+async function withAutocannon(
+  url: string,
+  headers: Record<string, string>,
+  overallRate?: number,
+  duration = seconds,
+): Promise<Load> {
+  const options = { url, headers, connections, duration, overallRate };
+  const out = await run(process.execPath, [...tsxNode('load.ts'), JSON.stringify(options)]);
+  const result = JSON.parse(out) as {
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
+    non2xx: number;
+    errors: number;
+    timeouts: number;
+  };
+  return {
+    loader: overallRate ? `autocannon @${overallRate}/s` : 'autocannon',
+    requests: result.requests.total,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+interface Row extends Load {
+  row: string;
+  /** Server CPU (user + system) per answered request, microseconds. */
+  cpuUsPerRequest: number;
+  peakRssMiB: number;
+}
+
+async function measure(
+  row: string,
+  server: Server,
+  urlPath: string,
+  headers: Record<string, string> = {},
+  overallRate?: number,
+): Promise<Row> {
+  const url = server.url + urlPath;
+  // one warm-up second, so JIT and connection pools are ready
+  await withAutocannon(url, headers, undefined, 1).catch(() => undefined);
+  const before = cpuSeconds(server.pids());
+  const load =
+    wrk && overallRate === undefined
+      ? await withWrk(url, headers)
+      : await withAutocannon(url, headers, overallRate);
+  const cpu = cpuSeconds(server.pids()) - before;
+  const result: Row = {
+    row,
+    ...load,
+    cpuUsPerRequest: load.requests ? Math.round((cpu / load.requests) * 1e6 * 10) / 10 : NaN,
+    peakRssMiB: memoryMiB(server.pids(), 'VmHWM'),
+  };
+  console.error(
+    `${row}: ${result.rps} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.cpuUsPerRequest} µs CPU/req, errors ${result.errors}`,
+  );
+  return result;
+}
+
+// ---------------------------------------------------------------- the servers
+
+function nginxConf(dir: string, port: number, backendUrl: string): string {
+  const user = process.getuid?.() === 0 ? 'user root;\n' : '';
+  return `${user}worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log ${dir}/nginx-access.log;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream backend {
+    server ${new URL(backendUrl).host};
+    keepalive 64;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://backend;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+}
+`;
+}
+
+async function startNginx(dir: string, backendUrl: string): Promise<Server> {
+  const port = await freePort();
+  const conf = path.join(dir, 'nginx.conf');
+  writeFileSync(conf, nginxConf(dir, port, backendUrl));
+  const child = spawn(nginx!, ['-p', dir, '-c', conf, '-g', 'daemon off;'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const server: Server = {
+    name: 'nginx',
+    child,
+    url: `http://127.0.0.1:${port}`,
+    pids: () => [child.pid!, ...childrenOf(child.pid!)],
+  };
+  started.push(server);
+  await answersAfter(server.url + appPath, child);
+  return server;
+}
+
+const raisedLimits = {
+  RATE_LIMIT_USER_PER_MIN: '1000000',
+  RATE_LIMIT_BURST: '1000000',
+  RATE_LIMIT_ANON_PER_MIN: '1000000',
+};
+
+async function startGateway(
+  dataDir: string,
+  env: Record<string, string>,
+  nodeFlags: string[] = [],
+): Promise<Server & { readyMs: number }> {
+  const log = openSync(path.join(dataDir, 'gateway.log'), 'a');
+  return start(
+    'gateway',
+    process.execPath,
+    [...nodeFlags, path.join(root, 'dist', 'main.js')],
+    { GATEWAY_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+    '/',
+    log,
+  );
+}
+
+/** Cold start: a fresh data directory, all embedded backends, spawn until `GET /` answers. */
+async function coldStart(scratch: string): Promise<{ startMs: number[]; idleRssMiB: number[] }> {
+  const startMs: number[] = [];
+  const idleRssMiB: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const dataDir = mkdtempSync(path.join(scratch, 'cold-'));
+    const gateway = await startGateway(dataDir, {});
+    startMs.push(Math.round(gateway.readyMs));
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // settle: what an idle gateway holds
+    idleRssMiB.push(memoryMiB(gateway.pids(), 'VmRSS'));
+    await stop(gateway);
+  }
+  return { startMs, idleRssMiB };
+}
+
+// ---------------------------------------------------------------- the profile
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+
+/**
+ * Top self-time frames of a .cpuprofile, as percentages of the non-idle samples taken after
+ * `skipUs` (the start-up: module loading and schema compilation are not the request path).
+ */
+function topFrames(
+  file: string,
+  skipUs: number,
+  count = 20,
+): Array<{ frame: string; selfPercent: number }> {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as {
+    nodes: ProfileNode[];
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<string, number>();
+  let busy = 0;
+  let elapsed = 0;
+  profile.samples.forEach((id, index) => {
+    elapsed += profile.timeDeltas[index] ?? 0;
+    if (elapsed < skipUs) return;
+    const frame = byId.get(id)!.callFrame;
+    if (frame.functionName === '(idle)') return;
+    const where = frame.url
+      ? `${frame.url.replace(`file://${root}/`, '').replace(/.*node_modules\//, '')}:${frame.lineNumber + 1}`
+      : '';
+    const key = `${frame.functionName || '(anonymous)'} ${where}`.trim();
+    const delta = profile.timeDeltas[index] ?? 0;
+    self.set(key, (self.get(key) ?? 0) + delta);
+    busy += delta;
+  });
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([frame, time]) => ({ frame, selfPercent: Math.round((time / busy) * 1000) / 10 }));
+}
+
+// ---------------------------------------------------------------- report
+
+const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
+
+function markdown(report: Report): string {
+  const lines = [
+    `Run ${report.when} · node ${report.node} · ${report.cpus} CPUs, load average ${report.loadAverage.join(' → ')} (shared machine: indicative figures) · ` +
+      `${report.connections} connections, ${report.seconds} s per row · full load by ${report.fullLoader}, half load by autocannon`,
+    '',
+    '| row | req/s | p50 ms | p99 ms | CPU µs/req | peak RSS MiB | errors |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...report.rows.map(
+      (r) =>
+        `| ${r.row} | ${r.rps} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.cpuUsPerRequest, 1)} | ${fmt(r.peakRssMiB, 1)} | ${r.errors} |`,
+    ),
+    '',
+    `Half load: ${report.halfRate} req/s (half the gateway passthrough's maximum) for every proxy; autocannon's latencies are whole milliseconds:`,
+    '',
+    '| row | p50 ms | p99 ms | p99 added over backend ms | CPU µs/req |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...report.halfLoad.map(
+      (r) =>
+        `| ${r.row} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.p99 - report.halfLoad[0]!.p99, 2)} | ${fmt(r.cpuUsPerRequest, 1)} |`,
+    ),
+    '',
+    '| ratio | value | target (issue 20) |',
+    '| --- | ---: | --- |',
+    `| gateway passthrough / nginx (req/s) | ${fmt(report.ratios.gatewayOverNginx, 2)} | ≥ 0.3 (aim 0.5) |`,
+    `| gateway passthrough / bare forwarder (req/s) | ${fmt(report.ratios.gatewayOverBare, 2)} | ≥ 0.9 |`,
+    `| gateway /uuid / bare Fastify /uuid (req/s) | ${fmt(report.ratios.uuidOverFastify, 2)} | ≥ 0.8 |`,
+    `| p99 added at half load, gateway − bare forwarder (ms) | ${fmt(report.ratios.halfLoadP99AddedOverBare, 2)} | ≤ 1 |`,
+    `| cold start to first answer, embedded backends (ms, median of ${report.coldStart.startMs.length}: ${report.coldStart.startMs.join(', ')}) | ${fmt(median(report.coldStart.startMs))} | ≤ 1500 |`,
+    `| idle RSS after start, embedded backends (MiB, median: ${report.coldStart.idleRssMiB.join(', ')}) | ${fmt(median(report.coldStart.idleRssMiB), 1)} | ≤ 120 |`,
+  ];
+  if (report.notes.length) lines.push('', ...report.notes.map((note) => `- ${note}`));
+  if (report.profile) {
+    lines.push(
+      '',
+      `CPU profile of the gateway under passthrough load, start-up left out (self time, % of busy samples; ${report.profile.file}, not committed):`,
+      '',
+      '| frame | self % |',
+      '| --- | ---: |',
+      ...report.profile.top.map(
+        (f) => `| \`${f.frame.replace(/\|/g, '\\|')}\` | ${f.selfPercent} |`,
+      ),
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.floor(sorted.length / 2)]! : NaN;
+}
+
+interface Report {
+  when: string;
+  node: string;
+  cpus: number;
+  /** 1-minute load average when the run began and when it ended. */
+  loadAverage: number[];
+  connections: number;
+  seconds: number;
+  fullLoader: string;
+  rows: Row[];
+  halfRate: number;
+  halfLoad: Row[];
+  ratios: {
+    gatewayOverNginx: number;
+    gatewayOverBare: number;
+    uuidOverFastify: number;
+    halfLoadP99AddedOverBare: number;
+  };
+  coldStart: { startMs: number[]; idleRssMiB: number[] };
+  notes: string[];
+  profile?: { file: string; top: Array<{ frame: string; selfPercent: number }> };
+}
+
+// ---------------------------------------------------------------- main
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
-  const backend = await startBackend();
-  const generous = {
-    RATE_LIMIT_USER_PER_MIN: '1000000',
-    RATE_LIMIT_BURST: '1000000',
-    RATE_LIMIT_ANON_PER_MIN: '1000000',
-  };
-  const rows: Row[] = [];
-  try {
-    const token = await signEmbeddedToken(dataDir, { username: 'bench' });
-    const auth = { authorization: `Bearer ${token}` };
-    const appPath = '/apps/de/00000000-0000-0000-0000-000000000001';
+  const built = spawnSync(process.execPath, ['scripts/build.mjs', '--if-changed'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) throw new Error('the build failed');
+  if (!wrk)
+    notes.push(
+      process.env.BENCH_LOADER === 'autocannon'
+        ? 'Full load by autocannon (BENCH_LOADER=autocannon).'
+        : 'wrk is not installed: full load by autocannon in a child process (bench/install.sh installs wrk).',
+    );
+  if (!nginx)
+    notes.push(
+      'nginx is not installed: its row is skipped (bench/install.sh installs Debian nginx-light).',
+    );
 
-    rows.push(await load('backend direct', backend.url + appPath));
-    for (const [label, extra] of [
-      ['in-process limits', {}],
-      ...(process.env.REDIS_URL
-        ? [
-            [
-              'Redis limits',
-              { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `bench:${Date.now()}:` },
-            ],
-          ]
-        : []),
-    ] as Array<[string, Record<string, string>]>) {
-      const gateway = await buildGateway(
-        loadConfig({
-          ...generous,
-          ...extra,
-          LOG_LEVEL: 'warn',
-          GATEWAY_DATA_DIR: dataDir,
-          APPS_URL: backend.url,
-        }),
-      );
-      await gateway.app.listen({ port: 0, host: '127.0.0.1' });
-      const base = `http://127.0.0.1:${(gateway.app.server.address() as AddressInfo).port}`;
-      rows.push(await load(`gateway GET /uuid (${label})`, `${base}/uuid`));
-      rows.push(await load(`gateway passthrough (${label})`, base + appPath, auth));
-      await gateway.close();
+  const loadAtStart = Math.round(loadavg()[0]! * 100) / 100;
+  const scratch = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
+  try {
+    const backend = await start('backend', process.execPath, tsxNode('servers/backend.ts'), {});
+    const forwarder = await start('forwarder', process.execPath, tsxNode('servers/forwarder.ts'), {
+      BACKEND_URL: backend.url,
+    });
+    const fastify = await start(
+      'fastify',
+      process.execPath,
+      tsxNode('servers/fastify-uuid.ts'),
+      {},
+      '/uuid',
+    );
+    const proxy = nginx
+      ? await startNginx(mkdtempSync(path.join(scratch, 'nginx-')), backend.url)
+      : undefined;
+    const dataDir = mkdtempSync(path.join(scratch, 'gateway-'));
+    const token = await signEmbeddedToken(dataDir, { username: 'bench', ttlSeconds: 3600 });
+    const auth = { authorization: `Bearer ${token}` };
+    const gatewayEnv = { ...raisedLimits, APPS_URL: backend.url };
+    const gateway = await startGateway(dataDir, gatewayEnv);
+    const probe = await fetch(gateway.url + appPath, { headers: auth });
+    if (probe.status !== 200)
+      throw new Error(`gateway passthrough answered ${probe.status}: ${await probe.text()}`);
+
+    const rows: Row[] = [];
+    rows.push(await measure('backend direct', backend, appPath));
+    if (proxy) rows.push(await measure('nginx proxy_pass (keep-alive)', proxy, appPath));
+    rows.push(await measure('bare forwarder (node:http + undici)', forwarder, appPath));
+    rows.push(await measure('gateway passthrough (everything on)', gateway, appPath, auth));
+    rows.push(await measure('gateway GET /uuid', gateway, '/uuid'));
+    rows.push(await measure('bare Fastify GET /uuid', fastify, '/uuid'));
+    const find = (prefix: string) => rows.find((r) => r.row.startsWith(prefix));
+    const gatewayRow = find('gateway passthrough')!;
+
+    const halfRate = Math.max(100, Math.round(gatewayRow.rps / 2));
+    const halfLoad: Row[] = [];
+    halfLoad.push(await measure('backend direct', backend, appPath, {}, halfRate));
+    if (proxy)
+      halfLoad.push(await measure('nginx proxy_pass (keep-alive)', proxy, appPath, {}, halfRate));
+    halfLoad.push(
+      await measure('bare forwarder (node:http + undici)', forwarder, appPath, {}, halfRate),
+    );
+    halfLoad.push(
+      await measure('gateway passthrough (everything on)', gateway, appPath, auth, halfRate),
+    );
+    await stop(gateway);
+
+    let profile: Report['profile'];
+    if (profiling) {
+      const profileDir = path.join(scratch, 'profile');
+      const spawnAt = performance.now();
+      const profiled = await startGateway(dataDir, gatewayEnv, [
+        '--cpu-prof',
+        `--cpu-prof-dir=${profileDir}`,
+      ]);
+      const loadAt = performance.now();
+      await measure('gateway passthrough (profiled)', profiled, appPath, auth);
+      await stop(profiled);
+      const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+      if (file) {
+        const kept = path.join(root, 'bench', 'results', `profile-${stamp}.cpuprofile`);
+        mkdirSync(path.dirname(kept), { recursive: true });
+        writeFileSync(kept, readFileSync(path.join(profileDir, file)));
+        profile = {
+          file: path.relative(root, kept),
+          top: topFrames(kept, (loadAt - spawnAt) * 1000),
+        };
+      } else notes.push('BENCH_PROFILE=1 but the gateway wrote no profile.');
     }
-    rows.push(...(await embeddedPlatform(dataDir, generous, auth)));
-    rows.push(...(await verifyCost(dataDir)));
+
+    for (const server of [backend, forwarder, fastify, ...(proxy ? [proxy] : [])])
+      await stop(server);
+    const cold = await coldStart(scratch);
+
+    const halfGateway = halfLoad.find((r) => r.row.startsWith('gateway'))!;
+    const halfBare = halfLoad.find((r) => r.row.startsWith('bare forwarder'))!;
+    const report: Report = {
+      when: new Date().toISOString(),
+      node: process.version,
+      cpus: Number(execFileSync('nproc').toString().trim()),
+      loadAverage: [loadAtStart, Math.round(loadavg()[0]! * 100) / 100],
+      connections,
+      seconds,
+      fullLoader: wrk ? 'wrk -t1' : 'autocannon (child process)',
+      rows,
+      halfRate,
+      halfLoad,
+      ratios: {
+        gatewayOverNginx: proxy ? gatewayRow.rps / find('nginx')!.rps : NaN,
+        gatewayOverBare: gatewayRow.rps / find('bare forwarder')!.rps,
+        uuidOverFastify: find('gateway GET /uuid')!.rps / find('bare Fastify')!.rps,
+        halfLoadP99AddedOverBare: halfGateway.p99 - halfBare.p99,
+      },
+      coldStart: cold,
+      notes,
+      profile,
+    };
+    const table = markdown(report);
+    const results = path.join(root, 'bench', 'results');
+    mkdirSync(results, { recursive: true });
+    writeFileSync(path.join(results, `${stamp}.json`), JSON.stringify(report, null, 2) + '\n');
+    writeFileSync(path.join(results, `${stamp}.md`), table);
+    const readme = path.join(root, 'bench', 'README.md');
+    const begin = '<!-- bench:last-run -->';
+    const end = '<!-- /bench:last-run -->';
+    const text = readFileSync(readme, 'utf8');
+    const from = text.indexOf(begin);
+    const to = text.indexOf(end);
+    if (from >= 0 && to > from)
+      writeFileSync(
+        readme,
+        text.slice(0, from + begin.length) + '\n\n' + table + '\n' + text.slice(to),
+      );
+    process.stdout.write('\n' + table);
   } finally {
-    backend.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const server of started) await stop(server).catch(() => undefined);
+    rmSync(scratch, { recursive: true, force: true });
   }
-  console.log(`\n${connections} connections, ${seconds} s per scenario, node ${process.version}`);
-  console.table(rows);
 }
 
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 main().catch((error: unknown) => {
   console.error(error);
+  for (const server of started) server.child.kill('SIGTERM');
   process.exit(1);
 });
