@@ -48,10 +48,12 @@ import { Forwarder, remoteTarget, type BackendTarget } from './http/proxy.js';
 import {
   FallbackBuckets,
   MemoryBuckets,
+  PrimaryBuckets,
   RedisBuckets,
   type BucketStore,
 } from './http/rate-limit.js';
 import { openStore, type Store } from './store/database.js';
+import { clusterWorkerId, inClusterWorker } from './common/cluster-ipc.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -150,7 +152,19 @@ function createBuckets(
   clock?: () => number,
 ): BucketStore {
   const local = new MemoryBuckets(clock);
-  if (!config.redisUrl) return local;
+  if (!config.redisUrl) {
+    // Workers of one gateway share the primary's buckets (Redis, when set, is shared already).
+    if (config.workers > 1 && inClusterWorker())
+      return new FallbackBuckets(
+        new PrimaryBuckets(),
+        local,
+        app.log,
+        () => metrics.rateLimitFallbacks.inc(),
+        undefined,
+        clock,
+      );
+    return local;
+  }
   const shared = new RedisBuckets(
     config.redisUrl,
     config.redisKeyPrefix,
@@ -172,8 +186,9 @@ export async function buildGateway(
   config: GatewayConfig,
   options: GatewayOptions = {},
 ): Promise<Gateway> {
+  const worker = config.workers > 1 ? clusterWorkerId() : undefined;
   const app = Fastify({
-    ...gatewayLoggerOptions(config.logLevel, options.logStream),
+    ...gatewayLoggerOptions(config.logLevel, options.logStream, worker),
     // Refused before routing, so no hook runs: answered, headed and logged here.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
@@ -232,6 +247,11 @@ export async function buildGateway(
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Which of the WORKERS processes answered: for operators and the cluster's tests.
+  if (worker !== undefined)
+    app.addHook('onRequest', async (_request, reply) => {
+      reply.header('x-gateway-worker', String(worker));
+    });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
     metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });

@@ -1,6 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import {
   backendEnvPrefix,
@@ -108,6 +109,8 @@ export interface S3BlobStoreSettings {
 export interface GatewayConfig {
   port: number;
   host: string;
+  /** Processes serving the port (WORKERS: a number, or `auto` for one per core; default 1 = no cluster). */
+  workers: number;
   dataDir: string;
   databaseUrl?: string;
   /** PostgreSQL waits: for a connection, new or pooled (DATABASE_CONNECT_TIMEOUT_MS), and a query's answer (DATABASE_QUERY_TIMEOUT_MS). */
@@ -337,6 +340,17 @@ function text(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** WORKERS: `auto` is one process per core the machine offers (os.availableParallelism). */
+function workerCount(env: Env): number {
+  const raw = text(env, 'WORKERS');
+  if (raw === undefined) return 1;
+  if (raw.toLowerCase() === 'auto') return Math.max(1, availableParallelism());
+  const count = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(count >= 1 && count <= 256))
+    throw new ConfigError('WORKERS', `must be auto or an integer from 1 to 256, got "${raw}"`);
+  return count;
+}
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = text(env, name);
   if (raw === undefined) return fallback;
@@ -456,6 +470,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
   return {
     port,
     host: text(env, 'HOST') ?? '127.0.0.1',
+    workers: workerCount(env),
     dataDir,
     databaseUrl: databaseUrl?.toString(),
     database: {

@@ -1,12 +1,15 @@
+import cluster from 'node:cluster';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildGateway } from './app.js';
+import { runPrimary } from './cluster.js';
 import { serveBackendsStandalone } from './embedded/standalone.js';
 import { ConfigError, loadConfig } from './config.js';
 
 const usage = `Usage: npm start -- [--backends <names|all|none>] [--backends-only]
   --backends       embedded backends to run (default: EMBEDDED_BACKENDS, else all)
   --backends-only  serve only those backends on HOST:PORT (each under /<name>), for gateways elsewhere;
-                   requires BACKEND_SECRET`;
+                   requires BACKEND_SECRET (one process, whatever WORKERS says)`;
 
 interface Stoppable {
   log: {
@@ -25,7 +28,11 @@ const CLOSE_BACKSTOP_MS = 5_000;
  * database that does not answer), the process exits anyway.
  */
 function stopOnSignals(server: Stoppable, graceMs: number): void {
+  let stopping = false;
   const shutdown = async (signal: string) => {
+    // A cluster worker may hear both the terminal's SIGINT and its primary's SIGTERM: one shutdown.
+    if (stopping) return;
+    stopping = true;
     server.log.info({ signal }, 'shutting down');
     setTimeout(() => {
       server.log.error({ signal }, 'shutdown did not finish in time; exiting');
@@ -64,6 +71,12 @@ async function main(): Promise<void> {
   if (values['backends-only']) {
     const host = await serveBackendsStandalone(config);
     stopOnSignals(host, config.connections.shutdownGraceMs);
+    return;
+  }
+
+  // WORKERS>1: this process is the primary (src/cluster.ts); its workers run this file again.
+  if (config.workers > 1 && cluster.isPrimary) {
+    await runPrimary(config, fileURLToPath(import.meta.url));
     return;
   }
 

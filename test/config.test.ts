@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { backendNames, embeddedBackendNames } from '../src/common/backend-names.js';
@@ -107,6 +107,17 @@ describe('embedded platform settings', () => {
       'https://de.example.org/genomesvc/genomes',
     );
     assert.throws(() => loadConfig({ GENOME_BASE_URL: 'ftp://x' }), /GENOME_BASE_URL/);
+  });
+
+  test('WORKERS: 1 by default, a count from 1 to 256, or auto for one per core', () => {
+    assert.equal(loadConfig({}).workers, 1);
+    assert.equal(loadConfig({ WORKERS: '4' }).workers, 4);
+    assert.equal(loadConfig({ WORKERS: 'auto' }).workers, availableParallelism());
+    for (const wrong of ['0', '-1', '2.5', 'many', '257'])
+      assert.throws(
+        () => loadConfig({ WORKERS: wrong }),
+        new RegExp(`WORKERS must be auto or an integer from 1 to 256, got "${wrong}"`),
+      );
   });
 
   test('EMBEDDED_BACKENDS takes a list of backend names, all or none', () => {

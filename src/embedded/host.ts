@@ -137,11 +137,12 @@ export async function listenPrivately(
   );
   if (Buffer.byteLength(socketPath) < 100) {
     host.addHook('onClose', async () => rmSync(socketPath, { force: true }));
-    await host.listen({ path: socketPath });
+    // exclusive: in a cluster worker (WORKERS>1) the socket is the worker's own, not shared through the primary.
+    await host.listen({ path: socketPath, exclusive: true });
     chmodSync(socketPath, 0o600);
     return { origin: 'http://embedded-backends', socketPath };
   }
-  await host.listen({ host: '127.0.0.1', port: 0 });
+  await host.listen({ host: '127.0.0.1', port: 0, exclusive: true });
   const address = host.server.address();
   if (!address || typeof address === 'string')
     throw new Error('embedded backends did not bind a port');

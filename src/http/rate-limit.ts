@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { FastifyBaseLogger } from 'fastify';
+import { isClusterMessage, sendToPrimary } from '../common/cluster-ipc.js';
 
 /**
  * Token-bucket rate limiting (spec "Limits" 1): a bucket of `capacity` tokens per key, refilled
@@ -67,6 +68,54 @@ export class MemoryBuckets implements BucketStore {
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * A worker's buckets when WORKERS>1 and Redis is absent: the primary keeps them (MemoryBuckets)
+ * and answers each take over IPC, one request and one answer matched by id, so a user has one
+ * budget whichever worker serves them. A take costs a round trip to the primary (tens of µs);
+ * should the primary be gone, it fails and FallbackBuckets counts locally.
+ */
+export class PrimaryBuckets implements BucketStore {
+  private nextId = 1;
+  private readonly pending = new Map<
+    number,
+    { resolve(decision: Decision): void; reject(error: Error): void }
+  >();
+  private readonly onMessage = (message: unknown) => {
+    if (!isClusterMessage(message) || message.gateway !== 'taken') return;
+    const waiter = this.pending.get(message.id);
+    this.pending.delete(message.id);
+    waiter?.resolve(message.decision as Decision);
+  };
+  private readonly onDisconnect = () => this.failAll(new Error('the primary process is gone'));
+
+  constructor() {
+    process.on('message', this.onMessage);
+    process.once('disconnect', this.onDisconnect);
+  }
+
+  take(key: string, policy: BucketPolicy): Promise<Decision> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      if (!sendToPrimary({ gateway: 'take', id, key, policy })) {
+        this.pending.delete(id);
+        reject(new Error('the primary process is gone'));
+      }
+    });
+  }
+
+  private failAll(error: Error): void {
+    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.pending.clear();
+  }
+
+  async close(): Promise<void> {
+    process.off('message', this.onMessage);
+    process.off('disconnect', this.onDisconnect);
+    this.failAll(new Error('rate limiter closed'));
+  }
 }
 
 // KEYS[1] bucket; ARGV capacity, refill per ms, and (only with an injected clock) now in epoch ms.

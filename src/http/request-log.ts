@@ -1,5 +1,6 @@
 // The gateway's request log: one line per request (method, route, status, duration, user, request
 // id), and logger settings that keep credentials out of every line.
+import { hostname } from 'node:os';
 import {
   LogController,
   type FastifyInstance,
@@ -76,9 +77,15 @@ export function loggerSettings(level: string) {
 export function gatewayLoggerOptions(
   level: string,
   stream?: { write(line: string): void },
+  /** The cluster worker's id (WORKERS>1): every line says which worker wrote it. */
+  worker?: number,
 ): Pick<FastifyServerOptions, 'logger' | 'logController'> {
   return {
-    logger: { ...loggerSettings(level), ...(stream ? { stream } : {}) },
+    logger: {
+      ...loggerSettings(level),
+      ...(stream ? { stream } : {}),
+      ...(worker !== undefined ? { base: { pid: process.pid, hostname: hostname(), worker } } : {}),
+    },
     logController: new LogController({ disableRequestLogging: true }),
   };
 }

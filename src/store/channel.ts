@@ -1,12 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { inClusterWorker, isClusterMessage, sendToPrimary } from '../common/cluster-ipc.js';
 import type { Store } from './database.js';
 
 /**
  * A broadcast of small text messages to every process on the same store: in-process on SQLite
- * (one process owns the file), PostgreSQL NOTIFY/LISTEN otherwise, so gateways sharing a
- * database hear each other. Messages say that something changed; readers fetch the rest from
+ * (one gateway owns the file; its WORKERS>1 workers hear each other through the primary, which
+ * relays), PostgreSQL NOTIFY/LISTEN otherwise, so gateways sharing a database hear each other. Messages say that something changed; readers fetch the rest from
  * the store (NOTIFY payloads stop at 8000 bytes).
  */
 export interface StoreChannel {
@@ -30,6 +31,36 @@ class LocalChannel implements StoreChannel {
 
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
+  }
+}
+
+/**
+ * SQLite in a worker of a WORKERS>1 gateway: published here at once, and sent to the primary,
+ * which passes it to every other worker (src/cluster.ts), where channels of the same name hear it.
+ */
+class ClusterChannel implements StoreChannel {
+  private readonly local = new LocalChannel();
+  private readonly onMessage = (message: unknown) => {
+    if (isClusterMessage(message) && message.gateway === 'publish' && message.channel === this.name)
+      void this.local.publish(message.message);
+  };
+
+  constructor(private readonly name: string) {
+    process.on('message', this.onMessage);
+  }
+
+  async publish(message: string): Promise<void> {
+    await this.local.publish(message);
+    sendToPrimary({ gateway: 'publish', channel: this.name, message });
+  }
+
+  subscribe(listener: (message: string) => void): Promise<() => void> {
+    return this.local.subscribe(listener);
+  }
+
+  async close(): Promise<void> {
+    process.off('message', this.onMessage);
+    await this.local.close();
   }
 }
 
@@ -141,5 +172,7 @@ export function openChannel(
 ): StoreChannel {
   return store.engine === 'postgres' && store.clientConfig
     ? new PostgresChannel(store, name, onError)
-    : new LocalChannel();
+    : inClusterWorker()
+      ? new ClusterChannel(name)
+      : new LocalChannel();
 }

@@ -2,12 +2,17 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
+  CompiledQuery,
   Kysely,
   Migrator,
   PostgresDialect,
   SqliteDialect,
+  SqliteDriver,
   sql,
+  type DatabaseConnection,
+  type Driver,
   type MigrationResultSet,
+  type SqliteDialectConfig,
 } from 'kysely';
 import type pg from 'pg';
 import { migrations } from './migrations/index.js';
@@ -42,6 +47,28 @@ export interface StoreOptions {
   onConnectionLost?: (error: Error) => void;
 }
 
+/**
+ * Transactions take the write lock when they begin (BEGIN IMMEDIATE), waiting up to busy_timeout
+ * for another process's writer: with WORKERS>1 several processes share the file, and a deferred
+ * transaction that read first and then writes would fail at once (SQLITE_BUSY) instead of waiting,
+ * should another process have written meanwhile. One writer at a time, the others queue.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+}
+
 function sqliteDialect(dataDir: string): SqliteDialect {
   mkdirSync(dataDir, { recursive: true });
   const database = new SQLite(path.join(dataDir, 'gateway.sqlite'));
@@ -49,8 +76,9 @@ function sqliteDialect(dataDir: string): SqliteDialect {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
+  // Another process (WORKERS>1) holding the write lock is waited for this long, not failed at once.
   database.pragma('busy_timeout = 5000');
-  return new SqliteDialect({ database });
+  return new ImmediateSqliteDialect({ database });
 }
 
 export async function migrateToLatest(
