@@ -4,74 +4,256 @@
 // present in every one of three or more answers is listed as required; nesting below three levels
 // is left open), a few routes the tests do not reach written by hand; a route's own schemas win
 // over its entry here.
-import type { DocumentedSchemas } from '../../common/documented-schemas.js';
+import type { DocumentedSchemas, JsonSchema } from '../../common/documented-schemas.js';
+
+// Shapes that several routes take or answer, written once.
+
+const listedInstantLaunch: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    quick_launch_id: { type: 'string' },
+    added_by: { type: 'string' },
+    added_on: { type: 'string' },
+  },
+  required: ['id', 'quick_launch_id', 'added_by', 'added_on'],
+};
+
+const instantLaunch: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    quick_launch_id: { type: 'string' },
+    added_by: { type: 'string' },
+    added_on: { type: 'string' },
+  },
+};
+
+const launchSubmission: JsonSchema = {
+  type: 'object',
+  properties: {
+    system_id: { type: 'string' },
+    app_id: { type: 'string' },
+    name: { type: 'string' },
+    config: { type: 'object', additionalProperties: true },
+  },
+};
+
+const instantLaunchMetadata: JsonSchema = {
+  type: 'object',
+  properties: {
+    avus: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          attribute: { type: 'string' },
+          value: { type: 'string' },
+          unit: { type: 'string' },
+          target_id: { type: 'string' },
+          target_type: { type: 'string' },
+        },
+      },
+    },
+  },
+};
+
+const instantLaunchMetadataBody: JsonSchema = {
+  type: 'object',
+  properties: {
+    avus: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          attribute: { type: 'string' },
+          value: { type: 'string' },
+          unit: { type: 'string' },
+        },
+      },
+    },
+  },
+};
+
+const launchMappingAnswered: JsonSchema = {
+  type: 'object',
+  properties: {
+    kind: { type: 'string' },
+    default: { type: 'object', additionalProperties: true },
+    compatible: { type: 'array', items: {} },
+  },
+};
+
+const launchMappingSent: JsonSchema = {
+  type: 'object',
+  properties: {
+    kind: { type: 'string' },
+    default: { type: 'object', properties: { id: { type: 'string' } } },
+    compatible: { type: 'array', items: {} },
+  },
+};
+
+const globalDefaultQuickLaunch: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    app_id: { type: 'string' },
+    quick_launch_id: { type: 'string' },
+  },
+};
+
+const userDefaultQuickLaunch: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    user: { type: 'string' },
+    quick_launch_id: { type: 'string' },
+    app_id: { type: 'string' },
+  },
+  required: ['id', 'user', 'quick_launch_id', 'app_id'],
+};
+
+const userDefaultQuickLaunchById: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    user: { type: 'string' },
+    quick_launch_id: { type: 'string' },
+    app_id: { type: 'string' },
+  },
+};
+
+const favoriteQuickLaunch: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    quick_launch_id: { type: 'string' },
+    user: { type: 'string' },
+  },
+  required: ['id', 'quick_launch_id', 'user'],
+};
+
+const quickLaunch: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    creator: { type: 'string' },
+    app_id: { type: 'string' },
+    app_version_id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    is_public: { type: 'boolean' },
+    submission: {
+      type: 'object',
+      properties: {
+        system_id: { type: 'string' },
+        app_id: { type: 'string' },
+        name: { type: 'string' },
+        debug: { type: 'boolean' },
+        notify: { type: 'boolean' },
+        output_dir: { type: 'string' },
+        config: { type: 'object', additionalProperties: true },
+      },
+      required: ['system_id', 'app_id', 'name', 'debug', 'notify', 'output_dir', 'config'],
+    },
+  },
+  required: [
+    'id',
+    'creator',
+    'app_id',
+    'app_version_id',
+    'name',
+    'description',
+    'is_public',
+    'submission',
+  ],
+};
+
+const quickLaunchSubmission: JsonSchema = {
+  type: 'object',
+  properties: {
+    system_id: { type: 'string' },
+    app_id: { type: 'string' },
+    name: { type: 'string' },
+    debug: { type: 'boolean' },
+    notify: { type: 'boolean' },
+    output_dir: { type: 'string' },
+    config: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+};
+
+const concurrentJobLimit: JsonSchema = {
+  type: 'object',
+  properties: {
+    username: { type: 'string' },
+    concurrent_jobs: { type: 'integer' },
+    is_default: { type: 'boolean' },
+  },
+};
+
+const viceDeployment: JsonSchema = {
+  type: 'object',
+  properties: {
+    analysisID: { type: 'string' },
+    externalID: { type: 'string' },
+    host: { type: 'string' },
+    name: { type: 'string' },
+    appID: { type: 'string' },
+    appName: { type: 'string' },
+    username: { type: 'string' },
+    status: { type: 'string' },
+    creationTimestamp: { type: 'string' },
+    timeLimit: { type: 'string' },
+  },
+};
+
+const viceAnalysisRequest: JsonSchema = {
+  type: 'object',
+  properties: { analysisID: { type: 'string' }, request: { type: 'string' } },
+};
+
+const viceListing: JsonSchema = {
+  type: 'object',
+  properties: {
+    deployments: { type: 'array', items: viceDeployment },
+    pods: { type: 'array', items: {} },
+    configMaps: { type: 'array', items: {} },
+    services: { type: 'array', items: {} },
+    ingresses: { type: 'array', items: {} },
+  },
+};
+
+const viceOperator: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    url: { type: 'string' },
+    tls_skip_verify: { type: 'boolean' },
+    priority: { type: 'integer' },
+  },
+};
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'GET /instantlaunches': {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          instant_launches: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                quick_launch_id: { type: 'string' },
-                added_by: { type: 'string' },
-                added_on: { type: 'string' },
-              },
-              required: ['id', 'quick_launch_id', 'added_by', 'added_on'],
-            },
-          },
-        },
+        properties: { instant_launches: { type: 'array', items: listedInstantLaunch } },
         required: ['instant_launches'],
       },
     },
   },
   'PUT /instantlaunches/': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          quick_launch_id: { type: 'string' },
-          added_by: { type: 'string' },
-          added_on: { type: 'string' },
-        },
-      },
-    },
+    response: { '200': instantLaunch },
     body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
   },
   'DELETE /instantlaunches/{id}': {
     response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
   },
-  'GET /instantlaunches/{id}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          quick_launch_id: { type: 'string' },
-          added_by: { type: 'string' },
-          added_on: { type: 'string' },
-        },
-      },
-    },
-  },
+  'GET /instantlaunches/{id}': { response: { '200': instantLaunch } },
   'POST /instantlaunches/{id}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          quick_launch_id: { type: 'string' },
-          added_by: { type: 'string' },
-          added_on: { type: 'string' },
-        },
-      },
-    },
+    response: { '200': instantLaunch },
     body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
   },
   'GET /instantlaunches/{id}/full': {
@@ -87,15 +269,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           quick_launch_description: { type: 'string' },
           quick_launch_creator: { type: 'string' },
           quick_launch_is_public: { type: 'boolean' },
-          submission: {
-            type: 'object',
-            properties: {
-              system_id: { type: 'string' },
-              app_id: { type: 'string' },
-              name: { type: 'string' },
-              config: { type: 'object', additionalProperties: true },
-            },
-          },
+          submission: launchSubmission,
           app_id: { type: 'string' },
           app_version_id: { type: 'string' },
           app_version: { type: 'string' },
@@ -105,59 +279,16 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /instantlaunches/{id}/metadata': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          avus: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                attribute: { type: 'string' },
-                value: { type: 'string' },
-                unit: { type: 'string' },
-                target_id: { type: 'string' },
-                target_type: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
+  'GET /instantlaunches/{id}/metadata': { response: { '200': instantLaunchMetadata } },
   'PUT /instantlaunches/admin/': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          quick_launch_id: { type: 'string' },
-          added_by: { type: 'string' },
-          added_on: { type: 'string' },
-        },
-        required: ['id', 'quick_launch_id', 'added_by', 'added_on'],
-      },
-    },
+    response: { '200': listedInstantLaunch },
     body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
   },
   'DELETE /instantlaunches/admin/{id}': {
     response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
   },
   'POST /instantlaunches/admin/{id}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          quick_launch_id: { type: 'string' },
-          added_by: { type: 'string' },
-          added_on: { type: 'string' },
-        },
-      },
-    },
+    response: { '200': instantLaunch },
     body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
   },
   'POST /instantlaunches/admin/{id}/metadata': {
@@ -184,61 +315,11 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         required: ['avus'],
       },
     },
-    body: {
-      type: 'object',
-      properties: {
-        avus: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              attribute: { type: 'string' },
-              value: { type: 'string' },
-              unit: { type: 'string' },
-            },
-          },
-        },
-      },
-    },
+    body: instantLaunchMetadataBody,
   },
   'PUT /instantlaunches/admin/{id}/metadata': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          avus: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                attribute: { type: 'string' },
-                value: { type: 'string' },
-                unit: { type: 'string' },
-                target_id: { type: 'string' },
-                target_type: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        avus: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              attribute: { type: 'string' },
-              value: { type: 'string' },
-              unit: { type: 'string' },
-            },
-          },
-        },
-      },
-    },
+    response: { '200': instantLaunchMetadata },
+    body: instantLaunchMetadataBody,
   },
   'GET /instantlaunches/full': {
     response: {
@@ -281,30 +362,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           mapping: {
             type: 'object',
             properties: {
-              '*.md': {
-                type: 'object',
-                properties: {
-                  kind: { type: 'string' },
-                  default: { type: 'object', additionalProperties: true },
-                  compatible: { type: 'array', items: {} },
-                },
-              },
-              '*.txt': {
-                type: 'object',
-                properties: {
-                  kind: { type: 'string' },
-                  default: { type: 'object', additionalProperties: true },
-                  compatible: { type: 'array', items: {} },
-                },
-              },
-              '*.csv': {
-                type: 'object',
-                properties: {
-                  kind: { type: 'string' },
-                  default: { type: 'object', additionalProperties: true },
-                  compatible: { type: 'array', items: {} },
-                },
-              },
+              '*.md': launchMappingAnswered,
+              '*.txt': launchMappingAnswered,
+              '*.csv': launchMappingAnswered,
             },
           },
         },
@@ -330,22 +390,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
                 },
                 required: ['kind', 'default', 'compatible'],
               },
-              '*.md': {
-                type: 'object',
-                properties: {
-                  kind: { type: 'string' },
-                  default: { type: 'object', additionalProperties: true },
-                  compatible: { type: 'array', items: {} },
-                },
-              },
-              '*.csv': {
-                type: 'object',
-                properties: {
-                  kind: { type: 'string' },
-                  default: { type: 'object', additionalProperties: true },
-                  compatible: { type: 'array', items: {} },
-                },
-              },
+              '*.md': launchMappingAnswered,
+              '*.csv': launchMappingAnswered,
             },
           },
         },
@@ -362,24 +408,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           version: { type: 'string' },
           mapping: {
             type: 'object',
-            properties: {
-              '*.txt': {
-                type: 'object',
-                properties: {
-                  kind: { type: 'string' },
-                  default: { type: 'object', additionalProperties: true },
-                  compatible: { type: 'array', items: {} },
-                },
-              },
-              '*.csv': {
-                type: 'object',
-                properties: {
-                  kind: { type: 'string' },
-                  default: { type: 'object', additionalProperties: true },
-                  compatible: { type: 'array', items: {} },
-                },
-              },
-            },
+            properties: { '*.txt': launchMappingAnswered, '*.csv': launchMappingAnswered },
           },
         },
       },
@@ -387,14 +416,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     body: {
       type: 'object',
       properties: {
-        '*.txt': {
-          type: 'object',
-          properties: {
-            kind: { type: 'string' },
-            default: { type: 'object', properties: { id: { type: 'string' } } },
-            compatible: { type: 'array', items: {} },
-          },
-        },
+        '*.txt': launchMappingSent,
         '*.csv': {
           type: 'object',
           properties: {
@@ -415,74 +437,15 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           version: { type: 'string' },
           mapping: {
             type: 'object',
-            properties: {
-              '*.txt': {
-                type: 'object',
-                properties: {
-                  kind: { type: 'string' },
-                  default: { type: 'object', additionalProperties: true },
-                  compatible: { type: 'array', items: {} },
-                },
-              },
-              '*.md': {
-                type: 'object',
-                properties: {
-                  kind: { type: 'string' },
-                  default: { type: 'object', additionalProperties: true },
-                  compatible: { type: 'array', items: {} },
-                },
-              },
-            },
+            properties: { '*.txt': launchMappingAnswered, '*.md': launchMappingAnswered },
           },
         },
         required: ['id', 'version', 'mapping'],
       },
     },
-    body: {
-      type: 'object',
-      properties: {
-        '*.txt': {
-          type: 'object',
-          properties: {
-            kind: { type: 'string' },
-            default: { type: 'object', properties: { id: { type: 'string' } } },
-            compatible: { type: 'array', items: {} },
-          },
-        },
-        '*.md': {
-          type: 'object',
-          properties: {
-            kind: { type: 'string' },
-            default: { type: 'object', properties: { id: { type: 'string' } } },
-            compatible: { type: 'array', items: {} },
-          },
-        },
-      },
-    },
+    body: { type: 'object', properties: { '*.txt': launchMappingSent, '*.md': launchMappingSent } },
   },
-  'GET /instantlaunches/metadata': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          avus: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                attribute: { type: 'string' },
-                value: { type: 'string' },
-                unit: { type: 'string' },
-                target_id: { type: 'string' },
-                target_type: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
+  'GET /instantlaunches/metadata': { response: { '200': instantLaunchMetadata } },
   'GET /instantlaunches/metadata/full': {
     response: {
       '200': {
@@ -548,46 +511,17 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
             name: { type: 'string' },
             description: { type: 'string' },
             is_public: { type: 'boolean' },
-            submission: {
-              type: 'object',
-              properties: {
-                system_id: { type: 'string' },
-                app_id: { type: 'string' },
-                name: { type: 'string' },
-                config: { type: 'object', additionalProperties: true },
-              },
-            },
+            submission: launchSubmission,
           },
         },
       },
     },
   },
   'GET /quicklaunch/defaults/global': {
-    response: {
-      '200': {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            id: { type: 'string' },
-            app_id: { type: 'string' },
-            quick_launch_id: { type: 'string' },
-          },
-        },
-      },
-    },
+    response: { '200': { type: 'array', items: globalDefaultQuickLaunch } },
   },
   'POST /quicklaunch/defaults/global': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          app_id: { type: 'string' },
-          quick_launch_id: { type: 'string' },
-        },
-      },
-    },
+    response: { '200': globalDefaultQuickLaunch },
     body: {
       type: 'object',
       properties: { app_id: { type: 'string' }, quick_launch_id: { type: 'string' } },
@@ -596,61 +530,16 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'DELETE /quicklaunch/defaults/global/{id}': {
     response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
   },
-  'GET /quicklaunch/defaults/global/{id}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          app_id: { type: 'string' },
-          quick_launch_id: { type: 'string' },
-        },
-      },
-    },
-  },
+  'GET /quicklaunch/defaults/global/{id}': { response: { '200': globalDefaultQuickLaunch } },
   'PATCH /quicklaunch/defaults/global/{id}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          app_id: { type: 'string' },
-          quick_launch_id: { type: 'string' },
-        },
-      },
-    },
+    response: { '200': globalDefaultQuickLaunch },
     body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
   },
   'GET /quicklaunch/defaults/user': {
-    response: {
-      '200': {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            id: { type: 'string' },
-            user: { type: 'string' },
-            quick_launch_id: { type: 'string' },
-            app_id: { type: 'string' },
-          },
-          required: ['id', 'user', 'quick_launch_id', 'app_id'],
-        },
-      },
-    },
+    response: { '200': { type: 'array', items: userDefaultQuickLaunch } },
   },
   'POST /quicklaunch/defaults/user': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          user: { type: 'string' },
-          quick_launch_id: { type: 'string' },
-          app_id: { type: 'string' },
-        },
-        required: ['id', 'user', 'quick_launch_id', 'app_id'],
-      },
-    },
+    response: { '200': userDefaultQuickLaunch },
     body: {
       type: 'object',
       properties: { quick_launch_id: { type: 'string' }, app_id: { type: 'string' } },
@@ -659,61 +548,16 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'DELETE /quicklaunch/defaults/user/{id}': {
     response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
   },
-  'GET /quicklaunch/defaults/user/{id}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          user: { type: 'string' },
-          quick_launch_id: { type: 'string' },
-          app_id: { type: 'string' },
-        },
-      },
-    },
-  },
+  'GET /quicklaunch/defaults/user/{id}': { response: { '200': userDefaultQuickLaunchById } },
   'PATCH /quicklaunch/defaults/user/{id}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          user: { type: 'string' },
-          quick_launch_id: { type: 'string' },
-          app_id: { type: 'string' },
-        },
-      },
-    },
+    response: { '200': userDefaultQuickLaunchById },
     body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
   },
   'GET /quicklaunch/favorites': {
-    response: {
-      '200': {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            id: { type: 'string' },
-            quick_launch_id: { type: 'string' },
-            user: { type: 'string' },
-          },
-          required: ['id', 'quick_launch_id', 'user'],
-        },
-      },
-    },
+    response: { '200': { type: 'array', items: favoriteQuickLaunch } },
   },
   'POST /quicklaunch/favorites': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          quick_launch_id: { type: 'string' },
-          user: { type: 'string' },
-        },
-        required: ['id', 'quick_launch_id', 'user'],
-      },
-    },
+    response: { '200': favoriteQuickLaunch },
     body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
   },
   'DELETE /quicklaunch/favorites/{id}': {
@@ -731,48 +575,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /quicklaunches': {
-    response: {
-      '200': {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            id: { type: 'string' },
-            creator: { type: 'string' },
-            app_id: { type: 'string' },
-            app_version_id: { type: 'string' },
-            name: { type: 'string' },
-            description: { type: 'string' },
-            is_public: { type: 'boolean' },
-            submission: {
-              type: 'object',
-              properties: {
-                system_id: { type: 'string' },
-                app_id: { type: 'string' },
-                name: { type: 'string' },
-                debug: { type: 'boolean' },
-                notify: { type: 'boolean' },
-                output_dir: { type: 'string' },
-                config: { type: 'object', additionalProperties: true },
-              },
-              required: ['system_id', 'app_id', 'name', 'debug', 'notify', 'output_dir', 'config'],
-            },
-          },
-          required: [
-            'id',
-            'creator',
-            'app_id',
-            'app_version_id',
-            'name',
-            'description',
-            'is_public',
-            'submission',
-          ],
-        },
-      },
-    },
-  },
+  'GET /quicklaunches': { response: { '200': { type: 'array', items: quickLaunch } } },
   'POST /quicklaunches': {
     response: {
       '200': {
@@ -891,18 +694,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           name: { type: 'string' },
           description: { type: 'string' },
           is_public: { type: 'boolean' },
-          submission: {
-            type: 'object',
-            properties: {
-              system_id: { type: 'string' },
-              app_id: { type: 'string' },
-              name: { type: 'string' },
-              debug: { type: 'boolean' },
-              notify: { type: 'boolean' },
-              output_dir: { type: 'string' },
-              config: { type: 'object', additionalProperties: { type: 'string' } },
-            },
-          },
+          submission: quickLaunchSubmission,
         },
       },
     },
@@ -911,18 +703,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       properties: {
         name: { type: 'string' },
         description: { type: 'string' },
-        submission: {
-          type: 'object',
-          properties: {
-            system_id: { type: 'string' },
-            app_id: { type: 'string' },
-            name: { type: 'string' },
-            debug: { type: 'boolean' },
-            notify: { type: 'boolean' },
-            output_dir: { type: 'string' },
-            config: { type: 'object', additionalProperties: { type: 'string' } },
-          },
-        },
+        submission: quickLaunchSubmission,
         is_public: { type: 'boolean' },
       },
     },
@@ -1008,48 +789,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /quicklaunches/apps/{appId}': {
-    response: {
-      '200': {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            id: { type: 'string' },
-            creator: { type: 'string' },
-            app_id: { type: 'string' },
-            app_version_id: { type: 'string' },
-            name: { type: 'string' },
-            description: { type: 'string' },
-            is_public: { type: 'boolean' },
-            submission: {
-              type: 'object',
-              properties: {
-                system_id: { type: 'string' },
-                app_id: { type: 'string' },
-                name: { type: 'string' },
-                debug: { type: 'boolean' },
-                notify: { type: 'boolean' },
-                output_dir: { type: 'string' },
-                config: { type: 'object', additionalProperties: true },
-              },
-              required: ['system_id', 'app_id', 'name', 'debug', 'notify', 'output_dir', 'config'],
-            },
-          },
-          required: [
-            'id',
-            'creator',
-            'app_id',
-            'app_version_id',
-            'name',
-            'description',
-            'is_public',
-            'submission',
-          ],
-        },
-      },
-    },
-  },
+  'GET /quicklaunches/apps/{appId}': { response: { '200': { type: 'array', items: quickLaunch } } },
   'GET /settings/concurrent-job-limits': {
     response: {
       '200': {
@@ -1070,62 +810,13 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'DELETE /settings/concurrent-job-limits/{username}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          username: { type: 'string' },
-          concurrent_jobs: { type: 'integer' },
-          is_default: { type: 'boolean' },
-        },
-      },
-    },
-  },
-  'GET /settings/concurrent-job-limits/{username}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          username: { type: 'string' },
-          concurrent_jobs: { type: 'integer' },
-          is_default: { type: 'boolean' },
-        },
-      },
-    },
-  },
+  'DELETE /settings/concurrent-job-limits/{username}': { response: { '200': concurrentJobLimit } },
+  'GET /settings/concurrent-job-limits/{username}': { response: { '200': concurrentJobLimit } },
   'PUT /settings/concurrent-job-limits/{username}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          username: { type: 'string' },
-          concurrent_jobs: { type: 'integer' },
-          is_default: { type: 'boolean' },
-        },
-      },
-    },
+    response: { '200': concurrentJobLimit },
     body: { type: 'object', properties: { concurrent_jobs: { type: 'integer' } } },
   },
-  'GET /vice/{host}/description': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          analysisID: { type: 'string' },
-          externalID: { type: 'string' },
-          host: { type: 'string' },
-          name: { type: 'string' },
-          appID: { type: 'string' },
-          appName: { type: 'string' },
-          username: { type: 'string' },
-          status: { type: 'string' },
-          creationTimestamp: { type: 'string' },
-          timeLimit: { type: 'string' },
-        },
-      },
-    },
-  },
+  'GET /vice/{host}/description': { response: { '200': viceDeployment } },
   'GET /vice/{host}/url-ready': {
     response: {
       '200': { type: 'object', properties: { ready: { type: 'boolean' } }, required: ['ready'] },
@@ -1149,65 +840,24 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: { '200': { type: 'object', properties: { time_limit: { type: 'string' } } } },
     noBody: true,
   },
-  'GET /vice/admin/{host}/description': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          analysisID: { type: 'string' },
-          externalID: { type: 'string' },
-          host: { type: 'string' },
-          name: { type: 'string' },
-          appID: { type: 'string' },
-          appName: { type: 'string' },
-          username: { type: 'string' },
-          status: { type: 'string' },
-          creationTimestamp: { type: 'string' },
-          timeLimit: { type: 'string' },
-        },
-      },
-    },
-  },
+  'GET /vice/admin/{host}/description': { response: { '200': viceDeployment } },
   'GET /vice/admin/{host}/url-ready': {
     response: { '200': { type: 'object', properties: { ready: { type: 'boolean' } } } },
   },
   'POST /vice/admin/analyses/{id}/download-input-files': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: { analysisID: { type: 'string' }, request: { type: 'string' } },
-      },
-    },
+    response: { '200': viceAnalysisRequest },
     noBody: true,
   },
-  'POST /vice/admin/analyses/{id}/exit': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: { analysisID: { type: 'string' }, request: { type: 'string' } },
-      },
-    },
-    noBody: true,
-  },
+  'POST /vice/admin/analyses/{id}/exit': { response: { '200': viceAnalysisRequest }, noBody: true },
   'GET /vice/admin/analyses/{id}/external-id': {
     response: { '200': { type: 'object', properties: { external_id: { type: 'string' } } } },
   },
   'POST /vice/admin/analyses/{id}/save-and-exit': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: { analysisID: { type: 'string' }, request: { type: 'string' } },
-      },
-    },
+    response: { '200': viceAnalysisRequest },
     noBody: true,
   },
   'POST /vice/admin/analyses/{id}/save-output-files': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: { analysisID: { type: 'string' }, request: { type: 'string' } },
-      },
-    },
+    response: { '200': viceAnalysisRequest },
     noBody: true,
   },
   'GET /vice/admin/analyses/{id}/time-limit': {
@@ -1217,37 +867,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: { '200': { type: 'object', properties: { time_limit: { type: 'string' } } } },
     noBody: true,
   },
-  'GET /vice/admin/listing': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          deployments: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                analysisID: { type: 'string' },
-                externalID: { type: 'string' },
-                host: { type: 'string' },
-                name: { type: 'string' },
-                appID: { type: 'string' },
-                appName: { type: 'string' },
-                username: { type: 'string' },
-                status: { type: 'string' },
-                creationTimestamp: { type: 'string' },
-                timeLimit: { type: 'string' },
-              },
-            },
-          },
-          pods: { type: 'array', items: {} },
-          configMaps: { type: 'array', items: {} },
-          services: { type: 'array', items: {} },
-          ingresses: { type: 'array', items: {} },
-        },
-      },
-    },
-  },
+  'GET /vice/admin/listing': { response: { '200': viceListing } },
   'GET /vice/admin/operators': {
     response: {
       '200': {
@@ -1271,15 +891,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
   },
   'POST /vice/admin/operators': {
-    body: {
-      type: 'object',
-      properties: {
-        name: { type: 'string' },
-        url: { type: 'string' },
-        tls_skip_verify: { type: 'boolean' },
-        priority: { type: 'integer' },
-      },
-    },
+    body: viceOperator,
     response: {
       '200': {
         type: 'object',
@@ -1312,41 +924,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'DELETE /vice/admin/operators/id/{id}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          name: { type: 'string' },
-          url: { type: 'string' },
-          tls_skip_verify: { type: 'boolean' },
-          priority: { type: 'integer' },
-        },
-      },
-    },
-  },
-  'PATCH /vice/admin/operators/id/{id}': {
-    body: {
-      type: 'object',
-      properties: {
-        name: { type: 'string' },
-        url: { type: 'string' },
-        tls_skip_verify: { type: 'boolean' },
-        priority: { type: 'integer' },
-      },
-    },
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          name: { type: 'string' },
-          url: { type: 'string' },
-          tls_skip_verify: { type: 'boolean' },
-          priority: { type: 'integer' },
-        },
-      },
-    },
-  },
+  'DELETE /vice/admin/operators/id/{id}': { response: { '200': viceOperator } },
+  'PATCH /vice/admin/operators/id/{id}': { body: viceOperator, response: { '200': viceOperator } },
   'GET /vice/async-data': {
     response: {
       '200': {
@@ -1359,35 +938,5 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /vice/listing': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          deployments: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                analysisID: { type: 'string' },
-                externalID: { type: 'string' },
-                host: { type: 'string' },
-                name: { type: 'string' },
-                appID: { type: 'string' },
-                appName: { type: 'string' },
-                username: { type: 'string' },
-                status: { type: 'string' },
-                creationTimestamp: { type: 'string' },
-                timeLimit: { type: 'string' },
-              },
-            },
-          },
-          pods: { type: 'array', items: {} },
-          configMaps: { type: 'array', items: {} },
-          services: { type: 'array', items: {} },
-          ingresses: { type: 'array', items: {} },
-        },
-      },
-    },
-  },
+  'GET /vice/listing': { response: { '200': viceListing } },
 };

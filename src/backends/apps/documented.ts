@@ -4,7 +4,1125 @@
 // present in every one of three or more answers is listed as required; nesting below three levels
 // is left open), a few routes the tests do not reach written by hand; a route's own schemas win
 // over its entry here.
-import type { DocumentedSchemas } from '../../common/documented-schemas.js';
+import type { DocumentedSchemas, JsonSchema } from '../../common/documented-schemas.js';
+
+// Shapes that several routes take or answer, written once.
+
+const metadataAvus: JsonSchema = {
+  type: 'object',
+  properties: {
+    avus: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          attr: { type: 'string' },
+          value: { type: 'string' },
+          unit: { type: 'string' },
+          target_id: { type: 'string' },
+          target_type: { type: 'string' },
+          created_by: { type: 'string' },
+          modified_by: { type: 'string' },
+          created_on: { type: 'integer' },
+          modified_on: { type: 'integer' },
+          avus: { type: 'array', items: {} },
+        },
+        required: [
+          'id',
+          'attr',
+          'value',
+          'unit',
+          'target_id',
+          'target_type',
+          'created_by',
+          'modified_by',
+          'created_on',
+          'modified_on',
+          'avus',
+        ],
+      },
+    },
+  },
+  required: ['avus'],
+};
+
+const metadataAvusBody: JsonSchema = {
+  type: 'object',
+  properties: {
+    avus: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          attr: { type: 'string' },
+          value: { type: 'string' },
+          unit: { type: 'string' },
+        },
+      },
+    },
+  },
+};
+
+const editedDocumentation: JsonSchema = {
+  type: 'object',
+  properties: {
+    app_id: { type: 'string' },
+    version_id: { type: 'string' },
+    documentation: { type: 'string' },
+    references: { type: 'array', items: {} },
+  },
+};
+
+const savedDocumentation: JsonSchema = {
+  type: 'object',
+  properties: {
+    app_id: { type: 'string' },
+    version_id: { type: 'string' },
+    documentation: { type: 'string' },
+    references: { type: 'array', items: { type: 'string' } },
+  },
+};
+
+const documentationBody: JsonSchema = {
+  type: 'object',
+  properties: {
+    documentation: { type: 'string' },
+    references: { type: 'array', items: { type: 'string' } },
+  },
+};
+
+const integrationData: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    integrator_name: { type: 'string' },
+    integrator_email: { type: 'string' },
+  },
+};
+
+const pipelineEligibility: JsonSchema = {
+  type: 'object',
+  properties: { is_valid: { type: 'boolean' }, reason: { type: 'string' } },
+  required: ['is_valid', 'reason'],
+};
+
+const rating: JsonSchema = {
+  type: 'object',
+  properties: { average: { type: 'integer' }, total: { type: 'integer' } },
+  required: ['average', 'total'],
+};
+
+const limitChecks: JsonSchema = {
+  type: 'object',
+  properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
+  required: ['canRun', 'results'],
+};
+
+const appToolDetail: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    location: { type: 'string' },
+    type: { type: 'string' },
+    version: { type: 'string' },
+    attribution: { type: 'string' },
+  },
+  required: ['id', 'name', 'description', 'location', 'type', 'version', 'attribution'],
+};
+
+const appVersion: JsonSchema = {
+  type: 'object',
+  properties: { version: { type: 'string' }, version_id: { type: 'string' } },
+  required: ['version', 'version_id'],
+};
+
+const jobStats: JsonSchema = {
+  type: 'object',
+  properties: {
+    job_count: { type: 'integer' },
+    job_count_completed: { type: 'integer' },
+    job_count_failed: { type: 'integer' },
+  },
+  required: ['job_count', 'job_count_completed', 'job_count_failed'],
+};
+
+const appDocumentation: JsonSchema = {
+  type: 'object',
+  properties: {
+    app_id: { type: 'string' },
+    version_id: { type: 'string' },
+    documentation: { type: 'string' },
+    references: { type: 'array', items: { type: 'string' } },
+  },
+  required: ['app_id', 'version_id', 'documentation', 'references'],
+};
+
+const htcondorExtra: JsonSchema = {
+  type: 'object',
+  properties: {
+    htcondor: { type: 'object', properties: { extra_requirements: { type: 'string' } } },
+  },
+};
+
+const loosePipelineEligibility: JsonSchema = {
+  type: 'object',
+  properties: { is_valid: { type: 'boolean' }, reason: { type: 'string' } },
+};
+
+const looseRating: JsonSchema = {
+  type: 'object',
+  properties: { average: { type: 'integer' }, total: { type: 'integer' } },
+};
+
+const looseLimitChecks: JsonSchema = {
+  type: 'object',
+  properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
+};
+
+const blessedApp: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    app_type: { type: 'string' },
+    version: { type: 'string' },
+    version_id: { type: 'string' },
+    system_id: { type: 'string' },
+    integrator_name: { type: 'string' },
+    integrator_email: { type: 'string' },
+    integration_date: { type: 'string' },
+    edited_date: { type: 'string' },
+    deleted: { type: 'boolean' },
+    disabled: { type: 'boolean' },
+    beta: { type: 'boolean' },
+    is_public: { type: 'boolean' },
+    isBlessed: { type: 'boolean' },
+    is_favorite: { type: 'boolean' },
+    can_favor: { type: 'boolean' },
+    can_rate: { type: 'boolean' },
+    can_run: { type: 'boolean' },
+    step_count: { type: 'integer' },
+    overall_job_type: { type: 'string' },
+    permission: { type: 'string' },
+    pipeline_eligibility: loosePipelineEligibility,
+    rating: looseRating,
+    limitChecks: looseLimitChecks,
+  },
+};
+
+const appTool: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    location: { type: 'string' },
+    type: { type: 'string' },
+    version: { type: 'string' },
+    attribution: { type: 'string' },
+  },
+};
+
+const looseAppVersion: JsonSchema = {
+  type: 'object',
+  properties: { version: { type: 'string' }, version_id: { type: 'string' } },
+};
+
+const adminAppVersionDetails: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    app_type: { type: 'string' },
+    version: { type: 'string' },
+    version_id: { type: 'string' },
+    system_id: { type: 'string' },
+    integrator_name: { type: 'string' },
+    integrator_email: { type: 'string' },
+    integration_date: { type: 'string' },
+    edited_date: { type: 'string' },
+    deleted: { type: 'boolean' },
+    disabled: { type: 'boolean' },
+    beta: { type: 'boolean' },
+    is_public: { type: 'boolean' },
+    isBlessed: { type: 'boolean' },
+    is_favorite: { type: 'boolean' },
+    can_favor: { type: 'boolean' },
+    can_rate: { type: 'boolean' },
+    can_run: { type: 'boolean' },
+    step_count: { type: 'integer' },
+    overall_job_type: { type: 'string' },
+    permission: { type: 'string' },
+    pipeline_eligibility: loosePipelineEligibility,
+    rating: looseRating,
+    limitChecks: looseLimitChecks,
+    tools: { type: 'array', items: appTool },
+    references: { type: 'array', items: {} },
+    categories: { type: 'array', items: {} },
+    suggested_categories: { type: 'array', items: {} },
+    versions: { type: 'array', items: looseAppVersion },
+    job_stats: {
+      type: 'object',
+      properties: {
+        job_count: { type: 'integer' },
+        job_count_completed: { type: 'integer' },
+        job_count_failed: { type: 'integer' },
+      },
+    },
+    documentation: editedDocumentation,
+    extra: htcondorExtra,
+    hierarchies: { type: 'array', items: {} },
+  },
+};
+
+const appCategory: JsonSchema = {
+  type: 'object',
+  properties: {
+    system_id: { type: 'string' },
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    is_public: { type: 'boolean' },
+    total: { type: 'integer' },
+    parent_id: { type: 'string', nullable: true },
+  },
+  required: ['system_id', 'id', 'name', 'description', 'is_public', 'total', 'parent_id'],
+};
+
+const appSharingRequest: JsonSchema = {
+  type: 'object',
+  properties: {
+    subject: { type: 'object', additionalProperties: true },
+    apps: { type: 'array', items: {} },
+  },
+};
+
+const appSharing: JsonSchema = {
+  type: 'object',
+  properties: { sharing: { type: 'array', items: appSharingRequest } },
+};
+
+const appIds: JsonSchema = {
+  type: 'object',
+  properties: { app_ids: { type: 'array', items: { type: 'string' } } },
+};
+
+const appUnsharing: JsonSchema = {
+  type: 'object',
+  properties: { unsharing: { type: 'array', items: appSharingRequest } },
+};
+
+const appHierarchy: JsonSchema = {
+  type: 'object',
+  properties: {
+    hierarchy: {
+      type: 'object',
+      properties: {
+        iri: { type: 'string' },
+        label: { type: 'string' },
+        description: { type: 'string' },
+        subclasses: { type: 'array', items: { type: 'object', additionalProperties: true } },
+      },
+    },
+  },
+};
+
+const hierarchyApp: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    app_type: { type: 'string' },
+    system_id: { type: 'string' },
+    integrator_name: { type: 'string' },
+    integrator_email: { type: 'string' },
+    integration_date: { type: 'string' },
+    edited_date: { type: 'string' },
+    deleted: { type: 'boolean' },
+    disabled: { type: 'boolean' },
+    beta: { type: 'boolean' },
+    is_public: { type: 'boolean' },
+    isBlessed: { type: 'boolean' },
+    is_favorite: { type: 'boolean' },
+    can_favor: { type: 'boolean' },
+    can_rate: { type: 'boolean' },
+    can_run: { type: 'boolean' },
+    step_count: { type: 'integer' },
+    overall_job_type: { type: 'string' },
+    permission: { type: 'string' },
+    pipeline_eligibility: { type: 'object', additionalProperties: true },
+    rating: { type: 'object', additionalProperties: true },
+    limitChecks: { type: 'object', additionalProperties: true },
+    version: { type: 'string' },
+    version_id: { type: 'string' },
+  },
+  required: [
+    'id',
+    'name',
+    'description',
+    'app_type',
+    'system_id',
+    'integrator_name',
+    'integrator_email',
+    'integration_date',
+    'edited_date',
+    'deleted',
+    'disabled',
+    'beta',
+    'is_public',
+    'isBlessed',
+    'is_favorite',
+    'can_favor',
+    'can_rate',
+    'can_run',
+    'step_count',
+    'overall_job_type',
+    'permission',
+    'pipeline_eligibility',
+    'rating',
+    'limitChecks',
+  ],
+};
+
+const ontologyApps: JsonSchema = {
+  type: 'object',
+  properties: { total: { type: 'integer' }, apps: { type: 'array', items: hierarchyApp } },
+};
+
+const referenceGenome: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    path: { type: 'string' },
+    deleted: { type: 'boolean' },
+    created_by: { type: 'string' },
+    created_on: { type: 'string' },
+    last_modified_by: { type: 'string' },
+    last_modified_on: { type: 'string' },
+  },
+  required: [
+    'id',
+    'name',
+    'path',
+    'deleted',
+    'created_by',
+    'created_on',
+    'last_modified_by',
+    'last_modified_on',
+  ],
+};
+
+const referenceGenomeBody: JsonSchema = {
+  type: 'object',
+  properties: { name: { type: 'string' }, path: { type: 'string' } },
+};
+
+const toolRequestStatus: JsonSchema = {
+  type: 'object',
+  properties: {
+    status: { type: 'string' },
+    status_date: { type: 'integer' },
+    updated_by: { type: 'string' },
+    comments: { type: 'string' },
+  },
+  required: ['status', 'status_date', 'updated_by', 'comments'],
+};
+
+const toolRequest: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    submitted_by: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    version: { type: 'string' },
+    source_url: { type: 'string' },
+    documentation_url: { type: 'string' },
+    attribution: { type: 'string' },
+    test_data_path: { type: 'string' },
+    cmd_line: { type: 'string' },
+    multithreaded: { type: 'boolean' },
+    history: { type: 'array', items: toolRequestStatus },
+    source_upload_file: { type: 'string' },
+  },
+  required: [
+    'id',
+    'submitted_by',
+    'name',
+    'description',
+    'version',
+    'documentation_url',
+    'attribution',
+    'test_data_path',
+    'cmd_line',
+    'multithreaded',
+    'history',
+  ],
+};
+
+const namedItem: JsonSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, name: { type: 'string' } },
+};
+
+const containerImage: JsonSchema = {
+  type: 'object',
+  properties: { name: { type: 'string' }, tag: { type: 'string' } },
+};
+
+const adminTool: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    location: { type: 'string' },
+    type: { type: 'string' },
+    version: { type: 'string' },
+    attribution: { type: 'string' },
+    is_public: { type: 'boolean' },
+    permission: { type: 'string' },
+    restricted: { type: 'boolean' },
+    interactive: { type: 'boolean' },
+    implementation: {
+      type: 'object',
+      properties: {
+        implementor: { type: 'string' },
+        implementor_email: { type: 'string' },
+        test: {
+          type: 'object',
+          properties: {
+            input_files: { type: 'array', items: {} },
+            output_files: { type: 'array', items: {} },
+          },
+        },
+      },
+    },
+    container: {
+      type: 'object',
+      properties: {
+        image: containerImage,
+        min_cpu_cores: { type: 'integer' },
+        max_cpu_cores: { type: 'integer' },
+        memory_limit: { type: 'integer' },
+      },
+    },
+  },
+};
+
+const toolImplementation: JsonSchema = {
+  type: 'object',
+  properties: {
+    implementor: { type: 'string' },
+    implementor_email: { type: 'string' },
+    test: {
+      type: 'object',
+      properties: {
+        input_files: { type: 'array', items: {} },
+        output_files: { type: 'array', items: {} },
+      },
+      required: ['input_files', 'output_files'],
+    },
+  },
+  required: ['implementor', 'implementor_email', 'test'],
+};
+
+const updatedTool: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    location: { type: 'string' },
+    type: { type: 'string' },
+    version: { type: 'string' },
+    attribution: { type: 'string' },
+    is_public: { type: 'boolean' },
+    permission: { type: 'string' },
+    restricted: { type: 'boolean' },
+    interactive: { type: 'boolean' },
+    implementation: toolImplementation,
+    container: {
+      type: 'object',
+      properties: {
+        image: {
+          type: 'object',
+          properties: { name: { type: 'string' }, tag: { type: 'string' } },
+          required: ['name'],
+        },
+        min_cpu_cores: { type: 'integer' },
+        max_cpu_cores: { type: 'integer' },
+        memory_limit: { type: 'integer' },
+      },
+      required: ['image'],
+    },
+  },
+  required: [
+    'id',
+    'name',
+    'description',
+    'location',
+    'type',
+    'version',
+    'attribution',
+    'is_public',
+    'permission',
+    'restricted',
+    'interactive',
+    'implementation',
+    'container',
+  ],
+};
+
+const toolApp: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    app_type: { type: 'string' },
+    version: { type: 'string' },
+    version_id: { type: 'string' },
+    system_id: { type: 'string' },
+    integrator_name: { type: 'string' },
+    integrator_email: { type: 'string' },
+    integration_date: { type: 'string' },
+    edited_date: { type: 'string' },
+    deleted: { type: 'boolean' },
+    disabled: { type: 'boolean' },
+    beta: { type: 'boolean' },
+    is_public: { type: 'boolean' },
+    isBlessed: { type: 'boolean' },
+    is_favorite: { type: 'boolean' },
+    can_favor: { type: 'boolean' },
+    can_rate: { type: 'boolean' },
+    can_run: { type: 'boolean' },
+    step_count: { type: 'integer' },
+    overall_job_type: { type: 'string' },
+    permission: { type: 'string' },
+    pipeline_eligibility: { type: 'object', additionalProperties: true },
+    rating: { type: 'object', additionalProperties: true },
+    limitChecks: { type: 'object', additionalProperties: true },
+  },
+};
+
+const parameterGroup: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    label: { type: 'string' },
+    description: { type: 'string' },
+    isVisible: { type: 'boolean' },
+    step_number: { type: 'integer' },
+    parameters: { type: 'array', items: {} },
+  },
+};
+
+const appJobView: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    label: { type: 'string' },
+    description: { type: 'string' },
+    app_type: { type: 'string' },
+    system_id: { type: 'string' },
+    deleted: { type: 'boolean' },
+    disabled: { type: 'boolean' },
+    debug: { type: 'boolean' },
+    version: { type: 'string' },
+    version_id: { type: 'string' },
+    integration_date: { type: 'string' },
+    edited_date: { type: 'string' },
+    overall_job_type: { type: 'string' },
+    requirements: { type: 'array', items: {} },
+    versions: { type: 'array', items: looseAppVersion },
+    limitChecks: looseLimitChecks,
+    groups: { type: 'array', items: parameterGroup },
+  },
+};
+
+const analysisStatus: JsonSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, status: { type: 'string' } },
+  required: ['id', 'status'],
+};
+
+const resourcePermissions: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    permissions: { type: 'array', items: {} },
+  },
+};
+
+const analysisSelection: JsonSchema = {
+  type: 'object',
+  properties: { analyses: { type: 'array', items: { type: 'string' } } },
+};
+
+const analysisSharingRequest: JsonSchema = {
+  type: 'object',
+  properties: {
+    subject: { type: 'object', additionalProperties: true },
+    analyses: { type: 'array', items: {} },
+  },
+};
+
+const analysisIds: JsonSchema = {
+  type: 'object',
+  properties: { analyses: { type: 'array', items: { type: 'string' } } },
+  required: ['analyses'],
+};
+
+const analysisUnsharing: JsonSchema = {
+  type: 'object',
+  properties: { unsharing: { type: 'array', items: analysisSharingRequest } },
+};
+
+const listedApp: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    app_type: { type: 'string' },
+    version: { type: 'string' },
+    version_id: { type: 'string' },
+    system_id: { type: 'string' },
+    integrator_name: { type: 'string' },
+    integrator_email: { type: 'string' },
+    integration_date: { type: 'string' },
+    edited_date: { type: 'string' },
+    deleted: { type: 'boolean' },
+    disabled: { type: 'boolean' },
+    beta: { type: 'boolean' },
+    is_public: { type: 'boolean' },
+    isBlessed: { type: 'boolean' },
+    is_favorite: { type: 'boolean' },
+    can_favor: { type: 'boolean' },
+    can_rate: { type: 'boolean' },
+    can_run: { type: 'boolean' },
+    step_count: { type: 'integer' },
+    overall_job_type: { type: 'string' },
+    permission: { type: 'string' },
+    pipeline_eligibility: { type: 'object', additionalProperties: true },
+    rating: { type: 'object', additionalProperties: true },
+    limitChecks: { type: 'object', additionalProperties: true },
+  },
+  required: [
+    'id',
+    'name',
+    'description',
+    'app_type',
+    'system_id',
+    'integrator_name',
+    'integrator_email',
+    'integration_date',
+    'edited_date',
+    'deleted',
+    'disabled',
+    'beta',
+    'is_public',
+    'isBlessed',
+    'is_favorite',
+    'can_favor',
+    'can_rate',
+    'can_run',
+    'step_count',
+    'overall_job_type',
+    'permission',
+    'pipeline_eligibility',
+    'rating',
+    'limitChecks',
+  ],
+};
+
+const uiParameterGroup: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    label: { type: 'string' },
+    description: { type: 'string' },
+    isVisible: { type: 'boolean' },
+    step_number: { type: 'integer' },
+    parameters: { type: 'array', items: {} },
+  },
+  required: ['id', 'name', 'label', 'description', 'isVisible', 'step_number', 'parameters'],
+};
+
+const savedApp: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    label: { type: 'string' },
+    description: { type: 'string' },
+    app_type: { type: 'string' },
+    system_id: { type: 'string' },
+    deleted: { type: 'boolean' },
+    disabled: { type: 'boolean' },
+    debug: { type: 'boolean' },
+    version: { type: 'string' },
+    version_id: { type: 'string' },
+    integration_date: { type: 'string' },
+    edited_date: { type: 'string' },
+    overall_job_type: { type: 'string' },
+    requirements: { type: 'array', items: {} },
+    versions: { type: 'array', items: appVersion },
+    limitChecks,
+    groups: { type: 'array', items: uiParameterGroup },
+  },
+  required: [
+    'id',
+    'name',
+    'label',
+    'description',
+    'app_type',
+    'system_id',
+    'deleted',
+    'disabled',
+    'debug',
+    'version',
+    'version_id',
+    'integration_date',
+    'edited_date',
+    'overall_job_type',
+    'requirements',
+    'versions',
+    'limitChecks',
+    'groups',
+  ],
+};
+
+const parameterGroupBody: JsonSchema = {
+  type: 'object',
+  properties: { label: { type: 'string' }, parameters: { type: 'array', items: {} } },
+};
+
+const appDefinition: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    system_id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    version: { type: 'string' },
+    version_id: { type: 'string' },
+    versions: { type: 'array', items: looseAppVersion },
+    integrator_name: { type: 'string' },
+    integrator_email: { type: 'string' },
+    integration_date: { type: 'string' },
+    edited_date: { type: 'string' },
+    is_public: { type: 'boolean' },
+    deleted: { type: 'boolean' },
+    disabled: { type: 'boolean' },
+    references: { type: 'array', items: {} },
+    tools: { type: 'array', items: appTool },
+    requirements: { type: 'array', items: {} },
+    groups: { type: 'array', items: parameterGroup },
+  },
+};
+
+const appIntegrationData: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    integrator_name: { type: 'string' },
+    integrator_email: { type: 'string' },
+    user: { type: 'string' },
+  },
+};
+
+const ratingSummary: JsonSchema = {
+  type: 'object',
+  properties: { average: { type: 'number' }, total: { type: 'integer' } },
+};
+
+const appTools: JsonSchema = {
+  type: 'object',
+  properties: { tools: { type: 'array', items: appTool } },
+};
+
+const newAppVersion: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    system_id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    version: { type: 'string' },
+    version_id: { type: 'string' },
+    versions: { type: 'array', items: appVersion },
+    integrator_name: { type: 'string' },
+    integrator_email: { type: 'string' },
+    integration_date: { type: 'string' },
+    edited_date: { type: 'string' },
+    is_public: { type: 'boolean' },
+    deleted: { type: 'boolean' },
+    disabled: { type: 'boolean' },
+    references: { type: 'array', items: {} },
+    tools: { type: 'array', items: appTool },
+    requirements: { type: 'array', items: {} },
+    groups: { type: 'array', items: parameterGroup },
+  },
+};
+
+const categoryApps: JsonSchema = {
+  type: 'object',
+  properties: {
+    system_id: { type: 'string' },
+    id: { type: 'string' },
+    name: { type: 'string' },
+    is_public: { type: 'boolean' },
+    total: { type: 'integer' },
+    apps: { type: 'array', items: listedApp },
+  },
+  required: ['system_id', 'id', 'name', 'is_public', 'total', 'apps'],
+};
+
+const elementType: JsonSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' } },
+  required: ['id', 'name', 'description'],
+};
+
+const hierarchyApps: JsonSchema = {
+  type: 'object',
+  properties: { total: { type: 'integer' }, apps: { type: 'array', items: hierarchyApp } },
+  required: ['total', 'apps'],
+};
+
+const pipelineStepAnswered: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    system_id: { type: 'string' },
+    app_type: { type: 'string' },
+    task_id: { type: 'string' },
+    app_id: { type: 'string' },
+    app_version_id: { type: 'string' },
+    tool_id: { type: 'string' },
+  },
+  required: [
+    'id',
+    'name',
+    'description',
+    'system_id',
+    'app_type',
+    'task_id',
+    'app_id',
+    'app_version_id',
+    'tool_id',
+  ],
+};
+
+const pipelineTaskAnswered: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    step_number: { type: 'integer' },
+    tool: { type: 'object', additionalProperties: true },
+    inputs: { type: 'array', items: {} },
+    outputs: { type: 'array', items: {} },
+    app_id: { type: 'string' },
+    app_version_id: { type: 'string' },
+  },
+  required: [
+    'id',
+    'name',
+    'description',
+    'step_number',
+    'tool',
+    'inputs',
+    'outputs',
+    'app_id',
+    'app_version_id',
+  ],
+};
+
+const createdPipeline: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    system_id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    version: { type: 'string' },
+    version_id: { type: 'string' },
+    versions: { type: 'array', items: appVersion },
+    integrator_name: { type: 'string' },
+    integrator_email: { type: 'string' },
+    integration_date: { type: 'string' },
+    edited_date: { type: 'string' },
+    is_public: { type: 'boolean' },
+    deleted: { type: 'boolean' },
+    disabled: { type: 'boolean' },
+    steps: { type: 'array', items: pipelineStepAnswered },
+    mappings: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          source_step: { type: 'integer' },
+          target_step: { type: 'integer' },
+          map: { type: 'object', additionalProperties: true },
+        },
+        required: ['source_step', 'target_step', 'map'],
+      },
+    },
+    tasks: { type: 'array', items: pipelineTaskAnswered },
+  },
+  required: [
+    'id',
+    'system_id',
+    'name',
+    'description',
+    'version',
+    'version_id',
+    'versions',
+    'integrator_name',
+    'integrator_email',
+    'integration_date',
+    'edited_date',
+    'is_public',
+    'deleted',
+    'disabled',
+    'steps',
+    'mappings',
+    'tasks',
+  ],
+};
+
+const pipelineStepBody: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    description: { type: 'string' },
+    task_id: { type: 'string' },
+    app_type: { type: 'string' },
+  },
+};
+
+const pipelineMapping: JsonSchema = {
+  type: 'object',
+  properties: {
+    source_step: { type: 'integer' },
+    target_step: { type: 'integer' },
+    map: { type: 'object', additionalProperties: true },
+  },
+};
+
+const updatedPipeline: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    system_id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    version: { type: 'string' },
+    version_id: { type: 'string' },
+    versions: { type: 'array', items: looseAppVersion },
+    integrator_name: { type: 'string' },
+    integrator_email: { type: 'string' },
+    integration_date: { type: 'string' },
+    edited_date: { type: 'string' },
+    is_public: { type: 'boolean' },
+    deleted: { type: 'boolean' },
+    disabled: { type: 'boolean' },
+    steps: { type: 'array', items: pipelineStepAnswered },
+    mappings: { type: 'array', items: pipelineMapping },
+    tasks: { type: 'array', items: pipelineTaskAnswered },
+  },
+};
+
+const pipelineStep: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    system_id: { type: 'string' },
+    app_type: { type: 'string' },
+    task_id: { type: 'string' },
+    app_id: { type: 'string' },
+    app_version_id: { type: 'string' },
+    tool_id: { type: 'string' },
+  },
+};
+
+const pipelineTask: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    step_number: { type: 'integer' },
+    tool: { type: 'object', additionalProperties: true },
+    inputs: { type: 'array', items: {} },
+    outputs: { type: 'array', items: {} },
+    app_id: { type: 'string' },
+    app_version_id: { type: 'string' },
+  },
+};
+
+const pipelineDefinition: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    system_id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    version: { type: 'string' },
+    version_id: { type: 'string' },
+    versions: { type: 'array', items: looseAppVersion },
+    integrator_name: { type: 'string' },
+    integrator_email: { type: 'string' },
+    integration_date: { type: 'string' },
+    edited_date: { type: 'string' },
+    is_public: { type: 'boolean' },
+    deleted: { type: 'boolean' },
+    disabled: { type: 'boolean' },
+    steps: { type: 'array', items: pipelineStep },
+    mappings: { type: 'array', items: pipelineMapping },
+    tasks: { type: 'array', items: pipelineTask },
+  },
+};
+
+const webhooks: JsonSchema = {
+  type: 'object',
+  properties: {
+    webhooks: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          url: { type: 'string' },
+          type: { type: 'object', additionalProperties: true },
+          topics: { type: 'array', items: {} },
+          secret: { type: 'string' },
+        },
+        required: ['id', 'url', 'type', 'topics', 'secret'],
+      },
+    },
+  },
+  required: ['webhooks'],
+};
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'GET /admin/apps': {
@@ -118,155 +1236,25 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /admin/apps/{appId}/metadata': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          avus: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                attr: { type: 'string' },
-                value: { type: 'string' },
-                unit: { type: 'string' },
-                target_id: { type: 'string' },
-                target_type: { type: 'string' },
-                created_by: { type: 'string' },
-                modified_by: { type: 'string' },
-                created_on: { type: 'integer' },
-                modified_on: { type: 'integer' },
-                avus: { type: 'array', items: {} },
-              },
-              required: [
-                'id',
-                'attr',
-                'value',
-                'unit',
-                'target_id',
-                'target_type',
-                'created_by',
-                'modified_by',
-                'created_on',
-                'modified_on',
-                'avus',
-              ],
-            },
-          },
-        },
-        required: ['avus'],
-      },
-    },
-  },
+  'GET /admin/apps/{appId}/metadata': { response: { '200': metadataAvus } },
   'POST /admin/apps/{appId}/metadata': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          avus: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                attr: { type: 'string' },
-                value: { type: 'string' },
-                unit: { type: 'string' },
-                target_id: { type: 'string' },
-                target_type: { type: 'string' },
-                created_by: { type: 'string' },
-                modified_by: { type: 'string' },
-                created_on: { type: 'integer' },
-                modified_on: { type: 'integer' },
-                avus: { type: 'array', items: {} },
-              },
-              required: [
-                'id',
-                'attr',
-                'value',
-                'unit',
-                'target_id',
-                'target_type',
-                'created_by',
-                'modified_by',
-                'created_on',
-                'modified_on',
-                'avus',
-              ],
-            },
-          },
-        },
-        required: ['avus'],
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        avus: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              attr: { type: 'string' },
-              value: { type: 'string' },
-              unit: { type: 'string' },
-            },
-          },
-        },
-      },
-    },
+    response: { '200': metadataAvus },
+    body: metadataAvusBody,
   },
   'PUT /admin/apps/{appId}/metadata': {
     response: { '200': { type: 'object', properties: { avus: { type: 'array', items: {} } } } },
     body: { type: 'object', properties: { avus: { type: 'array', items: {} } } },
   },
   'PATCH /admin/apps/{system-id}/{app-id}/documentation': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          app_id: { type: 'string' },
-          version_id: { type: 'string' },
-          documentation: { type: 'string' },
-          references: { type: 'array', items: {} },
-        },
-      },
-    },
+    response: { '200': editedDocumentation },
     body: { type: 'object', properties: { documentation: { type: 'string' } } },
   },
   'POST /admin/apps/{system-id}/{app-id}/versions/{version-id}/documentation': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          app_id: { type: 'string' },
-          version_id: { type: 'string' },
-          documentation: { type: 'string' },
-          references: { type: 'array', items: { type: 'string' } },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        documentation: { type: 'string' },
-        references: { type: 'array', items: { type: 'string' } },
-      },
-    },
+    response: { '200': savedDocumentation },
+    body: documentationBody,
   },
   'PUT /admin/apps/{system-id}/{app-id}/versions/{version-id}/integration-data/{data-id}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-        },
-      },
-    },
+    response: { '200': integrationData },
     noBody: true,
   },
   'DELETE /admin/apps/{systemId}/{appId}': {
@@ -300,67 +1288,16 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           step_count: { type: 'integer' },
           overall_job_type: { type: 'string' },
           permission: { type: 'string' },
-          pipeline_eligibility: {
-            type: 'object',
-            properties: { is_valid: { type: 'boolean' }, reason: { type: 'string' } },
-            required: ['is_valid', 'reason'],
-          },
-          rating: {
-            type: 'object',
-            properties: { average: { type: 'integer' }, total: { type: 'integer' } },
-            required: ['average', 'total'],
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-            required: ['canRun', 'results'],
-          },
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-              required: ['id', 'name', 'description', 'location', 'type', 'version', 'attribution'],
-            },
-          },
+          pipeline_eligibility: pipelineEligibility,
+          rating,
+          limitChecks,
+          tools: { type: 'array', items: appToolDetail },
           references: { type: 'array', items: { type: 'string' } },
           categories: { type: 'array', items: {} },
           suggested_categories: { type: 'array', items: {} },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
-          job_stats: {
-            type: 'object',
-            properties: {
-              job_count: { type: 'integer' },
-              job_count_completed: { type: 'integer' },
-              job_count_failed: { type: 'integer' },
-            },
-            required: ['job_count', 'job_count_completed', 'job_count_failed'],
-          },
-          documentation: {
-            type: 'object',
-            properties: {
-              app_id: { type: 'string' },
-              version_id: { type: 'string' },
-              documentation: { type: 'string' },
-              references: { type: 'array', items: { type: 'string' } },
-            },
-            required: ['app_id', 'version_id', 'documentation', 'references'],
-          },
+          versions: { type: 'array', items: appVersion },
+          job_stats: jobStats,
+          documentation: appDocumentation,
           extra: {
             type: 'object',
             properties: {
@@ -419,105 +1356,13 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         id: { type: 'string' },
         description: { type: 'string' },
         disabled: { type: 'boolean' },
-        extra: {
-          type: 'object',
-          properties: {
-            htcondor: { type: 'object', properties: { extra_requirements: { type: 'string' } } },
-          },
-        },
+        extra: htcondorExtra,
         deleted: { type: 'boolean' },
       },
     },
   },
-  'DELETE /admin/apps/{systemId}/{appId}/blessing': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          system_id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          beta: { type: 'boolean' },
-          is_public: { type: 'boolean' },
-          isBlessed: { type: 'boolean' },
-          is_favorite: { type: 'boolean' },
-          can_favor: { type: 'boolean' },
-          can_rate: { type: 'boolean' },
-          can_run: { type: 'boolean' },
-          step_count: { type: 'integer' },
-          overall_job_type: { type: 'string' },
-          permission: { type: 'string' },
-          pipeline_eligibility: {
-            type: 'object',
-            properties: { is_valid: { type: 'boolean' }, reason: { type: 'string' } },
-          },
-          rating: {
-            type: 'object',
-            properties: { average: { type: 'integer' }, total: { type: 'integer' } },
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-          },
-        },
-      },
-    },
-  },
-  'POST /admin/apps/{systemId}/{appId}/blessing': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          system_id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          beta: { type: 'boolean' },
-          is_public: { type: 'boolean' },
-          isBlessed: { type: 'boolean' },
-          is_favorite: { type: 'boolean' },
-          can_favor: { type: 'boolean' },
-          can_rate: { type: 'boolean' },
-          can_run: { type: 'boolean' },
-          step_count: { type: 'integer' },
-          overall_job_type: { type: 'string' },
-          permission: { type: 'string' },
-          pipeline_eligibility: {
-            type: 'object',
-            properties: { is_valid: { type: 'boolean' }, reason: { type: 'string' } },
-          },
-          rating: {
-            type: 'object',
-            properties: { average: { type: 'integer' }, total: { type: 'integer' } },
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-          },
-        },
-      },
-    },
-    noBody: true,
-  },
+  'DELETE /admin/apps/{systemId}/{appId}/blessing': { response: { '200': blessedApp } },
+  'POST /admin/apps/{systemId}/{appId}/blessing': { response: { '200': blessedApp }, noBody: true },
   'GET /admin/apps/{systemId}/{appId}/details': {
     response: {
       '200': {
@@ -546,72 +1391,17 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           step_count: { type: 'integer' },
           overall_job_type: { type: 'string' },
           permission: { type: 'string' },
-          pipeline_eligibility: {
-            type: 'object',
-            properties: { is_valid: { type: 'boolean' }, reason: { type: 'string' } },
-            required: ['is_valid', 'reason'],
-          },
-          rating: {
-            type: 'object',
-            properties: { average: { type: 'integer' }, total: { type: 'integer' } },
-            required: ['average', 'total'],
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-            required: ['canRun', 'results'],
-          },
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-            },
-          },
+          pipeline_eligibility: pipelineEligibility,
+          rating,
+          limitChecks,
+          tools: { type: 'array', items: appTool },
           references: { type: 'array', items: { type: 'string' } },
           categories: { type: 'array', items: {} },
           suggested_categories: { type: 'array', items: {} },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
-          job_stats: {
-            type: 'object',
-            properties: {
-              job_count: { type: 'integer' },
-              job_count_completed: { type: 'integer' },
-              job_count_failed: { type: 'integer' },
-            },
-            required: ['job_count', 'job_count_completed', 'job_count_failed'],
-          },
-          documentation: {
-            type: 'object',
-            properties: {
-              app_id: { type: 'string' },
-              version_id: { type: 'string' },
-              documentation: { type: 'string' },
-              references: { type: 'array', items: { type: 'string' } },
-            },
-            required: ['app_id', 'version_id', 'documentation', 'references'],
-          },
-          extra: {
-            type: 'object',
-            properties: {
-              htcondor: { type: 'object', properties: { extra_requirements: { type: 'string' } } },
-            },
-          },
+          versions: { type: 'array', items: appVersion },
+          job_stats: jobStats,
+          documentation: appDocumentation,
+          extra: htcondorExtra,
           hierarchies: { type: 'array', items: {} },
         },
         required: [
@@ -655,30 +1445,11 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
   },
   'POST /admin/apps/{systemId}/{appId}/documentation': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          app_id: { type: 'string' },
-          version_id: { type: 'string' },
-          documentation: { type: 'string' },
-          references: { type: 'array', items: {} },
-        },
-      },
-    },
+    response: { '200': editedDocumentation },
     body: { type: 'object', properties: { documentation: { type: 'string' } } },
   },
   'PUT /admin/apps/{systemId}/{appId}/integration-data/{dataId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-        },
-      },
-    },
+    response: { '200': integrationData },
     noBody: true,
   },
   'POST /admin/apps/{systemId}/{appId}/publish': {
@@ -709,18 +1480,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           step_count: { type: 'integer' },
           overall_job_type: { type: 'string' },
           permission: { type: 'string' },
-          pipeline_eligibility: {
-            type: 'object',
-            properties: { is_valid: { type: 'boolean' }, reason: { type: 'string' } },
-          },
-          rating: {
-            type: 'object',
-            properties: { average: { type: 'integer' }, total: { type: 'integer' } },
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-          },
+          pipeline_eligibility: loosePipelineEligibility,
+          rating: looseRating,
+          limitChecks: looseLimitChecks,
           publication_request_ids: { type: 'array', items: { type: 'string' } },
         },
       },
@@ -728,211 +1490,15 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     body: { type: 'object', additionalProperties: true },
   },
   'PATCH /admin/apps/{systemId}/{appId}/versions/{versionId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          system_id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          beta: { type: 'boolean' },
-          is_public: { type: 'boolean' },
-          isBlessed: { type: 'boolean' },
-          is_favorite: { type: 'boolean' },
-          can_favor: { type: 'boolean' },
-          can_rate: { type: 'boolean' },
-          can_run: { type: 'boolean' },
-          step_count: { type: 'integer' },
-          overall_job_type: { type: 'string' },
-          permission: { type: 'string' },
-          pipeline_eligibility: {
-            type: 'object',
-            properties: { is_valid: { type: 'boolean' }, reason: { type: 'string' } },
-          },
-          rating: {
-            type: 'object',
-            properties: { average: { type: 'integer' }, total: { type: 'integer' } },
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-          },
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-            },
-          },
-          references: { type: 'array', items: {} },
-          categories: { type: 'array', items: {} },
-          suggested_categories: { type: 'array', items: {} },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
-          job_stats: {
-            type: 'object',
-            properties: {
-              job_count: { type: 'integer' },
-              job_count_completed: { type: 'integer' },
-              job_count_failed: { type: 'integer' },
-            },
-          },
-          documentation: {
-            type: 'object',
-            properties: {
-              app_id: { type: 'string' },
-              version_id: { type: 'string' },
-              documentation: { type: 'string' },
-              references: { type: 'array', items: {} },
-            },
-          },
-          extra: {
-            type: 'object',
-            properties: {
-              htcondor: { type: 'object', properties: { extra_requirements: { type: 'string' } } },
-            },
-          },
-          hierarchies: { type: 'array', items: {} },
-        },
-      },
-    },
+    response: { '200': adminAppVersionDetails },
     body: { type: 'object', properties: { version: { type: 'string' }, name: { type: 'string' } } },
   },
   'GET /admin/apps/{systemId}/{appId}/versions/{versionId}/details': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          system_id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          beta: { type: 'boolean' },
-          is_public: { type: 'boolean' },
-          isBlessed: { type: 'boolean' },
-          is_favorite: { type: 'boolean' },
-          can_favor: { type: 'boolean' },
-          can_rate: { type: 'boolean' },
-          can_run: { type: 'boolean' },
-          step_count: { type: 'integer' },
-          overall_job_type: { type: 'string' },
-          permission: { type: 'string' },
-          pipeline_eligibility: {
-            type: 'object',
-            properties: { is_valid: { type: 'boolean' }, reason: { type: 'string' } },
-          },
-          rating: {
-            type: 'object',
-            properties: { average: { type: 'integer' }, total: { type: 'integer' } },
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-          },
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-            },
-          },
-          references: { type: 'array', items: {} },
-          categories: { type: 'array', items: {} },
-          suggested_categories: { type: 'array', items: {} },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
-          job_stats: {
-            type: 'object',
-            properties: {
-              job_count: { type: 'integer' },
-              job_count_completed: { type: 'integer' },
-              job_count_failed: { type: 'integer' },
-            },
-          },
-          documentation: {
-            type: 'object',
-            properties: {
-              app_id: { type: 'string' },
-              version_id: { type: 'string' },
-              documentation: { type: 'string' },
-              references: { type: 'array', items: {} },
-            },
-          },
-          extra: {
-            type: 'object',
-            properties: {
-              htcondor: { type: 'object', properties: { extra_requirements: { type: 'string' } } },
-            },
-          },
-          hierarchies: { type: 'array', items: {} },
-        },
-      },
-    },
+    response: { '200': adminAppVersionDetails },
   },
   'PATCH /admin/apps/{systemId}/{appId}/versions/{versionId}/documentation': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          app_id: { type: 'string' },
-          version_id: { type: 'string' },
-          documentation: { type: 'string' },
-          references: { type: 'array', items: { type: 'string' } },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        documentation: { type: 'string' },
-        references: { type: 'array', items: { type: 'string' } },
-      },
-    },
+    response: { '200': savedDocumentation },
+    body: documentationBody,
   },
   'GET /admin/apps/categories': {
     response: {
@@ -969,21 +1535,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
   },
   'POST /admin/apps/categories/{systemId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          system_id: { type: 'string' },
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          is_public: { type: 'boolean' },
-          total: { type: 'integer' },
-          parent_id: { type: 'string', nullable: true },
-        },
-        required: ['system_id', 'id', 'name', 'description', 'is_public', 'total', 'parent_id'],
-      },
-    },
+    response: { '200': appCategory },
     body: {
       type: 'object',
       properties: { name: { type: 'string' }, parent_id: { type: 'string' } },
@@ -995,21 +1547,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
   },
   'PATCH /admin/apps/categories/{systemId}/{categoryId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          system_id: { type: 'string' },
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          is_public: { type: 'boolean' },
-          total: { type: 'integer' },
-          parent_id: { type: 'string', nullable: true },
-        },
-        required: ['system_id', 'id', 'name', 'description', 'is_public', 'total', 'parent_id'],
-      },
-    },
+    response: { '200': appCategory },
     body: {
       type: 'object',
       properties: { name: { type: 'string' }, parent_id: { type: 'string', nullable: true } },
@@ -1019,32 +1557,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          categories: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                system_id: { type: 'string' },
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                is_public: { type: 'boolean' },
-                total: { type: 'integer' },
-                parent_id: { type: 'string', nullable: true },
-              },
-              required: [
-                'system_id',
-                'id',
-                'name',
-                'description',
-                'is_public',
-                'total',
-                'parent_id',
-              ],
-            },
-          },
-        },
+        properties: { categories: { type: 'array', items: appCategory } },
         required: ['categories'],
       },
     },
@@ -1131,83 +1644,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'POST /admin/apps/sharing': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          sharing: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                subject: { type: 'object', additionalProperties: true },
-                apps: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        sharing: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              subject: { type: 'object', additionalProperties: true },
-              apps: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
-  },
-  'POST /admin/apps/shredder': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: { app_ids: { type: 'array', items: { type: 'string' } } },
-      },
-    },
-    body: { type: 'object', properties: { app_ids: { type: 'array', items: { type: 'string' } } } },
-  },
-  'POST /admin/apps/unsharing': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          unsharing: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                subject: { type: 'object', additionalProperties: true },
-                apps: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        unsharing: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              subject: { type: 'object', additionalProperties: true },
-              apps: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
-  },
+  'POST /admin/apps/sharing': { response: { '200': appSharing }, body: appSharing },
+  'POST /admin/apps/shredder': { response: { '200': appIds }, body: appIds },
+  'POST /admin/apps/unsharing': { response: { '200': appUnsharing }, body: appUnsharing },
   'GET /admin/groups/workshop': {
     response: {
       '200': {
@@ -1343,29 +1782,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'DELETE /admin/integration-data/{dataId}': {
     response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
   },
-  'GET /admin/integration-data/{dataId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-        },
-      },
-    },
-  },
+  'GET /admin/integration-data/{dataId}': { response: { '200': integrationData } },
   'PUT /admin/integration-data/{dataId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-        },
-      },
-    },
+    response: { '200': integrationData },
     body: {
       type: 'object',
       properties: { integrator_name: { type: 'string' }, integrator_email: { type: 'string' } },
@@ -1426,219 +1845,14 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
     noBody: true,
   },
-  'GET /admin/ontologies/{version}/{rootIri}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          hierarchy: {
-            type: 'object',
-            properties: {
-              iri: { type: 'string' },
-              label: { type: 'string' },
-              description: { type: 'string' },
-              subclasses: { type: 'array', items: { type: 'object', additionalProperties: true } },
-            },
-          },
-        },
-      },
-    },
-  },
-  'GET /admin/ontologies/{version}/{rootIri}/apps': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          total: { type: 'integer' },
-          apps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                app_type: { type: 'string' },
-                system_id: { type: 'string' },
-                integrator_name: { type: 'string' },
-                integrator_email: { type: 'string' },
-                integration_date: { type: 'string' },
-                edited_date: { type: 'string' },
-                deleted: { type: 'boolean' },
-                disabled: { type: 'boolean' },
-                beta: { type: 'boolean' },
-                is_public: { type: 'boolean' },
-                isBlessed: { type: 'boolean' },
-                is_favorite: { type: 'boolean' },
-                can_favor: { type: 'boolean' },
-                can_rate: { type: 'boolean' },
-                can_run: { type: 'boolean' },
-                step_count: { type: 'integer' },
-                overall_job_type: { type: 'string' },
-                permission: { type: 'string' },
-                pipeline_eligibility: { type: 'object', additionalProperties: true },
-                rating: { type: 'object', additionalProperties: true },
-                limitChecks: { type: 'object', additionalProperties: true },
-                version: { type: 'string' },
-                version_id: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'app_type',
-                'system_id',
-                'integrator_name',
-                'integrator_email',
-                'integration_date',
-                'edited_date',
-                'deleted',
-                'disabled',
-                'beta',
-                'is_public',
-                'isBlessed',
-                'is_favorite',
-                'can_favor',
-                'can_rate',
-                'can_run',
-                'step_count',
-                'overall_job_type',
-                'permission',
-                'pipeline_eligibility',
-                'rating',
-                'limitChecks',
-              ],
-            },
-          },
-        },
-      },
-    },
-  },
-  'GET /admin/ontologies/{version}/{rootIri}/unclassified': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          total: { type: 'integer' },
-          apps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                app_type: { type: 'string' },
-                system_id: { type: 'string' },
-                integrator_name: { type: 'string' },
-                integrator_email: { type: 'string' },
-                integration_date: { type: 'string' },
-                edited_date: { type: 'string' },
-                deleted: { type: 'boolean' },
-                disabled: { type: 'boolean' },
-                beta: { type: 'boolean' },
-                is_public: { type: 'boolean' },
-                isBlessed: { type: 'boolean' },
-                is_favorite: { type: 'boolean' },
-                can_favor: { type: 'boolean' },
-                can_rate: { type: 'boolean' },
-                can_run: { type: 'boolean' },
-                step_count: { type: 'integer' },
-                overall_job_type: { type: 'string' },
-                permission: { type: 'string' },
-                pipeline_eligibility: { type: 'object', additionalProperties: true },
-                rating: { type: 'object', additionalProperties: true },
-                limitChecks: { type: 'object', additionalProperties: true },
-                version: { type: 'string' },
-                version_id: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'app_type',
-                'system_id',
-                'integrator_name',
-                'integrator_email',
-                'integration_date',
-                'edited_date',
-                'deleted',
-                'disabled',
-                'beta',
-                'is_public',
-                'isBlessed',
-                'is_favorite',
-                'can_favor',
-                'can_rate',
-                'can_run',
-                'step_count',
-                'overall_job_type',
-                'permission',
-                'pipeline_eligibility',
-                'rating',
-                'limitChecks',
-              ],
-            },
-          },
-        },
-      },
-    },
-  },
+  'GET /admin/ontologies/{version}/{rootIri}': { response: { '200': appHierarchy } },
+  'GET /admin/ontologies/{version}/{rootIri}/apps': { response: { '200': ontologyApps } },
+  'GET /admin/ontologies/{version}/{rootIri}/unclassified': { response: { '200': ontologyApps } },
   'POST /admin/reference-genomes': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          path: { type: 'string' },
-          deleted: { type: 'boolean' },
-          created_by: { type: 'string' },
-          created_on: { type: 'string' },
-          last_modified_by: { type: 'string' },
-          last_modified_on: { type: 'string' },
-        },
-        required: [
-          'id',
-          'name',
-          'path',
-          'deleted',
-          'created_by',
-          'created_on',
-          'last_modified_by',
-          'last_modified_on',
-        ],
-      },
-    },
-    body: { type: 'object', properties: { name: { type: 'string' }, path: { type: 'string' } } },
+    response: { '200': referenceGenome },
+    body: referenceGenomeBody,
   },
-  'DELETE /admin/reference-genomes/{id}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          path: { type: 'string' },
-          deleted: { type: 'boolean' },
-          created_by: { type: 'string' },
-          created_on: { type: 'string' },
-          last_modified_by: { type: 'string' },
-          last_modified_on: { type: 'string' },
-        },
-        required: [
-          'id',
-          'name',
-          'path',
-          'deleted',
-          'created_by',
-          'created_on',
-          'last_modified_by',
-          'last_modified_on',
-        ],
-      },
-    },
-  },
+  'DELETE /admin/reference-genomes/{id}': { response: { '200': referenceGenome } },
   'PATCH /admin/reference-genomes/{id}': {
     response: {
       '200': {
@@ -1655,7 +1869,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         },
       },
     },
-    body: { type: 'object', properties: { name: { type: 'string' }, path: { type: 'string' } } },
+    body: referenceGenomeBody,
   },
   'GET /admin/tool-requests': {
     response: {
@@ -1713,79 +1927,19 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           test_data_path: { type: 'string' },
           cmd_line: { type: 'string' },
           multithreaded: { type: 'boolean' },
-          history: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                status: { type: 'string' },
-                status_date: { type: 'integer' },
-                updated_by: { type: 'string' },
-                comments: { type: 'string' },
-              },
-              required: ['status', 'status_date', 'updated_by', 'comments'],
-            },
-          },
+          history: { type: 'array', items: toolRequestStatus },
         },
       },
     },
   },
   'POST /admin/tool-requests/{requestId}/status': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          submitted_by: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          source_url: { type: 'string' },
-          documentation_url: { type: 'string' },
-          attribution: { type: 'string' },
-          test_data_path: { type: 'string' },
-          cmd_line: { type: 'string' },
-          multithreaded: { type: 'boolean' },
-          history: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                status: { type: 'string' },
-                status_date: { type: 'integer' },
-                updated_by: { type: 'string' },
-                comments: { type: 'string' },
-              },
-              required: ['status', 'status_date', 'updated_by', 'comments'],
-            },
-          },
-          source_upload_file: { type: 'string' },
-        },
-        required: [
-          'id',
-          'submitted_by',
-          'name',
-          'description',
-          'version',
-          'documentation_url',
-          'attribution',
-          'test_data_path',
-          'cmd_line',
-          'multithreaded',
-          'history',
-        ],
-      },
-    },
+    response: { '200': toolRequest },
     body: {
       type: 'object',
       properties: { status: { type: 'string' }, comments: { type: 'string' } },
     },
   },
-  'DELETE /admin/tool-requests/status-codes/{codeId}': {
-    response: {
-      '200': { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } },
-    },
-  },
+  'DELETE /admin/tool-requests/status-codes/{codeId}': { response: { '200': namedItem } },
   'GET /admin/tools': {
     response: {
       '200': {
@@ -1864,235 +2018,27 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'DELETE /admin/tools/{toolId}': {
     response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
   },
-  'GET /admin/tools/{toolId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          location: { type: 'string' },
-          type: { type: 'string' },
-          version: { type: 'string' },
-          attribution: { type: 'string' },
-          is_public: { type: 'boolean' },
-          permission: { type: 'string' },
-          restricted: { type: 'boolean' },
-          interactive: { type: 'boolean' },
-          implementation: {
-            type: 'object',
-            properties: {
-              implementor: { type: 'string' },
-              implementor_email: { type: 'string' },
-              test: {
-                type: 'object',
-                properties: {
-                  input_files: { type: 'array', items: {} },
-                  output_files: { type: 'array', items: {} },
-                },
-              },
-            },
-          },
-          container: {
-            type: 'object',
-            properties: {
-              image: {
-                type: 'object',
-                properties: { name: { type: 'string' }, tag: { type: 'string' } },
-              },
-              min_cpu_cores: { type: 'integer' },
-              max_cpu_cores: { type: 'integer' },
-              memory_limit: { type: 'integer' },
-            },
-          },
-        },
-      },
-    },
-  },
+  'GET /admin/tools/{toolId}': { response: { '200': adminTool } },
   'PATCH /admin/tools/{toolId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          location: { type: 'string' },
-          type: { type: 'string' },
-          version: { type: 'string' },
-          attribution: { type: 'string' },
-          is_public: { type: 'boolean' },
-          permission: { type: 'string' },
-          restricted: { type: 'boolean' },
-          interactive: { type: 'boolean' },
-          implementation: {
-            type: 'object',
-            properties: {
-              implementor: { type: 'string' },
-              implementor_email: { type: 'string' },
-              test: {
-                type: 'object',
-                properties: {
-                  input_files: { type: 'array', items: {} },
-                  output_files: { type: 'array', items: {} },
-                },
-                required: ['input_files', 'output_files'],
-              },
-            },
-            required: ['implementor', 'implementor_email', 'test'],
-          },
-          container: {
-            type: 'object',
-            properties: {
-              image: {
-                type: 'object',
-                properties: { name: { type: 'string' }, tag: { type: 'string' } },
-                required: ['name'],
-              },
-              min_cpu_cores: { type: 'integer' },
-              max_cpu_cores: { type: 'integer' },
-              memory_limit: { type: 'integer' },
-            },
-            required: ['image'],
-          },
-        },
-        required: [
-          'id',
-          'name',
-          'description',
-          'location',
-          'type',
-          'version',
-          'attribution',
-          'is_public',
-          'permission',
-          'restricted',
-          'interactive',
-          'implementation',
-          'container',
-        ],
-      },
-    },
+    response: { '200': updatedTool },
     body: {
       type: 'object',
       properties: {
         description: { type: 'string' },
-        container: {
-          type: 'object',
-          properties: {
-            image: {
-              type: 'object',
-              properties: { name: { type: 'string' }, tag: { type: 'string' } },
-            },
-          },
-        },
+        container: { type: 'object', properties: { image: containerImage } },
       },
     },
   },
   'GET /admin/tools/{toolId}/apps': {
     response: {
-      '200': {
-        type: 'object',
-        properties: {
-          apps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                app_type: { type: 'string' },
-                version: { type: 'string' },
-                version_id: { type: 'string' },
-                system_id: { type: 'string' },
-                integrator_name: { type: 'string' },
-                integrator_email: { type: 'string' },
-                integration_date: { type: 'string' },
-                edited_date: { type: 'string' },
-                deleted: { type: 'boolean' },
-                disabled: { type: 'boolean' },
-                beta: { type: 'boolean' },
-                is_public: { type: 'boolean' },
-                isBlessed: { type: 'boolean' },
-                is_favorite: { type: 'boolean' },
-                can_favor: { type: 'boolean' },
-                can_rate: { type: 'boolean' },
-                can_run: { type: 'boolean' },
-                step_count: { type: 'integer' },
-                overall_job_type: { type: 'string' },
-                permission: { type: 'string' },
-                pipeline_eligibility: { type: 'object', additionalProperties: true },
-                rating: { type: 'object', additionalProperties: true },
-                limitChecks: { type: 'object', additionalProperties: true },
-              },
-            },
-          },
-        },
-      },
+      '200': { type: 'object', properties: { apps: { type: 'array', items: toolApp } } },
     },
   },
   'PUT /admin/tools/{toolId}/integration-data/{dataId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-        },
-      },
-    },
+    response: { '200': integrationData },
     noBody: true,
   },
-  'POST /admin/tools/{toolId}/publish': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          location: { type: 'string' },
-          type: { type: 'string' },
-          version: { type: 'string' },
-          attribution: { type: 'string' },
-          is_public: { type: 'boolean' },
-          permission: { type: 'string' },
-          restricted: { type: 'boolean' },
-          interactive: { type: 'boolean' },
-          implementation: {
-            type: 'object',
-            properties: {
-              implementor: { type: 'string' },
-              implementor_email: { type: 'string' },
-              test: {
-                type: 'object',
-                properties: {
-                  input_files: { type: 'array', items: {} },
-                  output_files: { type: 'array', items: {} },
-                },
-              },
-            },
-          },
-          container: {
-            type: 'object',
-            properties: {
-              image: {
-                type: 'object',
-                properties: { name: { type: 'string' }, tag: { type: 'string' } },
-              },
-              min_cpu_cores: { type: 'integer' },
-              max_cpu_cores: { type: 'integer' },
-              memory_limit: { type: 'integer' },
-            },
-          },
-        },
-      },
-    },
-    noBody: true,
-  },
+  'POST /admin/tools/{toolId}/publish': { response: { '200': adminTool }, noBody: true },
   'DELETE /admin/workspaces': {
     response: {
       '200': {
@@ -2239,9 +2185,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
   },
   'PATCH /analyses/{id}': {
-    response: {
-      '200': { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } },
-    },
+    response: { '200': namedItem },
     body: { type: 'object', properties: { name: { type: 'string' } } },
   },
   'GET /analyses/{id}/history': {
@@ -2319,56 +2263,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /analyses/{id}/relaunch-info': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          label: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          system_id: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          debug: { type: 'boolean' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          overall_job_type: { type: 'string' },
-          requirements: { type: 'array', items: {} },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-          },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
+  'GET /analyses/{id}/relaunch-info': { response: { '200': appJobView } },
   'GET /analyses/{id}/steps': {
     response: {
       '200': {
@@ -2406,39 +2301,15 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'POST /analyses/{id}/stop': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: { id: { type: 'string' }, status: { type: 'string' } },
-        required: ['id', 'status'],
-      },
-    },
-    noBody: true,
-  },
+  'POST /analyses/{id}/stop': { response: { '200': analysisStatus }, noBody: true },
   'POST /analyses/permission-lister': {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          analyses: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                permissions: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
+        properties: { analyses: { type: 'array', items: resourcePermissions } },
       },
     },
-    body: {
-      type: 'object',
-      properties: { analyses: { type: 'array', items: { type: 'string' } } },
-    },
+    body: analysisSelection,
   },
   'POST /analyses/relauncher': {
     response: {
@@ -2461,10 +2332,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         required: ['analyses'],
       },
     },
-    body: {
-      type: 'object',
-      properties: { analyses: { type: 'array', items: { type: 'string' } } },
-    },
+    body: analysisSelection,
   },
   'POST /analyses/sharing': {
     response: {
@@ -2488,34 +2356,10 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
     body: {
       type: 'object',
-      properties: {
-        sharing: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              subject: { type: 'object', additionalProperties: true },
-              analyses: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
+      properties: { sharing: { type: 'array', items: analysisSharingRequest } },
     },
   },
-  'POST /analyses/shredder': {
-    body: {
-      type: 'object',
-      properties: { analyses: { type: 'array', items: { type: 'string' } } },
-      required: ['analyses'],
-    },
-    response: {
-      '200': {
-        type: 'object',
-        properties: { analyses: { type: 'array', items: { type: 'string' } } },
-        required: ['analyses'],
-      },
-    },
-  },
+  'POST /analyses/shredder': { body: analysisIds, response: { '200': analysisIds } },
   'GET /analyses/stats': {
     response: {
       '200': {
@@ -2532,107 +2376,12 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'POST /analyses/unsharing': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          unsharing: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                subject: { type: 'object', additionalProperties: true },
-                analyses: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        unsharing: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              subject: { type: 'object', additionalProperties: true },
-              analyses: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
-  },
+  'POST /analyses/unsharing': { response: { '200': analysisUnsharing }, body: analysisUnsharing },
   'GET /apps': {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          total: { type: 'integer' },
-          apps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                app_type: { type: 'string' },
-                version: { type: 'string' },
-                version_id: { type: 'string' },
-                system_id: { type: 'string' },
-                integrator_name: { type: 'string' },
-                integrator_email: { type: 'string' },
-                integration_date: { type: 'string' },
-                edited_date: { type: 'string' },
-                deleted: { type: 'boolean' },
-                disabled: { type: 'boolean' },
-                beta: { type: 'boolean' },
-                is_public: { type: 'boolean' },
-                isBlessed: { type: 'boolean' },
-                is_favorite: { type: 'boolean' },
-                can_favor: { type: 'boolean' },
-                can_rate: { type: 'boolean' },
-                can_run: { type: 'boolean' },
-                step_count: { type: 'integer' },
-                overall_job_type: { type: 'string' },
-                permission: { type: 'string' },
-                pipeline_eligibility: { type: 'object', additionalProperties: true },
-                rating: { type: 'object', additionalProperties: true },
-                limitChecks: { type: 'object', additionalProperties: true },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'app_type',
-                'system_id',
-                'integrator_name',
-                'integrator_email',
-                'integration_date',
-                'edited_date',
-                'deleted',
-                'disabled',
-                'beta',
-                'is_public',
-                'isBlessed',
-                'is_favorite',
-                'can_favor',
-                'can_rate',
-                'can_run',
-                'step_count',
-                'overall_job_type',
-                'permission',
-                'pipeline_eligibility',
-                'rating',
-                'limitChecks',
-              ],
-            },
-          },
-        },
+        properties: { total: { type: 'integer' }, apps: { type: 'array', items: listedApp } },
         required: ['total', 'apps'],
       },
     },
@@ -2640,147 +2389,10 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'DELETE /apps/{appId}/communities': {
     response: { '200': { type: 'object', properties: { avus: { type: 'array', items: {} } } } },
   },
-  'POST /apps/{appId}/communities': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          avus: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                attr: { type: 'string' },
-                value: { type: 'string' },
-                unit: { type: 'string' },
-                target_id: { type: 'string' },
-                target_type: { type: 'string' },
-                created_by: { type: 'string' },
-                modified_by: { type: 'string' },
-                created_on: { type: 'integer' },
-                modified_on: { type: 'integer' },
-                avus: { type: 'array', items: {} },
-              },
-              required: [
-                'id',
-                'attr',
-                'value',
-                'unit',
-                'target_id',
-                'target_type',
-                'created_by',
-                'modified_by',
-                'created_on',
-                'modified_on',
-                'avus',
-              ],
-            },
-          },
-        },
-        required: ['avus'],
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        avus: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              attr: { type: 'string' },
-              value: { type: 'string' },
-              unit: { type: 'string' },
-            },
-          },
-        },
-      },
-    },
-  },
-  'GET /apps/{appId}/metadata': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          avus: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                attr: { type: 'string' },
-                value: { type: 'string' },
-                unit: { type: 'string' },
-                target_id: { type: 'string' },
-                target_type: { type: 'string' },
-                created_by: { type: 'string' },
-                modified_by: { type: 'string' },
-                created_on: { type: 'integer' },
-                modified_on: { type: 'integer' },
-                avus: { type: 'array', items: {} },
-              },
-              required: [
-                'id',
-                'attr',
-                'value',
-                'unit',
-                'target_id',
-                'target_type',
-                'created_by',
-                'modified_by',
-                'created_on',
-                'modified_on',
-                'avus',
-              ],
-            },
-          },
-        },
-        required: ['avus'],
-      },
-    },
-  },
+  'POST /apps/{appId}/communities': { response: { '200': metadataAvus }, body: metadataAvusBody },
+  'GET /apps/{appId}/metadata': { response: { '200': metadataAvus } },
   'POST /apps/{appId}/metadata': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          avus: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                attr: { type: 'string' },
-                value: { type: 'string' },
-                unit: { type: 'string' },
-                target_id: { type: 'string' },
-                target_type: { type: 'string' },
-                created_by: { type: 'string' },
-                modified_by: { type: 'string' },
-                created_on: { type: 'integer' },
-                modified_on: { type: 'integer' },
-                avus: { type: 'array', items: {} },
-              },
-              required: [
-                'id',
-                'attr',
-                'value',
-                'unit',
-                'target_id',
-                'target_type',
-                'created_by',
-                'modified_by',
-                'created_on',
-                'modified_on',
-                'avus',
-              ],
-            },
-          },
-        },
-        required: ['avus'],
-      },
-    },
+    response: { '200': metadataAvus },
     body: {
       type: 'object',
       properties: {
@@ -2827,135 +2439,20 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         required: ['avus'],
       },
     },
-    body: {
-      type: 'object',
-      properties: {
-        avus: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              attr: { type: 'string' },
-              value: { type: 'string' },
-              unit: { type: 'string' },
-            },
-          },
-        },
-      },
-    },
+    body: metadataAvusBody,
   },
   'PATCH /apps/{system-id}/{app-id}/documentation': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          app_id: { type: 'string' },
-          version_id: { type: 'string' },
-          documentation: { type: 'string' },
-          references: { type: 'array', items: { type: 'string' } },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        documentation: { type: 'string' },
-        references: { type: 'array', items: { type: 'string' } },
-      },
-    },
+    response: { '200': savedDocumentation },
+    body: documentationBody,
   },
   'POST /apps/{systemId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          label: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          system_id: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          debug: { type: 'boolean' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          overall_job_type: { type: 'string' },
-          requirements: { type: 'array', items: {} },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-            required: ['canRun', 'results'],
-          },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-              required: [
-                'id',
-                'name',
-                'label',
-                'description',
-                'isVisible',
-                'step_number',
-                'parameters',
-              ],
-            },
-          },
-        },
-        required: [
-          'id',
-          'name',
-          'label',
-          'description',
-          'app_type',
-          'system_id',
-          'deleted',
-          'disabled',
-          'debug',
-          'version',
-          'version_id',
-          'integration_date',
-          'edited_date',
-          'overall_job_type',
-          'requirements',
-          'versions',
-          'limitChecks',
-          'groups',
-        ],
-      },
-    },
+    response: { '200': savedApp },
     body: {
       type: 'object',
       properties: {
         name: { type: 'string' },
         tools: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } },
-        groups: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { label: { type: 'string' }, parameters: { type: 'array', items: {} } },
-          },
-        },
+        groups: { type: 'array', items: parameterGroupBody },
         description: { type: 'string' },
       },
     },
@@ -2963,339 +2460,17 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'DELETE /apps/{systemId}/{appId}': {
     response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
   },
-  'GET /apps/{systemId}/{appId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          label: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          system_id: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          debug: { type: 'boolean' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          overall_job_type: { type: 'string' },
-          requirements: { type: 'array', items: {} },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-            required: ['canRun', 'results'],
-          },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-              required: [
-                'id',
-                'name',
-                'label',
-                'description',
-                'isVisible',
-                'step_number',
-                'parameters',
-              ],
-            },
-          },
-        },
-        required: [
-          'id',
-          'name',
-          'label',
-          'description',
-          'app_type',
-          'system_id',
-          'deleted',
-          'disabled',
-          'debug',
-          'version',
-          'version_id',
-          'integration_date',
-          'edited_date',
-          'overall_job_type',
-          'requirements',
-          'versions',
-          'limitChecks',
-          'groups',
-        ],
-      },
-    },
-  },
+  'GET /apps/{systemId}/{appId}': { response: { '200': savedApp } },
   'PATCH /apps/{systemId}/{appId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          label: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          system_id: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          debug: { type: 'boolean' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          overall_job_type: { type: 'string' },
-          requirements: { type: 'array', items: {} },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-          },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-      },
-    },
+    response: { '200': appJobView },
     body: {
       type: 'object',
       properties: { description: { type: 'string' }, name: { type: 'string' } },
     },
   },
-  'PUT /apps/{systemId}/{appId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          label: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          system_id: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          debug: { type: 'boolean' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          overall_job_type: { type: 'string' },
-          requirements: { type: 'array', items: {} },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-            required: ['canRun', 'results'],
-          },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-              required: [
-                'id',
-                'name',
-                'label',
-                'description',
-                'isVisible',
-                'step_number',
-                'parameters',
-              ],
-            },
-          },
-        },
-        required: [
-          'id',
-          'name',
-          'label',
-          'description',
-          'app_type',
-          'system_id',
-          'deleted',
-          'disabled',
-          'debug',
-          'version',
-          'version_id',
-          'integration_date',
-          'edited_date',
-          'overall_job_type',
-          'requirements',
-          'versions',
-          'limitChecks',
-          'groups',
-        ],
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        id: { type: 'string' },
-        system_id: { type: 'string' },
-        name: { type: 'string' },
-        description: { type: 'string' },
-        version: { type: 'string' },
-        version_id: { type: 'string' },
-        versions: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-          },
-        },
-        integrator_name: { type: 'string' },
-        integrator_email: { type: 'string' },
-        integration_date: { type: 'string' },
-        edited_date: { type: 'string' },
-        is_public: { type: 'boolean' },
-        deleted: { type: 'boolean' },
-        disabled: { type: 'boolean' },
-        references: { type: 'array', items: {} },
-        tools: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              description: { type: 'string' },
-              location: { type: 'string' },
-              type: { type: 'string' },
-              version: { type: 'string' },
-              attribution: { type: 'string' },
-            },
-          },
-        },
-        requirements: { type: 'array', items: {} },
-        groups: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              label: { type: 'string' },
-              description: { type: 'string' },
-              isVisible: { type: 'boolean' },
-              step_number: { type: 'integer' },
-              parameters: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
-  },
+  'PUT /apps/{systemId}/{appId}': { response: { '200': savedApp }, body: appDefinition },
   'POST /apps/{systemId}/{appId}/copy': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          references: { type: 'array', items: {} },
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-            },
-          },
-          requirements: { type: 'array', items: {} },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-      },
-    },
+    response: { '200': appDefinition },
     body: { type: 'object', additionalProperties: true },
   },
   'GET /apps/{systemId}/{appId}/details': {
@@ -3326,11 +2501,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           step_count: { type: 'integer' },
           overall_job_type: { type: 'string' },
           permission: { type: 'string' },
-          pipeline_eligibility: {
-            type: 'object',
-            properties: { is_valid: { type: 'boolean' }, reason: { type: 'string' } },
-            required: ['is_valid', 'reason'],
-          },
+          pipeline_eligibility: pipelineEligibility,
           rating: {
             type: 'object',
             properties: {
@@ -3340,11 +2511,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
             },
             required: ['average', 'total'],
           },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-            required: ['canRun', 'results'],
-          },
+          limitChecks,
           tools: {
             type: 'array',
             items: {
@@ -3363,22 +2530,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
             },
           },
           references: { type: 'array', items: {} },
-          categories: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { id: { type: 'string' }, name: { type: 'string' } },
-            },
-          },
+          categories: { type: 'array', items: namedItem },
           suggested_categories: { type: 'array', items: {} },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
+          versions: { type: 'array', items: appVersion },
           job_stats: {
             type: 'object',
             properties: {
@@ -3425,39 +2579,10 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /apps/{systemId}/{appId}/documentation': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          app_id: { type: 'string' },
-          version_id: { type: 'string' },
-          documentation: { type: 'string' },
-          references: { type: 'array', items: { type: 'string' } },
-        },
-        required: ['app_id', 'version_id', 'documentation', 'references'],
-      },
-    },
-  },
+  'GET /apps/{systemId}/{appId}/documentation': { response: { '200': appDocumentation } },
   'POST /apps/{systemId}/{appId}/documentation': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          app_id: { type: 'string' },
-          version_id: { type: 'string' },
-          documentation: { type: 'string' },
-          references: { type: 'array', items: { type: 'string' } },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        documentation: { type: 'string' },
-        references: { type: 'array', items: { type: 'string' } },
-      },
-    },
+    response: { '200': savedDocumentation },
+    body: documentationBody,
   },
   'DELETE /apps/{systemId}/{appId}/favorite': {
     response: { '200': { type: 'object', additionalProperties: true } },
@@ -3466,19 +2591,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: { '200': { type: 'object', additionalProperties: true } },
     noBody: true,
   },
-  'GET /apps/{systemId}/{appId}/integration-data': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          user: { type: 'string' },
-        },
-      },
-    },
-  },
+  'GET /apps/{systemId}/{appId}/integration-data': { response: { '200': appIntegrationData } },
   'GET /apps/{systemId}/{appId}/is-publishable': {
     response: {
       '200': {
@@ -3578,29 +2691,11 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         },
       },
     },
-    body: {
-      type: 'object',
-      properties: {
-        documentation: { type: 'string' },
-        references: { type: 'array', items: { type: 'string' } },
-      },
-    },
+    body: documentationBody,
   },
-  'DELETE /apps/{systemId}/{appId}/rating': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: { average: { type: 'number' }, total: { type: 'integer' } },
-      },
-    },
-  },
+  'DELETE /apps/{systemId}/{appId}/rating': { response: { '200': ratingSummary } },
   'POST /apps/{systemId}/{appId}/rating': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: { average: { type: 'number' }, total: { type: 'integer' } },
-      },
-    },
+    response: { '200': ratingSummary },
     body: { type: 'object', properties: { rating: { type: 'integer' } } },
   },
   'GET /apps/{systemId}/{appId}/tasks': {
@@ -3633,30 +2728,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /apps/{systemId}/{appId}/tools': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
+  'GET /apps/{systemId}/{appId}/tools': { response: { '200': appTools } },
   'GET /apps/{systemId}/{appId}/ui': {
     response: {
       '200': {
@@ -3668,14 +2740,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           description: { type: 'string' },
           version: { type: 'string' },
           version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
+          versions: { type: 'array', items: appVersion },
           integrator_name: { type: 'string' },
           integrator_email: { type: 'string' },
           integration_date: { type: 'string' },
@@ -3684,47 +2749,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           deleted: { type: 'boolean' },
           disabled: { type: 'boolean' },
           references: { type: 'array', items: {} },
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-              required: ['id', 'name', 'description', 'location', 'type', 'version', 'attribution'],
-            },
-          },
+          tools: { type: 'array', items: appToolDetail },
           requirements: { type: 'array', items: {} },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-              required: [
-                'id',
-                'name',
-                'label',
-                'description',
-                'isVisible',
-                'step_number',
-                'parameters',
-              ],
-            },
-          },
+          groups: { type: 'array', items: uiParameterGroup },
         },
         required: [
           'id',
@@ -3769,155 +2796,16 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           edited_date: { type: 'string' },
           overall_job_type: { type: 'string' },
           requirements: { type: 'array', items: {} },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-          },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-            },
-          },
+          versions: { type: 'array', items: appVersion },
+          limitChecks: looseLimitChecks,
+          groups: { type: 'array', items: parameterGroup },
         },
       },
     },
-    body: {
-      type: 'object',
-      properties: {
-        id: { type: 'string' },
-        system_id: { type: 'string' },
-        name: { type: 'string' },
-        description: { type: 'string' },
-        version: { type: 'string' },
-        version_id: { type: 'string' },
-        versions: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-          },
-        },
-        integrator_name: { type: 'string' },
-        integrator_email: { type: 'string' },
-        integration_date: { type: 'string' },
-        edited_date: { type: 'string' },
-        is_public: { type: 'boolean' },
-        deleted: { type: 'boolean' },
-        disabled: { type: 'boolean' },
-        references: { type: 'array', items: {} },
-        tools: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              description: { type: 'string' },
-              location: { type: 'string' },
-              type: { type: 'string' },
-              version: { type: 'string' },
-              attribution: { type: 'string' },
-            },
-          },
-        },
-        requirements: { type: 'array', items: {} },
-        groups: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              label: { type: 'string' },
-              description: { type: 'string' },
-              isVisible: { type: 'boolean' },
-              step_number: { type: 'integer' },
-              parameters: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
+    body: appDefinition,
   },
   'PUT /apps/{systemId}/{appId}/versions': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          references: { type: 'array', items: {} },
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-            },
-          },
-          requirements: { type: 'array', items: {} },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-      },
-    },
+    response: { '200': newAppVersion },
     body: {
       type: 'object',
       properties: {
@@ -3936,116 +2824,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /apps/{systemId}/{appId}/versions/{versionId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          label: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          system_id: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          debug: { type: 'boolean' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          overall_job_type: { type: 'string' },
-          requirements: { type: 'array', items: {} },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-          },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
+  'GET /apps/{systemId}/{appId}/versions/{versionId}': { response: { '200': appJobView } },
   'PATCH /apps/{systemId}/{appId}/versions/{versionId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          references: { type: 'array', items: {} },
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-            },
-          },
-          requirements: { type: 'array', items: {} },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-      },
-    },
+    response: { '200': appDefinition },
     body: {
       type: 'object',
       properties: {
@@ -4066,184 +2847,11 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
   },
   'PUT /apps/{systemId}/{appId}/versions/{versionId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          references: { type: 'array', items: {} },
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-            },
-          },
-          requirements: { type: 'array', items: {} },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        id: { type: 'string' },
-        system_id: { type: 'string' },
-        name: { type: 'string' },
-        description: { type: 'string' },
-        version: { type: 'string' },
-        version_id: { type: 'string' },
-        versions: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-          },
-        },
-        integrator_name: { type: 'string' },
-        integrator_email: { type: 'string' },
-        integration_date: { type: 'string' },
-        edited_date: { type: 'string' },
-        is_public: { type: 'boolean' },
-        deleted: { type: 'boolean' },
-        disabled: { type: 'boolean' },
-        references: { type: 'array', items: {} },
-        tools: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              description: { type: 'string' },
-              location: { type: 'string' },
-              type: { type: 'string' },
-              version: { type: 'string' },
-              attribution: { type: 'string' },
-            },
-          },
-        },
-        requirements: { type: 'array', items: {} },
-        groups: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              label: { type: 'string' },
-              description: { type: 'string' },
-              isVisible: { type: 'boolean' },
-              step_number: { type: 'integer' },
-              parameters: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
+    response: { '200': appDefinition },
+    body: appDefinition,
   },
   'POST /apps/{systemId}/{appId}/versions/{versionId}/copy': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          references: { type: 'array', items: {} },
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-            },
-          },
-          requirements: { type: 'array', items: {} },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-      },
-    },
+    response: { '200': newAppVersion },
     body: { type: 'object', additionalProperties: true },
   },
   'GET /apps/{systemId}/{appId}/versions/{versionId}/details': {
@@ -4274,108 +2882,32 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           step_count: { type: 'integer' },
           overall_job_type: { type: 'string' },
           permission: { type: 'string' },
-          pipeline_eligibility: {
-            type: 'object',
-            properties: { is_valid: { type: 'boolean' }, reason: { type: 'string' } },
-          },
-          rating: {
-            type: 'object',
-            properties: { average: { type: 'integer' }, total: { type: 'integer' } },
-          },
-          limitChecks: {
-            type: 'object',
-            properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-          },
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-            },
-          },
+          pipeline_eligibility: loosePipelineEligibility,
+          rating: looseRating,
+          limitChecks: looseLimitChecks,
+          tools: { type: 'array', items: appTool },
           references: { type: 'array', items: { type: 'string' } },
           categories: { type: 'array', items: {} },
           suggested_categories: { type: 'array', items: {} },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
+          versions: { type: 'array', items: appVersion },
           job_stats: { type: 'object', properties: { job_count_completed: { type: 'integer' } } },
         },
       },
     },
   },
   'GET /apps/{systemId}/{appId}/versions/{versionId}/documentation': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          app_id: { type: 'string' },
-          version_id: { type: 'string' },
-          documentation: { type: 'string' },
-          references: { type: 'array', items: { type: 'string' } },
-        },
-      },
-    },
+    response: { '200': savedDocumentation },
   },
   'PATCH /apps/{systemId}/{appId}/versions/{versionId}/documentation': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          app_id: { type: 'string' },
-          version_id: { type: 'string' },
-          documentation: { type: 'string' },
-          references: { type: 'array', items: {} },
-        },
-      },
-    },
+    response: { '200': editedDocumentation },
     body: { type: 'object', properties: { documentation: { type: 'string' } } },
   },
   'POST /apps/{systemId}/{appId}/versions/{versionId}/documentation': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          app_id: { type: 'string' },
-          version_id: { type: 'string' },
-          documentation: { type: 'string' },
-          references: { type: 'array', items: { type: 'string' } },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        documentation: { type: 'string' },
-        references: { type: 'array', items: { type: 'string' } },
-      },
-    },
+    response: { '200': savedDocumentation },
+    body: documentationBody,
   },
   'GET /apps/{systemId}/{appId}/versions/{versionId}/integration-data': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          user: { type: 'string' },
-        },
-      },
-    },
+    response: { '200': appIntegrationData },
   },
   'GET /apps/{systemId}/{appId}/versions/{versionId}/tasks': {
     response: {
@@ -4405,91 +2937,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /apps/{systemId}/{appId}/versions/{versionId}/tools': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
-  'GET /apps/{systemId}/{appId}/versions/{versionId}/ui': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          references: { type: 'array', items: {} },
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-              },
-            },
-          },
-          requirements: { type: 'array', items: {} },
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                isVisible: { type: 'boolean' },
-                step_number: { type: 'integer' },
-                parameters: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
+  'GET /apps/{systemId}/{appId}/versions/{versionId}/tools': { response: { '200': appTools } },
+  'GET /apps/{systemId}/{appId}/versions/{versionId}/ui': { response: { '200': appDefinition } },
   'POST /apps/{systemId}/arg-preview': {
     response: {
       '200': {
@@ -4515,13 +2964,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       properties: {
         name: { type: 'string' },
         tools: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } },
-        groups: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { label: { type: 'string' }, parameters: { type: 'array', items: {} } },
-          },
-        },
+        groups: { type: 'array', items: parameterGroupBody },
       },
     },
   },
@@ -4550,156 +2993,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /apps/categories/{systemId}/{categoryId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          system_id: { type: 'string' },
-          id: { type: 'string' },
-          name: { type: 'string' },
-          is_public: { type: 'boolean' },
-          total: { type: 'integer' },
-          apps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                app_type: { type: 'string' },
-                version: { type: 'string' },
-                version_id: { type: 'string' },
-                system_id: { type: 'string' },
-                integrator_name: { type: 'string' },
-                integrator_email: { type: 'string' },
-                integration_date: { type: 'string' },
-                edited_date: { type: 'string' },
-                deleted: { type: 'boolean' },
-                disabled: { type: 'boolean' },
-                beta: { type: 'boolean' },
-                is_public: { type: 'boolean' },
-                isBlessed: { type: 'boolean' },
-                is_favorite: { type: 'boolean' },
-                can_favor: { type: 'boolean' },
-                can_rate: { type: 'boolean' },
-                can_run: { type: 'boolean' },
-                step_count: { type: 'integer' },
-                overall_job_type: { type: 'string' },
-                permission: { type: 'string' },
-                pipeline_eligibility: { type: 'object', additionalProperties: true },
-                rating: { type: 'object', additionalProperties: true },
-                limitChecks: { type: 'object', additionalProperties: true },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'app_type',
-                'system_id',
-                'integrator_name',
-                'integrator_email',
-                'integration_date',
-                'edited_date',
-                'deleted',
-                'disabled',
-                'beta',
-                'is_public',
-                'isBlessed',
-                'is_favorite',
-                'can_favor',
-                'can_rate',
-                'can_run',
-                'step_count',
-                'overall_job_type',
-                'permission',
-                'pipeline_eligibility',
-                'rating',
-                'limitChecks',
-              ],
-            },
-          },
-        },
-        required: ['system_id', 'id', 'name', 'is_public', 'total', 'apps'],
-      },
-    },
-  },
-  'GET /apps/categories/featured': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          system_id: { type: 'string' },
-          id: { type: 'string' },
-          name: { type: 'string' },
-          is_public: { type: 'boolean' },
-          total: { type: 'integer' },
-          apps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                app_type: { type: 'string' },
-                version: { type: 'string' },
-                version_id: { type: 'string' },
-                system_id: { type: 'string' },
-                integrator_name: { type: 'string' },
-                integrator_email: { type: 'string' },
-                integration_date: { type: 'string' },
-                edited_date: { type: 'string' },
-                deleted: { type: 'boolean' },
-                disabled: { type: 'boolean' },
-                beta: { type: 'boolean' },
-                is_public: { type: 'boolean' },
-                isBlessed: { type: 'boolean' },
-                is_favorite: { type: 'boolean' },
-                can_favor: { type: 'boolean' },
-                can_rate: { type: 'boolean' },
-                can_run: { type: 'boolean' },
-                step_count: { type: 'integer' },
-                overall_job_type: { type: 'string' },
-                permission: { type: 'string' },
-                pipeline_eligibility: { type: 'object', additionalProperties: true },
-                rating: { type: 'object', additionalProperties: true },
-                limitChecks: { type: 'object', additionalProperties: true },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'app_type',
-                'system_id',
-                'integrator_name',
-                'integrator_email',
-                'integration_date',
-                'edited_date',
-                'deleted',
-                'disabled',
-                'beta',
-                'is_public',
-                'isBlessed',
-                'is_favorite',
-                'can_favor',
-                'can_rate',
-                'can_run',
-                'step_count',
-                'overall_job_type',
-                'permission',
-                'pipeline_eligibility',
-                'rating',
-                'limitChecks',
-              ],
-            },
-          },
-        },
-        required: ['system_id', 'id', 'name', 'is_public', 'total', 'apps'],
-      },
-    },
-  },
+  'GET /apps/categories/{systemId}/{categoryId}': { response: { '200': categoryApps } },
+  'GET /apps/categories/featured': { response: { '200': categoryApps } },
   'GET /apps/communities/{communityId}/apps': {
     response: {
       '200': {
@@ -4774,113 +3069,20 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       '200': {
         type: 'object',
         properties: {
-          parameter_types: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-              },
-              required: ['id', 'name', 'description'],
-            },
-          },
-          tool_types: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-              },
-              required: ['id', 'name', 'description'],
-            },
-          },
-          value_types: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-              },
-              required: ['id', 'name', 'description'],
-            },
-          },
-          info_types: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-              },
-              required: ['id', 'name', 'description'],
-            },
-          },
-          data_sources: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-              },
-              required: ['id', 'name', 'description'],
-            },
-          },
-          file_formats: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-              },
-              required: ['id', 'name', 'description'],
-            },
-          },
-          rule_types: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-              },
-              required: ['id', 'name', 'description'],
-            },
-          },
+          parameter_types: { type: 'array', items: elementType },
+          tool_types: { type: 'array', items: elementType },
+          value_types: { type: 'array', items: elementType },
+          info_types: { type: 'array', items: elementType },
+          data_sources: { type: 'array', items: elementType },
+          file_formats: { type: 'array', items: elementType },
+          rule_types: { type: 'array', items: elementType },
         },
       },
     },
   },
   'GET /apps/elements/{type}': {
     response: {
-      '200': {
-        type: 'object',
-        properties: {
-          tool_types: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-              },
-              required: ['id', 'name', 'description'],
-            },
-          },
-        },
-      },
+      '200': { type: 'object', properties: { tool_types: { type: 'array', items: elementType } } },
     },
   },
   'GET /apps/hierarchies': {
@@ -4905,166 +3107,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /apps/hierarchies/{rootIri}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          hierarchy: {
-            type: 'object',
-            properties: {
-              iri: { type: 'string' },
-              label: { type: 'string' },
-              description: { type: 'string' },
-              subclasses: { type: 'array', items: { type: 'object', additionalProperties: true } },
-            },
-          },
-        },
-      },
-    },
-  },
-  'GET /apps/hierarchies/{rootIri}/apps': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          total: { type: 'integer' },
-          apps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                app_type: { type: 'string' },
-                system_id: { type: 'string' },
-                integrator_name: { type: 'string' },
-                integrator_email: { type: 'string' },
-                integration_date: { type: 'string' },
-                edited_date: { type: 'string' },
-                deleted: { type: 'boolean' },
-                disabled: { type: 'boolean' },
-                beta: { type: 'boolean' },
-                is_public: { type: 'boolean' },
-                isBlessed: { type: 'boolean' },
-                is_favorite: { type: 'boolean' },
-                can_favor: { type: 'boolean' },
-                can_rate: { type: 'boolean' },
-                can_run: { type: 'boolean' },
-                step_count: { type: 'integer' },
-                overall_job_type: { type: 'string' },
-                permission: { type: 'string' },
-                pipeline_eligibility: { type: 'object', additionalProperties: true },
-                rating: { type: 'object', additionalProperties: true },
-                limitChecks: { type: 'object', additionalProperties: true },
-                version: { type: 'string' },
-                version_id: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'app_type',
-                'system_id',
-                'integrator_name',
-                'integrator_email',
-                'integration_date',
-                'edited_date',
-                'deleted',
-                'disabled',
-                'beta',
-                'is_public',
-                'isBlessed',
-                'is_favorite',
-                'can_favor',
-                'can_rate',
-                'can_run',
-                'step_count',
-                'overall_job_type',
-                'permission',
-                'pipeline_eligibility',
-                'rating',
-                'limitChecks',
-              ],
-            },
-          },
-        },
-        required: ['total', 'apps'],
-      },
-    },
-  },
-  'GET /apps/hierarchies/{rootIri}/unclassified': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          total: { type: 'integer' },
-          apps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                app_type: { type: 'string' },
-                system_id: { type: 'string' },
-                integrator_name: { type: 'string' },
-                integrator_email: { type: 'string' },
-                integration_date: { type: 'string' },
-                edited_date: { type: 'string' },
-                deleted: { type: 'boolean' },
-                disabled: { type: 'boolean' },
-                beta: { type: 'boolean' },
-                is_public: { type: 'boolean' },
-                isBlessed: { type: 'boolean' },
-                is_favorite: { type: 'boolean' },
-                can_favor: { type: 'boolean' },
-                can_rate: { type: 'boolean' },
-                can_run: { type: 'boolean' },
-                step_count: { type: 'integer' },
-                overall_job_type: { type: 'string' },
-                permission: { type: 'string' },
-                pipeline_eligibility: { type: 'object', additionalProperties: true },
-                rating: { type: 'object', additionalProperties: true },
-                limitChecks: { type: 'object', additionalProperties: true },
-                version: { type: 'string' },
-                version_id: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'app_type',
-                'system_id',
-                'integrator_name',
-                'integrator_email',
-                'integration_date',
-                'edited_date',
-                'deleted',
-                'disabled',
-                'beta',
-                'is_public',
-                'isBlessed',
-                'is_favorite',
-                'can_favor',
-                'can_rate',
-                'can_run',
-                'step_count',
-                'overall_job_type',
-                'permission',
-                'pipeline_eligibility',
-                'rating',
-                'limitChecks',
-              ],
-            },
-          },
-        },
-        required: ['total', 'apps'],
-      },
-    },
-  },
+  'GET /apps/hierarchies/{rootIri}': { response: { '200': appHierarchy } },
+  'GET /apps/hierarchies/{rootIri}/apps': { response: { '200': hierarchyApps } },
+  'GET /apps/hierarchies/{rootIri}/unclassified': { response: { '200': hierarchyApps } },
   'POST /apps/permission-lister': {
     response: {
       '200': {
@@ -5101,532 +3146,23 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
   },
   'POST /apps/pipelines': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          steps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                system_id: { type: 'string' },
-                app_type: { type: 'string' },
-                task_id: { type: 'string' },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-                tool_id: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'system_id',
-                'app_type',
-                'task_id',
-                'app_id',
-                'app_version_id',
-                'tool_id',
-              ],
-            },
-          },
-          mappings: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                source_step: { type: 'integer' },
-                target_step: { type: 'integer' },
-                map: { type: 'object', additionalProperties: true },
-              },
-              required: ['source_step', 'target_step', 'map'],
-            },
-          },
-          tasks: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                step_number: { type: 'integer' },
-                tool: { type: 'object', additionalProperties: true },
-                inputs: { type: 'array', items: {} },
-                outputs: { type: 'array', items: {} },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'step_number',
-                'tool',
-                'inputs',
-                'outputs',
-                'app_id',
-                'app_version_id',
-              ],
-            },
-          },
-        },
-        required: [
-          'id',
-          'system_id',
-          'name',
-          'description',
-          'version',
-          'version_id',
-          'versions',
-          'integrator_name',
-          'integrator_email',
-          'integration_date',
-          'edited_date',
-          'is_public',
-          'deleted',
-          'disabled',
-          'steps',
-          'mappings',
-          'tasks',
-        ],
-      },
-    },
+    response: { '200': createdPipeline },
     body: {
       type: 'object',
       properties: {
         name: { type: 'string' },
         description: { type: 'string' },
-        steps: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              name: { type: 'string' },
-              description: { type: 'string' },
-              task_id: { type: 'string' },
-              app_type: { type: 'string' },
-            },
-          },
-        },
-        mappings: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              source_step: { type: 'integer' },
-              target_step: { type: 'integer' },
-              map: { type: 'object', additionalProperties: true },
-            },
-          },
-        },
+        steps: { type: 'array', items: pipelineStepBody },
+        mappings: { type: 'array', items: pipelineMapping },
       },
     },
   },
-  'PUT /apps/pipelines/{appId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          steps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                system_id: { type: 'string' },
-                app_type: { type: 'string' },
-                task_id: { type: 'string' },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-                tool_id: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'system_id',
-                'app_type',
-                'task_id',
-                'app_id',
-                'app_version_id',
-                'tool_id',
-              ],
-            },
-          },
-          mappings: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                source_step: { type: 'integer' },
-                target_step: { type: 'integer' },
-                map: { type: 'object', additionalProperties: true },
-              },
-            },
-          },
-          tasks: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                step_number: { type: 'integer' },
-                tool: { type: 'object', additionalProperties: true },
-                inputs: { type: 'array', items: {} },
-                outputs: { type: 'array', items: {} },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'step_number',
-                'tool',
-                'inputs',
-                'outputs',
-                'app_id',
-                'app_version_id',
-              ],
-            },
-          },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        id: { type: 'string' },
-        system_id: { type: 'string' },
-        name: { type: 'string' },
-        description: { type: 'string' },
-        version: { type: 'string' },
-        version_id: { type: 'string' },
-        versions: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-          },
-        },
-        integrator_name: { type: 'string' },
-        integrator_email: { type: 'string' },
-        integration_date: { type: 'string' },
-        edited_date: { type: 'string' },
-        is_public: { type: 'boolean' },
-        deleted: { type: 'boolean' },
-        disabled: { type: 'boolean' },
-        steps: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              description: { type: 'string' },
-              system_id: { type: 'string' },
-              app_type: { type: 'string' },
-              task_id: { type: 'string' },
-              app_id: { type: 'string' },
-              app_version_id: { type: 'string' },
-              tool_id: { type: 'string' },
-            },
-          },
-        },
-        mappings: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              source_step: { type: 'integer' },
-              target_step: { type: 'integer' },
-              map: { type: 'object', additionalProperties: true },
-            },
-          },
-        },
-        tasks: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              description: { type: 'string' },
-              step_number: { type: 'integer' },
-              tool: { type: 'object', additionalProperties: true },
-              inputs: { type: 'array', items: {} },
-              outputs: { type: 'array', items: {} },
-              app_id: { type: 'string' },
-              app_version_id: { type: 'string' },
-            },
-          },
-        },
-      },
-    },
-  },
+  'PUT /apps/pipelines/{appId}': { response: { '200': updatedPipeline }, body: pipelineDefinition },
   'POST /apps/pipelines/{appId}/copy': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          steps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                system_id: { type: 'string' },
-                app_type: { type: 'string' },
-                task_id: { type: 'string' },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-                tool_id: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'system_id',
-                'app_type',
-                'task_id',
-                'app_id',
-                'app_version_id',
-                'tool_id',
-              ],
-            },
-          },
-          mappings: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                source_step: { type: 'integer' },
-                target_step: { type: 'integer' },
-                map: { type: 'object', additionalProperties: true },
-              },
-            },
-          },
-          tasks: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                step_number: { type: 'integer' },
-                tool: { type: 'object', additionalProperties: true },
-                inputs: { type: 'array', items: {} },
-                outputs: { type: 'array', items: {} },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'step_number',
-                'tool',
-                'inputs',
-                'outputs',
-                'app_id',
-                'app_version_id',
-              ],
-            },
-          },
-        },
-      },
-    },
+    response: { '200': updatedPipeline },
     body: { type: 'object', additionalProperties: true },
   },
-  'GET /apps/pipelines/{appId}/ui': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          steps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                system_id: { type: 'string' },
-                app_type: { type: 'string' },
-                task_id: { type: 'string' },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-                tool_id: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'system_id',
-                'app_type',
-                'task_id',
-                'app_id',
-                'app_version_id',
-                'tool_id',
-              ],
-            },
-          },
-          mappings: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                source_step: { type: 'integer' },
-                target_step: { type: 'integer' },
-                map: { type: 'object', additionalProperties: true },
-              },
-              required: ['source_step', 'target_step', 'map'],
-            },
-          },
-          tasks: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                step_number: { type: 'integer' },
-                tool: { type: 'object', additionalProperties: true },
-                inputs: { type: 'array', items: {} },
-                outputs: { type: 'array', items: {} },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'step_number',
-                'tool',
-                'inputs',
-                'outputs',
-                'app_id',
-                'app_version_id',
-              ],
-            },
-          },
-        },
-        required: [
-          'id',
-          'system_id',
-          'name',
-          'description',
-          'version',
-          'version_id',
-          'versions',
-          'integrator_name',
-          'integrator_email',
-          'integration_date',
-          'edited_date',
-          'is_public',
-          'deleted',
-          'disabled',
-          'steps',
-          'mappings',
-          'tasks',
-        ],
-      },
-    },
-  },
+  'GET /apps/pipelines/{appId}/ui': { response: { '200': createdPipeline } },
   'POST /apps/pipelines/{appId}/versions': {
     response: {
       '200': {
@@ -5638,13 +3174,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           description: { type: 'string' },
           version: { type: 'string' },
           version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
+          versions: { type: 'array', items: looseAppVersion },
           integrator_name: { type: 'string' },
           integrator_email: { type: 'string' },
           integration_date: { type: 'string' },
@@ -5652,41 +3182,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           is_public: { type: 'boolean' },
           deleted: { type: 'boolean' },
           disabled: { type: 'boolean' },
-          steps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                system_id: { type: 'string' },
-                app_type: { type: 'string' },
-                task_id: { type: 'string' },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-                tool_id: { type: 'string' },
-              },
-            },
-          },
+          steps: { type: 'array', items: pipelineStep },
           mappings: { type: 'array', items: {} },
-          tasks: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                step_number: { type: 'integer' },
-                tool: { type: 'object', additionalProperties: true },
-                inputs: { type: 'array', items: {} },
-                outputs: { type: 'array', items: {} },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-              },
-            },
-          },
+          tasks: { type: 'array', items: pipelineTask },
         },
       },
     },
@@ -5695,166 +3193,15 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       properties: {
         name: { type: 'string' },
         description: { type: 'string' },
-        steps: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              name: { type: 'string' },
-              description: { type: 'string' },
-              task_id: { type: 'string' },
-              app_type: { type: 'string' },
-            },
-          },
-        },
+        steps: { type: 'array', items: pipelineStepBody },
         mappings: { type: 'array', items: {} },
         version: { type: 'string' },
       },
     },
   },
   'PUT /apps/pipelines/{appId}/versions/{versionId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          steps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                system_id: { type: 'string' },
-                app_type: { type: 'string' },
-                task_id: { type: 'string' },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-                tool_id: { type: 'string' },
-              },
-            },
-          },
-          mappings: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                source_step: { type: 'integer' },
-                target_step: { type: 'integer' },
-                map: { type: 'object', additionalProperties: true },
-              },
-            },
-          },
-          tasks: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                step_number: { type: 'integer' },
-                tool: { type: 'object', additionalProperties: true },
-                inputs: { type: 'array', items: {} },
-                outputs: { type: 'array', items: {} },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        id: { type: 'string' },
-        system_id: { type: 'string' },
-        name: { type: 'string' },
-        description: { type: 'string' },
-        version: { type: 'string' },
-        version_id: { type: 'string' },
-        versions: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-          },
-        },
-        integrator_name: { type: 'string' },
-        integrator_email: { type: 'string' },
-        integration_date: { type: 'string' },
-        edited_date: { type: 'string' },
-        is_public: { type: 'boolean' },
-        deleted: { type: 'boolean' },
-        disabled: { type: 'boolean' },
-        steps: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              description: { type: 'string' },
-              system_id: { type: 'string' },
-              app_type: { type: 'string' },
-              task_id: { type: 'string' },
-              app_id: { type: 'string' },
-              app_version_id: { type: 'string' },
-              tool_id: { type: 'string' },
-            },
-          },
-        },
-        mappings: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              source_step: { type: 'integer' },
-              target_step: { type: 'integer' },
-              map: { type: 'object', additionalProperties: true },
-            },
-          },
-        },
-        tasks: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              description: { type: 'string' },
-              step_number: { type: 'integer' },
-              tool: { type: 'object', additionalProperties: true },
-              inputs: { type: 'array', items: {} },
-              outputs: { type: 'array', items: {} },
-              app_id: { type: 'string' },
-              app_version_id: { type: 'string' },
-            },
-          },
-        },
-      },
-    },
+    response: { '200': pipelineDefinition },
+    body: pipelineDefinition,
   },
   'POST /apps/pipelines/{appId}/versions/{versionId}/copy': {
     response: {
@@ -5867,14 +3214,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           description: { type: 'string' },
           version: { type: 'string' },
           version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-              required: ['version', 'version_id'],
-            },
-          },
+          versions: { type: 'array', items: appVersion },
           integrator_name: { type: 'string' },
           integrator_email: { type: 'string' },
           integration_date: { type: 'string' },
@@ -5882,129 +3222,16 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           is_public: { type: 'boolean' },
           deleted: { type: 'boolean' },
           disabled: { type: 'boolean' },
-          steps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                system_id: { type: 'string' },
-                app_type: { type: 'string' },
-                task_id: { type: 'string' },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-                tool_id: { type: 'string' },
-              },
-            },
-          },
-          mappings: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                source_step: { type: 'integer' },
-                target_step: { type: 'integer' },
-                map: { type: 'object', additionalProperties: true },
-              },
-            },
-          },
-          tasks: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                step_number: { type: 'integer' },
-                tool: { type: 'object', additionalProperties: true },
-                inputs: { type: 'array', items: {} },
-                outputs: { type: 'array', items: {} },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-              },
-            },
-          },
+          steps: { type: 'array', items: pipelineStep },
+          mappings: { type: 'array', items: pipelineMapping },
+          tasks: { type: 'array', items: pipelineTask },
         },
       },
     },
     body: { type: 'object', additionalProperties: true },
   },
   'GET /apps/pipelines/{appId}/versions/{versionId}/ui': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-            },
-          },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          steps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                system_id: { type: 'string' },
-                app_type: { type: 'string' },
-                task_id: { type: 'string' },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-                tool_id: { type: 'string' },
-              },
-            },
-          },
-          mappings: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                source_step: { type: 'integer' },
-                target_step: { type: 'integer' },
-                map: { type: 'object', additionalProperties: true },
-              },
-            },
-          },
-          tasks: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                step_number: { type: 'integer' },
-                tool: { type: 'object', additionalProperties: true },
-                inputs: { type: 'array', items: {} },
-                outputs: { type: 'array', items: {} },
-                app_id: { type: 'string' },
-                app_version_id: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
-    },
+    response: { '200': pipelineDefinition },
   },
   'POST /apps/sharing': {
     response: {
@@ -6026,73 +3253,12 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         required: ['sharing'],
       },
     },
-    body: {
-      type: 'object',
-      properties: {
-        sharing: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              subject: { type: 'object', additionalProperties: true },
-              apps: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
+    body: appSharing,
   },
-  'POST /apps/shredder': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: { app_ids: { type: 'array', items: { type: 'string' } } },
-      },
-    },
-    body: { type: 'object', properties: { app_ids: { type: 'array', items: { type: 'string' } } } },
-  },
-  'POST /apps/unsharing': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          unsharing: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                subject: { type: 'object', additionalProperties: true },
-                apps: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        unsharing: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              subject: { type: 'object', additionalProperties: true },
-              apps: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
-  },
+  'POST /apps/shredder': { response: { '200': appIds }, body: appIds },
+  'POST /apps/unsharing': { response: { '200': appUnsharing }, body: appUnsharing },
   'POST /callbacks/extapi-job/{jobId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: { id: { type: 'string' }, status: { type: 'string' } },
-        required: ['id', 'status'],
-      },
-    },
+    response: { '200': analysisStatus },
     body: {
       type: 'object',
       properties: {
@@ -6132,65 +3298,12 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          genomes: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                path: { type: 'string' },
-                deleted: { type: 'boolean' },
-                created_by: { type: 'string' },
-                created_on: { type: 'string' },
-                last_modified_by: { type: 'string' },
-                last_modified_on: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'path',
-                'deleted',
-                'created_by',
-                'created_on',
-                'last_modified_by',
-                'last_modified_on',
-              ],
-            },
-          },
-        },
+        properties: { genomes: { type: 'array', items: referenceGenome } },
         required: ['genomes'],
       },
     },
   },
-  'GET /reference-genomes/{id}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          path: { type: 'string' },
-          deleted: { type: 'boolean' },
-          created_by: { type: 'string' },
-          created_on: { type: 'string' },
-          last_modified_by: { type: 'string' },
-          last_modified_on: { type: 'string' },
-        },
-        required: [
-          'id',
-          'name',
-          'path',
-          'deleted',
-          'created_by',
-          'created_on',
-          'last_modified_by',
-          'last_modified_on',
-        ],
-      },
-    },
-  },
+  'GET /reference-genomes/{id}': { response: { '200': referenceGenome } },
   'GET /tool-requests': {
     response: {
       '200': {
@@ -6219,51 +3332,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
   },
   'POST /tool-requests': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          submitted_by: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          source_url: { type: 'string' },
-          documentation_url: { type: 'string' },
-          attribution: { type: 'string' },
-          test_data_path: { type: 'string' },
-          cmd_line: { type: 'string' },
-          multithreaded: { type: 'boolean' },
-          history: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                status: { type: 'string' },
-                status_date: { type: 'integer' },
-                updated_by: { type: 'string' },
-                comments: { type: 'string' },
-              },
-              required: ['status', 'status_date', 'updated_by', 'comments'],
-            },
-          },
-          source_upload_file: { type: 'string' },
-        },
-        required: [
-          'id',
-          'submitted_by',
-          'name',
-          'description',
-          'version',
-          'documentation_url',
-          'attribution',
-          'test_data_path',
-          'cmd_line',
-          'multithreaded',
-          'history',
-        ],
-      },
-    },
+    response: { '200': toolRequest },
     body: {
       type: 'object',
       properties: {
@@ -6284,20 +3353,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          status_codes: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-              },
-              required: ['id', 'name', 'description'],
-            },
-          },
-        },
+        properties: { status_codes: { type: 'array', items: elementType } },
         required: ['status_codes'],
       },
     },
@@ -6363,22 +3419,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           permission: { type: 'string' },
           restricted: { type: 'boolean' },
           interactive: { type: 'boolean' },
-          implementation: {
-            type: 'object',
-            properties: {
-              implementor: { type: 'string' },
-              implementor_email: { type: 'string' },
-              test: {
-                type: 'object',
-                properties: {
-                  input_files: { type: 'array', items: {} },
-                  output_files: { type: 'array', items: {} },
-                },
-                required: ['input_files', 'output_files'],
-              },
-            },
-            required: ['implementor', 'implementor_email', 'test'],
-          },
+          implementation: toolImplementation,
           container: {
             type: 'object',
             properties: {
@@ -6465,22 +3506,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           permission: { type: 'string' },
           restricted: { type: 'boolean' },
           interactive: { type: 'boolean' },
-          implementation: {
-            type: 'object',
-            properties: {
-              implementor: { type: 'string' },
-              implementor_email: { type: 'string' },
-              test: {
-                type: 'object',
-                properties: {
-                  input_files: { type: 'array', items: {} },
-                  output_files: { type: 'array', items: {} },
-                },
-                required: ['input_files', 'output_files'],
-              },
-            },
-            required: ['implementor', 'implementor_email', 'test'],
-          },
+          implementation: toolImplementation,
           container: {
             type: 'object',
             properties: {
@@ -6522,69 +3548,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
   },
   'PATCH /tools/{toolId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          location: { type: 'string' },
-          type: { type: 'string' },
-          version: { type: 'string' },
-          attribution: { type: 'string' },
-          is_public: { type: 'boolean' },
-          permission: { type: 'string' },
-          restricted: { type: 'boolean' },
-          interactive: { type: 'boolean' },
-          implementation: {
-            type: 'object',
-            properties: {
-              implementor: { type: 'string' },
-              implementor_email: { type: 'string' },
-              test: {
-                type: 'object',
-                properties: {
-                  input_files: { type: 'array', items: {} },
-                  output_files: { type: 'array', items: {} },
-                },
-                required: ['input_files', 'output_files'],
-              },
-            },
-            required: ['implementor', 'implementor_email', 'test'],
-          },
-          container: {
-            type: 'object',
-            properties: {
-              image: {
-                type: 'object',
-                properties: { name: { type: 'string' }, tag: { type: 'string' } },
-                required: ['name'],
-              },
-              min_cpu_cores: { type: 'integer' },
-              max_cpu_cores: { type: 'integer' },
-              memory_limit: { type: 'integer' },
-            },
-            required: ['image'],
-          },
-        },
-        required: [
-          'id',
-          'name',
-          'description',
-          'location',
-          'type',
-          'version',
-          'attribution',
-          'is_public',
-          'permission',
-          'restricted',
-          'interactive',
-          'implementation',
-          'container',
-        ],
-      },
-    },
+    response: { '200': updatedTool },
     body: {
       type: 'object',
       properties: {
@@ -6600,59 +3564,12 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          apps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                app_type: { type: 'string' },
-                version: { type: 'string' },
-                version_id: { type: 'string' },
-                system_id: { type: 'string' },
-                integrator_name: { type: 'string' },
-                integrator_email: { type: 'string' },
-                integration_date: { type: 'string' },
-                edited_date: { type: 'string' },
-                deleted: { type: 'boolean' },
-                disabled: { type: 'boolean' },
-                beta: { type: 'boolean' },
-                is_public: { type: 'boolean' },
-                isBlessed: { type: 'boolean' },
-                is_favorite: { type: 'boolean' },
-                can_favor: { type: 'boolean' },
-                can_rate: { type: 'boolean' },
-                can_run: { type: 'boolean' },
-                step_count: { type: 'integer' },
-                overall_job_type: { type: 'string' },
-                permission: { type: 'string' },
-                pipeline_eligibility: { type: 'object', additionalProperties: true },
-                rating: { type: 'object', additionalProperties: true },
-                limitChecks: { type: 'object', additionalProperties: true },
-              },
-            },
-          },
-        },
+        properties: { apps: { type: 'array', items: toolApp } },
         required: ['apps'],
       },
     },
   },
-  'GET /tools/{toolId}/integration-data': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          user: { type: 'string' },
-        },
-      },
-    },
-  },
+  'GET /tools/{toolId}/integration-data': { response: { '200': appIntegrationData } },
   'GET /tools/gpu-models': {
     response: {
       '200': {
@@ -6665,19 +3582,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          tools: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                permissions: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
+        properties: { tools: { type: 'array', items: resourcePermissions } },
       },
     },
     body: { type: 'object', properties: { tools: { type: 'array', items: { type: 'string' } } } },
@@ -6738,53 +3643,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /webhooks': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          webhooks: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                url: { type: 'string' },
-                type: { type: 'object', additionalProperties: true },
-                topics: { type: 'array', items: {} },
-                secret: { type: 'string' },
-              },
-              required: ['id', 'url', 'type', 'topics', 'secret'],
-            },
-          },
-        },
-        required: ['webhooks'],
-      },
-    },
-  },
+  'GET /webhooks': { response: { '200': webhooks } },
   'PUT /webhooks': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          webhooks: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                url: { type: 'string' },
-                type: { type: 'object', additionalProperties: true },
-                topics: { type: 'array', items: {} },
-                secret: { type: 'string' },
-              },
-              required: ['id', 'url', 'type', 'topics', 'secret'],
-            },
-          },
-        },
-        required: ['webhooks'],
-      },
-    },
+    response: { '200': webhooks },
     body: {
       type: 'object',
       properties: {

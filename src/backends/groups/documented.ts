@@ -4,447 +4,275 @@
 // present in every one of three or more answers is listed as required; nesting below three levels
 // is left open), a few routes the tests do not reach written by hand; a route's own schemas win
 // over its entry here.
-import type { DocumentedSchemas } from '../../common/documented-schemas.js';
+import type { DocumentedSchemas, JsonSchema } from '../../common/documented-schemas.js';
+
+// Shapes that several routes take or answer, written once.
+
+const group: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    type: { type: 'string' },
+    description: { type: 'string' },
+    display_extension: { type: 'string' },
+    display_name: { type: 'string' },
+    extension: { type: 'string' },
+  },
+};
+
+const groupDetail: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    type: { type: 'string' },
+    description: { type: 'string' },
+    display_extension: { type: 'string' },
+    display_name: { type: 'string' },
+    extension: { type: 'string' },
+    detail: {
+      type: 'object',
+      properties: {
+        created_at: { type: 'integer' },
+        created_by: { type: 'string' },
+        modified_at: { type: 'integer' },
+        has_composite: { type: 'boolean' },
+        is_composite_factor: { type: 'boolean' },
+        type_names: { type: 'array', items: {} },
+      },
+    },
+  },
+};
+
+const subject: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    first_name: { type: 'string' },
+    last_name: { type: 'string' },
+    email: { type: 'string' },
+    institution: { type: 'string' },
+    description: { type: 'string' },
+    source_id: { type: 'string' },
+    display_name: { type: 'string' },
+  },
+};
+
+const memberResults: JsonSchema = {
+  type: 'object',
+  properties: {
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          success: { type: 'boolean' },
+          subject_id: { type: 'string' },
+          subject_name: { type: 'string' },
+        },
+      },
+    },
+  },
+};
+
+const memberNames: JsonSchema = {
+  type: 'object',
+  properties: { members: { type: 'array', items: { type: 'string' } } },
+};
+
+const memberResult: JsonSchema = {
+  type: 'object',
+  properties: {
+    success: { type: 'boolean' },
+    subject_id: { type: 'string' },
+    reason: { type: 'string' },
+  },
+  required: ['success', 'subject_id'],
+};
+
+const memberRemovalResults: JsonSchema = {
+  type: 'object',
+  properties: { results: { type: 'array', items: memberResult } },
+};
+
+const membershipResult: JsonSchema = {
+  type: 'object',
+  properties: { success: { type: 'boolean' }, subject_id: { type: 'string' } },
+};
+
+const groupList: JsonSchema = {
+  type: 'object',
+  properties: {
+    groups: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          type: { type: 'string' },
+          description: { type: 'string' },
+          display_extension: { type: 'string' },
+          display_name: { type: 'string' },
+          extension: { type: 'string' },
+          detail: { type: 'object', additionalProperties: true },
+        },
+        required: [
+          'id',
+          'name',
+          'type',
+          'description',
+          'display_extension',
+          'display_name',
+          'extension',
+        ],
+      },
+    },
+  },
+  required: ['groups'],
+};
+
+const collaboratorList: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    type: { type: 'string' },
+    description: { type: 'string' },
+    display_extension: { type: 'string' },
+    display_name: { type: 'string' },
+    extension: { type: 'string' },
+  },
+  required: ['id', 'name', 'type', 'description', 'display_extension', 'display_name', 'extension'],
+};
+
+const createdGroup: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    type: { type: 'string' },
+    description: { type: 'string' },
+    display_extension: { type: 'string' },
+    display_name: { type: 'string' },
+    extension: { type: 'string' },
+    detail: {
+      type: 'object',
+      properties: {
+        created_at: { type: 'integer' },
+        created_by: { type: 'string' },
+        modified_at: { type: 'integer' },
+        has_composite: { type: 'boolean' },
+        is_composite_factor: { type: 'boolean' },
+        type_names: { type: 'array', items: {} },
+      },
+      required: [
+        'created_at',
+        'created_by',
+        'modified_at',
+        'has_composite',
+        'is_composite_factor',
+        'type_names',
+      ],
+    },
+  },
+  required: [
+    'id',
+    'name',
+    'type',
+    'description',
+    'display_extension',
+    'display_name',
+    'extension',
+    'detail',
+  ],
+};
+
+const groupBody: JsonSchema = {
+  type: 'object',
+  properties: { name: { type: 'string' }, description: { type: 'string' } },
+};
+
+const member: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    first_name: { type: 'string' },
+    last_name: { type: 'string' },
+    email: { type: 'string' },
+    institution: { type: 'string' },
+    description: { type: 'string' },
+    source_id: { type: 'string' },
+    display_name: { type: 'string' },
+  },
+  required: [
+    'id',
+    'name',
+    'first_name',
+    'last_name',
+    'email',
+    'institution',
+    'description',
+    'source_id',
+    'display_name',
+  ],
+};
+
+const memberList: JsonSchema = {
+  type: 'object',
+  properties: { members: { type: 'array', items: member } },
+  required: ['members'],
+};
+
+const communityMemberList: JsonSchema = {
+  type: 'object',
+  properties: { members: { type: 'array', items: member } },
+};
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'GET /admin/communities': {
     response: {
-      '200': {
-        type: 'object',
-        properties: {
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                type: { type: 'string' },
-                description: { type: 'string' },
-                display_extension: { type: 'string' },
-                display_name: { type: 'string' },
-                extension: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
+      '200': { type: 'object', properties: { groups: { type: 'array', items: group } } },
     },
   },
   'POST /admin/communities': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-          detail: {
-            type: 'object',
-            properties: {
-              created_at: { type: 'integer' },
-              created_by: { type: 'string' },
-              modified_at: { type: 'integer' },
-              has_composite: { type: 'boolean' },
-              is_composite_factor: { type: 'boolean' },
-              type_names: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
+    response: { '200': groupDetail },
     body: { type: 'object', properties: { name: { type: 'string' } } },
   },
-  'DELETE /admin/communities/{name}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-        },
-      },
-    },
-  },
-  'GET /admin/communities/{name}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-          detail: {
-            type: 'object',
-            properties: {
-              created_at: { type: 'integer' },
-              created_by: { type: 'string' },
-              modified_at: { type: 'integer' },
-              has_composite: { type: 'boolean' },
-              is_composite_factor: { type: 'boolean' },
-              type_names: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
-  },
+  'DELETE /admin/communities/{name}': { response: { '200': group } },
+  'GET /admin/communities/{name}': { response: { '200': groupDetail } },
   'PATCH /admin/communities/{name}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-          detail: {
-            type: 'object',
-            properties: {
-              created_at: { type: 'integer' },
-              created_by: { type: 'string' },
-              modified_at: { type: 'integer' },
-              has_composite: { type: 'boolean' },
-              is_composite_factor: { type: 'boolean' },
-              type_names: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
+    response: { '200': groupDetail },
     body: { type: 'object', properties: { description: { type: 'string' } } },
   },
   'GET /admin/communities/{name}/admins': {
     response: {
-      '200': {
-        type: 'object',
-        properties: {
-          members: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                first_name: { type: 'string' },
-                last_name: { type: 'string' },
-                email: { type: 'string' },
-                institution: { type: 'string' },
-                description: { type: 'string' },
-                source_id: { type: 'string' },
-                display_name: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
+      '200': { type: 'object', properties: { members: { type: 'array', items: subject } } },
     },
   },
   'POST /admin/communities/{name}/admins': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          results: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                success: { type: 'boolean' },
-                subject_id: { type: 'string' },
-                subject_name: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
-    },
-    body: { type: 'object', properties: { members: { type: 'array', items: { type: 'string' } } } },
+    response: { '200': memberResults },
+    body: memberNames,
   },
   'POST /admin/communities/{name}/admins/deleter': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          results: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                success: { type: 'boolean' },
-                subject_id: { type: 'string' },
-                reason: { type: 'string' },
-              },
-              required: ['success', 'subject_id'],
-            },
-          },
-        },
-      },
-    },
-    body: { type: 'object', properties: { members: { type: 'array', items: { type: 'string' } } } },
+    response: { '200': memberRemovalResults },
+    body: memberNames,
   },
-  'DELETE /admin/groups/de-users/members/{subject}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: { success: { type: 'boolean' }, subject_id: { type: 'string' } },
-      },
-    },
-  },
-  'GET /admin/users/{username}/groups': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                type: { type: 'string' },
-                description: { type: 'string' },
-                display_extension: { type: 'string' },
-                display_name: { type: 'string' },
-                extension: { type: 'string' },
-                detail: { type: 'object', additionalProperties: true },
-              },
-              required: [
-                'id',
-                'name',
-                'type',
-                'description',
-                'display_extension',
-                'display_name',
-                'extension',
-              ],
-            },
-          },
-        },
-        required: ['groups'],
-      },
-    },
-  },
+  'DELETE /admin/groups/de-users/members/{subject}': { response: { '200': membershipResult } },
+  'GET /admin/users/{username}/groups': { response: { '200': groupList } },
   'GET /collaborator-lists': {
     response: {
-      '200': {
-        type: 'object',
-        properties: {
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                type: { type: 'string' },
-                description: { type: 'string' },
-                display_extension: { type: 'string' },
-                display_name: { type: 'string' },
-                extension: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'type',
-                'description',
-                'display_extension',
-                'display_name',
-                'extension',
-              ],
-            },
-          },
-        },
-      },
+      '200': { type: 'object', properties: { groups: { type: 'array', items: collaboratorList } } },
     },
   },
-  'POST /collaborator-lists': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-          detail: {
-            type: 'object',
-            properties: {
-              created_at: { type: 'integer' },
-              created_by: { type: 'string' },
-              modified_at: { type: 'integer' },
-              has_composite: { type: 'boolean' },
-              is_composite_factor: { type: 'boolean' },
-              type_names: { type: 'array', items: {} },
-            },
-            required: [
-              'created_at',
-              'created_by',
-              'modified_at',
-              'has_composite',
-              'is_composite_factor',
-              'type_names',
-            ],
-          },
-        },
-        required: [
-          'id',
-          'name',
-          'type',
-          'description',
-          'display_extension',
-          'display_name',
-          'extension',
-          'detail',
-        ],
-      },
-    },
-    body: {
-      type: 'object',
-      properties: { name: { type: 'string' }, description: { type: 'string' } },
-    },
-  },
-  'DELETE /collaborator-lists/{name}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-        },
-        required: [
-          'id',
-          'name',
-          'type',
-          'description',
-          'display_extension',
-          'display_name',
-          'extension',
-        ],
-      },
-    },
-  },
-  'GET /collaborator-lists/{name}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-          detail: {
-            type: 'object',
-            properties: {
-              created_at: { type: 'integer' },
-              created_by: { type: 'string' },
-              modified_at: { type: 'integer' },
-              has_composite: { type: 'boolean' },
-              is_composite_factor: { type: 'boolean' },
-              type_names: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
-  },
-  'PATCH /collaborator-lists/{name}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-          detail: {
-            type: 'object',
-            properties: {
-              created_at: { type: 'integer' },
-              created_by: { type: 'string' },
-              modified_at: { type: 'integer' },
-              has_composite: { type: 'boolean' },
-              is_composite_factor: { type: 'boolean' },
-              type_names: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: { name: { type: 'string' }, description: { type: 'string' } },
-    },
-  },
-  'GET /collaborator-lists/{name}/members': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          members: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                first_name: { type: 'string' },
-                last_name: { type: 'string' },
-                email: { type: 'string' },
-                institution: { type: 'string' },
-                description: { type: 'string' },
-                source_id: { type: 'string' },
-                display_name: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'first_name',
-                'last_name',
-                'email',
-                'institution',
-                'description',
-                'source_id',
-                'display_name',
-              ],
-            },
-          },
-        },
-        required: ['members'],
-      },
-    },
-  },
+  'POST /collaborator-lists': { response: { '200': createdGroup }, body: groupBody },
+  'DELETE /collaborator-lists/{name}': { response: { '200': collaboratorList } },
+  'GET /collaborator-lists/{name}': { response: { '200': groupDetail } },
+  'PATCH /collaborator-lists/{name}': { response: { '200': groupDetail }, body: groupBody },
+  'GET /collaborator-lists/{name}/members': { response: { '200': memberList } },
   'POST /collaborator-lists/{name}/members': {
     response: {
       '200': {
@@ -466,439 +294,54 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         required: ['results'],
       },
     },
-    body: { type: 'object', properties: { members: { type: 'array', items: { type: 'string' } } } },
+    body: memberNames,
   },
   'POST /collaborator-lists/{name}/members/deleter': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          results: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                success: { type: 'boolean' },
-                subject_id: { type: 'string' },
-                reason: { type: 'string' },
-              },
-              required: ['success', 'subject_id'],
-            },
-          },
-        },
-      },
-    },
-    body: { type: 'object', properties: { members: { type: 'array', items: { type: 'string' } } } },
+    response: { '200': memberRemovalResults },
+    body: memberNames,
   },
   'GET /communities': {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                type: { type: 'string' },
-                description: { type: 'string' },
-                display_extension: { type: 'string' },
-                display_name: { type: 'string' },
-                extension: { type: 'string' },
-              },
-            },
-          },
-        },
+        properties: { groups: { type: 'array', items: group } },
         required: ['groups'],
       },
     },
   },
-  'POST /communities': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-          detail: {
-            type: 'object',
-            properties: {
-              created_at: { type: 'integer' },
-              created_by: { type: 'string' },
-              modified_at: { type: 'integer' },
-              has_composite: { type: 'boolean' },
-              is_composite_factor: { type: 'boolean' },
-              type_names: { type: 'array', items: {} },
-            },
-            required: [
-              'created_at',
-              'created_by',
-              'modified_at',
-              'has_composite',
-              'is_composite_factor',
-              'type_names',
-            ],
-          },
-        },
-        required: [
-          'id',
-          'name',
-          'type',
-          'description',
-          'display_extension',
-          'display_name',
-          'extension',
-          'detail',
-        ],
-      },
-    },
-    body: {
-      type: 'object',
-      properties: { name: { type: 'string' }, description: { type: 'string' } },
-    },
-  },
-  'DELETE /communities/{name}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-        },
-      },
-    },
-  },
-  'GET /communities/{name}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-          detail: {
-            type: 'object',
-            properties: {
-              created_at: { type: 'integer' },
-              created_by: { type: 'string' },
-              modified_at: { type: 'integer' },
-              has_composite: { type: 'boolean' },
-              is_composite_factor: { type: 'boolean' },
-              type_names: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
-  },
-  'PATCH /communities/{name}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-          detail: {
-            type: 'object',
-            properties: {
-              created_at: { type: 'integer' },
-              created_by: { type: 'string' },
-              modified_at: { type: 'integer' },
-              has_composite: { type: 'boolean' },
-              is_composite_factor: { type: 'boolean' },
-              type_names: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: { name: { type: 'string' }, description: { type: 'string' } },
-    },
-  },
-  'GET /communities/{name}/admins': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          members: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                first_name: { type: 'string' },
-                last_name: { type: 'string' },
-                email: { type: 'string' },
-                institution: { type: 'string' },
-                description: { type: 'string' },
-                source_id: { type: 'string' },
-                display_name: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'first_name',
-                'last_name',
-                'email',
-                'institution',
-                'description',
-                'source_id',
-                'display_name',
-              ],
-            },
-          },
-        },
-      },
-    },
-  },
-  'POST /communities/{name}/admins': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          results: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                success: { type: 'boolean' },
-                subject_id: { type: 'string' },
-                subject_name: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
-    },
-    body: { type: 'object', properties: { members: { type: 'array', items: { type: 'string' } } } },
-  },
+  'POST /communities': { response: { '200': createdGroup }, body: groupBody },
+  'DELETE /communities/{name}': { response: { '200': group } },
+  'GET /communities/{name}': { response: { '200': groupDetail } },
+  'PATCH /communities/{name}': { response: { '200': groupDetail }, body: groupBody },
+  'GET /communities/{name}/admins': { response: { '200': communityMemberList } },
+  'POST /communities/{name}/admins': { response: { '200': memberResults }, body: memberNames },
   'POST /communities/{name}/admins/deleter': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          results: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                success: { type: 'boolean' },
-                subject_id: { type: 'string' },
-                reason: { type: 'string' },
-              },
-              required: ['success', 'subject_id'],
-            },
-          },
-        },
-      },
-    },
-    body: { type: 'object', properties: { members: { type: 'array', items: { type: 'string' } } } },
+    response: { '200': memberRemovalResults },
+    body: memberNames,
   },
-  'POST /communities/{name}/join': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          results: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                success: { type: 'boolean' },
-                subject_id: { type: 'string' },
-                subject_name: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
-    },
-    noBody: true,
-  },
+  'POST /communities/{name}/join': { response: { '200': memberResults }, noBody: true },
   'POST /communities/{name}/leave': {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          results: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { success: { type: 'boolean' }, subject_id: { type: 'string' } },
-            },
-          },
-        },
+        properties: { results: { type: 'array', items: membershipResult } },
       },
     },
     noBody: true,
   },
-  'GET /communities/{name}/members': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          members: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                first_name: { type: 'string' },
-                last_name: { type: 'string' },
-                email: { type: 'string' },
-                institution: { type: 'string' },
-                description: { type: 'string' },
-                source_id: { type: 'string' },
-                display_name: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'first_name',
-                'last_name',
-                'email',
-                'institution',
-                'description',
-                'source_id',
-                'display_name',
-              ],
-            },
-          },
-        },
-      },
-    },
-  },
+  'GET /communities/{name}/members': { response: { '200': communityMemberList } },
   'GET /subjects': {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          subjects: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                first_name: { type: 'string' },
-                last_name: { type: 'string' },
-                email: { type: 'string' },
-                institution: { type: 'string' },
-                description: { type: 'string' },
-                source_id: { type: 'string' },
-                display_name: { type: 'string' },
-              },
-            },
-          },
-        },
+        properties: { subjects: { type: 'array', items: subject } },
         required: ['subjects'],
       },
     },
   },
-  'GET /teams': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          groups: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                type: { type: 'string' },
-                description: { type: 'string' },
-                display_extension: { type: 'string' },
-                display_name: { type: 'string' },
-                extension: { type: 'string' },
-                detail: { type: 'object', additionalProperties: true },
-              },
-              required: [
-                'id',
-                'name',
-                'type',
-                'description',
-                'display_extension',
-                'display_name',
-                'extension',
-              ],
-            },
-          },
-        },
-        required: ['groups'],
-      },
-    },
-  },
+  'GET /teams': { response: { '200': groupList } },
   'POST /teams': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-          detail: {
-            type: 'object',
-            properties: {
-              created_at: { type: 'integer' },
-              created_by: { type: 'string' },
-              modified_at: { type: 'integer' },
-              has_composite: { type: 'boolean' },
-              is_composite_factor: { type: 'boolean' },
-              type_names: { type: 'array', items: {} },
-            },
-            required: [
-              'created_at',
-              'created_by',
-              'modified_at',
-              'has_composite',
-              'is_composite_factor',
-              'type_names',
-            ],
-          },
-        },
-        required: [
-          'id',
-          'name',
-          'type',
-          'description',
-          'display_extension',
-          'display_name',
-          'extension',
-          'detail',
-        ],
-      },
-    },
+    response: { '200': createdGroup },
     body: {
       type: 'object',
       properties: {
@@ -908,101 +351,10 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'DELETE /teams/{name}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-        },
-      },
-    },
-  },
-  'GET /teams/{name}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-          detail: {
-            type: 'object',
-            properties: {
-              created_at: { type: 'integer' },
-              created_by: { type: 'string' },
-              modified_at: { type: 'integer' },
-              has_composite: { type: 'boolean' },
-              is_composite_factor: { type: 'boolean' },
-              type_names: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
-  },
-  'PATCH /teams/{name}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          type: { type: 'string' },
-          description: { type: 'string' },
-          display_extension: { type: 'string' },
-          display_name: { type: 'string' },
-          extension: { type: 'string' },
-          detail: {
-            type: 'object',
-            properties: {
-              created_at: { type: 'integer' },
-              created_by: { type: 'string' },
-              modified_at: { type: 'integer' },
-              has_composite: { type: 'boolean' },
-              is_composite_factor: { type: 'boolean' },
-              type_names: { type: 'array', items: {} },
-            },
-          },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: { name: { type: 'string' }, description: { type: 'string' } },
-    },
-  },
-  'POST /teams/{name}/join': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          results: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                success: { type: 'boolean' },
-                subject_id: { type: 'string' },
-                subject_name: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
-    },
-    noBody: true,
-  },
+  'DELETE /teams/{name}': { response: { '200': group } },
+  'GET /teams/{name}': { response: { '200': groupDetail } },
+  'PATCH /teams/{name}': { response: { '200': groupDetail }, body: groupBody },
+  'POST /teams/{name}/join': { response: { '200': memberResults }, noBody: true },
   'POST /teams/{name}/join-request': {
     response: { '200': { type: 'object', additionalProperties: true } },
     body: { type: 'object', properties: { message: { type: 'string' } } },
@@ -1032,44 +384,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
     noBody: true,
   },
-  'GET /teams/{name}/members': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          members: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                first_name: { type: 'string' },
-                last_name: { type: 'string' },
-                email: { type: 'string' },
-                institution: { type: 'string' },
-                description: { type: 'string' },
-                source_id: { type: 'string' },
-                display_name: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'first_name',
-                'last_name',
-                'email',
-                'institution',
-                'description',
-                'source_id',
-                'display_name',
-              ],
-            },
-          },
-        },
-        required: ['members'],
-      },
-    },
-  },
+  'GET /teams/{name}/members': { response: { '200': memberList } },
   'POST /teams/{name}/members': {
     response: {
       '200': {
@@ -1092,30 +407,17 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         required: ['results'],
       },
     },
-    body: { type: 'object', properties: { members: { type: 'array', items: { type: 'string' } } } },
+    body: memberNames,
   },
   'POST /teams/{name}/members/deleter': {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          results: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                success: { type: 'boolean' },
-                subject_id: { type: 'string' },
-                reason: { type: 'string' },
-              },
-              required: ['success', 'subject_id'],
-            },
-          },
-        },
+        properties: { results: { type: 'array', items: memberResult } },
         required: ['results'],
       },
     },
-    body: { type: 'object', properties: { members: { type: 'array', items: { type: 'string' } } } },
+    body: memberNames,
   },
   'GET /teams/{name}/privileges': {
     response: {

@@ -4,7 +4,126 @@
 // present in every one of three or more answers is listed as required; nesting below three levels
 // is left open), a few routes the tests do not reach written by hand; a route's own schemas win
 // over its entry here.
-import type { DocumentedSchemas } from '../../common/documented-schemas.js';
+import type { DocumentedSchemas, JsonSchema } from '../../common/documented-schemas.js';
+
+// Shapes that several routes take or answer, written once.
+
+const ontologyHierarchy: JsonSchema = {
+  type: 'object',
+  properties: {
+    iri: { type: 'string' },
+    label: { type: 'string' },
+    description: { type: 'string' },
+    subclasses: { type: 'array', items: {} },
+  },
+  required: ['iri', 'label', 'subclasses'],
+};
+
+const metadataTemplateList: JsonSchema = {
+  type: 'object',
+  properties: {
+    metadata_templates: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          description: { type: 'string' },
+          deleted: { type: 'boolean' },
+          created_by: { type: 'string' },
+          created_on: { type: 'string' },
+          modified_by: { type: 'string' },
+          modified_on: { type: 'string' },
+        },
+        required: [
+          'id',
+          'name',
+          'deleted',
+          'created_by',
+          'created_on',
+          'modified_by',
+          'modified_on',
+        ],
+      },
+    },
+  },
+  required: ['metadata_templates'],
+};
+
+const metadataTemplate: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    deleted: { type: 'boolean' },
+    created_by: { type: 'string' },
+    created_on: { type: 'string' },
+    modified_by: { type: 'string' },
+    modified_on: { type: 'string' },
+    attributes: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          description: { type: 'string' },
+          created_by: { type: 'string' },
+          created_on: { type: 'string' },
+          modified_by: { type: 'string' },
+          modified_on: { type: 'string' },
+          synonyms: { type: 'array', items: {} },
+          required: { type: 'boolean' },
+          type: { type: 'string' },
+          attributes: { type: 'array', items: {} },
+          values: { type: 'array', items: {} },
+        },
+        required: [
+          'id',
+          'name',
+          'description',
+          'created_by',
+          'created_on',
+          'modified_by',
+          'modified_on',
+          'synonyms',
+          'required',
+          'type',
+          'attributes',
+        ],
+      },
+    },
+  },
+  required: [
+    'id',
+    'name',
+    'description',
+    'deleted',
+    'created_by',
+    'created_on',
+    'modified_by',
+    'modified_on',
+    'attributes',
+  ],
+};
+
+const tag: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    value: { type: 'string' },
+    description: { type: 'string' },
+  },
+  required: ['id', 'value', 'description'],
+};
+
+const tagList: JsonSchema = {
+  type: 'object',
+  properties: { tags: { type: 'array', items: tag } },
+  required: ['tags'],
+};
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'POST /admin/ontologies': {
@@ -26,21 +145,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          hierarchies: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                iri: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                subclasses: { type: 'array', items: {} },
-              },
-              required: ['iri', 'label', 'subclasses'],
-            },
-          },
-        },
+        properties: { hierarchies: { type: 'array', items: ontologyHierarchy } },
       },
     },
   },
@@ -65,101 +170,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
     noBody: true,
   },
-  'GET /admin/templates': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          metadata_templates: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                deleted: { type: 'boolean' },
-                created_by: { type: 'string' },
-                created_on: { type: 'string' },
-                modified_by: { type: 'string' },
-                modified_on: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'deleted',
-                'created_by',
-                'created_on',
-                'modified_by',
-                'modified_on',
-              ],
-            },
-          },
-        },
-        required: ['metadata_templates'],
-      },
-    },
-  },
+  'GET /admin/templates': { response: { '200': metadataTemplateList } },
   'POST /admin/templates': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          deleted: { type: 'boolean' },
-          created_by: { type: 'string' },
-          created_on: { type: 'string' },
-          modified_by: { type: 'string' },
-          modified_on: { type: 'string' },
-          attributes: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                created_by: { type: 'string' },
-                created_on: { type: 'string' },
-                modified_by: { type: 'string' },
-                modified_on: { type: 'string' },
-                synonyms: { type: 'array', items: {} },
-                required: { type: 'boolean' },
-                type: { type: 'string' },
-                attributes: { type: 'array', items: {} },
-                values: { type: 'array', items: {} },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'created_by',
-                'created_on',
-                'modified_by',
-                'modified_on',
-                'synonyms',
-                'required',
-                'type',
-                'attributes',
-              ],
-            },
-          },
-        },
-        required: [
-          'id',
-          'name',
-          'description',
-          'deleted',
-          'created_by',
-          'created_on',
-          'modified_by',
-          'modified_on',
-          'attributes',
-        ],
-      },
-    },
+    response: { '200': metadataTemplate },
     body: {
       type: 'object',
       properties: {
@@ -187,45 +200,13 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   },
   'DELETE /filesystem/data/tags': { response: { '200': { type: 'null', description: 'No body' } } },
   'GET /filesystem/data/tags': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          tags: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                value: { type: 'string' },
-                description: { type: 'string' },
-              },
-              required: ['id', 'value', 'description'],
-            },
-          },
-        },
-      },
-    },
+    response: { '200': { type: 'object', properties: { tags: { type: 'array', items: tag } } } },
   },
   'GET /ontologies/{version}': {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          hierarchies: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                iri: { type: 'string' },
-                label: { type: 'string' },
-                description: { type: 'string' },
-                subclasses: { type: 'array', items: {} },
-              },
-              required: ['iri', 'label', 'subclasses'],
-            },
-          },
-        },
+        properties: { hierarchies: { type: 'array', items: ontologyHierarchy } },
         required: ['hierarchies'],
       },
     },
@@ -272,51 +253,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /tags/suggestions': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          tags: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                value: { type: 'string' },
-                description: { type: 'string' },
-              },
-              required: ['id', 'value', 'description'],
-            },
-          },
-        },
-        required: ['tags'],
-      },
-    },
-  },
+  'GET /tags/suggestions': { response: { '200': tagList } },
   'DELETE /tags/user': { response: { '200': { type: 'null', description: 'No body' } } },
-  'GET /tags/user': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          tags: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                value: { type: 'string' },
-                description: { type: 'string' },
-              },
-              required: ['id', 'value', 'description'],
-            },
-          },
-        },
-        required: ['tags'],
-      },
-    },
-  },
+  'GET /tags/user': { response: { '200': tagList } },
   'POST /tags/user': {
     response: {
       '200': { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
@@ -340,41 +279,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
     body: { type: 'object', properties: { value: { type: 'string' } } },
   },
-  'GET /templates': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          metadata_templates: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                deleted: { type: 'boolean' },
-                created_by: { type: 'string' },
-                created_on: { type: 'string' },
-                modified_by: { type: 'string' },
-                modified_on: { type: 'string' },
-              },
-              required: [
-                'id',
-                'name',
-                'deleted',
-                'created_by',
-                'created_on',
-                'modified_by',
-                'modified_on',
-              ],
-            },
-          },
-        },
-        required: ['metadata_templates'],
-      },
-    },
-  },
+  'GET /templates': { response: { '200': metadataTemplateList } },
   'GET /templates/{template-id}/blank-csv': {
     response: {
       '200': { description: 'A CSV file', content: { 'text/csv': { schema: { type: 'string' } } } },
@@ -393,67 +298,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'GET /templates/{templateId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          deleted: { type: 'boolean' },
-          created_by: { type: 'string' },
-          created_on: { type: 'string' },
-          modified_by: { type: 'string' },
-          modified_on: { type: 'string' },
-          attributes: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                created_by: { type: 'string' },
-                created_on: { type: 'string' },
-                modified_by: { type: 'string' },
-                modified_on: { type: 'string' },
-                synonyms: { type: 'array', items: {} },
-                required: { type: 'boolean' },
-                type: { type: 'string' },
-                attributes: { type: 'array', items: {} },
-                values: { type: 'array', items: {} },
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'created_by',
-                'created_on',
-                'modified_by',
-                'modified_on',
-                'synonyms',
-                'required',
-                'type',
-                'attributes',
-              ],
-            },
-          },
-        },
-        required: [
-          'id',
-          'name',
-          'description',
-          'deleted',
-          'created_by',
-          'created_on',
-          'modified_by',
-          'modified_on',
-          'attributes',
-        ],
-      },
-    },
-  },
+  'GET /templates/{templateId}': { response: { '200': metadataTemplate } },
   'GET /templates/attr/{attrId}': {
     response: {
       '200': {

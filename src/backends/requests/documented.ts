@@ -4,96 +4,34 @@
 // present in every one of three or more answers is listed as required; nesting below three levels
 // is left open), a few routes the tests do not reach written by hand; a route's own schemas win
 // over its entry here.
-import type { DocumentedSchemas } from '../../common/documented-schemas.js';
+import type { DocumentedSchemas, JsonSchema } from '../../common/documented-schemas.js';
+
+// Shapes that several routes take or answer, written once.
+
+const requestType: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    maximum_requests_per_user: { type: 'integer', nullable: true },
+    maximum_concurrent_requests_per_user: { type: 'integer', nullable: true },
+  },
+  required: ['id', 'name', 'maximum_requests_per_user', 'maximum_concurrent_requests_per_user'],
+};
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'GET /request-types': {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          request_types: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                maximum_requests_per_user: { type: 'integer', nullable: true },
-                maximum_concurrent_requests_per_user: { type: 'integer', nullable: true },
-              },
-              required: [
-                'id',
-                'name',
-                'maximum_requests_per_user',
-                'maximum_concurrent_requests_per_user',
-              ],
-            },
-          },
-        },
+        properties: { request_types: { type: 'array', items: requestType } },
         required: ['request_types'],
       },
     },
   },
-  'GET /request-types/{name}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          maximum_requests_per_user: { type: 'integer', nullable: true },
-          maximum_concurrent_requests_per_user: { type: 'integer', nullable: true },
-        },
-        required: [
-          'id',
-          'name',
-          'maximum_requests_per_user',
-          'maximum_concurrent_requests_per_user',
-        ],
-      },
-    },
-  },
-  'PATCH /request-types/{name}': {
-    noBody: true,
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          maximum_requests_per_user: { type: 'integer', nullable: true },
-          maximum_concurrent_requests_per_user: { type: 'integer', nullable: true },
-        },
-        required: [
-          'id',
-          'name',
-          'maximum_requests_per_user',
-          'maximum_concurrent_requests_per_user',
-        ],
-      },
-    },
-  },
-  'POST /request-types/{name}': {
-    noBody: true,
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          maximum_requests_per_user: { type: 'integer', nullable: true },
-          maximum_concurrent_requests_per_user: { type: 'integer', nullable: true },
-        },
-        required: [
-          'id',
-          'name',
-          'maximum_requests_per_user',
-          'maximum_concurrent_requests_per_user',
-        ],
-      },
-    },
-  },
+  'GET /request-types/{name}': { response: { '200': requestType } },
+  'PATCH /request-types/{name}': { noBody: true, response: { '200': requestType } },
+  'POST /request-types/{name}': { noBody: true, response: { '200': requestType } },
   'GET /requests': {
     response: {
       '200': {

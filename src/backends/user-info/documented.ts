@@ -4,53 +4,61 @@
 // present in every one of three or more answers is listed as required; nesting below three levels
 // is left open), a few routes the tests do not reach written by hand; a route's own schemas win
 // over its entry here.
-import type { DocumentedSchemas } from '../../common/documented-schemas.js';
+import type { DocumentedSchemas, JsonSchema } from '../../common/documented-schemas.js';
+
+// Shapes that several routes take or answer, written once.
+
+const alertList: JsonSchema = {
+  type: 'object',
+  properties: {
+    alerts: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          start_date: { type: 'string', nullable: true },
+          end_date: { type: 'string' },
+          alert: { type: 'string' },
+        },
+        required: ['start_date', 'end_date', 'alert'],
+      },
+    },
+  },
+  required: ['alerts'],
+};
+
+const bagContents: JsonSchema = {
+  type: 'object',
+  properties: { files: { type: 'array', items: { type: 'string' } }, a: { type: 'integer' } },
+};
+
+const feedItem: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    feed: { type: 'string' },
+    title: { type: 'string' },
+    link: { type: 'string' },
+    description: { type: 'string' },
+    author: { type: 'string' },
+    publication_date: { type: 'string' },
+    date_added: { type: 'string' },
+  },
+  required: [
+    'id',
+    'feed',
+    'title',
+    'link',
+    'description',
+    'author',
+    'publication_date',
+    'date_added',
+  ],
+};
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
-  'GET /alerts/active': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          alerts: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                start_date: { type: 'string', nullable: true },
-                end_date: { type: 'string' },
-                alert: { type: 'string' },
-              },
-              required: ['start_date', 'end_date', 'alert'],
-            },
-          },
-        },
-        required: ['alerts'],
-      },
-    },
-  },
-  'GET /alerts/all': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          alerts: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                start_date: { type: 'string', nullable: true },
-                end_date: { type: 'string' },
-                alert: { type: 'string' },
-              },
-              required: ['start_date', 'end_date', 'alert'],
-            },
-          },
-        },
-        required: ['alerts'],
-      },
-    },
-  },
+  'GET /alerts/active': { response: { '200': alertList } },
+  'GET /alerts/all': { response: { '200': alertList } },
   'DELETE /bags/{username}': { response: { '200': { type: 'null', description: 'No body' } } },
   'GET /bags/{username}': {
     response: {
@@ -155,81 +163,18 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          id: { type: 'string' },
-          contents: {
-            type: 'object',
-            properties: {
-              files: { type: 'array', items: { type: 'string' } },
-              a: { type: 'integer' },
-            },
-          },
-          user_id: { type: 'string' },
-        },
+        properties: { id: { type: 'string' }, contents: bagContents, user_id: { type: 'string' } },
       },
     },
-    body: {
-      type: 'object',
-      properties: { files: { type: 'array', items: { type: 'string' } }, a: { type: 'integer' } },
-    },
+    body: bagContents,
   },
   'GET /feeds': {
     response: {
       '200': {
         type: 'object',
         properties: {
-          news: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                feed: { type: 'string' },
-                title: { type: 'string' },
-                link: { type: 'string' },
-                description: { type: 'string' },
-                author: { type: 'string' },
-                publication_date: { type: 'string' },
-                date_added: { type: 'string' },
-              },
-              required: [
-                'id',
-                'feed',
-                'title',
-                'link',
-                'description',
-                'author',
-                'publication_date',
-                'date_added',
-              ],
-            },
-          },
-          events: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                feed: { type: 'string' },
-                title: { type: 'string' },
-                link: { type: 'string' },
-                description: { type: 'string' },
-                author: { type: 'string' },
-                publication_date: { type: 'string' },
-                date_added: { type: 'string' },
-              },
-              required: [
-                'id',
-                'feed',
-                'title',
-                'link',
-                'description',
-                'author',
-                'publication_date',
-                'date_added',
-              ],
-            },
-          },
+          news: { type: 'array', items: feedItem },
+          events: { type: 'array', items: feedItem },
           videos: { type: 'array', items: {} },
         },
         required: ['news', 'events', 'videos'],
@@ -237,31 +182,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
   },
   'POST /feeds/{feed}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          feed: { type: 'string' },
-          title: { type: 'string' },
-          link: { type: 'string' },
-          description: { type: 'string' },
-          author: { type: 'string' },
-          publication_date: { type: 'string' },
-          date_added: { type: 'string' },
-        },
-        required: [
-          'id',
-          'feed',
-          'title',
-          'link',
-          'description',
-          'author',
-          'publication_date',
-          'date_added',
-        ],
-      },
-    },
+    response: { '200': feedItem },
     body: {
       type: 'object',
       properties: {
