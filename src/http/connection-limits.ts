@@ -146,14 +146,15 @@ export function registerConnectionHandling(app: FastifyInstance, limits: Connect
     silent.add(socket);
     socket.once('close', () => silent.delete(socket));
   });
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     silent.delete(request.raw.socket);
     responses.set(request.raw.socket, reply.raw);
+    done();
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (hasBody(request) && !request.raw.complete) closeAfterAnswer(request.raw, reply);
-    return payload;
+    done(null, payload);
   });
 
   app.addHook('preClose', (done) => {
@@ -319,19 +320,28 @@ export function requestBody(request: FastifyRequest): Readable {
  * preParsing hook hands it to them); routes that stream the body read it through `requestBody`.
  */
 export function registerBodyDeadlines(app: FastifyInstance, bodyTimeoutMs: number): void {
-  app.addHook('onRequest', async (request) => {
+  // Callback-style hooks: every request passes them, and an async hook costs a promise each.
+  app.addHook('onRequest', (request, _reply, done) => {
     if (hasBody(request) && !request.raw.complete)
       watches.set(request.raw, new BodyWatch(request.raw, bodyTimeoutMs));
+    done();
   });
-  app.addHook(
-    'preParsing',
-    async (request, _reply, payload) => watches.get(request.raw)?.body() ?? payload,
-  );
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const watch = watches.get(request.raw);
+    if (!watch) return done(null, payload);
+    try {
+      done(null, watch.body());
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+  app.addHook('preHandler', (request, _reply, done) => {
     // A body parsed by Fastify has all arrived by now; one still arriving is the route's to stream.
     if (!request.raw.complete) watches.get(request.raw)?.streamed();
+    done();
   });
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     watches.get(request.raw)?.stop();
+    done();
   });
 }

@@ -69,17 +69,30 @@ function encodeSegment(value: string): string {
   return encodeURIComponent(value).replace(/%40/g, '@').replace(/%3A/gi, ':');
 }
 
-function resolveBackendPath(
-  template: string,
-  params: Record<string, string>,
-  username: string,
-  uidDomain: string,
-): string {
-  return template.replace(paramPattern, (_match, name: string) => {
-    if (name === 'user') return encodeSegment(username);
-    if (name === 'qualified-user') return encodeSegment(qualifiedUsername(username, uidDomain));
-    return encodeSegment(params[camel(name)] ?? '');
-  });
+type BackendPath = (params: Record<string, string>, username: string) => string;
+
+/**
+ * A backend path template read once, at registration: per request, only its parameters are
+ * encoded and joined (the template's literal parts and parameter names are not parsed again).
+ */
+function backendPathOf(template: string, uidDomain: string): BackendPath {
+  const literals = template.split(paramPattern).filter((_part, index) => index % 2 === 0);
+  const parts = pathParamNames(template).map(
+    (name): ((params: Record<string, string>, username: string) => string) => {
+      if (name === 'user') return (_params, username) => encodeSegment(username);
+      if (name === 'qualified-user')
+        return (_params, username) => encodeSegment(qualifiedUsername(username, uidDomain));
+      const key = camel(name);
+      return (params) => encodeSegment(params[key] ?? '');
+    },
+  );
+  if (parts.length === 0) return () => template;
+  return (params, username) => {
+    let path = literals[0]!;
+    for (let index = 0; index < parts.length; index++)
+      path += parts[index]!(params, username) + literals[index + 1]!;
+    return path;
+  };
 }
 
 export interface PassthroughDeps {
@@ -121,6 +134,7 @@ function routeOptions(
   const names = pathParamNames(route.path);
   const identityStyle = route.identity ?? defaultIdentityStyle[route.backend];
   const backendTemplate = route.backendPath ?? route.path;
+  const backendPath = backendPathOf(backendTemplate, deps.uidDomain);
   return {
     method: methods.length === 1 ? methods[0]! : methods,
     url: fastifyPath(route.path),
@@ -161,7 +175,7 @@ function routeOptions(
       const questionMark = request.url.indexOf('?');
       return deps.forwarder.forward(request, reply, route.backend, {
         method: request.method,
-        path: resolveBackendPath(backendTemplate, params, username, deps.uidDomain),
+        path: backendPath(params, username),
         rawQuery: questionMark === -1 ? '' : request.url.slice(questionMark + 1),
         identity: request.identity,
         identityStyle,

@@ -54,12 +54,14 @@ export function registerQuotaChecks(
       }
     });
 
-  app.addHook('onResponse', async (request, reply) => {
-    if (!request.identity || reply.statusCode >= 300 || !dataWrites.has(routeKey(request))) return;
-    try {
-      await recordDataUsage(deps, request);
-    } catch (error) {
-      request.log.warn({ err: error }, 'could not record the data usage after a write');
-    }
+  // Callback-style: every request passes this hook, and only data writes have work to wait for.
+  app.addHook('onResponse', (request, reply, done) => {
+    if (!request.identity || reply.statusCode >= 300 || !dataWrites.has(routeKey(request)))
+      return done();
+    recordDataUsage(deps, request)
+      .catch((error: unknown) =>
+        request.log.warn({ err: error }, 'could not record the data usage after a write'),
+      )
+      .finally(() => done());
   });
 }
