@@ -232,10 +232,9 @@ async function withWrk(url: string, headers: Record<string, string>): Promise<Lo
 async function withAutocannon(
   url: string,
   headers: Record<string, string>,
-  overallRate?: number,
   duration = seconds,
 ): Promise<Load> {
-  const options = { url, headers, connections, duration, overallRate };
+  const options = { url, headers, connections, duration };
   const out = await run(process.execPath, [...tsxNode('load.ts'), JSON.stringify(options)]);
   const result = JSON.parse(out) as {
     requests: { average: number; total: number };
@@ -245,13 +244,25 @@ async function withAutocannon(
     timeouts: number;
   };
   return {
-    loader: overallRate ? `autocannon @${overallRate}/s` : 'autocannon',
+    loader: 'autocannon',
     requests: result.requests.total,
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors + result.timeouts,
   };
+}
+
+/** A fixed-rate run (bench/fixed-rate.ts, its own process): µs-grained latencies from each request's due time. */
+async function withFixedRate(
+  url: string,
+  headers: Record<string, string>,
+  rate: number,
+): Promise<Load> {
+  const options = { url, headers, connections, rate, seconds };
+  const out = await run(process.execPath, [...tsxNode('fixed-rate.ts'), JSON.stringify(options)]);
+  const result = JSON.parse(out) as Omit<Load, 'loader'>;
+  return { loader: `fixed rate @${rate}/s`, ...result };
 }
 
 interface Row extends Load {
@@ -270,12 +281,14 @@ async function measure(
 ): Promise<Row> {
   const url = server.url + urlPath;
   // one warm-up second, so JIT and connection pools are ready
-  await withAutocannon(url, headers, undefined, 1).catch(() => undefined);
+  await withAutocannon(url, headers, 1).catch(() => undefined);
   const before = cpuSeconds(server.pids());
   const load =
-    wrk && overallRate === undefined
-      ? await withWrk(url, headers)
-      : await withAutocannon(url, headers, overallRate);
+    overallRate !== undefined
+      ? await withFixedRate(url, headers, overallRate)
+      : wrk
+        ? await withWrk(url, headers)
+        : await withAutocannon(url, headers);
   const cpu = cpuSeconds(server.pids()) - before;
   const result: Row = {
     row,
@@ -426,7 +439,7 @@ const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) :
 function markdown(report: Report): string {
   const lines = [
     `Run ${report.when} · node ${report.node} · ${report.cpus} CPUs, load average ${report.loadAverage.join(' → ')} (shared machine: indicative figures) · ` +
-      `${report.connections} connections, ${report.seconds} s per row · full load by ${report.fullLoader}, half load by autocannon`,
+      `${report.connections} connections, ${report.seconds} s per row · full load by ${report.fullLoader}, half load by bench/fixed-rate.ts`,
     '',
     '| row | req/s | p50 ms | p99 ms | CPU µs/req | peak RSS MiB | errors |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -435,7 +448,7 @@ function markdown(report: Report): string {
         `| ${r.row} | ${r.rps} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.cpuUsPerRequest, 1)} | ${fmt(r.peakRssMiB, 1)} | ${r.errors} |`,
     ),
     '',
-    `Half load: ${report.halfRate} req/s (half the gateway passthrough's maximum) for every proxy; autocannon's latencies are whole milliseconds:`,
+    `Half load: ${report.halfRate} req/s (half the gateway passthrough's maximum) for every proxy, sent on a fixed schedule by bench/fixed-rate.ts (latency from each request's due time, µs-grained):`,
     '',
     '| row | p50 ms | p99 ms | p99 added over backend ms | CPU µs/req |',
     '| --- | ---: | ---: | ---: | ---: |',
@@ -449,6 +462,7 @@ function markdown(report: Report): string {
     `| gateway passthrough / nginx (req/s) | ${fmt(report.ratios.gatewayOverNginx, 2)} | ≥ 0.3 (aim 0.5) |`,
     `| gateway passthrough / bare forwarder (req/s) | ${fmt(report.ratios.gatewayOverBare, 2)} | ≥ 0.9 |`,
     `| gateway /uuid / bare Fastify /uuid (req/s) | ${fmt(report.ratios.uuidOverFastify, 2)} | ≥ 0.8 |`,
+    `| gateway passthrough, WORKERS=2 / WORKERS=1 (req/s) | ${fmt(report.ratios.twoWorkersOverOne, 2)} | a gain (issue 20 item 4) |`,
     `| p99 added at half load, gateway − bare forwarder (ms) | ${fmt(report.ratios.halfLoadP99AddedOverBare, 2)} | ≤ 1 |`,
     `| cold start to first answer, embedded backends (ms, median of ${report.coldStart.startMs.length}: ${report.coldStart.startMs.join(', ')}) | ${fmt(median(report.coldStart.startMs))} | ≤ 1500 |`,
     `| idle RSS after start, embedded backends (MiB, median: ${report.coldStart.idleRssMiB.join(', ')}) | ${fmt(median(report.coldStart.idleRssMiB), 1)} | ≤ 120 |`,
@@ -491,6 +505,7 @@ interface Report {
     gatewayOverBare: number;
     uuidOverFastify: number;
     halfLoadP99AddedOverBare: number;
+    twoWorkersOverOne: number;
   };
   coldStart: { startMs: number[]; idleRssMiB: number[] };
   notes: string[];
@@ -565,6 +580,15 @@ async function main(): Promise<void> {
     );
     await stop(gateway);
 
+    // All cores: the same passthrough served by two worker processes on one port (WORKERS=2).
+    // The load generator and the backend share the machine's cores with them (wrk -t1 and one
+    // backend process: on two cores nothing can be pinned apart), so the gain is a lower bound.
+    const twoWorkers = await startGateway(dataDir, { ...gatewayEnv, WORKERS: '2' });
+    rows.push(
+      await measure('gateway passthrough, WORKERS=2 (everything on)', twoWorkers, appPath, auth),
+    );
+    await stop(twoWorkers);
+
     let profile: Report['profile'];
     if (profiling) {
       const profileDir = path.join(scratch, 'profile');
@@ -609,6 +633,7 @@ async function main(): Promise<void> {
         gatewayOverNginx: proxy ? gatewayRow.rps / find('nginx')!.rps : NaN,
         gatewayOverBare: gatewayRow.rps / find('bare forwarder')!.rps,
         uuidOverFastify: find('gateway GET /uuid')!.rps / find('bare Fastify')!.rps,
+        twoWorkersOverOne: find('gateway passthrough, WORKERS=2')!.rps / gatewayRow.rps,
         halfLoadP99AddedOverBare: halfGateway.p99 - halfBare.p99,
       },
       coldStart: cold,
