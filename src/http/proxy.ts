@@ -238,7 +238,10 @@ export class Forwarder {
     return pool;
   }
 
-  /** Sends a request to a backend; the caller reads (or dumps) the body. */
+  /**
+   * Sends a request to a backend; the caller reads (or dumps) the body. `headers` is the call's
+   * own object: the backend secret, when the target has one, is added to it.
+   */
   async request(
     backend: BackendName,
     method: string,
@@ -252,13 +255,15 @@ export class Forwarder {
     const started = process.hrtime.bigint();
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
+      if (target.secret) headers['x-backend-secret'] = target.secret;
       const response = await this.pool(backend).request({
         method: method as Dispatcher.HttpMethod,
         path: target.basePath + pathAndQuery,
-        headers: target.secret ? { ...headers, 'x-backend-secret': target.secret } : headers,
+        headers,
         body,
         signal,
-        ...(openEnded ? { bodyTimeout: 0 } : {}),
+        // undefined keeps the pool's body timeout; 0 lifts it for answers that stay open.
+        bodyTimeout: openEnded ? 0 : undefined,
       });
       this.metrics.backendDuration.observe(
         { backend, status: String(response.statusCode) },

@@ -107,15 +107,17 @@ function logOnce(request: FastifyRequest, outcome: Outcome): void {
   if (logged.has(request)) return;
   logged.add(request);
   const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+  // One object shape for every line (absent fields are undefined, which JSON leaves out): this
+  // runs per request, and conditional spreads build each object the slow way.
   request.log.info(
     {
       method: request.method,
       route,
       url: redactUrl(request.url),
       status: outcome.status,
-      ...(outcome.aborted ? { aborted: true } : {}),
+      aborted: outcome.aborted,
       durationMs: Math.round(outcome.durationMs * 10) / 10,
-      ...(request.identity ? { user: request.identity.username } : {}),
+      user: request.identity?.username,
     },
     'request completed',
   );

@@ -56,7 +56,12 @@ export function registerQuotaChecks(
 
   // Callback-style: every request passes this hook, and only data writes have work to wait for.
   app.addHook('onResponse', (request, reply, done) => {
-    if (!request.identity || reply.statusCode >= 300 || !dataWrites.has(routeKey(request)))
+    if (
+      request.method !== 'POST' ||
+      !request.identity ||
+      reply.statusCode >= 300 ||
+      !dataWrites.has(routeKey(request))
+    )
       return done();
     recordDataUsage(deps, request)
       .catch((error: unknown) =>
