@@ -6,10 +6,12 @@ import {
   Kysely,
   Migrator,
   PostgresDialect,
+  SqliteAdapter,
   SqliteDialect,
   SqliteDriver,
   sql,
   type DatabaseConnection,
+  type DialectAdapter,
   type Driver,
   type MigrationResultSet,
   type SqliteDialectConfig,
@@ -59,6 +61,18 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/**
+ * SQLite's DDL is transactional, though Kysely's adapter says not: saying so makes the migrator
+ * run pending migrations in one transaction. All or none of them apply, another process
+ * (WORKERS>1) waits for the write lock instead of migrating alongside, and a fresh database pays
+ * one synced commit instead of one per statement (synchronous = FULL): ≈ 450 ms of a cold start.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 class ImmediateSqliteDialect extends SqliteDialect {
   constructor(private readonly settings: SqliteDialectConfig) {
     super(settings);
@@ -66,6 +80,10 @@ class ImmediateSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new ImmediateSqliteDriver(this.settings);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 
