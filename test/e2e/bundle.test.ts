@@ -95,7 +95,7 @@ describe('the bundled dist/main.js', () => {
           (await fetch(`${url}/openapi.json`)).text(),
         ),
       );
-      assert.ok(bundledDocument.length > 100_000);
+      assert.ok((bundledDocument ?? '').length > 100_000);
       assert.equal(bundledDocument, sourceDocument);
     } finally {
       await fromSources.close();
