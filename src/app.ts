@@ -33,6 +33,7 @@ import {
 } from './common/error-replies.js';
 import { registerGuard } from './http/guard.js';
 import { registerJsonBodyParser } from './http/json-body.js';
+import { LazySchemas } from './http/lazy-schemas.js';
 import { gatewayLoggerOptions, logRequest, registerRequestLog } from './http/request-log.js';
 import { loadTrustedKeys } from './http/keys.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
@@ -67,6 +68,8 @@ export interface Gateway {
   identity?: EmbeddedIdentity;
   /** The embedded services' route schemas, which document the passthroughs they answer. */
   backendSchemas: BackendSchemas;
+  /** The routes' validators and serializers, gateway and embedded backends, compiled on first use. */
+  schemas: LazySchemas;
   close(): Promise<void>;
 }
 
@@ -120,6 +123,7 @@ async function startEmbeddedBackends(
   log: FastifyBaseLogger,
   events: Pick<BackendContext, 'notify' | 'recordUsage'>,
   schemas: BackendSchemas,
+  lazySchemas: LazySchemas,
 ) {
   const wanted = config.embeddedBackends.filter((name) => !config.backends[name].url);
   const names = wanted.filter(isEmbeddedBackend);
@@ -140,6 +144,7 @@ async function startEmbeddedBackends(
     logRequests: false,
     connections: config.connections,
     schemas,
+    lazySchemas,
   });
   const address = await listenPrivately(host, config.dataDir);
   return { targets: embeddedTargets(names, address, secret, config), host };
@@ -187,6 +192,7 @@ export async function buildGateway(
   options: GatewayOptions = {},
 ): Promise<Gateway> {
   const worker = config.workers > 1 ? clusterWorkerId() : undefined;
+  const schemas = new LazySchemas();
   const app = Fastify({
     ...gatewayLoggerOptions(config.logLevel, options.logStream, worker),
     // Refused before routing, so no hook runs: answered, headed and logged here.
@@ -202,7 +208,8 @@ export async function buildGateway(
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH, ignoreDuplicateSlashes: true },
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
-    ajv: { customOptions: { coerceTypes: 'array', allErrors: false } },
+    // Validators and serializers compile on a route's first request (src/http/lazy-schemas.ts).
+    ...schemas.serverOptions({ coerceTypes: 'array', allErrors: false }),
     ...connectionServerOptions(config.connections),
   });
 
@@ -231,6 +238,7 @@ export async function buildGateway(
     app.log,
     { notify, recordUsage },
     backendSchemas,
+    schemas,
   );
   const standIns = standInTargets(embedded.targets, remote);
   for (const backend of Object.keys(standIns) as BackendName[])
@@ -309,6 +317,7 @@ export async function buildGateway(
     metrics,
     ...(identity ? { identity } : {}),
     backendSchemas,
+    schemas,
     close: () => app.close(),
   };
 }

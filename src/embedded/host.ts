@@ -15,6 +15,7 @@ import {
   sendError,
 } from '../common/error-replies.js';
 import { registerJsonBodyParser } from '../http/json-body.js';
+import { LazySchemas } from '../http/lazy-schemas.js';
 import type { BackendTarget } from '../http/proxy.js';
 import type { BackendSchemas } from '../http/backend-schemas.js';
 import type { EmbeddedBackendName } from '../common/backend-names.js';
@@ -45,6 +46,8 @@ export interface BackendHostOptions {
   connections?: ConnectionLimits;
   /** Collects each service's route schemas (the gateway documents its passthroughs with them). */
   schemas?: BackendSchemas;
+  /** Where the routes' lazily compiled validators and serializers are kept (default: a set of the host's own). */
+  lazySchemas?: LazySchemas;
 }
 
 /** The configuration's defaults (HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, SHUTDOWN_GRACE_MS). */
@@ -74,6 +77,8 @@ export async function buildBackendHost(options: BackendHostOptions): Promise<Fas
     // A standalone host (`--backends-only`) may be called by other gateways: same JSON errors.
     frameworkErrors: answerFrameworkError,
     ...connectionServerOptions(options.connections ?? defaultLimits),
+    // Validators and serializers compile on a route's first request (src/http/lazy-schemas.ts).
+    ...(options.lazySchemas ?? new LazySchemas()).serverOptions(),
   });
   const expected = Buffer.from(options.secret);
   // No body deadlines here: the gateway in front keeps them and cancels its call when it cuts a client.

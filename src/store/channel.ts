@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { inClusterWorker, isClusterMessage, sendToPrimary } from '../common/cluster-ipc.js';
 import type { Store } from './database.js';
 
@@ -114,7 +114,9 @@ class PostgresChannel implements StoreChannel {
   }
 
   private async listen(): Promise<pg.Client> {
-    const client = new pg.Client(this.store.clientConfig);
+    // Loaded here: only a gateway on PostgreSQL listens, and one on SQLite never loads pg.
+    const { default: postgres } = await import('pg');
+    const client = new postgres.Client(this.store.clientConfig);
     // Heard from the start: a connection lost while LISTEN is being set up fails that step, and
     // its 'error' event, unheard, would end the process.
     let established = false;

@@ -1,7 +1,7 @@
 // The store on each engine: SQLite in the data directory and PostgreSQL from DATABASE_URL, migrated
 // (a schema on its own, even while other schemas of the database are being dropped), typed queries
-// (upserts, booleans, cascades), durable across reopen, and an unreachable PostgreSQL failing with a
-// clear error.
+// (upserts, booleans, cascades), durable across reopen, SQLite's pending migrations applied in one
+// transaction (all or none), and an unreachable PostgreSQL failing with a clear error.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -138,6 +138,38 @@ describe('store', () => {
         assert.equal(rows[0]?.journal_mode, 'wal');
       } finally {
         await mode.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('SQLite applies pending migrations in one transaction: a failing one leaves none applied', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-store-'));
+    try {
+      // A table the last migration creates, already there: that migration fails, after all the others ran.
+      const SQLite = (await import('better-sqlite3')).default;
+      const raw = new SQLite(path.join(dataDir, 'gateway.sqlite'));
+      raw.exec('create table qms_resource_types (id text)');
+      raw.close();
+      await assert.rejects(openStore({ dataDir }), /"qms_resource_types" already exists/);
+      const after = new SQLite(path.join(dataDir, 'gateway.sqlite'), { readonly: true });
+      try {
+        const tables = after
+          .prepare(`select name from sqlite_master where type = 'table' order by name`)
+          .all() as Array<{ name: string }>;
+        assert.deepEqual(
+          tables.map((table) => table.name),
+          ['kysely_migration', 'kysely_migration_lock', 'qms_resource_types'],
+          'the tables of the migrations before the failing one were rolled back',
+        );
+        assert.deepEqual(
+          after.prepare('select name from kysely_migration').all(),
+          [],
+          'no migration is recorded as applied',
+        );
+      } finally {
+        after.close();
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

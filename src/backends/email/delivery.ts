@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
-import MailComposer from 'nodemailer/lib/mail-composer';
+import type { Transporter } from 'nodemailer';
 import { gatewayError } from '../../common/errors.js';
 import type { ComposedMail } from './message.js';
+
+// nodemailer is loaded on the first message (or SMTP transport), not at start: most gateways
+// never send mail, and it is a dozen modules.
+const loadComposer = async () => (await import('nodemailer/lib/mail-composer')).default;
 
 /** Where messages go: an SMTP server, or files in an outbox for someone (or something) to pick up. */
 export interface Delivery {
@@ -20,6 +23,7 @@ export interface Delivery {
 export function outboxDelivery(outboxDir: string): Delivery {
   return {
     async send(mail) {
+      const MailComposer = await loadComposer();
       const composer = new MailComposer({ ...mail, messageId: `<${randomUUID()}@outbox>` });
       const node = composer.compile();
       node.keepBcc = true;
@@ -42,11 +46,16 @@ export function outboxDelivery(outboxDir: string): Delivery {
 
 /** Sends over SMTP (SMTP_URL); a refusal or an unreachable server is the caller's 502. */
 export function smtpDelivery(smtpUrl: string): Delivery {
-  const transport = nodemailer.createTransport(smtpUrl);
+  let transport: Promise<Transporter> | undefined;
+  // The URL is still checked at start: a bad SMTP_URL fails there (config.ts), not on the first message.
+  const connect = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport(smtpUrl),
+    ));
   return {
     async send(mail) {
       try {
-        const info = await transport.sendMail(mail);
+        const info = await (await connect()).sendMail(mail);
         return { messageId: info.messageId };
       } catch (error) {
         throw gatewayError('ERR_BAD_GATEWAY', 'the mail server did not take the message', {
@@ -55,7 +64,7 @@ export function smtpDelivery(smtpUrl: string): Delivery {
       }
     },
     close() {
-      transport.close();
+      void transport?.then((opened) => opened.close());
     },
   };
 }

@@ -4,7 +4,7 @@
 // refusing delays nothing, fails nothing, and loses nothing from the database. While it is away,
 // messages wait in a bounded local queue (the oldest dropped first) and go out once reconnected.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
+import type { ChannelModel, ConfirmChannel } from 'amqplib';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
@@ -128,6 +128,8 @@ export class AmqpPublisher {
 
   /** One connection's life: resolves when closed on purpose, rejects when the broker is lost. */
   private async session(connected: () => void): Promise<void> {
+    // Loaded on the first connection: a gateway without AMQP_URI never loads amqplib.
+    const { connect } = await import('amqplib');
     const connection = await connect(this.settings.uri, { timeout: 10_000 });
     this.connection = connection;
     // Every error and close becomes this rejection, so a broker failure never goes unhandled.

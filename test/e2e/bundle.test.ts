@@ -1,0 +1,134 @@
+// The build's bundle (scripts/build.mjs: dist/main.js holds the gateway and most packages in one
+// module) serves like the modules it was made from: /openapi.json byte for byte what the gateway
+// built from src/ answers, the docs page (from @fastify/swagger-ui, left out of the bundle), the
+// same 400 for a body that breaks its schema, and WORKERS=2, whose workers run the bundle again.
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { signEmbeddedToken } from '../../src/http/keys.js';
+import { noRateLimits, startGateway } from '../support/gateway.js';
+
+const projectDir = path.resolve(import.meta.dirname, '../..');
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface Bundled {
+  url: string;
+  dataDir: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** `node dist/main.js` on a fresh data directory, once `GET /livez` answers. */
+async function startBundle(env: Record<string, string> = {}): Promise<Bundled> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-bundle-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(projectDir, 'dist', 'main.js')], {
+    cwd: projectDir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? tmpdir(),
+      GATEWAY_DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'silent',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the bundle exited: ${stderr}`);
+    const answer = await fetch(`${url}/livez`).catch(() => undefined);
+    if (answer?.ok) break;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return {
+    url,
+    dataDir,
+    child,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe('the bundled dist/main.js', () => {
+  before(async () => {
+    // What `npm start` and `npm ci` do: build unless dist/ holds a build of the current sources.
+    const built = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ['scripts/build.mjs', '--if-changed'],
+        { cwd: projectDir, timeout: 300_000 },
+        (_error, stdout, stderr) => resolve({ code: child.exitCode, output: stdout + stderr }),
+      );
+    });
+    assert.equal(built.code, 0, built.output);
+  });
+
+  let bundled: Bundled;
+  before(async () => {
+    bundled = await startBundle();
+  });
+  after(() => bundled.stop());
+
+  test('answers the OpenAPI document of the modules, the docs page and schema refusals', async () => {
+    const fromSources = await startGateway();
+    try {
+      const [bundledDocument, sourceDocument] = await Promise.all(
+        [bundled.url, fromSources.url].map(async (url) =>
+          (await fetch(`${url}/openapi.json`)).text(),
+        ),
+      );
+      assert.ok((bundledDocument ?? '').length > 100_000);
+      assert.equal(bundledDocument, sourceDocument);
+    } finally {
+      await fromSources.close();
+    }
+    const docs = await fetch(`${bundled.url}/docs/`);
+    assert.equal(docs.status, 200);
+    assert.match(await docs.text(), /swagger-ui/i);
+
+    const token = await signEmbeddedToken(bundled.dataDir, { username: 'carol' });
+    const refused = await fetch(`${bundled.url}/secured/notifications/seen`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"uuids": {"not": "a list"}}',
+    });
+    assert.equal(refused.status, 400);
+    const body = (await refused.json()) as Record<string, unknown>;
+    assert.deepEqual([body.error_code, body.field], ['ERR_BAD_OR_MISSING_FIELD', 'uuids']);
+  });
+
+  test('WORKERS=2: the workers run the bundle and answer', async () => {
+    const cluster = await startBundle({ ...noRateLimits, WORKERS: '2' });
+    try {
+      // A worker answers once it listens: new connections reach the next worker, until both have.
+      const workers = new Set<string>();
+      const deadline = Date.now() + 60_000;
+      while (workers.size < 2 && Date.now() < deadline) {
+        const answer = await fetch(`${cluster.url}/uuid`, { headers: { connection: 'close' } });
+        assert.equal(answer.status, 200);
+        workers.add(answer.headers.get('x-gateway-worker') ?? '');
+      }
+      assert.deepEqual([...workers].sort(), ['1', '2']);
+    } finally {
+      await cluster.stop();
+    }
+  });
+});
