@@ -322,6 +322,7 @@ function markdown(report: Report): string {
         const row = rows.find((r) => r.route === route && r.size === size);
         if (!row) return '—';
         if (row.failure) return `fails: ${row.failure.trim()}`;
+        if (row.requests === 0) return `no answer in ${report.seconds} s`;
         return `${row.p50} / ${row.p99}${row.errors ? ` (${row.errors} errors)` : ''}`;
       });
       lines.push(`| ${route} | ${cells.join(' | ')} | ≤ ${target(route)} |`);

@@ -1,7 +1,8 @@
-// Migration 033 on each engine: the paged listing's indexes of a folder's children and the unseen
-// notifications index exist, and the per-folder child counters its triggers keep agree with the
-// rows after inserts (one and many per statement), moves of a subtree, type filters and deletes;
-// so do the per-user notification counters through inserts, marks as seen and deletions.
+// Migration 033 on each engine: the paged listing's indexes of a folder's children (in place of
+// migration 004's parent index) and the unseen notifications index exist, and the per-folder
+// child counters its triggers keep agree with the rows after inserts (one and many per
+// statement), moves of a subtree, type filters and deletes; so do the per-user notification
+// counters through inserts, marks as seen and deletions.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -87,6 +88,7 @@ for (const engine of engines) {
       await withStore(engine, async (store) => {
         const names = await indexNames(store);
         for (const name of indexes) assert.ok(names.includes(name), `${name} exists`);
+        assert.ok(!names.includes('data_objects_parent'), 'the index they replace is gone');
       });
     });
 

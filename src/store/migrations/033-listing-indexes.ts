@@ -9,7 +9,8 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  *   by date created, by size. A page then reads its rows off the index (scanned backwards for a
  *   descending sort) and sorts only ties on the listing's later keys, instead of sorting the whole
  *   folder. On PostgreSQL the case-folded name is indexed in the "C" collation the listing sorts
- *   in (byte order on both engines).
+ *   in (byte order on both engines). They replace migration 004's `data_objects_parent`: any of
+ *   them serves its lookups (`parent_path = ?`).
  * - `data_folder_counts`: how many children of each type every folder holds, kept by triggers on
  *   `data_objects` in the writing transaction (whichever code inserts, moves or deletes), so a
  *   listing's `total` is read, not counted. On PostgreSQL the triggers run once per statement over
@@ -27,6 +28,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index data_objects_children_name on data_objects (parent_path, type, (${folded}))`.execute(
     db,
   );
+  // Each of these serves `parent_path = ?`, as migration 004's single-column index did.
+  await sql`drop index data_objects_parent`.execute(db);
   for (const column of ['modified_at', 'created_at', 'size']) {
     await sql`create index ${sql.raw(`data_objects_children_${column}`)} on data_objects (parent_path, type, ${sql.raw(column)})`.execute(
       db,
@@ -201,4 +204,9 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('notifications_user_unseen').execute();
   for (const column of ['name', 'modified_at', 'created_at', 'size'])
     await db.schema.dropIndex(`data_objects_children_${column}`).execute();
+  await db.schema
+    .createIndex('data_objects_parent')
+    .on('data_objects')
+    .column('parent_path')
+    .execute();
 }
