@@ -41,6 +41,12 @@ export interface Database {
    * (FTS5 on SQLite, keyed through `data_search_keys`; a `tsvector` with a GIN index on
    * PostgreSQL), read with raw SQL by the search service only.
    */
+  /** Children of each type per folder, kept by migration 033's triggers on `data_objects`. */
+  data_folder_counts: {
+    parent_path: string;
+    type: 'file' | 'dir';
+    count: ColumnType<number | string, number, number>;
+  };
   data_objects: {
     id: string;
     path: string;
@@ -227,6 +233,13 @@ export interface Database {
     time_created: number;
     /** The notification request as received, JSON text. */
     incoming_json: string;
+  };
+  /** Live notifications per user, type and seen, kept by migration 033's triggers. */
+  notification_counts: {
+    username: string;
+    type: string;
+    seen: ColumnType<boolean | number, boolean, boolean>;
+    count: ColumnType<number | string, number, number>;
   };
   system_notification_types: { name: string };
   system_notifications: {

@@ -88,6 +88,40 @@ export function orderObjects<O>(
     .orderBy(sql.ref('o.id'));
 }
 
+/**
+ * orderObjects for the children of one folder of one type (the paged listing): names are unique
+ * within a folder, so the order ends at the name (the later keys of orderObjects never decide),
+ * and every key after the chosen field is one an index of migration 033 leaves to sort among ties.
+ */
+function orderChildren<O>(
+  db: Kysely<Database>,
+  query: ObjectQuery<O>,
+  field: SortField,
+  dir: SortDir,
+): ObjectQuery<O> {
+  const direction = sql.raw(dir === 'DESC' ? 'desc' : 'asc');
+  if (field === 'path')
+    return query.orderBy(sql`${binaryText(db, sql.ref('o.path'))} ${direction}`);
+  if (field === 'name')
+    return query
+      .orderBy(sql`${binaryText(db, sql`lower(o.name)`)} ${direction}`)
+      .orderBy(sql`${binaryText(db, sql.ref('o.name'))} ${direction}`);
+  return query
+    .orderBy(sql`${sql.ref(sortColumns[field])} ${direction}`)
+    .orderBy(binaryText(db, sql`lower(o.name)`))
+    .orderBy(binaryText(db, sql.ref('o.name')));
+}
+
+/** The object types an entity-type filter keeps. */
+function typesOf(entityType: EntityType): DataObject['type'][] {
+  return entityType === 'file' ? ['file'] : entityType === 'folder' ? ['dir'] : ['dir', 'file'];
+}
+
+/** The path of a folder's child called `name`. */
+function childPath(folder: string, name: string): string {
+  return folder === '/' ? `/${name}` : `${folder}/${name}`;
+}
+
 export class Lister {
   constructor(private readonly data: DataStore) {}
 
@@ -152,20 +186,54 @@ export class Lister {
       );
     }
 
-    const [counted, page, readmes] = await Promise.all([
-      matching.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-      options.limit === 0
-        ? Promise.resolve([] as DataObject[])
-        : (orderObjects(this.db, matching.selectAll('o'), options.sortField, options.sortDir)
-            .limit(options.limit)
-            .offset(options.offset)
-            .execute() as Promise<DataObject[]>),
+    // Folders come before files: each kind is counted, and paged in its own query, so that the
+    // database reads a page off an index of the folder's children in that order (migration 033)
+    // rather than sorting the whole folder.
+    // The counts: the triggers' counters when every child counts, else counted.
+    const everyChild = access !== 'pass-through' && options.infoTypes.length === 0;
+    const [counts, readmes] = await Promise.all([
+      everyChild
+        ? this.db
+            .selectFrom('data_folder_counts')
+            .select(['type', 'count'])
+            .where('parent_path', '=', folder.path)
+            .where('type', 'in', typesOf(options.entityType))
+            .execute()
+        : matching
+            .select((eb) => ['o.type', eb.fn.countAll<number>().as('count')])
+            .groupBy('o.type')
+            .execute(),
       this.children(caller, folder, access)
         .selectAll('o')
         .where('o.type', '=', 'file')
-        .where('o.name', 'in', readmeNames)
+        .where(
+          'o.path',
+          'in',
+          readmeNames.map((name) => childPath(folder.path, name)),
+        )
         .execute() as Promise<DataObject[]>,
     ]);
+    const folderCount = Number(counts.find((row) => row.type === 'dir')?.count ?? 0);
+    const fileCount = Number(counts.find((row) => row.type === 'file')?.count ?? 0);
+    const folderLimit = Math.max(0, Math.min(options.limit, folderCount - options.offset));
+    const fileLimit = options.limit - folderLimit;
+    const pageOf = (type: DataObject['type'], limit: number, offset: number) =>
+      limit === 0
+        ? Promise.resolve([] as DataObject[])
+        : (orderChildren(
+            this.db,
+            matching.selectAll('o').where('o.type', '=', type),
+            options.sortField,
+            options.sortDir,
+          )
+            .limit(limit)
+            .offset(offset)
+            .execute() as Promise<DataObject[]>);
+    const [folderPage, filePage] = await Promise.all([
+      pageOf('dir', folderLimit, options.offset),
+      pageOf('file', fileLimit, Math.max(0, options.offset - folderCount)),
+    ]);
+    const page = [...folderPage, ...filePage];
     const readme = readmeNames
       .map((name) => readmes.find((object) => object.name === name))
       .find((object) => object !== undefined);
@@ -177,7 +245,7 @@ export class Lister {
       files: entries.filter((entry) => entry.infoType !== null),
       folders: entries.filter((entry) => entry.infoType === null),
       readme: readme ? this.entry(readme, levels.get(readme.id)!, options) : false,
-      total: Number(counted.count),
+      total: folderCount + fileCount,
       totalBad: 0,
     };
   }

@@ -6,7 +6,7 @@ import { paged } from '../../store/paging.js';
 import { badQueryParam, countParam } from '../../common/query-params.js';
 import {
   agentQuery,
-  countOf,
+  countSelected,
   markAllUser,
   selected,
   selectionOf,
@@ -78,8 +78,8 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events, webhook
     );
     const [rows, total, unseenTotal] = await Promise.all([
       page.execute(),
-      countOf(selected(db, which)),
-      countOf(selected(db, { user, type: which.type, seen: false })),
+      countSelected(db, which),
+      countSelected(db, { user, type: which.type, seen: false }),
     ]);
     return { messages: rows.map(notificationJson), total, unseen_total: unseenTotal };
   });
@@ -97,7 +97,7 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events, webhook
   app.get('/count-messages', async (request) => {
     const { user, query } = agentQuery(request.query);
     const [userTotal, system] = await Promise.all([
-      countOf(selected(db, selectionOf(user, query))),
+      countSelected(db, selectionOf(user, query)),
       systemCounts(db, user, now()),
     ]);
     return { 'user-total': userTotal, ...system };

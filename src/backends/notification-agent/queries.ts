@@ -78,16 +78,26 @@ export function selected(
   return query;
 }
 
-export async function countOf(
-  query: SelectQueryBuilder<Database, 'notifications', {}>,
+/**
+ * How many notifications a selection holds, read from the counters migration 033's triggers keep
+ * per user, type and seen (at most a few rows, whatever the number of notifications).
+ */
+export async function countSelected(
+  db: Kysely<Database>,
+  { user, seen, type }: Selection,
 ): Promise<number> {
-  const row = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirst();
+  let query = db.selectFrom('notification_counts').where('username', '=', user);
+  if (seen !== undefined) query = query.where('seen', '=', seen);
+  if (type !== undefined) query = query.where('type', '=', type);
+  const row = await query
+    .select((eb) => eb.fn.sum<number | string | null>('count').as('count'))
+    .executeTakeFirst();
   return Number(row?.count ?? 0);
 }
 
 /** Live notifications of a user not yet seen, of every type: the `count` the marks answer (spec). */
 export const unseenCount = (db: Kysely<Database>, user: string): Promise<number> =>
-  countOf(selected(db, { user, seen: false }));
+  countSelected(db, { user, seen: false });
 
 /** System messages active at `now`, against one user's acknowledgment state (null: unreceived). */
 export function activeSystemMessages(db: Kysely<Database>, user: string, now: number) {

@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import type { AgentEvent } from './events.js';
 import { notificationColumns, notificationJson } from './model.js';
 import type { AgentRoutes } from './options.js';
-import { agentQuery, countOf, selected, systemCounts } from './queries.js';
+import { agentQuery, countSelected, selected, systemCounts } from './queries.js';
 
 /** At most this many missed notifications are replayed to a client that reconnects with Last-Event-ID. */
 const replayLimit = 500;
@@ -22,8 +22,8 @@ export const streamRoutes: AgentRoutes = async (app, { db, now, events, heartbea
 
   const counts = async (user: string) => {
     const [userTotal, userUnseen, system] = await Promise.all([
-      countOf(selected(db, { user })),
-      countOf(selected(db, { user, seen: false })),
+      countSelected(db, { user }),
+      countSelected(db, { user, seen: false }),
       systemCounts(db, user, now()),
     ]);
     return { 'user-total': userTotal, 'user-unseen': userUnseen, ...system };
@@ -50,7 +50,7 @@ export const streamRoutes: AgentRoutes = async (app, { db, now, events, heartbea
     };
     const sendNotifications = async (rows: Parameters<typeof notificationJson>[0][]) => {
       if (rows.length === 0) return;
-      const total = await countOf(selected(db, { user, seen: false }));
+      const total = await countSelected(db, { user, seen: false });
       for (const row of rows)
         send(frame('notification', { total, message: notificationJson(row) }, row.id));
     };

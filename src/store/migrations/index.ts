@@ -30,6 +30,7 @@ import * as interactiveSessions from './029-interactive-sessions.js';
 import * as requests from './030-requests.js';
 import * as identity from './031-identity.js';
 import * as subscriptions from './032-subscriptions.js';
+import * as listingIndexes from './033-listing-indexes.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   '030-requests': requests,
   '031-identity': identity,
   '032-subscriptions': subscriptions,
+  '033-listing-indexes': listingIndexes,
 };
