@@ -85,7 +85,7 @@ async function start(
   });
   const server = { child, url: `http://127.0.0.1:${port}`, spawnedAt };
   started.push(server);
-  for (const begun = performance.now(); ; ) {
+  for (const begun = performance.now(); ;) {
     if (child.exitCode !== null || child.signalCode !== null)
       throw new Error(`${args.join(' ')}: exited (${child.exitCode ?? child.signalCode})`);
     try {
@@ -262,11 +262,7 @@ async function bareRows(scratch: string): Promise<Row[]> {
   const downloads: Transfer[] = [];
   for (let run = 0; run < runs; run++) {
     for (const fsync of run % 2 ? [true, false] : [false, true]) {
-      const measured = await transfer(
-        `bare upload${fsync ? ' + fsync' : ''}`,
-        bare,
-        put(fsync),
-      );
+      const measured = await transfer(`bare upload${fsync ? ' + fsync' : ''}`, bare, put(fsync));
       if (fsync)
         synced.push({
           ...measured,
