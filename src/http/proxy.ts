@@ -357,12 +357,19 @@ export class Forwarder {
       const tooLarge = () => bodyTooLarge(options.bodyLimitBytes);
       // A declared length over the limit is refused before any byte is sent on; the rest are counted.
       if (Number(request.headers['content-length'] ?? 0) > options.bodyLimitBytes) throw tooLarge();
-      limiter = byteLimit(options.bodyLimitBytes, tooLarge);
-      // pipeline ties both ends: a client that aborts mid-upload (or stalls past its deadline) also
-      // ends the backend's body. requestBody, not request.raw: a failure here must not destroy the
-      // request, whose connection still carries the answer.
-      pipeline(requestBody(request), limiter, () => {});
-      body = limiter;
+      // requestBody, not request.raw: a failure here must not destroy the request, whose
+      // connection still carries the answer. A client that aborts mid-upload (or stalls past its
+      // deadline) fails that stream, and with it the backend's body.
+      if (request.headers['content-length'] !== undefined) {
+        // Node's parser delivers exactly the declared length, already checked: nothing to count,
+        // and one stream less for every chunk of a large upload.
+        body = requestBody(request);
+      } else {
+        // Chunked: only counting can tell. pipeline ties both ends.
+        limiter = byteLimit(options.bodyLimitBytes, tooLarge);
+        pipeline(requestBody(request), limiter, () => {});
+        body = limiter;
+      }
     } else {
       delete headers['content-length'];
       delete headers['content-type'];

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { startBackend, type TestBackend } from '../support/backend.js';
 import { startSecuredFixture, type SecuredFixture } from '../support/fixture.js';
@@ -380,6 +381,35 @@ describe('streaming', () => {
         'ERR_REQUEST_BODY_TOO_LARGE',
       );
       assert.equal(backend.requests.length, before);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  test('a chunked body (no declared length) is counted as it streams and cut with 413 past the limit', async () => {
+    const limited = await startGateway({
+      ...noRateLimits,
+      AUTH_JWKS_URL: jwks.url,
+      APPS_URL: backend.url,
+      BODY_LIMIT_BYTES: '4096',
+    });
+    try {
+      const post = (size: number) =>
+        fetch(`${limited.url}/apps/de`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+          body: Readable.toWeb(Readable.from([randomBytes(size)])) as ReadableStream,
+          duplex: 'half',
+        } as RequestInit);
+      const over = await post(10_000);
+      assert.equal(over.status, 413);
+      assert.equal(
+        ((await over.json()) as { error_code: string }).error_code,
+        'ERR_REQUEST_BODY_TOO_LARGE',
+      );
+      const within = await post(4096);
+      assert.equal(within.status, 200);
+      await within.arrayBuffer();
     } finally {
       await limited.close();
     }

@@ -13,7 +13,7 @@
  * what a crash left behind is only ever removed once it has gone untouched for a grace period
  * (`staleTemps`, `staleObjects`), so another process's write in progress is never taken for it.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { constants, createReadStream } from 'node:fs';
 import {
   copyFile,
@@ -37,6 +37,7 @@ import {
   type WriteOptions,
   type WrittenBlob,
 } from './blob-store.js';
+import { BlobMd5 } from './md5.js';
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
@@ -59,6 +60,73 @@ async function syncDirectory(dir: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/** Bytes gathered into one write while the previous one is in flight, at most: more waits for it. */
+const GATHER_BYTES = 4 * 1024 * 1024;
+
+/** What a read stream of an object reads at a time (fs's default is 64 KiB). */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+/** Writes `buffers` at the file's position, all of them: a write that stops short is continued. */
+async function writeAll(handle: FileHandle, buffers: Buffer[]): Promise<void> {
+  let rest = buffers;
+  while (rest.length > 0) {
+    const { bytesWritten } = await handle.writev(rest);
+    if (bytesWritten === 0) throw new Error('the blob file took no bytes');
+    let skip = bytesWritten;
+    let index = 0;
+    while (index < rest.length && skip >= rest[index]!.length) skip -= rest[index++]!.length;
+    rest = rest.slice(index);
+    if (skip > 0) rest[0] = rest[0]!.subarray(skip);
+  }
+}
+
+/**
+ * A file written in the order chunks are pushed, one write at a time, each taking every chunk that
+ * arrived while the one before was in flight: a 64 KiB chunk per write would make the upload wait
+ * on the thread pool 16,384 times a GiB. `push` waits only when GATHER_BYTES are already waiting.
+ */
+class GatheredWrites {
+  private waiting: Buffer[] = [];
+  private waitingBytes = 0;
+  private flight: Promise<void> | undefined;
+  private failure: unknown;
+
+  constructor(private readonly handle: FileHandle) {}
+
+  async push(chunk: Buffer): Promise<void> {
+    if (this.failure !== undefined) throw this.failure;
+    if (chunk.length === 0) return;
+    this.waiting.push(chunk);
+    this.waitingBytes += chunk.length;
+    if (!this.flight) {
+      this.flight = this.drain();
+      this.flight.catch(() => {}); // seen by push or settle, never unhandled
+    } else if (this.waitingBytes >= GATHER_BYTES) await this.flight;
+  }
+
+  /** Resolves once everything pushed is written; rejects with the first write's failure. */
+  async settle(): Promise<void> {
+    while (this.flight) await this.flight;
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.waiting.length > 0) {
+        const buffers = this.waiting;
+        this.waiting = [];
+        this.waitingBytes = 0;
+        await writeAll(this.handle, buffers);
+      }
+    } catch (error) {
+      this.failure = error;
+      throw error;
+    } finally {
+      this.flight = undefined;
+    }
   }
 }
 
@@ -164,30 +232,37 @@ export class LocalBlobStore implements BlobStore {
     const ignore = () => {};
     input.on('error', ignore);
 
-    const hash = createHash('md5');
+    const hash = new BlobMd5();
     let size = 0;
     let handle: FileHandle | undefined;
+    let writes: GatheredWrites | undefined;
     try {
       handle = await open(tmp, 'wx', 0o600);
+      writes = new GatheredWrites(handle);
       // Abort destroys the input, which makes the loop below throw even if the source is stalled.
       if (signal) addAbortSignal(signal, input);
-      // Sequential awaits: when the loop exits, no write to the handle is still in flight.
       // Leaving the loop by throwing destroys the input (the async iterator's return()).
       for await (const chunk of input) {
         const bytes: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
         size += bytes.length;
         if (maxBytes !== undefined && size > maxBytes) throw new BlobTooLarge(maxBytes);
-        hash.update(bytes);
-        await handle.write(bytes);
+        await hash.update(bytes);
+        await writes.push(bytes);
       }
       signal?.throwIfAborted(); // an abort racing the last chunk still cancels the write
+      await writes.settle();
+      // Durable before it is visible: the bytes reach the disk here, then the rename (install) does.
       await handle.sync();
       await handle.close();
       handle = undefined;
+      const md5 = await hash.digest();
       await this.install(tmp, id);
-      return { size, md5: hash.digest('hex') };
+      return { size, md5 };
     } catch (error) {
       input.destroy(); // e.g. open() failed before the loop: the source is not left half-read
+      hash.discard();
+      // No write may still be in flight when the file is closed and removed.
+      await writes?.settle().catch(() => {});
       await handle?.close().catch(() => {});
       await rm(tmp, { force: true });
       throw error;
@@ -199,9 +274,10 @@ export class LocalBlobStore implements BlobStore {
   /** The object's bytes, or the inclusive `range` of them. A missing object errors the stream (ENOENT). */
   read(id: string, range?: ByteRange): Readable {
     const file = this.pathOf(id);
-    return range
-      ? createReadStream(file, { start: range.start, end: range.end })
-      : createReadStream(file);
+    return createReadStream(file, {
+      highWaterMark: READ_CHUNK_BYTES,
+      ...(range ? { start: range.start, end: range.end } : {}),
+    });
   }
 
   /**
@@ -218,6 +294,7 @@ export class LocalBlobStore implements BlobStore {
         stream: (range) =>
           handle.createReadStream({
             autoClose: true,
+            highWaterMark: READ_CHUNK_BYTES,
             ...(range ? { start: range.start, end: range.end } : {}),
           }),
         close: () => handle.close(),
