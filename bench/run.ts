@@ -483,6 +483,7 @@ function markdown(report: Report): string {
     `| gateway passthrough / bare forwarder (req/s) | ${fmt(report.ratios.gatewayOverBare, 2)} | ≥ 0.9 |`,
     `| gateway /uuid / bare Fastify /uuid (req/s) | ${fmt(report.ratios.uuidOverFastify, 2)} | ≥ 0.8 |`,
     `| gateway passthrough, WORKERS=2 / WORKERS=1 (req/s) | ${fmt(report.ratios.twoWorkersOverOne, 2)} | a gain (issue 20 item 4) |`,
+    `| gateway GET /uuid, WORKERS=2 / WORKERS=1 (req/s) | ${fmt(report.ratios.uuidTwoWorkersOverOne, 2)} | a gain (issue 20 item 4) |`,
     `| p99 added at half load, gateway − bare forwarder (ms) | ${fmt(report.ratios.halfLoadP99AddedOverBare, 2)} | ≤ 1 |`,
     ...coldStartRows(report.coldStart),
   ];
@@ -525,6 +526,7 @@ interface Report {
     uuidOverFastify: number;
     halfLoadP99AddedOverBare: number;
     twoWorkersOverOne: number;
+    uuidTwoWorkersOverOne: number;
   };
   coldStart: ColdStart;
   notes: string[];
@@ -614,6 +616,7 @@ async function main(): Promise<void> {
     rows.push(
       await measure('gateway passthrough, WORKERS=2 (everything on)', twoWorkers, appPath, auth),
     );
+    rows.push(await measure('gateway GET /uuid, WORKERS=2', twoWorkers, '/uuid'));
     await stop(twoWorkers);
 
     let profile: Report['profile'];
@@ -661,6 +664,8 @@ async function main(): Promise<void> {
         gatewayOverBare: gatewayRow.rps / find('bare forwarder')!.rps,
         uuidOverFastify: find('gateway GET /uuid')!.rps / find('bare Fastify')!.rps,
         twoWorkersOverOne: find('gateway passthrough, WORKERS=2')!.rps / gatewayRow.rps,
+        uuidTwoWorkersOverOne:
+          find('gateway GET /uuid, WORKERS=2')!.rps / find('gateway GET /uuid')!.rps,
         halfLoadP99AddedOverBare: halfGateway.p99 - halfBare.p99,
       },
       coldStart: cold,

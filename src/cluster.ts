@@ -57,8 +57,14 @@ export async function runPrimary(config: GatewayConfig, entry: string): Promise<
 
   const onMessage = (from: Worker, message: ClusterMessage) => {
     if (message.gateway === 'take') {
-      void buckets.take(message.key, message.policy).then((decision) => {
-        if (from.isConnected()) from.send({ gateway: 'taken', id: message.id, decision });
+      // In arrival order: each take sees the ones before it, as one process's buckets would.
+      void Promise.all(
+        message.takes.map(async ({ id, key, policy }) => ({
+          id,
+          decision: await buckets.take(key, policy),
+        })),
+      ).then((decisions) => {
+        if (from.isConnected()) from.send({ gateway: 'taken', decisions });
       });
     } else if (message.gateway === 'publish') {
       for (const slot of slots)

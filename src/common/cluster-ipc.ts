@@ -4,19 +4,23 @@ import cluster from 'node:cluster';
  * Messages between the primary and the workers of a WORKERS>1 gateway (src/cluster.ts), over the
  * cluster's IPC channel. Each carries `gateway` so the primary and workers ignore Node's own.
  *
- * - `take` (worker → primary) asks the primary's token buckets, when Redis is absent, and `taken`
- *   answers it with the same `id`: one bucket per user whichever worker serves the request.
+ * - `take` (worker → primary) asks the primary's token buckets, when Redis is absent, for every
+ *   request a worker received in one turn of its event loop, and `taken` answers them all, each
+ *   decision with its take's `id`: one bucket per user whichever worker serves the request, at one
+ *   IPC round trip per batch rather than per request.
  * - `publish` (worker → primary → every other worker) relays a StoreChannel message on SQLite,
  *   whose channel is otherwise in-process (PostgreSQL has NOTIFY).
  */
+/** One request's take of a token from the bucket `key`. */
+export interface BucketTake {
+  id: number;
+  key: string;
+  policy: { capacity: number; refillPerMinute: number };
+}
+
 export type ClusterMessage =
-  | {
-      gateway: 'take';
-      id: number;
-      key: string;
-      policy: { capacity: number; refillPerMinute: number };
-    }
-  | { gateway: 'taken'; id: number; decision: unknown }
+  | { gateway: 'take'; takes: BucketTake[] }
+  | { gateway: 'taken'; decisions: { id: number; decision: unknown }[] }
   | { gateway: 'publish'; channel: string; message: string };
 
 export function isClusterMessage(value: unknown): value is ClusterMessage {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { FastifyBaseLogger } from 'fastify';
-import { isClusterMessage, sendToPrimary } from '../common/cluster-ipc.js';
+import { isClusterMessage, sendToPrimary, type BucketTake } from '../common/cluster-ipc.js';
 
 /**
  * Token-bucket rate limiting (spec "Limits" 1): a bucket of `capacity` tokens per key, refilled
@@ -72,9 +72,11 @@ export class MemoryBuckets implements BucketStore {
 
 /**
  * A worker's buckets when WORKERS>1 and Redis is absent: the primary keeps them (MemoryBuckets)
- * and answers each take over IPC, one request and one answer matched by id, so a user has one
- * budget whichever worker serves them. A take costs a round trip to the primary (tens of µs);
- * should the primary be gone, it fails and FallbackBuckets counts locally.
+ * and answers takes over IPC, matched by id, so a user has one budget whichever worker serves them.
+ * The takes of one event-loop turn go as one message (sent when the turn's I/O is done, by
+ * setImmediate) and come back as one: under load a round trip serves many requests instead of
+ * costing each request its own. Should the primary be gone, takes fail and FallbackBuckets counts
+ * locally.
  */
 export class PrimaryBuckets implements BucketStore {
   private nextId = 1;
@@ -82,11 +84,24 @@ export class PrimaryBuckets implements BucketStore {
     number,
     { resolve(decision: Decision): void; reject(error: Error): void }
   >();
+  /** Takes of this turn not yet sent. */
+  private queued: BucketTake[] = [];
   private readonly onMessage = (message: unknown) => {
     if (!isClusterMessage(message) || message.gateway !== 'taken') return;
-    const waiter = this.pending.get(message.id);
-    this.pending.delete(message.id);
-    waiter?.resolve(message.decision as Decision);
+    for (const { id, decision } of message.decisions) {
+      const waiter = this.pending.get(id);
+      this.pending.delete(id);
+      waiter?.resolve(decision as Decision);
+    }
+  };
+  private readonly flush = () => {
+    const takes = this.queued;
+    this.queued = [];
+    if (!sendToPrimary({ gateway: 'take', takes }))
+      for (const { id } of takes) {
+        this.pending.get(id)?.reject(new Error('the primary process is gone'));
+        this.pending.delete(id);
+      }
   };
   private readonly onDisconnect = () => this.failAll(new Error('the primary process is gone'));
 
@@ -99,10 +114,7 @@ export class PrimaryBuckets implements BucketStore {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      if (!sendToPrimary({ gateway: 'take', id, key, policy })) {
-        this.pending.delete(id);
-        reject(new Error('the primary process is gone'));
-      }
+      if (this.queued.push({ id, key, policy }) === 1) setImmediate(this.flush);
     });
   }
 
@@ -114,6 +126,7 @@ export class PrimaryBuckets implements BucketStore {
   async close(): Promise<void> {
     process.off('message', this.onMessage);
     process.off('disconnect', this.onDisconnect);
+    this.queued = [];
     this.failAll(new Error('rate limiter closed'));
   }
 }
