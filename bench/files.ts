@@ -27,21 +27,27 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { signEmbeddedToken } from '../src/http/keys.js';
 import type { TransferOptions, TransferResult } from './file-client.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import {
+  answersAfter,
+  cpuSeconds,
+  freePort,
+  median,
+  memoryMiB,
+  root,
+  stamp,
+  stopChild,
+  tsxNode,
+  writeResults,
+} from './harness.js';
 const mib = Number(process.env.BENCH_FILE_MIB ?? 1024);
 const bytes = mib * 1024 * 1024;
 const profiling = process.env.BENCH_PROFILE === '1';
 const runs = Math.max(1, Number(process.env.BENCH_FILES_RUNS ?? 3));
 const only = (process.env.BENCH_FILES_ONLY || undefined) as 'bare' | 'gateway' | undefined;
-const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const notes: string[] = [];
 
 // ---------------------------------------------------------------- processes
@@ -54,17 +60,6 @@ interface Server {
 }
 
 const started: Server[] = [];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function start(
   args: string[],
@@ -85,41 +80,13 @@ async function start(
   });
   const server = { child, url: `http://127.0.0.1:${port}`, spawnedAt };
   started.push(server);
-  for (const begun = performance.now(); ;) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`${args.join(' ')}: exited (${child.exitCode ?? child.signalCode})`);
-    try {
-      await (await fetch(server.url + '/')).arrayBuffer();
-      return server;
-    } catch {
-      if (performance.now() - begun > 60_000) throw new Error(`${server.url}: no answer in 60 s`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  await answersAfter(server.url + '/', child, 60_000, 20);
+  return server;
 }
 
-async function stop(server: Server): Promise<void> {
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => server.child.once('exit', resolve));
-  server.child.kill('SIGTERM');
-  await exited;
-}
-
-const tsxNode = (script: string) => ['--import', 'tsx', path.join(root, 'bench', script)];
+const stop = (server: Server) => stopChild(server.child);
 
 // ---------------------------------------------------------------- /proc readings
-
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond; // utime + stime
-}
-
-function memoryMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return Math.round((kib / 1024) * 10) / 10;
-}
 
 /** Resets the process's peak RSS (VmHWM) to its current RSS; false where the kernel refuses. */
 function resetPeak(pid: number): boolean {
@@ -159,12 +126,6 @@ interface Row {
   transfers: Transfer[];
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 function rowOf(row: string, transfers: Transfer[]): Row {
   return {
     row,
@@ -185,8 +146,8 @@ async function transfer(
   const pid = server.child.pid!;
   if (!resetPeak(pid) && !notes.some((note) => note.startsWith('VmHWM')))
     notes.push('VmHWM could not be reset: RSS growth is measured from the process peak.');
-  const rssBefore = memoryMiB(pid, 'VmRSS');
-  const cpuBefore = cpuSeconds(pid);
+  const rssBefore = memoryMiB([pid], 'VmRSS');
+  const cpuBefore = cpuSeconds([pid]);
   const from = performance.now() - server.spawnedAt;
   const client = spawn(process.execPath, [...tsxNode('file-client.ts'), JSON.stringify(options)], {
     cwd: root,
@@ -204,11 +165,11 @@ async function transfer(
     throw new Error(`${label}: ${result.bytes} bytes moved, ${options.bytes} expected`);
   if (options.mode === 'download' && !result.intact)
     throw new Error(`${label}: the bytes downloaded differ from those uploaded`);
-  const peak = memoryMiB(pid, 'VmHWM');
+  const peak = memoryMiB([pid], 'VmHWM');
   const measured = {
     mibPerSecond: Math.round((result.bytes / 1024 / 1024 / (result.ms / 1000)) * 10) / 10,
     seconds: Math.round(result.ms) / 1000,
-    serverCpuSeconds: Math.round((cpuSeconds(pid) - cpuBefore) * 100) / 100,
+    serverCpuSeconds: Math.round((cpuSeconds([pid]) - cpuBefore) * 100) / 100,
     rssBeforeMiB: rssBefore,
     peakRssMiB: peak,
     rssGrowthMiB: Math.round((peak - rssBefore) * 10) / 10,
@@ -442,21 +403,8 @@ function markdown(report: Report): string {
 
 function writeReport(report: Report): string {
   const table = markdown(report);
-  const results = path.join(root, 'bench', 'results');
-  mkdirSync(results, { recursive: true });
-  writeFileSync(path.join(results, `files-${stamp}.json`), JSON.stringify(report, null, 2) + '\n');
-  writeFileSync(path.join(results, `files-${stamp}.md`), table);
-  const readme = path.join(root, 'bench', 'README.md');
-  const begin = '<!-- bench:files-last-run -->';
-  const end = '<!-- /bench:files-last-run -->';
-  const text = readFileSync(readme, 'utf8');
-  const from = text.indexOf(begin);
-  const to = text.indexOf(end);
-  if (from >= 0 && to > from && only === undefined)
-    writeFileSync(
-      readme,
-      text.slice(0, from + begin.length) + '\n\n' + table + '\n' + text.slice(to),
-    );
+  // BENCH_FILES_ONLY runs leave bench/README.md as it is.
+  writeResults('files-', 'files-last-run', report, table, only === undefined);
   return table;
 }
 

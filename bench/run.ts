@@ -24,20 +24,30 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { signEmbeddedToken } from '../src/http/keys.js';
+import {
+  answersAfter,
+  autocannonInChild,
+  cpuSeconds,
+  freePort,
+  median,
+  memoryMiB,
+  root,
+  runChild,
+  stamp,
+  stopChild,
+  tsxNode,
+  writeResults,
+} from './harness.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const profiling = process.env.BENCH_PROFILE === '1';
 const only = process.env.BENCH_ONLY;
 if (only !== undefined && only !== 'start')
   throw new Error(`BENCH_ONLY=${only}: the only choice is "start" (the cold-start rows)`);
-const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000001';
 
 function which(command: string, extra: string[] = []): string | undefined {
@@ -62,35 +72,6 @@ interface Server {
 }
 
 const started: Server[] = [];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Milliseconds from now until `url` answers (any status), polling; fails if the child exits. */
-async function answersAfter(url: string, child: ChildProcess, limitMs = 30_000): Promise<number> {
-  const start = performance.now();
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`${url}: the server exited (${child.exitCode ?? child.signalCode})`);
-    try {
-      const answer = await fetch(url);
-      await answer.arrayBuffer();
-      return performance.now() - start;
-    } catch {
-      if (performance.now() - start > limitMs)
-        throw new Error(`${url}: no answer in ${limitMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
-}
 
 function childrenOf(pid: number): number[] {
   try {
@@ -135,47 +116,9 @@ async function start(
   return { ...server, readyMs };
 }
 
-async function stop(server: Server): Promise<void> {
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => server.child.once('exit', resolve));
-  server.child.kill('SIGTERM');
-  await exited;
-}
-
-const tsxNode = (script: string) => ['--import', 'tsx', path.join(root, 'bench', script)];
+const stop = (server: Server) => stopChild(server.child);
 
 // ---------------------------------------------------------------- /proc readings
-
-/** User + system CPU seconds used so far by these processes. */
-function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
-    } catch {
-      // a worker that has gone
-    }
-  }
-  return ticks / ticksPerSecond;
-}
-
-/** A `Vm…` figure of /proc/<pid>/status in MiB, summed over the processes. */
-function memoryMiB(pids: number[], field: 'VmHWM' | 'VmRSS'): number {
-  let kib = 0;
-  for (const pid of pids) {
-    try {
-      const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
-        readFileSync(`/proc/${pid}/status`, 'utf8'),
-      );
-      kib += Number(match?.[1] ?? 0);
-    } catch {
-      // gone
-    }
-  }
-  return Math.round((kib / 1024) * 10) / 10;
-}
 
 // ---------------------------------------------------------------- load
 
@@ -195,21 +138,12 @@ function wrkMs(text: string): number {
   return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
 }
 
-async function run(command: string, args: string[]): Promise<string> {
-  const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`${command} exited with ${code}`);
-  return out;
-}
-
 async function withWrk(url: string, headers: Record<string, string>): Promise<Load> {
   const headerArgs = Object.entries(headers).flatMap(([name, value]) => [
     '-H',
     `${name}: ${value}`,
   ]);
-  const out = await run(wrk!, [
+  const out = await runChild(wrk!, [
     '-t1',
     `-c${connections}`,
     `-d${seconds}s`,
@@ -238,22 +172,9 @@ async function withAutocannon(
   headers: Record<string, string>,
   duration = seconds,
 ): Promise<Load> {
-  const options = { url, headers, connections, duration };
-  const out = await run(process.execPath, [...tsxNode('load.ts'), JSON.stringify(options)]);
-  const result = JSON.parse(out) as {
-    requests: { average: number; total: number };
-    latency: { p50: number; p99: number };
-    non2xx: number;
-    errors: number;
-    timeouts: number;
-  };
   return {
     loader: 'autocannon',
-    requests: result.requests.total,
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.non2xx + result.errors + result.timeouts,
+    ...(await autocannonInChild({ url, headers, connections, duration })),
   };
 }
 
@@ -264,7 +185,10 @@ async function withFixedRate(
   rate: number,
 ): Promise<Load> {
   const options = { url, headers, connections, rate, seconds };
-  const out = await run(process.execPath, [...tsxNode('fixed-rate.ts'), JSON.stringify(options)]);
+  const out = await runChild(process.execPath, [
+    ...tsxNode('fixed-rate.ts'),
+    JSON.stringify(options),
+  ]);
   const result = JSON.parse(out) as Omit<Load, 'loader'>;
   return { loader: `fixed rate @${rate}/s`, ...result };
 }
@@ -503,11 +427,6 @@ function markdown(report: Report): string {
   return lines.join('\n') + '\n';
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.floor(sorted.length / 2)]! : NaN;
-}
-
 interface Report {
   when: string;
   node: string;
@@ -673,21 +592,7 @@ async function main(): Promise<void> {
       profile,
     };
     const table = markdown(report);
-    const results = path.join(root, 'bench', 'results');
-    mkdirSync(results, { recursive: true });
-    writeFileSync(path.join(results, `${stamp}.json`), JSON.stringify(report, null, 2) + '\n');
-    writeFileSync(path.join(results, `${stamp}.md`), table);
-    const readme = path.join(root, 'bench', 'README.md');
-    const begin = '<!-- bench:last-run -->';
-    const end = '<!-- /bench:last-run -->';
-    const text = readFileSync(readme, 'utf8');
-    const from = text.indexOf(begin);
-    const to = text.indexOf(end);
-    if (from >= 0 && to > from)
-      writeFileSync(
-        readme,
-        text.slice(0, from + begin.length) + '\n\n' + table + '\n' + text.slice(to),
-      );
+    writeResults('', 'last-run', report, table);
     process.stdout.write('\n' + table);
   } finally {
     for (const server of started) await stop(server).catch(() => undefined);
@@ -707,21 +612,11 @@ async function startOnly(scratch: string, loadAtStart: number): Promise<void> {
     ...coldStartRows(cold),
     '',
   ].join('\n');
-  const results = path.join(root, 'bench', 'results');
-  mkdirSync(results, { recursive: true });
-  writeFileSync(
-    path.join(results, `${stamp}-start.json`),
-    JSON.stringify(
-      { when: new Date().toISOString(), node: process.version, coldStart: cold },
-      null,
-      2,
-    ) + '\n',
-  );
-  writeFileSync(path.join(results, `${stamp}-start.md`), table);
+  const report = { when: new Date().toISOString(), node: process.version, coldStart: cold };
+  writeResults('start-', 'last-run', report, table, false);
   process.stdout.write('\n' + table);
 }
 
-const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 main().catch((error: unknown) => {
   console.error(error);
   for (const server of started) server.child.kill('SIGTERM');

@@ -14,16 +14,22 @@
  * SCALE_ENGINES (sqlite,postgres).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, openSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { signEmbeddedToken } from '../src/http/keys.js';
 import { seed, user } from './scale-seed.js';
+import {
+  answersAfter,
+  autocannonInChild,
+  freePort,
+  root,
+  stopChild,
+  writeResults,
+  type LoadResult,
+} from './harness.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sizes = (process.env.SCALE_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const seconds = Number(process.env.SCALE_SECONDS ?? 3);
 const connections = Number(process.env.SCALE_CONNECTIONS ?? 4);
@@ -31,51 +37,10 @@ const engines = (process.env.SCALE_ENGINES ?? 'sqlite,postgres').split(',');
 
 // ---------------------------------------------------------------- processes and load
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForAnswer(url: string, child: ChildProcess, limitMs = 60_000): Promise<void> {
-  const start = performance.now();
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`${url}: the gateway exited (${child.exitCode ?? child.signalCode})`);
-    try {
-      await (await fetch(url)).arrayBuffer();
-      return;
-    } catch {
-      if (performance.now() - start > limitMs) throw new Error(`${url}: no answer`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
 interface Target {
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
-}
-
-interface Load {
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
 }
 
 async function autocannon(
@@ -83,38 +48,15 @@ async function autocannon(
   headers: Record<string, string>,
   target: Target,
   duration: number,
-): Promise<Load> {
-  const options = {
+): Promise<LoadResult> {
+  return autocannonInChild({
     url: url + target.path,
     method: target.method,
     headers: target.body ? { ...headers, 'content-type': 'application/json' } : headers,
     body: target.body ? JSON.stringify(target.body) : undefined,
     connections,
     duration,
-  };
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(root, 'bench', 'load.ts'), JSON.stringify(options)],
-    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`autocannon exited with ${code}`);
-  const result = JSON.parse(out) as {
-    requests: { average: number; total: number };
-    latency: { p50: number; p99: number };
-    non2xx: number;
-    errors: number;
-    timeouts: number;
-  };
-  return {
-    requests: result.requests.total,
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.non2xx + result.errors + result.timeouts,
-  };
+  });
 }
 
 // ---------------------------------------------------------------- PostgreSQL database of its own
@@ -213,7 +155,7 @@ function routes(folder: string, n: number): Array<{ route: string; target: Targe
 
 // ---------------------------------------------------------------- one engine at one size
 
-interface Row extends Load {
+interface Row extends LoadResult {
   engine: string;
   size: number;
   route: string;
@@ -246,7 +188,7 @@ async function runOne(engine: string, n: number, baseUrl: string | undefined): P
       stdio: ['ignore', log, log],
     });
     const url = `http://127.0.0.1:${port}`;
-    await waitForAnswer(url + '/', gateway);
+    await answersAfter(url + '/', gateway, 60_000, 20);
     const token = await signEmbeddedToken(dataDir, { username: user, ttlSeconds: 3600 });
     const auth = { authorization: `Bearer ${token}` };
     const rows: Row[] = [];
@@ -283,7 +225,7 @@ async function runOne(engine: string, n: number, baseUrl: string | undefined): P
     }
     return rows;
   } finally {
-    if (gateway) await stop(gateway);
+    if (gateway) await stopChild(gateway);
     rmSync(dataDir, { recursive: true, force: true });
     if (baseUrl) await admin(baseUrl, `drop database if exists ${benchDatabase} with (force)`);
   }
@@ -358,22 +300,7 @@ async function main(): Promise<void> {
     rows,
   };
   const table = markdown(report);
-  const stamp = report.when.replace(/[:.]/g, '-');
-  const results = path.join(root, 'bench', 'results');
-  mkdirSync(results, { recursive: true });
-  writeFileSync(path.join(results, `scale-${stamp}.json`), JSON.stringify(report, null, 2) + '\n');
-  writeFileSync(path.join(results, `scale-${stamp}.md`), table);
-  const readme = path.join(root, 'bench', 'README.md');
-  const begin = '<!-- bench:scale-last-run -->';
-  const end = '<!-- /bench:scale-last-run -->';
-  const text = readFileSync(readme, 'utf8');
-  const from = text.indexOf(begin);
-  const to = text.indexOf(end);
-  if (from >= 0 && to > from)
-    writeFileSync(
-      readme,
-      text.slice(0, from + begin.length) + '\n\n' + table + '\n' + text.slice(to),
-    );
+  writeResults('scale-', 'scale-last-run', report, table);
   process.stdout.write('\n' + table);
 }
 
