@@ -112,6 +112,11 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   const known = error instanceof UserError || error instanceof ConfigError;
-  console.error(known ? (error as Error).message : error);
+  // An unknown option or a missing value: say so and how to call, not a stack trace.
+  const badArguments = String((error as { code?: unknown }).code ?? '').startsWith(
+    'ERR_PARSE_ARGS',
+  );
+  if (badArguments) console.error(`${(error as Error).message}\n${usage}`);
+  else console.error(known ? (error as Error).message : error);
   process.exit(1);
 });
