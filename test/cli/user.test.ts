@@ -116,11 +116,13 @@ for (const engine of engines) {
           [['add', 'fred'], 'short\n', /at least 8 characters/],
           [['passwd', 'nobody'], 'a-password-ok\n', /no user nobody/],
           [['frobnicate'], '', /usage: npm run user/],
+          [['passwd', 'dana', '--help'], '', /Unknown option '--help'[\s\S]*usage: npm run user/],
         ];
         for (const [args, input, reason] of cases) {
           const result = await userCli(args, input);
           assert.equal(result.code, 1, `${args.join(' ')} fails`);
           assert.match(result.stderr, reason, args.join(' '));
+          assert.doesNotMatch(result.stderr, /^\s+at /m, `${args.join(' ')}: no stack trace`);
         }
       },
     );
