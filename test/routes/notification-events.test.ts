@@ -154,8 +154,18 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(done.subject, 'words.txt imported');
       assert.equal(done.payload.path, `${dest}/words.txt`);
       assert.equal(done.payload.error, undefined);
-      // The import ran as an analysis of the URL import app, on the apps service's executor.
-      const imports = (await gw.ok('ivan', 'GET', '/analyses')).analyses;
+      // The import ran as an analysis of the URL import app, on the apps service's executor. Its
+      // notification goes out before the executor records the step's end: the status follows.
+      const imports = await eventually(
+        async () => {
+          const listed = (await gw.ok('ivan', 'GET', '/analyses')).analyses;
+          const ended = (analysis: any) =>
+            ['Completed', 'Failed', 'Canceled'].includes(analysis.status);
+          return listed.length > 0 && listed.every(ended) && listed;
+        },
+        10_000,
+        'the URL import analysis to finish',
+      );
       assert.deepEqual(
         imports.map((analysis: any) => [
           analysis.app_name,
