@@ -197,6 +197,12 @@ for (const engine of ['sqlite', 'postgres'] as const) {
           .map((row) => row.id)
           .slice(FILES),
       );
+      // Past the end: no entries, the total still right.
+      const beyond = await listing(
+        'erin',
+        `sort-col=name&sort-dir=asc&limit=100&offset=${FILES + FOLDERS}`,
+      );
+      assert.deepEqual(beyond.body.filesystem, { files: [], folders: [], total: FILES + FOLDERS });
     });
 
     test('more than 20,000 favourites: size descending with the info-type and entity-type filters', async (t) => {
