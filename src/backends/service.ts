@@ -34,6 +34,11 @@ export interface BackendContext {
   recordUsage?: (usage: UsageRecord) => Promise<boolean>;
   /** Milliseconds since the epoch (default Date.now); tests move it. */
   now?: () => number;
+  /**
+   * The services the host serves together, all on `store` (the host sets it). data-info lists a
+   * user's favourites itself (`/favorite-lister`) only when metadata is among them.
+   */
+  hosted?: readonly EmbeddedBackendName[];
 }
 
 /**

@@ -112,7 +112,10 @@ export async function buildBackendHost(options: BackendHostOptions): Promise<Fas
             ),
           );
         }
-        await scope.register(embeddedServices[name].plugin, options.context);
+        await scope.register(embeddedServices[name].plugin, {
+          ...options.context,
+          hosted: options.names,
+        });
       },
       { prefix: `/${name}` },
     );

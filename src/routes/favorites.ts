@@ -1,8 +1,11 @@
 // Tag: favorites. routes.md §5, spec "Favorite and favorite collections", "Favorites" and "Errors" 5:
 // favourite files and folders, kept by the metadata service as bare UUIDs. The gateway checks that
-// a new favourite exists and is readable, and lists favourites with data-info's stats. A listing
-// costs two backend calls whatever the number of favourites: metadata for the ids, then one
-// data-info `/stat-lister` that filters what the caller can read, sorts and pages in the database.
+// a new favourite exists and is readable, and lists favourites with data-info's stats. When
+// metadata and data-info are both embedded (they share the gateway's store) a listing is one
+// data-info call, `/favorite-lister`, which joins the favourites to the data objects and filters,
+// sorts and pages in one query, whatever the number of favourites. When either is reached by URL
+// it is two calls: metadata for the ids, then data-info's `/stat-lister` for those ids, which
+// takes at most STAT_LISTER_MAX_IDS of them; past that the listing is refused (tooManyFavorites).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isUuid } from '../common/ids.js';
@@ -34,6 +37,26 @@ const sortDirections = ['asc', 'desc'];
 const entityTypes = ['any', 'file', 'folder'];
 /** The most entries one page may hold (data-info's `/stat-lister` maximum); larger limits are capped. */
 const MAX_PAGE = 100_000;
+/** The most ids data-info's `/stat-lister` takes at once (its MAX_LISTED_IDS). */
+const STAT_LISTER_MAX_IDS = 20_000;
+
+/**
+ * Metadata and data-info both run embedded in this gateway, on its store: data-info can list the
+ * favourites itself (`/favorite-lister`, an embedded-only route).
+ */
+function favoritesShareStore(config: GatewayConfig): boolean {
+  return (['metadata', 'data-info'] as const).every(
+    (name) => !config.backends[name].url && config.embeddedBackends.includes(name),
+  );
+}
+
+/** Split backends, more favourites than `/stat-lister` takes: a refusal that says so. */
+const tooManyFavorites = (count: number) =>
+  gatewayError(
+    'ERR_TOO_MANY_RESULTS',
+    `the caller has ${count} favourites of this kind; with the metadata or data-info service reached by URL the listing sorts at most ${STAT_LISTER_MAX_IDS} (unlimited when both are embedded)`,
+    { count, limit: STAT_LISTER_MAX_IDS },
+  );
 
 const common = {
   id: Type.String({ description: 'Absolute path' }),
@@ -283,7 +306,7 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
       tags: ['favorites'],
       summary: "List the caller's favourite files and folders, sorted and paged",
       description:
-        'Only entries the caller can still read. Folders come before files in the sorted set; `limit` and `offset` page over it. Two backend calls whatever the number of favourites.',
+        'Only entries the caller can still read. Folders come before files in the sorted set; `limit` and `offset` page over it. With the metadata and data-info services embedded: one backend call and no limit on the number of favourites. With either reached by URL: two calls, and more than 20,000 favourites (of the `entity-type` asked) is 400 `ERR_TOO_MANY_RESULTS`.',
       querystring: ListingQuery,
       response: { 200: Listing },
     },
@@ -299,30 +322,38 @@ export async function favoriteRoutes(app: FastifyInstance, deps: FavoriteDeps): 
         (type) => type !== '',
       );
 
-      const marked = await metadataJson<{ filesystem?: unknown }>(deps, request, {
-        method: 'GET',
-        path: '/favorites/filesystem',
-        query: { 'entity-type': entityType },
-      });
-      const ids = Array.isArray(marked?.filesystem) ? marked.filesystem.filter(isUuid) : [];
-      if (ids.length === 0) return { filesystem: { files: [], folders: [], total: 0 } };
-
-      const listed = await dataInfoJson<{ files: Stat[]; folders: Stat[]; total: number }>(
-        dataInfoCall(deps, request),
-        {
+      const page = {
+        'sort-field': sortField,
+        'sort-dir': sortDir,
+        limit: String(limit),
+        offset: String(offset),
+        'info-type': infoTypes,
+        'filter-exclude': 'md5',
+      };
+      type Listed = { files: Stat[]; folders: Stat[]; total: number };
+      let listed: Listed;
+      if (favoritesShareStore(deps.config)) {
+        listed = await dataInfoJson<Listed>(dataInfoCall(deps, request), {
+          method: 'GET',
+          path: '/favorite-lister',
+          query: { ...page, 'entity-type': entityType },
+        });
+      } else {
+        const marked = await metadataJson<{ filesystem?: unknown }>(deps, request, {
+          method: 'GET',
+          path: '/favorites/filesystem',
+          query: { 'entity-type': entityType },
+        });
+        const ids = Array.isArray(marked?.filesystem) ? marked.filesystem.filter(isUuid) : [];
+        if (ids.length === 0) return { filesystem: { files: [], folders: [], total: 0 } };
+        if (ids.length > STAT_LISTER_MAX_IDS) throw tooManyFavorites(ids.length);
+        listed = await dataInfoJson<Listed>(dataInfoCall(deps, request), {
           method: 'POST',
           path: '/stat-lister',
-          query: {
-            'sort-field': sortField,
-            'sort-dir': sortDir,
-            limit: String(limit),
-            offset: String(offset),
-            'info-type': infoTypes,
-            'filter-exclude': 'md5',
-          },
+          query: page,
           json: { ids },
-        },
-      );
+        });
+      }
       return {
         filesystem: {
           files: listed.files.map(favoriteEntry),

@@ -8,6 +8,7 @@ import { announcer } from './notifications.js';
 import { basePaths } from '../../common/base-paths.js';
 import { sharingRoutes } from './sharing-routes.js';
 import { statRoutes, usageSummaryRoutes } from './stat-routes.js';
+import { favoriteListingRoutes } from './favorite-listing.js';
 import { openSharedDataStore } from './data-store-api.js';
 import { ticketRoutes } from './ticket-routes.js';
 import { startOrphanSweep } from './orphans.js';
@@ -49,7 +50,7 @@ export { blobStoreProbe } from './open-blob-store.js';
 export const dataInfoService: EmbeddedService = {
   name: 'data-info',
   documented,
-  plugin: async (app, { store, config, notify }) => {
+  plugin: async (app, { store, config, notify, hosted }) => {
     const data = await openSharedDataStore(store.db, { ...config.dataStore });
     const sweep = startTrashSweep(data, app.log);
     const orphanSweep = startOrphanSweep(data, config.dataStore.orphanGraceMs, app.log);
@@ -72,5 +73,7 @@ export const dataInfoService: EmbeddedService = {
       await app.register(routes, { data });
     }
     await app.register(mutationRoutes, { data, announce: announcer(notify) });
+    // The favourites listing joins metadata's table: only where metadata shares this store.
+    if (hosted?.includes('metadata')) await app.register(favoriteListingRoutes, { data });
   },
 };

@@ -63,13 +63,14 @@ const sortColumns: Record<SortField, string> = {
  * Folders before files; then the chosen field in the chosen direction; ties (and name and path
  * sorts) broken by case-folded name, then byte order, then id, so pages never overlap or skip.
  * Text sorts compare code points on both engines (PostgreSQL's locale would order differently).
+ * The query reads `data_objects as o` (joined to other tables, maybe).
  */
-export function orderObjects<O>(
+export function orderObjects<DB, TB extends keyof DB, O>(
   db: Kysely<Database>,
-  query: ObjectQuery<O>,
+  query: SelectQueryBuilder<DB, TB, O>,
   field: SortField,
   dir: SortDir,
-): ObjectQuery<O> {
+): SelectQueryBuilder<DB, TB, O> {
   const direction = sql.raw(dir === 'DESC' ? 'desc' : 'asc');
   const column = sql.ref(sortColumns[field]);
   let ordered = query.orderBy(sql`case when o.type = 'dir' then 0 else 1 end`);

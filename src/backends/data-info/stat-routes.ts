@@ -42,7 +42,7 @@ const statKeys = [
 const validations = ['read', 'write', 'own'] as const;
 
 /** Picks the stat keys the query asks for (all when it names none). */
-function statFilter(query: unknown): (stat: Stat) => Partial<Stat> {
+export function statFilter(query: unknown): (stat: Stat) => Partial<Stat> {
   const include = commaListParam(query, 'filter-include');
   const exclude = commaListParam(query, 'filter-exclude');
   for (const [name, keys] of [
@@ -218,21 +218,7 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
         return ordered.limit(limit).offset(offset).execute();
       })() as Promise<DataObject[]>,
     ]);
-    const levels = await visibility.levels(
-      caller,
-      page.map((object) => object.path),
-    );
-    const stats = (
-      await data.stats(
-        caller,
-        page.map((object) => ({ object, permission: levels.get(object.path) ?? 'read' })),
-      )
-    ).map(pick);
-    return {
-      files: stats.filter((_stat, index) => page[index]!.type === 'file'),
-      folders: stats.filter((_stat, index) => page[index]!.type === 'dir'),
-      total: Number(counted.count),
-    };
+    return { ...(await pageStats(data, caller, page, pick)), total: Number(counted.count) };
   });
 
   app.post('/existence-marker', { schema: { body: pathsOnly } }, async (request) => {
@@ -258,6 +244,29 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
     return { paths: Object.fromEntries(paths.map((path, index) => [path, answers[index]!])) };
   });
 };
+
+/** A listed page's stats (the caller's level on each), files and folders apart, in page order. */
+export async function pageStats(
+  data: DataStore,
+  caller: Caller,
+  page: DataObject[],
+  pick: (stat: Stat) => Partial<Stat>,
+): Promise<{ files: Partial<Stat>[]; folders: Partial<Stat>[] }> {
+  const levels = await visibilityOf(data).levels(
+    caller,
+    page.map((object) => object.path),
+  );
+  const stats = (
+    await data.stats(
+      caller,
+      page.map((object) => ({ object, permission: levels.get(object.path) ?? 'read' })),
+    )
+  ).map(pick);
+  return {
+    files: stats.filter((_stat, index) => page[index]!.type === 'file'),
+    folders: stats.filter((_stat, index) => page[index]!.type === 'dir'),
+  };
+}
 
 /** A path can be created when nothing is there and its nearest existing ancestor is a folder the caller can write. */
 async function creatable(data: DataStore, caller: Caller, path: string): Promise<boolean> {

@@ -19,7 +19,8 @@ import { templateRoutes } from './template-routes.js';
  * store (versions, their class graphs and saved hierarchies, the AVUs that place apps in them) and
  * the request helpers metadata-style routes share (the `user` query, UUID parameters, JSON bodies);
  * for the search service, the conditions and reads that find data objects by AVU and tag
- * (search-targets.ts).
+ * (search-targets.ts); for data-info, when both services are hosted on one store, the favourites
+ * of a user as a query to join (favorite-targets.ts, the listing's shared-store contract).
  */
 export {
   avusOf,
@@ -49,6 +50,7 @@ export {
   ownedTagIds,
   type AvuFieldMatch,
 } from './search-targets.js';
+export { favoritesOf, type FavoriteDataType } from './favorite-targets.js';
 export { bodyObject, isUuid, userQuery, Uuid } from './requests.js';
 
 /**
