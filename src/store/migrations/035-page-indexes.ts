@@ -18,6 +18,9 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  *   instead of sorting every hit.
  *
  * Each of these serves `parent_path = ?` (migration 033's indexes served it, and 004's before).
+ * An entry holds the parent's path and the name twice: with the data store's limits (a path of
+ * 2,048 bytes, a name of 255; src/common/data-path.ts) it stays below PostgreSQL's 2,704-byte
+ * limit of a B-tree entry.
  */
 const orders: Record<string, (folded: string, name: string) => string[]> = {
   name: (folded, name) => [folded, name],
