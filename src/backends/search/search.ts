@@ -68,7 +68,7 @@ async function conditionOf(node: QueryNode, context: ClauseContext): Promise<Raw
   return parts.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
 }
 
-/** The first pages a by-name search on SQLite may read off the name index: up to this hit. */
+/** The first pages a by-name search on SQLite may read in name order: those ending by this hit. */
 const MAX_WALKED_END = 1000;
 /** How many catalog rows a walk reads per hit it looks for (at least MIN_WALKED_ROWS). */
 const WALKED_ROWS_PER_HIT = 20;
@@ -76,10 +76,10 @@ const MIN_WALKED_ROWS = 2000;
 
 /**
  * A first page of a search in the default order (by name, then id) on SQLite, when its hits are
- * many, read without the name index (whose candidates, the hits of a common word, SQLite reads in
- * full before the first row): the first rows of the whole catalog in name order (migration 035's
- * index), each checked against the query (names by `LIKE` alone), the page taken from those that
- * match. They are a prefix of the order, so when they hold hits up to the page's end the page is
+ * many, read without migration 026's name index (whose candidates, the hits of a common word,
+ * SQLite reads in full before the first row): the first rows of the whole catalog in name order
+ * (migration 035's `data_objects_by_name`), each checked against the query (names by `LIKE`
+ * alone), the page taken from those that match. They are a prefix of the order, so when they hold hits up to the page's end the page is
  * exact. Then the bounded count the same way: the first rows of the catalog in any order, until
  * one hit past the bound. Either undefined when the rows read hold too few hits (the hits are
  * sparse: the name index then finds them cheaply). PostgreSQL's planner makes this choice itself
