@@ -11,7 +11,7 @@
  * engine and size; writes bench/results/scale-<timestamp>.{json,md} and rewrites the marked
  * section of bench/README.md.
  * Settings: SCALE_SIZES (1000,10000,100000), SCALE_SECONDS (3), SCALE_CONNECTIONS (4),
- * SCALE_ENGINES (sqlite,postgres).
+ * SCALE_ENGINES (sqlite,postgres), SCALE_DATABASE (bench_scale).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, rmSync } from 'node:fs';
@@ -77,7 +77,10 @@ async function admin(base: string, statement: string): Promise<void> {
   }
 }
 
-const benchDatabase = 'bench_scale';
+// SCALE_DATABASE names it otherwise, for two runs on one server (it is dropped with force).
+const benchDatabase = process.env.SCALE_DATABASE ?? 'bench_scale';
+if (!/^[a-z_][a-z0-9_]*$/.test(benchDatabase))
+  throw new Error('SCALE_DATABASE must be a plain lower-case identifier');
 
 async function freshDatabase(base: string): Promise<string> {
   await admin(base, `drop database if exists ${benchDatabase} with (force)`);

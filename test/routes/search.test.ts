@@ -79,11 +79,11 @@ for (const engine of engines) {
 
         assert.deepEqual(await call('bob', '/filesystem/search', labelQuery('kestrel')), {
           status: 200,
-          body: { total: 0, hits: [] },
+          body: { total: 0, total_relation: 'eq', hits: [] },
         });
         assert.deepEqual(await call(undefined, '/filesystem/search', labelQuery('kestrel')), {
           status: 200,
-          body: { total: 0, hits: [] },
+          body: { total: 0, total_relation: 'eq', hits: [] },
         });
         const refused = await call(undefined, '/secured/filesystem/search', labelQuery('kestrel'));
         assert.equal(refused.status, 401);

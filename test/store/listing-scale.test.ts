@@ -13,11 +13,13 @@ import { sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/database.js';
 import { engines, pgSchemaUrl, skipWithout } from '../support/postgres.js';
 
+// Migration 034 replaced the `data_objects_children_*` indexes by `data_objects_page_*`
+// (test/backends/data-info/paging-scale.test.ts).
 const indexes = [
-  'data_objects_children_name',
-  'data_objects_children_modified_at',
-  'data_objects_children_created_at',
-  'data_objects_children_size',
+  'data_objects_page_name',
+  'data_objects_page_modified_at',
+  'data_objects_page_created_at',
+  'data_objects_page_size',
   'notifications_user_unseen',
 ];
 
@@ -89,6 +91,7 @@ for (const engine of engines) {
         const names = await indexNames(store);
         for (const name of indexes) assert.ok(names.includes(name), `${name} exists`);
         assert.ok(!names.includes('data_objects_parent'), 'the index they replace is gone');
+        assert.ok(!names.includes('data_objects_children_name'), "033's own are gone too");
       });
     });
 

@@ -92,7 +92,8 @@ export function orderObjects<DB, TB extends keyof DB, O>(
 /**
  * orderObjects for the children of one folder of one type (the paged listing): names are unique
  * within a folder, so the order ends at the name (the later keys of orderObjects never decide),
- * and every key after the chosen field is one an index of migration 033 leaves to sort among ties.
+ * and the order by path is the byte order of the name (every path is the folder's, a slash and the
+ * name). Each order is that of an index of migration 034, which holds all its keys and the id.
  */
 function orderChildren<O>(
   db: Kysely<Database>,
@@ -102,7 +103,7 @@ function orderChildren<O>(
 ): ObjectQuery<O> {
   const direction = sql.raw(dir === 'DESC' ? 'desc' : 'asc');
   if (field === 'path')
-    return query.orderBy(sql`${binaryText(db, sql.ref('o.path'))} ${direction}`);
+    return query.orderBy(sql`${binaryText(db, sql.ref('o.name'))} ${direction}`);
   if (field === 'name')
     return query
       .orderBy(sql`${binaryText(db, sql`lower(o.name)`)} ${direction}`)
@@ -132,12 +133,17 @@ export class Lister {
 
   /** Children of `folder` the caller may see: all of them, or for a pass-through folder those on the way to a grant. */
   private children(caller: Caller, folder: DataObject, access: Access): ObjectQuery {
-    let query: ObjectQuery = this.db
-      .selectFrom('data_objects as o')
-      .where('o.parent_path', '=', folder.path);
-    if (access === 'pass-through')
-      query = query.where(visibilityOf(this.data).leadsToGrant(caller, sql.ref('o.path')));
-    return query;
+    return this.visibleOnly(
+      caller,
+      access,
+      this.db.selectFrom('data_objects as o').where('o.parent_path', '=', folder.path),
+    );
+  }
+
+  /** Children of a folder the caller has `access` to: for a pass-through folder, those on the way to a grant. */
+  private visibleOnly(caller: Caller, access: Access, query: ObjectQuery): ObjectQuery {
+    if (access !== 'pass-through') return query;
+    return query.where(visibilityOf(this.data).leadsToGrant(caller, sql.ref('o.path')));
   }
 
   /** Levels of listed children: the folder's level or a stronger grant on the child; pass-through children show `read`. */
@@ -188,7 +194,7 @@ export class Lister {
     }
 
     // Folders come before files: each kind is counted, and paged in its own query, so that the
-    // database reads a page off an index of the folder's children in that order (migration 033)
+    // database reads a page off an index of the folder's children in that order (migration 034)
     // rather than sorting the whole folder.
     // The counts: the triggers' counters when every child counts, else counted.
     const everyChild = access !== 'pass-through' && options.infoTypes.length === 0;
@@ -204,32 +210,40 @@ export class Lister {
             .select((eb) => ['o.type', eb.fn.countAll<number>().as('count')])
             .groupBy('o.type')
             .execute(),
-      this.children(caller, folder, access)
-        .selectAll('o')
-        .where('o.type', '=', 'file')
-        .where(
+      // By path alone (the unique index; each is a child's path), not also by parent: with both,
+      // a planner may walk the folder's children on one of the listing's indexes instead.
+      this.visibleOnly(
+        caller,
+        access,
+        this.db.selectFrom('data_objects as o').where(
           'o.path',
           'in',
           readmeNames.map((name) => childPath(folder.path, name)),
-        )
+        ),
+      )
+        .selectAll('o')
+        .where('o.type', '=', 'file')
         .execute() as Promise<DataObject[]>,
     ]);
     const folderCount = Number(counts.find((row) => row.type === 'dir')?.count ?? 0);
     const fileCount = Number(counts.find((row) => row.type === 'file')?.count ?? 0);
     const folderLimit = Math.max(0, Math.min(options.limit, folderCount - options.offset));
     const fileLimit = options.limit - folderLimit;
-    const pageOf = (type: DataObject['type'], limit: number, offset: number) =>
-      limit === 0
-        ? Promise.resolve([] as DataObject[])
-        : (orderChildren(
-            this.db,
-            matching.selectAll('o').where('o.type', '=', type),
-            options.sortField,
-            options.sortDir,
-          )
-            .limit(limit)
-            .offset(offset)
-            .execute() as Promise<DataObject[]>);
+    // A page is picked by id first (a deferred join): the walk up to the offset then reads only
+    // the index's entries, which hold every key of the order and the id; the page's rows are read
+    // by id afterwards. Reading whole rows while walking costs a row per skipped child.
+    const pageOf = (type: DataObject['type'], limit: number, offset: number) => {
+      if (limit === 0) return Promise.resolve([] as DataObject[]);
+      const order = (query: ObjectQuery) =>
+        orderChildren(this.db, query, options.sortField, options.sortDir);
+      const ids = order(matching.where('o.type', '=', type))
+        .select('o.id')
+        .limit(limit)
+        .offset(offset);
+      return order(this.db.selectFrom('data_objects as o').where('o.id', 'in', ids))
+        .selectAll('o')
+        .execute() as Promise<DataObject[]>;
+    };
     const [folderPage, filePage] = await Promise.all([
       pageOf('dir', folderLimit, options.offset),
       pageOf('file', fileLimit, Math.max(0, options.offset - folderCount)),

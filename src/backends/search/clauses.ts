@@ -26,6 +26,12 @@ export interface ClauseContext {
   postgres: boolean;
   caller: Caller;
   zone: string;
+  /**
+   * False: name clauses check names only, without narrowing through the name index (for a query
+   * that reads rows in an order of its own and stops early, where the index's candidates would be
+   * read in full first).
+   */
+  nameIndex?: boolean;
 }
 
 interface ArgumentDoc {
@@ -98,10 +104,10 @@ export const clauseTypes: Record<string, ClauseType> = {
       label: { type: 'string', summary: 'The name, or a pattern with * and ?' },
       exact: { type: 'bool', summary: 'Match the whole name (wildcards still apply)' },
     },
-    async condition(args, at, { postgres }) {
+    async condition(args, at, { postgres, nameIndex = true }) {
       const globs = globAlternatives(requiredString(args, 'label', at), flag(args, 'exact', at));
       const exact = any(globs.map((glob) => like(postgres, 'o.name', likePattern(glob))));
-      const candidates = nameCandidates(postgres, id, globs);
+      const candidates = nameIndex ? nameCandidates(postgres, id, globs) : undefined;
       return candidates ? sql<SqlBool>`(${candidates} and ${exact})` : exact;
     },
   },

@@ -98,6 +98,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         type: 'object',
         properties: {
           total: { type: 'integer' },
+          total_relation: { type: 'string', enum: ['eq', 'gte'] },
           hits: {
             type: 'array',
             items: {
@@ -113,7 +114,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
             },
           },
         },
-        required: ['total', 'hits'],
+        required: ['total', 'total_relation', 'hits'],
       },
     },
     body: {
@@ -129,6 +130,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         },
         size: { type: 'integer' },
         from: { type: 'integer' },
+        track_total_hits: { oneOf: [{ type: 'boolean', enum: [true] }, { type: 'integer' }] },
         sort: {
           type: 'array',
           items: {

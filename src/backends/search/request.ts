@@ -29,12 +29,19 @@ export interface SearchRequest {
   size: number;
   from: number;
   sort: { field: SortField; ascending: boolean }[];
+  /**
+   * How far `total` counts (Elasticsearch's `track_total_hits`): `true` every hit, a number that
+   * many at most (the answer then says whether the total is exact), undefined the default bound.
+   */
+  trackTotalHits: number | true | undefined;
 }
 
 const DEFAULT_SIZE = 10;
 const MAX_SIZE = 1000;
 /** How deep `from + size` may reach, as Elasticsearch's default `max_result_window`. */
 const MAX_WINDOW = 10000;
+/** A larger `track_total_hits` counts as this many (Elasticsearch's is an int too). */
+const MAX_TRACK_TOTAL_HITS = 2_147_483_647;
 const MAX_DEPTH = 8;
 const MAX_CLAUSES = 64;
 
@@ -115,5 +122,14 @@ export function readSearchRequest(body: unknown): SearchRequest {
   const from = integer(body, 'from', 0, MAX_WINDOW);
   if (from + size > MAX_WINDOW)
     throw badField('from', `plus size may not pass ${MAX_WINDOW}`, from);
-  return { query, size, from, sort: readSort(body.sort) };
+  return { query, size, from, sort: readSort(body.sort), trackTotalHits: readTrackTotalHits(body) };
+}
+
+function readTrackTotalHits(body: Args): SearchRequest['trackTotalHits'] {
+  const value = body.track_total_hits;
+  if (value === undefined || value === null) return undefined;
+  if (value === true) return true;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0)
+    return Math.min(value, MAX_TRACK_TOTAL_HITS);
+  throw badField('track_total_hits', 'must be true or an integer from 0', value);
 }

@@ -33,9 +33,28 @@ export interface SearchHit {
   };
 }
 
+/**
+ * `total` is exact (`total_relation` `eq`) or, past the bound the count stopped at, a lower bound
+ * (`gte`), as Elasticsearch's `hits.total.relation` says.
+ */
 export interface SearchAnswer {
   total: number;
+  total_relation: 'eq' | 'gte';
   hits: SearchHit[];
+}
+
+/**
+ * Without `track_total_hits`, `total` counts this many hits at most, or up to the end of the page
+ * asked for and one more, whichever is more: a client that pages by `total` can always reach the
+ * next page while there is one, and a search with many hits does not count them all (the cost of
+ * a count grows with the hits it counts).
+ */
+export const DEFAULT_TOTAL_BOUND = 1000;
+
+/** The most hits `total` counts for this request; undefined: all of them. */
+function totalBound(request: SearchRequest): number | undefined {
+  if (request.trackTotalHits === true) return undefined;
+  return request.trackTotalHits ?? Math.max(DEFAULT_TOTAL_BOUND, request.from + request.size + 1);
 }
 
 async function conditionOf(node: QueryNode, context: ClauseContext): Promise<RawBuilder<SqlBool>> {
@@ -49,6 +68,58 @@ async function conditionOf(node: QueryNode, context: ClauseContext): Promise<Raw
   return parts.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
 }
 
+/** The first pages a by-name search on SQLite may read in name order: those ending by this hit. */
+const MAX_WALKED_END = 1000;
+/** How many catalog rows a walk reads per hit it looks for (at least MIN_WALKED_ROWS). */
+const WALKED_ROWS_PER_HIT = 20;
+const MIN_WALKED_ROWS = 2000;
+
+/**
+ * A first page of a search in the default order (by name, then id) on SQLite, when its hits are
+ * many, read without migration 026's name index (whose candidates, the hits of a common word,
+ * SQLite reads in full before the first row): the first rows of the whole catalog in name order
+ * (migration 034's `data_objects_by_name`), each checked against the query (names by `LIKE`
+ * alone), the page taken from those that match. They are a prefix of the order, so when they hold hits up to the page's end the page is
+ * exact. Then the bounded count the same way: the first rows of the catalog in any order, until
+ * one hit past the bound. Either undefined when the rows read hold too few hits (the hits are
+ * sparse: the name index then finds them cheaply). PostgreSQL's planner makes this choice itself
+ * from its statistics of the name index; SQLite has none for it.
+ */
+async function walkedSearch(
+  data: DataStore,
+  caller: Caller,
+  request: SearchRequest,
+  readable: RawBuilder<SqlBool>,
+  bound: number | undefined,
+): Promise<{ rows: DataObject[]; found?: number } | undefined> {
+  const [first] = request.sort;
+  const byName =
+    request.sort.length === 0 ||
+    (request.sort.length === 1 && first!.field === 'label' && first!.ascending);
+  const end = request.from + request.size;
+  if (!byName || request.size === 0 || end > MAX_WALKED_END) return undefined;
+  const { db, zone } = data;
+  const matching = await conditionOf(request.query, {
+    db,
+    postgres: false,
+    caller,
+    zone,
+    nameIndex: false,
+  });
+  const where = sql<SqlBool>`${matching} and ${readable}`;
+  const walked = (hits: number) => Math.max(MIN_WALKED_ROWS, WALKED_ROWS_PER_HIT * hits);
+  const page = await sql<DataObject>`select o.* from
+    (select * from data_objects order by name, id limit ${walked(end)}) as o
+    where ${where} order by o.name, o.id limit ${request.size} offset ${request.from}`.execute(db);
+  if (page.rows.length < request.size) return undefined;
+  if (bound === undefined || bound > 2 * MAX_WALKED_END) return { rows: page.rows };
+  const counted = await sql<{ total: number | string }>`select count(*) as total from
+    (select 1 as hit from (select * from data_objects limit ${walked(bound + 1)}) as o
+    where ${where} limit ${bound + 1}) as hits`.execute(db);
+  const found = Number(counted.rows[0]?.total ?? 0);
+  return found > bound ? { rows: page.rows, found } : { rows: page.rows };
+}
+
 export async function search(
   data: DataStore,
   caller: Caller,
@@ -60,10 +131,23 @@ export async function search(
   const readable = await readableCondition(data, caller, sql.ref('o.id'), sql.ref('o.path'));
   const where = sql<SqlBool>`${matching} and ${readable}`;
 
-  const counted = await sql<{ total: number | string }>`select count(*) as total
-    from data_objects o where ${where}`.execute(db);
-  const total = Number(counted.rows[0]?.total ?? 0);
-  if (total === 0 || request.size === 0) return { total, hits: [] };
+  // A bounded count reads one hit past the bound, to tell an exact total from a lower bound.
+  const bound = totalBound(request);
+  const walked = postgres ? undefined : await walkedSearch(data, caller, request, readable, bound);
+  const counted =
+    walked?.found !== undefined
+      ? undefined
+      : bound === undefined
+        ? await sql<{ total: number | string }>`select count(*) as total
+          from data_objects o where ${where}`.execute(db)
+        : await sql<{ total: number | string }>`select count(*) as total
+          from (select 1 as hit from data_objects o where ${where} limit ${bound + 1}) as hits`.execute(
+            db,
+          );
+  const found = walked?.found ?? Number(counted?.rows[0]?.total ?? 0);
+  const [total, total_relation] =
+    bound !== undefined && found > bound ? [bound, 'gte' as const] : [found, 'eq' as const];
+  if (found === 0 || request.size === 0) return { total, total_relation, hits: [] };
 
   // Text sorts compare code points on both engines; the id last keeps pages from overlapping.
   const order = [...request.sort, { field: 'id' as const, ascending: true }].map(
@@ -76,16 +160,21 @@ export async function search(
   );
   if (request.sort.length === 0)
     order.unshift(sql`${sql.ref('o.name')}${postgres ? sql` collate "C"` : sql``} asc`);
-  const page = await sql<DataObject>`select o.* from data_objects o where ${where}
-    order by ${sql.join(order)} limit ${request.size} offset ${request.from}`.execute(db);
+  const rows =
+    walked?.rows ??
+    (
+      await sql<DataObject>`select o.* from data_objects o where ${where}
+        order by ${sql.join(order)} limit ${request.size} offset ${request.from}`.execute(db)
+    ).rows;
 
   const avus = await avusOfObjects(
     db,
-    page.rows.map((row) => row.id),
+    rows.map((row) => row.id),
   );
   return {
     total,
-    hits: page.rows.map((row) => ({
+    total_relation,
+    hits: rows.map((row) => ({
       _id: row.id,
       _index: 'data',
       _type: row.type === 'dir' ? 'folder' : 'file',

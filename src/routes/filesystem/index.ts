@@ -31,6 +31,12 @@ const SearchBody = Type.Object(
     ),
     size: Type.Optional(Type.Integer({ minimum: 0, description: 'Hits per page (default 10)' })),
     from: Type.Optional(Type.Integer({ minimum: 0, description: 'Hits to skip' })),
+    track_total_hits: Type.Optional(
+      Type.Unknown({
+        description:
+          'How far total counts: true every hit, a number that many (default: 1,000 or the end of the page and one more); total_relation says eq or gte',
+      }),
+    ),
     sort: Type.Optional(
       Type.Array(
         Type.Object(

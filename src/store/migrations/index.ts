@@ -31,6 +31,7 @@ import * as requests from './030-requests.js';
 import * as identity from './031-identity.js';
 import * as subscriptions from './032-subscriptions.js';
 import * as listingIndexes from './033-listing-indexes.js';
+import * as pageIndexes from './034-page-indexes.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   '031-identity': identity,
   '032-subscriptions': subscriptions,
   '033-listing-indexes': listingIndexes,
+  '034-page-indexes': pageIndexes,
 };

@@ -1,0 +1,176 @@
+// The data search's bounded total and its first pages over many hits (issue 20), on each engine:
+// without track_total_hits `total` is exact up to 1,000 hits or the end of the page asked for and
+// one more, past that a lower bound (`total_relation` `gte`); `track_total_hits: true` counts every
+// hit, a number counts that many; bad values are 400s naming the field. The pages of a common word
+// (read in name order off the catalog on SQLite, planned by PostgreSQL) are the hits computed here,
+// never another user's private file, in any letter case; a sparse word's pages too.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { withUser } from '../../support/backend-host.js';
+import { engines, home, type DataInfoHost } from '../../support/data-info-host.js';
+
+interface Answer {
+  total: number;
+  total_relation: 'eq' | 'gte';
+  hits: { _source: { path: string; label: string } }[];
+}
+
+const bytes = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+for (const engine of engines) {
+  describe(`search totals and pages over many hits on ${engine.name}`, () => {
+    let service: DataInfoHost | undefined;
+    const a = home('alice');
+    const b = home('bob');
+    /** Every object inserted: [path, name, owner]. */
+    const objects: { path: string; name: string; id: string }[] = [];
+
+    before(async () => {
+      service = await engine.open(1024 * 1024, ['metadata', 'search']);
+      if (!service) return;
+      await service.folder('alice', `${a}/many`);
+      await service.folder('bob', `${b}/private`);
+      const rows: {
+        id: string;
+        path: string;
+        parent_path: string;
+        name: string;
+        type: 'file';
+        owner: string;
+        created_at: number;
+        modified_at: number;
+      }[] = [];
+      const add = (folder: string, owner: string, name: string) => {
+        const id = randomUUID();
+        rows.push({
+          id,
+          path: `${folder}/${name}`,
+          parent_path: folder,
+          name,
+          type: 'file',
+          owner,
+          created_at: 1,
+          modified_at: 1,
+        });
+        if (owner === 'alice') objects.push({ path: `${folder}/${name}`, name, id });
+      };
+      // 2,100 of alice's names hold "common" (some in capitals), 3,000 do not; bob's private
+      // "common" files sort first by name and must never be hits; "sparse" names sort last.
+      for (let i = 0; i < 5100; i++) {
+        const n = String(i).padStart(4, '0');
+        if (i % 17 === 0) add(`${a}/many`, 'alice', `m${n}-COMMON.txt`);
+        else if (i < 2100 + Math.floor(2100 / 16)) add(`${a}/many`, 'alice', `m${n}-common.txt`);
+        else add(`${a}/many`, 'alice', `m${n}-other.txt`);
+      }
+      for (let i = 0; i < 300; i++) add(`${b}/private`, 'bob', `a${i}-common.txt`);
+      for (let i = 0; i < 150; i++) add(`${a}/many`, 'alice', `z${i}-sparse.txt`);
+      const db = service.store.db;
+      for (let at = 0; at < rows.length; at += 500)
+        await db
+          .insertInto('data_objects')
+          .values(rows.slice(at, at + 500))
+          .execute();
+    });
+    after(async () => service?.close());
+
+    const search = async (body: object) => {
+      const answer = await service!.request('POST', withUser('/search/data/search', 'alice'), {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return answer;
+    };
+    const ok = async (body: object): Promise<Answer> => {
+      const answer = await search(body);
+      assert.equal(answer.status, 200, answer.text);
+      return answer.json() as Answer;
+    };
+    const word = (text: string) => ({ all: [{ type: 'label', args: { label: text } }] });
+    /** alice's objects whose names hold `text` in any letter case, by name (bytes) then id. */
+    const hitsOf = (text: string) =>
+      objects
+        .filter((object) => object.name.toLowerCase().includes(text))
+        .sort((x, y) => bytes(x.name, y.name) || bytes(x.id, y.id))
+        .map((object) => object.path);
+    const paths = (answer: Answer) => answer.hits.map((hit) => hit._source.path);
+
+    test('the total is exact up to its bound, then a lower bound', async (t) => {
+      if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
+      const all = hitsOf('common');
+      assert.ok(all.length > 2000, `${all.length} hits`);
+      const first = await ok({ query: word('common'), size: 100 });
+      assert.equal(first.total, 1000);
+      assert.equal(first.total_relation, 'gte');
+      assert.deepEqual(paths(first), all.slice(0, 100));
+      // Deeper pages count to their end and one more: a client paging by total reaches them all.
+      const deep = await ok({ query: word('common'), size: 100, from: 1000 });
+      assert.equal(deep.total, 1101);
+      assert.equal(deep.total_relation, 'gte');
+      assert.deepEqual(paths(deep), all.slice(1000, 1100));
+      const last = await ok({ query: word('common'), size: 100, from: all.length - 50 });
+      assert.equal(last.total, all.length);
+      assert.equal(last.total_relation, 'eq');
+      assert.deepEqual(paths(last), all.slice(all.length - 50));
+      // A few hits: exact.
+      const sparse = await ok({ query: word('sparse'), size: 10 });
+      assert.equal(sparse.total, 150);
+      assert.equal(sparse.total_relation, 'eq');
+    });
+
+    test('track_total_hits: true counts every hit, a number that many', async (t) => {
+      if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
+      const all = hitsOf('common');
+      const exact = await ok({ query: word('common'), size: 5, track_total_hits: true });
+      assert.equal(exact.total, all.length);
+      assert.equal(exact.total_relation, 'eq');
+      assert.deepEqual(paths(exact), all.slice(0, 5));
+      const ten = await ok({ query: word('common'), size: 5, track_total_hits: 10 });
+      assert.deepEqual([ten.total, ten.total_relation], [10, 'gte']);
+      assert.deepEqual(paths(ten), all.slice(0, 5));
+      const enough = await ok({ query: word('common'), size: 5, track_total_hits: 5000 });
+      assert.deepEqual([enough.total, enough.total_relation], [all.length, 'eq']);
+      const none = await ok({ query: word('common'), size: 5, track_total_hits: 0 });
+      assert.deepEqual([none.total, none.total_relation], [0, 'gte']);
+      assert.deepEqual(paths(none), all.slice(0, 5));
+      const nothing = await ok({ query: word('nowhere'), track_total_hits: 0 });
+      assert.deepEqual([nothing.total, nothing.total_relation, nothing.hits], [0, 'eq', []]);
+      for (const bad of ['yes', -1, 1.5, false, {}]) {
+        const answer = await search({ query: word('common'), track_total_hits: bad });
+        assert.equal(answer.status, 400, JSON.stringify(bad));
+        assert.equal(answer.json().error_code, 'ERR_BAD_OR_MISSING_FIELD');
+        assert.equal(answer.json().field, 'track_total_hits');
+      }
+    });
+
+    test('first pages over many hits follow the order, in any letter case', async (t) => {
+      if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
+      const all = hitsOf('common');
+      for (const from of [0, 100, 850]) {
+        const byDefault = await ok({ query: word('common'), size: 100, from });
+        assert.deepEqual(paths(byDefault), all.slice(from, from + 100), `from ${from}`);
+        const byLabel = await ok({
+          query: word('CoMmOn'),
+          size: 100,
+          from,
+          sort: [{ field: 'label', order: 'ascending' }],
+        });
+        assert.deepEqual(paths(byLabel), all.slice(from, from + 100), `label from ${from}`);
+      }
+      assert.ok(!all.some((path) => path.startsWith(`${b}/`)));
+      const descending = await ok({
+        query: word('common'),
+        size: 100,
+        sort: [{ field: 'label', order: 'descending' }],
+      });
+      const reversed = objects
+        .filter((object) => object.name.toLowerCase().includes('common'))
+        .sort((x, y) => bytes(y.name, x.name) || bytes(x.id, y.id))
+        .map((object) => object.path);
+      assert.deepEqual(paths(descending), reversed.slice(0, 100));
+      // Hits that lie past the first rows in name order.
+      const sparse = await ok({ query: word('sparse'), size: 100, from: 20 });
+      assert.deepEqual(paths(sparse), hitsOf('sparse').slice(20, 120));
+    });
+  });
+}
