@@ -50,4 +50,3 @@ export function endToEndHeaders(
   }
   return result;
 }
-

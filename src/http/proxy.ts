@@ -319,7 +319,8 @@ export class Forwarder {
       this.uidDomain,
       this.encodedIdentities,
     );
-    const query = options.rawQuery === '' ? identity : joinQuery(filteredQuery(options.rawQuery), identity);
+    const query =
+      options.rawQuery === '' ? identity : joinQuery(filteredQuery(options.rawQuery), identity);
     const headers = endToEndHeaders(request.headers, credentialHeaders);
     // Behind a trusted proxy the chain grows by the peer; otherwise a client-sent chain is not believed.
     const priorFor = request.headers['x-forwarded-for'];
