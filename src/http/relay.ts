@@ -1,7 +1,6 @@
 // Relays one backend answer to a client, driven by undici's dispatcher (its handler interface):
 // what the forwarder's passthroughs spend per request on the way back.
-import { Readable } from 'node:stream';
-import type { Transform } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { util, type Dispatcher } from 'undici';
 import type { BackendName } from '../common/backend-names.js';
