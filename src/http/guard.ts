@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config.js';
+import { matchedRoute } from './matched-route.js';
 import { AuthError, authorize, extractToken, type AuthLevel, type TokenVerifier } from './auth.js';
 import type { Identity } from '../common/identity.js';
 import type { Metrics } from './metrics.js';
@@ -56,7 +57,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
    * microtask each. Throws (or rejects) with the request's refusal.
    */
   function guard(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
-    const level = request.routeOptions.config.auth ?? 'user';
+    const level = matchedRoute(request).auth ?? 'user';
     const token = level === 'none' ? undefined : extractToken(request.headers);
     if (token === undefined) return throttle(request, reply, level, undefined);
     const known = verifier.verifiedBefore(token);
@@ -83,7 +84,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     level: AuthLevel,
     authFailure: AuthError | undefined,
   ): Promise<void> | undefined {
-    if (request.routeOptions.config.rateLimit === false)
+    if (matchedRoute(request).rateLimit === false)
       return admit(request, reply, level, authFailure, undefined);
     const key = request.identity ? `user:${request.identity.username}` : `addr:${request.ip}`;
     const policy = request.identity ? userPolicy : anonPolicy;

@@ -9,6 +9,7 @@ import {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
+import { routeLabel } from './matched-route.js';
 
 /** Query parameters that carry credentials (a `?token=` from clients that cannot set headers, OAuth codes). */
 const secretParameters = new Set([
@@ -113,13 +114,12 @@ interface Outcome {
 function logOnce(request: FastifyRequest, outcome: Outcome): void {
   if (request.requestLogged) return;
   request.requestLogged = true;
-  const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
   // One object shape for every line (absent fields are undefined, which JSON leaves out): this
   // runs per request, and conditional spreads build each object the slow way.
   request.log.info(
     {
       method: request.method,
-      route,
+      route: routeLabel(request),
       url: redactUrl(request.url),
       status: outcome.status,
       aborted: outcome.aborted,
