@@ -32,6 +32,7 @@ import {
   registerErrorHandling,
 } from './common/error-replies.js';
 import { registerGuard } from './http/guard.js';
+import { registerMatchedRoute, routeLabel } from './http/matched-route.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { LazySchemas } from './http/lazy-schemas.js';
 import { gatewayLoggerOptions, logRequest, registerRequestLog } from './http/request-log.js';
@@ -250,6 +251,7 @@ export async function buildGateway(
   );
   forwarderMade(forwarder);
 
+  registerMatchedRoute(app);
   registerBodyDeadlines(app, config.connections.bodyTimeoutMs);
   registerConnectionHandling(app, config.connections);
   // Which of the WORKERS processes answered: for operators and the cluster's tests.
@@ -261,7 +263,7 @@ export async function buildGateway(
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+    const route = routeLabel(request);
     metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
     metrics.requestDuration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
     done();

@@ -1,10 +1,16 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config.js';
+import { matchedRoute } from './matched-route.js';
 import { AuthError, authorize, extractToken, type AuthLevel, type TokenVerifier } from './auth.js';
 import type { Identity } from '../common/identity.js';
 import type { Metrics } from './metrics.js';
 import type { SeenUsers } from './seen-users.js';
-import { rateLimitHeaders, type BucketPolicy, type BucketStore } from './rate-limit.js';
+import {
+  rateLimitHeaders,
+  type BucketPolicy,
+  type BucketStore,
+  type Decision,
+} from './rate-limit.js';
 import { gatewayError } from '../common/errors.js';
 
 declare module 'fastify' {
@@ -44,44 +50,68 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     refillPerMinute: config.rateLimit.anonPerMin,
   };
 
-  async function authenticate(
-    request: FastifyRequest,
-    level: AuthLevel,
-  ): Promise<AuthError | undefined> {
-    if (level === 'none') return undefined;
-    const token = extractToken(request.headers);
-    if (token === undefined) return undefined;
-    try {
-      request.identity = (await verifier.verify(token)).identity;
-      return undefined;
-    } catch (error) {
-      if (error instanceof AuthError) return error;
-      throw error;
+  /**
+   * The guard's three steps, each answered at once when it can be (a token verified before, an
+   * in-process bucket, a user already on record) and chained on a promise only when it cannot:
+   * under load nearly every request is the first kind, and an async step costs a promise and a
+   * microtask each. Throws (or rejects) with the request's refusal.
+   */
+  function guard(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+    const level = matchedRoute(request).auth ?? 'user';
+    const token = level === 'none' ? undefined : extractToken(request.headers);
+    if (token === undefined) return throttle(request, reply, level, undefined);
+    const known = verifier.verifiedBefore(token);
+    if (known) {
+      request.identity = known.identity;
+      return throttle(request, reply, level, undefined);
     }
+    return verifier.verify(token).then(
+      (verified) => {
+        request.identity = verified.identity;
+        return throttle(request, reply, level, undefined);
+      },
+      (error: unknown) => {
+        // A bad token is refused after throttling, so failed logins spend the anonymous budget.
+        if (error instanceof AuthError) return throttle(request, reply, level, error);
+        throw error;
+      },
+    );
   }
 
-  app.decorateRequest('identity', undefined);
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.is404) return;
-    const routeConfig = request.routeOptions.config;
-    const level = routeConfig.auth ?? 'user';
-    const authFailure = await authenticate(request, level);
+  function throttle(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    level: AuthLevel,
+    authFailure: AuthError | undefined,
+  ): Promise<void> | undefined {
+    if (matchedRoute(request).rateLimit === false)
+      return admit(request, reply, level, authFailure, undefined);
+    const key = request.identity ? `user:${request.identity.username}` : `addr:${request.ip}`;
+    const policy = request.identity ? userPolicy : anonPolicy;
+    if (buckets.takeNow)
+      return admit(request, reply, level, authFailure, buckets.takeNow(key, policy));
+    return buckets
+      .take(key, policy)
+      .then((decision) => admit(request, reply, level, authFailure, decision));
+  }
 
-    if (routeConfig.rateLimit !== false) {
-      const caller = request.identity ? 'user' : 'anonymous';
-      const decision = request.identity
-        ? await buckets.take(`user:${request.identity.username}`, userPolicy)
-        : await buckets.take(`addr:${request.ip}`, anonPolicy);
+  function admit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    level: AuthLevel,
+    authFailure: AuthError | undefined,
+    decision: Decision | undefined,
+  ): Promise<void> | undefined {
+    if (decision) {
       reply.headers(rateLimitHeaders(decision));
       if (!decision.allowed) {
-        metrics.rateLimitRejections.inc({ caller });
+        metrics.rateLimitRejections.inc({ caller: request.identity ? 'user' : 'anonymous' });
         throw gatewayError(
           'ERR_TOO_MANY_REQUESTS',
           `Rate limit exceeded; retry in ${decision.retryAfterSeconds} s.`,
         );
       }
     }
-
     try {
       if (authFailure) throw authFailure;
       authorize(level, request.identity, config.auth);
@@ -89,6 +119,20 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
       if (error instanceof AuthError) metrics.authFailures.inc({ reason: error.failure });
       throw error;
     }
-    if (request.identity) await seenUsers.record(request.identity);
+    return request.identity ? seenUsers.record(request.identity) : undefined;
+  }
+
+  app.decorateRequest('identity', undefined);
+  // Callback-style (see guard): the hook waits only when a step had to.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404) return done();
+    let pending: Promise<void> | undefined;
+    try {
+      pending = guard(request, reply);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (pending) pending.then(() => done(), done);
+    else done();
   });
 }

@@ -169,11 +169,13 @@ function routeOptions(
     },
     // Relayed bytes are never serialised; the response schemas only document.
     ...(route.responses ? documentedNotEnforced : {}),
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+    // Not async, and nothing returned: the relay sends the answer when the backend's arrives
+    // (returning the reply would make Fastify watch the response's end for every request).
+    handler: (request: FastifyRequest, reply: FastifyReply) => {
       const params = request.params as Record<string, string>;
       const username = request.identity?.username ?? 'anonymous';
       const questionMark = request.url.indexOf('?');
-      return deps.forwarder.forward(request, reply, route.backend, {
+      deps.forwarder.forward(request, reply, route.backend, {
         method: request.method,
         path: backendPath(params, username),
         rawQuery: questionMark === -1 ? '' : request.url.slice(questionMark + 1),

@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Pool, type Dispatcher } from 'undici';
@@ -7,7 +6,10 @@ import type { BackendSetting } from '../config.js';
 import type { Identity } from '../common/identity.js';
 import { jsonAnswer, type BackendResponse } from './backend-answer.js';
 import { requestBody } from './connection-limits.js';
-import { GatewayError, errorAs, gatewayError } from '../common/errors.js';
+import { GatewayError, gatewayError } from '../common/errors.js';
+import { backendFailure, failureStatusLabel } from './backend-failure.js';
+import { Relay } from './relay.js';
+import { endToEndHeaders } from './end-to-end-headers.js';
 import { bodyTooLarge, byteLimit, hasBody } from '../common/request-body.js';
 import type { Metrics } from './metrics.js';
 import { qualifiedUsername } from '../common/users.js';
@@ -51,6 +53,15 @@ export interface BackendCall {
   headers?: Record<string, string>;
 }
 
+/** A client's request as it goes on to a backend (Forwarder.outgoing). */
+interface Outgoing {
+  pathAndQuery: string;
+  headers: Record<string, string | string[]>;
+  body: Readable | string | undefined;
+  /** Counts a chunked body against the limit; its error is the answer when it trips. */
+  limiter: Transform | undefined;
+}
+
 export interface ForwardOptions extends Omit<
   BackendCall,
   'query' | 'json' | 'raw' | 'signal' | 'headers'
@@ -63,23 +74,6 @@ export interface ForwardOptions extends Omit<
   /** An answer that may stay open indefinitely (an event stream): no time limit between its bytes. */
   openEnded?: boolean;
 }
-
-/** Answers up to this size are relayed in one write; larger ones (and unsized ones) are streamed. */
-const smallBodyBytes = 64 * 1024;
-
-const hopByHop = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'expect',
-  'host',
-]);
 
 /** The caller's credentials stop at the gateway: backends trust identity parameters (and the backend secret) instead. */
 const credentialHeaders = new Set([
@@ -98,42 +92,6 @@ const identityKeys = new Set([
   'first_name',
   'last_name',
 ]);
-
-const noNames: ReadonlySet<string> = new Set();
-
-/** Header names listed in `Connection` (hop-by-hop by declaration); none in the usual case. */
-function connectionTokens(
-  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
-): ReadonlySet<string> {
-  const value = headers.connection;
-  if (value === undefined) return noNames;
-  const text = Array.isArray(value) ? value.join(',') : value;
-  // `keep-alive` and `close` name no header: the usual value needs no set.
-  if (/^\s*(keep-alive|close)\s*$/i.test(text)) return noNames;
-  return new Set(
-    text
-      .split(',')
-      .map((token) => token.trim().toLowerCase())
-      .filter(Boolean),
-  );
-}
-
-/** Copies end-to-end headers only: hop-by-hop ones (and those named in `Connection`) stay behind. */
-export function endToEndHeaders(
-  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
-  drop: ReadonlySet<string> = noNames,
-): Record<string, string | string[]> {
-  const named = connectionTokens(headers);
-  const result: Record<string, string | string[]> = {};
-  // for…in over a plain header object: no entries array per call (this runs twice per request).
-  for (const name in headers) {
-    const value = headers[name];
-    const lower = name.toLowerCase();
-    if (value === undefined || hopByHop.has(lower) || named.has(lower) || drop.has(lower)) continue;
-    result[lower] = value;
-  }
-  return result;
-}
 
 export function identityParams(
   style: IdentityStyle,
@@ -184,6 +142,32 @@ function filteredQuery(rawQuery: string): string[] {
     });
 }
 
+/** A caller's identity parameters, encoded, by identity style: the same identity (a cached token's) is encoded once. */
+type EncodedIdentities = WeakMap<Identity, Partial<Record<IdentityStyle, string>>>;
+
+function identityQuery(
+  style: IdentityStyle,
+  identity: Identity | undefined,
+  uidDomain: string,
+  cache: EncodedIdentities,
+): string {
+  if (style === 'none' || style === 'path') return '';
+  const encoded = identity === undefined ? undefined : cache.get(identity);
+  const known = encoded?.[style];
+  if (known !== undefined) return known;
+  const query = encodePairs(identityParams(style, identity, uidDomain)).join('&');
+  if (identity !== undefined) {
+    if (encoded) encoded[style] = query;
+    else cache.set(identity, { [style]: query });
+  }
+  return query;
+}
+
+function joinQuery(pairs: string[], more: string): string {
+  if (more !== '') pairs.push(more);
+  return pairs.join('&');
+}
+
 function encodePairs(pairs: [string, string][]): string[] {
   return pairs.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`);
 }
@@ -203,6 +187,7 @@ function objectPairs(query: BackendCall['query']): [string, string][] {
  */
 export class Forwarder {
   private readonly pools = new Map<BackendName, Pool>();
+  private readonly encodedIdentities: EncodedIdentities = new WeakMap();
 
   constructor(
     private readonly targets: Partial<Record<BackendName, BackendTarget>>,
@@ -271,12 +256,9 @@ export class Forwarder {
       );
       return { statusCode: response.statusCode, headers: response.headers, body: response.body };
     } catch (error) {
-      const failure = backendFailure(backend, target, error);
+      const failure = backendFailure(backend, target.timeoutMs, error);
       this.metrics.backendDuration.observe(
-        {
-          backend,
-          status: failure.errorCode === 'ERR_UNAVAILABLE' ? String(failure.statusCode) : 'error',
-        },
+        { backend, status: failureStatusLabel(failure) },
         elapsed(),
       );
       throw failure;
@@ -325,19 +307,20 @@ export class Forwarder {
   }
 
   /**
-   * Sends a client's request on to a backend (body streamed, identity added, client abort
-   * cancelling the call) and hands back the backend's answer for the caller to relay or reshape.
+   * What a client's request becomes on its way to a backend: the backend path with the client's
+   * query (identity parameters stripped) and the caller's identity parameters, end-to-end headers
+   * plus X-Forwarded-* and the request id, and the body (re-sent JSON, or the client's bytes
+   * streamed, counted against the limit when their length is not declared).
    */
-  async exchange(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    backend: BackendName,
-    options: ForwardOptions,
-  ): Promise<BackendResponse> {
-    const query = [
-      ...filteredQuery(options.rawQuery),
-      ...encodePairs(identityParams(options.identityStyle, options.identity, this.uidDomain)),
-    ];
+  private outgoing(request: FastifyRequest, options: ForwardOptions): Outgoing {
+    const identity = identityQuery(
+      options.identityStyle,
+      options.identity,
+      this.uidDomain,
+      this.encodedIdentities,
+    );
+    const query =
+      options.rawQuery === '' ? identity : joinQuery(filteredQuery(options.rawQuery), identity);
     const headers = endToEndHeaders(request.headers, credentialHeaders);
     // Behind a trusted proxy the chain grows by the peer; otherwise a client-sent chain is not believed.
     const priorFor = request.headers['x-forwarded-for'];
@@ -374,7 +357,25 @@ export class Forwarder {
       delete headers['content-length'];
       delete headers['content-type'];
     }
+    return {
+      pathAndQuery: options.path + (query === '' ? '' : `?${query}`),
+      headers,
+      body,
+      limiter,
+    };
+  }
 
+  /**
+   * Sends a client's request on to a backend (body streamed, identity added, client abort
+   * cancelling the call) and hands back the backend's answer for the caller to relay or reshape.
+   */
+  async exchange(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    backend: BackendName,
+    options: ForwardOptions,
+  ): Promise<BackendResponse> {
+    const { pathAndQuery, headers, body, limiter } = this.outgoing(request, options);
     // A client that goes away cancels its backend call.
     const abort = new AbortController();
     const onClose = () => {
@@ -385,7 +386,7 @@ export class Forwarder {
     return this.request(
       backend,
       options.method,
-      options.path + (query.length ? `?${query.join('&')}` : ''),
+      pathAndQuery,
       headers,
       body,
       abort.signal,
@@ -396,22 +397,43 @@ export class Forwarder {
     });
   }
 
-  /** Relays a client request to a backend and the backend's answer to the client, unchanged. */
-  async forward(
+  /**
+   * Relays a client request to a backend and the backend's answer to the client, unchanged. It
+   * drives undici's dispatcher directly (see Relay): the answer's headers are copied from the raw
+   * header list and a small answer is sent in one write, with no response stream, promise or
+   * abort signal per request. Failures reach the reply as GatewayErrors (502/503/504, 413).
+   */
+  forward(
     request: FastifyRequest,
     reply: FastifyReply,
     backend: BackendName,
     options: ForwardOptions,
-  ): Promise<FastifyReply> {
-    const response = await this.exchange(request, reply, backend, options);
-    reply.code(response.statusCode);
-    reply.headers(endToEndHeaders(response.headers));
-    // A small answer of known length is read whole and sent with its headers in one write; piping
-    // it costs a vectored write of several pieces and a dozen stream events per request.
-    const length = Number(response.headers['content-length']);
-    if (!options.openEnded && length <= smallBodyBytes && request.method !== 'HEAD')
-      return reply.send(Buffer.from(await response.body.arrayBuffer()));
-    return reply.send(response.body);
+  ): FastifyReply {
+    const target = this.target(backend);
+    const { pathAndQuery, headers, body, limiter } = this.outgoing(request, options);
+    if (target.secret) headers['x-backend-secret'] = target.secret;
+    const relay = new Relay(reply, {
+      backend,
+      timeoutMs: target.timeoutMs,
+      metrics: this.metrics,
+      openEnded: options.openEnded === true,
+      head: request.method === 'HEAD',
+      body,
+      limiter,
+    });
+    reply.raw.once('close', relay.onClientClose);
+    this.pool(backend).dispatch(
+      {
+        method: options.method as Dispatcher.HttpMethod,
+        path: target.basePath + pathAndQuery,
+        headers,
+        body,
+        // undefined keeps the pool's body timeout; 0 lifts it for answers that stay open.
+        bodyTimeout: options.openEnded ? 0 : undefined,
+      },
+      relay,
+    );
+    return reply;
   }
 
   /** Closes the pools: calls in flight get `graceMs` to finish, then their connections are destroyed. */
@@ -430,43 +452,4 @@ export class Forwarder {
       }),
     );
   }
-}
-
-const unreachable = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOENT',
-  'ECONNRESET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_CLOSED',
-  'UND_ERR_DESTROYED',
-]);
-
-function backendFailure(backend: BackendName, target: BackendTarget, error: unknown): GatewayError {
-  if (error instanceof GatewayError) return error;
-  const code = (error as { code?: string }).code ?? '';
-  const causeCode = ((error as { cause?: { code?: string } }).cause?.code ?? '') as string;
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return errorAs(
-      'ERR_UNAVAILABLE',
-      'backendTimedOut',
-      `The ${backend} service did not answer within ${target.timeoutMs} ms.`,
-      { backend },
-    );
-  }
-  if (unreachable.has(code) || unreachable.has(causeCode)) {
-    return gatewayError('ERR_UNAVAILABLE', `The ${backend} service is unavailable.`, { backend });
-  }
-  if ((error as Error).name === 'AbortError' || code === 'UND_ERR_ABORTED') {
-    return gatewayError('ERR_CLIENT_CLOSED_REQUEST', 'The client closed the request.', { backend });
-  }
-  return errorAs(
-    'ERR_UNAVAILABLE',
-    'backendFailed',
-    `The ${backend} service failed: ${(error as Error).message}`,
-    { backend },
-  );
 }

@@ -33,6 +33,8 @@ export interface Decision {
 
 export interface BucketStore {
   take(key: string, policy: BucketPolicy): Promise<Decision>;
+  /** The same take answered at once, by stores that live in this process (no promise per request). */
+  takeNow?(key: string, policy: BucketPolicy): Decision;
   close(): Promise<void>;
   /** Resolves when the shared store answers (readiness); absent on stores that live in this process. */
   ping?(): Promise<void>;
@@ -54,7 +56,7 @@ export class MemoryBuckets implements BucketStore {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  async take(key: string, policy: BucketPolicy): Promise<Decision> {
+  takeNow(key: string, policy: BucketPolicy): Decision {
     const now = this.now();
     const perMs = policy.refillPerMinute / 60_000;
     const bucket = this.buckets.get(key);
@@ -63,8 +65,17 @@ export class MemoryBuckets implements BucketStore {
       : policy.capacity;
     const allowed = tokens >= 1;
     if (allowed) tokens -= 1;
-    this.buckets.set(key, { tokens, at: now });
+    // Updated in place: a new object per request would outlive young collections (the LRU holds
+    // it) and fill the old generation, whose collections are what lengthens the latency tail.
+    if (bucket) {
+      bucket.tokens = tokens;
+      bucket.at = now;
+    } else this.buckets.set(key, { tokens, at: now });
     return decide(tokens, allowed, policy);
+  }
+
+  async take(key: string, policy: BucketPolicy): Promise<Decision> {
+    return this.takeNow(key, policy);
   }
 
   async close(): Promise<void> {}

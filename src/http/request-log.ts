@@ -9,6 +9,7 @@ import {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
+import { routeLabel } from './matched-route.js';
 
 /** Query parameters that carry credentials (a `?token=` from clients that cannot set headers, OAuth codes). */
 const secretParameters = new Set([
@@ -95,7 +96,14 @@ export function gatewayLoggerOptions(
 }
 
 /** Requests already logged: a response that fails after its client went away could report twice. */
-const logged = new WeakSet<FastifyRequest>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** performance.now() when the request was routed (the log's duration for an aborted one). */
+    receivedAt: number;
+    /** Whether its log line is written: each request gets one. */
+    requestLogged: boolean;
+  }
+}
 
 interface Outcome {
   status: number;
@@ -104,15 +112,14 @@ interface Outcome {
 }
 
 function logOnce(request: FastifyRequest, outcome: Outcome): void {
-  if (logged.has(request)) return;
-  logged.add(request);
-  const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+  if (request.requestLogged) return;
+  request.requestLogged = true;
   // One object shape for every line (absent fields are undefined, which JSON leaves out): this
   // runs per request, and conditional spreads build each object the slow way.
   request.log.info(
     {
       method: request.method,
-      route,
+      route: routeLabel(request),
       url: redactUrl(request.url),
       status: outcome.status,
       aborted: outcome.aborted,
@@ -133,9 +140,12 @@ export function logRequest(request: FastifyRequest, reply: FastifyReply): void {
  * `aborted: true` — when its client leaves before the answer is complete (no answer is sent then).
  */
 export function registerRequestLog(app: FastifyInstance): void {
-  const started = new WeakMap<FastifyRequest, number>();
+  // Request decorations, not WeakMaps keyed by request: a weak entry per request is work for
+  // every garbage collection.
+  app.decorateRequest('receivedAt', 0);
+  app.decorateRequest('requestLogged', false);
   app.addHook('onRequest', (request, _reply, done) => {
-    started.set(request, performance.now());
+    request.receivedAt = performance.now();
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
@@ -146,7 +156,7 @@ export function registerRequestLog(app: FastifyInstance): void {
     logOnce(request, {
       status: 499,
       aborted: true,
-      durationMs: performance.now() - (started.get(request) ?? performance.now()),
+      durationMs: request.receivedAt === 0 ? 0 : performance.now() - request.receivedAt,
     });
   });
 }

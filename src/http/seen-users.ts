@@ -13,8 +13,11 @@ import { qualifiedUsername } from '../common/users.js';
  * user (a client's first page load) share one write rather than each upserting the same row.
  */
 export class SeenUsers {
-  /** The write made (or being made) for an identity; a failed one is forgotten so the next request retries. */
-  private readonly recent: LRUCache<string, Promise<void>>;
+  /**
+   * The write being made for an identity, or `true` once it is made; a failed one is forgotten
+   * so the next request retries.
+   */
+  private readonly recent: LRUCache<string, Promise<void> | true>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -25,19 +28,23 @@ export class SeenUsers {
     this.recent = new LRUCache({ max: 50_000, ttl: refreshMs });
   }
 
-  async record(identity: Identity): Promise<void> {
+  /**
+   * Records `identity` unless it was recently; answers a promise only while a write is to be
+   * waited for (the request path then waits), undefined when the user is on record already.
+   */
+  record(identity: Identity): Promise<void> | undefined {
     const key = JSON.stringify([
       identity.username,
       identity.email,
       identity.firstName,
       identity.lastName,
     ]);
-    let write = this.recent.get(key);
-    if (!write) {
-      write = this.write(identity, key);
-      this.recent.set(key, write);
-    }
-    await write;
+    const recent = this.recent.get(key);
+    if (recent === true) return undefined;
+    if (recent) return recent;
+    const write = this.write(identity, key);
+    this.recent.set(key, write);
+    return write;
   }
 
   private async write(identity: Identity, key: string): Promise<void> {
@@ -47,6 +54,8 @@ export class SeenUsers {
         firstName: identity.firstName,
         lastName: identity.lastName,
       });
+      // Only while it is still the entry (the LRU may have dropped or replaced it meanwhile).
+      if (this.recent.peek(key) !== undefined) this.recent.set(key, true, { noUpdateTTL: true });
     } catch (error) {
       // Serving the request matters more than the directory entry; the next request retries.
       this.recent.delete(key);

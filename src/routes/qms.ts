@@ -335,7 +335,7 @@ export function addonRelayRoutes(
     url: string,
     summary: string,
     schema: { params?: TSchema; body: TSchema; response: TSchema },
-    handler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>,
+    handler: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<FastifyReply>,
   ) =>
     app.route({
       method,

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { gatewayError } from '../common/errors.js';
 import type { GatewayConfig } from '../config.js';
 import type { Forwarder } from '../http/proxy.js';
+import { matchedRoute } from '../http/matched-route.js';
 import { hasDataOverage, recordDataUsage, standing } from '../clients/qms.js';
 
 /** Routes that add to the caller's data (`/secured` aliases included). */
@@ -22,7 +23,7 @@ const dataWrites = new Set([
 const launches = new Set(['POST /analyses', 'POST /analyses/relauncher']);
 
 function routeKey(request: FastifyRequest): string {
-  const url = (request.routeOptions.url ?? '').replace(/^\/secured(?=\/)/, '');
+  const url = (matchedRoute(request).url ?? '').replace(/^\/secured(?=\/)/, '');
   return `${request.method} ${url}`;
 }
 

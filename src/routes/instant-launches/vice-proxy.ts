@@ -13,7 +13,7 @@ import { request as upstream } from 'undici';
 import { hasBody } from '../../common/request-body.js';
 import { ErrorAnswer } from '../../common/error-replies.js';
 import { requestBody } from '../../http/connection-limits.js';
-import { endToEndHeaders } from '../../http/proxy.js';
+import { endToEndHeaders } from '../../http/end-to-end-headers.js';
 import { routeSecurity } from '../../http/openapi.js';
 import type { AreaDeps } from '../shared/area.js';
 

@@ -1,0 +1,52 @@
+// Which headers cross the gateway: end-to-end ones only (RFC 9110 §7.6.1), in both directions.
+import type { IncomingHttpHeaders } from 'node:http';
+
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'host',
+]);
+
+const noNames: ReadonlySet<string> = new Set();
+
+/** Header names listed in `Connection` (hop-by-hop by declaration); none in the usual case. */
+function connectionTokens(
+  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
+): ReadonlySet<string> {
+  const value = headers.connection;
+  if (value === undefined) return noNames;
+  const text = Array.isArray(value) ? value.join(',') : value;
+  // `keep-alive` and `close` name no header: the usual value needs no set.
+  if (/^\s*(keep-alive|close)\s*$/i.test(text)) return noNames;
+  return new Set(
+    text
+      .split(',')
+      .map((token) => token.trim().toLowerCase())
+      .filter(Boolean),
+  );
+}
+
+/** Copies end-to-end headers only: hop-by-hop ones (and those named in `Connection`) stay behind. */
+export function endToEndHeaders(
+  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
+  drop: ReadonlySet<string> = noNames,
+): Record<string, string | string[]> {
+  const named = connectionTokens(headers);
+  const result: Record<string, string | string[]> = {};
+  // for…in over a plain header object: no entries array per call (this runs twice per request).
+  for (const name in headers) {
+    const value = headers[name];
+    const lower = name.toLowerCase();
+    if (value === undefined || hopByHop.has(lower) || named.has(lower) || drop.has(lower)) continue;
+    result[lower] = value;
+  }
+  return result;
+}
