@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../src/store/schema.js';
 import { hostEngines, secret, type BackendHost } from '../support/backend-host.js';
 import { startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
@@ -17,22 +17,8 @@ const base = Date.UTC(2025, 0, 1);
 const FILES = 20_500;
 const FOLDERS = 30;
 
-interface Row {
-  id: string;
-  path: string;
-  parent_path: string;
-  name: string;
-  type: 'file' | 'dir';
-  owner: string;
-  created_at: number;
-  modified_at: number;
-  size: number;
-  md5: null;
-  content_type: string | null;
-  info_type: string;
-  trash_origin: null;
-  trashed_at: null;
-}
+/** A data object row as the store holds it. */
+type Row = Selectable<Database['data_objects']>;
 
 /** Inserts objects (with their owner's grant) and, for `favoriteOf`, marks them, 500 rows a statement. */
 async function seed(
