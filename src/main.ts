@@ -92,8 +92,9 @@ async function main(): Promise<void> {
       'embedded signing key in use: `npm run token -- <username> [--admin]` prints a token',
     );
   }
-  // What start-up allocated and no longer holds goes back (≈ 35 MiB of idle RSS, startup-memory.ts).
-  await releaseStartupMemory();
+  // What start-up allocated and no longer holds goes back (≈ 34 MiB of idle RSS, startup-memory.ts),
+  // half a second after listening: the first requests (readiness probes) do not wait for its pause.
+  setTimeout(() => void releaseStartupMemory(), 500).unref();
 }
 
 main().catch((error: unknown) => {

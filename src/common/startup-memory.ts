@@ -1,6 +1,6 @@
 /**
- * Hands back what starting a process left behind (bench/README.md "Start-up"): one
- * memory-reducing garbage collection once the gateway listens.
+ * Hands back what starting a process left behind (bench/README.md "Idle RSS"): one
+ * memory-reducing garbage collection, which main.ts runs half a second after the gateway listens.
  *
  * Loading the modules, building the schemas and routes and migrating the store allocate fast and
  * keep much of it, so V8 grows its young generation to the largest it may be (two 16 MiB
