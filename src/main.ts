@@ -5,7 +5,6 @@ import { buildGateway } from './app.js';
 import { runPrimary } from './cluster.js';
 import { serveBackendsStandalone } from './embedded/standalone.js';
 import { ConfigError, loadConfig } from './config.js';
-import { releaseStartupMemory } from './common/startup-memory.js';
 
 const usage = `Usage: npm start -- [--backends <names|all|none>] [--backends-only]
   --backends       embedded backends to run (default: EMBEDDED_BACKENDS, else all)
@@ -92,9 +91,6 @@ async function main(): Promise<void> {
       'embedded signing key in use: `npm run token -- <username> [--admin]` prints a token',
     );
   }
-  // What start-up allocated and no longer holds goes back (≈ 34 MiB of idle RSS, startup-memory.ts),
-  // half a second after listening: the first requests (readiness probes) do not wait for its pause.
-  setTimeout(() => void releaseStartupMemory(), 500).unref();
 }
 
 main().catch((error: unknown) => {
