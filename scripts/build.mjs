@@ -73,6 +73,7 @@ export const unbundled = [
   'pg-native',
   'amqplib',
   'nodemailer',
+  'ioredis',
 ];
 
 /**

@@ -51,9 +51,9 @@ import {
   FallbackBuckets,
   MemoryBuckets,
   PrimaryBuckets,
-  RedisBuckets,
   type BucketStore,
 } from './http/rate-limit.js';
+import { RedisBuckets } from './http/rate-limit-redis.js';
 import { openStore, type Store } from './store/database.js';
 import { clusterWorkerId, inClusterWorker } from './common/cluster-ipc.js';
 
@@ -151,12 +151,12 @@ async function startEmbeddedBackends(
   return { targets: embeddedTargets(names, address, secret, config), host };
 }
 
-function createBuckets(
+async function createBuckets(
   config: GatewayConfig,
   app: FastifyInstance,
   metrics: Metrics,
   clock?: () => number,
-): BucketStore {
+): Promise<BucketStore> {
   const local = new MemoryBuckets(clock);
   if (!config.redisUrl) {
     // Workers of one gateway share the primary's buckets (Redis, when set, is shared already).
@@ -171,7 +171,7 @@ function createBuckets(
       );
     return local;
   }
-  const shared = new RedisBuckets(
+  const shared = await RedisBuckets.connect(
     config.redisUrl,
     config.redisKeyPrefix,
     config.redisCommandTimeoutMs,
@@ -223,7 +223,7 @@ export async function buildGateway(
       app.log.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
   });
   const verifier = new TokenVerifier(await loadTrustedKeys(config), config.auth, options.authClock);
-  const buckets = createBuckets(config, app, metrics, options.rateLimitClock);
+  const buckets = await createBuckets(config, app, metrics, options.rateLimitClock);
   const remote = remoteTargets(config);
   // Backends notify through the forwarder, which needs their address: one sent while they start waits for it.
   let forwarderMade: (forwarder: Forwarder) => void = () => {};

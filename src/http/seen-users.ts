@@ -25,7 +25,9 @@ export class SeenUsers {
     private readonly log: FastifyBaseLogger,
     refreshMs = 5 * 60_000,
   ) {
-    this.recent = new LRUCache({ max: 50_000, ttl: refreshMs });
+    // At most 50,000 entries, counted through maxSize: `max` would allocate all 50,000 slots (and
+    // their TTL arrays) up front, ≈ 1.5 MiB held by an idle gateway.
+    this.recent = new LRUCache({ maxSize: 50_000, sizeCalculation: () => 1, ttl: refreshMs });
   }
 
   /**

@@ -144,7 +144,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const onConnectionLost = options.onConnectionLost ?? (() => {});
   // pg is loaded only for PostgreSQL: a gateway on SQLite does not pay for it at start.
   const postgres = options.databaseUrl
-    ? { url: options.databaseUrl, ...(await import('./postgres.js')) }
+    ? { url: options.databaseUrl, ...(await (await import('./postgres.js')).loadPostgres()) }
     : undefined;
   const bounds = options.bounds ?? postgres?.defaultPostgresBounds;
   const db = new Kysely<Database>({

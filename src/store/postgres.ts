@@ -1,6 +1,18 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
-import pg from 'pg';
+import type Pg from 'pg';
 import { queryTimeoutMessage } from '../common/database-unavailable.js';
+
+/**
+ * pg itself, imported by `loadPostgres`: a static import of this package (left out of the bundle,
+ * scripts/build.mjs) would be hoisted to the bundle's top and loaded at every start, SQLite too.
+ */
+let pg: typeof Pg;
+
+/** Loads pg and answers this module's functions (database.ts calls it only with DATABASE_URL). */
+export async function loadPostgres() {
+  pg ??= (await import('pg')).default;
+  return { defaultPostgresBounds, clientConfig, boundedPool };
+}
 
 /**
  * PostgreSQL connections that survive an outage: a connection dropped by the server, a proxy or
@@ -27,11 +39,11 @@ const pgTypes = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === int8
       ? (value: string) => Number(value)
-      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof Pg.types.getTypeParser,
 };
 
 /** Settings of every connection to `databaseUrl`, pooled or of its own (LISTEN). */
-export function clientConfig(databaseUrl: string, bounds: PostgresBounds): pg.ClientConfig {
+export function clientConfig(databaseUrl: string, bounds: PostgresBounds): Pg.ClientConfig {
   return {
     connectionString: databaseUrl,
     types: pgTypes,
@@ -66,7 +78,7 @@ export function boundedPool(
  * A pooled connection that is discarded rather than returned to the pool once a query timed out:
  * its unanswered query would hold every later one (pg answers in order), and it may be blackholed.
  */
-function lendable(client: pg.PoolClient): PostgresPoolClient {
+function lendable(client: Pg.PoolClient): PostgresPoolClient {
   let broken: Error | undefined;
   const query = async (sql: string, parameters: ReadonlyArray<unknown>) => {
     if (broken) throw broken;

@@ -6,12 +6,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import {
-  MemoryBuckets,
-  RedisBuckets,
-  type BucketPolicy,
-  type BucketStore,
-} from '../../src/http/rate-limit.js';
+import { MemoryBuckets, type BucketPolicy, type BucketStore } from '../../src/http/rate-limit.js';
+import { RedisBuckets } from '../../src/http/rate-limit-redis.js';
 import { requiredInCi } from '../support/gateway.js';
 
 const redisUrl = requiredInCi('REDIS_URL');
@@ -26,7 +22,7 @@ interface Clocked {
   close(): Promise<void>;
 }
 
-const stores: { name: string; skip: string | false; make(): Clocked }[] = [
+const stores: { name: string; skip: string | false; make(): Clocked | Promise<Clocked> }[] = [
   {
     name: 'MemoryBuckets',
     skip: false,
@@ -39,10 +35,10 @@ const stores: { name: string; skip: string | false; make(): Clocked }[] = [
   {
     name: 'RedisBuckets',
     skip: redisSkip,
-    make() {
+    async make() {
       const clock = { now: Date.now() };
       const prefix = `test:buckets:${randomUUID()}:`;
-      const buckets = new RedisBuckets(redisUrl!, prefix, 2_000, () => clock.now);
+      const buckets = await RedisBuckets.connect(redisUrl!, prefix, 2_000, () => clock.now);
       const close = async () => {
         const keys = await buckets.redis.keys(`${prefix}*`);
         if (keys.length > 0) await buckets.redis.del(...keys);
@@ -64,8 +60,8 @@ async function take(store: Clocked, key: string, count: number, bucketPolicy = p
 for (const { name, skip, make } of stores) {
   describe(`${name} (injected clock)`, { skip }, () => {
     let store: Clocked;
-    before(() => {
-      store = make();
+    before(async () => {
+      store = await make();
     });
     after(() => store?.close());
 
@@ -198,9 +194,9 @@ describe('RedisBuckets in Redis', { skip: redisSkip }, () => {
   let redis: Redis;
   const prefix = `test:buckets:${randomUUID()}:`;
   let buckets: RedisBuckets;
-  before(() => {
+  before(async () => {
     redis = new Redis(redisUrl!, { maxRetriesPerRequest: 1 });
-    buckets = new RedisBuckets(redisUrl!, prefix);
+    buckets = await RedisBuckets.connect(redisUrl!, prefix);
   });
   after(async () => {
     const keys = await redis.keys(`${prefix}*`);
