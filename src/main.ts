@@ -1,3 +1,5 @@
+// First: it holds the young generation small while everything below is loaded and built.
+import { youngGenerationMayGrow } from './start-heap.js';
 import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
+main().then(youngGenerationMayGrow, (error: unknown) => {
   // A configuration mistake is the operator's to fix: one line naming the variable, no stack.
   const message =
     error instanceof ConfigError ? error.message : `Failed to start: ${(error as Error).message}`;
