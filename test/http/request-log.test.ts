@@ -1,11 +1,15 @@
 // The request log: one line per request with method, route, URL, status, duration, user and request
 // id; 5xx errors keep their own error line; credentials — a `?token=` query parameter, the
-// Authorization and X-Vendor-De-Jwt headers, cookies — never reach the log.
+// Authorization and X-Vendor-De-Jwt headers, cookies — never reach the log. Written to standard
+// output (the default destination), every line arrives whole and in order, those still waiting at
+// exit included.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { buildGateway } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { redactUrl } from '../../src/http/request-log.js';
@@ -222,5 +226,35 @@ describe('redactUrl', () => {
     );
     assert.equal(redactUrl('/a?token'), '/a?token', 'no value, nothing to hide');
     assert.equal(redactUrl('/a?%E0%A4%A=1'), '/a?%E0%A4%A=1', 'a malformed name is left as is');
+  });
+});
+
+describe('standard output, the default destination', () => {
+  test('every line arrives whole and in order, those waiting at exit included', () => {
+    const module = fileURLToPath(new URL('../../src/http/request-log.ts', import.meta.url));
+    // A child logs 5,000 lines in bursts, some of several kilobytes, and exits at once: lines
+    // logged while a write is in flight wait, and pino must flush them on the way out.
+    const script = `
+      import Fastify from 'fastify';
+      const { gatewayLoggerOptions } = await import(${JSON.stringify(module)});
+      const app = Fastify(gatewayLoggerOptions('info'));
+      await app.ready();
+      for (let i = 0; i < 5000; i++) app.log.info({ i, pad: 'é'.repeat(i % 7 === 0 ? 3000 : 10) }, 'line');
+      process.exit(0);
+    `;
+    const out = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NODE_OPTIONS: '' } },
+    ).toString();
+    const lines = out
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { i: number; pad: string });
+    assert.equal(lines.length, 5000);
+    lines.forEach((line, index) => {
+      assert.equal(line.i, index);
+      assert.equal(line.pad, 'é'.repeat(index % 7 === 0 ? 3000 : 10));
+    });
   });
 });
