@@ -3,7 +3,14 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import { requireUserParam } from '../../common/query-params.js';
 import { favoriteCountsOf, favoritesOf, type FavoriteDataType } from '../metadata/index.js';
 import type { DataObject } from './object-index.js';
-import { entityTypes, sortDirs, sortFields, type SortDir, type SortField } from './listing.js';
+import {
+  entityTypes,
+  orderObjects,
+  sortDirs,
+  sortFields,
+  type SortDir,
+  type SortField,
+} from './listing.js';
 import { choiceParam, integerParam, valuesOf } from './query.js';
 import { pageStats, statFilter } from './stat-routes.js';
 import type { Caller, DataStore } from './store.js';
@@ -11,8 +18,6 @@ import { visibilityOf, type Visibility } from './visibility.js';
 
 /** The most entries one page may hold, as `/stat-lister`. */
 const MAX_PAGE = 100_000;
-/** The page's rows are read by id, this many ids a statement. */
-const ROWS_PER_READ = 10_000;
 
 /** The object types, in the listing's order: folders, then files. */
 const objectTypes = ['dir', 'file'] as const;
@@ -137,8 +142,9 @@ export function uncoveredRanges(
  *   fallback) every favourite is counted with the full readability check: exact, linear in the
  *   favourites.
  *
- * The count, the walks and the row reads are separate statements (no transaction): a favourite
- * marked or removed between them can make one answer's total and page disagree by that one.
+ * The total and the page (one statement per object type on it) are separate statements (no
+ * transaction): a favourite marked or removed between them can make one answer's total and page
+ * disagree by that one.
  */
 export const favoriteListingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (
   app,
@@ -163,33 +169,18 @@ export const favoriteListingRoutes: FastifyPluginAsync<{ data: DataStore }> = as
     const totals = await favorites.totals();
 
     // Folders, then files: the page's part of each, walked in order.
-    const ids: string[] = [];
+    const page: DataObject[] = [];
     let skip = offset;
     for (const type of objectTypes) {
-      const wanted = limit - ids.length;
+      const wanted = limit - page.length;
       if (wanted <= 0) break;
       if (skip >= totals[type]) {
         skip -= totals[type];
         continue;
       }
-      ids.push(...(await favorites.walk(type, sortField, sortDir, skip, wanted)));
+      page.push(...(await favorites.page(type, sortField, sortDir, skip, wanted)));
       skip = 0;
     }
-
-    // Large pages (a limit up to MAX_PAGE) in parts, within what both engines bind.
-    const rows: DataObject[] = [];
-    for (let at = 0; at < ids.length; at += ROWS_PER_READ) {
-      const part = ids.slice(at, at + ROWS_PER_READ);
-      rows.push(
-        ...((await data.db
-          .selectFrom('data_objects')
-          .selectAll()
-          .where('id', 'in', part)
-          .execute()) as DataObject[]),
-      );
-    }
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    const page = ids.map((id) => byId.get(id)).filter((row) => row !== undefined);
     return {
       ...(await pageStats(data, caller, page, pick)),
       total: totals.dir + totals.file,
@@ -254,26 +245,27 @@ class Favorites {
     else {
       const kept: ObjectType[] = this.infoTypes.length > 0 ? ['dir'] : ['dir', 'file'];
       if (this.infoTypes.length > 0) counted.push('file');
-      const rows = await favoriteCountsOf(this.data.db, this.caller.name, this.types)
-        .select(['obj_type', 'count'])
-        .where('obj_type', 'in', kept)
-        .execute();
-      for (const row of rows) totals[row.obj_type] += Number(row.count);
-      // Take off the unreadable ones, found where they may lie: one index range each.
+      // The kept counts less the unreadable favourites, found where they may lie (one index
+      // range each): one statement.
       const ranges = uncoveredRanges(this.roots, this.visibility.hiddenRange(this.caller));
       const parts = ranges.map((range) => {
-        let part = this.ofTypes(kept).select('f.obj_type');
+        let part = this.ofTypes(kept).select(['f.obj_type', sql<number>`-1`.as('n')]);
         if (range.from !== undefined) part = part.where('f.obj_path', '>=', range.from);
         if (range.to !== undefined) part = part.where('f.obj_path', '<', range.to);
         return part.where(sql<SqlBool>`not ${this.readable()}`);
       });
-      const union = parts.slice(1).reduce((all, part) => all.unionAll(part), parts[0]!);
-      const unreadable = await this.data.db
-        .selectFrom(union.as('u'))
-        .select((eb) => ['u.obj_type', eb.fn.countAll<number | string>().as('count')])
-        .groupBy('u.obj_type')
+      const union = parts.reduce(
+        (all, part) => all.unionAll(part),
+        favoriteCountsOf(this.data.db, this.caller.name, this.types)
+          .select([sql<ObjectType | null>`obj_type`.as('obj_type'), sql<number>`count`.as('n')])
+          .where('obj_type', 'in', kept),
+      );
+      const rows = await this.data.db
+        .selectFrom(union.as('c'))
+        .select((eb) => ['c.obj_type', eb.fn.sum<number | string>('c.n').as('count')])
+        .groupBy('c.obj_type')
         .execute();
-      for (const row of unreadable) totals[row.obj_type as ObjectType] -= Number(row.count);
+      for (const row of rows) totals[row.obj_type as ObjectType] += Number(row.count);
     }
     for (const type of counted) {
       const row = await this.ofTypes([type])
@@ -285,33 +277,45 @@ class Favorites {
     return totals;
   }
 
-  /** The ids of `limit` readable favourites of `type` after `offset` of them, in the order asked. */
-  async walk(
+  /**
+   * The objects of `limit` readable favourites of `type` after `offset` of them, in the order
+   * asked: the walk picks their ids (a deferred join), then only those rows are read and put in
+   * the same order (orderObjects over the objects' own keys, which the copies equal).
+   */
+  async page(
     type: ObjectType,
     field: SortField,
     dir: SortDir,
     offset: number,
     limit: number,
-  ): Promise<string[]> {
+  ): Promise<DataObject[]> {
     const direction = sql.raw(dir === 'DESC' ? 'desc' : 'asc');
     const folded = sql`lower(f.obj_name)`;
-    let query = this.ofTypes([type]).select('f.target_id').where(this.readable());
+    let walk = this.ofTypes([type]).select('f.target_id').where(this.readable());
     // The order of a favorites_page_* index (owner and type fixed); ties as orderObjects breaks
     // them (case-folded name, name, id, ascending), sorted as they come.
     if (field === 'name')
-      query = query
+      walk = walk
         .orderBy(sql`${folded} ${direction}`)
         .orderBy(sql`f.obj_name ${direction}`)
         .orderBy('f.target_id');
     else if (field === 'path')
-      query = query.orderBy(sql`f.obj_path ${direction}`).orderBy('f.target_id');
+      walk = walk.orderBy(sql`f.obj_path ${direction}`).orderBy('f.target_id');
     else
-      query = query
+      walk = walk
         .orderBy(sql`${sql.ref(keyColumns[field])} ${direction}`)
         .orderBy(folded)
         .orderBy('f.obj_name')
         .orderBy('f.target_id');
-    const rows = await query.limit(limit).offset(offset).execute();
-    return rows.map((row) => row.target_id);
+    const rows = await orderObjects(
+      this.data.db,
+      this.data.db
+        .selectFrom('data_objects as o')
+        .selectAll('o')
+        .where('o.id', 'in', walk.limit(limit).offset(offset)),
+      field,
+      dir,
+    ).execute();
+    return rows as DataObject[];
   }
 }
