@@ -7,12 +7,14 @@
 // keys; an object in the caller's trash still listed, one deleted for good gone from page and
 // total; favourites made unreadable (a file unshared, a shared folder in its owner's trash, a folder
 // unshared) gone from page and total; the counts always equal to a count of the favourites; and
-// the migration on a database with favourites already marked (down, mark, up).
+// the migration on a database with favourites already marked (down, mark, up); on a fresh
+// PostgreSQL database it leaves no statistics that would turn lookups into sequential scans.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../src/store/schema.js';
 import * as favoriteKeys from '../../../src/store/migrations/035-favorite-keys.js';
+import { engines as dataInfoEngines } from '../../support/data-info-host.js';
 import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.js';
 
 interface Row {
@@ -336,3 +338,26 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+describe('a fresh PostgreSQL database after migration 035', () => {
+  const postgres = dataInfoEngines.find((engine) => engine.name === 'PostgreSQL');
+
+  test("looks an object's favourites up through their index, not a sequential scan", async (t) => {
+    const service = await postgres?.open();
+    if (!service) return t.skip('DATABASE_URL is not set');
+    try {
+      const db = service.store.db;
+      const empty = await db.selectFrom('favorites').select('target_id').limit(1).execute();
+      // Only meaningful while the table is as the migration left it on a new database: no
+      // statistics saying "empty", which would make every object written scan the favourites.
+      if (empty.length > 0) return t.skip('the migrated database already holds favourites');
+      const plan = await sql<{
+        'QUERY PLAN': string;
+      }>`explain update favorites set obj_size = 1 where target_id = ${'x'}`.execute(db);
+      const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      assert.doesNotMatch(text, /Seq Scan/, text);
+    } finally {
+      await service.close();
+    }
+  });
+});
