@@ -29,9 +29,9 @@ async function seed(
 ): Promise<void> {
   for (let start = 0; start < rows.length; start += 500) {
     // better-sqlite3 writes synchronously: without a turn of the event loop between parts, a seed
-    // of 20,000 rows (longer since migration 035's triggers) holds every timer for seconds, and a
-    // backend call made at once afterwards met the pooled connection to the embedded backends
-    // being closed as idle ("data-info service is unavailable", seen twice, not reproduced alone).
+    // of 20,000 rows holds every timer for seconds, and a backend call made at once afterwards
+    // met the pooled connection to the embedded backends being closed as idle ("data-info
+    // service is unavailable", seen twice under load, not reproduced alone).
     await new Promise((resolve) => setImmediate(resolve));
     const part = rows.slice(start, start + 500);
     await db.insertInto('data_objects').values(part).execute();
