@@ -1,0 +1,51 @@
+// `npm run lint`: ESLint, Prettier's check and dependency-cruiser's layer rules, run side by side
+// (each is one busy process; one after the other they took ≈ 55 s on a loaded two-core machine, side
+// by side ≈ half). Each tool's output is printed whole, in this order; the run fails if any fails.
+// ESLint and Prettier keep caches in node_modules/.cache, so a second run reads only changed files.
+// Plain JavaScript: it runs before anything is compiled.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const cache = (name) => path.join(root, 'node_modules', '.cache', name);
+
+const tools = [
+  [
+    bin('eslint'),
+    ['.', '--cache', '--cache-strategy', 'content', '--cache-location', cache('eslint/')],
+  ],
+  [
+    bin('prettier'),
+    [
+      '--check',
+      '.',
+      '--cache',
+      '--cache-strategy',
+      'content',
+      '--cache-location',
+      cache('prettier/.cache'),
+    ],
+  ],
+  [bin('depcruise'), ['src', '--config', '.dependency-cruiser.cjs']],
+];
+
+const runs = tools.map(
+  ([command, args]) =>
+    new Promise((resolve) => {
+      const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      child.on('error', (error) => resolve({ output: `${command}: ${error.message}\n`, code: 1 }));
+      child.on('close', (code) => resolve({ output, code: code ?? 1 }));
+    }),
+);
+
+let failed = false;
+for (const { output, code } of await Promise.all(runs)) {
+  process.stdout.write(output);
+  if (code !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);
