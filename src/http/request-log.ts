@@ -83,7 +83,8 @@ export function loggerSettings(level: string) {
  */
 function stdoutLines(): { write(line: string): void } {
   const out = destination({ dest: 1, sync: false, contentMode: 'buffer' });
-  // `out.write` is looked up on each call: on EPIPE pino swaps it for a no-op.
+  // `out.write` is looked up on each call: on EPIPE pino swaps it for a no-op. sonic-boom's types
+  // know only its string mode; in buffer mode its write takes a Buffer.
   return { write: (line) => out.write(Buffer.from(line) as unknown as string) };
 }
 
