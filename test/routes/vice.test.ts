@@ -23,9 +23,14 @@ const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 for (const engine of engines) {
   describe(`VICE sessions through the gateway (${engine})`, { skip: skipWithout(engine) }, () => {
     let gw: MetadataGateway;
-    let appId: string;
-    let markerKey: string;
-    let inputKey: string;
+    /** An app of the tool, and the ids of its form's two parameters. */
+    interface ViceApp {
+      id: string;
+      markerKey: string;
+      inputKey: string;
+    }
+    let shortApp: ViceApp;
+    let longApp: ViceApp;
     before(async () => {
       gw = (await startMetadataGateway({
         engine,
@@ -33,49 +38,55 @@ for (const engine of engines) {
       }))!;
       for (const name of ['alice', 'bob', 'carol', admin])
         await gw.ok(name, 'GET', '/subjects?search=nobody-matches-this');
-      const tool = await gw.ok('alice', 'POST', '/tools', {
-        json: {
-          name: 'vice.sh',
-          location: fixtures,
-          type: 'interactive',
-          interactive: true,
-          version: '1',
-          time_limit_seconds: 4,
-          container: { image: { name: 'host' } },
-        },
-      });
-      const app = await gw.ok('alice', 'POST', '/apps/de', {
-        json: {
-          name: `a VICE app ${engine}`,
-          tools: [{ id: tool.id }],
-          groups: [
-            {
-              label: 'Session',
-              parameters: [
-                { type: 'Text', name: '', label: 'Marker', order: 1 },
-                { type: 'FileInput', name: '', label: 'Input', order: 2 },
-              ],
-            },
-          ],
-        },
-      });
-      appId = app.id;
-      const form = (await gw.ok('alice', 'GET', `/apps/de/${app.id}`)).groups[0].parameters;
-      markerKey = form.find((parameter: any) => parameter.label === 'Marker').id;
-      inputKey = form.find((parameter: any) => parameter.label === 'Input').id;
+      // Two tools of the same program: one whose sessions end after four seconds (the time-limit
+      // test), one held only to the platform's wall clock (60 s here), so sessions that go
+      // through several steps are not ended by their deadline on a loaded machine.
+      const appOf = async (version: string, limit?: number) => {
+        const tool = await gw.ok('alice', 'POST', '/tools', {
+          json: {
+            name: 'vice.sh',
+            location: fixtures,
+            type: 'interactive',
+            interactive: true,
+            version,
+            ...(limit ? { time_limit_seconds: limit } : {}),
+            container: { image: { name: 'host' } },
+          },
+        });
+        const app = await gw.ok('alice', 'POST', '/apps/de', {
+          json: {
+            name: `a VICE app ${engine} ${version}`,
+            tools: [{ id: tool.id }],
+            groups: [
+              {
+                label: 'Session',
+                parameters: [
+                  { type: 'Text', name: '', label: 'Marker', order: 1 },
+                  { type: 'FileInput', name: '', label: 'Input', order: 2 },
+                ],
+              },
+            ],
+          },
+        });
+        const form = (await gw.ok('alice', 'GET', `/apps/de/${app.id}`)).groups[0].parameters;
+        const idOf = (label: string) => form.find((parameter: any) => parameter.label === label).id;
+        return { id: app.id, markerKey: idOf('Marker'), inputKey: idOf('Input') };
+      };
+      shortApp = await appOf('1', 4);
+      longApp = await appOf('2');
     });
     after(async () => gw?.close());
 
     const listed = (user: string, id: string) => listedAnalysis(gw, user, id);
-    /** Launches a session of alice's; answers its analysis id and host once it is ready. */
-    const session = async (marker: string, input?: string) => {
+    /** Launches a session of alice's app; answers its analysis id and host once it is ready. */
+    const session = async (app: ViceApp, marker: string, input?: string) => {
       const launched = await gw.ok('alice', 'POST', '/analyses', {
         json: {
           system_id: 'de',
-          app_id: appId,
+          app_id: app.id,
           name: marker,
           output_dir: gw.home('alice'),
-          config: { [markerKey]: marker, ...(input ? { [inputKey]: input } : {}) },
+          config: { [app.markerKey]: marker, ...(input ? { [app.inputKey]: input } : {}) },
         },
       });
       const url = await eventually(
@@ -102,7 +113,7 @@ for (const engine of engines) {
 
     test('reached by its owner and grantees, tunnelled upgrades, time limit extended then reached', async () => {
       const marker = `vice-${engine}-${Date.now()}`;
-      const { id, host } = await session(marker);
+      const { id, host } = await session(shortApp, marker);
       // Extended first, while its four seconds run: by four more.
       const before = Number((await gw.ok('alice', 'GET', `/analyses/${id}/time-limit`)).time_limit);
       const extended = Number(
@@ -216,7 +227,7 @@ for (const engine of engines) {
     test("administrators save a session's outputs, stage its inputs again, save-and-exit; the owner's exit keeps nothing; operators from configuration", async () => {
       await gw.upload('alice', gw.home('alice'), `input-${engine}.txt`, 'first version');
       const input = `${gw.home('alice')}/input-${engine}.txt`;
-      const kept = await session(`kept-${engine}`, input);
+      const kept = await session(longApp, `kept-${engine}`, input);
       assert.equal(
         (await gw.call('alice', 'GET', `/vice/${kept.host}/input`)).text,
         'first version',
@@ -241,7 +252,7 @@ for (const engine of engines) {
       assert.equal(keptDone.status, 'Completed');
       assert.equal((await saved(keptDone.resultfolderid)).status, 200);
 
-      const dropped = await session(`dropped-${engine}`);
+      const dropped = await session(longApp, `dropped-${engine}`);
       await gw.ok('alice', 'POST', `/vice/analyses/${dropped.id}/exit`);
       const droppedDone = await ended(dropped.id);
       assert.equal(droppedDone.status, 'Canceled');

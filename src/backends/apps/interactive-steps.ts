@@ -20,6 +20,8 @@ const requests = ['exit', 'save-and-exit', 'save-output-files', 'download-input-
 export interface SessionActions {
   saveOutputs(): Promise<void>;
   restageInputs(): Promise<void>;
+  /** A request or the row's reading failed: said in the job's log, the session goes on. */
+  failed(error: unknown, request?: InteractiveRequest): void;
 }
 
 /** A session's time limit when its tool names none: three days, as upstream. */
@@ -108,6 +110,8 @@ export async function runInteractive(
     // Done or failed, the request is cleared: a failing one is not tried for ever.
     try {
       await (wanted === 'save-output-files' ? actions.saveOutputs() : actions.restageInputs());
+    } catch (error) {
+      actions.failed(error, wanted);
     } finally {
       await hooks.done(wanted);
     }
@@ -115,9 +119,9 @@ export async function runInteractive(
   const watch = setInterval(() => {
     if (busy || ending) return;
     busy = true;
-    // A failure (the store unreachable for a moment): the next look tries again.
+    // The row unreadable (the store unreachable for a moment): said, and the next look tries again.
     look()
-      .catch(() => undefined)
+      .catch((error: unknown) => actions.failed(error))
       .finally(() => (busy = false));
   }, sessionWatchMs);
   try {

@@ -4,7 +4,7 @@
 // shell; it runs in its own working directory under the tool's and the platform's limits; then
 // its outputs and logs are uploaded into the result folder (step-outputs.ts), whether it
 // succeeded or not, and its folder on this host is removed.
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExecutorSettings } from '../../config.js';
 import { unpackImage, type ExecutionEngine, type StepLimits } from '../executor/index.js';
@@ -75,12 +75,6 @@ function checkOutputName(parameter: AppParameter, value: unknown): void {
     throw new StepError(
       `${parameter.label ?? parameter.name ?? parameter.id} must name a file inside the working directory, not ${name}`,
     );
-}
-
-/** Removes what a folder holds, keeping the folder (a sandbox may have it mounted). */
-async function emptyFolder(folder: string): Promise<void> {
-  for (const entry of await readdir(folder))
-    await rm(path.join(folder, entry), { recursive: true, force: true });
 }
 
 /** Runs the step; answers the data paths it wrote (outputs, then logs). Failures are StepErrors. */
@@ -179,12 +173,21 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
           {
             // A session's work saved as it goes on: its files replace those saved before.
             saveOutputs: () => uploadOutputs(run, workDir, [], true),
-            // Its inputs read again from the data store, as they are now, at the same paths.
+            // Its inputs read again from the data store, as they are now, at the same paths: each
+            // copy replaces the one before at once, then what is gone is removed (the folder
+            // itself stays, the sandbox has it mounted).
             restageInputs: async () => {
-              await emptyFolder(inputs);
               const again = new InputStager(run, inputs);
               for (const { parameter, value } of staged) await again.stage(parameter, value);
+              await again.removeUnstaged();
             },
+            failed: (error, request) =>
+              run.log.warn(
+                { err: error, request, session: step.sessionId },
+                request
+                  ? `a session's ${request} request failed; it is cleared, and may be asked again`
+                  : "a session's requests could not be read; read again shortly",
+              ),
           },
         )
       : { outcome: await engine.run(command, run.signal), ending: undefined };

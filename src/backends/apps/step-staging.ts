@@ -2,9 +2,12 @@
 // store, read as the user who launched the job (their permissions decide), into the step's
 // `inputs` folder, which the sandbox mounts read-only at `/inputs`. A folder parameter brings the
 // folder and everything below it. The step's arguments name the staged copies as the sandbox sees
-// them.
+// them. Staged again while an interactive step runs (download-input-files), each copy replaces
+// the one before by a rename, so the running program never finds a staged file missing or half
+// written; what is no longer staged is removed afterwards.
+import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { baseName } from '../../common/data-path.js';
@@ -18,6 +21,8 @@ export const inputsMountPoint = '/inputs';
 
 export class InputStager {
   private readonly taken = new Set<string>();
+  /** Host paths this stager wrote (files and folders), and the folders above them. */
+  private readonly written = new Set<string>();
 
   constructor(
     private readonly run: StepRun,
@@ -35,21 +40,48 @@ export class InputStager {
       if (!this.taken.has(relative)) {
         this.taken.add(relative);
         const host = path.join(this.folder, ...relative.split('/'));
-        await mkdir(path.dirname(host), { recursive: true });
+        await this.folderAt(path.dirname(host));
         return { host, sandbox: path.posix.join(inputsMountPoint, relative) };
       }
     }
   }
 
+  /** A folder made (if need be) and kept, with those above it up to the inputs folder. */
+  private async folderAt(folder: string): Promise<void> {
+    await mkdir(folder, { recursive: true });
+    for (let above = folder; above.startsWith(this.folder + path.sep); above = path.dirname(above))
+      this.written.add(above);
+  }
+
+  /** The object's bytes written beside `target`, then renamed over it. */
   private async copy(object: DataObject, target: string): Promise<void> {
     if (this.run.signal.aborted) throw new StepError('stopped');
     const blob = await this.run.data.content(object);
+    const partial = path.join(path.dirname(target), `.staging-${randomUUID()}`);
     try {
-      await pipeline(blob.stream(), createWriteStream(target, { flags: 'wx', mode: 0o444 }), {
+      await pipeline(blob.stream(), createWriteStream(partial, { flags: 'wx', mode: 0o444 }), {
         signal: this.run.signal,
       });
+      await rename(partial, target);
+      this.written.add(target);
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw error;
     } finally {
       await blob.close();
+    }
+  }
+
+  /**
+   * Removes what the inputs folder holds that this stager did not write: after staging again,
+   * the files and folders no longer among the inputs (or no longer in a staged folder).
+   */
+  async removeUnstaged(): Promise<void> {
+    const entries = await readdir(this.folder, { recursive: true });
+    // Deepest first, so a folder is looked at after what it held.
+    for (const entry of entries.sort((a, b) => b.length - a.length)) {
+      const host = path.join(this.folder, entry);
+      if (!this.written.has(host)) await rm(host, { recursive: true, force: true });
     }
   }
 
@@ -63,12 +95,12 @@ export class InputStager {
   private async stageFolder(dataPath: string): Promise<string> {
     const { folder, below } = await readableTree(this.run.data, this.run.caller, dataPath);
     const place = await this.placeFor(baseName(folder.path));
-    await mkdir(place.host, { recursive: true });
+    await this.folderAt(place.host);
     for (const object of below) {
       const inside = path.join(place.host, ...object.path.slice(folder.path.length + 1).split('/'));
-      if (object.type === 'dir') await mkdir(inside, { recursive: true });
+      if (object.type === 'dir') await this.folderAt(inside);
       else {
-        await mkdir(path.dirname(inside), { recursive: true });
+        await this.folderAt(path.dirname(inside));
         await this.copy(object, inside);
       }
     }
