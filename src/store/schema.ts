@@ -119,6 +119,23 @@ export interface Database {
     target_id: string;
     target_type: MetadataTargetType;
     created_on: number;
+    /**
+     * Migration 035: the marked data object's type, name, path, dates and size, kept by triggers
+     * (NULL while no object has the id). Never written by code.
+     */
+    obj_type: ColumnType<'file' | 'dir' | null, never, never>;
+    obj_name: ColumnType<string | null, never, never>;
+    obj_path: ColumnType<string | null, never, never>;
+    obj_created: ColumnType<number | string | null, never, never>;
+    obj_modified: ColumnType<number | string | null, never, never>;
+    obj_size: ColumnType<number | string | null, never, never>;
+  };
+  /** Migration 035: favourites whose object exists, per owner, kind and object type (triggers). */
+  favorite_counts: {
+    owner_id: string;
+    target_type: MetadataTargetType;
+    obj_type: 'file' | 'dir';
+    count: ColumnType<number | string, never, never>;
   };
   avus: {
     id: string;

@@ -128,6 +128,16 @@ export class Visibility {
     idColumn: Expression<unknown>,
     pathColumn: Expression<unknown>,
   ): Promise<RawBuilder<SqlBool>> {
+    const roots = await this.grantedRoots(caller);
+    if (roots === undefined) return this.readable(caller, pathColumn);
+    return this.readableBelow(caller, roots, idColumn, pathColumn);
+  }
+
+  /**
+   * The topmost folders granted to the caller or everyone (readableFast's), or undefined past
+   * `MAX_SEARCH_ROOTS` of them.
+   */
+  async grantedRoots(caller: Caller): Promise<string[] | undefined> {
     // Folders first, through the partial index of migration 026 (`type = 'dir'` written as a
     // literal so that both engines use it): a user holds a grant on every file they made.
     const rows = await this.data.db
@@ -144,12 +154,29 @@ export class Visibility {
       )
       .execute();
     const roots = topmost(rows.map((row) => row.path));
-    if (roots.length > MAX_SEARCH_ROOTS) return this.readable(caller, pathColumn);
+    return roots.length > MAX_SEARCH_ROOTS ? undefined : roots;
+  }
+
+  /** readableFast's condition for the caller's granted roots (grantedRoots). */
+  readableBelow(
+    caller: Caller,
+    roots: string[],
+    idColumn: Expression<unknown>,
+    pathColumn: Expression<unknown>,
+  ): RawBuilder<SqlBool> {
     const own = sql<SqlBool>`exists (select 1 from data_permissions d where d.object_id = ${idColumn} and d.username in (${caller.name}, ${everyone}))`;
     const below = roots.map((root) => withinValue(pathColumn, root));
     // The paths first: both engines test an `or` in the order written, and most hits lie below
     // a granted folder, so the grant lookup runs only for the others.
     return sql<SqlBool>`((${sql.join([...below, own], sql` or `)}) and ${this.notHidden(caller, pathColumn)})`;
+  }
+
+  /**
+   * The paths readableBelow may hide although they lie below a granted root: other users' trash
+   * (everything below `/<zone>/trash/home/`, the caller's own trash aside, which this keeps).
+   */
+  hiddenRange(caller: Caller): { below: string; except: string } {
+    return { below: this.trashHome, except: this.ownTrash(caller) };
   }
 
   /** True when something granted to the caller or everyone lies strictly below `folder`. */

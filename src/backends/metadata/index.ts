@@ -50,7 +50,7 @@ export {
   ownedTagIds,
   type AvuFieldMatch,
 } from './search-targets.js';
-export { favoritesOf, type FavoriteDataType } from './favorite-targets.js';
+export { favoriteCountsOf, favoritesOf, type FavoriteDataType } from './favorite-targets.js';
 export { bodyObject, isUuid, userQuery, Uuid } from './requests.js';
 
 /**

@@ -32,6 +32,7 @@ import * as identity from './031-identity.js';
 import * as subscriptions from './032-subscriptions.js';
 import * as listingIndexes from './033-listing-indexes.js';
 import * as pageIndexes from './034-page-indexes.js';
+import * as favoriteKeys from './035-favorite-keys.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '032-subscriptions': subscriptions,
   '033-listing-indexes': listingIndexes,
   '034-page-indexes': pageIndexes,
+  '035-favorite-keys': favoriteKeys,
 };
