@@ -179,6 +179,15 @@ export async function moveAll(
     const taken = await data.catalog.byPaths(targets, trx);
     for (const target of targets) if (taken.has(target)) clashes.push(target);
     if (clashes.length > 0) {
+      // On PostgreSQL each statement sees what was committed before it: a concurrent move of a
+      // source that committed after the sources were found shows here as its target taken. Read
+      // again now, that source is gone, and the request is answered as the other losers of that
+      // race are (ERR_DOES_NOT_EXIST), not by the target the winner just took.
+      await existingAll(
+        data,
+        trx,
+        ordered.map((move) => move.from),
+      );
       const paths = [...new Set(clashes)];
       throw errorAs(
         'ERR_EXISTS',
