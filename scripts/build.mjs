@@ -1,12 +1,22 @@
 // Compiles src/ to dist/ with tsc, then bundles dist/main.js with esbuild (our modules and most
-// packages in one file: a start loads one module instead of ≈ 1,500, bench/README.md "Start-up"),
+// packages in ≈ 50 modules, most under 400 kB: a start loads those instead of ≈ 1,500,
+// bench/README.md "Start-up" and "Idle RSS"),
 // and with `--if-changed` only when the sources differ from the last build's: `npm start` and
 // `npm ci` (prepare) use that so a start does not pay for a build.
 // Plain JavaScript: it runs before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -77,19 +87,33 @@ export const unbundled = [
 ];
 
 /**
- * Rewrites dist/main.js (tsc's output, which imports the rest of dist/) as one ES module holding
- * it, the rest of dist/ and every package but `unbundled`. Whitespace and comments are left out
- * (a bundle with them holds ≈ 17 MiB more when loaded); names are kept, so stack traces still name
- * functions, and dist/main.js.map maps a position back (`node --enable-source-maps`).
+ * The most bundled code (bytes of output) one part of the bundle holds. V8 compiles a module's top
+ * level in one go, in a parser and bytecode workspace (its "zone") of ≈ 10 bytes of malloc per byte
+ * of top-level source, freed when the compile ends; glibc keeps that memory resident whenever
+ * anything still in use lands above it in the heap, and V8 itself allocates such things during the
+ * compile. One 4 MB module took a 19 MiB zone, and whether 12 MiB of it stayed resident in an idle
+ * gateway changed with unrelated edits of the sources (bench/README.md, "Idle RSS"). Modules of at
+ * most this size keep each compile's zone to a few MiB, which the next compile reuses.
+ */
+const MODULE_BYTES = 400_000;
+
+/**
+ * Rewrites dist/main.js (tsc's output, which imports the rest of dist/) as an ES module that, with
+ * the `chunk-*.js` modules beside it, holds it, the rest of dist/ and every package but `unbundled`.
+ * Whitespace and comments are left out (a bundle with them holds ≈ 17 MiB more when loaded); names
+ * are kept, so stack traces still name functions, and each module's .map maps a position back
+ * (`node --enable-source-maps`). The modules are cut by package and by folder of dist/ into parts of
+ * at most MODULE_BYTES (a larger package is a part of its own: undici, 750 kB, but CommonJS, whose
+ * modules V8 compiles one by one when first required). esbuild gives each part an entry point, so
+ * that code reached by the same entry points shares a chunk; the part entries themselves (files of
+ * a temporary folder importing their modules) are removed afterwards.
  */
 function bundle(root) {
-  const entry = path.join(root, 'dist', 'main.js');
+  const dist = path.join(root, 'dist');
+  const entry = path.join(dist, 'main.js');
   if (!existsSync(entry)) return;
   const esbuild = createRequire(path.join(root, 'package.json'))('esbuild');
-  esbuild.buildSync({
-    entryPoints: [entry],
-    outfile: entry,
-    allowOverwrite: true,
+  const common = {
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -97,13 +121,107 @@ function bundle(root) {
     external: unbundled,
     minifyWhitespace: true,
     legalComments: 'none',
+    logLevel: 'warning',
+    absWorkingDir: root,
+  };
+  // Each module's bytes in a single bundle, by part.
+  const single = esbuild.buildSync({
+    ...common,
+    entryPoints: [entry],
+    write: false,
+    metafile: true,
+  });
+  const parts = new Map();
+  for (const [input, { bytesInOutput }] of Object.entries(
+    Object.values(single.metafile.outputs)[0].inputs,
+  )) {
+    const file = path.resolve(root, input);
+    const name = partOf(path.relative(dist, file));
+    if (!name) continue;
+    const part = parts.get(name) ?? { bytes: 0, files: [] };
+    part.bytes += bytesInOutput;
+    part.files.push(file);
+    parts.set(name, part);
+  }
+  const bins = [];
+  for (const part of [...parts.values()].sort((a, b) => b.bytes - a.bytes)) {
+    let bin = bins.find((candidate) => candidate.bytes + part.bytes <= MODULE_BYTES);
+    if (!bin) bins.push((bin = { bytes: 0, files: [] }));
+    bin.bytes += part.bytes;
+    bin.files.push(...part.files);
+  }
+  for (const stale of readdirSync(dist).filter((name) =>
+    /^(chunk|part)-.*\.js(\.map)?$/.test(name),
+  ))
+    rmSync(path.join(dist, stale));
+  const startHeap = path.join(dist, 'start-heap.js');
+  const partsDir = mkdtempSync(path.join(tmpdir(), 'gateway-bundle-parts-'));
+  const result = esbuild.buildSync({
+    ...common,
+    entryPoints: [
+      { in: entry, out: 'main' },
+      // Its own entry, so that it is a chunk of its own, which main.js then imports first.
+      ...(existsSync(startHeap) ? [{ in: startHeap, out: 'start-heap' }] : []),
+      ...bins.map((bin, index) => {
+        const file = path.join(partsDir, `part-${index}.js`);
+        const imports = bin.files.filter((name) => !name.endsWith('.json'));
+        writeFileSync(file, imports.map((name) => `import ${JSON.stringify(name)};\n`).join(''));
+        return { in: file, out: `part-${index}` };
+      }),
+    ],
+    outdir: dist,
+    allowOverwrite: true,
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     sourcemap: 'linked',
+    metafile: true,
+    // A part's import of a package file marked free of side effects adds nothing: that file goes
+    // where main.js's own imports put it.
+    logOverride: { 'ignored-bare-import': 'silent' },
     // The CommonJS packages inside call require() for Node's own modules and for `unbundled`.
     banner: {
       js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
     },
-    logLevel: 'warning',
   });
+  rmSync(partsDir, { recursive: true });
+  for (const name of readdirSync(dist).filter((name) => /^part-.*\.js(\.map)?$/.test(name)))
+    rmSync(path.join(dist, name));
+  if (existsSync(startHeap)) firstImport(result.metafile, root, startHeap);
+}
+
+/** A bundled file's part: its package, or its folder of dist/ (none for main.js, start-heap.js). */
+function partOf(relative) {
+  const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(relative);
+  if (inPackage) return `package ${inPackage[1]}`;
+  if (relative === 'main.js' || relative === 'start-heap.js') return undefined;
+  const folders = relative.split('/').slice(0, -1);
+  return `dist/${folders.slice(0, folders[0] === 'backends' ? 2 : 1).join('/')}`;
+}
+
+/**
+ * esbuild orders the imports of chunks by its own reckoning, not by the source's import order, so
+ * main.js is rewritten to import the chunk holding `module` before any other: src/start-heap.ts must
+ * run before the rest allocates (it imports nothing but node:v8, so it can run first).
+ */
+function firstImport(metafile, root, module) {
+  const chunk = Object.entries(metafile.outputs).find(
+    ([output, { entryPoint, inputs }]) =>
+      !entryPoint &&
+      output.endsWith('.js') &&
+      Object.keys(inputs).some((input) => path.resolve(root, input) === module),
+  );
+  if (!chunk) throw new Error(`bundle: no chunk holds ${module}`);
+  const name = path.basename(chunk[0]);
+  const main = path.join(path.dirname(module), 'main.js');
+  const text = readFileSync(main, 'utf8');
+  const statement = new RegExp(`import(\\{[^}]*\\}from)?"\\./${name.replace('.', '\\.')}";`).exec(
+    text,
+  );
+  if (!statement) throw new Error(`bundle: main.js does not import ${name}`);
+  // Moved within the first line after the banner: the source map's lines stay right.
+  const rest = text.replace(statement[0], '');
+  const afterBanner = rest.indexOf('\n') + 1;
+  writeFileSync(main, rest.slice(0, afterBanner) + statement[0] + rest.slice(afterBanner));
 }
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

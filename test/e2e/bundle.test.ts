@@ -1,7 +1,8 @@
-// The build's bundle (scripts/build.mjs: dist/main.js holds the gateway and most packages in one
-// module) serves like the modules it was made from: /openapi.json byte for byte what the gateway
-// built from src/ answers, the docs page (from @fastify/swagger-ui, left out of the bundle), the
-// same 400 for a body that breaks its schema, and WORKERS=2, whose workers run the bundle again.
+// The build's bundle (scripts/build.mjs: dist/main.js and the chunk modules beside it hold the
+// gateway and most packages) serves like the modules it was made from: /openapi.json byte for
+// byte what the gateway built from src/ answers, the docs page (from @fastify/swagger-ui, left out
+// of the bundle), the same 400 for a body that breaks its schema, and WORKERS=2, whose workers run
+// the bundle again.
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
