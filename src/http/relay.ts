@@ -64,10 +64,9 @@ export class Relay implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return true;
     this.answered = true;
     const { backend, metrics, openEnded, head } = this.options;
-    metrics.backendDuration.observe(
-      { backend, status: String(statusCode) },
-      (performance.now() - this.started) / 1000,
-    );
+    metrics.backendDuration
+      .series(backend, statusCode)
+      .observe((performance.now() - this.started) / 1000);
     const headers = endToEndHeaders(util.parseHeaders(rawHeaders));
     this.reply.code(statusCode);
     this.reply.headers(headers);
@@ -110,10 +109,9 @@ export class Relay implements Dispatcher.DispatchHandler {
         ? limiter.errored
         : backendFailure(backend, timeoutMs, error);
     if (!this.answered)
-      metrics.backendDuration.observe(
-        { backend, status: failureStatusLabel(failure) },
-        (performance.now() - this.started) / 1000,
-      );
+      metrics.backendDuration
+        .series(backend, failureStatusLabel(failure))
+        .observe((performance.now() - this.started) / 1000);
     if (body instanceof Readable && !body.destroyed) {
       body.on('error', () => {});
       body.destroy(error);
