@@ -6,7 +6,7 @@ import { util, type Dispatcher } from 'undici';
 import type { BackendName } from '../common/backend-names.js';
 import { GatewayError } from '../common/errors.js';
 import { backendFailure, failureStatusLabel } from './backend-failure.js';
-import { endToEndHeaders } from './end-to-end-headers.js';
+import { endToEndRawHeaders } from './end-to-end-headers.js';
 import type { Metrics } from './metrics.js';
 
 /** Answers up to this size are relayed in one write; larger ones (and unsized ones) are streamed. */
@@ -67,7 +67,7 @@ export class Relay implements Dispatcher.DispatchHandler {
     metrics.backendDuration
       .series(backend, statusCode)
       .observe((performance.now() - this.started) / 1000);
-    const headers = endToEndHeaders(util.parseHeaders(rawHeaders));
+    const headers = endToEndRawHeaders(rawHeaders, util.headerNameToString);
     this.reply.code(statusCode);
     this.reply.headers(headers);
     if (!openEnded && !head && Number(headers['content-length']) <= smallBodyBytes) {
