@@ -415,7 +415,8 @@ export class Forwarder {
       body,
       limiter,
     });
-    reply.raw.once('close', relay.onClientClose);
+    // `on`, not `once`: a response closes once, and `once` wraps the listener anew per request.
+    reply.raw.on('close', relay.onClientClose);
     this.pool(backend).dispatch(
       {
         method: options.method as Dispatcher.HttpMethod,
