@@ -264,8 +264,8 @@ export async function buildGateway(
   });
   app.addHook('onResponse', (request, reply, done) => {
     const route = routeLabel(request);
-    metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
-    metrics.requestDuration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
+    metrics.requests.series(route, request.method, reply.statusCode).inc();
+    metrics.requestDuration.series(route, request.method).observe(reply.elapsedTime / 1000);
     done();
   });
 

@@ -24,8 +24,9 @@ function connectionTokens(
   const value = headers.connection;
   if (value === undefined) return noNames;
   const text = Array.isArray(value) ? value.join(',') : value;
-  // `keep-alive` and `close` name no header: the usual value needs no set.
-  if (/^\s*(keep-alive|close)\s*$/i.test(text)) return noNames;
+  // `keep-alive` and `close` name no header: the usual value needs no set (nor, as sent, a regex).
+  if (text === 'keep-alive' || text === 'close' || /^\s*(keep-alive|close)\s*$/i.test(text))
+    return noNames;
   return new Set(
     text
       .split(',')
@@ -48,5 +49,37 @@ export function endToEndHeaders(
     if (value === undefined || hopByHop.has(lower) || named.has(lower) || drop.has(lower)) continue;
     result[lower] = value;
   }
+  return result;
+}
+
+/**
+ * endToEndHeaders over an answer's raw header list (name, value, name, value… as undici hands it),
+ * in one pass with no intermediate object: `nameOf` gives a name in lower case (undici's
+ * `util.headerNameToString`). A repeated name becomes an array, as undici's `parseHeaders` makes
+ * it; a `__proto__` header is left out, as copying it into a plain object always did.
+ */
+export function endToEndRawHeaders(
+  raw: readonly Buffer[],
+  nameOf: (name: Buffer) => string,
+): Record<string, string | string[]> {
+  const result: Record<string, string | string[]> = {};
+  let connection: string | undefined;
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = nameOf(raw[index]!);
+    const value = raw[index + 1]!.toString('latin1');
+    if (hopByHop.has(name)) {
+      if (name === 'connection')
+        connection = connection === undefined ? value : `${connection},${value}`;
+      continue;
+    }
+    if (name === '__proto__') continue;
+    const prior = result[name];
+    // `prior` may be inherited (a header named `constructor`): only an own one is a repeat.
+    if (prior === undefined || !Object.hasOwn(result, name)) result[name] = value;
+    else if (typeof prior === 'string') result[name] = [prior, value];
+    else prior.push(value);
+  }
+  if (connection !== undefined)
+    for (const name of connectionTokens({ connection })) delete result[name];
   return result;
 }

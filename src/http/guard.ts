@@ -6,7 +6,7 @@ import type { Identity } from '../common/identity.js';
 import type { Metrics } from './metrics.js';
 import type { SeenUsers } from './seen-users.js';
 import {
-  rateLimitHeaders,
+  setRateLimitHeaders,
   type BucketPolicy,
   type BucketStore,
   type Decision,
@@ -103,7 +103,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     decision: Decision | undefined,
   ): Promise<void> | undefined {
     if (decision) {
-      reply.headers(rateLimitHeaders(decision));
+      setRateLimitHeaders(reply, decision);
       if (!decision.allowed) {
         metrics.rateLimitRejections.inc({ caller: request.identity ? 'user' : 'anonymous' });
         throw gatewayError(

@@ -250,17 +250,11 @@ export class Forwarder {
         // undefined keeps the pool's body timeout; 0 lifts it for answers that stay open.
         bodyTimeout: openEnded ? 0 : undefined,
       });
-      this.metrics.backendDuration.observe(
-        { backend, status: String(response.statusCode) },
-        elapsed(),
-      );
+      this.metrics.backendDuration.series(backend, response.statusCode).observe(elapsed());
       return { statusCode: response.statusCode, headers: response.headers, body: response.body };
     } catch (error) {
       const failure = backendFailure(backend, target.timeoutMs, error);
-      this.metrics.backendDuration.observe(
-        { backend, status: failureStatusLabel(failure) },
-        elapsed(),
-      );
+      this.metrics.backendDuration.series(backend, failureStatusLabel(failure)).observe(elapsed());
       throw failure;
     }
   }
@@ -421,7 +415,8 @@ export class Forwarder {
       body,
       limiter,
     });
-    reply.raw.once('close', relay.onClientClose);
+    // `on`, not `once`: a response closes once, and `once` wraps the listener anew per request.
+    reply.raw.on('close', relay.onClientClose);
     this.pool(backend).dispatch(
       {
         method: options.method as Dispatcher.HttpMethod,

@@ -6,7 +6,7 @@ import { util, type Dispatcher } from 'undici';
 import type { BackendName } from '../common/backend-names.js';
 import { GatewayError } from '../common/errors.js';
 import { backendFailure, failureStatusLabel } from './backend-failure.js';
-import { endToEndHeaders } from './end-to-end-headers.js';
+import { endToEndRawHeaders } from './end-to-end-headers.js';
 import type { Metrics } from './metrics.js';
 
 /** Answers up to this size are relayed in one write; larger ones (and unsized ones) are streamed. */
@@ -64,11 +64,10 @@ export class Relay implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return true;
     this.answered = true;
     const { backend, metrics, openEnded, head } = this.options;
-    metrics.backendDuration.observe(
-      { backend, status: String(statusCode) },
-      (performance.now() - this.started) / 1000,
-    );
-    const headers = endToEndHeaders(util.parseHeaders(rawHeaders));
+    metrics.backendDuration
+      .series(backend, statusCode)
+      .observe((performance.now() - this.started) / 1000);
+    const headers = endToEndRawHeaders(rawHeaders, util.headerNameToString);
     this.reply.code(statusCode);
     this.reply.headers(headers);
     if (!openEnded && !head && Number(headers['content-length']) <= smallBodyBytes) {
@@ -110,10 +109,9 @@ export class Relay implements Dispatcher.DispatchHandler {
         ? limiter.errored
         : backendFailure(backend, timeoutMs, error);
     if (!this.answered)
-      metrics.backendDuration.observe(
-        { backend, status: failureStatusLabel(failure) },
-        (performance.now() - this.started) / 1000,
-      );
+      metrics.backendDuration
+        .series(backend, failureStatusLabel(failure))
+        .observe((performance.now() - this.started) / 1000);
     if (body instanceof Readable && !body.destroyed) {
       body.on('error', () => {});
       body.destroy(error);
