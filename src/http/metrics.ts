@@ -19,6 +19,8 @@ type LabelValue = string | number;
  */
 class SeriesIndex<S> {
   private readonly root = new Map<LabelValue | undefined, unknown>();
+  /** Every series made, in the order first used (the order they are exported in). */
+  readonly made: S[] = [];
 
   constructor(
     private readonly labelNames: readonly string[],
@@ -42,6 +44,7 @@ class SeriesIndex<S> {
         if (values[index] !== undefined) labels[name] = String(values[index]);
       });
       level.set(values[last], (series = this.make(labels)));
+      this.made.push(series);
     }
     return series;
   }
@@ -67,13 +70,12 @@ export class CounterSeries {
  */
 export class SeriesCounter<T extends string> extends Counter<T> {
   private readonly index: SeriesIndex<CounterSeries>;
-  private readonly made: CounterSeries[] = [];
 
   constructor(configuration: CounterConfiguration<T>) {
     super({
       ...configuration,
       collect: () => {
-        for (const series of this.made) {
+        for (const series of this.index.made) {
           if (series.pending === 0) continue;
           // Integers: the total is the same as counting one by one.
           this.inc(series.labels as LabelValues<T>, series.pending);
@@ -81,11 +83,10 @@ export class SeriesCounter<T extends string> extends Counter<T> {
         }
       },
     });
-    this.index = new SeriesIndex(configuration.labelNames ?? [], (labels) => {
-      const series = new CounterSeries(labels);
-      this.made.push(series);
-      return series;
-    });
+    this.index = new SeriesIndex(
+      configuration.labelNames ?? [],
+      (labels) => new CounterSeries(labels),
+    );
   }
 
   /** The series of these label values, in `labelNames` order. */
@@ -136,8 +137,7 @@ interface ExportedValue {
  * `observe(labels, value)`, `zero` and `reset` work as prom-client's.
  */
 export class SeriesHistogram<T extends string> extends Histogram<T> {
-  private readonly index: SeriesIndex<HistogramSeries>;
-  private made: HistogramSeries[] = [];
+  private index: SeriesIndex<HistogramSeries>;
   private readonly bounds: number[];
   private readonly labelNamesInOrder: readonly string[];
   private readonly exported: { name: string; help: string; type: string; aggregator: Aggregator };
@@ -152,12 +152,7 @@ export class SeriesHistogram<T extends string> extends Histogram<T> {
       aggregator: configuration.aggregator ?? 'sum',
     };
     this.bounds = [...(configuration.buckets ?? [])].sort((a, b) => a - b);
-    const bounds = this.bounds;
-    this.index = new SeriesIndex(configuration.labelNames ?? [], (labels) => {
-      const series = new HistogramSeries(labels, bounds);
-      this.made.push(series);
-      return series;
-    });
+    this.index = this.emptyIndex();
     // prom-client assigns `observe` per instance in its constructor: replaced the same way.
     (this as { observe: (labels: unknown, value?: number) => void }).observe = (labels, value) => {
       if (typeof labels === 'number') this.index.of(undefined).observe(labels);
@@ -174,17 +169,17 @@ export class SeriesHistogram<T extends string> extends Histogram<T> {
     this.index.of(labels as Record<string, LabelValue>);
   }
 
+  /** A new index, holding no series. */
+  private emptyIndex(): SeriesIndex<HistogramSeries> {
+    return new SeriesIndex(
+      this.labelNamesInOrder,
+      (labels) => new HistogramSeries(labels, this.bounds),
+    );
+  }
+
   override reset(): void {
     // New series objects: a request holding an old one adds to series no longer exported.
-    this.made = [];
-    (this as unknown as { index: SeriesIndex<HistogramSeries> }).index = new SeriesIndex(
-      this.labelNamesInOrder,
-      (labels) => {
-        const series = new HistogramSeries(labels, this.bounds);
-        this.made.push(series);
-        return series;
-      },
-    );
+    this.index = this.emptyIndex();
   }
 
   /** What /metrics prints (prom-client's registry reads this when a metric has it). */
@@ -199,7 +194,7 @@ export class SeriesHistogram<T extends string> extends Histogram<T> {
       shared: Record<string, string>,
       exemplar: null | undefined = undefined,
     ): ExportedValue => ({ labels, sharedLabels: shared, value, metricName, exemplar });
-    for (const series of this.made) {
+    for (const series of this.index.made) {
       let cumulative = 0;
       this.bounds.forEach((bound, index) => {
         cumulative += series.counts[index]!;
