@@ -1,6 +1,7 @@
 // PostgreSQL for tests: private schemas, so concurrent test files never see each other's tables, and
 // the engines (SQLite, PostgreSQL) tests run on, PostgreSQL skipped without DATABASE_URL except in CI.
 import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import pg from 'pg';
 import { requiredInCi } from './gateway.js';
 
@@ -51,4 +52,10 @@ export async function engineDatabase(
   if (engine === 'sqlite') return { env: {}, drop: async () => {} };
   const schema = await pgSchemaUrl(requiredInCi('DATABASE_URL')!);
   return { env: { DATABASE_URL: schema.url }, drop: schema.drop };
+}
+
+/** PostgreSQL's plan for `statement` (EXPLAIN: planned, not run), its lines joined. */
+export async function planOf(db: Kysely<any>, statement: RawBuilder<unknown>): Promise<string> {
+  const plan = await sql<{ 'QUERY PLAN': string }>`explain ${statement}`.execute(db);
+  return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
 }

@@ -15,6 +15,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../src/store/schema.js';
 import * as favoriteKeys from '../../../src/store/migrations/035-favorite-keys.js';
 import { engines as dataInfoEngines } from '../../support/data-info-host.js';
+import { planOf } from '../../support/postgres.js';
 import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.js';
 
 interface Row {
@@ -351,10 +352,10 @@ describe('a fresh PostgreSQL database after migration 035', () => {
       // Only meaningful while the table is as the migration left it on a new database: no
       // statistics saying "empty", which would make every object written scan the favourites.
       if (empty.length > 0) return t.skip('the migrated database already holds favourites');
-      const plan = await sql<{
-        'QUERY PLAN': string;
-      }>`explain update favorites set obj_size = 1 where target_id = ${'x'}`.execute(db);
-      const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      const text = await planOf(
+        db,
+        sql`update favorites set obj_size = 1 where target_id = ${'x'}`,
+      );
       assert.doesNotMatch(text, /Seq Scan/, text);
     } finally {
       await service.close();

@@ -14,6 +14,7 @@ import { Lister, type SortDir, type SortField } from '../../../src/backends/data
 import { visibilityOf } from '../../../src/backends/data-info/visibility.js';
 import * as pageIndexes from '../../../src/store/migrations/034-page-indexes.js';
 import { engines, home, type DataInfoHost } from '../../support/data-info-host.js';
+import { planOf } from '../../support/postgres.js';
 
 interface Child {
   id: string;
@@ -240,10 +241,7 @@ describe('a fresh PostgreSQL database after migration 034', () => {
       const empty = await db.selectFrom('data_objects').select('id').limit(1).execute();
       // Only meaningful while the table is as the migration left it on a new database.
       if (empty.length > 0) return t.skip('the migrated database already holds data objects');
-      const plan = await sql<{
-        'QUERY PLAN': string;
-      }>`explain select 1 from data_objects where path = ${'/platform/x'}`.execute(db);
-      const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      const text = await planOf(db, sql`select 1 from data_objects where path = ${'/platform/x'}`);
       assert.doesNotMatch(text, /Seq Scan/, text);
     } finally {
       await service.close();
