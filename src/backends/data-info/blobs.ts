@@ -150,7 +150,9 @@ export class LocalBlobStore implements BlobStore {
   async init(tempGraceMs = 0): Promise<number> {
     await mkdir(this.objectsDir, { recursive: true, mode: 0o700 });
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
-    return this.removeStaleTemps(Date.now() - tempGraceMs);
+    // All of them without a grace: not "written before now", since a file's time has sub-millisecond
+    // precision and Date.now() does not (one written in the same millisecond would be kept).
+    return this.removeStaleTemps(tempGraceMs === 0 ? Infinity : Date.now() - tempGraceMs);
   }
 
   /** Deletes the temporary files (unfinished writes) last written at or before `before` (epoch ms); answers how many. */

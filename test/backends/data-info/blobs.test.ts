@@ -1,7 +1,7 @@
 // The data store's byte storage in a local folder (blobs.ts): real files in real temporary folders, no mocks.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -196,6 +196,17 @@ describe('BlobStore', () => {
     await new LocalBlobStore(root).init();
     assert.deepEqual(await tempFiles(), []);
     assert.equal(await text(store.read(id)), 'kept');
+  });
+
+  test('init without a grace removes every temp file, even one stamped after the present millisecond', async () => {
+    // File times are finer than Date.now(): a file written in the same millisecond as the check
+    // has a later time than it. Stamped a second ahead here, so the case does not hang on timing.
+    const file = path.join(root, 'tmp', `${randomUUID()}.stale.tmp`);
+    await writeFile(file, 'half a file');
+    const ahead = new Date(Date.now() + 1000);
+    await utimes(file, ahead, ahead);
+    assert.equal(await new LocalBlobStore(root).init(), 1);
+    assert.deepEqual(await tempFiles(), []);
   });
 
   test('ids that are not UUIDs are refused before touching the disk', async () => {
