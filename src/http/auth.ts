@@ -222,6 +222,8 @@ interface CachedToken {
  */
 export class TokenVerifier {
   private readonly cache = new LRUCache<string, CachedToken>({ max: 10_000 });
+  /** The token a connection last sent, verified (see verifiedBefore); gone with the connection. */
+  private readonly lastOnConnection = new WeakMap<object, { token: string; cached: CachedToken }>();
   private readonly options: JWTVerifyOptions;
   private readonly clockSkewMs: number;
   /** Signature checks performed (cache misses that reached a key); exposed for tests and metrics. */
@@ -243,14 +245,27 @@ export class TokenVerifier {
     };
   }
 
-  /** A token verified before and still valid, answered at once (no promise); else undefined. */
-  verifiedBefore(token: string): VerifiedToken | undefined {
-    // Keyed by the token itself: the process holds it already, and hashing it cost more per request
-    // than the whole lookup (a token is about a kilobyte; 10,000 cached are about 10 MB).
-    const cached = this.cache.get(token);
-    if (cached === undefined) return undefined;
+  /**
+   * A token verified before and still valid, answered at once (no promise); else undefined.
+   * `connection` (the request's socket) lets a client that sends the same token on every request
+   * of a keep-alive connection skip the cache's lookup: the cache is a map keyed by the token's
+   * text, and a token read from a new request is a new string whose hash V8 computes over its
+   * whole length (≈ 1 µs for a kilobyte, 2 % of a passthrough request), while comparing it with
+   * the connection's last token is a memory compare.
+   */
+  verifiedBefore(token: string, connection?: object): VerifiedToken | undefined {
+    const last = connection && this.lastOnConnection.get(connection);
+    let cached = last !== undefined && last.token === token ? last.cached : undefined;
+    if (cached === undefined) {
+      // Keyed by the token itself: the process holds it already, and a digest of it cost more per
+      // request than the whole lookup (a token is about a kilobyte; 10,000 cached are about 10 MB).
+      cached = this.cache.get(token);
+      if (cached === undefined) return undefined;
+      if (connection) this.lastOnConnection.set(connection, { token, cached });
+    }
     if (this.now() < cached.validUntil) return cached.verified;
     this.cache.delete(token);
+    if (connection) this.lastOnConnection.delete(connection);
     return undefined;
   }
 

@@ -60,7 +60,7 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     const level = matchedRoute(request).auth ?? 'user';
     const token = level === 'none' ? undefined : extractToken(request.headers);
     if (token === undefined) return throttle(request, reply, level, undefined);
-    const known = verifier.verifiedBefore(token);
+    const known = verifier.verifiedBefore(token, request.raw.socket);
     if (known) {
       request.identity = known.identity;
       return throttle(request, reply, level, undefined);

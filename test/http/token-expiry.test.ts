@@ -1,10 +1,13 @@
 // Token time claims: `exp`, `nbf` and `iat` must be whole seconds — `"exp": 1e400` (Infinity, a
 // token that never expires) and fractions are 401 — and the verified-token cache honours `exp`: a
 // token used across its expiry, on a clock the test moves, is refused from the moment a fresh check
-// would refuse it (exp + AUTH_CLOCK_SKEW_SECONDS).
+// would refuse it (exp + AUTH_CLOCK_SKEW_SECONDS); on one keep-alive connection, where the gateway
+// remembers the connection's last token, tokens of different users that alternate each get their
+// own identity, and a remembered token still expires.
 import assert from 'node:assert/strict';
 import { KeyObject, sign } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { Client } from 'undici';
 import { startBackend, type TestBackend } from '../support/backend.js';
 import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
 import {
@@ -182,6 +185,43 @@ describe('the verified-token cache across a token’s expiry', () => {
       clock.set((nbf - 30) * 1000);
       assert.equal((await status(running, token)).status, 200);
     } finally {
+      await running.close();
+    }
+  });
+
+  test('one keep-alive connection, tokens that alternate: each request is its own token’s user, and a remembered token expires', async () => {
+    const clock = testClock();
+    const running = await gatewayAt(clock);
+    // One connection for every request, so the connection's remembered token is in play.
+    const client = new Client(running.url);
+    let connections = 0;
+    client.on('connect', () => connections++);
+    try {
+      const tokens = {
+        anna: await signToken(key, userClaims('anna'), { expiresIn: 60 }),
+        bert: await signToken(key, userClaims('bert'), { expiresIn: 600 }),
+      };
+      const userOf = async (token: string) => {
+        const response = await client.request({
+          path: appPath,
+          method: 'GET',
+          headers: bearer(token),
+        });
+        const body = (await response.body.json()) as { query?: { user?: string[] } };
+        return { status: response.statusCode, user: body.query?.user?.[0] };
+      };
+      for (const name of ['anna', 'anna', 'bert', 'anna', 'bert', 'bert', 'anna'] as const)
+        assert.deepEqual(await userOf(tokens[name]), { status: 200, user: name });
+
+      const exp = JSON.parse(Buffer.from(tokens.anna.split('.')[1]!, 'base64url').toString())
+        .exp as number;
+      clock.set((exp + 30) * 1000);
+      assert.equal((await userOf(tokens.anna)).status, 401, 'anna’s token has expired');
+      assert.deepEqual(await userOf(tokens.bert), { status: 200, user: 'bert' });
+      assert.equal((await userOf(tokens.anna)).status, 401, 'and stays refused on that connection');
+      assert.equal(connections, 1, 'every request went over the one connection');
+    } finally {
+      await client.close();
       await running.close();
     }
   });
