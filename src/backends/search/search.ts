@@ -68,22 +68,28 @@ async function conditionOf(node: QueryNode, context: ClauseContext): Promise<Raw
   return parts.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
 }
 
-/** The first pages a by-name search on SQLite may read in name order: those ending by this hit. */
+/** The first pages a by-name search may read in name order: those ending by this hit. */
 const MAX_WALKED_END = 1000;
 /** How many catalog rows a walk reads per hit it looks for (at least MIN_WALKED_ROWS). */
 const WALKED_ROWS_PER_HIT = 20;
 const MIN_WALKED_ROWS = 2000;
 
 /**
- * A first page of a search in the default order (by name, then id) on SQLite, when its hits are
- * many, read without migration 026's name index (whose candidates, the hits of a common word,
- * SQLite reads in full before the first row): the first rows of the whole catalog in name order
+ * A first page of a search in the default order (by name, then id), when its hits are many, read
+ * without migration 026's name index (whose candidates, the hits of a common word, are each looked
+ * up and sorted before the first row): the first rows of the whole catalog in name order
  * (migration 034's `data_objects_by_name`), each checked against the query (names by `LIKE`
- * alone), the page taken from those that match. They are a prefix of the order, so when they hold hits up to the page's end the page is
- * exact. Then the bounded count the same way: the first rows of the catalog in any order, until
- * one hit past the bound. Either undefined when the rows read hold too few hits (the hits are
- * sparse: the name index then finds them cheaply). PostgreSQL's planner makes this choice itself
- * from its statistics of the name index; SQLite has none for it.
+ * alone), the page taken from those that match. They are a prefix of the order, so when they hold
+ * hits up to the page's end the page is exact. Then the bounded count the same way: the first rows
+ * of the catalog in any order, until one hit past the bound. Either undefined when the rows read
+ * hold too few hits (the hits are sparse: the name index then finds them cheaply).
+ *
+ * SQLite has no statistics to make this choice. PostgreSQL's planner has, but it multiplies the
+ * selectivities of the name index's candidates and of the exact name check as if they were
+ * independent (they select the same rows), so it expects a common word's hits to be few and reads
+ * every candidate: at 10,000 objects a common word's first page took 8 ms instead of 1, and at
+ * 100,000, with statistics that happened to estimate the name check lower, 118 ms (bench/README.md,
+ * "Data at scale").
  */
 async function walkedSearch(
   data: DataStore,
@@ -91,6 +97,7 @@ async function walkedSearch(
   request: SearchRequest,
   readable: RawBuilder<SqlBool>,
   bound: number | undefined,
+  postgres: boolean,
 ): Promise<{ rows: DataObject[]; found?: number } | undefined> {
   const [first] = request.sort;
   const byName =
@@ -101,16 +108,20 @@ async function walkedSearch(
   const { db, zone } = data;
   const matching = await conditionOf(request.query, {
     db,
-    postgres: false,
+    postgres,
     caller,
     zone,
     nameIndex: false,
   });
   const where = sql<SqlBool>`${matching} and ${readable}`;
   const walked = (hits: number) => Math.max(MIN_WALKED_ROWS, WALKED_ROWS_PER_HIT * hits);
+  // The index's order: byte order of the name on PostgreSQL (its "C" collation), SQLite's own.
+  const byNameAndId = postgres ? sql`name collate "C", id collate "C"` : sql`name, id`;
   const page = await sql<DataObject>`select o.* from
-    (select * from data_objects order by name, id limit ${walked(end)}) as o
-    where ${where} order by o.name, o.id limit ${request.size} offset ${request.from}`.execute(db);
+    (select * from data_objects order by ${byNameAndId} limit ${walked(end)}) as o
+    where ${where} order by ${byNameAndId} limit ${request.size} offset ${request.from}`.execute(
+    db,
+  );
   if (page.rows.length < request.size) return undefined;
   if (bound === undefined || bound > 2 * MAX_WALKED_END) return { rows: page.rows };
   const counted = await sql<{ total: number | string }>`select count(*) as total from
@@ -133,7 +144,7 @@ export async function search(
 
   // A bounded count reads one hit past the bound, to tell an exact total from a lower bound.
   const bound = totalBound(request);
-  const walked = postgres ? undefined : await walkedSearch(data, caller, request, readable, bound);
+  const walked = await walkedSearch(data, caller, request, readable, bound, postgres);
   const counted =
     walked?.found !== undefined
       ? undefined

@@ -2,8 +2,8 @@
 // without track_total_hits `total` is exact up to 1,000 hits or the end of the page asked for and
 // one more, past that a lower bound (`total_relation` `gte`); `track_total_hits: true` counts every
 // hit, a number counts that many; bad values are 400s naming the field. The pages of a common word
-// (read in name order off the catalog on SQLite, planned by PostgreSQL) are the hits computed here,
-// never another user's private file, in any letter case; a sparse word's pages too.
+// (read in name order off the catalog on both engines) are the hits computed here, never another
+// user's private file, in any letter case; a sparse word's pages too (found through the name index).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
