@@ -219,6 +219,7 @@ export async function buildGateway(
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     bounds: config.database,
+    session: config.database,
     onConnectionLost: (error) =>
       app.log.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
   });

@@ -42,6 +42,7 @@ export async function runPrimary(config: GatewayConfig, entry: string): Promise<
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     bounds: config.database,
+    session: config.database,
   });
   await store.close();
 

@@ -61,6 +61,7 @@ export async function serveBackendsStandalone(config: GatewayConfig): Promise<Fa
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     bounds: config.database,
+    session: config.database,
     onConnectionLost: (error) =>
       logger.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
   });

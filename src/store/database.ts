@@ -18,7 +18,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import { migrations } from './migrations/index.js';
-import type { PostgresBounds } from './postgres.js';
+import type { PostgresBounds, PostgresSession } from './postgres.js';
 import type { Database } from './schema.js';
 import { SqliteBooleanPlugin } from './sqlite-booleans.js';
 
@@ -40,6 +40,8 @@ export interface StoreOptions {
   dataDir: string;
   /** PostgreSQL waits (defaults: defaultPostgresBounds). */
   bounds?: PostgresBounds;
+  /** PostgreSQL planner settings of the gateway's sessions (none: the server's). */
+  session?: PostgresSession;
   /** Hears a pooled PostgreSQL connection lost while idle (the pool replaces it): for the log. */
   onConnectionLost?: (error: Error) => void;
 }
@@ -149,7 +151,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const bounds = options.bounds ?? postgres?.defaultPostgresBounds;
   const db = new Kysely<Database>({
     dialect: postgres
-      ? new PostgresDialect({ pool: postgres.boundedPool(postgres.url, bounds!, onConnectionLost) })
+      ? new PostgresDialect({
+          pool: postgres.boundedPool(postgres.url, bounds!, onConnectionLost, options.session),
+        })
       : sqliteDialect(options.dataDir),
     plugins: postgres ? [] : [new SqliteBooleanPlugin()],
   });
@@ -162,7 +166,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return {
     db,
     engine,
-    ...(postgres ? { clientConfig: postgres.clientConfig(postgres.url, bounds!) } : {}),
+    ...(postgres
+      ? { clientConfig: postgres.clientConfig(postgres.url, bounds!, options.session) }
+      : {}),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -42,10 +42,33 @@ const pgTypes = {
       : pg.types.getTypeParser(oid, format as 'text')) as typeof Pg.types.getTypeParser,
 };
 
+/** Planner settings of the gateway's own sessions (see DATABASE_RANDOM_PAGE_COST in config.ts). */
+export interface PostgresSession {
+  randomPageCost?: number;
+}
+
+/**
+ * The connection string and startup `options` for `session`: its settings as `-c` options, before
+ * any the connection string (or PGOPTIONS) already gives, so that an operator's own value wins. pg
+ * lets a connection string's `options` replace the config's, so they are moved into the config.
+ */
+function withSession(databaseUrl: string, session: PostgresSession) {
+  if (session.randomPageCost === undefined) return { connectionString: databaseUrl };
+  const url = new URL(databaseUrl);
+  const given = url.searchParams.get('options') ?? process.env.PGOPTIONS;
+  url.searchParams.delete('options');
+  const ours = `-c random_page_cost=${session.randomPageCost}`;
+  return { connectionString: url.toString(), options: given ? `${ours} ${given}` : ours };
+}
+
 /** Settings of every connection to `databaseUrl`, pooled or of its own (LISTEN). */
-export function clientConfig(databaseUrl: string, bounds: PostgresBounds): Pg.ClientConfig {
+export function clientConfig(
+  databaseUrl: string,
+  bounds: PostgresBounds,
+  session: PostgresSession = {},
+): Pg.ClientConfig {
   return {
-    connectionString: databaseUrl,
+    ...withSession(databaseUrl, session),
     types: pgTypes,
     connectionTimeoutMillis: bounds.connectTimeoutMs,
     query_timeout: bounds.queryTimeoutMs,
@@ -63,8 +86,9 @@ export function boundedPool(
   databaseUrl: string,
   bounds: PostgresBounds,
   onIdleError: (error: Error) => void,
+  session: PostgresSession = {},
 ): PostgresPool {
-  const pool = new pg.Pool({ ...clientConfig(databaseUrl, bounds), max: 10 });
+  const pool = new pg.Pool({ ...clientConfig(databaseUrl, bounds, session), max: 10 });
   pool.on('error', onIdleError);
   // A connection in use emits 'error' too, after failing its queries: the query's caller answers for it.
   pool.on('connect', (client) => client.on('error', () => {}));

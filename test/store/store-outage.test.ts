@@ -78,10 +78,14 @@ function assertOutageAnswer(answer: Answer, what: string): void {
 
 describe('DATABASE_CONNECT_TIMEOUT_MS and DATABASE_QUERY_TIMEOUT_MS', () => {
   test('default to 5 s and 15 s; refuse what is not a whole number of ms in range', () => {
-    assert.deepEqual(loadConfig({}).database, { connectTimeoutMs: 5_000, queryTimeoutMs: 15_000 });
+    assert.deepEqual(loadConfig({}).database, {
+      connectTimeoutMs: 5_000,
+      queryTimeoutMs: 15_000,
+      randomPageCost: 1.1,
+    });
     assert.deepEqual(
       loadConfig({ DATABASE_CONNECT_TIMEOUT_MS: '100', DATABASE_QUERY_TIMEOUT_MS: '250' }).database,
-      { connectTimeoutMs: 100, queryTimeoutMs: 250 },
+      { connectTimeoutMs: 100, queryTimeoutMs: 250, randomPageCost: 1.1 },
     );
     for (const name of ['DATABASE_CONNECT_TIMEOUT_MS', 'DATABASE_QUERY_TIMEOUT_MS']) {
       for (const bad of ['0', '99', 'never', '-5'])
