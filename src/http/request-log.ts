@@ -79,23 +79,30 @@ export function loggerSettings(level: string) {
  * text's UTF-8 length on every write, which makes V8 copy it flat each time: under load, with a
  * few kilobytes waiting, that copy was ≈ 5 KB of garbage per request line (bench/README.md). In
  * buffer mode lines wait as a list of Buffers with their lengths kept as numbers, joined once per
- * write. Writes wait for 8 KiB of lines (or 200 ms, whichever comes first): each write's completion
- * is a callback through libuv's thread pool, and writing whatever had gathered during the last one
- * (≈ 15 lines under load) cost ≈ 0.5 µs per request line (bench/README.md). pino flushes what waits
- * when the process exits.
+ * write.
+ *
+ * One process writes in batches: a write waits for 8 KiB of lines (or 200 ms, whichever comes
+ * first), since each write's completion is a callback through libuv's thread pool, and writing
+ * whatever had gathered during the last one (≈ 15 lines under load) cost ≈ 0.5 µs per request line
+ * (bench/README.md). Worker processes (WORKERS) share the primary's standard output instead, and a
+ * write to a pipe is whole only up to PIPE_BUF (4 KiB on Linux): a longer one may be split and
+ * interleaved with another worker's, cutting lines in two. So a worker's writes hold whole lines,
+ * 4 KiB at most, and go as soon as they can. pino flushes what waits when the process exits.
  */
-function stdoutLines(): { write(line: string): void } {
+function stdoutLines(shared: boolean): { write(line: string): void } {
   const out = destination({
     dest: 1,
     sync: false,
     contentMode: 'buffer',
-    minLength: 8192,
-    periodicFlush: 200,
+    ...(shared ? { maxWrite: PIPE_BUF } : { minLength: 8192, periodicFlush: 200 }),
   });
   // `out.write` is looked up on each call: on EPIPE pino swaps it for a no-op. sonic-boom's types
   // know only its string mode; in buffer mode its write takes a Buffer.
   return { write: (line) => out.write(Buffer.from(line) as unknown as string) };
 }
+
+/** The longest write to a pipe that POSIX keeps whole (Linux: 4096 bytes). */
+const PIPE_BUF = 4096;
 
 /**
  * Fastify's `logger` and `logController` options for the gateway: loggerSettings, and no
@@ -113,7 +120,7 @@ export function gatewayLoggerOptions(
   return {
     logger: {
       ...loggerSettings(level),
-      stream: stream ?? stdoutLines(),
+      stream: stream ?? stdoutLines(worker !== undefined),
       ...(worker !== undefined ? { base: { pid: process.pid, hostname: hostname(), worker } } : {}),
     },
     logController: new LogController({ disableRequestLogging: true }),

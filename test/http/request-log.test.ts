@@ -2,10 +2,11 @@
 // id; 5xx errors keep their own error line; credentials — a `?token=` query parameter, the
 // Authorization and X-Vendor-De-Jwt headers, cookies — never reach the log. Written to standard
 // output (the default destination), every line arrives whole and in order, those still waiting at
-// exit included.
+// exit included; a cluster worker's writes, which share one pipe with the other workers', each hold
+// whole lines and at most PIPE_BUF (4 KiB) unless one line is longer, so that no write is split.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -256,5 +257,67 @@ describe('standard output, the default destination', () => {
       assert.equal(line.i, index);
       assert.equal(line.pad, 'é'.repeat(index % 7 === 0 ? 3000 : 10));
     });
+  });
+  test('a worker writes whole lines, at most 4 KiB a write unless one line is longer', () => {
+    const module = fileURLToPath(new URL('../../src/http/request-log.ts', import.meta.url));
+    const scratch = mkdtempSync(path.join(tmpdir(), 'worker-writes-'));
+    const report = path.join(scratch, 'writes.json');
+    // The child records what each write to its standard output wrote (fs.write and fs.writeSync,
+    // which sonic-boom calls through the fs module; a failed or repeated attempt is not a write),
+    // byte for byte, and reports it in a file at exit, after pino has written what still waits.
+    const script = `
+      import fs from 'node:fs';
+      import Fastify from 'fastify';
+      const writes = [];
+      const wrote = (data, n) => writes.push(data.subarray(0, n).toString('latin1'));
+      const write = fs.write;
+      fs.write = function (fd, data, ...rest) {
+        if (fd !== 1 || !Buffer.isBuffer(data)) return write.call(this, fd, data, ...rest);
+        // Kept from the call (an exit may come before the answer), corrected by the answer.
+        const entry = writes.push(data.toString('latin1')) - 1;
+        const done = rest.pop();
+        return write.call(this, fd, data, ...rest, (error, n, ...more) => {
+          writes[entry] = error ? null : data.subarray(0, n).toString('latin1');
+          done(error, n, ...more);
+        });
+      };
+      const writeSync = fs.writeSync;
+      fs.writeSync = function (fd, data, ...rest) {
+        const n = writeSync.call(this, fd, data, ...rest);
+        if (fd === 1 && Buffer.isBuffer(data)) wrote(data, n);
+        return n;
+      };
+      const { gatewayLoggerOptions } = await import(${JSON.stringify(module)});
+      const app = Fastify(gatewayLoggerOptions('info', undefined, 1));
+      await app.ready();
+      process.on('exit', () => fs.writeFileSync(${JSON.stringify(report)}, JSON.stringify(writes)));
+      const log = (i) => app.log.info({ i, pad: 'é'.repeat(i % 7 === 0 ? 3000 : 10) }, 'line');
+      for (let i = 0; i < 3000; i++) log(i);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (let i = 3000; i < 5000; i++) log(i);
+      process.exit(0);
+    `;
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NODE_OPTIONS: '' } },
+    );
+    assert.equal(child.status, 0, child.stderr.toString().slice(0, 2000));
+    const writes = (JSON.parse(readFileSync(report, 'utf8')) as (string | null)[]).filter(
+      (write): write is string => write !== null,
+    );
+    rmSync(scratch, { recursive: true, force: true });
+    const lines = writes
+      .join('')
+      .split('\n')
+      .filter((line) => line.includes('"msg":"line"'));
+    assert.equal(lines.length, 5000, 'every line written, once');
+    assert.ok(writes.length > 1);
+    for (const write of writes) {
+      assert.ok(write.endsWith('\n'), 'a write ends with a whole line');
+      const bytes = write.length; // latin1: one character a byte
+      const held = write.split('\n').length - 1;
+      assert.ok(bytes <= 4096 || held === 1, `a write of ${bytes} bytes holds ${held} lines`);
+    }
   });
 });
