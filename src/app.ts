@@ -218,8 +218,7 @@ export async function buildGateway(
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    bounds: config.database,
-    session: config.database,
+    database: config.database,
     onConnectionLost: (error) =>
       app.log.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
   });

@@ -41,8 +41,7 @@ export async function runPrimary(config: GatewayConfig, entry: string): Promise<
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    bounds: config.database,
-    session: config.database,
+    database: config.database,
   });
   await store.close();
 

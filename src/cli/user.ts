@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    bounds: config.database,
+    database: config.database,
   });
   try {
     const users = userDirectory(store, config.uidDomain);

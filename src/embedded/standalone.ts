@@ -60,8 +60,7 @@ export async function serveBackendsStandalone(config: GatewayConfig): Promise<Fa
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    bounds: config.database,
-    session: config.database,
+    database: config.database,
     onConnectionLost: (error) =>
       logger.warn({ err: error }, 'an idle database connection was lost; the pool replaces it'),
   });

@@ -72,6 +72,9 @@ export function loggerSettings(level: string) {
   };
 }
 
+/** The longest write to a pipe that POSIX keeps whole (Linux: 4096 bytes). */
+const PIPE_BUF = 4096;
+
 /**
  * Standard output for log lines, written asynchronously by pino's own destination (sonic-boom)
  * in its buffer mode, each line handed over as a Buffer. In its default (string) mode sonic-boom
@@ -100,9 +103,6 @@ function stdoutLines(shared: boolean): { write(line: string): void } {
   // know only its string mode; in buffer mode its write takes a Buffer.
   return { write: (line) => out.write(Buffer.from(line) as unknown as string) };
 }
-
-/** The longest write to a pipe that POSIX keeps whole (Linux: 4096 bytes). */
-const PIPE_BUF = 4096;
 
 /**
  * Fastify's `logger` and `logController` options for the gateway: loggerSettings, and no

@@ -18,7 +18,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import { migrations } from './migrations/index.js';
-import type { PostgresBounds, PostgresSession } from './postgres.js';
+import type { PostgresSettings } from './postgres.js';
 import type { Database } from './schema.js';
 import { SqliteBooleanPlugin } from './sqlite-booleans.js';
 
@@ -27,7 +27,7 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   engine: Engine;
-  /** Settings for PostgreSQL connections of their own, such as LISTEN (absent on SQLite): the pool's URL and bounds. */
+  /** Settings for PostgreSQL connections of their own, such as LISTEN (absent on SQLite): the pool's own. */
   clientConfig?: pg.ClientConfig;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
@@ -38,10 +38,8 @@ export interface StoreOptions {
   /** PostgreSQL connection string; absent means the embedded SQLite file. */
   databaseUrl?: string;
   dataDir: string;
-  /** PostgreSQL waits (defaults: defaultPostgresBounds). */
-  bounds?: PostgresBounds;
-  /** PostgreSQL planner settings of the gateway's sessions (none: the server's). */
-  session?: PostgresSession;
+  /** PostgreSQL waits and session settings (defaults: defaultPostgresBounds, the server's planner). */
+  database?: PostgresSettings;
   /** Hears a pooled PostgreSQL connection lost while idle (the pool replaces it): for the log. */
   onConnectionLost?: (error: Error) => void;
 }
@@ -148,13 +146,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const postgres = options.databaseUrl
     ? { url: options.databaseUrl, ...(await (await import('./postgres.js')).loadPostgres()) }
     : undefined;
-  const bounds = options.bounds ?? postgres?.defaultPostgresBounds;
+  // One client configuration for the pool and for connections of the store's own (LISTEN).
+  const clientConfig = postgres?.clientConfig(
+    postgres.url,
+    options.database ?? postgres.defaultPostgresBounds,
+  );
   const db = new Kysely<Database>({
-    dialect: postgres
-      ? new PostgresDialect({
-          pool: postgres.boundedPool(postgres.url, bounds!, onConnectionLost, options.session),
-        })
-      : sqliteDialect(options.dataDir),
+    dialect:
+      postgres && clientConfig
+        ? new PostgresDialect({ pool: postgres.boundedPool(clientConfig, onConnectionLost) })
+        : sqliteDialect(options.dataDir),
     plugins: postgres ? [] : [new SqliteBooleanPlugin()],
   });
   try {
@@ -166,9 +167,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return {
     db,
     engine,
-    ...(postgres
-      ? { clientConfig: postgres.clientConfig(postgres.url, bounds!, options.session) }
-      : {}),
+    ...(clientConfig ? { clientConfig } : {}),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -42,8 +42,9 @@ const pgTypes = {
       : pg.types.getTypeParser(oid, format as 'text')) as typeof Pg.types.getTypeParser,
 };
 
-/** Planner settings of the gateway's own sessions (see DATABASE_RANDOM_PAGE_COST in config.ts). */
-export interface PostgresSession {
+/** A store's PostgreSQL settings: its waits, and the planner setting of its sessions. */
+export interface PostgresSettings extends PostgresBounds {
+  /** The planner's random_page_cost in the gateway's sessions (DATABASE_RANDOM_PAGE_COST); undefined: the server's. */
   randomPageCost?: number;
 }
 
@@ -52,7 +53,7 @@ export interface PostgresSession {
  * any the connection string (or PGOPTIONS) already gives, so that an operator's own value wins. pg
  * lets a connection string's `options` replace the config's, so they are moved into the config.
  */
-function withSession(databaseUrl: string, session: PostgresSession) {
+function withSession(databaseUrl: string, session: PostgresSettings) {
   if (session.randomPageCost === undefined) return { connectionString: databaseUrl };
   const url = new URL(databaseUrl);
   const given = url.searchParams.get('options') ?? process.env.PGOPTIONS;
@@ -62,16 +63,12 @@ function withSession(databaseUrl: string, session: PostgresSession) {
 }
 
 /** Settings of every connection to `databaseUrl`, pooled or of its own (LISTEN). */
-export function clientConfig(
-  databaseUrl: string,
-  bounds: PostgresBounds,
-  session: PostgresSession = {},
-): Pg.ClientConfig {
+export function clientConfig(databaseUrl: string, settings: PostgresSettings): Pg.ClientConfig {
   return {
-    ...withSession(databaseUrl, session),
+    ...withSession(databaseUrl, settings),
     types: pgTypes,
-    connectionTimeoutMillis: bounds.connectTimeoutMs,
-    query_timeout: bounds.queryTimeoutMs,
+    connectionTimeoutMillis: settings.connectTimeoutMs,
+    query_timeout: settings.queryTimeoutMs,
     // Probes an idle connection whose peer vanished without a word (a host gone, a NAT entry expired).
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
@@ -83,12 +80,10 @@ export function clientConfig(
  * using (pg-pool has already discarded it); a request's own connection errors reach its query.
  */
 export function boundedPool(
-  databaseUrl: string,
-  bounds: PostgresBounds,
+  config: Pg.ClientConfig,
   onIdleError: (error: Error) => void,
-  session: PostgresSession = {},
 ): PostgresPool {
-  const pool = new pg.Pool({ ...clientConfig(databaseUrl, bounds, session), max: 10 });
+  const pool = new pg.Pool({ ...config, max: 10 });
   pool.on('error', onIdleError);
   // A connection in use emits 'error' too, after failing its queries: the query's caller answers for it.
   pool.on('connect', (client) => client.on('error', () => {}));

@@ -51,12 +51,7 @@ describe('the sessions of a PostgreSQL store', () => {
 
   async function storeWith(url: string, env: Record<string, string> = {}): Promise<Store> {
     const { database } = loadConfig(env);
-    const store = await openStore({
-      databaseUrl: url,
-      dataDir,
-      bounds: database,
-      session: database,
-    });
+    const store = await openStore({ databaseUrl: url, dataDir, database });
     opened.push(store);
     return store;
   }

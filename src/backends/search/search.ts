@@ -98,6 +98,7 @@ async function walkedSearch(
   readable: RawBuilder<SqlBool>,
   bound: number | undefined,
   postgres: boolean,
+  order: RawBuilder<unknown>,
 ): Promise<{ rows: DataObject[]; found?: number } | undefined> {
   const [first] = request.sort;
   const byName =
@@ -115,13 +116,9 @@ async function walkedSearch(
   });
   const where = sql<SqlBool>`${matching} and ${readable}`;
   const walked = (hits: number) => Math.max(MIN_WALKED_ROWS, WALKED_ROWS_PER_HIT * hits);
-  // The index's order: byte order of the name on PostgreSQL (its "C" collation), SQLite's own.
-  const byNameAndId = postgres ? sql`name collate "C", id collate "C"` : sql`name, id`;
   const page = await sql<DataObject>`select o.* from
-    (select * from data_objects order by ${byNameAndId} limit ${walked(end)}) as o
-    where ${where} order by ${byNameAndId} limit ${request.size} offset ${request.from}`.execute(
-    db,
-  );
+    (select * from data_objects o order by ${order} limit ${walked(end)}) as o
+    where ${where} order by ${order} limit ${request.size} offset ${request.from}`.execute(db);
   if (page.rows.length < request.size) return undefined;
   if (bound === undefined || bound > 2 * MAX_WALKED_END) return { rows: page.rows };
   const counted = await sql<{ total: number | string }>`select count(*) as total from
@@ -144,7 +141,19 @@ export async function search(
 
   // A bounded count reads one hit past the bound, to tell an exact total from a lower bound.
   const bound = totalBound(request);
-  const walked = await walkedSearch(data, caller, request, readable, bound, postgres);
+  // Text sorts compare code points on both engines (the name index's order too); the id last
+  // keeps pages from overlapping. No sort asked for is by name.
+  const sort: SearchRequest['sort'] =
+    request.sort.length > 0 ? request.sort : [{ field: 'label', ascending: true }];
+  const order = sql.join(
+    [...sort, { field: 'id' as const, ascending: true }].map(({ field, ascending }) => {
+      const column = sql.ref(sortFields[field]);
+      const text = ['creator', 'id', 'label', 'path'].includes(field);
+      const key = text && postgres ? sql`${column} collate "C"` : column;
+      return ascending ? sql`${key} asc` : sql`${key} desc`;
+    }),
+  );
+  const walked = await walkedSearch(data, caller, request, readable, bound, postgres, order);
   const counted =
     walked?.found !== undefined
       ? undefined
@@ -160,22 +169,11 @@ export async function search(
     bound !== undefined && found > bound ? [bound, 'gte' as const] : [found, 'eq' as const];
   if (found === 0 || request.size === 0) return { total, total_relation, hits: [] };
 
-  // Text sorts compare code points on both engines; the id last keeps pages from overlapping.
-  const order = [...request.sort, { field: 'id' as const, ascending: true }].map(
-    ({ field, ascending }) => {
-      const column = sql.ref(sortFields[field]);
-      const text = ['creator', 'id', 'label', 'path'].includes(field);
-      const key = text && postgres ? sql`${column} collate "C"` : column;
-      return ascending ? sql`${key} asc` : sql`${key} desc`;
-    },
-  );
-  if (request.sort.length === 0)
-    order.unshift(sql`${sql.ref('o.name')}${postgres ? sql` collate "C"` : sql``} asc`);
   const rows =
     walked?.rows ??
     (
       await sql<DataObject>`select o.* from data_objects o where ${where}
-        order by ${sql.join(order)} limit ${request.size} offset ${request.from}`.execute(db)
+        order by ${order} limit ${request.size} offset ${request.from}`.execute(db)
     ).rows;
 
   const avus = await avusOfObjects(
