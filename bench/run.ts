@@ -8,9 +8,11 @@
  *   own GET /uuid · a bare Fastify GET /uuid.
  * Then the same proxies at half the gateway's maximum rate (p99 added latency), the gateway's cold
  * start to its first answer and idle RSS with the embedded backends, and with BENCH_PROFILE=1 a
- * CPU profile of the gateway under passthrough load (top self-time frames).
+ * CPU profile of the gateway under passthrough load (top self-time frames). The three comparisons
+ * behind the targets (passthrough / bare forwarder, /uuid / bare Fastify, p99 added at half load)
+ * are measured BENCH_ROUNDS times in alternation and their ratios are the medians (pairedRounds).
  * Writes bench/results/<timestamp>.{json,md} and rewrites the marked table in bench/README.md.
- * Settings: BENCH_SECONDS (5), BENCH_CONNECTIONS (32), BENCH_LOADER (wrk|autocannon), BENCH_PROFILE,
+ * Settings: BENCH_SECONDS (5), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3), BENCH_LOADER (wrk|autocannon), BENCH_PROFILE,
  * BENCH_ONLY=start (only the cold-start rows, printed and written to bench/results/, README untouched).
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -45,6 +47,8 @@ import {
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const profiling = process.env.BENCH_PROFILE === '1';
+/** Rounds of the paired comparisons behind the targets' ratios (see pairedRounds). */
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const only = process.env.BENCH_ONLY;
 if (only !== undefined && only !== 'start')
   throw new Error(`BENCH_ONLY=${only}: the only choice is "start" (the cold-start rows)`);
@@ -230,6 +234,31 @@ async function measure(
   return result;
 }
 
+/**
+ * Two measurements taken in turn, `rounds` times, the order swapped each round (a b, b a, a b):
+ * on a shared machine whose speed drifts from minute to minute (seen here: the same server's CPU per
+ * request doubling within ten minutes), rows measured a minute apart can differ by more than any
+ * change under test, while a pair measured back to back shares the machine's state of the moment.
+ * `first` is round 1, already measured (the table's rows); returns every round's pair.
+ */
+async function pairedRounds(
+  first: [Row, Row],
+  measureA: () => Promise<Row>,
+  measureB: () => Promise<Row>,
+): Promise<Array<[Row, Row]>> {
+  const pairs: Array<[Row, Row]> = [first];
+  for (let round = 2; round <= rounds; round++) {
+    if (round % 2 === 0) {
+      const b = await measureB();
+      pairs.push([await measureA(), b]);
+    } else {
+      const a = await measureA();
+      pairs.push([a, await measureB()]);
+    }
+  }
+  return pairs;
+}
+
 // ---------------------------------------------------------------- the servers
 
 function nginxConf(dir: string, port: number, backendUrl: string): string {
@@ -392,7 +421,7 @@ function markdown(report: Report): string {
         `| ${r.row} | ${r.rps} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.cpuUsPerRequest, 1)} | ${fmt(r.peakRssMiB, 1)} | ${r.errors} |`,
     ),
     '',
-    `Half load: ${report.halfRate} req/s (half the gateway passthrough's maximum) for every proxy, sent on a fixed schedule by bench/fixed-rate.ts (latency from each request's due time, µs-grained):`,
+    `Half load: ${report.halfRate} req/s (half the gateway passthrough's maximum, the median of its paired rounds) for every proxy, sent on a fixed schedule by bench/fixed-rate.ts (latency from each request's due time, µs-grained):`,
     '',
     '| row | p50 ms | p99 ms | p99 added over backend ms | CPU µs/req |',
     '| --- | ---: | ---: | ---: | ---: |',
@@ -404,11 +433,11 @@ function markdown(report: Report): string {
     '| ratio | value | target (issue 20) |',
     '| --- | ---: | --- |',
     `| gateway passthrough / nginx (req/s) | ${fmt(report.ratios.gatewayOverNginx, 2)} | ≥ 0.3 (aim 0.5) |`,
-    `| gateway passthrough / bare forwarder (req/s) | ${fmt(report.ratios.gatewayOverBare, 2)} | ≥ 0.9 |`,
-    `| gateway /uuid / bare Fastify /uuid (req/s) | ${fmt(report.ratios.uuidOverFastify, 2)} | ≥ 0.8 |`,
+    `| gateway passthrough / bare forwarder (req/s; median of ${rounds} paired rounds: ${report.rounds.gatewayOverBare.join(', ')}) | ${fmt(report.ratios.gatewayOverBare, 2)} | ≥ 0.9 |`,
+    `| gateway /uuid / bare Fastify /uuid (req/s; median of ${rounds} paired rounds: ${report.rounds.uuidOverFastify.join(', ')}) | ${fmt(report.ratios.uuidOverFastify, 2)} | ≥ 0.8 |`,
     `| gateway passthrough, WORKERS=2 / WORKERS=1 (req/s) | ${fmt(report.ratios.twoWorkersOverOne, 2)} | a gain (issue 20 item 4) |`,
     `| gateway GET /uuid, WORKERS=2 / WORKERS=1 (req/s) | ${fmt(report.ratios.uuidTwoWorkersOverOne, 2)} | a gain (issue 20 item 4) |`,
-    `| p99 added at half load, gateway − bare forwarder (ms) | ${fmt(report.ratios.halfLoadP99AddedOverBare, 2)} | ≤ 1 |`,
+    `| p99 added at half load, gateway − bare forwarder (ms; median of ${rounds} paired rounds: ${report.rounds.halfLoadP99AddedOverBare.join(', ')}) | ${fmt(report.ratios.halfLoadP99AddedOverBare, 2)} | ≤ 1 |`,
     ...coldStartRows(report.coldStart),
   ];
   if (report.notes.length) lines.push('', ...report.notes.map((note) => `- ${note}`));
@@ -446,6 +475,12 @@ interface Report {
     halfLoadP99AddedOverBare: number;
     twoWorkersOverOne: number;
     uuidTwoWorkersOverOne: number;
+  };
+  /** Each round's value of the three ratios measured in pairs (pairedRounds); `ratios` holds their medians. */
+  rounds: {
+    gatewayOverBare: number[];
+    uuidOverFastify: number[];
+    halfLoadP99AddedOverBare: number[];
   };
   coldStart: ColdStart;
   notes: string[];
@@ -505,27 +540,54 @@ async function main(): Promise<void> {
     if (probe.status !== 200)
       throw new Error(`gateway passthrough answered ${probe.status}: ${await probe.text()}`);
 
+    const bare = () => measure('bare forwarder (node:http + undici)', forwarder, appPath);
+    const passthrough = () =>
+      measure('gateway passthrough (everything on)', gateway, appPath, auth);
+    const gatewayUuid = () => measure('gateway GET /uuid', gateway, '/uuid');
+    const fastifyUuid = () => measure('bare Fastify GET /uuid', fastify, '/uuid');
     const rows: Row[] = [];
     rows.push(await measure('backend direct', backend, appPath));
     if (proxy) rows.push(await measure('nginx proxy_pass (keep-alive)', proxy, appPath));
-    rows.push(await measure('bare forwarder (node:http + undici)', forwarder, appPath));
-    rows.push(await measure('gateway passthrough (everything on)', gateway, appPath, auth));
-    rows.push(await measure('gateway GET /uuid', gateway, '/uuid'));
-    rows.push(await measure('bare Fastify GET /uuid', fastify, '/uuid'));
+    rows.push(await bare());
+    rows.push(await passthrough());
+    rows.push(await gatewayUuid());
+    rows.push(await fastifyUuid());
     const find = (prefix: string) => rows.find((r) => r.row.startsWith(prefix));
     const gatewayRow = find('gateway passthrough')!;
 
-    const halfRate = Math.max(100, Math.round(gatewayRow.rps / 2));
+    // The targets' comparisons again, in alternation (see pairedRounds).
+    const passthroughRounds = await pairedRounds(
+      [find('bare forwarder')!, gatewayRow],
+      bare,
+      passthrough,
+    );
+    const uuidRounds = await pairedRounds(
+      [find('bare Fastify')!, find('gateway GET /uuid')!],
+      fastifyUuid,
+      gatewayUuid,
+    );
+
+    // Half the passthrough's maximum, the median of its rounds: one row's rate can be far off.
+    const halfRate = Math.max(100, Math.round(median(passthroughRounds.map(([, b]) => b.rps)) / 2));
+    const halfBare = () =>
+      measure('bare forwarder (node:http + undici)', forwarder, appPath, {}, halfRate);
+    const halfPassthrough = () =>
+      measure('gateway passthrough (everything on)', gateway, appPath, auth, halfRate);
     const halfLoad: Row[] = [];
     halfLoad.push(await measure('backend direct', backend, appPath, {}, halfRate));
     if (proxy)
       halfLoad.push(await measure('nginx proxy_pass (keep-alive)', proxy, appPath, {}, halfRate));
-    halfLoad.push(
-      await measure('bare forwarder (node:http + undici)', forwarder, appPath, {}, halfRate),
-    );
-    halfLoad.push(
-      await measure('gateway passthrough (everything on)', gateway, appPath, auth, halfRate),
-    );
+    halfLoad.push(await halfBare());
+    halfLoad.push(await halfPassthrough());
+    const paired = {
+      passthrough: passthroughRounds,
+      uuid: uuidRounds,
+      halfLoad: await pairedRounds(
+        [halfLoad.find((r) => r.row.startsWith('bare'))!, halfLoad.at(-1)!],
+        halfBare,
+        halfPassthrough,
+      ),
+    };
     await stop(gateway);
 
     // All cores: the same passthrough served by two worker processes on one port (WORKERS=2).
@@ -565,8 +627,10 @@ async function main(): Promise<void> {
       await stop(server);
     const cold = await coldStart(scratch);
 
-    const halfGateway = halfLoad.find((r) => r.row.startsWith('gateway'))!;
-    const halfBare = halfLoad.find((r) => r.row.startsWith('bare forwarder'))!;
+    const rps = ([a, b]: [Row, Row]) => b.rps / a.rps;
+    const p99Added = ([a, b]: [Row, Row]) => b.p99 - a.p99;
+    const rounded = (values: number[], digits: number) =>
+      values.map((value) => Math.round(value * 10 ** digits) / 10 ** digits);
     const report: Report = {
       when: new Date().toISOString(),
       node: process.version,
@@ -580,12 +644,17 @@ async function main(): Promise<void> {
       halfLoad,
       ratios: {
         gatewayOverNginx: proxy ? gatewayRow.rps / find('nginx')!.rps : NaN,
-        gatewayOverBare: gatewayRow.rps / find('bare forwarder')!.rps,
-        uuidOverFastify: find('gateway GET /uuid')!.rps / find('bare Fastify')!.rps,
+        gatewayOverBare: median(paired.passthrough.map(rps)),
+        uuidOverFastify: median(paired.uuid.map(rps)),
         twoWorkersOverOne: find('gateway passthrough, WORKERS=2')!.rps / gatewayRow.rps,
         uuidTwoWorkersOverOne:
           find('gateway GET /uuid, WORKERS=2')!.rps / find('gateway GET /uuid')!.rps,
-        halfLoadP99AddedOverBare: halfGateway.p99 - halfBare.p99,
+        halfLoadP99AddedOverBare: median(paired.halfLoad.map(p99Added)),
+      },
+      rounds: {
+        gatewayOverBare: rounded(paired.passthrough.map(rps), 2),
+        uuidOverFastify: rounded(paired.uuid.map(rps), 2),
+        halfLoadP99AddedOverBare: rounded(paired.halfLoad.map(p99Added), 2),
       },
       coldStart: cold,
       notes,
