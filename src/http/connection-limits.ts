@@ -9,7 +9,7 @@ import {
 } from 'node:http';
 import type { Socket } from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { GatewayError, errorTable, gatewayError, type ErrorCode } from '../common/errors.js';
 import { hasBody } from '../common/request-body.js';
 
@@ -315,15 +315,30 @@ export function requestBody(request: FastifyRequest): Readable {
   return body;
 }
 
+/** Methods whose body Fastify never parses (its `bodyless` methods): only a route streams theirs. */
+const unparsedBodyMethods = new Set(['GET', 'HEAD', 'TRACE']);
+
 /**
  * Body deadlines (BODY_TIMEOUT_MS), see BodyWatch. Fastify's parsers read the watched stream (a
  * preParsing hook hands it to them); routes that stream the body read it through `requestBody`.
+ *
+ * Only routes with a method whose body Fastify may parse get the preHandler hook, and a watch stops
+ * when its answer is sent instead of in an onResponse hook: a hook stage costs every request that
+ * passes it (a closure and a call per hook), and GET routes, most of the traffic, have nothing for
+ * them to do (bench/README.md). preParsing stays on every route: Fastify builds the not-found
+ * answer's hooks from the global ones, out of `onRoute`'s sight, and a body trickled to a path no
+ * route serves must keep its deadline too.
  */
 export function registerBodyDeadlines(app: FastifyInstance, bodyTimeoutMs: number): void {
   // Callback-style hooks: every request passes them, and an async hook costs a promise each.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (hasBody(request) && !request.raw.complete)
-      watches.set(request.raw, new BodyWatch(request.raw, bodyTimeoutMs));
+  app.addHook('onRequest', (request, reply, done) => {
+    if (hasBody(request) && !request.raw.complete) {
+      const watch = new BodyWatch(request.raw, bodyTimeoutMs);
+      watches.set(request.raw, watch);
+      // Never parsed, such a body is the route's to stream (or nobody's): only stalls end it.
+      if (unparsedBodyMethods.has(request.method)) watch.streamed();
+      reply.raw.once('finish', () => watch.stop());
+    }
     done();
   });
   app.addHook('preParsing', (request, _reply, payload, done) => {
@@ -335,13 +350,13 @@ export function registerBodyDeadlines(app: FastifyInstance, bodyTimeoutMs: numbe
       done(error as Error);
     }
   });
-  app.addHook('preHandler', (request, _reply, done) => {
+  const preHandler: preHandlerHookHandler = (request, _reply, done) => {
     // A body parsed by Fastify has all arrived by now; one still arriving is the route's to stream.
     if (!request.raw.complete) watches.get(request.raw)?.streamed();
     done();
-  });
-  app.addHook('onResponse', (request, _reply, done) => {
-    watches.get(request.raw)?.stop();
-    done();
+  };
+  app.addHook('onRoute', (route) => {
+    if ([route.method].flat().every((method) => unparsedBodyMethods.has(method))) return;
+    route.preHandler = [...[route.preHandler ?? []].flat(), preHandler];
   });
 }

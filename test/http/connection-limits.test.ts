@@ -1,5 +1,6 @@
 // Connection limits of the gateway's listener: request bodies trickled or stalled are cut with 408
-// (BODY_TIMEOUT_MS) while a streamed upload that keeps moving is not; headers must arrive within
+// (BODY_TIMEOUT_MS), on a path no route serves too, while a streamed upload that keeps moving is
+// not, and a GET's unread body holds nothing up; headers must arrive within
 // HEADERS_TIMEOUT_MS; idle keep-alive connections close (KEEP_ALIVE_TIMEOUT_MS); Node's own answers
 // (408, 431, 400 for a malformed request line) carry an error_code; and an answer given before the
 // body has all arrived (over a limit, refused upload) reaches the client, whose connection is then
@@ -122,6 +123,41 @@ describe('connection limits', { timeout: 60_000 }, () => {
         answer.elapsedMs >= BODY_TIMEOUT_MS && answer.elapsedMs < BODY_TIMEOUT_MS + 2_000,
         `answered after ${answer.elapsedMs} ms`,
       );
+      assert.equal(answer.headers.connection, 'close');
+      await connection.closed;
+    });
+
+    test('a parsed body trickled to a path no route serves is cut with 408 as well', async () => {
+      // The not-found answer parses its body too, with hooks Fastify takes from the global ones.
+      const connection = await rawConnect(url);
+      await connection.write(
+        head('POST', '/secured/no-such-service/anything', {
+          'content-type': 'application/json',
+          'content-length': 100_000,
+        }),
+      );
+      let trickling = true;
+      void (async () => {
+        while (trickling && (await connection.write('{"a"'))) await sleep(100);
+      })();
+      const answer = await connection.answer();
+      trickling = false;
+      assertError(answer, 408, 'ERR_REQUEST_TIMEOUT');
+      assert.ok(
+        answer.elapsedMs >= BODY_TIMEOUT_MS && answer.elapsedMs < BODY_TIMEOUT_MS + 2_000,
+        `answered after ${answer.elapsedMs} ms`,
+      );
+      await connection.closed;
+    });
+
+    test('a GET whose body stalls is answered at once, the body left unread, and its connection closed', async () => {
+      // Fastify never parses a GET's body: no deadline waits on it, and the answer does not either.
+      const connection = await rawConnect(url);
+      await connection.write(head('GET', '/uuid', { 'content-length': 100_000 }));
+      await connection.write('{"a"');
+      const answer = await connection.answer();
+      assert.equal(answer.status, 200, JSON.stringify(answer));
+      assert.ok(answer.elapsedMs < BODY_TIMEOUT_MS, `answered after ${answer.elapsedMs} ms`);
       assert.equal(answer.headers.connection, 'close');
       await connection.closed;
     });
