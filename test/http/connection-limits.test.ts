@@ -103,51 +103,38 @@ describe('connection limits', { timeout: 60_000 }, () => {
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('')}\r\n`;
 
+  /**
+   * POSTs to `path` the head of a 100,000-byte JSON body, then 4 bytes every 100 ms until answered:
+   * the answer must be 408 once BODY_TIMEOUT_MS has passed, and the connection closed.
+   */
+  async function assertTrickledBodyCut(path: string): Promise<void> {
+    const connection = await rawConnect(url);
+    await connection.write(
+      head('POST', path, { 'content-type': 'application/json', 'content-length': 100_000 }),
+    );
+    let trickling = true;
+    void (async () => {
+      while (trickling && (await connection.write('{"a"'))) await sleep(100);
+    })();
+    const answer = await connection.answer();
+    trickling = false;
+    assertError(answer, 408, 'ERR_REQUEST_TIMEOUT');
+    assert.ok(
+      answer.elapsedMs >= BODY_TIMEOUT_MS && answer.elapsedMs < BODY_TIMEOUT_MS + 2_000,
+      `answered after ${answer.elapsedMs} ms`,
+    );
+    assert.equal(answer.headers.connection, 'close');
+    await connection.closed;
+  }
+
   describe('request bodies', () => {
     test('a parsed (JSON) body trickled a few bytes every 100 ms is cut with 408 once BODY_TIMEOUT_MS has passed', async () => {
-      const connection = await rawConnect(url);
-      await connection.write(
-        head('POST', '/secured/fileio/save', {
-          'content-type': 'application/json',
-          'content-length': 100_000,
-        }),
-      );
-      let trickling = true;
-      void (async () => {
-        while (trickling && (await connection.write('{"a":1} '.slice(0, 4)))) await sleep(100);
-      })();
-      const answer = await connection.answer();
-      trickling = false;
-      assertError(answer, 408, 'ERR_REQUEST_TIMEOUT');
-      assert.ok(
-        answer.elapsedMs >= BODY_TIMEOUT_MS && answer.elapsedMs < BODY_TIMEOUT_MS + 2_000,
-        `answered after ${answer.elapsedMs} ms`,
-      );
-      assert.equal(answer.headers.connection, 'close');
-      await connection.closed;
+      await assertTrickledBodyCut('/secured/fileio/save');
     });
 
     test('a parsed body trickled to a path no route serves is cut with 408 as well', async () => {
       // The not-found answer parses its body too, with hooks Fastify takes from the global ones.
-      const connection = await rawConnect(url);
-      await connection.write(
-        head('POST', '/secured/no-such-service/anything', {
-          'content-type': 'application/json',
-          'content-length': 100_000,
-        }),
-      );
-      let trickling = true;
-      void (async () => {
-        while (trickling && (await connection.write('{"a"'))) await sleep(100);
-      })();
-      const answer = await connection.answer();
-      trickling = false;
-      assertError(answer, 408, 'ERR_REQUEST_TIMEOUT');
-      assert.ok(
-        answer.elapsedMs >= BODY_TIMEOUT_MS && answer.elapsedMs < BODY_TIMEOUT_MS + 2_000,
-        `answered after ${answer.elapsedMs} ms`,
-      );
-      await connection.closed;
+      await assertTrickledBodyCut('/secured/no-such-service/anything');
     });
 
     test('a GET whose body stalls is answered at once, the body left unread, and its connection closed', async () => {
