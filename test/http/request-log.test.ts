@@ -13,7 +13,14 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildGateway } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { redactUrl } from '../../src/http/request-log.js';
+import { pino } from 'pino';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  logAbortedRequest,
+  loggerSettings,
+  logRequest,
+  redactUrl,
+} from '../../src/http/request-log.js';
 import { startBackend } from '../support/backend.js';
 import { startSecuredFixture, type SecuredFixture } from '../support/fixture.js';
 import { noRateLimits, startGateway } from '../support/gateway.js';
@@ -209,6 +216,72 @@ describe('a 5xx', () => {
     } finally {
       await gateway.close();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the request line, joined by hand', () => {
+  test('is the line pino writes for the same fields, but for the time', () => {
+    const written: string[] = [];
+    const logger = pino(loggerSettings('info'), {
+      write: (line: string) => void written.push(line),
+    });
+    const cases = [
+      { method: 'GET', route: '/apps/:systemId/:appId', url: '/apps/de/1?x=1', status: 200, ms: 0 },
+      {
+        method: 'POST',
+        route: 'unmatched',
+        url: '/a?token=secret&q="quoted"\\',
+        status: 404,
+        ms: 1.25,
+      },
+      {
+        method: 'DELETE',
+        route: '/a/"odd"',
+        url: '/é/\u2028/%00',
+        status: 499,
+        ms: 1234.56,
+        aborted: true,
+      },
+      { method: 'PUT', route: '/x', url: '/x', status: 201, ms: 0.04, user: 'ann "the" \\ ünï\n' },
+      { method: 'PATCH', route: '/x', url: '/x', status: 500, ms: 99.95, user: 'bob' },
+      { method: 'GET', route: '/x', url: '/x', status: 204, ms: 1e7 + 0.06, user: '' },
+    ];
+    for (const [index, item] of cases.entries()) {
+      const log = logger.child({ reqId: `req-${index}` });
+      const request = {
+        log,
+        method: item.method,
+        url: item.url,
+        is404: item.route === 'unmatched',
+        matchedRouteConfig: { url: item.route },
+        receivedAt: performance.now() - item.ms,
+        identity: item.user === undefined ? undefined : { username: item.user },
+        requestLogged: false,
+      } as unknown as FastifyRequest;
+      if (item.aborted) logAbortedRequest(request);
+      else logRequest(request, { statusCode: item.status, elapsedTime: item.ms } as FastifyReply);
+      // An aborted request's duration is measured when its client leaves: the line's own is used.
+      const durationMs = item.aborted
+        ? (JSON.parse(written[0]!) as { durationMs: number }).durationMs
+        : Math.round(item.ms * 10) / 10;
+      log.info(
+        {
+          method: item.method,
+          route: item.route,
+          url: redactUrl(item.url),
+          status: item.status,
+          aborted: item.aborted,
+          durationMs,
+          user: item.user,
+        },
+        'request completed',
+      );
+      const [byHand, byPino] = written
+        .splice(0)
+        .map((line) => line.replace(/"time":\d+/, '"time":0'));
+      assert.equal(byHand, byPino, `case ${index}`);
+      JSON.parse(byHand!);
     }
   });
 });
