@@ -167,6 +167,17 @@ function quotedRoute(label: string): string {
   return quoted;
 }
 
+/** A character JSON escapes, or one outside ASCII (left to JSON.stringify: lone surrogates). */
+const needsEscaping = /["\\\u0000-\u001f\u007f-\uffff]/;
+
+/**
+ * `text` as a JSON string. Most URLs and user names need no escaping, and JSON.stringify is a call
+ * into V8's C++ runtime each time; a regular expression's test is not.
+ */
+function quoted(text: string): string {
+  return needsEscaping.test(text) ? JSON.stringify(text) : '"' + text + '"';
+}
+
 /** `ms` rounded to a tenth, as JSON writes that number, from integers (a fraction's text is V8's slow path). */
 function tenthsText(ms: number): string {
   const tenths = Math.round(ms * 10);
@@ -201,13 +212,13 @@ function logOnce(request: FastifyRequest, outcome: Outcome): void {
       '","route":' +
       quotedRoute(routeLabel(request)) +
       ',"url":' +
-      JSON.stringify(redactUrl(request.url)) +
+      quoted(redactUrl(request.url)) +
       ',"status":' +
       outcome.status +
       (outcome.aborted ? ',"aborted":true' : '') +
       ',"durationMs":' +
       tenthsText(outcome.durationMs) +
-      (user === undefined ? '' : ',"user":' + JSON.stringify(user)) +
+      (user === undefined ? '' : ',"user":' + quoted(user)) +
       ',"msg":"request completed"' +
       pieces[symbols.endSym],
   );
