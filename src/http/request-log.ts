@@ -192,7 +192,7 @@ function tenthsText(ms: number): string {
  * and written to the same stream, so it is the line pino writes (a test compares the two). Every
  * request writes one, and through pino's general path (a loop over the object's keys, serializer
  * and redaction lookups, each value's escaping checked, a fraction's text) the line was ≈ 16,000
- * of a `/uuid` request's ≈ 114,000 instructions; joined here, ≈ 8,600 (bench/README.md "Sixth
+ * of a `/uuid` request's ≈ 114,000 instructions; joined here, ≈ 8,000 (bench/README.md "Sixth
  * pass"). The method needs no escaping (Node's parser accepts only known methods), the route's
  * JSON is kept, and only the URL and the user are escaped. gatewayLoggerOptions sets no
  * formatters, mixin or message key that pino would apply to a line.
