@@ -210,6 +210,7 @@ class BodyWatch {
 
   constructor(
     private readonly raw: IncomingMessage,
+    answer: ServerResponse,
     private readonly timeoutMs: number,
   ) {
     this.lastBytes = raw.socket.bytesRead;
@@ -219,6 +220,8 @@ class BodyWatch {
       Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 5))),
     );
     this.timer.unref();
+    // Watched until the answer is sent, or the request goes (its client gone first).
+    answer.once('finish', () => this.stop());
     raw.once('close', () => this.stop());
   }
 
@@ -316,7 +319,7 @@ export function requestBody(request: FastifyRequest): Readable {
 }
 
 /** Methods whose body Fastify never parses (its `bodyless` methods): only a route streams theirs. */
-const unparsedBodyMethods = new Set(['GET', 'HEAD', 'TRACE']);
+export const unparsedBodyMethods = new Set(['GET', 'HEAD', 'TRACE']);
 
 /**
  * Body deadlines (BODY_TIMEOUT_MS), see BodyWatch. Fastify's parsers read the watched stream (a
@@ -333,11 +336,10 @@ export function registerBodyDeadlines(app: FastifyInstance, bodyTimeoutMs: numbe
   // Callback-style hooks: every request passes them, and an async hook costs a promise each.
   app.addHook('onRequest', (request, reply, done) => {
     if (hasBody(request) && !request.raw.complete) {
-      const watch = new BodyWatch(request.raw, bodyTimeoutMs);
+      const watch = new BodyWatch(request.raw, reply.raw, bodyTimeoutMs);
       watches.set(request.raw, watch);
       // Never parsed, such a body is the route's to stream (or nobody's): only stalls end it.
       if (unparsedBodyMethods.has(request.method)) watch.streamed();
-      reply.raw.once('finish', () => watch.stop());
     }
     done();
   });
