@@ -6,6 +6,7 @@ import {
   type IdentityStyle,
 } from '../common/backend-names.js';
 import type { AuthLevel } from './auth.js';
+import { unparsedBodyMethods } from './connection-limits.js';
 import { documentedNotEnforced, routeSecurity } from './openapi.js';
 import { routeAtBoth } from './secured-alias.js';
 import { qualifiedUsername } from '../common/users.js';
@@ -200,13 +201,17 @@ export async function registerPassthroughs(
 ): Promise<void> {
   // A route per documentation: methods answered by differently described embedded routes are
   // registered apart, each with its own (HEAD keeps GET's: the document lists HEAD only beside it).
+  // Methods whose body is never parsed are apart from the others too: a route's hooks run for all
+  // its methods, and the body deadlines' preHandler would otherwise run for every GET too.
   const register = (instance: FastifyInstance, route: PassthroughRoute) => {
     const auth = route.auth ?? 'user';
     const backendTemplate = route.backendPath ?? route.path;
     const groups = new Map<string, HTTPMethods[]>();
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
       const described = method === 'HEAD' ? 'GET' : method;
-      const key = JSON.stringify(documentedSchemas(route, described, backendTemplate, deps));
+      const key =
+        String(unparsedBodyMethods.has(method)) +
+        JSON.stringify(documentedSchemas(route, described, backendTemplate, deps));
       groups.set(key, [...(groups.get(key) ?? []), method]);
     }
     for (const methods of groups.values()) {
