@@ -1,6 +1,7 @@
 // The request log: one line per request with method, route, URL, status, duration, user and request
-// id; 5xx errors keep their own error line; credentials — a `?token=` query parameter, the
-// Authorization and X-Vendor-De-Jwt headers, cookies — never reach the log. Written to standard
+// id, joined by the gateway itself into the line pino would write for those fields; 5xx errors keep
+// their own error line; credentials — a `?token=` query parameter, the Authorization and
+// X-Vendor-De-Jwt headers, cookies — never reach the log. Written to standard
 // output (the default destination), every line arrives whole and in order, those still waiting at
 // exit included; a cluster worker's writes, which share one pipe with the other workers', each hold
 // whole lines and at most PIPE_BUF (4 KiB) unless one line is longer, so that no write is split.
@@ -11,10 +12,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { pino } from 'pino';
 import { buildGateway } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { pino } from 'pino';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   logAbortedRequest,
   loggerSettings,
