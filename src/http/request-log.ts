@@ -158,21 +158,12 @@ interface PinoLinePieces {
   [symbols.streamSym]: { write(line: string): void };
 }
 
-/** Route labels as JSON strings (a label is a registered route's pattern, or `unmatched`). */
-const quotedRoutes = new Map<string, string>();
-
-function quotedRoute(label: string): string {
-  let quoted = quotedRoutes.get(label);
-  if (quoted === undefined) quotedRoutes.set(label, (quoted = JSON.stringify(label)));
-  return quoted;
-}
-
 /** A character JSON escapes, or one outside ASCII (left to JSON.stringify: lone surrogates). */
 const needsEscaping = /["\\\u0000-\u001f\u007f-\uffff]/;
 
 /**
- * `text` as a JSON string. Most URLs and user names need no escaping, and JSON.stringify is a call
- * into V8's C++ runtime each time; a regular expression's test is not.
+ * `text` as a JSON string. Most URLs, routes and user names need no escaping, and JSON.stringify
+ * is a call into V8's C++ runtime each time; a regular expression's test is not.
  */
 function quoted(text: string): string {
   return needsEscaping.test(text) ? JSON.stringify(text) : '"' + text + '"';
@@ -193,8 +184,8 @@ function tenthsText(ms: number): string {
  * request writes one, and through pino's general path (a loop over the object's keys, serializer
  * and redaction lookups, each value's escaping checked, a fraction's text) the line was ≈ 16,000
  * of a `/uuid` request's ≈ 114,000 instructions; joined here, ≈ 8,000 (bench/README.md "Sixth
- * pass"). The method needs no escaping (Node's parser accepts only known methods), the route's
- * JSON is kept, and only the URL and the user are escaped. gatewayLoggerOptions sets no
+ * pass"). The method needs no escaping (Node's parser accepts only known methods); the route,
+ * the URL and the user are quoted, escaped only when they need it. gatewayLoggerOptions sets no
  * formatters, mixin or message key that pino would apply to a line.
  */
 function logOnce(request: FastifyRequest, outcome: Outcome): void {
@@ -210,7 +201,7 @@ function logOnce(request: FastifyRequest, outcome: Outcome): void {
       ',"method":"' +
       request.method +
       '","route":' +
-      quotedRoute(routeLabel(request)) +
+      quoted(routeLabel(request)) +
       ',"url":' +
       quoted(redactUrl(request.url)) +
       ',"status":' +
