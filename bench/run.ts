@@ -50,6 +50,8 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const profiling = process.env.BENCH_PROFILE === '1';
 /** Rounds of the paired comparisons behind the targets' ratios (see pairedRounds). */
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+/** `value` rounded to `digits` decimals (figures kept in the JSON as the tables show them). */
+const roundTo = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 const only = process.env.BENCH_ONLY;
 if (only !== undefined && only !== 'start')
   throw new Error(`BENCH_ONLY=${only}: the only choice is "start" (the cold-start rows)`);
@@ -226,7 +228,7 @@ async function measure(
   const result: Row = {
     row,
     ...load,
-    cpuUsPerRequest: load.requests ? Math.round((cpu / load.requests) * 1e6 * 10) / 10 : NaN,
+    cpuUsPerRequest: load.requests ? roundTo((cpu / load.requests) * 1e6, 1) : NaN,
     peakRssMiB: memoryMiB(server.pids(), 'VmHWM'),
   };
   console.error(
@@ -403,7 +405,7 @@ function topFrames(
   return [...self.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, count)
-    .map(([frame, time]) => ({ frame, selfPercent: Math.round((time / busy) * 1000) / 10 }));
+    .map(([frame, time]) => ({ frame, selfPercent: roundTo((time / busy) * 100, 1) }));
 }
 
 // ---------------------------------------------------------------- report
@@ -507,7 +509,7 @@ async function main(): Promise<void> {
       'nginx is not installed: its row is skipped (bench/install.sh installs Debian nginx-light).',
     );
 
-  const loadAtStart = Math.round(loadavg()[0]! * 100) / 100;
+  const loadAtStart = roundTo(loadavg()[0]!, 2);
   const scratch = mkdtempSync(path.join(tmpdir(), 'gateway-bench-'));
   if (only === 'start') {
     try {
@@ -632,13 +634,11 @@ async function main(): Promise<void> {
 
     const rps = ([a, b]: [Row, Row]) => b.rps / a.rps;
     const p99Added = ([a, b]: [Row, Row]) => b.p99 - a.p99;
-    const rounded = (values: number[], digits: number) =>
-      values.map((value) => Math.round(value * 10 ** digits) / 10 ** digits);
     const report: Report = {
       when: new Date().toISOString(),
       node: process.version,
       cpus: Number(execFileSync('nproc').toString().trim()),
-      loadAverage: [loadAtStart, Math.round(loadavg()[0]! * 100) / 100],
+      loadAverage: [loadAtStart, roundTo(loadavg()[0]!, 2)],
       connections,
       seconds,
       fullLoader: wrk ? 'wrk -t1' : 'autocannon (child process)',
@@ -654,9 +654,9 @@ async function main(): Promise<void> {
         halfLoadP99AddedOverBare: median(paired.halfLoad.map(p99Added)),
       },
       rounds: {
-        gatewayOverBare: rounded(paired.passthrough.map(rps), 2),
-        uuidOverFastify: rounded(paired.uuid.map(rps), 2),
-        halfLoadP99AddedOverBare: rounded(paired.halfLoad.map(p99Added), 2),
+        gatewayOverBare: paired.passthrough.map(rps).map((value) => roundTo(value, 2)),
+        uuidOverFastify: paired.uuid.map(rps).map((value) => roundTo(value, 2)),
+        halfLoadP99AddedOverBare: paired.halfLoad.map(p99Added).map((value) => roundTo(value, 2)),
       },
       coldStart: cold,
       notes,
@@ -676,7 +676,7 @@ async function startOnly(scratch: string, loadAtStart: number): Promise<void> {
   const runs = Number(process.env.BENCH_START_RUNS ?? 3);
   const cold = await coldStart(scratch, runs);
   const table = [
-    `Run ${new Date().toISOString()} · node ${process.version} · load average ${loadAtStart} → ${Math.round(loadavg()[0]! * 100) / 100} · cold start only (BENCH_ONLY=start)`,
+    `Run ${new Date().toISOString()} · node ${process.version} · load average ${loadAtStart} → ${roundTo(loadavg()[0]!, 2)} · cold start only (BENCH_ONLY=start)`,
     '',
     '| measure | value | target (issue 20) |',
     '| --- | ---: | --- |',
