@@ -7,6 +7,7 @@ import { buildGateway } from './app.js';
 import { runPrimary } from './cluster.js';
 import { serveBackendsStandalone } from './embedded/standalone.js';
 import { ConfigError, loadConfig } from './config.js';
+import { keepTickShape } from './tick-shape.js';
 
 const usage = `Usage: npm start -- [--backends <names|all|none>] [--backends-only]
   --backends       embedded backends to run (default: EMBEDDED_BACKENDS, else all)
@@ -53,6 +54,8 @@ function stopOnSignals(server: Stoppable, graceMs: number): void {
 }
 
 async function main(): Promise<void> {
+  // Whatever this process serves, it may sit idle and must not come back slower (tick-shape.ts).
+  keepTickShape();
   const { values } = parseArgs({
     options: {
       backends: { type: 'string' },

@@ -1,6 +1,10 @@
 // The benchmark's tiny backend: node:http answering every request with one small JSON document
 // (an app's description), in its own process so its CPU is not the gateway's. PORT from the env.
 import { createServer } from 'node:http';
+import { keepTickShape } from '../../src/tick-shape.js';
+
+// Like the gateway, kept from slowing down after idling while other rows run (src/tick-shape.ts).
+keepTickShape();
 
 const body = JSON.stringify({
   id: '00000000-0000-0000-0000-000000000001',

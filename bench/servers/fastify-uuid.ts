@@ -2,6 +2,10 @@
 // is compared with (Fastify's floor, without the gateway's hooks, logging and metrics).
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
+import { keepTickShape } from '../../src/tick-shape.js';
+
+// Like the gateway, kept from slowing down after idling while other rows run (src/tick-shape.ts).
+keepTickShape();
 
 const app = Fastify({ logger: false });
 app.get('/uuid', async (_request, reply) =>
