@@ -9,8 +9,9 @@
 // no entry is alive, the maps die, and the next entry (defined by the runtime) finds its feedback
 // naming a dead map and marks it megamorphic, for good. From then on every optimized caller of
 // nextTick (node's streams and HTTP server, ten calls a request) defines each property through a
-// call into the runtime: started and left idle 25 s, bare Fastify's `GET /uuid` served 42k req/s instead of
-// 54k and the gateway's 22k instead of 28k, until restarted (bench/README.md, "Seventh pass").
+// call into the runtime: started and left idle 25 s, bare Fastify's `GET /uuid` served 42k req/s
+// instead of 54k and the gateway's 22k instead of 28k, until restarted (bench/README.md, "Seventh
+// pass").
 //
 // One entry held for the life of the process keeps its map alive, and through the maps' back
 // pointers every map the feedback names. An init hook is the only public way to reach an entry:
