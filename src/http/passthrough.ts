@@ -209,9 +209,8 @@ export async function registerPassthroughs(
     const groups = new Map<string, HTTPMethods[]>();
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
       const described = method === 'HEAD' ? 'GET' : method;
-      const key =
-        String(unparsedBodyMethods.has(method)) +
-        JSON.stringify(documentedSchemas(route, described, backendTemplate, deps));
+      const bodies = unparsedBodyMethods.has(method) ? 'unparsed body' : 'parsed body';
+      const key = `${bodies} ${JSON.stringify(documentedSchemas(route, described, backendTemplate, deps))}`;
       groups.set(key, [...(groups.get(key) ?? []), method]);
     }
     for (const methods of groups.values()) {
