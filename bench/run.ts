@@ -5,12 +5,15 @@
  *   backend direct · nginx proxy_pass (keep-alive upstream; skipped when nginx is missing) ·
  *   a bare node:http + undici forwarder · the gateway's passthrough with everything on (JWT check,
  *   rate limits raised, LOG_LEVEL=info to a file, metrics, identity parameters) · the gateway's
- *   own GET /uuid · a bare Fastify GET /uuid.
+ *   own GET /uuid · a bare Fastify GET /uuid · the floors: the bare forwarder and bare Fastify's
+ *   /uuid each plus the gateway's per-request work written as cheaply as it can be
+ *   (servers/per-request-work.ts), the most any server doing that work reached on the machine.
  * Then the same proxies at half the gateway's maximum rate (p99 added latency), the gateway's cold
  * start to its first answer and idle RSS with the embedded backends, and with BENCH_PROFILE=1 a
- * CPU profile of the gateway under passthrough load (top self-time frames). The three comparisons
- * behind the targets (passthrough / bare forwarder, /uuid / bare Fastify, p99 added at half load)
- * are measured BENCH_ROUNDS times in alternation and their ratios are the medians (pairedRounds).
+ * CPU profile of the gateway under passthrough load (top self-time frames). The comparisons behind
+ * the targets (passthrough / bare forwarder, /uuid / bare Fastify, each with its floor; p99 added at
+ * half load) are measured BENCH_ROUNDS times in alternation and their ratios are the medians
+ * (alternatedRounds).
  * Writes bench/results/<timestamp>.{json,md} and rewrites the marked table in bench/README.md.
  * Settings: BENCH_SECONDS (5), BENCH_CONNECTIONS (32), BENCH_ROUNDS (3), BENCH_LOADER
  * (wrk|autocannon), BENCH_PROFILE, BENCH_ONLY=start (only the cold-start rows, printed and written
@@ -48,7 +51,7 @@ import {
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const profiling = process.env.BENCH_PROFILE === '1';
-/** Rounds of the paired comparisons behind the targets' ratios (see pairedRounds). */
+/** Rounds of the paired comparisons behind the targets' ratios (see alternatedRounds). */
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 /** `value` rounded to `digits` decimals (figures kept in the JSON as the tables show them). */
 const roundTo = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -200,6 +203,10 @@ async function withFixedRate(
   return { loader: `fixed rate @${rate}/s`, ...result };
 }
 
+/** A bare server and the gateway; with a third, the bare server's floor (servers/per-request-work.ts). */
+type Pair = [bare: Row, gateway: Row];
+type Trio = [bare: Row, gateway: Row, floor: Row];
+
 interface Row extends Load {
   row: string;
   /** Server CPU (user + system) per answered request, microseconds. */
@@ -238,28 +245,26 @@ async function measure(
 }
 
 /**
- * Two measurements taken in turn, `rounds` times, the order swapped each round (a b, b a, a b): on
- * a shared machine whose speed drifts from minute to minute (seen here: the same server's CPU per
- * request doubling within ten minutes), rows measured a minute apart can differ by more than any
- * change under test, while a pair measured back to back shares the machine's state of the moment.
- * `first` is round 1, already measured (the table's rows); returns every round's pair.
+ * Measurements taken in turn, `rounds` times, the order reversed each round (a b c, c b a, a b c):
+ * on a shared machine whose speed drifts from minute to minute (seen here: the same server's CPU
+ * per request doubling within ten minutes), rows measured a minute apart can differ by more than
+ * any change under test, while rows measured back to back share the machine's state of the moment.
+ * `first` is round 1, already measured (the table's rows); returns every round's rows, in the
+ * order of `measures`.
  */
-async function pairedRounds(
-  first: [Row, Row],
-  measureA: () => Promise<Row>,
-  measureB: () => Promise<Row>,
-): Promise<Array<[Row, Row]>> {
-  const pairs: Array<[Row, Row]> = [first];
+async function alternatedRounds<T extends Row[]>(
+  first: T,
+  ...measures: Array<() => Promise<Row>>
+): Promise<T[]> {
+  const all: T[] = [first];
   for (let round = 2; round <= rounds; round++) {
-    if (round % 2 === 0) {
-      const b = await measureB();
-      pairs.push([await measureA(), b]);
-    } else {
-      const a = await measureA();
-      pairs.push([a, await measureB()]);
-    }
+    const order = measures.map((_, index) => index);
+    if (round % 2 === 0) order.reverse();
+    const taken: Row[] = [];
+    for (const index of order) taken[index] = await measures[index]!();
+    all.push(taken as T);
   }
-  return pairs;
+  return all;
 }
 
 // ---------------------------------------------------------------- the servers
@@ -424,7 +429,7 @@ function markdown(report: Report): string {
         `| ${r.row} | ${r.rps} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.cpuUsPerRequest, 1)} | ${fmt(r.peakRssMiB, 1)} | ${r.errors} |`,
     ),
     '',
-    `Half load: ${report.halfRate} req/s (half the gateway passthrough's maximum, the median of its paired rounds) for every proxy, sent on a fixed schedule by bench/fixed-rate.ts (latency from each request's due time, µs-grained):`,
+    `Half load: ${report.halfRate} req/s (half the gateway passthrough's maximum, the median of its rounds) for every proxy, sent on a fixed schedule by bench/fixed-rate.ts (latency from each request's due time, µs-grained):`,
     '',
     '| row | p50 ms | p99 ms | p99 added over backend ms | CPU µs/req |',
     '| --- | ---: | ---: | ---: | ---: |',
@@ -436,11 +441,15 @@ function markdown(report: Report): string {
     '| ratio | value | target (issue 20) |',
     '| --- | ---: | --- |',
     `| gateway passthrough / nginx (req/s) | ${fmt(report.ratios.gatewayOverNginx, 2)} | ≥ 0.3 (aim 0.5) |`,
-    `| gateway passthrough / bare forwarder (req/s; median of ${rounds} paired rounds: ${report.rounds.gatewayOverBare.join(', ')}) | ${fmt(report.ratios.gatewayOverBare, 2)} | ≥ 0.9 |`,
-    `| gateway /uuid / bare Fastify /uuid (req/s; median of ${rounds} paired rounds: ${report.rounds.uuidOverFastify.join(', ')}) | ${fmt(report.ratios.uuidOverFastify, 2)} | ≥ 0.8 |`,
+    `| gateway passthrough / bare forwarder (req/s; median of ${rounds} alternated rounds: ${report.rounds.gatewayOverBare.join(', ')}) | ${fmt(report.ratios.gatewayOverBare, 2)} | ≥ 0.9 |`,
+    `| gateway /uuid / bare Fastify /uuid (req/s; median of ${rounds} alternated rounds: ${report.rounds.uuidOverFastify.join(', ')}) | ${fmt(report.ratios.uuidOverFastify, 2)} | ≥ 0.8 |`,
+    `| floor: bare forwarder + the gateway's per-request work / bare forwarder (req/s; rounds: ${report.rounds.bareFloorOverBare.join(', ')}) | ${fmt(report.ratios.bareFloorOverBare, 2)} | — (the most the passthrough's ratio can reach) |`,
+    `| gateway passthrough / its floor (req/s; rounds: ${report.rounds.gatewayOverBareFloor.join(', ')}) | ${fmt(report.ratios.gatewayOverBareFloor, 2)} | — |`,
+    `| floor: bare Fastify /uuid + the gateway's per-request work / bare Fastify /uuid (req/s; rounds: ${report.rounds.fastifyFloorOverFastify.join(', ')}) | ${fmt(report.ratios.fastifyFloorOverFastify, 2)} | — (the most the /uuid ratio can reach) |`,
+    `| gateway /uuid / its floor (req/s; rounds: ${report.rounds.uuidOverFastifyFloor.join(', ')}) | ${fmt(report.ratios.uuidOverFastifyFloor, 2)} | — |`,
     `| gateway passthrough, WORKERS=2 / WORKERS=1 (req/s; WORKERS=1: the median of its rounds) | ${fmt(report.ratios.twoWorkersOverOne, 2)} | a gain (issue 20 item 4) |`,
     `| gateway GET /uuid, WORKERS=2 / WORKERS=1 (req/s; WORKERS=1: the median of its rounds) | ${fmt(report.ratios.uuidTwoWorkersOverOne, 2)} | a gain (issue 20 item 4) |`,
-    `| p99 added at half load, gateway − bare forwarder (ms; median of ${rounds} paired rounds: ${report.rounds.halfLoadP99AddedOverBare.join(', ')}) | ${fmt(report.ratios.halfLoadP99AddedOverBare, 2)} | ≤ 1 |`,
+    `| p99 added at half load, gateway − bare forwarder (ms; median of ${rounds} alternated rounds: ${report.rounds.halfLoadP99AddedOverBare.join(', ')}) | ${fmt(report.ratios.halfLoadP99AddedOverBare, 2)} | ≤ 1 |`,
     ...coldStartRows(report.coldStart),
   ];
   if (report.notes.length) lines.push('', ...report.notes.map((note) => `- ${note}`));
@@ -475,14 +484,23 @@ interface Report {
     gatewayOverNginx: number;
     gatewayOverBare: number;
     uuidOverFastify: number;
+    /** The floors (servers/per-request-work.ts) over their bare servers, and the gateway over its floor. */
+    bareFloorOverBare: number;
+    gatewayOverBareFloor: number;
+    fastifyFloorOverFastify: number;
+    uuidOverFastifyFloor: number;
     halfLoadP99AddedOverBare: number;
     twoWorkersOverOne: number;
     uuidTwoWorkersOverOne: number;
   };
-  /** Each round's value of the three ratios measured in pairs (pairedRounds); `ratios` holds their medians. */
+  /** Each round's value of the ratios measured in alternation (alternatedRounds); `ratios` holds their medians. */
   rounds: {
     gatewayOverBare: number[];
     uuidOverFastify: number[];
+    bareFloorOverBare: number[];
+    gatewayOverBareFloor: number[];
+    fastifyFloorOverFastify: number[];
+    uuidOverFastifyFloor: number[];
     halfLoadP99AddedOverBare: number[];
   };
   coldStart: ColdStart;
@@ -531,6 +549,20 @@ async function main(): Promise<void> {
       {},
       '/uuid',
     );
+    // The floors: the bare servers plus the gateway's per-request work (servers/per-request-work.ts).
+    const forwarderFloor = await start(
+      'forwarder floor',
+      process.execPath,
+      tsxNode('servers/forwarder-floor.ts'),
+      { BACKEND_URL: backend.url, LOG_FILE: path.join(scratch, 'forwarder-floor.log') },
+    );
+    const fastifyFloor = await start(
+      'fastify floor',
+      process.execPath,
+      tsxNode('servers/fastify-uuid-floor.ts'),
+      { LOG_FILE: path.join(scratch, 'fastify-floor.log') },
+      '/uuid',
+    );
     const proxy = nginx
       ? await startNginx(mkdtempSync(path.join(scratch, 'nginx-')), backend.url)
       : undefined;
@@ -544,30 +576,51 @@ async function main(): Promise<void> {
       throw new Error(`gateway passthrough answered ${probe.status}: ${await probe.text()}`);
 
     const bare = () => measure('bare forwarder (node:http + undici)', forwarder, appPath);
+    const bareFloor = () =>
+      measure(
+        "bare forwarder + the gateway's per-request work (floor)",
+        forwarderFloor,
+        appPath,
+        auth,
+      );
     const passthrough = () =>
       measure('gateway passthrough (everything on)', gateway, appPath, auth);
     const gatewayUuid = () => measure('gateway GET /uuid', gateway, '/uuid');
     const fastifyUuid = () => measure('bare Fastify GET /uuid', fastify, '/uuid');
+    const fastifyFloorUuid = () =>
+      measure(
+        "bare Fastify GET /uuid + the gateway's per-request work (floor)",
+        fastifyFloor,
+        '/uuid',
+      );
     const rows: Row[] = [];
     rows.push(await measure('backend direct', backend, appPath));
     if (proxy) rows.push(await measure('nginx proxy_pass (keep-alive)', proxy, appPath));
     rows.push(await bare());
+    rows.push(await bareFloor());
     rows.push(await passthrough());
     rows.push(await gatewayUuid());
     rows.push(await fastifyUuid());
+    rows.push(await fastifyFloorUuid());
     const find = (prefix: string) => rows.find((r) => r.row.startsWith(prefix));
     const gatewayRow = find('gateway passthrough')!;
 
-    // The targets' comparisons again, in alternation (see pairedRounds).
-    const passthroughRounds = await pairedRounds(
-      [find('bare forwarder')!, gatewayRow],
+    // The targets' comparisons again, in alternation (see alternatedRounds), each with its floor.
+    const passthroughRounds = await alternatedRounds(
+      [find('bare forwarder (')!, gatewayRow, find('bare forwarder +')!] as Trio,
       bare,
       passthrough,
+      bareFloor,
     );
-    const uuidRounds = await pairedRounds(
-      [find('bare Fastify')!, find('gateway GET /uuid')!],
+    const uuidRounds = await alternatedRounds(
+      [
+        rows.find((r) => r.row === 'bare Fastify GET /uuid')!,
+        find('gateway GET /uuid')!,
+        find('bare Fastify GET /uuid +')!,
+      ] as Trio,
       fastifyUuid,
       gatewayUuid,
+      fastifyFloorUuid,
     );
 
     // The gateway's req/s, the medians of their rounds: one row's rate can be far off.
@@ -587,8 +640,8 @@ async function main(): Promise<void> {
     const paired = {
       passthrough: passthroughRounds,
       uuid: uuidRounds,
-      halfLoad: await pairedRounds(
-        [halfLoad.find((r) => r.row.startsWith('bare'))!, halfLoad.at(-1)!],
+      halfLoad: await alternatedRounds(
+        [halfLoad.find((r) => r.row.startsWith('bare'))!, halfLoad.at(-1)!] as Pair,
         halfBare,
         halfPassthrough,
       ),
@@ -628,12 +681,21 @@ async function main(): Promise<void> {
       } else notes.push('BENCH_PROFILE=1 but the gateway wrote no profile.');
     }
 
-    for (const server of [backend, forwarder, fastify, ...(proxy ? [proxy] : [])])
+    for (const server of [
+      backend,
+      forwarder,
+      fastify,
+      forwarderFloor,
+      fastifyFloor,
+      ...(proxy ? [proxy] : []),
+    ])
       await stop(server);
     const cold = await coldStart(scratch);
 
-    const rps = ([a, b]: [Row, Row]) => b.rps / a.rps;
-    const p99Added = ([a, b]: [Row, Row]) => b.p99 - a.p99;
+    const rps = ([a, b]: Pair | Trio) => b.rps / a.rps;
+    const floorRps = ([a, , floor]: Trio) => floor.rps / a.rps;
+    const overFloorRps = ([, b, floor]: Trio) => b.rps / floor.rps;
+    const p99Added = ([a, b]: Pair) => b.p99 - a.p99;
     const report: Report = {
       when: new Date().toISOString(),
       node: process.version,
@@ -649,6 +711,10 @@ async function main(): Promise<void> {
         gatewayOverNginx: proxy ? gatewayRow.rps / find('nginx')!.rps : NaN,
         gatewayOverBare: median(paired.passthrough.map(rps)),
         uuidOverFastify: median(paired.uuid.map(rps)),
+        bareFloorOverBare: median(paired.passthrough.map(floorRps)),
+        gatewayOverBareFloor: median(paired.passthrough.map(overFloorRps)),
+        fastifyFloorOverFastify: median(paired.uuid.map(floorRps)),
+        uuidOverFastifyFloor: median(paired.uuid.map(overFloorRps)),
         twoWorkersOverOne: find('gateway passthrough, WORKERS=2')!.rps / passthroughRps,
         uuidTwoWorkersOverOne: find('gateway GET /uuid, WORKERS=2')!.rps / uuidRps,
         halfLoadP99AddedOverBare: median(paired.halfLoad.map(p99Added)),
@@ -656,6 +722,12 @@ async function main(): Promise<void> {
       rounds: {
         gatewayOverBare: paired.passthrough.map(rps).map((value) => roundTo(value, 2)),
         uuidOverFastify: paired.uuid.map(rps).map((value) => roundTo(value, 2)),
+        bareFloorOverBare: paired.passthrough.map(floorRps).map((value) => roundTo(value, 2)),
+        gatewayOverBareFloor: paired.passthrough
+          .map(overFloorRps)
+          .map((value) => roundTo(value, 2)),
+        fastifyFloorOverFastify: paired.uuid.map(floorRps).map((value) => roundTo(value, 2)),
+        uuidOverFastifyFloor: paired.uuid.map(overFloorRps).map((value) => roundTo(value, 2)),
         halfLoadP99AddedOverBare: paired.halfLoad.map(p99Added).map((value) => roundTo(value, 2)),
       },
       coldStart: cold,
