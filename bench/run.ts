@@ -7,7 +7,7 @@
  *   rate limits raised, LOG_LEVEL=info to a file, metrics, identity parameters) · the gateway's
  *   own GET /uuid · a bare Fastify GET /uuid · the floors: the bare forwarder and bare Fastify's
  *   /uuid each plus the gateway's per-request work written as cheaply as it can be
- *   (servers/per-request-work.ts), the most any server doing that work reached on the machine.
+ *   (servers/per-request-work.ts): the ceiling that work leaves each target on the machine.
  * Then the same proxies at half the gateway's maximum rate (p99 added latency), the gateway's cold
  * start to its first answer and idle RSS with the embedded backends, and with BENCH_PROFILE=1 a
  * CPU profile of the gateway under passthrough load (top self-time frames). The comparisons behind
@@ -51,7 +51,7 @@ import {
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const profiling = process.env.BENCH_PROFILE === '1';
-/** Rounds of the paired comparisons behind the targets' ratios (see alternatedRounds). */
+/** Rounds of the comparisons behind the targets' ratios (see alternatedRounds). */
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 /** `value` rounded to `digits` decimals (figures kept in the JSON as the tables show them). */
 const roundTo = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -596,28 +596,24 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     rows.push(await measure('backend direct', backend, appPath));
     if (proxy) rows.push(await measure('nginx proxy_pass (keep-alive)', proxy, appPath));
-    rows.push(await bare());
-    rows.push(await bareFloor());
-    rows.push(await passthrough());
-    rows.push(await gatewayUuid());
-    rows.push(await fastifyUuid());
-    rows.push(await fastifyFloorUuid());
+    const bareRow = await bare();
+    const bareFloorRow = await bareFloor();
+    const gatewayRow = await passthrough();
+    const gatewayUuidRow = await gatewayUuid();
+    const fastifyRow = await fastifyUuid();
+    const fastifyFloorRow = await fastifyFloorUuid();
+    rows.push(bareRow, bareFloorRow, gatewayRow, gatewayUuidRow, fastifyRow, fastifyFloorRow);
     const find = (prefix: string) => rows.find((r) => r.row.startsWith(prefix));
-    const gatewayRow = find('gateway passthrough')!;
 
     // The targets' comparisons again, in alternation (see alternatedRounds), each with its floor.
     const passthroughRounds = await alternatedRounds(
-      [find('bare forwarder (')!, gatewayRow, find('bare forwarder +')!] as Trio,
+      [bareRow, gatewayRow, bareFloorRow] as Trio,
       bare,
       passthrough,
       bareFloor,
     );
     const uuidRounds = await alternatedRounds(
-      [
-        rows.find((r) => r.row === 'bare Fastify GET /uuid')!,
-        find('gateway GET /uuid')!,
-        find('bare Fastify GET /uuid +')!,
-      ] as Trio,
+      [fastifyRow, gatewayUuidRow, fastifyFloorRow] as Trio,
       fastifyUuid,
       gatewayUuid,
       fastifyFloorUuid,
