@@ -5,6 +5,8 @@
 // output (the default destination), every line arrives whole and in order, those still waiting at
 // exit included; a cluster worker's writes, which share one pipe with the other workers', each hold
 // whole lines and at most PIPE_BUF (4 KiB) unless one line is longer, so that no write is split.
+// Each request's logger, made directly rather than through pino's options path, writes the lines
+// pino's own child would.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -12,15 +14,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { pino } from 'pino';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { pino, symbols } from 'pino';
 import { buildGateway } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import {
+  gatewayLoggerOptions,
   logAbortedRequest,
   loggerSettings,
   logRequest,
   redactUrl,
+  registerRequestLog,
 } from '../../src/http/request-log.js';
 import { startBackend } from '../support/backend.js';
 import { startSecuredFixture, type SecuredFixture } from '../support/fixture.js';
@@ -284,6 +288,64 @@ describe('the request line, joined by hand', () => {
       assert.equal(byHand, byPino, `case ${index}`);
       JSON.parse(byHand!);
     }
+  });
+});
+
+describe("each request's logger, made without pino's options path", () => {
+  test("writes the lines pino's own child writes, for the request and for children of it", async () => {
+    const written: string[] = [];
+    const app = Fastify({
+      ...gatewayLoggerOptions('info', { write: (line: string) => void written.push(line) }),
+      genReqId: () => 'req-"1"',
+    });
+    registerRequestLog(app);
+    const requestLoggers: object[] = [];
+    app.get('/x', async (request) => {
+      requestLoggers.push(request.log);
+      request.log.info({ a: 1, headers: { authorization: 'Bearer secret' } }, 'hello');
+      request.log.child({ part: 'inner' }).warn('from a child');
+      request.log.debug('below the level');
+      return 'ok';
+    });
+    await app.inject({ method: 'GET', url: '/x' });
+    const byGateway = written.filter((line) => !line.includes('"request completed"'));
+    await app.inject({ method: 'GET', url: '/x' });
+    // Made directly, the request loggers share the children's formatters; pino's options path
+    // would have built each its own.
+    const [first, second] = requestLoggers as Array<Record<symbol, unknown>>;
+    assert.equal(first![symbols.formattersSym], second![symbols.formattersSym]);
+
+    const expected: string[] = [];
+    const server = pino(loggerSettings('info'), {
+      write: (line: string) => void expected.push(line),
+    });
+    const log = server.child({ reqId: 'req-"1"' }, {});
+    log.info({ a: 1, headers: { authorization: 'Bearer secret' } }, 'hello');
+    log.child({ part: 'inner' }).warn('from a child');
+    log.debug('below the level');
+
+    const timeless = (line: string) => line.replace(/"time":\d+/, '"time":0');
+    assert.deepEqual(byGateway.slice(0, 2).map(timeless), expected.map(timeless));
+    assert.equal(expected.length, 2);
+  });
+
+  test("other children are pino's: other bindings, options, a child's child", () => {
+    const written: string[] = [];
+    const app = Fastify(
+      gatewayLoggerOptions('info', { write: (line: string) => void written.push(line) }),
+    );
+    registerRequestLog(app);
+    app.log.child({ reqId: 'r', component: 'c' }).info('two bindings');
+    app.log.child({ reqId: 'r' }, { level: 'warn' }).info('filtered by the child level');
+    app.log.child({ component: 'c' }).child({ reqId: 'r' }).info('grandchild');
+    const lines = written.map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(
+      lines.map(({ reqId, component, msg }) => ({ reqId, component, msg })),
+      [
+        { reqId: 'r', component: 'c', msg: 'two bindings' },
+        { reqId: 'r', component: 'c', msg: 'grandchild' },
+      ],
+    );
   });
 });
 
