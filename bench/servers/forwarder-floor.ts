@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import { Pool } from 'undici';
 import { keepTickShape } from '../../src/tick-shape.js';
 import { PerRequestWork } from './per-request-work.js';
+import { relay } from './relay.js';
 
 // Like the gateway, kept from slowing down after idling while other rows run (src/tick-shape.ts).
 keepTickShape();
@@ -41,32 +42,21 @@ createServer((request, response) => {
   }
   const [limit, remaining, reset] = work.take(user);
   const url = request.url ?? '/';
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    backend
-      .request({
-        method: request.method as 'GET',
-        path: url + (url.includes('?') ? '&' : '?') + 'user=' + encodeURIComponent(user),
-        headers: { 'x-request-id': requestId },
-        body: chunks.length ? Buffer.concat(chunks) : undefined,
-      })
-      .then(async (answer) => {
-        const body = Buffer.from(await answer.body.arrayBuffer());
-        response.writeHead(answer.statusCode, {
-          'x-request-id': requestId,
-          'ratelimit-limit': limit,
-          'ratelimit-remaining': remaining,
-          'ratelimit-reset': reset,
-          'content-type': String(answer.headers['content-type'] ?? 'application/octet-stream'),
-          'content-length': body.length,
-        });
-        response.end(body);
-      })
-      .catch(() => {
-        response.writeHead(502).end();
-      });
-  });
+  relay(
+    backend,
+    request,
+    response,
+    url + (url.includes('?') ? '&' : '?') + 'user=' + encodeURIComponent(user),
+    {
+      requestHeaders: { 'x-request-id': requestId },
+      answerHeaders: {
+        'x-request-id': requestId,
+        'ratelimit-limit': limit,
+        'ratelimit-remaining': remaining,
+        'ratelimit-reset': reset,
+      },
+    },
+  );
   response.on('finish', () =>
     work.finish(
       requestId,
