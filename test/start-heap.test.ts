@@ -1,7 +1,9 @@
-// The young generation during start-up (src/start-heap.ts): held at its size while the process
-// loads and builds everything (all of which survives), free to grow again once it serves, and
-// left alone when the operator set the growth factor on node's command line. Each case runs in a
-// fresh Node process, since V8's flags are process-wide.
+// V8's heap settings at start (src/start-heap.ts). The young generation: held at its size while
+// the process loads and builds everything (all of which survives), free to grow again once it
+// serves, and left alone when the operator set the growth factor on node's command line. No
+// allocation-site pretenuring: what one literal made survived an overload, and afterwards the
+// same literal still makes young objects (unless the operator turned pretenuring on). Each case
+// runs in a fresh Node process, since V8's flags are process-wide.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -61,5 +63,82 @@ describe('the young generation at start-up', () => {
   it("keeps the growth factor an operator set on node's command line", () => {
     const { atEntry, starting } = youngSizes(false, ['--semi-space-growth-factor=2']);
     assert.ok(starting >= 4 * atEntry, `young generation: ${atEntry} → ${starting} MiB`);
+  });
+});
+
+/**
+ * In a child: imports start-heap (unless `control`), keeps ≈ 30 MiB for good (what a process keeps
+ * from its start) and lets the young generation grow (as a process that serves), then, for each of four object literals, an "overload" in which what the literal
+ * makes survives scavenges (a rolling window of 200,000) followed by the same literal's objects
+ * dying young; counts the collections of those last phases. Pretenured, a literal's objects are
+ * made in the old generation: full collections instead of scavenges. (Whether V8 pretenures one
+ * literal depends on when its code is optimized; of four, at least one always was in the control.)
+ */
+const overloadScript = (control: boolean) => `
+import { PerformanceObserver, constants } from 'node:perf_hooks';
+const { youngGenerationMayGrow } = ${control ? '{ youngGenerationMayGrow() {} }' : `await import(${JSON.stringify(startHeap)})`};
+let full = 0, scavenges = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if (entry.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) full++;
+    else if (entry.detail.kind === constants.NODE_PERFORMANCE_GC_MINOR) scavenges++;
+  }
+}).observe({ entryTypes: ['gc'] });
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+const kept = [];
+for (let i = 0; i < 400_000; i++) kept.push({ i, s: 'x' + i });
+youngGenerationMayGrow();
+const after = { full: 0, scavenges: 0 };
+for (let literal = 0; literal < 4; literal++) {
+  const made = new Function('i', 'return { a: i, b: { c: i } }; // literal ' + literal);
+  const window = new Array(200_000);
+  for (let i = 0; i < 1_000_000; i++) {
+    window[i % 200_000] = made(i);
+    if (i % 50_000 === 0) await turn();
+  }
+  window.fill(undefined);
+  await turn();
+  full = 0;
+  scavenges = 0;
+  const ring = new Array(16);
+  for (let round = 0; round < 50; round++) {
+    for (let i = 0; i < 50_000; i++) ring[i & 15] = made(i);
+    await turn();
+  }
+  await turn();
+  after.full += full;
+  after.scavenges += scavenges;
+}
+console.log(JSON.stringify({ ...after, kept: kept.length }));
+`;
+
+interface Collections {
+  full: number;
+  scavenges: number;
+}
+
+function collectionsAfterOverload(control: boolean, nodeFlags: string[] = []): Collections {
+  const out = execFileSync(
+    process.execPath,
+    [...nodeFlags, '--import', 'tsx', '--input-type=module', '-e', overloadScript(control)],
+    { env: { ...process.env, NODE_OPTIONS: '' } },
+  );
+  return JSON.parse(out.toString()) as Collections;
+}
+
+describe('objects that outlived an overload', () => {
+  it('are pretenured for good without start-heap (the control)', () => {
+    const { full, scavenges } = collectionsAfterOverload(true);
+    assert.ok(full >= 3, `full collections ${full}, scavenges ${scavenges}`);
+  });
+
+  it('leave the same literal making young objects afterwards', () => {
+    const { full, scavenges } = collectionsAfterOverload(false);
+    assert.ok(full <= 1 && scavenges >= 10, `full collections ${full}, scavenges ${scavenges}`);
+  });
+
+  it("keep pretenuring when an operator turned it on on node's command line", () => {
+    const { full, scavenges } = collectionsAfterOverload(false, ['--allocation-site-pretenuring']);
+    assert.ok(full >= 3, `full collections ${full}, scavenges ${scavenges}`);
   });
 });
