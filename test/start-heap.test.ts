@@ -39,13 +39,18 @@ interface Sizes {
   serving: number;
 }
 
-function youngSizes(control: boolean, nodeFlags: string[] = []): Sizes {
+/** Runs a module script in a fresh Node process (tsx loaded, node's flags given) and parses its JSON output. */
+function inChild<T>(source: string, nodeFlags: string[]): T {
   const out = execFileSync(
     process.execPath,
-    [...nodeFlags, '--import', 'tsx', '--input-type=module', '-e', script(control)],
+    [...nodeFlags, '--import', 'tsx', '--input-type=module', '-e', source],
     { env: { ...process.env, NODE_OPTIONS: '' } },
   );
-  return JSON.parse(out.toString()) as Sizes;
+  return JSON.parse(out.toString()) as T;
+}
+
+function youngSizes(control: boolean, nodeFlags: string[] = []): Sizes {
+  return inChild<Sizes>(script(control), nodeFlags);
 }
 
 describe('the young generation at start-up', () => {
@@ -118,12 +123,7 @@ interface Collections {
 }
 
 function collectionsAfterOverload(control: boolean, nodeFlags: string[] = []): Collections {
-  const out = execFileSync(
-    process.execPath,
-    [...nodeFlags, '--import', 'tsx', '--input-type=module', '-e', overloadScript(control)],
-    { env: { ...process.env, NODE_OPTIONS: '' } },
-  );
-  return JSON.parse(out.toString()) as Collections;
+  return inChild<Collections>(overloadScript(control), nodeFlags);
 }
 
 describe('objects that outlived an overload', () => {
