@@ -34,14 +34,15 @@ if (!operatorChoseGrowth) setFlagsFromString('--semi-space-growth-factor=1');
 // scavenge (85 %, the young generation at its largest), V8 decides that literal makes long-lived
 // objects and from then on allocates them straight in the old generation. It reverses the
 // decision only after a full collection that finds less than a tenth of the old generation alive,
-// which a gateway never does (its modules, schemas and stores stay: 38 of 153 MB). Under overload a request lives long enough for its objects
-// to survive scavenges, so a few seconds of overload mark the literals of the request path for
-// good, and once the load is ordinary again every request fills the old generation with garbage.
-// Measured at 7,000 req/s of passthrough after 5 s of overload (bench/README.md, Ninth pass): with
-// V8's default, 2.5–3 MB more old generation after each scavenge, scavenges of 4.9–5.3 ms, a full
-// collection every 3.4 s, 101–114 µs of CPU a request and a p99 of 28–91 ms; with this setting,
-// scavenges of 1.05–1.16 ms, 86–95 µs and 14–21 ms. Fresh processes measured level either way
-// (full-load throughput, cold start, idle RSS).
+// which a gateway never does (its modules, schemas and stores stay: 38 of 153 MB). Under overload
+// a request lives long enough for its objects to survive scavenges, so a few seconds of overload
+// mark the literals of the request path for good, and once the load is ordinary again every
+// request fills the old generation with garbage. Measured at 7,000 req/s of passthrough after 5 s
+// of overload (bench/README.md, Ninth pass): with V8's default, 2.5–3 MB more old generation after
+// each scavenge, scavenges of 4.9–5.3 ms, a full collection every 3.4 s, 101–114 µs of CPU a
+// request and a p99 of 28–91 ms; with this setting, scavenges of 1.05–1.16 ms, 86–95 µs and
+// 14–21 ms. Fresh processes measured level either way (full-load throughput, cold start, idle
+// RSS, the data routes at 100,000 items).
 const operatorChosePretenuring = process.execArgv.some((flag) =>
   /allocation[-_]site[-_]pretenuring/.test(flag),
 );

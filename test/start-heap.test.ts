@@ -39,7 +39,10 @@ interface Sizes {
   serving: number;
 }
 
-/** Runs a module script in a fresh Node process (tsx loaded, node's flags given) and parses its JSON output. */
+/**
+ * Runs a module script in a fresh Node process (tsx loaded, `nodeFlags` on node's command line)
+ * and parses the JSON it prints.
+ */
 function inChild<T>(source: string, nodeFlags: string[]): T {
   const out = execFileSync(
     process.execPath,
@@ -73,11 +76,12 @@ describe('the young generation at start-up', () => {
 
 /**
  * In a child: imports start-heap (unless `control`), keeps ≈ 30 MiB for good (what a process keeps
- * from its start) and lets the young generation grow (as a process that serves), then, for each of four object literals, an "overload" in which what the literal
- * makes survives scavenges (a rolling window of 200,000) followed by the same literal's objects
- * dying young; counts the collections of those last phases. Pretenured, a literal's objects are
- * made in the old generation: full collections instead of scavenges. (Whether V8 pretenures one
- * literal depends on when its code is optimized; of four, at least one always was in the control.)
+ * from its start) and lets the young generation grow (as a process that serves); then, for each of
+ * four object literals, an "overload" in which what the literal makes survives scavenges (a
+ * rolling window of 200,000), followed by the same literal's objects dying young. Counts the
+ * collections of those last phases: pretenured, a literal's objects are made in the old
+ * generation, so full collections come instead of scavenges. (Whether V8 pretenures one literal
+ * depends on when its code is optimized; of four, at least one was in each of 16 control runs.)
  */
 const overloadScript = (control: boolean) => `
 import { PerformanceObserver, constants } from 'node:perf_hooks';
