@@ -23,10 +23,16 @@ import { setFlagsFromString } from 'node:v8';
 /** How fast the young generation grows once serving (V8's default is 2; its maximum is unchanged). */
 const SERVING_GROWTH_FACTOR = 8;
 
-/** An operator who set the flag on node's command line keeps their value (NODE_OPTIONS refuses it). */
-const operatorChoseGrowth = process.execArgv.some((flag) =>
-  /semi[-_]space[-_]growth[-_]factor/.test(flag),
-);
+/**
+ * Whether the operator set V8's flag `name` (either spelling, `-` or `_`) on node's command line:
+ * theirs is kept (NODE_OPTIONS refuses these flags, so the command line is the only place).
+ */
+function operatorSet(name: string): boolean {
+  const spelled = new RegExp(name.replaceAll('-', '[-_]'));
+  return process.execArgv.some((flag) => spelled.test(flag));
+}
+
+const operatorChoseGrowth = operatorSet('semi-space-growth-factor');
 
 if (!operatorChoseGrowth) setFlagsFromString('--semi-space-growth-factor=1');
 
@@ -43,11 +49,8 @@ if (!operatorChoseGrowth) setFlagsFromString('--semi-space-growth-factor=1');
 // request and a p99 of 28–91 ms; with this setting, scavenges of 1.05–1.16 ms, 86–95 µs and
 // 14–21 ms. Fresh processes measured level either way (full-load throughput, cold start, idle
 // RSS, the data routes at 100,000 items).
-const operatorChosePretenuring = process.execArgv.some((flag) =>
-  /allocation[-_]site[-_]pretenuring/.test(flag),
-);
-
-if (!operatorChosePretenuring) setFlagsFromString('--no-allocation-site-pretenuring');
+if (!operatorSet('allocation-site-pretenuring'))
+  setFlagsFromString('--no-allocation-site-pretenuring');
 
 /** Once the process serves: the young generation grows with the load again. */
 export function youngGenerationMayGrow(): void {
