@@ -631,13 +631,14 @@ async function main(): Promise<void> {
     halfLoad.push(await measure('backend direct', backend, appPath, {}, halfRate));
     if (proxy)
       halfLoad.push(await measure('nginx proxy_pass (keep-alive)', proxy, appPath, {}, halfRate));
-    halfLoad.push(await halfBare());
-    halfLoad.push(await halfPassthrough());
+    const halfBareRow = await halfBare();
+    const halfPassthroughRow = await halfPassthrough();
+    halfLoad.push(halfBareRow, halfPassthroughRow);
     const paired = {
       passthrough: passthroughRounds,
       uuid: uuidRounds,
       halfLoad: await alternatedRounds(
-        [halfLoad.find((r) => r.row.startsWith('bare'))!, halfLoad.at(-1)!] as Pair,
+        [halfBareRow, halfPassthroughRow] as Pair,
         halfBare,
         halfPassthrough,
       ),
