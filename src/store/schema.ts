@@ -41,11 +41,13 @@ export interface Database {
    * (FTS5 on SQLite, keyed through `data_search_keys`; a `tsvector` with a GIN index on
    * PostgreSQL), read with raw SQL by the search service only.
    */
-  /** Children of each type per folder, kept by migration 033's triggers on `data_objects`. */
+  /** Children of each type per folder, kept by migration 033's (and 036's) triggers on `data_objects`. */
   data_folder_counts: {
     parent_path: string;
     type: 'file' | 'dir';
     count: ColumnType<number | string, number, number>;
+    /** Changes whenever the order of these children may have (migration 036). */
+    version: ColumnType<number | string, never, never>;
   };
   data_objects: {
     id: string;

@@ -1,8 +1,9 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { strongest, type DataObject } from './object-index.js';
 import { type Permission } from '../../common/data-stat.js';
 import { baseName, isBadName, type BadNameRules } from '../../common/data-path.js';
+import { PageMarks, type PageMark } from './page-marks.js';
 import type { Caller, DataStore } from './store.js';
 import { binaryText, reported, visibilityOf, type Access } from './visibility.js';
 
@@ -89,30 +90,72 @@ export function orderObjects<DB, TB extends keyof DB, O>(
     .orderBy(sql.ref('o.id'));
 }
 
-/**
- * orderObjects for the children of one folder of one type (the paged listing): names are unique
- * within a folder, so the order ends at the name (the later keys of orderObjects never decide),
- * and the order by path is the byte order of the name (every path is the folder's, a slash and the
- * name). Each order is that of an index of migration 034, which holds all its keys and the id.
- */
-function orderChildren<O>(
-  db: Kysely<Database>,
-  query: ObjectQuery<O>,
-  field: SortField,
-  dir: SortDir,
-): ObjectQuery<O> {
-  const direction = sql.raw(dir === 'DESC' ? 'desc' : 'asc');
-  if (field === 'path')
-    return query.orderBy(sql`${binaryText(db, sql.ref('o.name'))} ${direction}`);
-  if (field === 'name')
-    return query
-      .orderBy(sql`${binaryText(db, sql`lower(o.name)`)} ${direction}`)
-      .orderBy(sql`${binaryText(db, sql.ref('o.name'))} ${direction}`);
-  return query
-    .orderBy(sql`${sql.ref(sortColumns[field])} ${direction}`)
-    .orderBy(binaryText(db, sql`lower(o.name)`))
-    .orderBy(binaryText(db, sql.ref('o.name')));
+/** One key of a listing's order: an expression over `data_objects as o`, its direction, and where a row's value is. */
+interface OrderKey {
+  expression: RawBuilder<unknown>;
+  dir: SortDir;
+  valueOf: (row: MarkedObject) => unknown;
 }
+
+/** A listed row with what its marks need: the case-folded name as the database folds it, the folder's version. */
+type MarkedObject = DataObject & { sort_folded: string; folder_version: number | string | null };
+
+/**
+ * The keys of the order of one folder's children of one type (the paged listing): names are
+ * unique within a folder, so the order ends at the name (the later keys of orderObjects never
+ * decide), and the order by path is the byte order of the name (every path is the folder's, a
+ * slash and the name). Each order is that of an index of migration 034, which holds all its keys
+ * and the id.
+ */
+function childKeys(db: Kysely<Database>, field: SortField, dir: SortDir): OrderKey[] {
+  const folded: OrderKey = {
+    expression: binaryText(db, sql`lower(o.name)`),
+    dir: 'ASC',
+    valueOf: (row) => row.sort_folded,
+  };
+  const name: OrderKey = {
+    expression: binaryText(db, sql.ref('o.name')),
+    dir: 'ASC',
+    valueOf: (row) => row.name,
+  };
+  if (field === 'path') return [{ ...name, dir }];
+  if (field === 'name')
+    return [
+      { ...folded, dir },
+      { ...name, dir },
+    ];
+  const column = sortColumns[field].slice('o.'.length) as 'created_at' | 'modified_at' | 'size';
+  return [
+    { expression: sql`${sql.ref(sortColumns[field])}`, dir, valueOf: (row) => row[column] },
+    folded,
+    name,
+  ];
+}
+
+function orderChildren<O>(query: ObjectQuery<O>, keys: OrderKey[]): ObjectQuery<O> {
+  return keys.reduce(
+    (ordered, key) =>
+      ordered.orderBy(sql`${key.expression} ${sql.raw(key.dir === 'DESC' ? 'desc' : 'asc')}`),
+    query,
+  );
+}
+
+/**
+ * The children at or after `values` in the order of `keys`: k1 ≥ v1 and (k1 > v1 or the same of
+ * the later keys), each comparison turned for a descending key. The first comparison alone bounds
+ * the walk of the order's index; the rest only sorts out ties on it.
+ */
+function atOrAfter(keys: OrderKey[], values: unknown[]): RawBuilder<SqlBool> {
+  const [key, ...later] = keys;
+  const [value, ...laterValues] = values;
+  const past = key!.dir === 'DESC' ? sql.raw('<') : sql.raw('>');
+  const reached = key!.dir === 'DESC' ? sql.raw('<=') : sql.raw('>=');
+  if (later.length === 0) return sql<SqlBool>`${key!.expression} ${reached} ${value}`;
+  return sql<SqlBool>`(${key!.expression} ${reached} ${value} and (${key!.expression} ${past} ${value} or ${atOrAfter(later, laterValues)}))`;
+}
+
+/** Pages this deep or deeper start from a mark when one is known; shallower ones walk (a few hundred index entries). */
+const MARKED_FROM = 1000;
 
 /** The object types an entity-type filter keeps. */
 function typesOf(entityType: EntityType): DataObject['type'][] {
@@ -125,6 +168,9 @@ function childPath(folder: string, name: string): string {
 }
 
 export class Lister {
+  /** Where served pages began and ended, per folder, type and order (page-marks.ts). */
+  private readonly marks = new PageMarks();
+
   constructor(private readonly data: DataStore) {}
 
   private get db() {
@@ -202,7 +248,7 @@ export class Lister {
       everyChild
         ? this.db
             .selectFrom('data_folder_counts')
-            .select(['type', 'count'])
+            .select(['type', 'count', 'version'])
             .where('parent_path', '=', folder.path)
             .where('type', 'in', typesOf(options.entityType))
             .execute()
@@ -225,24 +271,19 @@ export class Lister {
         .where('o.type', '=', 'file')
         .execute() as Promise<DataObject[]>,
     ]);
-    const folderCount = Number(counts.find((row) => row.type === 'dir')?.count ?? 0);
-    const fileCount = Number(counts.find((row) => row.type === 'file')?.count ?? 0);
+    const countOf = (type: DataObject['type']) =>
+      Number(counts.find((row) => row.type === type)?.count ?? 0);
+    const folderCount = countOf('dir');
+    const fileCount = countOf('file');
     const folderLimit = Math.max(0, Math.min(options.limit, folderCount - options.offset));
     const fileLimit = options.limit - folderLimit;
-    // A page is picked by id first (a deferred join): the walk up to the offset then reads only
-    // the index's entries, which hold every key of the order and the id; the page's rows are read
-    // by id afterwards. Reading whole rows while walking costs a row per skipped child.
     const pageOf = (type: DataObject['type'], limit: number, offset: number) => {
       if (limit === 0) return Promise.resolve([] as DataObject[]);
-      const order = (query: ObjectQuery) =>
-        orderChildren(this.db, query, options.sortField, options.sortDir);
-      const ids = order(matching.where('o.type', '=', type))
-        .select('o.id')
-        .limit(limit)
-        .offset(offset);
-      return order(this.db.selectFrom('data_objects as o').where('o.id', 'in', ids))
-        .selectAll('o')
-        .execute() as Promise<DataObject[]>;
+      // Marks (page-marks.ts) hold for every child of the type, known by its counter's version:
+      // not for a pass-through folder's visible few, nor under the info-type filter (both counted).
+      const counted = counts.find((row) => row.type === type);
+      const version = counted && 'version' in counted ? String(counted.version) : undefined;
+      return this.page(folder, type, matching, options, limit, offset, version);
     };
     const [folderPage, filePage] = await Promise.all([
       pageOf('dir', folderLimit, options.offset),
@@ -263,6 +304,70 @@ export class Lister {
       total: folderCount + fileCount,
       totalBad: 0,
     };
+  }
+
+  /**
+   * One page of `folder`'s children of one `type`: its ids picked first (a deferred join: the walk
+   * up to the offset then reads only the index's entries, which hold every key of the order and
+   * the id; reading whole rows while walking costs a row per skipped child), then its rows by id.
+   * Given the `version` of the folder's children of that type (read with the counts), a deep page
+   * starts from the nearest mark known at that version and the page's first and last child become
+   * marks; the version is read again in the page's own statement, so that a mark is never kept
+   * for, nor used on, rows of another.
+   */
+  private async page(
+    folder: DataObject,
+    type: DataObject['type'],
+    matching: ObjectQuery,
+    options: ListingOptions,
+    limit: number,
+    offset: number,
+    version: string | undefined,
+  ): Promise<DataObject[]> {
+    const keys = childKeys(this.db, options.sortField, options.sortDir);
+    const listing = [folder.path, type, options.sortField, options.sortDir].join('\n');
+    const read = async (mark: PageMark | undefined) => {
+      let ids = matching.where('o.type', '=', type);
+      if (mark) ids = ids.where(atOrAfter(keys, mark.keys));
+      const picked = orderChildren(ids, keys)
+        .select('o.id')
+        .limit(limit)
+        .offset(offset - (mark?.position ?? 0));
+      return (await orderChildren(
+        this.db.selectFrom('data_objects as o').where('o.id', 'in', picked),
+        keys,
+      )
+        .selectAll('o')
+        .select((eb) => [
+          sql<string>`lower(o.name)`.as('sort_folded'),
+          eb
+            .selectFrom('data_folder_counts')
+            .select('version')
+            .where('parent_path', '=', folder.path)
+            .where('type', '=', type)
+            .as('folder_version'),
+        ])
+        .execute()) as MarkedObject[];
+    };
+    const mark =
+      version !== undefined && offset >= MARKED_FROM
+        ? this.marks.nearest(listing, version, offset)
+        : undefined;
+    let rows = await read(mark);
+    // The folder changed between the counts and the page: the mark may be off; walk instead.
+    if (mark && String(rows[0]?.folder_version) !== version) rows = await read(undefined);
+    const first = rows[0];
+    if (version !== undefined && first && first.folder_version !== null) {
+      const markOf = (row: MarkedObject, position: number): PageMark => ({
+        position,
+        keys: keys.map((key) => key.valueOf(row)),
+      });
+      this.marks.learn(listing, String(first.folder_version), [
+        markOf(first, offset),
+        markOf(rows[rows.length - 1]!, offset + rows.length - 1),
+      ]);
+    }
+    return rows;
   }
 
   /** All sub-folders the caller may see, by name (navigation listings). */

@@ -33,6 +33,7 @@ import * as subscriptions from './032-subscriptions.js';
 import * as listingIndexes from './033-listing-indexes.js';
 import * as pageIndexes from './034-page-indexes.js';
 import * as favoriteKeys from './035-favorite-keys.js';
+import * as folderVersions from './036-folder-versions.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -70,4 +71,5 @@ export const migrations: Record<string, Migration> = {
   '033-listing-indexes': listingIndexes,
   '034-page-indexes': pageIndexes,
   '035-favorite-keys': favoriteKeys,
+  '036-folder-versions': folderVersions,
 };

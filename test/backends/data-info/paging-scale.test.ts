@@ -7,89 +7,20 @@
 // restores migration 033's indexes; on a fresh PostgreSQL database (an empty table) it leaves no
 // statistics that would turn the per-row lookups of a first bulk load into sequential scans.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { Lister, type SortDir, type SortField } from '../../../src/backends/data-info/listing.js';
 import { visibilityOf } from '../../../src/backends/data-info/visibility.js';
 import * as pageIndexes from '../../../src/store/migrations/034-page-indexes.js';
 import { engines, home, type DataInfoHost } from '../../support/data-info-host.js';
+import { children, expected } from '../../support/listing-order.js';
 import { planOf } from '../../support/postgres.js';
-
-interface Child {
-  id: string;
-  name: string;
-  type: 'dir' | 'file';
-  created_at: number;
-  modified_at: number;
-  size: number;
-}
-
-/** Names whose byte order, case-folded order and creation order all differ; ties on each field. */
-function children(): Child[] {
-  const stems = ['apple', 'Banana', 'cherry', 'Date', 'elder', 'Fig', 'grape', 'Honeydew'];
-  const list: Child[] = [];
-  for (let i = 0; i < 240; i++) {
-    const stem = stems[(i * 5) % stems.length]!;
-    const name = `${i % 3 === 0 ? stem.toUpperCase() : stem}-${String((i * 37) % 241).padStart(3, '0')}`;
-    list.push({
-      id: randomUUID(),
-      name: i % 40 === 0 ? `${name}.d` : `${name}.txt`,
-      type: i % 40 === 0 ? 'dir' : 'file',
-      created_at: 1000 + (i % 17), // many ties
-      modified_at: 5000 - ((i * 13) % 50),
-      size: i % 40 === 0 ? 0 : (i * 7) % 11,
-    });
-  }
-  // Two names equal but for letter case: the byte order breaks the case-folded tie.
-  list.push({
-    id: randomUUID(),
-    name: 'same',
-    type: 'file',
-    created_at: 1,
-    modified_at: 1,
-    size: 1,
-  });
-  list.push({
-    id: randomUUID(),
-    name: 'SAME',
-    type: 'file',
-    created_at: 1,
-    modified_at: 1,
-    size: 1,
-  });
-  return list;
-}
-
-const bytes = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const fields: Record<Exclude<SortField, 'name' | 'path'>, keyof Child> = {
-  datecreated: 'created_at',
-  datemodified: 'modified_at',
-  size: 'size',
-};
-
-/** The listing's order (docs/api: folders first; ties broken by case-folded name, then name, ascending). */
-function expected(list: Child[], field: SortField, dir: SortDir): string[] {
-  const sign = dir === 'ASC' ? 1 : -1;
-  const byName = (a: Child, b: Child) =>
-    bytes(a.name.toLowerCase(), b.name.toLowerCase()) || bytes(a.name, b.name);
-  const compare = (a: Child, b: Child): number => {
-    if (field === 'name') return sign * byName(a, b);
-    if (field === 'path') return sign * bytes(a.name, b.name);
-    const key = fields[field];
-    return sign * ((a[key] as number) - (b[key] as number)) || byName(a, b);
-  };
-  return [
-    ...list.filter((child) => child.type === 'dir').sort(compare),
-    ...list.filter((child) => child.type === 'file').sort(compare),
-  ].map((child) => child.name);
-}
 
 for (const engine of engines) {
   describe(`paged listing over migration 034's indexes on ${engine.name}`, () => {
     let service: DataInfoHost | undefined;
     const folder = `${home('alice')}/many`;
-    const list = children();
+    const list = children(240, 241);
 
     before(async () => {
       service = await engine.open();
