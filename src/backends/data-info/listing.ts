@@ -132,6 +132,7 @@ function childKeys(db: Kysely<Database>, field: SortField, dir: SortDir): OrderK
   ];
 }
 
+/** `query` ordered by `keys` (childKeys). */
 function orderChildren<O>(query: ObjectQuery<O>, keys: OrderKey[]): ObjectQuery<O> {
   return keys.reduce(
     (ordered, key) =>
