@@ -1,8 +1,16 @@
 // A folder's children for the paged-listing tests, with names whose byte order, case-folded order
 // and creation order all differ and ties on every field, and the listing's order computed here
-// (docs/api: folders first; ties broken by case-folded name, then name, ascending).
+// (docs/api: folders first; ties broken by case-folded name, then name, ascending); writing them
+// straight into the catalog and reading a page through data-info's Lister.
 import { randomUUID } from 'node:crypto';
-import type { SortDir, SortField } from '../../src/backends/data-info/listing.js';
+import type {
+  FolderListing,
+  Lister,
+  SortDir,
+  SortField,
+} from '../../src/backends/data-info/listing.js';
+import { visibilityOf } from '../../src/backends/data-info/visibility.js';
+import type { DataInfoHost } from './data-info-host.js';
 
 export interface Child {
   id: string;
@@ -59,3 +67,67 @@ export function expected(list: Child[], field: SortField, dir: SortDir): string[
     ...list.filter((child) => child.type === 'file').sort(compare),
   ].map((child) => child.name);
 }
+
+/** `list` written straight into the catalog as children of `folder`, owned by `owner`. */
+export async function insertChildren(
+  service: DataInfoHost,
+  folder: string,
+  list: Child[],
+  owner = 'alice',
+): Promise<void> {
+  await service.store.db
+    .insertInto('data_objects')
+    .values(
+      list.map((child) => ({
+        ...child,
+        path: `${folder}/${child.name}`,
+        parent_path: folder,
+        owner,
+        info_type: '',
+      })),
+    )
+    .execute();
+}
+
+/** A file child of size 1 dated 1, for a test's single writes. */
+export const fileChild = (name: string, id: string = randomUUID()): Child => ({
+  id,
+  name,
+  type: 'file',
+  created_at: 1,
+  modified_at: 1,
+  size: 1,
+});
+
+/** The page of `folder` at `offset` that `lister` answers alice, in `field` and `dir` order. */
+export async function listPage(
+  service: DataInfoHost,
+  lister: Lister,
+  folder: string,
+  {
+    field,
+    dir,
+    offset,
+    limit = 25,
+  }: { field: SortField; dir: SortDir; offset: number; limit?: number },
+): Promise<FolderListing> {
+  const data = service.data;
+  const caller = await data.caller('alice');
+  const object = await data.existing(folder);
+  const access = await visibilityOf(data).requireRead(caller, object);
+  return lister.list(caller, object, access, {
+    limit,
+    offset,
+    sortField: field,
+    sortDir: dir,
+    entityType: 'any',
+    infoTypes: [],
+    badChars: '',
+    badNames: [],
+    badPaths: [],
+  });
+}
+
+/** A page's names, folders first, as the listing orders them. */
+export const namesOf = (page: FolderListing) =>
+  [...page.folders, ...page.files].map((entry) => entry.name);

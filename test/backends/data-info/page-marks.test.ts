@@ -13,10 +13,16 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Lister, type SortDir, type SortField } from '../../../src/backends/data-info/listing.js';
 import { PageMarks } from '../../../src/backends/data-info/page-marks.js';
-import { visibilityOf } from '../../../src/backends/data-info/visibility.js';
 import * as folderVersions from '../../../src/store/migrations/036-folder-versions.js';
 import { engines, home, type DataInfoHost } from '../../support/data-info-host.js';
-import { children, expected } from '../../support/listing-order.js';
+import {
+  children,
+  expected,
+  fileChild,
+  insertChildren,
+  listPage,
+  namesOf,
+} from '../../support/listing-order.js';
 
 for (const engine of engines) {
   describe(`paged listing's marks and folder versions on ${engine.name}`, () => {
@@ -30,45 +36,12 @@ for (const engine of engines) {
       if (!service) return;
       await service.folder('alice', folder);
       await service.folder('alice', elsewhere);
-      await service.store.db
-        .insertInto('data_objects')
-        .values(
-          list.map((child) => ({
-            ...child,
-            path: `${folder}/${child.name}`,
-            parent_path: folder,
-            owner: 'alice',
-            info_type: '',
-          })),
-        )
-        .execute();
+      await insertChildren(service, folder, list);
     });
     after(async () => service?.close());
 
-    const listing = async (
-      lister: Lister,
-      field: SortField,
-      dir: SortDir,
-      offset: number,
-      limit = 25,
-    ) => {
-      const data = service!.data;
-      const caller = await data.caller('alice');
-      const object = await data.existing(folder);
-      const access = await visibilityOf(data).requireRead(caller, object);
-      const page = await lister.list(caller, object, access, {
-        limit,
-        offset,
-        sortField: field,
-        sortDir: dir,
-        entityType: 'any',
-        infoTypes: [],
-        badChars: '',
-        badNames: [],
-        badPaths: [],
-      });
-      return [...page.folders, ...page.files].map((entry) => entry.name);
-    };
+    const listing = async (lister: Lister, field: SortField, dir: SortDir, offset: number) =>
+      namesOf(await listPage(service!, lister, folder, { field, dir, offset }));
 
     const counter = async (parent: string, type: 'file' | 'dir' = 'file') => {
       const row = await service!.store.db
@@ -104,24 +77,8 @@ for (const engine of engines) {
       // A child that sorts first, its version change undone: a walk would now see every later
       // child one place further; a page read from the mark learned at 1200 starts at that child.
       const { version } = await counter(folder);
-      const first = {
-        id: randomUUID(),
-        name: '!first.txt',
-        type: 'file' as const,
-        created_at: 1,
-        modified_at: 1,
-        size: 1,
-      };
-      await db
-        .insertInto('data_objects')
-        .values({
-          ...first,
-          path: `${folder}/${first.name}`,
-          parent_path: folder,
-          owner: 'alice',
-          info_type: '',
-        })
-        .execute();
+      const first = fileChild('!first.txt');
+      await insertChildren(service, folder, [first]);
       await db
         .updateTable('data_folder_counts')
         .set({ version } as never)
@@ -149,26 +106,7 @@ for (const engine of engines) {
       const id = randomUUID();
       const name = 'versioned.txt';
       const changes: [string, () => Promise<unknown>, boolean][] = [
-        [
-          'insert',
-          () =>
-            db
-              .insertInto('data_objects')
-              .values({
-                id,
-                name,
-                path: `${folder}/${name}`,
-                parent_path: folder,
-                type: 'file',
-                owner: 'alice',
-                created_at: 1,
-                modified_at: 1,
-                size: 1,
-                info_type: '',
-              })
-              .execute(),
-          true,
-        ],
+        ['insert', () => insertChildren(service!, folder, [fileChild(name, id)]), true],
         [
           'date modified',
           () =>
@@ -248,22 +186,7 @@ for (const engine of engines) {
     test("down leaves migration 033's counters without the version; up brings it back", async (t) => {
       if (!service) return t.skip('DATABASE_URL is not set');
       const db = service.store.db;
-      const insert = (name: string) =>
-        db
-          .insertInto('data_objects')
-          .values({
-            id: randomUUID(),
-            name,
-            path: `${elsewhere}/${name}`,
-            parent_path: elsewhere,
-            type: 'file',
-            owner: 'alice',
-            created_at: 1,
-            modified_at: 1,
-            size: 1,
-            info_type: '',
-          })
-          .execute();
+      const insert = (name: string) => insertChildren(service!, elsewhere, [fileChild(name)]);
       await folderVersions.down(db as never);
       await insert('down.txt');
       const row = await db
