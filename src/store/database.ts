@@ -21,6 +21,7 @@ import { migrations } from './migrations/index.js';
 import type { PostgresSettings } from './postgres.js';
 import type { Database } from './schema.js';
 import { SqliteBooleanPlugin } from './sqlite-booleans.js';
+import { withStatementCache } from './statement-cache.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -91,7 +92,7 @@ function sqliteDialect(dataDir: string): SqliteDialect {
   database.pragma('foreign_keys = ON');
   // Another process (WORKERS>1) holding the write lock is waited for this long, not failed at once.
   database.pragma('busy_timeout = 5000');
-  return new ImmediateSqliteDialect({ database });
+  return new ImmediateSqliteDialect({ database: withStatementCache(database) });
 }
 
 export async function migrateToLatest(
