@@ -124,13 +124,20 @@ function childKeys(db: Kysely<Database>, field: SortField, dir: SortDir): OrderK
       { ...folded, dir },
       { ...name, dir },
     ];
-  const column = sortColumns[field].slice('o.'.length) as 'created_at' | 'modified_at' | 'size';
+  const column = leadingColumns[field];
   return [
-    { expression: sql`${sql.ref(sortColumns[field])}`, dir, valueOf: (row) => row[column] },
+    { expression: sql`${sql.ref(`o.${column}`)}`, dir, valueOf: (row) => row[column] },
     folded,
     name,
   ];
 }
+
+/** The column of each field sorted by ahead of the name (which then breaks its ties). */
+const leadingColumns = {
+  datecreated: 'created_at',
+  datemodified: 'modified_at',
+  size: 'size',
+} as const satisfies Record<Exclude<SortField, 'name' | 'path'>, keyof DataObject>;
 
 /** `query` ordered by `keys` (childKeys). */
 function orderChildren<O>(query: ObjectQuery<O>, keys: OrderKey[]): ObjectQuery<O> {
