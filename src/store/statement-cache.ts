@@ -7,6 +7,7 @@
 // profile of the favourites listing under `npm run bench:scale`'s load, `prepare` was 8 % of the
 // gateway's time. SQLite re-prepares a kept statement by itself after a schema change.
 import type SQLite from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import type { SqliteDatabase } from 'kysely';
 
 /** Statements kept compiled: the platform's queries have a few hundred distinct SQL texts. */
@@ -22,15 +23,14 @@ export function withStatementCache(
   database: SQLite.Database,
   limit = CACHED_STATEMENTS,
 ): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
+  const statements = new LRUCache<string, SQLite.Statement>({ max: limit });
   return {
     close: () => database.close(),
     prepare(text) {
       const kept = statements.get(text);
-      statements.delete(text);
-      const statement = kept && !kept.busy ? kept : database.prepare(text);
+      if (kept && !kept.busy) return kept;
+      const statement = database.prepare(text);
       statements.set(text, statement);
-      if (statements.size > limit) statements.delete(statements.keys().next().value as string);
       return statement;
     },
   };

@@ -15,6 +15,8 @@
  * same statement as the page they came from.
  */
 
+import { LRUCache } from 'lru-cache';
+
 /** The sort keys of the child at `position` (0-based, within the folder's children of one type in one order). */
 export interface PageMark {
   position: number;
@@ -25,6 +27,8 @@ interface Marked {
   version: string;
   /** By position, ascending. */
   marks: PageMark[];
+  /** The same marks in the order they were learned (the oldest dropped first). */
+  learned: PageMark[];
 }
 
 /** Listings remembered (folder, type, order), least recently used dropped first. */
@@ -33,11 +37,11 @@ const MAX_LISTINGS = 256;
 const MAX_MARKS = 32;
 
 export class PageMarks {
-  private readonly listings = new Map<string, Marked & { learned: PageMark[] }>();
+  private readonly listings = new LRUCache<string, Marked>({ max: MAX_LISTINGS });
 
   /** The mark nearest before or at `offset` in `listing` at `version`, if any is known. */
   nearest(listing: string, version: string, offset: number): PageMark | undefined {
-    const marked = this.touch(listing);
+    const marked = this.listings.get(listing);
     if (!marked || marked.version !== version) return undefined;
     let found: PageMark | undefined;
     for (const mark of marked.marks) {
@@ -49,12 +53,10 @@ export class PageMarks {
 
   /** Remembers `marks` of `listing` as read at `version`; marks of any other version are dropped. */
   learn(listing: string, version: string, marks: PageMark[]): void {
-    let marked = this.touch(listing);
+    let marked = this.listings.get(listing);
     if (!marked || marked.version !== version) {
       marked = { version, marks: [], learned: [] };
       this.listings.set(listing, marked);
-      if (this.listings.size > MAX_LISTINGS)
-        this.listings.delete(this.listings.keys().next().value as string);
     }
     for (const mark of marks) {
       const at = marked.marks.findIndex((known) => known.position >= mark.position);
@@ -66,15 +68,5 @@ export class PageMarks {
         marked.marks.splice(marked.marks.indexOf(oldest), 1);
       }
     }
-  }
-
-  /** The listing's entry, moved to the most recently used end. */
-  private touch(listing: string) {
-    const marked = this.listings.get(listing);
-    if (marked) {
-      this.listings.delete(listing);
-      this.listings.set(listing, marked);
-    }
-    return marked;
   }
 }
