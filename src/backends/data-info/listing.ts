@@ -98,7 +98,7 @@ interface OrderKey {
 }
 
 /** A listed row with what its marks need: the case-folded name as the database folds it, the folder's version. */
-type MarkedObject = DataObject & { sort_folded: string; folder_version: number | string | null };
+type MarkedObject = DataObject & { sort_folded: string; folder_version?: number | string | null };
 
 /**
  * The keys of the order of one folder's children of one type (the paged listing): names are
@@ -289,8 +289,12 @@ export class Lister {
       if (limit === 0) return Promise.resolve([] as DataObject[]);
       // Marks (page-marks.ts) hold for every child of the type, known by its counter's version:
       // not for a pass-through folder's visible few, nor under the info-type filter (both counted).
+      // A folder with no deep page has none to keep.
       const counted = counts.find((row) => row.type === type);
-      const version = counted && 'version' in counted ? String(counted.version) : undefined;
+      const version =
+        counted && 'version' in counted && Number(counted.count) > MARKED_FROM
+          ? String(counted.version)
+          : undefined;
       return this.page(folder, type, matching, options, limit, offset, version);
     };
     const [folderPage, filePage] = await Promise.all([
@@ -318,10 +322,10 @@ export class Lister {
    * One page of `folder`'s children of one `type`: its ids picked first (a deferred join: the walk
    * up to the offset then reads only the index's entries, which hold every key of the order and
    * the id; reading whole rows while walking costs a row per skipped child), then its rows by id.
-   * Given the `version` of the folder's children of that type (read with the counts), a deep page
-   * starts from the nearest mark known at that version and the page's first and last child become
-   * marks; the version is read again in the page's own statement, so that a mark is never kept
-   * for, nor used on, rows of another.
+   * Given the `version` of the folder's children of that type (read with the counts; only for a
+   * folder with deep pages), a deep page starts from the nearest mark known at that version and
+   * the page's first and last child become marks; the version is read again in the page's own
+   * statement, so that a mark is never kept for, nor used on, rows of another.
    */
   private async page(
     folder: DataObject,
@@ -346,15 +350,17 @@ export class Lister {
         keys,
       )
         .selectAll('o')
-        .select((eb) => [
-          sql<string>`lower(o.name)`.as('sort_folded'),
-          eb
-            .selectFrom('data_folder_counts')
-            .select('version')
-            .where('parent_path', '=', folder.path)
-            .where('type', '=', type)
-            .as('folder_version'),
-        ])
+        .$if(version !== undefined, (query) =>
+          query.select((eb) => [
+            sql<string>`lower(o.name)`.as('sort_folded'),
+            eb
+              .selectFrom('data_folder_counts')
+              .select('version')
+              .where('parent_path', '=', folder.path)
+              .where('type', '=', type)
+              .as('folder_version'),
+          ]),
+        )
         .execute()) as MarkedObject[];
     };
     const mark =
@@ -365,7 +371,7 @@ export class Lister {
     // The folder changed between the counts and the page: the mark may be off; walk instead.
     if (mark && String(rows[0]?.folder_version) !== version) rows = await read(undefined);
     const first = rows[0];
-    if (version !== undefined && first && first.folder_version !== null) {
+    if (version !== undefined && first && first.folder_version != null) {
       const markOf = (row: MarkedObject, position: number): PageMark => ({
         position,
         keys: keys.map((key) => key.valueOf(row)),
