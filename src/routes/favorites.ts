@@ -185,9 +185,29 @@ const notFavorite = (favorite: string) =>
     { 'target-id': favorite },
   );
 
-/** A data-info stat in the spec's favourite shape: `id` is the path, the UUID moves to `uuid`. */
+/**
+ * A data-info stat in the spec's favourite shape: `id` is the path, the UUID moves to `uuid`. Each
+ * shape is one object literal: spreading a shared part into it cost ≈ 6 µs an entry (V8 copies
+ * into a slow object), 0.6 ms of a page of 100 (bench/README.md, "Data at scale").
+ */
 function favoriteEntry(stat: Stat) {
-  const entry = {
+  if (stat.type === 'dir')
+    return {
+      id: stat.path,
+      uuid: stat.id,
+      path: stat.path,
+      label: stat.label,
+      'date-created': stat['date-created'],
+      'date-modified': stat['date-modified'],
+      permission: stat.permission,
+      'share-count': stat['share-count'] ?? 0,
+      isFavorite: true,
+      type: 'dir' as const,
+      'file-size': 0 as const,
+      'file-count': stat['file-count'] ?? 0,
+      'dir-count': stat['dir-count'] ?? 0,
+    };
+  return {
     id: stat.path,
     uuid: stat.id,
     path: stat.path,
@@ -197,17 +217,6 @@ function favoriteEntry(stat: Stat) {
     permission: stat.permission,
     'share-count': stat['share-count'] ?? 0,
     isFavorite: true,
-  };
-  if (stat.type === 'dir')
-    return {
-      ...entry,
-      type: 'dir' as const,
-      'file-size': 0,
-      'file-count': stat['file-count'] ?? 0,
-      'dir-count': stat['dir-count'] ?? 0,
-    };
-  return {
-    ...entry,
     type: 'file' as const,
     'file-size': stat['file-size'] ?? 0,
     'mime-type': stat['content-type'] ?? 'application/octet-stream',

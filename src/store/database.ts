@@ -20,7 +20,7 @@ import type pg from 'pg';
 import { migrations } from './migrations/index.js';
 import type { PostgresSettings } from './postgres.js';
 import type { Database } from './schema.js';
-import { SqliteBooleanPlugin } from './sqlite-booleans.js';
+import { withIntegerBooleans } from './sqlite-booleans.js';
 import { withStatementCache } from './statement-cache.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -92,7 +92,9 @@ function sqliteDialect(dataDir: string): SqliteDialect {
   database.pragma('foreign_keys = ON');
   // Another process (WORKERS>1) holding the write lock is waited for this long, not failed at once.
   database.pragma('busy_timeout = 5000');
-  return new ImmediateSqliteDialect({ database: withStatementCache(database) });
+  return new ImmediateSqliteDialect({
+    database: withIntegerBooleans(withStatementCache(database)),
+  });
 }
 
 export async function migrateToLatest(
@@ -157,7 +159,6 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       postgres && clientConfig
         ? new PostgresDialect({ pool: postgres.boundedPool(clientConfig, onConnectionLost) })
         : sqliteDialect(options.dataDir),
-    plugins: postgres ? [] : [new SqliteBooleanPlugin()],
   });
   try {
     await migrateToLatest(db, engine);

@@ -1,45 +1,51 @@
-import {
-  OperationNodeTransformer,
-  PrimitiveValueListNode,
-  ValueNode,
-  type KyselyPlugin,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-  type QueryResult,
-  type RootOperationNode,
-  type UnknownRow,
-} from 'kysely';
+// Booleans on SQLite. better-sqlite3 refuses to bind JavaScript booleans; SQLite keeps them as 0/1.
+// The same queries pass `true`/`false` on both engines: on SQLite each statement's parameters are
+// turned to 0/1 as they are bound. (A Kysely plugin rebuilding every query's tree to do this cost
+// 5 % of the favourites listing's CPU: bench/README.md, "Data at scale".)
+import type SQLite from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 const asSqlite = (value: unknown) => (typeof value === 'boolean' ? (value ? 1 : 0) : value);
 
-class BooleanToInteger extends OperationNodeTransformer {
-  protected override transformValue(node: ValueNode): ValueNode {
-    return typeof node.value === 'boolean' ? { ...node, value: asSqlite(node.value) } : node;
-  }
+/** The parameters as SQLite binds them: the same array when none is a boolean. */
+export function bindable(parameters: ReadonlyArray<unknown>): ReadonlyArray<unknown> {
+  return parameters.some((value) => typeof value === 'boolean')
+    ? parameters.map(asSqlite)
+    : parameters;
+}
 
-  protected override transformPrimitiveValueList(
-    node: PrimitiveValueListNode,
-  ): PrimitiveValueListNode {
-    return node.values.some((value) => typeof value === 'boolean')
-      ? PrimitiveValueListNode.create(node.values.map(asSqlite))
-      : node;
+/** A compiled statement as Kysely's SQLite driver runs it, booleans bound as 0/1. */
+class BooleanBinding implements SqliteStatement {
+  readonly reader: boolean;
+  constructor(private readonly statement: SQLite.Statement) {
+    this.reader = statement.reader;
+  }
+  all(parameters: ReadonlyArray<unknown>): unknown[] {
+    return this.statement.all(bindable(parameters));
+  }
+  run(parameters: ReadonlyArray<unknown>) {
+    return this.statement.run(bindable(parameters));
+  }
+  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
+    return this.statement.iterate(bindable(parameters));
   }
 }
 
-/**
- * better-sqlite3 refuses to bind JavaScript booleans; SQLite keeps them as 0/1. This lets the
- * same queries pass `true`/`false` on both engines (SQLite reads them back as 0/1).
- */
-export class SqliteBooleanPlugin implements KyselyPlugin {
-  private readonly transformer = new BooleanToInteger();
-
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    return this.transformer.transformNode(args.node);
-  }
-
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return args.result;
-  }
+/** `database` (better-sqlite3's, or one that keeps its statements) binding booleans as 0/1. */
+export function withIntegerBooleans(database: {
+  close(): void;
+  prepare(sql: string): SQLite.Statement;
+}): SqliteDatabase {
+  const bindings = new WeakMap<SQLite.Statement, BooleanBinding>();
+  return {
+    close: () => database.close(),
+    prepare(text) {
+      const statement = database.prepare(text);
+      let binding = bindings.get(statement);
+      if (!binding) bindings.set(statement, (binding = new BooleanBinding(statement)));
+      return binding;
+    },
+  };
 }
 
 /** A boolean column as either engine reads it back (SQLite: 0/1). */

@@ -8,7 +8,6 @@
 // gateway's time. SQLite re-prepares a kept statement by itself after a schema change.
 import type SQLite from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import type { SqliteDatabase } from 'kysely';
 
 /** Statements kept compiled: the platform's queries have a few hundred distinct SQL texts. */
 export const CACHED_STATEMENTS = 500;
@@ -22,11 +21,11 @@ export const CACHED_STATEMENTS = 500;
 export function withStatementCache(
   database: SQLite.Database,
   limit = CACHED_STATEMENTS,
-): SqliteDatabase {
+): { close(): void; prepare(text: string): SQLite.Statement } {
   const statements = new LRUCache<string, SQLite.Statement>({ max: limit });
   return {
     close: () => database.close(),
-    prepare(text) {
+    prepare(text: string) {
       const kept = statements.get(text);
       if (kept && !kept.busy) return kept;
       const statement = database.prepare(text);

@@ -58,12 +58,16 @@ export function statFilter(query: unknown): (stat: Stat) => Partial<Stat> {
       );
   }
   if (include.length === 0 && exclude.length === 0) return (stat) => stat;
-  return (stat) =>
-    Object.fromEntries(
-      Object.entries(stat).filter(
-        ([key]) => (include.length === 0 || include.includes(key)) && !exclude.includes(key),
-      ),
-    ) as Partial<Stat>;
+  // The kept keys are chosen once, in the stat's own order: each stat is then copied key by key
+  // (objects of one shape), not rebuilt through Object.entries and Object.fromEntries.
+  const kept = statKeys.filter(
+    (key) => (include.length === 0 || include.includes(key)) && !exclude.includes(key),
+  );
+  return (stat) => {
+    const picked: Partial<Record<keyof Stat, unknown>> = {};
+    for (const key of kept) if (stat[key] !== undefined) picked[key] = stat[key];
+    return picked as Partial<Stat>;
+  };
 }
 
 /**
