@@ -116,9 +116,15 @@ export interface GatewayConfig {
   /**
    * PostgreSQL waits: for a connection, new or pooled (DATABASE_CONNECT_TIMEOUT_MS), and a query's
    * answer (DATABASE_QUERY_TIMEOUT_MS); and the planner's `random_page_cost` for the gateway's own
-   * sessions (DATABASE_RANDOM_PAGE_COST; undefined: the server's).
+   * sessions (DATABASE_RANDOM_PAGE_COST; undefined: the server's); the statements each pooled
+   * connection keeps prepared (DATABASE_PREPARED_STATEMENTS; 0: none).
    */
-  database: { connectTimeoutMs: number; queryTimeoutMs: number; randomPageCost?: number };
+  database: {
+    connectTimeoutMs: number;
+    queryTimeoutMs: number;
+    randomPageCost?: number;
+    preparedStatements: number;
+  };
   /** Longest wait for each `/readyz` check (READINESS_TIMEOUT_MS). */
   readinessTimeoutMs: number;
   redisUrl?: string;
@@ -364,6 +370,9 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(raw);
 }
 
+/** Statements each pooled PostgreSQL connection keeps prepared unless DATABASE_PREPARED_STATEMENTS says (src/store/prepared-statements.ts). */
+export const PREPARED_PER_CONNECTION = 100;
+
 /**
  * DATABASE_RANDOM_PAGE_COST: PostgreSQL's default (4) prices a page read at random as a disk seek;
  * the gateway's rows are read through indexes from memory or SSD, where 1.1 is the usual setting,
@@ -499,6 +508,13 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       connectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
       queryTimeoutMs: integer(env, 'DATABASE_QUERY_TIMEOUT_MS', 15_000, 100, 3_600_000),
       ...randomPageCost(env),
+      preparedStatements: integer(
+        env,
+        'DATABASE_PREPARED_STATEMENTS',
+        PREPARED_PER_CONNECTION,
+        0,
+        10_000,
+      ),
     },
     readinessTimeoutMs: integer(env, 'READINESS_TIMEOUT_MS', 2_000, 10, 60_000),
     redisUrl: redisUrl?.toString(),

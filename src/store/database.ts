@@ -150,14 +150,19 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     ? { url: options.databaseUrl, ...(await (await import('./postgres.js')).loadPostgres()) }
     : undefined;
   // One client configuration for the pool and for connections of the store's own (LISTEN).
-  const clientConfig = postgres?.clientConfig(
-    postgres.url,
-    options.database ?? postgres.defaultPostgresBounds,
-  );
+  const settings: PostgresSettings | undefined =
+    options.database ?? postgres?.defaultPostgresBounds;
+  const clientConfig = postgres && settings && postgres.clientConfig(postgres.url, settings);
   const db = new Kysely<Database>({
     dialect:
       postgres && clientConfig
-        ? new PostgresDialect({ pool: postgres.boundedPool(clientConfig, onConnectionLost) })
+        ? new PostgresDialect({
+            pool: postgres.boundedPool(
+              clientConfig,
+              onConnectionLost,
+              settings?.preparedStatements,
+            ),
+          })
         : sqliteDialect(options.dataDir),
   });
   try {

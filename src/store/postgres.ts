@@ -1,6 +1,7 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type Pg from 'pg';
 import { queryTimeoutMessage } from '../common/database-unavailable.js';
+import { isStalePlan, PreparedStatements, transactionBoundary } from './prepared-statements.js';
 
 /**
  * pg itself, imported by `loadPostgres`: a static import of this package (left out of the bundle,
@@ -46,6 +47,8 @@ const pgTypes = {
 export interface PostgresSettings extends PostgresBounds {
   /** The planner's random_page_cost in the gateway's sessions (DATABASE_RANDOM_PAGE_COST); undefined: the server's. */
   randomPageCost?: number;
+  /** Statements each pooled connection keeps prepared (DATABASE_PREPARED_STATEMENTS; 0: none; default 100). */
+  preparedStatements?: number;
 }
 
 /**
@@ -82,35 +85,57 @@ export function clientConfig(databaseUrl: string, settings: PostgresSettings): P
 export function boundedPool(
   config: Pg.ClientConfig,
   onIdleError: (error: Error) => void,
+  preparedPerConnection?: number,
 ): PostgresPool {
   const pool = new pg.Pool({ ...config, max: 10 });
   pool.on('error', onIdleError);
   // A connection in use emits 'error' too, after failing its queries: the query's caller answers for it.
   pool.on('connect', (client) => client.on('error', () => {}));
+  const prepared = new PreparedStatements(preparedPerConnection);
   return {
-    connect: async () => lendable(await pool.connect()),
+    connect: async () => lendable(await pool.connect(), prepared),
     end: () => pool.end(),
   };
 }
 
 /**
- * A pooled connection that is discarded rather than returned to the pool once a query timed out:
- * its unanswered query would hold every later one (pg answers in order), and it may be blackholed.
+ * A pooled connection, lent for one query or one transaction. Repeated statements run prepared
+ * (src/store/prepared-statements.ts). It is discarded rather than returned to the pool once a
+ * query timed out (its unanswered query would hold every later one, pg answering in order, and it
+ * may be blackholed), or once a prepared statement of its went stale (others may have too).
  */
-function lendable(client: Pg.PoolClient): PostgresPoolClient {
+function lendable(client: Pg.PoolClient, prepared: PreparedStatements): PostgresPoolClient {
   let broken: Error | undefined;
-  const query = async (sql: string, parameters: ReadonlyArray<unknown>) => {
-    if (broken) throw broken;
+  let stale: Error | undefined;
+  let inTransaction = false;
+  const run = async (text: string, values: unknown[], name: string | undefined) => {
     try {
-      return await client.query(sql, [...parameters]);
+      return name === undefined
+        ? await client.query(text, values)
+        : await client.query({ name, text, values });
     } catch (error) {
       if (error instanceof Error && error.message === queryTimeoutMessage) broken = error;
       throw error;
     }
   };
+  const query = async (text: string, parameters: ReadonlyArray<unknown>) => {
+    if (broken) throw broken;
+    const boundary = transactionBoundary(text);
+    if (boundary !== undefined) inTransaction = boundary;
+    const name = prepared.nameFor(client, text);
+    try {
+      return await run(text, [...parameters], name);
+    } catch (error) {
+      if (name === undefined || !isStalePlan(error)) throw error;
+      stale = error as Error;
+      // Inside a transaction the failure has aborted it: the caller's transaction fails as a whole.
+      if (inTransaction) throw error;
+      return await run(text, [...parameters], undefined);
+    }
+  };
   return {
     // Kysely's cursor overload is not offered: the dialect is configured without a cursor.
     query: query as unknown as PostgresPoolClient['query'],
-    release: () => client.release(broken),
+    release: () => client.release(broken ?? stale),
   };
 }

@@ -82,10 +82,11 @@ describe('DATABASE_CONNECT_TIMEOUT_MS and DATABASE_QUERY_TIMEOUT_MS', () => {
       connectTimeoutMs: 5_000,
       queryTimeoutMs: 15_000,
       randomPageCost: 1.1,
+      preparedStatements: 100,
     });
     assert.deepEqual(
       loadConfig({ DATABASE_CONNECT_TIMEOUT_MS: '100', DATABASE_QUERY_TIMEOUT_MS: '250' }).database,
-      { connectTimeoutMs: 100, queryTimeoutMs: 250, randomPageCost: 1.1 },
+      { connectTimeoutMs: 100, queryTimeoutMs: 250, randomPageCost: 1.1, preparedStatements: 100 },
     );
     for (const name of ['DATABASE_CONNECT_TIMEOUT_MS', 'DATABASE_QUERY_TIMEOUT_MS']) {
       for (const bad of ['0', '99', 'never', '-5'])
