@@ -79,6 +79,9 @@ async function admin(base: string, statement: string): Promise<void> {
 
 // SCALE_DATABASE names it otherwise, for two runs on one server (it is dropped with force).
 const benchDatabase = process.env.SCALE_DATABASE ?? 'bench_scale';
+
+/** Settings of the gateway's store passed on to it when set, for a before and after of one. */
+const storeSettings = ['DATABASE_PREPARED_STATEMENTS', 'DATABASE_RANDOM_PAGE_COST'];
 if (!/^[a-z_][a-z0-9_]*$/.test(benchDatabase))
   throw new Error('SCALE_DATABASE must be a plain lower-case identifier');
 
@@ -187,6 +190,12 @@ async function runOne(engine: string, n: number, baseUrl: string | undefined): P
         RATE_LIMIT_BURST: '1000000',
         RATE_LIMIT_ANON_PER_MIN: '1000000',
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+        // The store's own settings, to compare them (DATABASE_PREPARED_STATEMENTS=0, say).
+        ...Object.fromEntries(
+          storeSettings.flatMap((name) =>
+            process.env[name] === undefined ? [] : [[name, process.env[name]!]],
+          ),
+        ),
       },
       stdio: ['ignore', log, log],
     });
