@@ -3,7 +3,7 @@
 // Kysely's PostgreSQL driver sends every query unnamed, so the server parses and plans it at every
 // run. On the 100k-item catalog of `npm run bench:scale` that was more than half of the server's
 // time for a paged-directory page (parse and plan 2.5 ms against 2.1 to run) and for a favourites
-// listing (4.9 against 2.8; planning the favourites' total alone 2.7): bench/README.md, "Data at
+// listing (4.7 against 2.8; planning the favourites' total alone 2.7): bench/README.md, "Data at
 // scale". A named statement is parsed once per connection, and from its sixth run PostgreSQL keeps
 // a generic plan when that is no dearer than the custom ones (plan_cache_mode `auto`).
 import { createHash } from 'node:crypto';
