@@ -122,7 +122,10 @@ function lendable(client: Pg.PoolClient, prepared: PreparedStatements): Postgres
     if (broken) throw broken;
     const boundary = transactionBoundary(text);
     if (boundary !== undefined) inTransaction = boundary;
-    const name = prepared.nameFor(client, text);
+    // A text without parameters goes by pg's simple protocol, which runs several statements in
+    // one text: prepared, it would not. Only texts with parameters (already sent by the extended
+    // protocol, unnamed) are prepared.
+    const name = parameters.length > 0 ? prepared.nameFor(client, text) : undefined;
     try {
       return await run(text, [...parameters], name);
     } catch (error) {
