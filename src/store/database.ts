@@ -93,7 +93,7 @@ function sqliteDialect(dataDir: string): SqliteDialect {
   // Another process (WORKERS>1) holding the write lock is waited for this long, not failed at once.
   database.pragma('busy_timeout = 5000');
   return new ImmediateSqliteDialect({
-    database: withIntegerBooleans(withStatementCache(database)),
+    database: withStatementCache(withIntegerBooleans(database)),
   });
 }
 

@@ -3,7 +3,7 @@
 // turned to 0/1 as they are bound. (A Kysely plugin rebuilding every query's tree to do this cost
 // 5 % of the favourites listing's CPU: bench/README.md, "Data at scale".)
 import type SQLite from 'better-sqlite3';
-import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import type { SqliteStatement } from 'kysely';
 
 const asSqlite = (value: unknown) => (typeof value === 'boolean' ? (value ? 1 : 0) : value);
 
@@ -15,10 +15,14 @@ export function bindable(parameters: ReadonlyArray<unknown>): ReadonlyArray<unkn
 }
 
 /** A compiled statement as Kysely's SQLite driver runs it, booleans bound as 0/1. */
-class BooleanBinding implements SqliteStatement {
+export class BooleanBinding implements SqliteStatement {
   readonly reader: boolean;
   constructor(private readonly statement: SQLite.Statement) {
     this.reader = statement.reader;
+  }
+  /** Whether an `iterate` still holds the statement (better-sqlite3 refuses to run it meanwhile). */
+  get busy(): boolean {
+    return this.statement.busy;
   }
   all(parameters: ReadonlyArray<unknown>): unknown[] {
     return this.statement.all(bindable(parameters));
@@ -31,20 +35,11 @@ class BooleanBinding implements SqliteStatement {
   }
 }
 
-/** `database` (better-sqlite3's, or one that keeps its statements) binding booleans as 0/1. */
-export function withIntegerBooleans(database: {
-  close(): void;
-  prepare(sql: string): SQLite.Statement;
-}): SqliteDatabase {
-  const bindings = new WeakMap<SQLite.Statement, BooleanBinding>();
+/** better-sqlite3's `database`, each statement it compiles binding booleans as 0/1. */
+export function withIntegerBooleans(database: SQLite.Database) {
   return {
     close: () => database.close(),
-    prepare(text) {
-      const statement = database.prepare(text);
-      let binding = bindings.get(statement);
-      if (!binding) bindings.set(statement, (binding = new BooleanBinding(statement)));
-      return binding;
-    },
+    prepare: (text: string) => new BooleanBinding(database.prepare(text)),
   };
 }
 
