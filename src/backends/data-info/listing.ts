@@ -206,11 +206,14 @@ export class Lister {
     objects: DataObject[],
     folderAccess: Access | undefined,
   ): Promise<Map<string, Permission>> {
+    const inherited = folderAccess && folderAccess !== 'pass-through' ? folderAccess : undefined;
+    // In a folder the caller owns nothing is stronger: the grants on the children need no query
+    // (on a page of 100, a statement of 100 parameters and a tenth of the page's time on SQLite).
+    if (inherited === 'own') return new Map(objects.map((object) => [object.id, 'own']));
     const direct = await visibilityOf(this.data).directGrants(
       caller,
       objects.map((object) => object.id),
     );
-    const inherited = folderAccess && folderAccess !== 'pass-through' ? folderAccess : undefined;
     return new Map(
       objects.map((object) => [object.id, strongest([inherited, direct.get(object.id)]) ?? 'read']),
     );
