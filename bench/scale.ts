@@ -7,7 +7,8 @@
  * with its owner's grant, the search's name index kept by migration 026's triggers), N of them
  * marked as favourites, N notifications (a third of them seen) — then the built gateway
  * (`node dist/main.js`) started on it as its own process, and each route loaded from another
- * process (autocannon, bench/load.ts) at a modest fixed concurrency. Reports p50/p99 per route,
+ * process (autocannon, bench/load.ts) at a modest fixed concurrency, after every route has been
+ * warmed for 1 s (and each again for 1 s right before its row). Reports p50/p99 per route,
  * engine and size; writes bench/results/scale-<timestamp>.{json,md} and rewrites the marked
  * section of bench/README.md.
  * Settings: SCALE_SIZES (1000,10000,100000), SCALE_SECONDS (3), SCALE_CONNECTIONS (4),
@@ -34,6 +35,8 @@ const sizes = (process.env.SCALE_SIZES ?? '1000,10000,100000').split(',').map(Nu
 const seconds = Number(process.env.SCALE_SECONDS ?? 3);
 const connections = Number(process.env.SCALE_CONNECTIONS ?? 4);
 const engines = (process.env.SCALE_ENGINES ?? 'sqlite,postgres').split(',');
+/** The warm-up of every route before any row, and of each route right before its own row. */
+const warmUpSeconds = 1;
 
 // ---------------------------------------------------------------- processes and load
 
@@ -204,7 +207,11 @@ async function runOne(engine: string, n: number, baseUrl: string | undefined): P
     const token = await signEmbeddedToken(dataDir, { username: user, ttlSeconds: 3600 });
     const auth = { authorization: `Bearer ${token}` };
     const rows: Row[] = [];
-    for (const { route, target } of routes(folder, n)) {
+    const measured = routes(folder, n);
+    // Every route warmed before any is measured: the first route measured after a start otherwise
+    // also pays for compiling the code all routes share (its p50 was often the run's highest).
+    for (const { target } of measured) await autocannon(url, auth, target, warmUpSeconds);
+    for (const { route, target } of measured) {
       const probe = await fetch(url + target.path, {
         method: target.method,
         headers: target.body ? { ...auth, 'content-type': 'application/json' } : auth,
@@ -228,7 +235,7 @@ async function runOne(engine: string, n: number, baseUrl: string | undefined): P
         });
         continue;
       }
-      await autocannon(url, auth, target, 1); // warm-up
+      await autocannon(url, auth, target, warmUpSeconds); // and again, right before its row
       const load = await autocannon(url, auth, target, seconds);
       console.error(
         `${engine} ${n} ${route}: p50 ${load.p50} ms, p99 ${load.p99} ms, ${load.rps} req/s, errors ${load.errors}`,
@@ -261,7 +268,7 @@ const target = (route: string) => (route === 'bootstrap' ? 15 : 20);
 function markdown(report: Report): string {
   const lines = [
     `Run ${report.when} · node ${report.node} · ${report.cpus} CPUs, load average ${report.loadAverage.join(' → ')} (shared machine: indicative figures) · ` +
-      `autocannon in a child process, ${report.connections} connections, ${report.seconds} s per row (after 1 s of warm-up) · p50 / p99 in ms (autocannon rounds to whole ms)`,
+      `autocannon in a child process, ${report.connections} connections, ${report.seconds} s per row (after every route was warmed ${warmUpSeconds} s, and again right before its row) · p50 / p99 in ms (autocannon rounds to whole ms)`,
     '',
   ];
   for (const engine of [...new Set(report.rows.map((row) => row.engine))]) {
