@@ -1,10 +1,12 @@
 // The data-info catalog (ObjectIndex) directly on each engine: homes prepared once per user, grants that
-// cover what lies below them, and share counts.
+// cover what lies below them, and share counts; many paths' levels at once, from the folders above
+// them when those settle it.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { createQueryId } from 'kysely';
 import { ObjectIndex, everyone } from '../../../src/backends/data-info/object-index.js';
 import { openStore, type Store } from '../../../src/store/database.js';
 import { requiredInCi } from '../../support/gateway.js';
@@ -86,6 +88,71 @@ async function exerciseCatalog(store: Store): Promise<void> {
   await catalog.grant(store.db, file.id, everyone, 'read');
   assert.equal(await catalog.permission('carol', file.path), 'read');
   assert.equal(await catalog.permission('carol', project.path), undefined);
+
+  await exerciseManyPaths(store, catalog);
+}
+
+/**
+ * permissions() for a page of paths: each path's level as permission() gives it, and for paths
+ * below a folder the caller owns, one statement over the folders above them, not a parameter per
+ * path.
+ */
+async function exerciseManyPaths(store: Store, catalog: ObjectIndex): Promise<void> {
+  const batch = '/lab/home/alice/batch';
+  const folder = await catalog.create({ path: batch, type: 'dir', owner: 'alice' });
+  const files = [];
+  for (let i = 0; i < 30; i++)
+    files.push(await catalog.create({ path: `${batch}/f${i}.txt`, type: 'file', owner: 'alice' }));
+  await catalog.grant(store.db, folder.id, 'bob', 'read');
+  await catalog.grant(store.db, files[3]!.id, 'bob', 'write');
+  await catalog.grant(store.db, files[4]!.id, 'bob', 'own');
+  const paths = [
+    ...files.map((file) => file.path),
+    batch,
+    '/lab/home/alice/private.txt',
+    '/lab/home/alice/project/reads.fq',
+    '/lab/home/shared/data.csv',
+    '/lab/home/alice/batch/missing.txt',
+  ];
+
+  // Each statement the catalog runs, with its bound parameters.
+  const statements: { sql: string; parameters: readonly unknown[] }[] = [];
+  const executor = store.db.getExecutor();
+  const recording = store.db.withPlugin({
+    transformQuery: ({ node }) => {
+      statements.push(executor.compileQuery(node, createQueryId()));
+      return node;
+    },
+    transformResult: async ({ result }) => result,
+  });
+
+  for (const user of ['alice', 'bob', 'carol']) {
+    const levels = await catalog.permissions(user, paths);
+    for (const path of paths)
+      assert.equal(levels.get(path), await catalog.permission(user, path), `${user} on ${path}`);
+  }
+  // Alice's own things: settled by the folders above them, in one statement.
+  const own = paths.filter((path) => path.startsWith('/lab/home/alice/'));
+  statements.length = 0;
+  const alice = await catalog.permissions('alice', own, recording);
+  assert.deepEqual(new Set(alice.values()), new Set(['own']));
+  assert.equal(statements.length, 1, 'everything asked lies below her own home');
+  assert.ok(
+    statements[0]!.parameters.length < 10,
+    `the folders above, not each path: ${statements[0]!.parameters.length} parameters`,
+  );
+  // Bob's are not: the paths themselves are read too.
+  statements.length = 0;
+  await catalog.permissions('bob', own, recording);
+  assert.equal(statements.length, 2, 'the folders above, then the paths not owned');
+  const bob = await catalog.permissions('bob', paths);
+  assert.deepEqual(
+    [files[0], files[3], files[4]].map((file) => bob.get(file!.path)),
+    ['read', 'write', 'own'],
+    "a file's own grant is stronger than its folder's",
+  );
+  assert.equal(bob.get('/lab/home/alice/private.txt'), undefined);
+  assert.equal((await catalog.permissions('bob', [])).size, 0);
 }
 
 describe('data-store catalog', () => {
