@@ -154,8 +154,20 @@ export async function search(
     }),
   );
   const walked = await walkedSearch(data, caller, request, readable, bound, postgres, order);
+  const rows =
+    request.size === 0
+      ? []
+      : (walked?.rows ??
+        (
+          await sql<DataObject>`select o.* from data_objects o where ${where}
+            order by ${order} limit ${request.size} offset ${request.from}`.execute(db)
+        ).rows);
+  // A page that is not full ends the hits, so it tells their number and no count is run (a rare
+  // term's search then reads its candidates once, not twice); an empty page past the first does
+  // not: the hits may have ended before it.
+  const pageTells = rows.length < request.size && (rows.length > 0 || request.from === 0);
   const counted =
-    walked?.found !== undefined
+    walked?.found !== undefined || pageTells
       ? undefined
       : bound === undefined
         ? await sql<{ total: number | string }>`select count(*) as total
@@ -164,17 +176,12 @@ export async function search(
           from (select 1 as hit from data_objects o where ${where} limit ${bound + 1}) as hits`.execute(
             db,
           );
-  const found = walked?.found ?? Number(counted?.rows[0]?.total ?? 0);
+  const found =
+    walked?.found ??
+    (pageTells ? request.from + rows.length : Number(counted?.rows[0]?.total ?? 0));
   const [total, total_relation] =
     bound !== undefined && found > bound ? [bound, 'gte' as const] : [found, 'eq' as const];
-  if (found === 0 || request.size === 0) return { total, total_relation, hits: [] };
-
-  const rows =
-    walked?.rows ??
-    (
-      await sql<DataObject>`select o.* from data_objects o where ${where}
-        order by ${order} limit ${request.size} offset ${request.from}`.execute(db)
-    ).rows;
+  if (rows.length === 0) return { total, total_relation, hits: [] };
 
   const avus = await avusOfObjects(
     db,
