@@ -102,6 +102,14 @@ for (const engine of engines) {
       assert.deepEqual(await paths('alice', label('*.CS?')), [`${a}/Summary.CSV`]);
       // A substring inside a word (the PostgreSQL index holds suffixes).
       assert.deepEqual(await paths('alice', label('ther')), [`${a}/reads/other.fastq`]);
+      // Across the end of a word: its last letters (a suffix), then what follows.
+      assert.deepEqual(await paths('alice', label('ample_no')), [`${a}/reads/sample_notes.txt`]);
+      assert.deepEqual(await paths('alice', label('E_READS.fa')), [
+        `${a}/reads/sample_reads.fastq`,
+      ]);
+      assert.deepEqual(await paths('alice', label('reads.')), [`${a}/reads/sample_reads.fastq`]);
+      assert.deepEqual(await paths('alice', label('*mary.c*')), [`${a}/Summary.CSV`]);
+      assert.deepEqual(await paths('alice', label('ample_x')), []);
     });
 
     test("never another user's private file; the anonymous caller sees public data only", async (t) => {
