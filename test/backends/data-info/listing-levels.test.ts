@@ -29,42 +29,50 @@ for (const engine of engines) {
     });
     after(async () => service?.close());
 
-    const levels = async (folder: string) => {
-      const page = await listPage(service!, new Lister(service!.data), folder, {
-        field: 'name',
-        dir: 'ASC',
-        offset: 0,
+    const cases = [
+      {
+        name: 'an owned folder: every child own, without looking up their grants',
+        folder: own,
+        expected: {
+          folder: 'own',
+          entries: [
+            ['a.txt', 'own'],
+            ['b.txt', 'own'],
+          ],
+        },
+        lookups: 0,
+      },
+      {
+        name: "a folder shared for reading: a child's stronger grant shows",
+        folder: shared,
+        expected: {
+          folder: 'read',
+          entries: [
+            ['read-only.txt', 'read'],
+            ['writable.txt', 'write'],
+          ],
+        },
+        lookups: 1,
+      },
+    ];
+    for (const { name, folder, expected, lookups } of cases) {
+      test(name, async (t) => {
+        if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
+        const grants = t.mock.method(visibilityOf(service.data), 'directGrants');
+        const page = await listPage(service, new Lister(service.data), folder, {
+          field: 'name',
+          dir: 'ASC',
+          offset: 0,
+        });
+        assert.deepEqual(
+          {
+            folder: page.permission,
+            entries: page.files.map((entry) => [entry.name, entry.permission]),
+          },
+          expected,
+        );
+        assert.equal(grants.mock.callCount(), lookups, 'grant lookups');
       });
-      return {
-        folder: page.permission,
-        entries: page.files.map((entry) => [entry.name, entry.permission]),
-      };
-    };
-
-    test('an owned folder: every child own, without looking up their grants', async (t) => {
-      if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
-      const lookups = t.mock.method(visibilityOf(service.data), 'directGrants');
-      assert.deepEqual(await levels(own), {
-        folder: 'own',
-        entries: [
-          ['a.txt', 'own'],
-          ['b.txt', 'own'],
-        ],
-      });
-      assert.equal(lookups.mock.callCount(), 0);
-    });
-
-    test("a folder shared for reading: a child's stronger grant shows", async (t) => {
-      if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
-      const lookups = t.mock.method(visibilityOf(service.data), 'directGrants');
-      assert.deepEqual(await levels(shared), {
-        folder: 'read',
-        entries: [
-          ['read-only.txt', 'read'],
-          ['writable.txt', 'write'],
-        ],
-      });
-      assert.equal(lookups.mock.callCount(), 1);
-    });
+    }
   });
 }
