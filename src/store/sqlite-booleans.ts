@@ -15,7 +15,7 @@ export function bindable(parameters: ReadonlyArray<unknown>): ReadonlyArray<unkn
 }
 
 /** A compiled statement as Kysely's SQLite driver runs it, booleans bound as 0/1. */
-export class BooleanBinding implements SqliteStatement {
+class BooleanBinding implements SqliteStatement {
   readonly reader: boolean;
   constructor(private readonly statement: SQLite.Statement) {
     this.reader = statement.reader;

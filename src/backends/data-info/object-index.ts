@@ -251,18 +251,18 @@ export class ObjectIndex {
       }
     };
     const levelOn = (chain: string[]) => strongest(chain.map((each) => onPath.get(each)));
-    const chains = new Map(paths.map((path) => [path, [...ancestorsOf(path), path]]));
-    if (paths.length === 1) await read(chains.get(paths[0]!)!);
+    const folders = new Map(paths.map((path) => [path, ancestorsOf(path)]));
+    if (folders.size === 1) await read([...folders.values()][0]!.concat(paths[0]!));
     else {
-      const above = new Set(paths.flatMap((path) => ancestorsOf(path)));
+      const above = new Set([...folders.values()].flat());
       await read([...above]);
       await read(
-        [...new Set(paths)].filter(
-          (path) => !above.has(path) && levelOn(ancestorsOf(path)) !== 'own',
+        [...folders].flatMap(([path, chain]) =>
+          above.has(path) || levelOn(chain) === 'own' ? [] : [path],
         ),
       );
     }
-    return new Map([...chains].map(([path, chain]) => [path, levelOn(chain)]));
+    return new Map(paths.map((path) => [path, levelOn([...folders.get(path)!, path])]));
   }
 
   /** Users other than `owner` holding a grant on the object itself (its `share-count`). */
