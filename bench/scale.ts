@@ -82,11 +82,11 @@ async function admin(base: string, statement: string): Promise<void> {
 
 // SCALE_DATABASE names it otherwise, for two runs on one server (it is dropped with force).
 const benchDatabase = process.env.SCALE_DATABASE ?? 'bench_scale';
+if (!/^[a-z_][a-z0-9_]*$/.test(benchDatabase))
+  throw new Error('SCALE_DATABASE must be a plain lower-case identifier');
 
 /** Settings of the gateway's store passed on to it when set, for a before and after of one. */
 const storeSettings = ['DATABASE_PREPARED_STATEMENTS', 'DATABASE_RANDOM_PAGE_COST'];
-if (!/^[a-z_][a-z0-9_]*$/.test(benchDatabase))
-  throw new Error('SCALE_DATABASE must be a plain lower-case identifier');
 
 async function freshDatabase(base: string): Promise<string> {
   await admin(base, `drop database if exists ${benchDatabase} with (force)`);
