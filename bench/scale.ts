@@ -158,6 +158,18 @@ function routes(folder: string, n: number): Array<{ route: string; target: Targe
         body: { query: { all: [{ type: 'label', args: { label: 'variants' } }] }, size: 100 },
       },
     },
+    {
+      route: 'search, a common word, first 100 by date modified (newest first)',
+      target: {
+        method: 'POST',
+        path: '/secured/filesystem/search',
+        body: {
+          query: { all: [{ type: 'label', args: { label: 'variants' } }] },
+          size: 100,
+          sort: [{ field: 'dateModified', order: 'descending' }],
+        },
+      },
+    },
     { route: 'bootstrap', target: { method: 'GET', path: '/secured/bootstrap' } },
   ];
 }

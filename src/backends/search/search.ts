@@ -68,18 +68,29 @@ async function conditionOf(node: QueryNode, context: ClauseContext): Promise<Raw
   return parts.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
 }
 
-/** The first pages a by-name search may read in name order: those ending by this hit. */
+/**
+ * The orders a first page may be read in off the catalog, each with an index over the whole
+ * catalog (by the field, then the id: migration 034's `data_objects_by_name`, 037's others), read
+ * forwards or backwards.
+ */
+const WALKED_FIELDS: ReadonlySet<SearchRequest['sort'][number]['field']> = new Set([
+  'label',
+  'dateModified',
+  'dateCreated',
+  'fileSize',
+]);
+/** The first pages a search may read in its order: those ending by this hit. */
 const MAX_WALKED_END = 1000;
 /** How many catalog rows a walk reads per hit it looks for (at least MIN_WALKED_ROWS). */
 const WALKED_ROWS_PER_HIT = 20;
 const MIN_WALKED_ROWS = 2000;
 
 /**
- * A first page of a search in the default order (by name, then id), when its hits are many, read
- * without migration 026's name index (whose candidates, the hits of a common word, are each looked
- * up and sorted before the first row): the first rows of the whole catalog in name order
- * (migration 034's `data_objects_by_name`), each checked against the query (names by `LIKE`
- * alone), the page taken from those that match. They are a prefix of the order, so when they hold
+ * A first page of a search in one field's order (by name when none is asked for; then by id), when
+ * its hits are many, read without migration 026's name index (whose candidates, the hits of a
+ * common word, are each looked up and sorted before the first row): the first rows of the whole
+ * catalog in that order (off WALKED_FIELDS' indexes), each checked against the query (names by
+ * `LIKE` alone), the page taken from those that match. They are a prefix of the order, so when they hold
  * hits up to the page's end the page is exact. Then the bounded count the same way: the first rows
  * of the catalog in any order, until one hit past the bound. Either undefined when the rows read
  * hold too few hits (the hits are sparse: the name index then finds them cheaply).
@@ -101,11 +112,10 @@ async function walkedSearch(
   order: RawBuilder<unknown>,
 ): Promise<{ rows: DataObject[]; found?: number } | undefined> {
   const [first] = request.sort;
-  const byName =
-    request.sort.length === 0 ||
-    (request.sort.length === 1 && first!.field === 'label' && first!.ascending);
+  const inIndexedOrder =
+    request.sort.length === 0 || (request.sort.length === 1 && WALKED_FIELDS.has(first!.field));
   const end = request.from + request.size;
-  if (!byName || request.size === 0 || end > MAX_WALKED_END) return undefined;
+  if (!inIndexedOrder || request.size === 0 || end > MAX_WALKED_END) return undefined;
   const { db, zone } = data;
   const matching = await conditionOf(request.query, {
     db,

@@ -34,6 +34,7 @@ import * as listingIndexes from './033-listing-indexes.js';
 import * as pageIndexes from './034-page-indexes.js';
 import * as favoriteKeys from './035-favorite-keys.js';
 import * as folderVersions from './036-folder-versions.js';
+import * as searchOrders from './037-search-orders.js';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -72,4 +73,5 @@ export const migrations: Record<string, Migration> = {
   '034-page-indexes': pageIndexes,
   '035-favorite-keys': favoriteKeys,
   '036-folder-versions': folderVersions,
+  '037-search-orders': searchOrders,
 };

@@ -4,11 +4,12 @@
 // hit, a number counts that many; bad values are 400s naming the field. The pages of a common word
 // (read in name order off the catalog on both engines) are the hits computed here, never another
 // user's private file, in any letter case; a sparse word's pages too (found through the name index).
-// A page that is not full gives the total without a count.
+// First pages by date modified, date created or size, either way, are read off the catalog in that
+// order too, through its index. A page that is not full gives the total without a count.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createQueryId } from 'kysely';
+import { CompiledQuery, createQueryId, sql } from 'kysely';
 import { DataStore } from '../../../src/backends/data-info/store.js';
 import { readSearchRequest } from '../../../src/backends/search/request.js';
 import { search as searchStore } from '../../../src/backends/search/search.js';
@@ -28,8 +29,15 @@ for (const engine of engines) {
     let service: DataInfoHost | undefined;
     const a = home('alice');
     const b = home('bob');
-    /** Every object inserted: [path, name, owner]. */
-    const objects: { path: string; name: string; id: string }[] = [];
+    /** alice's objects inserted. */
+    const objects: {
+      path: string;
+      name: string;
+      id: string;
+      created_at: number;
+      modified_at: number;
+      size: number;
+    }[] = [];
 
     before(async () => {
       service = await engine.open(1024 * 1024, ['metadata', 'search']);
@@ -45,20 +53,20 @@ for (const engine of engines) {
         owner: string;
         created_at: number;
         modified_at: number;
+        size: number;
       }[] = [];
+      // Dates and sizes in an order of their own, each value shared by a dozen objects or more
+      // (their ties are ordered by id).
       const add = (folder: string, owner: string, name: string) => {
         const id = randomUUID();
-        rows.push({
-          id,
-          path: `${folder}/${name}`,
-          parent_path: folder,
-          name,
-          type: 'file',
-          owner,
-          created_at: 1,
-          modified_at: 1,
-        });
-        if (owner === 'alice') objects.push({ path: `${folder}/${name}`, name, id });
+        const at = rows.length;
+        const times = {
+          created_at: 2000 + ((at * 53) % 400),
+          modified_at: 1000 + ((at * 37) % 400),
+        };
+        const row = { id, path: `${folder}/${name}`, name, ...times, size: (at * 71) % 450 };
+        rows.push({ ...row, parent_path: folder, type: 'file', owner });
+        if (owner === 'alice') objects.push(row);
       };
       // 2,100 of alice's names hold "common" (some in capitals), 3,000 do not; bob's private
       // "common" files sort first by name and must never be hits; "sparse" names sort last.
@@ -215,6 +223,73 @@ for (const engine of engines) {
       // Hits that lie past the first rows in name order.
       const sparse = await ok({ query: word('sparse'), size: 100, from: 20 });
       assert.deepEqual(paths(sparse), hitsOf('sparse').slice(20, 120));
+    });
+
+    test('first pages by date or size are the hits in that order, read off its index', async (t) => {
+      if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
+      const db = service.store.db;
+      const postgres = engine.name !== 'SQLite';
+      const orders = [
+        ['dateModified', 'modified_at'],
+        ['dateCreated', 'created_at'],
+        ['fileSize', 'size'],
+      ] as const;
+      for (const [field, column] of orders)
+        for (const order of ['ascending', 'descending'] as const) {
+          const sign = order === 'ascending' ? 1 : -1;
+          const all = objects
+            .filter((object) => object.name.toLowerCase().includes('common'))
+            .sort((x, y) => sign * (x[column] - y[column]) || bytes(x.id, y.id))
+            .map((object) => object.path);
+          for (const from of [0, 300]) {
+            const answer = await ok({
+              query: word('common'),
+              size: 100,
+              from,
+              sort: [{ field, order }],
+            });
+            assert.deepEqual(
+              paths(answer),
+              all.slice(from, from + 100),
+              `${field} ${order} ${from}`,
+            );
+            assert.deepEqual([answer.total, answer.total_relation], [1000, 'gte']);
+          }
+          // The page's statement reads the catalog in the order, off the order's index (without
+          // it, every hit is read and sorted).
+          const statements: CompiledQuery[] = [];
+          const recording = db.withPlugin({
+            transformQuery: ({ node }) => {
+              statements.push(db.getExecutor().compileQuery(node, createQueryId()));
+              return node;
+            },
+            transformResult: async ({ result }) => result,
+          });
+          const data = new DataStore(recording, service.config.dataStore);
+          await searchStore(
+            data,
+            await data.caller('alice'),
+            readSearchRequest({ query: word('common'), size: 100, sort: [{ field, order }] }),
+          );
+          const walk = statements.find((statement) =>
+            /from\s+\(select \* from data_objects o order by/.test(statement.sql),
+          );
+          assert.ok(walk, `${field} ${order}: no statement reads the catalog in order`);
+          // With statistics, as autovacuum keeps them (without, PostgreSQL guesses a table of a few
+          // hundred rows, which it sorts).
+          if (postgres) await sql`analyze data_objects`.execute(db);
+          const explained = await db.executeQuery(
+            CompiledQuery.raw(`explain ${postgres ? '' : 'query plan '}${walk.sql}`, [
+              ...walk.parameters,
+            ]),
+          );
+          const plan = JSON.stringify(explained.rows);
+          assert.match(
+            plan,
+            new RegExp(`data_objects_by_${column}\\b`),
+            `${field} ${order}: ${plan}`,
+          );
+        }
     });
   });
 }
