@@ -84,16 +84,19 @@ const MAX_WALKED_END = 1000;
 /** How many catalog rows a walk reads per hit it looks for (at least MIN_WALKED_ROWS). */
 const WALKED_ROWS_PER_HIT = 20;
 const MIN_WALKED_ROWS = 2000;
+/** A walk first reads this part of its rows, and goes on only when they hold that part of the hits. */
+const WALK_PROBE_SHARE = 10;
 
 /**
  * A first page of a search in one field's order (by name when none is asked for; then by id), when
  * its hits are many, read without migration 026's name index (whose candidates, the hits of a
  * common word, are each looked up and sorted before the first row): the first rows of the whole
  * catalog in that order (off WALKED_FIELDS' indexes), each checked against the query (names by
- * `LIKE` alone), the page taken from those that match. They are a prefix of the order, so when they hold
- * hits up to the page's end the page is exact. Then the bounded count the same way: the first rows
- * of the catalog in any order, until one hit past the bound. Either undefined when the rows read
- * hold too few hits (the hits are sparse: the name index then finds them cheaply).
+ * `LIKE` alone), the page taken from those that match. They are a prefix of the order, so when
+ * they hold hits up to the page's end the page is exact. Then the bounded count the same way: the
+ * first rows of the catalog in any order, until one hit past the bound. Either undefined when the
+ * rows read (or the first tenth of them, read first) hold too few hits (the hits are sparse: the
+ * name index then finds them cheaply).
  *
  * SQLite has no statistics to make this choice. PostgreSQL's planner has, but it multiplies the
  * selectivities of the name index's candidates and of the exact name check as if they were
@@ -126,16 +129,32 @@ async function walkedSearch(
   });
   const where = sql<SqlBool>`${matching} and ${readable}`;
   const walked = (hits: number) => Math.max(MIN_WALKED_ROWS, WALKED_ROWS_PER_HIT * hits);
+  // The probe: when the walk's first tenth holds less than a tenth of the page's hits, the whole
+  // walk would likely not fill the page, and reads no row (a rare term's walked 2,000 rows for
+  // nothing first). In the walk's limit, both engines count it before reading any row (in the
+  // outer condition, SQLite tests it after reading each).
+  const probe = sql`(select count(*) from (select 1 as hit from
+      (select * from data_objects o order by ${order} limit ${walked(end) / WALK_PROBE_SHARE}) as o
+      where ${where} limit ${end}) as probe)`;
   const page = await sql<DataObject>`select o.* from
-    (select * from data_objects o order by ${order} limit ${walked(end)}) as o
+    (select * from data_objects o order by ${order}
+      limit case when ${end} <= ${WALK_PROBE_SHARE} * ${probe} then ${walked(end)} else 0 end) as o
     where ${where} order by ${order} limit ${request.size} offset ${request.from}`.execute(db);
   if (page.rows.length < request.size) return undefined;
   if (bound === undefined || bound > 2 * MAX_WALKED_END) return { rows: page.rows };
-  const counted = await sql<{ total: number | string }>`select count(*) as total from
-    (select 1 as hit from (select * from data_objects limit ${walked(bound + 1)}) as o
-    where ${where} limit ${bound + 1}) as hits`.execute(db);
+  // The count is exact when the catalog has fewer rows than the count may read (`seen`, read only
+  // then): a small catalog's common word is then counted once, not again through the name index.
+  const limit = walked(bound + 1);
+  const counted = await sql<{ total: number | string; seen: number | string | null }>`select
+    total, case when total <= ${bound} then
+      (select count(*) from (select 1 from data_objects limit ${limit}) as catalog) end as seen
+    from (select count(*) as total from
+      (select 1 as hit from (select * from data_objects limit ${limit}) as o
+      where ${where} limit ${bound + 1}) as hits) as counted`.execute(db);
   const found = Number(counted.rows[0]?.total ?? 0);
-  return found > bound ? { rows: page.rows, found } : { rows: page.rows };
+  const seen = counted.rows[0]?.seen;
+  const exact = found > bound || (seen !== null && seen !== undefined && Number(seen) < limit);
+  return exact ? { rows: page.rows, found } : { rows: page.rows };
 }
 
 export async function search(

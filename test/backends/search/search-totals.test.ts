@@ -5,7 +5,9 @@
 // (read in name order off the catalog on both engines) are the hits computed here, never another
 // user's private file, in any letter case; a sparse word's pages too (found through the name index).
 // First pages by date modified, date created or size, either way, are read off the catalog in that
-// order too, through its index. A page that is not full gives the total without a count.
+// order too, through its index. A walk whose first tenth holds too few hits reads nothing more; a
+// walked count that read the whole catalog is exact. A page that is not full gives the total
+// without a count.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -107,6 +109,32 @@ for (const engine of engines) {
         .sort((x, y) => bytes(x.name, y.name) || bytes(x.id, y.id))
         .map((object) => object.path);
     const paths = (answer: Answer) => answer.hits.map((hit) => hit._source.path);
+    /** A search as alice through search() over a store recording each statement and its rows. */
+    const recorded = async (body: object) => {
+      const statements: (CompiledQuery & { rows?: number })[] = [];
+      const db = service!.store.db;
+      const recording = db.withPlugin({
+        transformQuery: ({ node }) => {
+          statements.push({ ...db.getExecutor().compileQuery(node, createQueryId()) });
+          return node;
+        },
+        transformResult: async ({ result }) => {
+          // Statements run one at a time here: a result answers the last one recorded.
+          statements[statements.length - 1]!.rows = result.rows.length;
+          return result;
+        },
+      });
+      const data = new DataStore(recording, service!.config.dataStore);
+      const answer = await searchStore(data, await data.caller('alice'), readSearchRequest(body));
+      return { answer, statements };
+    };
+    const counts = (statements: CompiledQuery[]) =>
+      statements.filter((statement) => /count\(\*\) as total/.test(statement.sql)).length;
+    /** The statement reading the first rows of the catalog in the search's order. */
+    const walkOf = (statements: (CompiledQuery & { rows?: number })[]) =>
+      statements.find((statement) =>
+        /from\s+\(select \* from data_objects o order by/.test(statement.sql),
+      );
 
     test('the total is exact up to its bound, then a lower bound', async (t) => {
       if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
@@ -133,23 +161,9 @@ for (const engine of engines) {
 
     test('a page that is not full gives the total: no count is run', async (t) => {
       if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
-      // The search over a store that records each statement's text.
-      const texts: string[] = [];
-      const db = service.store.db;
-      const recording = db.withPlugin({
-        transformQuery: ({ node }) => {
-          texts.push(db.getExecutor().compileQuery(node, createQueryId()).sql);
-          return node;
-        },
-        transformResult: async ({ result }) => result,
-      });
-      const data = new DataStore(recording, service.config.dataStore);
-      const caller = await data.caller('alice');
       const run = async (body: object) => {
-        texts.length = 0;
-        const answer = await searchStore(data, caller, readSearchRequest(body));
-        const counts = texts.filter((text) => /count\(\*\)/.test(text)).length;
-        return [answer.total, answer.total_relation, answer.hits.length, counts];
+        const { answer, statements } = await recorded(body);
+        return [answer.total, answer.total_relation, answer.hits.length, counts(statements)];
       };
       const sparse = hitsOf('sparse').length;
       assert.deepEqual(await run({ query: word('sparse'), size: 100, from: 100 }), [
@@ -257,23 +271,12 @@ for (const engine of engines) {
           }
           // The page's statement reads the catalog in the order, off the order's index (without
           // it, every hit is read and sorted).
-          const statements: CompiledQuery[] = [];
-          const recording = db.withPlugin({
-            transformQuery: ({ node }) => {
-              statements.push(db.getExecutor().compileQuery(node, createQueryId()));
-              return node;
-            },
-            transformResult: async ({ result }) => result,
+          const { statements } = await recorded({
+            query: word('common'),
+            size: 100,
+            sort: [{ field, order }],
           });
-          const data = new DataStore(recording, service.config.dataStore);
-          await searchStore(
-            data,
-            await data.caller('alice'),
-            readSearchRequest({ query: word('common'), size: 100, sort: [{ field, order }] }),
-          );
-          const walk = statements.find((statement) =>
-            /from\s+\(select \* from data_objects o order by/.test(statement.sql),
-          );
+          const walk = walkOf(statements);
           assert.ok(walk, `${field} ${order}: no statement reads the catalog in order`);
           // With statistics, as autovacuum keeps them (without, PostgreSQL guesses a table of a few
           // hundred rows, which it sorts).
@@ -290,6 +293,37 @@ for (const engine of engines) {
             `${field} ${order}: ${plan}`,
           );
         }
+    });
+
+    test('a walk whose first tenth holds too few hits reads no row', async (t) => {
+      if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
+      // "m1" names are alice's m1000–m1999: 700 of them within the first 2,000 rows by name, none
+      // in the first 200 (bob's private files). The walk would have filled the page; the probe
+      // sends the search to the name index instead, with the same page.
+      const { answer, statements } = await recorded({ query: word('m1'), size: 100 });
+      assert.equal(walkOf(statements)?.rows, 0);
+      assert.deepEqual(paths(answer as Answer), hitsOf('m1').slice(0, 100));
+      // Where the first tenth holds them, the walk reads the page.
+      const dense = await recorded({
+        query: word('m1'),
+        size: 100,
+        sort: [{ field: 'dateModified', order: 'descending' }],
+      });
+      assert.equal(walkOf(dense.statements)?.rows, 100);
+    });
+
+    test('a walked count that read the whole catalog is exact: counted once', async (t) => {
+      if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
+      // The catalog's 5,550 rows are fewer than the walked count may read (20,020); "m0" has
+      // 1,000 hits, not past the bound, so the count says so without a second, exact count.
+      const byDate = {
+        query: word('m0'),
+        size: 100,
+        sort: [{ field: 'dateCreated', order: 'ascending' }],
+      };
+      const { answer, statements } = await recorded(byDate);
+      assert.ok(walkOf(statements)?.rows === 100, 'the page is walked');
+      assert.deepEqual([answer.total, answer.total_relation, counts(statements)], [1000, 'eq', 1]);
     });
   });
 }
