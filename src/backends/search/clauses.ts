@@ -51,11 +51,25 @@ const id = sql.ref('o.id');
 const MAX_AVU_COMBINATIONS = 64;
 const never = sql<SqlBool>`1 = 0`;
 
-/** Text compared in any letter case against a LIKE pattern (SQLite's LIKE is, for ASCII). */
+/**
+ * Text compared in any letter case against a LIKE pattern. SQLite's LIKE folds ASCII letters.
+ * PostgreSQL's ILIKE, in a UTF-8 database, lower-cases both sides in the database's collation for
+ * every row; a text of ASCII characters alone (as many bytes as characters) is lower-cased byte by
+ * byte in the "C" collation instead, and compared with the pattern lower-cased as ILIKE does it:
+ * the same answer wherever the collation lower-cases A–Z as ASCII does (all but Turkish and Azeri
+ * ones), in less time. A common word's bounded count read 7,000 names at 100,000 items: 3.5 ms
+ * with ILIKE, 2.0 this way (bench/README.md, "Data at scale").
+ */
 function like(postgres: boolean, column: string, pattern: string): RawBuilder<SqlBool> {
+  // PostgreSQL's escape character is the backslash unless another is named; naming it costs a
+  // call per row (like_escape) when the pattern is a parameter. The lower-cased pattern is a
+  // subquery so that a prepared statement's generic plan computes it once, not for every row.
+  const text = sql.ref(column);
   return postgres
-    ? sql<SqlBool>`${sql.ref(column)} ilike ${pattern} escape '\\'`
-    : sql<SqlBool>`${sql.ref(column)} like ${pattern} escape '\\'`;
+    ? sql<SqlBool>`case when octet_length(${text}) = char_length(${text})
+        then lower(${text} collate "C") like (select lower(${pattern}))
+        else ${text} ilike ${pattern} end`
+    : sql<SqlBool>`${text} like ${pattern} escape '\\'`;
 }
 
 function any(conditions: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> {

@@ -1,8 +1,9 @@
 // The embedded search service (routes.md §26) over real HTTP, on each engine: the DE query
-// language over the data store's catalog — names by prefix, wildcard and exact match, AVUs, tags,
-// date and size ranges, info types — sorted and paged, limited to what the caller can read (never
-// another user's private file; public data only for the anonymous caller), with the name index
-// kept current by renames, moves and deletes; bad queries are 400s.
+// language over the data store's catalog — names by prefix, wildcard and exact match (in any
+// letter case: ASCII letters on SQLite, all on PostgreSQL), AVUs, tags, date and size ranges,
+// info types — sorted and paged, limited to what the caller can read (never another user's
+// private file; public data only for the anonymous caller), with the name index kept current by
+// renames, moves and deletes; bad queries are 400s.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -28,6 +29,7 @@ for (const engine of engines) {
       await s.file('alice', `${a}/reads/sample_notes.txt`, 'x'.repeat(10));
       await s.file('alice', `${a}/reads/other.fastq`, 'x'.repeat(5000));
       await s.file('alice', `${a}/Summary.CSV`, 'x'.repeat(100));
+      await s.file('alice', `${a}/Étude_Données.txt`, 'x');
       await s.file('bob', `${b}/sample_secret.fastq`, 'secret');
       await s.file('bob', `${b}/sample_shared.fastq`, 'shared');
       await s.grant(`${b}/sample_shared.fastq`, 'alice', 'read');
@@ -110,6 +112,13 @@ for (const engine of engines) {
       assert.deepEqual(await paths('alice', label('reads.')), [`${a}/reads/sample_reads.fastq`]);
       assert.deepEqual(await paths('alice', label('*mary.c*')), [`${a}/Summary.CSV`]);
       assert.deepEqual(await paths('alice', label('ample_x')), []);
+      // Letters beyond ASCII: in any letter case on PostgreSQL (ILIKE, in the database's
+      // collation), as written on SQLite (its LIKE folds ASCII letters only).
+      assert.deepEqual(await paths('alice', label('ÉTUDE_donn')), [`${a}/Étude_Données.txt`]);
+      assert.deepEqual(
+        await paths('alice', label('étude_DONNÉES')),
+        engine.name === 'PostgreSQL' ? [`${a}/Étude_Données.txt`] : [],
+      );
     });
 
     test("never another user's private file; the anonymous caller sees public data only", async (t) => {
