@@ -171,16 +171,21 @@ export async function search(
   // A bounded count reads one hit past the bound, to tell an exact total from a lower bound.
   const bound = totalBound(request);
   // Text sorts compare code points on both engines (the name index's order too); the id last
-  // keeps pages from overlapping. No sort asked for is by name.
+  // keeps pages from overlapping, in the last key's direction, so that an index of the key and the
+  // id is read either way without sorting (SQLite sorts ties in the other direction as a separate
+  // step: a common word's walk by date modified, descending, took 1.03 ms against 0.68 at 100k).
+  // No sort asked for is by name.
   const sort: SearchRequest['sort'] =
     request.sort.length > 0 ? request.sort : [{ field: 'label', ascending: true }];
   const order = sql.join(
-    [...sort, { field: 'id' as const, ascending: true }].map(({ field, ascending }) => {
-      const column = sql.ref(sortFields[field]);
-      const text = ['creator', 'id', 'label', 'path'].includes(field);
-      const key = text && postgres ? sql`${column} collate "C"` : column;
-      return ascending ? sql`${key} asc` : sql`${key} desc`;
-    }),
+    [...sort, { field: 'id' as const, ascending: sort.at(-1)!.ascending }].map(
+      ({ field, ascending }) => {
+        const column = sql.ref(sortFields[field]);
+        const text = ['creator', 'id', 'label', 'path'].includes(field);
+        const key = text && postgres ? sql`${column} collate "C"` : column;
+        return ascending ? sql`${key} asc` : sql`${key} desc`;
+      },
+    ),
   );
   const walked = await walkedSearch(data, caller, request, readable, bound, postgres, order);
   const rows =

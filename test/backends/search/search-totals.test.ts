@@ -231,7 +231,7 @@ for (const engine of engines) {
       });
       const reversed = objects
         .filter((object) => object.name.toLowerCase().includes('common'))
-        .sort((x, y) => bytes(y.name, x.name) || bytes(x.id, y.id))
+        .sort((x, y) => bytes(y.name, x.name) || bytes(y.id, x.id))
         .map((object) => object.path);
       assert.deepEqual(paths(descending), reversed.slice(0, 100));
       // Hits that lie past the first rows in name order.
@@ -253,7 +253,7 @@ for (const engine of engines) {
           const sign = order === 'ascending' ? 1 : -1;
           const all = objects
             .filter((object) => object.name.toLowerCase().includes('common'))
-            .sort((x, y) => sign * (x[column] - y[column]) || bytes(x.id, y.id))
+            .sort((x, y) => sign * (x[column] - y[column] || bytes(x.id, y.id)))
             .map((object) => object.path);
           for (const from of [0, 300]) {
             const answer = await ok({
