@@ -1,4 +1,5 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { refreshPlannerStatistics } from './planner-statistics.js';
 
 /**
  * Indexes that keep a deep page of a large folder, and the first page of a search with many hits,
@@ -48,16 +49,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       `create index data_objects_by_name on data_objects (${name}, ${postgres ? 'id collate "C"' : 'id'})`,
     )
     .execute(db);
-  // The planner's statistics for the new indexes: without them SQLite guesses how selective each
-  // is, and may walk a whole folder where the unique path index finds one row. Not on an empty
-  // PostgreSQL table: statistics saying "empty" make its planner pick sequential scans (the
-  // foreign-key and uniqueness checks of every insert among them) until autovacuum analyzes it
-  // again, so a first bulk load, in one transaction, went quadratic (8 ms a row at 100k).
-  const empty =
-    postgres &&
-    (await sql<{ found: boolean }>`select exists (select 1 from data_objects) as found`.execute(db))
-      .rows[0]?.found !== true;
-  if (!empty) await sql`analyze data_objects`.execute(db);
+  await refreshPlannerStatistics(db, 'data_objects');
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

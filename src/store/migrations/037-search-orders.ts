@@ -1,4 +1,5 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { refreshPlannerStatistics } from './planner-statistics.js';
 
 /**
  * Every data object by date modified, by date created and by size, each then by id: the search's
@@ -20,14 +21,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         `create index data_objects_by_${column} on data_objects (${column}, ${postgres ? 'id collate "C"' : 'id'})`,
       )
       .execute(db);
-  // The planner's statistics for the new indexes, so that SQLite does not take one for a folder's
-  // listing, whose indexes (034's) it has statistics for; not on an empty PostgreSQL table, for
-  // the reason migration 034 gives.
-  const empty =
-    postgres &&
-    (await sql<{ found: boolean }>`select exists (select 1 from data_objects) as found`.execute(db))
-      .rows[0]?.found !== true;
-  if (!empty) await sql`analyze data_objects`.execute(db);
+  // So that SQLite does not take one of them for a folder's listing, whose indexes (034's) it has
+  // statistics for.
+  await refreshPlannerStatistics(db, 'data_objects');
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
