@@ -20,6 +20,7 @@ import type pg from 'pg';
 import { migrations } from './migrations/index.js';
 import type { PostgresSettings } from './postgres.js';
 import type { Database } from './schema.js';
+import { FOLD_CASE } from './fold-case.js';
 import { withIntegerBooleans } from './sqlite-booleans.js';
 import { withStatementCache } from './statement-cache.js';
 
@@ -92,6 +93,11 @@ function sqliteDialect(dataDir: string): SqliteDialect {
   database.pragma('foreign_keys = ON');
   // Another process (WORKERS>1) holding the write lock is waited for this long, not failed at once.
   database.pragma('busy_timeout = 5000');
+  // SQLite's lower() and LIKE fold ASCII letters only; text beyond ASCII is lower-cased by
+  // JavaScript's (Unicode's) rules through this, as PostgreSQL's lower() does in its collation.
+  database.function(FOLD_CASE, { deterministic: true }, (text: unknown) =>
+    typeof text === 'string' ? text.toLowerCase() : text,
+  );
   return new ImmediateSqliteDialect({
     database: withStatementCache(withIntegerBooleans(database)),
   });
