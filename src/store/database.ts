@@ -20,7 +20,7 @@ import type pg from 'pg';
 import { migrations } from './migrations/index.js';
 import type { PostgresSettings } from './postgres.js';
 import type { Database } from './schema.js';
-import { FOLD_CASE } from './fold-case.js';
+import { FOLD_CASE } from './any-case.js';
 import { withIntegerBooleans } from './sqlite-booleans.js';
 import { withStatementCache } from './statement-cache.js';
 

@@ -6,6 +6,7 @@ import {
   type RawBuilder,
   type SqlBool,
 } from 'kysely';
+import { anyCaseLike } from '../../store/any-case.js';
 import type { Database } from '../../store/schema.js';
 
 /**
@@ -14,17 +15,10 @@ import type { Database } from '../../store/schema.js';
  * the search stays one query over the data store's catalog.
  */
 
-/** A match on one AVU field: `pattern` is a LIKE pattern (`%`, `_`, `\` escapes) compared in any letter case. */
+/** A match on one AVU field: `pattern` is a LIKE pattern (`%`, `_`, `\` escapes) compared in any letter case (anyCaseLike). */
 export interface AvuFieldMatch {
   field: 'attribute' | 'value' | 'unit';
   pattern: string;
-}
-
-/** Fields compared without regard to letter case (PostgreSQL's ILIKE; SQLite's LIKE already is, for ASCII). */
-function like(db: Kysely<Database>, column: string, pattern: string): RawBuilder<SqlBool> {
-  return db.getExecutor().adapter instanceof PostgresAdapter
-    ? sql<SqlBool>`${sql.ref(column)} ilike ${pattern} escape '\\'`
-    : sql<SqlBool>`${sql.ref(column)} like ${pattern} escape '\\'`;
 }
 
 /** SQL: the data object `idColumn` carries an AVU (top-level, on the file or folder) matching every given field. */
@@ -33,7 +27,10 @@ export function objectHasAvu(
   idColumn: Expression<unknown>,
   matches: AvuFieldMatch[],
 ): RawBuilder<SqlBool> {
-  const conditions = matches.map((match) => like(db, `a.${match.field}`, match.pattern));
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const conditions = matches.map((match) =>
+    anyCaseLike(postgres, `a.${match.field}`, match.pattern),
+  );
   return sql<SqlBool>`exists (select 1 from avus a where a.target_id = ${idColumn}
     and a.target_type in ('file', 'folder') and ${sql.join(conditions, sql` and `)})`;
 }

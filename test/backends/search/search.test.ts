@@ -209,6 +209,7 @@ for (const engine of engines) {
       for (const [target, attribute, value] of [
         [reads, 'organism', 'Arabidopsis thaliana'],
         [secret, 'organism', 'Arabidopsis lyrata'],
+        [reads, 'Étape', 'Séquençage'],
       ] as const)
         await db
           .insertInto('avus')
@@ -235,10 +236,21 @@ for (const engine of engines) {
       );
       assert.deepEqual(await paths('alice', avu({ value: 'Arabidopsis', value_exact: true })), []);
       assert.deepEqual(await paths('bob', avu({ value: 'lyrata' })), [`${b}/sample_secret.fastq`]);
-      const hit = (await search('alice', { query: avu({ attribute: 'organism' }) })).json().hits[0];
-      assert.deepEqual(hit._source.metadata.cyverse, [
-        { attribute: 'organism', value: 'Arabidopsis thaliana', unit: '' },
+      // Letters beyond ASCII in any letter case, as names.
+      assert.deepEqual(await paths('alice', avu({ attribute: 'étape', value: 'SÉQUENÇAGE' })), [
+        `${a}/reads/sample_reads.fastq`,
       ]);
+      const hit = (await search('alice', { query: avu({ attribute: 'organism' }) })).json().hits[0];
+      assert.deepEqual(
+        [...hit._source.metadata.cyverse].sort(
+          (x: { attribute: string }, y: { attribute: string }) =>
+            x.attribute.localeCompare(y.attribute),
+        ),
+        [
+          { attribute: 'Étape', value: 'Séquençage', unit: '' },
+          { attribute: 'organism', value: 'Arabidopsis thaliana', unit: '' },
+        ],
+      );
 
       const tagId = randomUUID();
       const bobsTag = randomUUID();
