@@ -18,17 +18,17 @@ const BEYOND_ASCII = '*[^\u0001-\u007f]*';
 /**
  * Text compared in any letter case against a LIKE pattern, letters beyond ASCII included.
  *
- * PostgreSQL's ILIKE, in a UTF-8 database, lower-cases both sides in the database's collation for
- * every row; a text of ASCII characters alone (as many bytes as characters) is lower-cased byte by
- * byte in the "C" collation instead, and compared with the pattern lower-cased as ILIKE does it:
- * the same answer wherever the collation lower-cases A–Z as ASCII does (all but Turkish and Azeri
- * ones), in less time: over the 7,000 names a common word's bounded count reads at 100,000 items,
- * the test alone took 3.5 ms with ILIKE and 2.0 this way, the whole count 4.65 and 3.9 ms
- * (bench/README.md, "Data at scale").
+ * A pattern of ASCII characters alone is compared with the text's ASCII letters folded, on both
+ * engines: its letters can match no other character (whose lower case is not ASCII, but for the
+ * Kelvin sign), and its `_` matches any one. SQLite's LIKE does just that. On PostgreSQL, whose
+ * ILIKE (in a UTF-8 database) lower-cases both sides in the database's collation for every row,
+ * ≈ 0.5 µs a name, it is `lower(text collate "C") like` the pattern lower-cased here: over the
+ * 7,000 names a common word's bounded count reads at 100,000 items, the test alone took 3.5 ms
+ * with ILIKE and ≈ 1.5 ms this way (bench/README.md, "Data at scale").
  *
- * SQLite's LIKE folds ASCII letters alone. A pattern with a character beyond ASCII is also
- * compared, lower-cased, with the texts that have such characters, lower-cased by the store's
- * `fold_case`: only those texts pay for the call; an ASCII pattern is LIKE alone.
+ * A pattern with a character beyond ASCII is compared by ILIKE on PostgreSQL. SQLite compares it
+ * too, lower-cased, with the texts that have such characters, lower-cased by the store's
+ * `fold_case`: only those texts pay for the call.
  */
 export function anyCaseLike(
   postgres: boolean,
@@ -36,15 +36,15 @@ export function anyCaseLike(
   pattern: string,
 ): RawBuilder<SqlBool> {
   const text = sql.ref(column);
+  const ascii = !/[^\u0000-\u007f]/.test(pattern);
   // PostgreSQL's escape character is the backslash unless another is named; naming it costs a
-  // call per row (like_escape) when the pattern is a parameter. The lower-cased pattern is a
-  // subquery so that a prepared statement's generic plan computes it once, not for every row.
+  // call per row (like_escape) when the pattern is a parameter of a generic plan.
   if (postgres)
-    return sql<SqlBool>`case when octet_length(${text}) = char_length(${text})
-        then lower(${text} collate "C") like (select lower(${pattern}))
-        else ${text} ilike ${pattern} end`;
-  const ascii = sql<SqlBool>`${text} like ${pattern} escape '\\'`;
-  if (!/[^\u0000-\u007f]/.test(pattern)) return ascii;
-  return sql<SqlBool>`(${ascii} or (${text} glob ${BEYOND_ASCII}
+    return ascii
+      ? sql<SqlBool>`lower(${text} collate "C") like ${pattern.toLowerCase()}`
+      : sql<SqlBool>`${text} ilike ${pattern}`;
+  const asIs = sql<SqlBool>`${text} like ${pattern} escape '\\'`;
+  if (ascii) return asIs;
+  return sql<SqlBool>`(${asIs} or (${text} glob ${BEYOND_ASCII}
     and ${sql.raw(FOLD_CASE)}(${text}) like ${pattern.toLowerCase()} escape '\\'))`;
 }

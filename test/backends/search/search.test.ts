@@ -120,6 +120,9 @@ for (const engine of engines) {
         'DONNÉES.TXT',
         'étude*',
         'ÉTUDE_DONNÉES.txt',
+        // ASCII terms over a name beyond ASCII: its ASCII letters in any case, `?` any one letter.
+        'TUDE_donn',
+        '?tude_donn?es.TXT',
       ])
         assert.deepEqual(await paths('alice', label(term)), [`${a}/Étude_Données.txt`], term);
       assert.deepEqual(await paths('alice', label('étudé')), []);
