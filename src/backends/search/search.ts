@@ -142,18 +142,28 @@ async function walkedSearch(
     where ${where} order by ${order} limit ${request.size} offset ${request.from}`.execute(db);
   if (page.rows.length < request.size) return undefined;
   if (bound === undefined || bound > 2 * MAX_WALKED_END) return { rows: page.rows };
-  // The count is exact when the catalog has fewer rows than the count may read (`seen`, read only
-  // then): a small catalog's common word is then counted once, not again through the name index.
+  // The count is exact when it read the whole catalog (`whole`, looked at only when its hits are
+  // within the bound): a small catalog's common word is then counted once, not again through the
+  // name index. SQLite reads a subquery's rows through a co-routine, every column of each; its
+  // first rows are taken by a range of rowids instead (at most `limit` rows, fewer where rows were
+  // deleted): a common word's count at 100k, 1.09 -> 0.49 ms.
   const limit = walked(bound + 1);
-  const counted = await sql<{ total: number | string; seen: number | string | null }>`select
-    total, case when total <= ${bound} then
-      (select count(*) from (select 1 from data_objects limit ${limit}) as catalog) end as seen
-    from (select count(*) as total from
-      (select 1 as hit from (select * from data_objects limit ${limit}) as o
-      where ${where} limit ${bound + 1}) as hits) as counted`.execute(db);
+  const counted = postgres
+    ? await sql<{ total: number | string; whole: boolean | null }>`select
+        total, case when total <= ${bound} then
+          (select count(*) from (select 1 from data_objects limit ${limit}) as catalog) < ${limit}
+        end as whole
+      from (select count(*) as total from
+        (select 1 as hit from (select * from data_objects limit ${limit}) as o
+        where ${where} limit ${bound + 1}) as hits) as counted`.execute(db)
+    : await sql<{ total: number; whole: number | null }>`select count(*) as total,
+        (select max(rowid) from data_objects) < (select min(rowid) from data_objects) + ${limit}
+          as whole
+      from (select 1 as hit from data_objects o
+        where o.rowid < (select min(rowid) from data_objects) + ${limit} and ${where}
+        limit ${bound + 1}) as hits`.execute(db);
   const found = Number(counted.rows[0]?.total ?? 0);
-  const seen = counted.rows[0]?.seen;
-  const exact = found > bound || (seen !== null && seen !== undefined && Number(seen) < limit);
+  const exact = found > bound || Boolean(counted.rows[0]?.whole);
   return exact ? { rows: page.rows, found } : { rows: page.rows };
 }
 
