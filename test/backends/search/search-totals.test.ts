@@ -6,8 +6,8 @@
 // user's private file, in any letter case; a sparse word's pages too (found through the name index).
 // First pages by date modified, date created or size, either way, are read off the catalog in that
 // order too, through its index. A walk whose first tenth holds too few hits reads nothing more; a
-// walked count that read the whole catalog is exact. A page that is not full gives the total
-// without a count.
+// walked count that read the whole catalog is exact, and on SQLite one whose rowid range deleted
+// rows left too thin is counted again. A page that is not full gives the total without a count.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
