@@ -27,13 +27,15 @@ export interface ClauseContext {
   postgres: boolean;
   caller: Caller;
   zone: string;
-  /**
-   * False: name clauses check names only, without narrowing through the name index (for a query
-   * that reads rows in an order of its own and stops early, where the index's candidates would be
-   * read in full first).
-   */
-  nameIndex?: boolean;
 }
+
+/**
+ * A clause's SQL: one condition, or, for a name clause, the names checked alone (`plain`) and the
+ * same narrowed through the name index (`indexed`). A query that reads rows in an order of its own
+ * and stops early takes the plain one: the index's candidates would be read in full first.
+ */
+export type Condition =
+  RawBuilder<SqlBool> | { plain: RawBuilder<SqlBool>; indexed: RawBuilder<SqlBool> };
 
 interface ArgumentDoc {
   type: string;
@@ -44,7 +46,7 @@ export interface ClauseType {
   summary: string;
   args: Record<string, ArgumentDoc>;
   /** `at` names the clause's args in the body, for errors. */
-  condition(args: Args, at: string, context: ClauseContext): Promise<RawBuilder<SqlBool>>;
+  condition(args: Args, at: string, context: ClauseContext): Promise<Condition>;
 }
 
 const id = sql.ref('o.id');
@@ -98,11 +100,13 @@ export const clauseTypes: Record<string, ClauseType> = {
       label: { type: 'string', summary: 'The name, or a pattern with * and ?' },
       exact: { type: 'bool', summary: 'Match the whole name (wildcards still apply)' },
     },
-    async condition(args, at, { postgres, nameIndex = true }) {
+    async condition(args, at, { postgres }) {
       const globs = globAlternatives(requiredString(args, 'label', at), flag(args, 'exact', at));
       const exact = any(globs.map((glob) => anyCaseLike(postgres, 'o.name', likePattern(glob))));
-      const candidates = nameIndex ? nameCandidates(postgres, id, globs) : undefined;
-      return candidates ? sql<SqlBool>`(${candidates} and ${exact})` : exact;
+      const candidates = nameCandidates(postgres, id, globs);
+      return candidates
+        ? { plain: exact, indexed: sql<SqlBool>`(${candidates} and ${exact})` }
+        : exact;
     },
   },
   path: {

@@ -57,15 +57,34 @@ function totalBound(request: SearchRequest): number | undefined {
   return request.trackTotalHits ?? Math.max(DEFAULT_TOTAL_BOUND, request.from + request.size + 1);
 }
 
-async function conditionOf(node: QueryNode, context: ClauseContext): Promise<RawBuilder<SqlBool>> {
-  if (node.kind === 'clause') return clauseTypes[node.type]!.condition(node.args, node.at, context);
-  const all = await Promise.all(node.all.map((child) => conditionOf(child, context)));
-  const any = await Promise.all(node.any.map((child) => conditionOf(child, context)));
-  const none = await Promise.all(node.none.map((child) => conditionOf(child, context)));
-  const parts = [...all];
-  if (any.length > 0) parts.push(sql<SqlBool>`(${sql.join(any, sql` or `)})`);
-  if (none.length > 0) parts.push(sql<SqlBool>`not (${sql.join(none, sql` or `)})`);
-  return parts.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
+/** A query's condition, in both forms of a `Condition`, from one walk of its tree. */
+interface QueryCondition {
+  plain: RawBuilder<SqlBool>;
+  indexed: RawBuilder<SqlBool>;
+}
+
+async function conditionOf(node: QueryNode, context: ClauseContext): Promise<QueryCondition> {
+  if (node.kind === 'clause') {
+    const condition = await clauseTypes[node.type]!.condition(node.args, node.at, context);
+    return 'plain' in condition ? condition : { plain: condition, indexed: condition };
+  }
+  const each = (children: QueryNode[]) =>
+    Promise.all(children.map((child) => conditionOf(child, context)));
+  const [all, any, none] = await Promise.all([each(node.all), each(node.any), each(node.none)]);
+  const combined = (form: keyof QueryCondition) => {
+    const parts = all.map((part) => part[form]);
+    const or = (some: QueryCondition[]) =>
+      sql.join(
+        some.map((part) => part[form]),
+        sql` or `,
+      );
+    if (any.length > 0) parts.push(sql<SqlBool>`(${or(any)})`);
+    if (none.length > 0) parts.push(sql<SqlBool>`not (${or(none)})`);
+    return parts.length === 0
+      ? sql<SqlBool>`1 = 1`
+      : sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
+  };
+  return { plain: combined('plain'), indexed: combined('indexed') };
 }
 
 /**
@@ -107,8 +126,8 @@ const WALK_PROBE_SHARE = 10;
  */
 async function walkedSearch(
   data: DataStore,
-  caller: Caller,
   request: SearchRequest,
+  matching: RawBuilder<SqlBool>,
   readable: RawBuilder<SqlBool>,
   bound: number | undefined,
   postgres: boolean,
@@ -119,14 +138,7 @@ async function walkedSearch(
     request.sort.length === 0 || (request.sort.length === 1 && WALKED_FIELDS.has(first!.field));
   const end = request.from + request.size;
   if (!inIndexedOrder || request.size === 0 || end > MAX_WALKED_END) return undefined;
-  const { db, zone } = data;
-  const matching = await conditionOf(request.query, {
-    db,
-    postgres,
-    caller,
-    zone,
-    nameIndex: false,
-  });
+  const { db } = data;
   const where = sql<SqlBool>`${matching} and ${readable}`;
   const walked = (hits: number) => Math.max(MIN_WALKED_ROWS, WALKED_ROWS_PER_HIT * hits);
   // The probe: when the walk's first tenth holds less than a tenth of the page's hits, the whole
@@ -176,7 +188,7 @@ export async function search(
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   const matching = await conditionOf(request.query, { db, postgres, caller, zone });
   const readable = await readableCondition(data, caller, sql.ref('o.id'), sql.ref('o.path'));
-  const where = sql<SqlBool>`${matching} and ${readable}`;
+  const where = sql<SqlBool>`${matching.indexed} and ${readable}`;
 
   // A bounded count reads one hit past the bound, to tell an exact total from a lower bound.
   const bound = totalBound(request);
@@ -197,7 +209,15 @@ export async function search(
       },
     ),
   );
-  const walked = await walkedSearch(data, caller, request, readable, bound, postgres, order);
+  const walked = await walkedSearch(
+    data,
+    request,
+    matching.plain,
+    readable,
+    bound,
+    postgres,
+    order,
+  );
   const rows =
     request.size === 0
       ? []
