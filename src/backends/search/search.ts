@@ -125,7 +125,7 @@ const WALK_PROBE_SHARE = 10;
  * "Data at scale").
  */
 async function walkedSearch(
-  data: DataStore,
+  db: DataStore['db'],
   request: SearchRequest,
   matching: RawBuilder<SqlBool>,
   readable: RawBuilder<SqlBool>,
@@ -138,7 +138,6 @@ async function walkedSearch(
     request.sort.length === 0 || (request.sort.length === 1 && WALKED_FIELDS.has(first!.field));
   const end = request.from + request.size;
   if (!inIndexedOrder || request.size === 0 || end > MAX_WALKED_END) return undefined;
-  const { db } = data;
   const where = sql<SqlBool>`${matching} and ${readable}`;
   const walked = (hits: number) => Math.max(MIN_WALKED_ROWS, WALKED_ROWS_PER_HIT * hits);
   // The probe: when the walk's first tenth holds less than a tenth of the page's hits, the whole
@@ -209,15 +208,7 @@ export async function search(
       },
     ),
   );
-  const walked = await walkedSearch(
-    data,
-    request,
-    matching.plain,
-    readable,
-    bound,
-    postgres,
-    order,
-  );
+  const walked = await walkedSearch(db, request, matching.plain, readable, bound, postgres, order);
   const rows =
     request.size === 0
       ? []
