@@ -7,7 +7,8 @@
 // analysis it is (only to those who may read it), its logs so far; administrators' saving its
 // outputs and staging its (changed) input again while it runs, then save-and-exit (outputs saved,
 // the earlier save replaced, Completed), the owner's exit (Canceled, nothing saved; a reader may not), the
-// one operator from configuration.
+// one operator from configuration; and what the web UI's administrators' VICE page reads of each
+// of its calls (the operators a bare array; the last test names the UI's files and fields).
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import path from 'node:path';
@@ -260,7 +261,7 @@ for (const engine of engines) {
 
       const operators = await gw.ok(admin, 'GET', '/admin/vice/operators');
       assert.deepEqual(
-        operators.operators.map((operator: any) => operator.name),
+        operators.map((operator: any) => operator.name),
         ['local'],
       );
       const added = await gw.call(admin, 'POST', '/admin/vice/operators', {
@@ -268,6 +269,68 @@ for (const engine of engines) {
       });
       assert.equal(added.status, 400, added.text);
       assert.equal(added.body.error_code, 'ERR_ILLEGAL_ARGUMENT');
+    });
+
+    test("what the web UI's administrators' VICE page reads of its calls", async () => {
+      // Sonora's src/components/vice/admin/operators/index.js sorts and maps the answer of
+      // `GET /admin/vice/operators` itself (a bare array), reading each operator's `id`, `priority`
+      // (a number), `name` (`.toLowerCase()`), `url`, `accepting_launches`, `deactivated` and
+      // `tls_skip_verify`; its OperatorEditor.js reads `base_url`. src/components/vice/admin/tabs/
+      // index.js reads `deployments[].{externalID, username, analysisName, appName,
+      // creationTimestamp, appID}` of `GET /admin/vice/resources`; table/actionButtons.js reads
+      // `analysisID` of `GET /admin/vice/async-data` and posts the analysis's time-limit, exit,
+      // save-and-exit, save-output-files and download-input-files; joblimits/index.js reads
+      // `concurrent_jobs` of `/admin/settings/concurrent-job-limits/{user}` (its server's path for
+      // `/api/admin/vice/concurrent-job-limits/{user}`) after checking `workspaces` of
+      // `GET /admin/workspaces?username=`.
+      const operators = await gw.ok(admin, 'GET', '/admin/vice/operators');
+      assert.ok(Array.isArray(operators), JSON.stringify(operators));
+      assert.deepEqual(operators, [
+        {
+          id: 'local',
+          name: 'local',
+          url: '',
+          base_url: null,
+          tls_skip_verify: false,
+          priority: 0,
+          accepting_launches: true,
+          deactivated: false,
+        },
+      ]);
+      const edited = await gw.call(admin, 'PATCH', '/admin/vice/operators/id/local', {
+        json: { name: 'local', url: '', priority: 1, accepting_launches: true },
+      });
+      assert.equal(edited.status, 400, edited.text);
+      assert.equal(edited.body.error_code, 'ERR_ILLEGAL_ARGUMENT');
+
+      const { id, host } = await session(longApp, `admin-page-${engine}`);
+      const [row] = (await gw.ok(admin, 'GET', '/admin/vice/resources')).deployments.filter(
+        (each: any) => each.externalID === host,
+      );
+      assert.ok(row, 'the session is listed');
+      for (const field of ['externalID', 'username', 'analysisName', 'appName', 'appID'])
+        assert.equal(typeof row[field], 'string', field);
+      assert.equal(row.analysisName, `admin-page-${engine}`);
+      assert.match(row.creationTimestamp, /^\d+$/);
+      const asyncData = await gw.ok(admin, 'GET', `/admin/vice/async-data?external-id=${host}`);
+      assert.equal(asyncData.analysisID, id);
+      const limit = await gw.ok(admin, 'GET', `/admin/vice/analyses/${id}/time-limit`);
+      assert.match(limit.time_limit, /^\d+$/);
+      const extended = await gw.ok(admin, 'POST', `/admin/vice/analyses/${id}/time-limit`);
+      assert.ok(Number(extended.time_limit) >= Number(limit.time_limit));
+      await gw.ok(admin, 'POST', `/admin/vice/analyses/${id}/exit`);
+      assert.equal((await ended(id)).status, 'Canceled');
+
+      // A user exists for the job-limit card once signed in to the UI (its bootstrap).
+      await gw.ok('alice', 'GET', '/secured/bootstrap');
+      const workspaces = await gw.ok(admin, 'GET', '/admin/workspaces?username=alice');
+      assert.equal(workspaces.workspaces.length, 1);
+      await gw.ok(admin, 'PUT', '/admin/settings/concurrent-job-limits/alice', {
+        json: { concurrent_jobs: 3 },
+      });
+      const jobLimit = await gw.ok(admin, 'GET', '/admin/settings/concurrent-job-limits/alice');
+      assert.equal(jobLimit.concurrent_jobs, 3);
+      await gw.ok(admin, 'DELETE', '/admin/settings/concurrent-job-limits/alice');
     });
   });
 }

@@ -199,6 +199,7 @@ const viceDeployment: JsonSchema = {
     externalID: { type: 'string' },
     host: { type: 'string' },
     name: { type: 'string' },
+    analysisName: { type: 'string', description: 'The analysis name (as `name`)' },
     appID: { type: 'string' },
     appName: { type: 'string' },
     username: { type: 'string' },
@@ -224,14 +225,31 @@ const viceListing: JsonSchema = {
   },
 };
 
-const viceOperator: JsonSchema = {
+const viceOperatorFields = {
+  name: { type: 'string' },
+  url: { type: 'string' },
+  base_url: { type: 'string', nullable: true },
+  tls_skip_verify: { type: 'boolean' },
+  priority: { type: 'integer' },
+  accepting_launches: { type: 'boolean' },
+  deactivated: { type: 'boolean' },
+};
+
+const viceOperator: JsonSchema = { type: 'object', properties: viceOperatorFields };
+
+const listedViceOperator: JsonSchema = {
   type: 'object',
-  properties: {
-    name: { type: 'string' },
-    url: { type: 'string' },
-    tls_skip_verify: { type: 'boolean' },
-    priority: { type: 'integer' },
-  },
+  properties: { id: { type: 'string' }, ...viceOperatorFields },
+  required: [
+    'id',
+    'name',
+    'url',
+    'base_url',
+    'tls_skip_verify',
+    'priority',
+    'accepting_launches',
+    'deactivated',
+  ],
 };
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
@@ -871,22 +889,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'GET /vice/admin/operators': {
     response: {
       '200': {
-        type: 'object',
-        properties: {
-          operators: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                url: { type: 'string' },
-                tls_skip_verify: { type: 'boolean' },
-                priority: { type: 'integer' },
-              },
-            },
-          },
-        },
+        type: 'array',
+        items: listedViceOperator,
+        description: 'The operators, a bare array (the embedded platform has one, `local`)',
       },
     },
   },

@@ -83,6 +83,8 @@ export const viceRoutes: FastifyPluginAsync<{
     externalID: step.external_id,
     host: step.external_id,
     name: analysis.name,
+    // The web UI's administrators' VICE page names the analysis by this one.
+    analysisName: analysis.name,
     appID: analysis.app_id,
     appName: analysis.app_name,
     username: analysis.username,
@@ -254,13 +256,17 @@ export const viceRoutes: FastifyPluginAsync<{
   });
 
   // Operators: the sessions run on this platform's own executor, the one operator, from
-  // configuration; it is not added, changed or removed through the API.
+  // configuration; it is not added, changed or removed through the API. Listed as a bare array,
+  // each with the fields the web UI's Operators tab shows, as the reference answers.
   const localOperator = {
     id: 'local',
     name: 'local',
     url: '',
+    base_url: null,
     tls_skip_verify: false,
     priority: 0,
+    accepting_launches: true,
+    deactivated: false,
   };
   const fromConfiguration = () => {
     throw gatewayError(
@@ -268,7 +274,7 @@ export const viceRoutes: FastifyPluginAsync<{
       'this platform runs interactive sessions on its own executor: its one operator comes from configuration',
     );
   };
-  app.get('/vice/admin/operators', async () => ({ operators: [localOperator] }));
+  app.get('/vice/admin/operators', async () => [localOperator]);
   app.post('/vice/admin/operators', async () => fromConfiguration());
   app.patch('/vice/admin/operators/id/:id', async () => fromConfiguration());
   app.delete('/vice/admin/operators/id/:id', async () => fromConfiguration());
