@@ -67,7 +67,8 @@ export function dashboardFeeds(call: DashboardCall): Promise<DashboardFeeds> {
 
 /** Instant launches tagged for the dashboard (AVU `ui_location` = `dashboard`). */
 export async function dashboardInstantLaunches(call: DashboardCall): Promise<unknown[]> {
-  const listed = await call.forwarder.callJson<unknown[]>(
+  // `{instant_launches: [...]}`, as the reference answers (a bare array is taken too).
+  const answer = await call.forwarder.callJson<unknown[] | { instant_launches?: unknown }>(
     'interactive-apps',
     {
       method: 'GET',
@@ -78,5 +79,6 @@ export async function dashboardInstantLaunches(call: DashboardCall): Promise<unk
     },
     call.requestId,
   );
+  const listed = Array.isArray(answer) ? answer : answer.instant_launches;
   return Array.isArray(listed) ? listed.slice(0, call.limit) : [];
 }

@@ -29,6 +29,51 @@ const instantLaunch: JsonSchema = {
   },
 };
 
+const fullInstantLaunch: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    quick_launch_id: { type: 'string' },
+    added_by: { type: 'string' },
+    added_on: { type: 'string' },
+    quick_launch_name: { type: 'string' },
+    quick_launch_description: { type: 'string' },
+    quick_launch_creator: { type: 'string' },
+    quick_launch_is_public: { type: 'boolean' },
+    submission: {
+      type: 'object',
+      properties: {
+        system_id: { type: 'string' },
+        app_id: { type: 'string' },
+        name: { type: 'string' },
+        config: { type: 'object', additionalProperties: true },
+      },
+      required: ['system_id', 'app_id', 'name', 'config'],
+    },
+    app_id: { type: 'string' },
+    app_version_id: { type: 'string' },
+    app_version: { type: 'string' },
+    app_name: { type: 'string' },
+    app_description: { type: 'string' },
+  },
+  required: [
+    'id',
+    'quick_launch_id',
+    'added_by',
+    'added_on',
+    'quick_launch_name',
+    'quick_launch_description',
+    'quick_launch_creator',
+    'quick_launch_is_public',
+    'submission',
+    'app_id',
+    'app_version_id',
+    'app_version',
+    'app_name',
+    'app_description',
+  ],
+};
+
 const launchSubmission: JsonSchema = {
   type: 'object',
   properties: {
@@ -39,24 +84,24 @@ const launchSubmission: JsonSchema = {
   },
 };
 
-const instantLaunchMetadata: JsonSchema = {
+const instantLaunchAvu: JsonSchema = {
   type: 'object',
   properties: {
-    avus: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          attribute: { type: 'string' },
-          value: { type: 'string' },
-          unit: { type: 'string' },
-          target_id: { type: 'string' },
-          target_type: { type: 'string' },
-        },
-      },
-    },
+    id: { type: 'string' },
+    attr: { type: 'string', description: 'The attribute (the name the web UI reads)' },
+    attribute: { type: 'string', description: 'The attribute again (the earlier name)' },
+    value: { type: 'string' },
+    unit: { type: 'string' },
+    target_id: { type: 'string' },
+    target_type: { type: 'string' },
   },
+  required: ['id', 'attr', 'attribute', 'value', 'unit', 'target_id', 'target_type'],
+};
+
+const instantLaunchMetadata: JsonSchema = {
+  type: 'object',
+  properties: { avus: { type: 'array', items: instantLaunchAvu } },
+  required: ['avus'],
 };
 
 const instantLaunchMetadataBody: JsonSchema = {
@@ -66,32 +111,80 @@ const instantLaunchMetadataBody: JsonSchema = {
       type: 'array',
       items: {
         type: 'object',
+        description:
+          'One of `attr` (the metadata service\'s name, which the web UI sends) or `attribute`; other fields of a listed AVU are ignored',
         properties: {
+          attr: { type: 'string' },
           attribute: { type: 'string' },
           value: { type: 'string' },
           unit: { type: 'string' },
         },
+        required: ['value'],
       },
     },
   },
+  required: ['avus'],
+};
+
+const mappedInstantLaunch: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    quick_launch_id: { type: 'string' },
+    added_by: { type: 'string' },
+    added_on: { type: 'string' },
+  },
+  required: ['id'],
 };
 
 const launchMappingAnswered: JsonSchema = {
   type: 'object',
   properties: {
-    kind: { type: 'string' },
-    default: { type: 'object', additionalProperties: true },
-    compatible: { type: 'array', items: {} },
+    kind: { type: 'string', enum: ['glob', 'infoType'] },
+    pattern: { type: 'string', description: 'The glob of file names, or the info type' },
+    default: mappedInstantLaunch,
+    compatible: { type: 'array', items: mappedInstantLaunch },
   },
+  required: ['kind', 'pattern', 'default', 'compatible'],
 };
 
 const launchMappingSent: JsonSchema = {
   type: 'object',
   properties: {
-    kind: { type: 'string' },
-    default: { type: 'object', properties: { id: { type: 'string' } } },
-    compatible: { type: 'array', items: {} },
+    kind: {
+      type: 'string',
+      enum: ['glob', 'infoType', 'pattern'],
+      description: '`pattern`: the earlier name of `glob`',
+    },
+    pattern: { type: 'string', description: 'The glob or info type; the entry\'s name when absent' },
+    default: {
+      type: 'object',
+      properties: { id: { type: 'string', format: 'uuid' } },
+      required: ['id'],
+      additionalProperties: true,
+    },
+    compatible: {
+      type: 'array',
+      items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } } },
+    },
   },
+  required: ['kind', 'default'],
+};
+
+const launchMappingVersion: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    version: { type: 'string' },
+    mapping: { type: 'object', additionalProperties: launchMappingAnswered },
+  },
+  required: ['id', 'version', 'mapping'],
+};
+
+const launchMappingBody: JsonSchema = {
+  type: 'object',
+  description: 'The entries by name',
+  additionalProperties: launchMappingSent,
 };
 
 const globalDefaultQuickLaunch: JsonSchema = {
@@ -310,29 +403,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
   },
   'POST /instantlaunches/admin/{id}/metadata': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          avus: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                attribute: { type: 'string' },
-                value: { type: 'string' },
-                unit: { type: 'string' },
-                target_id: { type: 'string' },
-                target_type: { type: 'string' },
-              },
-              required: ['id', 'attribute', 'value', 'unit', 'target_id', 'target_type'],
-            },
-          },
-        },
-        required: ['avus'],
-      },
-    },
+    response: { '200': instantLaunchMetadata },
     body: instantLaunchMetadataBody,
   },
   'PUT /instantlaunches/admin/{id}/metadata': {
@@ -371,147 +442,37 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
   },
   'DELETE /instantlaunches/mappings/defaults/latest': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          version: { type: 'string' },
-          mapping: {
-            type: 'object',
-            properties: {
-              '*.md': launchMappingAnswered,
-              '*.txt': launchMappingAnswered,
-              '*.csv': launchMappingAnswered,
-            },
-          },
-        },
-      },
-    },
+    response: { '200': launchMappingVersion },
   },
   'GET /instantlaunches/mappings/defaults/latest': {
     response: {
       '200': {
         type: 'object',
+        description: 'The latest version; `{id: null, version: null, mapping: {}}` when none',
         properties: {
-          id: { type: 'string' },
-          version: { type: 'string' },
-          mapping: {
-            type: 'object',
-            properties: {
-              '*.txt': {
-                type: 'object',
-                properties: {
-                  kind: { type: 'string' },
-                  default: { type: 'object', additionalProperties: true },
-                  compatible: { type: 'array', items: {} },
-                },
-                required: ['kind', 'default', 'compatible'],
-              },
-              '*.md': launchMappingAnswered,
-              '*.csv': launchMappingAnswered,
-            },
-          },
+          id: { type: 'string', nullable: true },
+          version: { type: 'string', nullable: true },
+          mapping: { type: 'object', additionalProperties: launchMappingAnswered },
         },
         required: ['id', 'version', 'mapping'],
       },
     },
   },
   'POST /instantlaunches/mappings/defaults/latest': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          version: { type: 'string' },
-          mapping: {
-            type: 'object',
-            properties: { '*.txt': launchMappingAnswered, '*.csv': launchMappingAnswered },
-          },
-        },
-      },
-    },
-    body: {
-      type: 'object',
-      properties: {
-        '*.txt': launchMappingSent,
-        '*.csv': {
-          type: 'object',
-          properties: {
-            kind: { type: 'string' },
-            default: { type: 'object', properties: { id: { type: 'string' } } },
-            compatible: { type: 'array', items: { type: 'object', additionalProperties: true } },
-          },
-        },
-      },
-    },
+    response: { '200': launchMappingVersion },
+    body: launchMappingBody,
   },
   'PUT /instantlaunches/mappings/defaults/latest': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          version: { type: 'string' },
-          mapping: {
-            type: 'object',
-            properties: { '*.txt': launchMappingAnswered, '*.md': launchMappingAnswered },
-          },
-        },
-        required: ['id', 'version', 'mapping'],
-      },
-    },
-    body: { type: 'object', properties: { '*.txt': launchMappingSent, '*.md': launchMappingSent } },
+    response: { '200': launchMappingVersion },
+    body: launchMappingBody,
   },
   'GET /instantlaunches/metadata': { response: { '200': instantLaunchMetadata } },
   'GET /instantlaunches/metadata/full': {
     response: {
       '200': {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            id: { type: 'string' },
-            quick_launch_id: { type: 'string' },
-            added_by: { type: 'string' },
-            added_on: { type: 'string' },
-            quick_launch_name: { type: 'string' },
-            quick_launch_description: { type: 'string' },
-            quick_launch_creator: { type: 'string' },
-            quick_launch_is_public: { type: 'boolean' },
-            submission: {
-              type: 'object',
-              properties: {
-                system_id: { type: 'string' },
-                app_id: { type: 'string' },
-                name: { type: 'string' },
-                config: { type: 'object', additionalProperties: true },
-              },
-              required: ['system_id', 'app_id', 'name', 'config'],
-            },
-            app_id: { type: 'string' },
-            app_version_id: { type: 'string' },
-            app_version: { type: 'string' },
-            app_name: { type: 'string' },
-            app_description: { type: 'string' },
-          },
-          required: [
-            'id',
-            'quick_launch_id',
-            'added_by',
-            'added_on',
-            'quick_launch_name',
-            'quick_launch_description',
-            'quick_launch_creator',
-            'quick_launch_is_public',
-            'submission',
-            'app_id',
-            'app_version_id',
-            'app_version',
-            'app_name',
-            'app_description',
-          ],
-        },
+        type: 'object',
+        properties: { instant_launches: { type: 'array', items: fullInstantLaunch } },
+        required: ['instant_launches'],
       },
     },
   },

@@ -1,29 +1,72 @@
 // The default mappings of data files to instant launches (backends.md §6, routes.md §19): one
-// document, versioned, keyed by a file-name glob pattern or an info type, each naming the
-// instant launch a file opens with (`default`) and the others it may open with (`compatible`).
-// The latest version is in force; administrators add a version (PUT), change the latest (POST) or
-// delete it (DELETE), which puts the one before back in force. No version yet: 404, which the
-// web UI reads as "no mapping".
+// document, versioned, of named entries, each matching files by a glob pattern of their names
+// (`kind: "glob"`) or by their info type (`kind: "infoType"`) and naming the instant launch a file
+// opens with (`default`) and the others it may open with (`compatible`), as the web UI's
+// administrators' Data mapping tab sends them. The latest version is in force; administrators add
+// a version (PUT), change the latest (POST; the first one when there is none, as the UI posts once
+// it has read the empty mapping) or delete it (DELETE), which puts the one before back in force.
+// No version yet: an empty mapping, which the UI's data pages read without complaint.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
 import { gatewayError } from '../../common/errors.js';
 import { qualifiedUsername } from '../../common/users.js';
 import type { AnalysesDeps } from './model.js';
-import { optionalCaller } from './instant-launch-model.js';
+import { optionalCaller, plainInstantLaunch } from './instant-launch-model.js';
 
-const InstantLaunchRef = Type.Object({ id: Type.String({ format: 'uuid' }) });
-const Selector = Type.Object({
-  kind: Type.Union([Type.Literal('pattern'), Type.Literal('infoType')]),
-  default: InstantLaunchRef,
-  compatible: Type.Optional(Type.Array(InstantLaunchRef)),
-});
-const Mapping = Type.Record(Type.String({ minLength: 1 }), Selector);
-type Mapping = Static<typeof Mapping>;
+// An instant launch as the UI sends it (`{id, quick_launch_id, added_by, added_on}`); only `id`
+// is read, the rest is answered afresh from the instant launch itself.
+const InstantLaunchRef = Type.Object(
+  { id: Type.String({ format: 'uuid' }) },
+  { additionalProperties: true },
+);
+const Selector = Type.Object(
+  {
+    // `pattern` is this service's first name for a glob: still taken, answered as `glob`.
+    kind: Type.Enum(['glob', 'infoType', 'pattern']),
+    // The glob or info type; the entry's name when absent (the first form, keyed by the glob).
+    pattern: Type.Optional(Type.String({ minLength: 1 })),
+    default: InstantLaunchRef,
+    compatible: Type.Optional(Type.Array(InstantLaunchRef)),
+  },
+  { additionalProperties: true },
+);
+type Selector = Static<typeof Selector>;
+type Mapping = Record<string, Selector>;
+// Each entry is checked on its own (`selectors`), so that an error names the field inside the
+// entry and the entry apart, whatever characters its name holds.
+const MappingBody = Type.Record(Type.String({ minLength: 1 }), Type.Unknown());
+type MappingBody = Static<typeof MappingBody>;
 
 const path = '/instantlaunches/mappings/defaults/latest';
 const noMapping = () =>
   gatewayError('ERR_NOT_FOUND', 'no default instant-launch mapping has been set', {});
+
+/** The body's entries as selectors: 400 naming the entry (`mapping`) and its field otherwise. */
+function selectors(body: MappingBody): Mapping {
+  const mapping: Mapping = {};
+  for (const [name, entry] of Object.entries(body)) {
+    const [first] = Value.Errors(Selector, entry);
+    if (first) {
+      const pointer = first.instancePath.replace(/^\//, '').replace(/\//g, '.');
+      const params = first.params as { requiredProperties?: string[]; allowedValues?: unknown[] };
+      const missing = params.requiredProperties?.[0];
+      // An entry that is not an object at all is itself the wrong field.
+      const field = [pointer, missing].filter(Boolean).join('.') || name;
+      const detail = params.allowedValues
+        ? `must be one of ${params.allowedValues.filter((kind) => kind !== 'pattern').join(', ')}`
+        : first.message;
+      throw gatewayError(
+        'ERR_BAD_OR_MISSING_FIELD',
+        `mapping entry "${name}": ${missing ? 'missing' : 'invalid'} field "${field}"${missing ? '' : `: ${detail}`}`,
+        { field, mapping: name },
+      );
+    }
+    mapping[name] = entry as Selector;
+  }
+  return mapping;
+}
 
 export const instantLaunchMappingRoutes: FastifyPluginAsync<AnalysesDeps> = async (
   app,
@@ -36,19 +79,54 @@ export const instantLaunchMappingRoutes: FastifyPluginAsync<AnalysesDeps> = asyn
       .orderBy('version', 'desc')
       .limit(1)
       .executeTakeFirst();
-  const answer = (row: { id: string; version: number; instant_launches: string }) => ({
-    id: row.id,
-    version: String(row.version),
-    mapping: JSON.parse(row.instant_launches) as Mapping,
-  });
-  /** Every instant launch a mapping names must exist: 400 naming the pattern otherwise. */
+
+  /**
+   * A version as the web UI reads it: each entry with its `kind` (`glob` or `infoType`), its
+   * `pattern`, and its instant launches as they are now (the UI launches `default.quick_launch_id`).
+   */
+  const answer = async (row: { id: string; version: number; instant_launches: string }) => {
+    const stored = JSON.parse(row.instant_launches) as Mapping;
+    const refs = Object.values(stored).flatMap((entry) => [
+      entry.default,
+      ...(entry.compatible ?? []),
+    ]);
+    const ids = [...new Set(refs.map((ref) => ref.id.toLowerCase()))];
+    const launches = new Map(
+      (ids.length === 0
+        ? []
+        : await db
+            .selectFrom('instant_launches')
+            .select(['id', 'quick_launch_id', 'added_by', 'added_on'])
+            .where('id', 'in', ids)
+            .execute()
+      ).map((launch) => [launch.id, plainInstantLaunch(launch, uidDomain)]),
+    );
+    const current = (ref: { id: string }) => ({ ...ref, ...launches.get(ref.id.toLowerCase()) });
+    const mapping = Object.fromEntries(
+      Object.entries(stored).map(([name, entry]) => [
+        name,
+        {
+          ...entry,
+          kind: entry.kind === 'pattern' ? 'glob' : entry.kind,
+          pattern: entry.pattern ?? name,
+          default: current(entry.default),
+          compatible: (entry.compatible ?? []).map(current),
+        },
+      ]),
+    );
+    return { id: row.id, version: String(row.version), mapping };
+  };
+
+  /** Every instant launch a mapping names must exist: 400 naming the entry and field otherwise. */
   const checked = async (mapping: Mapping) => {
-    const named = Object.entries(mapping).flatMap(([pattern, selector]) =>
-      [selector.default, ...(selector.compatible ?? [])].map((ref) => ({
-        pattern,
+    const named = Object.entries(mapping).flatMap(([name, entry]) => [
+      { name, field: 'default.id', id: entry.default.id.toLowerCase() },
+      ...(entry.compatible ?? []).map((ref, index) => ({
+        name,
+        field: `compatible.${index}.id`,
         id: ref.id.toLowerCase(),
       })),
-    );
+    ]);
     const ids = [...new Set(named.map((each) => each.id))];
     const known = new Set(
       ids.length === 0
@@ -61,8 +139,8 @@ export const instantLaunchMappingRoutes: FastifyPluginAsync<AnalysesDeps> = asyn
     if (unknown)
       throw gatewayError(
         'ERR_BAD_OR_MISSING_FIELD',
-        `pattern ${unknown.pattern} names instant launch ${unknown.id}, which does not exist`,
-        { field: unknown.pattern, id: unknown.id },
+        `mapping entry "${unknown.name}" names instant launch ${unknown.id}, which does not exist`,
+        { field: unknown.field, mapping: unknown.name, id: unknown.id },
       );
     return JSON.stringify(mapping);
   };
@@ -71,14 +149,8 @@ export const instantLaunchMappingRoutes: FastifyPluginAsync<AnalysesDeps> = asyn
     const name = typeof username === 'string' && username ? username : undefined;
     return qualifiedUsername(optionalCaller(request, uidDomain) ?? name ?? 'admin', uidDomain);
   };
-
-  app.get(path, async () => {
-    const row = await latest();
-    if (!row) throw noMapping();
-    return answer(row);
-  });
-  app.put<{ Body: Mapping }>(path, { schema: { body: Mapping } }, async (request) => {
-    const text = await checked(request.body);
+  /** Adds the next version. */
+  const added = async (request: FastifyRequest, text: string) => {
     const row = {
       id: randomUUID(),
       version: ((await latest())?.version ?? 0) + 1,
@@ -88,11 +160,20 @@ export const instantLaunchMappingRoutes: FastifyPluginAsync<AnalysesDeps> = asyn
     };
     await db.insertInto('default_instant_launches').values(row).execute();
     return answer(row);
-  });
-  app.post<{ Body: Mapping }>(path, { schema: { body: Mapping } }, async (request) => {
-    const text = await checked(request.body);
+  };
+
+  app.get(path, async () => {
     const row = await latest();
-    if (!row) throw noMapping();
+    return row ? answer(row) : { id: null, version: null, mapping: {} };
+  });
+  const options = { schema: { body: MappingBody } };
+  app.put<{ Body: MappingBody }>(path, options, async (request) =>
+    added(request, await checked(selectors(request.body))),
+  );
+  app.post<{ Body: MappingBody }>(path, options, async (request) => {
+    const text = await checked(selectors(request.body));
+    const row = await latest();
+    if (!row) return added(request, text);
     await db
       .updateTable('default_instant_launches')
       .set({ instant_launches: text })

@@ -1,10 +1,14 @@
 // Instant launches' AVUs (routes.md §19): kept in the metadata `avus` table with target type
 // `instant_launch`, as the reference keeps them in the metadata service. The web UI's navigation
 // drawer lists the instant launches carrying `ui_location=nav_drawer` on every page, signed in or
-// not (`/instantlaunches/metadata/full`); administrators read, add to (POST) and reset (PUT) one's AVUs.
+// not (`/instantlaunches/metadata/full`, `{instant_launches: [...]}` as the UI reads it);
+// administrators read, add to (POST) and reset (PUT) one's AVUs. AVUs name their attribute `attr`,
+// the metadata service's name, which the web UI sends and reads; `attribute`, this service's first
+// name for it, is still taken and answered beside it.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { gatewayError } from '../../common/errors.js';
 import type { AnalysesDeps } from './model.js';
 import {
   fullInstantLaunch,
@@ -13,11 +17,18 @@ import {
   visibleInstantLaunches,
 } from './instant-launch-model.js';
 
-const Avu = Type.Object({
-  attribute: Type.String({ minLength: 1 }),
-  value: Type.String(),
-  unit: Type.Optional(Type.String()),
-});
+// Either name of the attribute is taken (checked in `attributeOf`); the rest of an AVU the
+// listing answered (`id`, `target_id`, ...) may come back with it and is ignored.
+const Avu = Type.Object(
+  {
+    attr: Type.Optional(Type.String({ minLength: 1 })),
+    attribute: Type.Optional(Type.String({ minLength: 1 })),
+    value: Type.String(),
+    unit: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+type Avu = Static<typeof Avu>;
 const AvuList = Type.Object({ avus: Type.Array(Avu) });
 type AvuList = Static<typeof AvuList>;
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -43,6 +54,7 @@ export const instantLaunchMetadataRoutes: FastifyPluginAsync<AnalysesDeps> = asy
     target_id: string;
   }) => ({
     id: row.id,
+    attr: row.attribute,
     attribute: row.attribute,
     value: row.value,
     unit: row.unit,
@@ -90,7 +102,7 @@ export const instantLaunchMetadataRoutes: FastifyPluginAsync<AnalysesDeps> = asy
       const rows = await visibleInstantLaunches(db, user, user === undefined)
         .where('instant_launches.id', 'in', ids)
         .execute();
-      return rows.map((row) => fullInstantLaunch(row, uidDomain));
+      return { instant_launches: rows.map((row) => fullInstantLaunch(row, uidDomain)) };
     },
   );
   app.get<IdRequest>(
@@ -99,11 +111,33 @@ export const instantLaunchMetadataRoutes: FastifyPluginAsync<AnalysesDeps> = asy
     async (request) => avusOf(await existing(request.params.id)),
   );
 
+  /** An AVU's attribute, by either name (400 naming the field when neither or two differing). */
+  const attributeOf = (avu: Avu, index: number) => {
+    const { attr, attribute } = avu;
+    if (attr !== undefined && attribute !== undefined && attr !== attribute)
+      throw gatewayError(
+        'ERR_BAD_OR_MISSING_FIELD',
+        `avus.${index} names two different attributes ("attr" and "attribute")`,
+        { field: `avus.${index}.attr` },
+      );
+    const name = attr ?? attribute;
+    if (name === undefined)
+      throw gatewayError('ERR_BAD_OR_MISSING_FIELD', `missing body field "avus.${index}.attr"`, {
+        field: `avus.${index}.attr`,
+      });
+    return name;
+  };
+
   /** Adds the AVUs not there yet; with `replace`, removes the others first. */
   const write = async (
     request: FastifyRequest<IdRequest & { Body: AvuList }>,
     replace: boolean,
   ) => {
+    const sent = request.body.avus.map((avu, index) => ({
+      attribute: attributeOf(avu, index),
+      value: avu.value,
+      unit: avu.unit ?? '',
+    }));
     const id = await existing(request.params.id);
     const user = author(request);
     await db.transaction().execute(async (trx) => {
@@ -119,11 +153,11 @@ export const instantLaunchMetadataRoutes: FastifyPluginAsync<AnalysesDeps> = asy
         .where('target_type', '=', target)
         .where('target_id', '=', id)
         .execute();
-      const keyOf = (avu: { attribute: string; value: string; unit?: string }) =>
-        JSON.stringify([avu.attribute, avu.value, avu.unit ?? '']);
+      const keyOf = (avu: { attribute: string; value: string; unit: string }) =>
+        JSON.stringify([avu.attribute, avu.value, avu.unit]);
       const seen = new Set(present.map(keyOf));
       const at = now();
-      for (const avu of request.body.avus) {
+      for (const avu of sent) {
         if (seen.has(keyOf(avu))) continue;
         seen.add(keyOf(avu));
         await trx
@@ -132,7 +166,7 @@ export const instantLaunchMetadataRoutes: FastifyPluginAsync<AnalysesDeps> = asy
             id: randomUUID(),
             attribute: avu.attribute,
             value: avu.value,
-            unit: avu.unit ?? '',
+            unit: avu.unit,
             target_id: id,
             target_type: target,
             created_by: user,

@@ -71,7 +71,10 @@ export type InstantLaunchRow = Awaited<
 >[number];
 
 /** InstantLaunch = `{id, quick_launch_id, added_by, added_on}`; `added_by` qualified, `added_on` ISO 8601. */
-export function plainInstantLaunch(row: InstantLaunchRow, uidDomain: string) {
+export function plainInstantLaunch(
+  row: Pick<InstantLaunchRow, 'id' | 'quick_launch_id' | 'added_by' | 'added_on'>,
+  uidDomain: string,
+) {
   return {
     id: row.id,
     quick_launch_id: row.quick_launch_id,

@@ -2,9 +2,11 @@
 // standing in for the interactive-apps service: administrators add, change and delete them and
 // their AVUs; users list those whose quick launch they may view, and add, change and delete their
 // own only; the navigation drawer's list (`/instantlaunches/metadata/full`) answers anonymous
-// callers too; the default mappings of file patterns are set, read, replaced and deleted (404 when
-// none); and a data file opened with the instant launch its pattern maps to starts the quick
-// launch with the file as input, the way the web UI does it, and the analysis completes.
+// callers too; the default mappings of file patterns are set, read, replaced and deleted (an empty
+// mapping when none); what the web UI sends and reads of them (the test "what the web UI sends and
+// reads" names its files and fields); and a data file opened with the instant launch its pattern
+// maps to starts the quick launch with the file as input, the way the web UI does it, and the
+// analysis completes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { builtInApps } from '../../../src/backends/apps/built-in.js';
@@ -120,7 +122,7 @@ for (const engine of engines) {
 
     test('AVUs: the navigation drawer lists tagged instant launches to everyone, signed in or not', async () => {
       const drawer = '/instantlaunches/metadata/full?attribute=ui_location&value=nav_drawer&unit=';
-      assert.deepEqual(await gw.ok(null, 'GET', drawer), []);
+      assert.deepEqual(await gw.ok(null, 'GET', drawer), { instant_launches: [] });
       const avus = [{ attribute: 'ui_location', value: 'nav_drawer', unit: '' }];
       const path = `/admin/instant-launches/${instantLaunch.id}/metadata`;
       assert.equal((await gw.call('alice', 'POST', path, { json: { avus } })).status, 403);
@@ -140,7 +142,7 @@ for (const engine of engines) {
       assert.deepEqual(await gw.ok(admin, 'GET', path), again);
 
       for (const user of [null, 'bob']) {
-        const listed = await gw.ok(user, 'GET', drawer);
+        const listed = (await gw.ok(user, 'GET', drawer)).instant_launches;
         assert.deepEqual(
           listed.map((each: any) => [each.id, each.app_name]),
           [[instantLaunch.id, 'Word count']],
@@ -169,14 +171,21 @@ for (const engine of engines) {
       assert.equal(unknown.status, 404, unknown.text);
     });
 
-    test('default mappings: none (404), set, read, replaced, refused when naming no instant launch, deleted', async () => {
+    test('default mappings: none (empty), set, read, replaced, refused when naming no instant launch, deleted', async () => {
       const latest = '/instantlaunches/mappings/defaults/latest';
       const adminLatest = '/admin/instant-launches/mappings/defaults/latest';
-      const none = await gw.call('alice', 'GET', latest);
-      assert.equal(none.status, 404, none.text);
-      assert.equal(none.body.error_code, 'ERR_NOT_FOUND');
+      const empty = { id: null, version: null, mapping: {} };
+      assert.deepEqual(await gw.ok('alice', 'GET', latest), empty);
 
+      // The first form, keyed by the glob with the kind `pattern`, is still taken; it is answered
+      // as the web UI reads entries: kind `glob`, the key as its pattern, its instant launch whole.
       const txt = { kind: 'pattern', default: { id: instantLaunch.id }, compatible: [] };
+      const txtAnswered = {
+        kind: 'glob',
+        pattern: '*.txt',
+        default: instantLaunch,
+        compatible: [],
+      };
       assert.equal(
         (await gw.call('alice', 'PUT', adminLatest, { json: { '*.txt': txt } })).status,
         403,
@@ -184,13 +193,19 @@ for (const engine of engines) {
       const set = await gw.ok(admin, 'PUT', adminLatest, { json: { '*.txt': txt } });
       assert.deepEqual(
         { ...set, id: undefined },
-        { id: undefined, version: '1', mapping: { '*.txt': txt } },
+        { id: undefined, version: '1', mapping: { '*.txt': txtAnswered } },
       );
       assert.deepEqual(await gw.ok('alice', 'GET', latest), set);
 
       const both = { '*.txt': txt, '*.csv': { ...txt, compatible: [{ id: instantLaunch.id }] } };
       const replaced = await gw.ok(admin, 'POST', adminLatest, { json: both });
-      assert.deepEqual(replaced, { ...set, mapping: both });
+      assert.deepEqual(replaced, {
+        ...set,
+        mapping: {
+          '*.txt': txtAnswered,
+          '*.csv': { ...txtAnswered, pattern: '*.csv', compatible: [instantLaunch] },
+        },
+      });
       const second = await gw.ok(admin, 'PUT', adminLatest, { json: { '*.md': txt } });
       assert.equal(second.version, '2');
       assert.deepEqual(await gw.ok('alice', 'GET', latest), second);
@@ -200,17 +215,113 @@ for (const engine of engines) {
       });
       assert.equal(unknown.status, 400, unknown.text);
       assert.equal(unknown.body.error_code, 'ERR_BAD_OR_MISSING_FIELD');
+      assert.equal(unknown.body.field, 'default.id');
+      assert.equal(unknown.body.mapping, '*.txt');
       const badKind = await gw.call(admin, 'PUT', adminLatest, {
         json: { '*.txt': { ...txt, kind: 'color' } },
       });
       assert.equal(badKind.status, 400, badKind.text);
+      // The error names the field inside the entry, and the entry apart (its name holds a dot).
+      assert.equal(badKind.body.field, 'kind');
+      assert.equal(badKind.body.mapping, '*.txt');
+      const noDefault = await gw.call(admin, 'PUT', adminLatest, {
+        json: { '*.txt': { kind: 'glob', pattern: '*.txt' } },
+      });
+      assert.equal(noDefault.status, 400, noDefault.text);
+      assert.equal(noDefault.body.field, 'default');
 
       // Deleting the latest puts the one before back in force; deleting the last leaves none.
       assert.deepEqual(await gw.ok(admin, 'DELETE', adminLatest), second);
       assert.deepEqual(await gw.ok('alice', 'GET', latest), replaced);
       await gw.ok(admin, 'DELETE', adminLatest);
-      assert.equal((await gw.call('alice', 'GET', latest)).status, 404);
+      assert.deepEqual(await gw.ok('alice', 'GET', latest), empty);
       assert.equal((await gw.call(admin, 'DELETE', adminLatest)).status, 404);
+    });
+
+    test('what the web UI sends and reads', async () => {
+      // Sonora's src/components/data/listing/Listing.js reads `mapping` of
+      // `GET /instantlaunches/mappings/defaults/latest` on every data page (an error shows "Unable
+      // to fetch default mappings."); serviceFacades/instantlaunches.js (`defaultInstantLaunch`,
+      // `extractLaunchId`) matches a file by each entry's `kind` (`glob` or `infoType`) and
+      // `pattern`, and launches its `default.quick_launch_id`. components/instantlaunches/admin/
+      // InstantLaunchMapping.js, having read a mapping, POSTs (PUTs after a 404) to
+      // `/admin/instant-launches/mappings/defaults/latest` the entries read plus
+      // `{[name]: {pattern, kind, default: {id, quick_launch_id, added_on, added_by}, compatible: []}}`
+      // and reads `mapping[name].{kind, pattern, default.quick_launch_id}`.
+      // serviceFacades/instantlaunches.js POSTs `{avus: [{attr, value, unit}]}` to
+      // `/admin/instant-launches/{id}/metadata`, reads `avus[].{attr, value}` of its GET, and PUTs
+      // back the AVUs it read, filtered. components/instantlaunches/admin/InstantLaunchList.js,
+      // useFirstClassInstantLaunch.js and listing/index.js read `instant_launches` of
+      // `/admin/instant-launches/metadata/full` and `/instantlaunches/metadata/full`.
+      const latest = '/instantlaunches/mappings/defaults/latest';
+      const adminLatest = '/admin/instant-launches/mappings/defaults/latest';
+      const fresh = await gw.ok('alice', 'GET', latest);
+      assert.deepEqual(fresh.mapping, {});
+
+      const [listed] = (await gw.ok(admin, 'GET', '/instantlaunches/full')).instant_launches;
+      const sentLaunch = {
+        id: listed.id,
+        quick_launch_id: listed.quick_launch_id,
+        added_on: listed.added_on,
+        added_by: listed.added_by,
+      };
+      const textFiles = { pattern: '*.txt', kind: 'glob', default: sentLaunch, compatible: [] };
+      const first = await gw.ok(admin, 'POST', adminLatest, {
+        json: { ...fresh.mapping, 'Text files': textFiles },
+      });
+      assert.equal(first.version, '1');
+      const read = await gw.ok('alice', 'GET', latest);
+      assert.deepEqual(read.mapping['Text files'], textFiles);
+      const plain = {
+        pattern: 'PlainText',
+        kind: 'infoType',
+        default: sentLaunch,
+        compatible: [],
+      };
+      const withInfoType = await gw.ok(admin, 'POST', adminLatest, {
+        json: { ...read.mapping, 'Plain text': plain },
+      });
+      assert.equal(withInfoType.version, '1');
+      assert.deepEqual(withInfoType.mapping, { 'Text files': textFiles, 'Plain text': plain });
+      const created = await gw.ok(admin, 'PUT', adminLatest, { json: withInfoType.mapping });
+      assert.equal(created.version, '2');
+      for (const entry of Object.values<any>(created.mapping)) {
+        assert.ok(['glob', 'infoType'].includes(entry.kind), entry.kind);
+        assert.equal(typeof entry.pattern, 'string');
+        assert.equal(entry.default.quick_launch_id, listed.quick_launch_id);
+      }
+
+      const metadata = `/admin/instant-launches/${listed.id}/metadata`;
+      const dashboard = { attr: 'ui_location', value: 'dashboard', unit: '' };
+      const added = await gw.ok(admin, 'POST', metadata, { json: { avus: [dashboard] } });
+      assert.ok(
+        added.avus.some((avu: any) => avu.attr === 'ui_location' && avu.value === 'dashboard'),
+        JSON.stringify(added),
+      );
+      const full = await gw.ok(
+        admin,
+        'GET',
+        '/admin/instant-launches/metadata/full?attribute=ui_location&value=dashboard&unit=',
+      );
+      assert.deepEqual(
+        full.instant_launches.map((each: any) => each.id),
+        [listed.id],
+      );
+      const { avus } = await gw.ok(admin, 'GET', metadata);
+      const kept = avus.filter(
+        ({ attr, value }: any) => attr !== 'ui_location' || value !== 'dashboard',
+      );
+      const reset = await gw.ok(admin, 'PUT', metadata, { json: { avus: kept } });
+      assert.deepEqual(
+        reset.avus.map((avu: any) => [avu.attr, avu.value]),
+        kept.map((avu: any) => [avu.attr, avu.value]),
+      );
+      const none = await gw.call(admin, 'POST', metadata, { json: { avus: [{ value: 'x' }] } });
+      assert.equal(none.status, 400, none.text);
+      assert.equal(none.body.field, 'avus.0.attr');
+
+      await gw.ok(admin, 'DELETE', adminLatest);
+      await gw.ok(admin, 'DELETE', adminLatest);
     });
 
     test('a file opened with the instant launch its pattern maps to runs the quick launch on it', async () => {
@@ -222,17 +333,15 @@ for (const engine of engines) {
       const file = (await gw.upload('bob', gw.home('bob'), 'notes.txt', 'one two three four\n'))
         .path as string;
 
-      // What the web UI does: find the file's pattern, then its instant launch's quick launch, put
-      // the file in the launch form's first file input and submit the analysis.
+      // What the web UI does: find the file's glob entry, then its instant launch's quick launch,
+      // put the file in the launch form's first file input and submit the analysis.
       const { mapping } = await gw.ok('bob', 'GET', '/instantlaunches/mappings/defaults/latest');
-      const pattern = Object.keys(mapping).find((each) => globMatches(each, 'notes.txt'))!;
-      const chosen = await gw.ok(
-        'bob',
-        'GET',
-        `/instantlaunches/${mapping[pattern].default.id}/full`,
+      const entry = Object.values<any>(mapping).find(
+        (each) => each.kind === 'glob' && globMatches(each.pattern, 'notes.txt'),
       );
-      const ql = await gw.ok('bob', 'GET', `/quicklaunches/${chosen.quick_launch_id}`);
-      const form = await gw.ok('bob', 'GET', `/quicklaunches/${chosen.quick_launch_id}/app-info`);
+      const quickLaunchId = entry.default.quick_launch_id;
+      const ql = await gw.ok('bob', 'GET', `/quicklaunches/${quickLaunchId}`);
+      const form = await gw.ok('bob', 'GET', `/quicklaunches/${quickLaunchId}/app-info`);
       const input = form.groups
         .flatMap((group: any) => group.parameters)
         .find((parameter: any) => parameter.type === 'FileInput');
@@ -288,7 +397,7 @@ for (const engine of engines) {
         json: { avus: [{ attribute: 'ui_location', value: 'nav_drawer' }] },
       });
       const fullIds = async (user: string, route: string) =>
-        (await gw.ok(user, 'GET', route)).map((each: any) => each.id);
+        (await gw.ok(user, 'GET', route)).instant_launches.map((each: any) => each.id);
       assert.deepEqual(
         await fullIds(admin, '/admin/instant-launches/metadata/full?attribute=ui_location'),
         [instantLaunch.id, own.id],
