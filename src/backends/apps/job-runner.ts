@@ -24,16 +24,12 @@ import { closeSteps, insertSteps, moveStep, stepsOf } from './analysis-steps.js'
 import type { AppDefinition } from './definition.js';
 import { runSandboxedStep } from './sandbox-step.js';
 import { dataPathBelow } from './step-outputs.js';
-import { writeStepLogs, type StepEnding } from './step-logs.js';
+import { stepEnding, writeStepLogs } from './step-logs.js';
 
 export type AnalysisRow = Selectable<Database['analyses']>;
 
 /** How long a stop waits for the job to leave its logs and partial outputs before it ends it. */
 const haltWaitMs = 10_000;
-
-/** Why a job's signal was aborted (halt's reason). */
-const stopReason = (signal: AbortSignal) =>
-  typeof signal.reason === 'string' ? signal.reason : 'the analysis was stopped';
 
 /** Statuses a job can still leave. */
 export const activeStatuses = ['Submitted', 'Running'];
@@ -446,28 +442,12 @@ export class JobRunner {
     const { definition } = submission;
     const step = definition.steps[index];
     if (!step) return;
-    const endedAt = this.options.now();
-    const began = tool !== undefined || failure !== undefined || written.length > 0;
-    const ending: StepEnding = signal.aborted
-      ? {
-          state: 'stopped',
-          reason: `${began ? 'was stopped while it ran' : 'never ran'}: ${stopReason(signal)}`,
-          startedAt,
-          endedAt,
-        }
-      : failure !== undefined
-        ? {
-            state: 'failed',
-            reason:
-              failure instanceof GatewayError
-                ? failure.reason
-                : failure instanceof StepError
-                  ? failure.message
-                  : 'an internal error stopped the job',
-            startedAt,
-            endedAt,
-          }
-        : { state: 'completed', reason: 'completed', startedAt, endedAt };
+    const ending = stepEnding(signal, {
+      began: tool !== undefined || failure !== undefined || written.length > 0,
+      failure,
+      startedAt,
+      endedAt: this.options.now(),
+    });
     try {
       const data = await this.options.data();
       await writeStepLogs(
@@ -476,14 +456,7 @@ export class JobRunner {
           number: index + 1,
           of: definition.steps.length,
           stepName: step.name,
-          ...(tool
-            ? {
-                tool: {
-                  name: tool.name,
-                  runBy: tool.executor ? 'built in, run by the platform' : 'a sandboxed process',
-                },
-              }
-            : {}),
+          ...(tool ? { tool } : {}),
           parameters: parametersOfStep(definition, index),
           values: facts.values ?? submission.stepValuesById[index] ?? {},
           written,

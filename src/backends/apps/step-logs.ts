@@ -7,7 +7,8 @@
 import { joinDataPath } from '../../common/data-path.js';
 import { createFile, createFolders } from '../data-info/index.js';
 import type { AppParameter } from './definition.js';
-import type { StepRun } from './job-step.js';
+import { StepError, type StepRun } from './job-step.js';
+import { GatewayError } from '../../common/errors.js';
 
 /** The names of step `number`'s log files in `logs/`. */
 export const stepLogNames = (number: number) => ({
@@ -31,12 +32,39 @@ export interface StepEnding {
   endedAt: number;
 }
 
+/**
+ * How a step ended: stopped when the job's signal was aborted (`began` tells whether it had begun;
+ * the abort's reason says why), failed with `failure`'s reason, else completed.
+ */
+export function stepEnding(
+  signal: AbortSignal,
+  facts: { began: boolean; failure: unknown; startedAt: number; endedAt: number },
+): StepEnding {
+  const { began, failure, startedAt, endedAt } = facts;
+  const why = typeof signal.reason === 'string' ? signal.reason : 'the analysis was stopped';
+  if (signal.aborted)
+    return {
+      state: 'stopped',
+      reason: `${began ? 'was stopped while it ran' : 'never ran'}: ${why}`,
+      startedAt,
+      endedAt,
+    };
+  if (failure === undefined) return { state: 'completed', reason: 'completed', startedAt, endedAt };
+  const reason =
+    failure instanceof GatewayError
+      ? failure.reason
+      : failure instanceof StepError
+        ? failure.message
+        : 'an internal error stopped the job';
+  return { state: 'failed', reason, startedAt, endedAt };
+}
+
 export interface StepLogFacts {
   number: number;
   of: number;
   stepName: string;
-  /** The tool's name and how it runs, or undefined when the step has none. */
-  tool?: { name: string; runBy: string };
+  /** The step's tool (a built-in one names its `executor`), or undefined when it has none. */
+  tool?: { name: string; executor: string | null };
   parameters: AppParameter[];
   /** The step's values by parameter id. */
   values: Record<string, unknown>;
@@ -57,7 +85,9 @@ export async function writeStepLogs(
   const names = stepLogNames(facts.number);
   const stdout = [
     `step ${facts.number} of ${facts.of}: ${facts.stepName}`,
-    facts.tool ? `tool: ${facts.tool.name} (${facts.tool.runBy})` : 'tool: none',
+    facts.tool
+      ? `tool: ${facts.tool.name} (${facts.tool.executor ? 'built in, run by the platform' : 'a sandboxed process'})`
+      : 'tool: none',
     ...facts.parameters
       .filter((parameter) => facts.values[parameter.id] !== undefined)
       .map(
