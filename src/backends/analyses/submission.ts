@@ -89,8 +89,10 @@ function pathIn(value: unknown, field: string): string | undefined {
 
 /** The paths one parameter's value names: one for file and folder inputs, a list for MultiFileSelector. */
 function pathsIn(type: string, value: unknown, field: string): string[] {
-  if (type === 'MultiFileSelector' && Array.isArray(value))
-    return value
+  // A MultiFileSelector's list, or `{path: [...]}` as app-info shows it.
+  const list = isJsonObject(value) && Array.isArray(value.path) ? value.path : value;
+  if (type === 'MultiFileSelector' && Array.isArray(list))
+    return list
       .map((item, index) => pathIn(item, `${field}[${index}]`))
       .filter((path): path is string => path !== undefined);
   const path = pathIn(value, field);

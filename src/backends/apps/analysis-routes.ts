@@ -10,6 +10,7 @@ import type { Database } from '../../store/schema.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
 import { jsonNestsDeeperThan } from '../../common/json-depth.js';
 import { launchView, visibleApp } from './app-views.js';
+import { groupsWithSaved } from './saved-form.js';
 import type { AppDefinition } from './definition.js';
 import { activeStatuses, type AnalysisRow, type JobRunner } from './job-runner.js';
 import { checkSubmission } from './job-submission.js';
@@ -541,16 +542,6 @@ export const analysisRoutes: FastifyPluginAsync<{
     );
     const config = ((JSON.parse(row.submission) as { config?: Record<string, unknown> }).config ??
       {}) as Record<string, unknown>;
-    return {
-      ...view,
-      groups: view.groups.map((group) => ({
-        ...group,
-        parameters: group.parameters.map((parameter) =>
-          config[parameter.id] === undefined
-            ? parameter
-            : { ...parameter, value: config[parameter.id], defaultValue: config[parameter.id] },
-        ),
-      })),
-    };
+    return { ...view, groups: await groupsWithSaved(db, view.groups, config) };
   });
 };

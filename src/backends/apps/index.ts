@@ -60,6 +60,8 @@ export { currentVersions, visibleAppsQuery } from './app-listings.js';
 /** Who may see or change an analysis (the interactive-apps routes ask). */
 export { analysisAccess } from './analysis-access.js';
 export { launchView } from './app-views.js';
+/** A launch form filled with a saved submission, as the web UI reads it (quick launches' app-info). */
+export { groupsWithSaved } from './saved-form.js';
 export { pathParameterTypes, type AppDefinition } from './definition.js';
 /** For the test that keeps docs/api/apps.md's list of routes not served equal to the truth. */
 export { unservedLiteralRoutes } from './unserved-literal-routes.js';

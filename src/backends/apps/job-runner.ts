@@ -24,8 +24,12 @@ import { closeSteps, insertSteps, moveStep, stepsOf } from './analysis-steps.js'
 import type { AppDefinition } from './definition.js';
 import { runSandboxedStep } from './sandbox-step.js';
 import { dataPathBelow } from './step-outputs.js';
+import { stepEnding, writeStepLogs } from './step-logs.js';
 
 export type AnalysisRow = Selectable<Database['analyses']>;
+
+/** How long a stop waits for the job to leave its logs and partial outputs before it ends it. */
+const haltWaitMs = 10_000;
 
 /** Statuses a job can still leave. */
 export const activeStatuses = ['Submitted', 'Running'];
@@ -270,9 +274,14 @@ export class JobRunner {
       // parameter id.
       const mapped: Record<string, unknown>[] = definition.steps.map(() => ({}));
       for (const [index, step] of definition.steps.entries()) {
-        if (signal.aborted) return;
+        if (signal.aborted) {
+          // The step that was to run next says it never did, and why.
+          await this.leaveLogs(row, submission, { index, startedAt: now() }, signal);
+          return;
+        }
         current = index + 1;
-        await moveStep(db, row.id, current, 'Running', `${step.name} running`, now());
+        const stepStarted = now();
+        await moveStep(db, row.id, current, 'Running', `${step.name} running`, stepStarted);
         const parameters = parametersOfStep(definition, index);
         const values = { ...submission.stepValuesById[index], ...mapped[index] };
         const stepRun: StepRun = {
@@ -291,31 +300,47 @@ export class JobRunner {
         };
         const tool = step.tool_id ? tools.get(step.tool_id) : undefined;
         const builtIn = tool?.executor ? executorsByTool[tool.executor] : undefined;
-        if (!tool || (tool.executor !== null && !builtIn))
-          throw new StepError(
-            `step ${current} (${step.name}): ${tool ? `tool ${tool.name} has no executor on this platform` : 'the step has no tool'}`,
-          );
-        const written = builtIn
-          ? await builtIn(stepRun)
-          : await runSandboxedStep({
-              run: stepRun,
-              number: current,
-              tool,
-              parameters,
-              values,
-              engine: this.options.engine,
-              ...(this.options.containerEngine
-                ? { containerEngine: this.options.containerEngine }
-                : {}),
-              settings: this.options.executor,
-              folder: path.join(this.options.executor.workDir, 'steps', `${row.id}-${current}`),
-              sessionId: steps[index]?.external_id ?? `${row.id}-${current}`,
-              interactive: interactiveHooks(
-                db,
-                steps[index]?.external_id ?? `${row.id}-${current}`,
-                now,
-              ),
-            });
+        // What the step leaves in logs/ when it left nothing there itself (step-logs.ts).
+        const logged = (written: string[], failure?: unknown) =>
+          stepRun.logsLeft
+            ? Promise.resolve()
+            : this.leaveLogs(
+                row,
+                submission,
+                { index, tool, startedAt: stepStarted, values, written, failure },
+                signal,
+              );
+        const written = await this.runStep(
+          stepRun,
+          async () => {
+            if (!tool || (tool.executor !== null && !builtIn))
+              throw new StepError(
+                `step ${current} (${step.name}): ${tool ? `tool ${tool.name} has no executor on this platform` : 'the step has no tool'}`,
+              );
+            return builtIn
+              ? await builtIn(stepRun)
+              : await runSandboxedStep({
+                  run: stepRun,
+                  number: current,
+                  tool,
+                  parameters,
+                  values,
+                  engine: this.options.engine,
+                  ...(this.options.containerEngine
+                    ? { containerEngine: this.options.containerEngine }
+                    : {}),
+                  settings: this.options.executor,
+                  folder: path.join(this.options.executor.workDir, 'steps', `${row.id}-${current}`),
+                  sessionId: steps[index]?.external_id ?? `${row.id}-${current}`,
+                  interactive: interactiveHooks(
+                    db,
+                    steps[index]?.external_id ?? `${row.id}-${current}`,
+                    now,
+                  ),
+                });
+          },
+          logged,
+        );
         outputs.push(...written);
         for (const mapping of definition.mappings ?? []) {
           if (mapping.source_step !== index) continue;
@@ -335,13 +360,20 @@ export class JobRunner {
         if (signal.aborted) return;
         await moveStep(db, row.id, current, 'Completed', `${step.name} completed`, now());
       }
-      if (signal.aborted) return;
+      if (signal.aborted) {
+        if (current < definition.steps.length)
+          await this.leaveLogs(row, submission, { index: current, startedAt: now() }, signal);
+        return;
+      }
       await this.move(
         running,
         'Completed',
         outputs.length > 0 ? `wrote ${outputs.join(', ')}` : 'completed',
       );
     } catch (error) {
+      // Stopped before its first step began: that step says it never ran.
+      if (signal.aborted && current === 0)
+        await this.leaveLogs(row, submission, { index: 0, startedAt: now() }, signal);
       if (signal.aborted) return;
       const known = error instanceof StepError || error instanceof GatewayError;
       if (!known) log.error({ err: error, analysis: row.id }, 'an analysis failed');
@@ -364,6 +396,82 @@ export class JobRunner {
   }
 
   /**
+   * Runs one step; whatever way it ends, `logged` leaves its logs (with the error, if it failed)
+   * before the error goes on.
+   */
+  private async runStep(
+    run: StepRun,
+    body: () => Promise<string[]>,
+    logged: (written: string[], failure?: unknown) => Promise<void>,
+  ): Promise<string[]> {
+    let written: string[];
+    try {
+      written = await body();
+    } catch (error) {
+      await logged([], error);
+      throw error;
+    }
+    // A step that ended as the job was stopped is logged as stopped (its outputs are kept).
+    await logged(written);
+    if (run.signal.aborted) throw new StepError('stopped');
+    return written;
+  }
+
+  /**
+   * Writes the logs of step `index` (0-based) of the job as the user: what ran and how it ended
+   * (completed; failed, with the failure's reason; stopped, with why the job was stopped; or never
+   * started). A failure to write them is logged, never the job's failure.
+   */
+  private async leaveLogs(
+    row: AnalysisRow,
+    submission: CheckedSubmission,
+    facts: {
+      /** 0-based. */
+      index: number;
+      /** The step's tool, once it was looked up to run. */
+      tool?: Selectable<Database['tools']>;
+      startedAt: number;
+      /** Its values by parameter id (the submission's when not given). */
+      values?: Record<string, unknown>;
+      written?: string[];
+      failure?: unknown;
+    },
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { index, tool, startedAt, written = [], failure } = facts;
+    const { definition } = submission;
+    const step = definition.steps[index];
+    if (!step) return;
+    const ending = stepEnding(signal, {
+      began: tool !== undefined || failure !== undefined || written.length > 0,
+      failure,
+      startedAt,
+      endedAt: this.options.now(),
+    });
+    try {
+      const data = await this.options.data();
+      await writeStepLogs(
+        { data, caller: await data.writer(row.username), resultFolder: row.result_folder },
+        {
+          number: index + 1,
+          of: definition.steps.length,
+          stepName: step.name,
+          ...(tool ? { tool } : {}),
+          parameters: parametersOfStep(definition, index),
+          values: facts.values ?? submission.stepValuesById[index] ?? {},
+          written,
+          ending,
+        },
+      );
+    } catch (error) {
+      this.options.log.warn(
+        { err: error, analysis: row.id, step: index + 1 },
+        "could not write a step's logs",
+      );
+    }
+  }
+
+  /**
    * A status reported from outside this process (the third-party job API's callback): records and
    * announces it as any other change. A job that ends this way stops running here too. Undefined
    * when the job had already ended.
@@ -373,14 +481,33 @@ export class JobRunner {
     status: string,
     message: string,
   ): Promise<AnalysisRow | undefined> {
-    if (!activeStatuses.includes(status)) this.running.get(row.id)?.abort.abort();
+    if (!activeStatuses.includes(status))
+      await this.halt(row.id, `the third-party job API reported it ${status}`);
     return this.move(row, status, message);
   }
 
   /** Stops a running job of `user`; it ends as `status` (Canceled by default). */
   async stop(row: AnalysisRow, status: string): Promise<AnalysisRow> {
-    this.running.get(row.id)?.abort.abort();
+    await this.halt(row.id, `the analysis was stopped (${status})`);
     return (await this.move(row, status, `stopped (${status})`)) ?? row;
+  }
+
+  /**
+   * Stops the job running here, if one is, and waits (at most haltWaitMs) for it to leave its
+   * logs and partial outputs, so the job's end is announced with them in its result folder.
+   */
+  private async halt(id: string, reason: string): Promise<void> {
+    const job = this.running.get(id);
+    if (!job) return;
+    job.abort.abort(reason);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      job.done,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, haltWaitMs);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   /**
@@ -418,7 +545,7 @@ export class JobRunner {
   /** Waits for the jobs still running (the service is closing). */
   async drain(): Promise<void> {
     await this.recovery;
-    for (const { abort } of this.running.values()) abort.abort();
+    for (const { abort } of this.running.values()) abort.abort('the platform was shutting down');
     await Promise.allSettled([...this.running.values()].map((job) => job.done));
     await this.options.engine.close();
     await this.options.containerEngine?.close();

@@ -13,6 +13,8 @@ export interface StepRun {
   /** Tells the user something besides the job's own status changes (the one event path). */
   notify: (notification: UserNotification) => Promise<boolean>;
   urlImport: { allowPrivateNetworks: boolean; maxBytes: number };
+  /** Set once the step's own logs are in the result folder (else the job runner writes them). */
+  logsLeft?: boolean;
 }
 
 /** Runs one step; answers the paths it wrote. A thrown error fails the job with its message. */

@@ -41,6 +41,10 @@ export const blank = (value: unknown) =>
   value === '' ||
   (Array.isArray(value) && value.length === 0);
 
+/** A selection's value: the web UI sends the chosen argument (`{id, name, value, display}`). */
+const chosenArgument = (value: unknown) =>
+  isJsonObject(value) ? (value.value ?? value.name) : value;
+
 /**
  * The value in the parameter's own type, or a reason it does not fit: what a step is given
  * (submissions) and what the command-line preview shows (arg-preview.ts).
@@ -52,14 +56,16 @@ export function typed(
   switch (parameter.type) {
     case 'Integer':
     case 'IntegerSelection': {
-      const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+      const chosen = chosenArgument(value);
+      const number = typeof chosen === 'string' && chosen.trim() !== '' ? Number(chosen) : chosen;
       return typeof number === 'number' && Number.isInteger(number)
         ? { value: number }
         : { reason: 'a whole number' };
     }
     case 'Double':
     case 'DoubleSelection': {
-      const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+      const chosen = chosenArgument(value);
+      const number = typeof chosen === 'string' && chosen.trim() !== '' ? Number(chosen) : chosen;
       return typeof number === 'number' && Number.isFinite(number)
         ? { value: number }
         : { reason: 'a number' };
@@ -69,7 +75,7 @@ export function typed(
       if (value === 'true' || value === 'false') return { value: value === 'true' };
       return { reason: 'true or false' };
     case 'TextSelection': {
-      const chosen = isJsonObject(value) ? (value.value ?? value.name) : value;
+      const chosen = chosenArgument(value);
       const choices = (parameter.arguments ?? []).map((argument) =>
         String(argument.value ?? argument.name),
       );
@@ -77,10 +83,13 @@ export function typed(
         ? { value: chosen }
         : { reason: `one of ${choices.join(', ')}` };
     }
-    case 'MultiFileSelector':
-      return Array.isArray(value) || typeof value === 'string' || isJsonObject(value)
-        ? { value: Array.isArray(value) ? value : [value] }
+    case 'MultiFileSelector': {
+      // `{path: [...]}` is the shape relaunch-info and app-info show it in.
+      const list = isJsonObject(value) && Array.isArray(value.path) ? value.path : value;
+      return Array.isArray(list) || typeof list === 'string' || isJsonObject(list)
+        ? { value: Array.isArray(list) ? list : [list] }
         : { reason: 'a list of paths' };
+    }
     case 'FileInput':
     case 'FolderInput':
       return typeof value === 'string' || (isJsonObject(value) && typeof value.path === 'string')

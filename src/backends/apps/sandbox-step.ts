@@ -3,7 +3,8 @@
 // arguments are built from its parameters in argument order, one argv entry each, never through a
 // shell; it runs in its own working directory under the tool's and the platform's limits; then
 // its outputs and logs are uploaded into the result folder (step-outputs.ts), whether it
-// succeeded or not, and its folder on this host is removed.
+// succeeded, failed or was stopped (an exited session leaves its logs only), and its folder on
+// this host is removed.
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExecutorSettings } from '../../config.js';
@@ -191,13 +192,12 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
           },
         )
       : { outcome: await engine.run(command, run.signal), ending: undefined };
-    if (ending === 'exit')
+    if (ending === 'exit') {
+      await uploadLogs(run, logDir, step.number);
       throw new StepCanceled(`${label} was exited; its outputs were not saved`);
-    // A stopped batch step's outputs are dropped; an interactive one's are its work, and kept.
-    if (!interactive && (outcome.state === 'stopped' || run.signal.aborted))
-      throw new StepError('stopped');
-    // Uploaded even when the step failed: its partial outputs and logs say why. Its own failure
-    // is the one reported.
+    }
+    // Uploaded even when the step failed or was stopped: its partial outputs and logs say why,
+    // and how far it got. Its own failure is the one reported.
     const written: string[] = [];
     const failedUpload = await uploadOutputs(run, workDir, written, interactive).then(
       () => undefined,
@@ -209,7 +209,8 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
       if (failedUpload !== undefined) throw failedUpload;
       return written;
     }
-    if (outcome.state === 'stopped') throw new StepError('stopped');
+    if (outcome.state === 'stopped' || (!interactive && run.signal.aborted))
+      throw new StepError('stopped');
     if (outcome.state === 'failed') throw new StepError(`${label} ${outcome.reason}`);
     if (failedUpload !== undefined) throw failedUpload;
     return written;

@@ -10,6 +10,7 @@ import { joinDataPath } from '../../common/data-path.js';
 import { createFile, createFolders, replaceContent, requireAccess } from '../data-info/index.js';
 import { GatewayError } from '../../common/errors.js';
 import { StepError, type StepRun } from './job-step.js';
+import { logsFolder, stepLogNames } from './step-logs.js';
 
 /** The data path of `relative` (a path with `/`) below `folder`, each segment checked. */
 export const dataPathBelow = (folder: string, relative: string): string =>
@@ -77,15 +78,18 @@ export async function uploadOutputs(
   await walk(workDir, run.resultFolder);
 }
 
-/** Uploads the engine's log files of step `number` into `logs/`; answers their data paths. */
+/**
+ * Uploads the engine's log files of step `number` into `logs/` (step-logs.ts names them), and
+ * marks the run as having left its logs; answers their data paths.
+ */
 export async function uploadLogs(run: StepRun, logDir: string, number: number): Promise<string[]> {
-  const logs = joinDataPath(run.resultFolder, 'logs', 'name');
-  await createFolders(run.data, run.caller, [logs]);
+  const logs = await logsFolder(run);
+  const names = stepLogNames(number);
   const written: string[] = [];
   for (const [file, name] of [
-    ['stdout', `step-${number}-stdout.txt`],
-    ['stderr', `step-${number}-stderr.txt`],
-    ['exit-status', `step-${number}-exit-status.json`],
+    ['stdout', names.stdout],
+    ['stderr', names.stderr],
+    ['exit-status', names.exitStatus],
   ] as const) {
     const host = path.join(logDir, file);
     const info = await lstat(host).catch(() => undefined);
@@ -94,5 +98,6 @@ export async function uploadLogs(run: StepRun, logDir: string, number: number): 
     await upload(run, host, target);
     written.push(target);
   }
+  run.logsLeft = true;
   return written;
 }

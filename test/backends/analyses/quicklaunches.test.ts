@@ -1,7 +1,9 @@
 // Quick launches through the gateway and the embedded analyses service, on both engines — created
 // private or public for built-in apps with files uploaded here; who sees which; the submission
 // checks (visible app, readable paths, required parameters may be absent); the launch form filled
-// from the submission; changes by the creator only.
+// from the submission, each path in the shape the web UI reads a starting value (Sonora
+// src/components/apps/launch/formatters.js: `defaultValue.path`, a list for MultiFileSelector);
+// changes by the creator only.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { builtInApps } from '../../../src/backends/apps/built-in.js';
@@ -251,8 +253,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const config = everyones.submission.config;
       for (const parameter of parameters) {
         const saved = config[parameter.id];
-        const expected =
-          parameter.type === 'MultiFileSelector' ? saved.map((path: string) => ({ path })) : saved;
+        // A MultiFileSelector's paths are `{path: [...]}`, as the web UI's launch form reads a
+        // starting value (Sonora src/components/apps/launch/formatters.js, defaultValue.path).
+        const expected = parameter.type === 'MultiFileSelector' ? { path: saved } : saved;
         assert.deepEqual(parameter.value, expected, parameter.id);
         assert.deepEqual(parameter.defaultValue, expected, parameter.id);
       }

@@ -3,8 +3,10 @@
 // file input staged with the caller's permissions, its outputs and `logs/` (stdout, stderr, exit
 // status) in the result folder, each step with its own status and updates; a parameter value full
 // of shell metacharacters arriving as one argument, byte for byte; a failing program's exit status
-// as the failure reason, with its partial output and logs kept; a stop killing the step's whole
-// process tree, a detached grandchild included; the wall-clock, CPU-time, memory and output-size
+// as the failure reason, with its partial output and logs kept (and logs for a step that never
+// ran, saying why); a stop killing the step's whole process tree, a detached grandchild included,
+// its partial output and logs (saying it was stopped) in the result folder once the stop answers;
+// the wall-clock, CPU-time, memory and output-size
 // limits each failing the step with that limit named; no network and nothing of the host outside
 // the step's directory; nothing running that neither TOOL_EXECUTABLES_ALLOW nor an administrator
 // allowed, and an administrator's approval undone by the owner's later change of the program; a
@@ -210,8 +212,20 @@ for (const engine of engines) {
       const launched = await launch('alice', app, {
         [keys.Lines!]: `${gw.home('bob')}/private.txt`,
       });
-      const { message } = await failureOf('alice', launched.id);
+      const { done, message } = await failureOf('alice', launched.id);
       assert.match(message, /cannot read/);
+      // The step never ran; its logs, written by the platform, say what it was given and why not.
+      const folder = done.resultfolderid as string;
+      assert.match(
+        await download('alice', `${folder}/logs/step-1-stderr.txt`),
+        /^failed: .*cannot read/,
+      );
+      assert.match(
+        await download('alice', `${folder}/logs/step-1-stdout.txt`),
+        /tool: report\.sh \(a sandboxed process\)\nLines: .*private\.txt\n/,
+      );
+      const status = JSON.parse(await download('alice', `${folder}/logs/step-1-exit-status.json`));
+      assert.equal(status.state, 'failed');
     });
 
     test('a failing program: its exit status the reason, its partial output and logs kept', async () => {
@@ -245,6 +259,13 @@ for (const engine of engines) {
       await eventually(() => processesWith(marker).length === 0, 10_000, 'the tree to die');
       const steps = await gw.ok('alice', 'GET', `/analyses/${launched.id}/steps`);
       assert.equal(steps.steps[0].status, 'Canceled');
+      // Once the stop has answered, the result folder holds what the step wrote and its logs,
+      // saying it was stopped.
+      const folder = (await listed('alice', launched.id)).resultfolderid as string;
+      assert.equal(await download('alice', `${folder}/started.txt`), 'started\n');
+      const status = JSON.parse(await download('alice', `${folder}/logs/step-1-exit-status.json`));
+      assert.equal(status.state, 'stopped');
+      assert.equal(await download('alice', `${folder}/logs/step-1-stdout.txt`), 'started\n');
     });
 
     test('each limit fails the step with the limit named', async () => {
