@@ -3,6 +3,10 @@
 // (adminPatchApp) sends `PATCH /admin/apps/{system}/{app}/versions/{version}` with body `id` = the
 // app's id (with deleted, disabled, extra, description, name). That id is accepted, as is the
 // version's id; any other id is 400 `ERR_BAD_OR_MISSING_FIELD` naming `id`.
+// The admin Apps page's publication requests tab (src/components/apps/admin/publicationRequests/
+// RequestListing.js) reads each request's `app.name`, `app.integrator_name`,
+// `app.integrator_email`, `app.system_id` and, for each of `app.tools`, `container.image.name` and
+// `.tag` (issue 41, item 2: everywhere a tool is listed).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -64,6 +68,39 @@ for (const engine of engines) {
         }
         const details = await gw.ok(admin, 'GET', `/admin/apps/de/${made.id}/details`);
         assert.equal(details.description, 'described by the version id');
+      });
+
+      test('each publication request lists its app, integrator and tools with their image', async () => {
+        const made = await gw.ok('carol', 'POST', '/apps/de', {
+          json: {
+            name: 'carol asks to publish',
+            description: 'made in a test',
+            tools: [{ id: wordCountTool }],
+            groups: [{ label: 'Inputs', parameters: [{ type: 'FileInput', label: 'Text' }] }],
+          },
+        });
+        await gw.ok('carol', 'POST', `/apps/de/${made.id}/publish`, {
+          json: { documentation: '# How to use it' },
+        });
+        const { publication_requests: listed } = await gw.ok(
+          admin,
+          'GET',
+          `/admin/apps/publication-requests?app_id=${made.id}`,
+        );
+        assert.equal(listed.length, 1);
+        const { app } = listed[0];
+        assert.deepEqual(
+          [app.id, app.system_id, app.name, app.integrator_name, app.integrator_email],
+          [made.id, 'de', 'carol asks to publish', 'Carol Tester', 'carol@example.org'],
+        );
+        assert.deepEqual(
+          app.tools.map((tool: any) => [
+            tool.id,
+            tool.container.image.name,
+            tool.container.image.tag,
+          ]),
+          [[wordCountTool, 'platform-gateway/built-in', 'word-count']],
+        );
       });
     },
   );
