@@ -22,12 +22,37 @@ import type { Tag } from './shared/tags.js';
 
 const maxLimit = 100;
 const items = Type.Array(Type.Unknown());
+/** An app item: a `GET /apps` listing entry with its integrator (the web UI's app card reads `username`). */
+const appItems = Type.Array(
+  Type.Object(
+    {
+      id: Type.String(),
+      system_id: Type.String(),
+      name: Type.String(),
+      description: Type.String(),
+      username: Type.String({
+        description:
+          'The integrator\'s qualified username (the web UI shows it, less its domain, as "Integrated by")',
+      }),
+      integrator_name: Type.Optional(
+        Type.String({
+          description:
+            "The integrator's name: the app's, else the user's first and last name, else the username (the embedded platform)",
+        }),
+      ),
+      integrator_email: Type.Optional(Type.String()),
+      integration_date: Type.String({ description: 'ISO 8601' }),
+      edited_date: Type.String({ description: 'ISO 8601' }),
+    },
+    { additionalProperties: true },
+  ),
+);
 const DashboardSchema = Type.Object({
   apps: Type.Object({
-    recentlyAdded: items,
-    public: items,
-    recentlyUsed: items,
-    popularFeatured: items,
+    recentlyAdded: appItems,
+    public: appItems,
+    recentlyUsed: appItems,
+    popularFeatured: appItems,
   }),
   analyses: Type.Object({ recent: items, running: items }),
   feeds: Type.Object({ news: items, events: items, videos: items }),

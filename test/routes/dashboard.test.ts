@@ -119,6 +119,11 @@ for (const engine of engines) {
         dashboard.apps.recentlyUsed.map((each: any) => each.id),
         [wordCount.id],
       );
+      // Its integrator, as the web UI's app card reads it (dashboard-integrators.test.ts).
+      assert.equal(
+        dashboard.apps.recentlyUsed[0].username,
+        `platform@${gw.running.gateway.config.uidDomain}`,
+      );
       assert.deepEqual(
         dashboard.analyses.recent.map((each: any) => each.id),
         [launched.id],

@@ -37,7 +37,8 @@ interface AdminPatch {
 
 /**
  * `{id?, name?, description?, wiki_url?, deleted?, disabled?, extra?, version?}`: `id`, when
- * given, must be the app's (or, on a version, the version's) id; `extra` is any JSON object;
+ * given, must be the app's id (on a version, the app's or the version's: the web UI's admin app
+ * form sends the app's); `extra` is any JSON object;
  * `version` relabels a version (version routes only). Deleted and disabled are the app's: this
  * store keeps them per app, not per version.
  */
@@ -48,7 +49,7 @@ function adminPatch(body: unknown, ids: string[], at: number, onVersion: boolean
     body.id !== undefined &&
     (typeof body.id !== 'string' || !ids.includes(body.id.toLowerCase()))
   )
-    throw badField('id', `"id" must be ${onVersion ? "the version's" : "the app's"} id`);
+    throw badField('id', `"id" must be the app's${onVersion ? " or the version's" : ''} id`);
   for (const field of ['name', 'description', 'wiki_url'] as const) {
     const value = body[field];
     if (value === undefined) continue;
@@ -108,7 +109,7 @@ export const adminAppRoutes: FastifyPluginAsync<{
   app.patch<VersionParams>('/admin/apps/:systemId/:appId/versions/:versionId', async (request) => {
     const row = await anyApp(db, request.params.systemId, request.params.appId);
     const version = await versionOf(db, row.id, request.params.versionId);
-    await apply(row.id, adminPatch(request.body, [version.id], now(), true), version.id);
+    await apply(row.id, adminPatch(request.body, [row.id, version.id], now(), true), version.id);
     return adminAppDetails(
       db,
       shortUser(request.query),

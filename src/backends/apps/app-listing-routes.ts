@@ -18,6 +18,7 @@ import type { AppDefinition } from './definition.js';
 import { shortUser } from './caller.js';
 import { anyApp, documentationOf } from './app-edits.js';
 import { gatewayError } from '../../common/errors.js';
+import { answeredContainer } from './tool-model.js';
 
 /** The paging, sorting and filtering of an app listing (`/apps`, category listings). */
 export function listingQuery(raw: unknown): ListingQuery {
@@ -90,12 +91,13 @@ export async function appDetails(
             'version',
             'attribution',
             'container',
+            'executor',
           ])
           .where('id', 'in', toolIds)
           .execute()
-  ).map(({ container, ...tool }) => ({
+  ).map(({ container, executor, ...tool }) => ({
     ...tool,
-    ...(container ? { container: JSON.parse(container) as Record<string, unknown> } : {}),
+    container: answeredContainer({ container, executor }),
   }));
   const categories = await db
     .selectFrom('app_category_apps as c')

@@ -202,7 +202,7 @@ export const builtInApps: readonly BuiltInApp[] = [
 
 /**
  * Version 1 of each built-in app, with its tool; written once, kept up to date with this file on
- * every start. A built-in app joins Featured Apps when first installed; administrators may take it
+ * every start (but for its tool's description and version, which administrators may change). A built-in app joins Featured Apps when first installed; administrators may take it
  * out later (a later start does not put it back).
  */
 export async function installBuiltInApps(db: Kysely<Database>, now: number): Promise<void> {
@@ -230,18 +230,25 @@ export async function installBuiltInApps(db: Kysely<Database>, now: number): Pro
           [{ attr: communityAvuAttribute, value: featuredAppsCommunity, unit: '' }],
           false,
         );
+      // What runs is kept up to date; the descriptive fields are written once, since
+      // administrators may change them (PATCH /admin/tools/{id}).
       const tool = {
         name: app.tool.name,
-        description: app.tool.description,
         type: 'executable',
-        version: '1',
         executor: app.tool.executor,
         location: 'embedded',
         is_public: true,
       };
       await trx
         .insertInto('tools')
-        .values({ id: app.tool.id, integrator: platformIntegrator, created_on: now, ...tool })
+        .values({
+          id: app.tool.id,
+          integrator: platformIntegrator,
+          created_on: now,
+          description: app.tool.description,
+          version: '1',
+          ...tool,
+        })
         .onConflict((conflict) => conflict.column('id').doUpdateSet(tool))
         .execute();
       const row = {

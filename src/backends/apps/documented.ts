@@ -155,6 +155,35 @@ const limitChecks: JsonSchema = {
   required: ['canRun', 'results'],
 };
 
+/**
+ * A tool's container image: always there in answers (the web UI shows `image.name` and `image.tag`
+ * for every tool); a tool that names none has a `platform-gateway/...` placeholder (docs/api/tools.md).
+ */
+const containerImage: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    tag: { type: 'string' },
+    url: { type: 'string' },
+    osg_image_path: { type: 'string' },
+    deprecated: { type: 'boolean' },
+  },
+  required: ['name'],
+};
+
+/** A tool's container as answered: its image always, the other settings as stored. */
+const toolContainer: JsonSchema = {
+  type: 'object',
+  properties: {
+    image: containerImage,
+    min_cpu_cores: { type: 'integer' },
+    max_cpu_cores: { type: 'integer' },
+    memory_limit: { type: 'integer' },
+  },
+  required: ['image'],
+  additionalProperties: true,
+};
+
 const appToolDetail: JsonSchema = {
   type: 'object',
   properties: {
@@ -165,8 +194,18 @@ const appToolDetail: JsonSchema = {
     type: { type: 'string' },
     version: { type: 'string' },
     attribution: { type: 'string' },
+    container: toolContainer,
   },
-  required: ['id', 'name', 'description', 'location', 'type', 'version', 'attribution'],
+  required: [
+    'id',
+    'name',
+    'description',
+    'location',
+    'type',
+    'version',
+    'attribution',
+    'container',
+  ],
 };
 
 const appVersion: JsonSchema = {
@@ -260,6 +299,7 @@ const appTool: JsonSchema = {
     type: { type: 'string' },
     version: { type: 'string' },
     attribution: { type: 'string' },
+    container: toolContainer,
   },
 };
 
@@ -483,11 +523,6 @@ const namedItem: JsonSchema = {
   properties: { id: { type: 'string' }, name: { type: 'string' } },
 };
 
-const containerImage: JsonSchema = {
-  type: 'object',
-  properties: { name: { type: 'string' }, tag: { type: 'string' } },
-};
-
 const adminTool: JsonSchema = {
   type: 'object',
   properties: {
@@ -516,16 +551,23 @@ const adminTool: JsonSchema = {
         },
       },
     },
-    container: {
-      type: 'object',
-      properties: {
-        image: containerImage,
-        min_cpu_cores: { type: 'integer' },
-        max_cpu_cores: { type: 'integer' },
-        memory_limit: { type: 'integer' },
-      },
-    },
+    container: toolContainer,
   },
+  required: [
+    'id',
+    'name',
+    'description',
+    'location',
+    'type',
+    'version',
+    'attribution',
+    'is_public',
+    'permission',
+    'restricted',
+    'interactive',
+    'implementation',
+    'container',
+  ],
 };
 
 const toolImplementation: JsonSchema = {
@@ -560,20 +602,7 @@ const updatedTool: JsonSchema = {
     restricted: { type: 'boolean' },
     interactive: { type: 'boolean' },
     implementation: toolImplementation,
-    container: {
-      type: 'object',
-      properties: {
-        image: {
-          type: 'object',
-          properties: { name: { type: 'string' }, tag: { type: 'string' } },
-          required: ['name'],
-        },
-        min_cpu_cores: { type: 'integer' },
-        max_cpu_cores: { type: 'integer' },
-        memory_limit: { type: 'integer' },
-      },
-      required: ['image'],
-    },
+    container: toolContainer,
   },
   required: [
     'id',
@@ -1535,6 +1564,31 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
                 references: { type: 'array', items: {} },
                 completed_by: { type: 'string' },
                 completed_on: { type: 'string' },
+                app: {
+                  type: 'object',
+                  description:
+                    'The app and the tools of its current version (the web UI lists them per request)',
+                  properties: {
+                    id: { type: 'string' },
+                    system_id: { type: 'string' },
+                    name: { type: 'string' },
+                    description: { type: 'string' },
+                    integrator_name: { type: 'string' },
+                    integrator_email: { type: 'string' },
+                    is_public: { type: 'boolean' },
+                    version: { type: 'string' },
+                    version_id: { type: 'string' },
+                    tools: { type: 'array', items: appTool },
+                  },
+                  required: [
+                    'id',
+                    'system_id',
+                    'name',
+                    'integrator_name',
+                    'integrator_email',
+                    'tools',
+                  ],
+                },
               },
               required: [
                 'id',
@@ -1546,6 +1600,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
                 'completed',
                 'documentation',
                 'references',
+                'app',
               ],
             },
           },
@@ -1871,8 +1926,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
                 permission: { type: 'string' },
                 restricted: { type: 'boolean' },
                 interactive: { type: 'boolean' },
-                implementation: { type: 'object', additionalProperties: true },
-                container: { type: 'object', additionalProperties: true },
+                implementation: toolImplementation,
+                container: toolContainer,
               },
               required: [
                 'id',
@@ -1933,8 +1988,20 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: { '200': updatedTool },
     body: {
       type: 'object',
+      description:
+        'The fields to change. Of a built-in tool only description, attribution, version and implementation change; its other fields may be sent only as answered.',
       properties: {
+        id: { type: 'string' },
+        name: { type: 'string' },
         description: { type: 'string' },
+        location: { type: 'string' },
+        type: { type: 'string' },
+        version: { type: 'string' },
+        attribution: { type: 'string' },
+        restricted: { type: 'boolean' },
+        interactive: { type: 'boolean' },
+        time_limit_seconds: { type: 'integer' },
+        implementation: { type: 'object', additionalProperties: true },
         container: { type: 'object', properties: { image: containerImage } },
       },
     },
@@ -2434,9 +2501,18 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
                 type: { type: 'string' },
                 version: { type: 'string' },
                 attribution: { type: 'string' },
-                container: { type: 'object', additionalProperties: true },
+                container: toolContainer,
               },
-              required: ['id', 'name', 'description', 'location', 'type', 'version', 'attribution'],
+              required: [
+                'id',
+                'name',
+                'description',
+                'location',
+                'type',
+                'version',
+                'attribution',
+                'container',
+              ],
             },
           },
           references: { type: 'array', items: {} },
@@ -3212,8 +3288,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
                 permission: { type: 'string' },
                 restricted: { type: 'boolean' },
                 interactive: { type: 'boolean' },
-                implementation: { type: 'object', additionalProperties: true },
-                container: { type: 'object', additionalProperties: true },
+                implementation: toolImplementation,
+                container: toolContainer,
               },
               required: [
                 'id',
@@ -3227,6 +3303,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
                 'permission',
                 'restricted',
                 'interactive',
+                'implementation',
+                'container',
               ],
             },
           },
@@ -3253,24 +3331,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           restricted: { type: 'boolean' },
           interactive: { type: 'boolean' },
           implementation: toolImplementation,
-          container: {
-            type: 'object',
-            properties: {
-              image: {
-                type: 'object',
-                properties: {
-                  name: { type: 'string' },
-                  tag: { type: 'string' },
-                  url: { type: 'string' },
-                },
-                required: ['name'],
-              },
-              min_cpu_cores: { type: 'integer' },
-              max_cpu_cores: { type: 'integer' },
-              memory_limit: { type: 'integer' },
-            },
-            required: ['image'],
-          },
+          container: toolContainer,
           time_limit_seconds: { type: 'integer' },
         },
         required: [
@@ -3343,11 +3404,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           container: {
             type: 'object',
             properties: {
-              image: {
-                type: 'object',
-                properties: { name: { type: 'string' }, tag: { type: 'string' } },
-                required: ['name', 'tag'],
-              },
+              image: containerImage,
               min_cpu_cores: { type: 'integer' },
               max_cpu_cores: { type: 'integer' },
               memory_limit: { type: 'integer' },
@@ -3360,7 +3417,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
               container_volumes_from: { type: 'array', items: {} },
               container_ports: { type: 'array', items: {} },
             },
-            required: ['image', 'min_cpu_cores', 'max_cpu_cores', 'memory_limit'],
+            required: ['image'],
+            additionalProperties: true,
           },
         },
         required: [
@@ -3375,6 +3433,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           'permission',
           'restricted',
           'interactive',
+          'implementation',
           'container',
         ],
       },

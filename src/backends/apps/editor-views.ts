@@ -10,20 +10,36 @@ import { versionsOf, type AppRow } from './app-views.js';
 import { checkLabelFree, type Db, type VersionRow } from './app-edits.js';
 import { isJsonObject } from '../../common/request-body.js';
 import { gatewayError } from '../../common/errors.js';
+import { answeredContainer } from './tool-model.js';
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 const definitionOf = (version: VersionRow) => JSON.parse(version.definition) as AppDefinition;
 
-/** The tools of a version's steps, in step order (a step without a tool has none). */
+/** The tools of a version's steps, in step order (a step without a tool has none), each with its container. */
 export async function toolsOf(db: Db, definition: AppDefinition) {
   const ids = definition.steps.map((step) => step.tool_id).filter((id): id is string => !!id);
   if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('tools')
-    .select(['id', 'name', 'description', 'location', 'type', 'version', 'attribution'])
+    .select([
+      'id',
+      'name',
+      'description',
+      'location',
+      'type',
+      'version',
+      'attribution',
+      'container',
+      'executor',
+    ])
     .where('id', 'in', ids)
     .execute();
-  const byId = new Map(rows.map((row) => [row.id, row]));
+  const byId = new Map(
+    rows.map(({ container, executor, ...row }) => [
+      row.id,
+      { ...row, container: answeredContainer({ container, executor }) },
+    ]),
+  );
   return ids.map((id) => byId.get(id)).filter((row) => row !== undefined);
 }
 

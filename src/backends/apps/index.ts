@@ -86,7 +86,7 @@ export const appsService: EmbeddedService = {
     await app.register(unservedLiteralRoutesPlugin);
     await app.register(sharingRoutes, { db: store.db, uidDomain: config.uidDomain, notify, now });
     await app.register(catalogRoutes, { db: store.db });
-    await app.register(dashboardRoutes, { db: store.db });
+    await app.register(dashboardRoutes, { db: store.db, uidDomain: config.uidDomain });
     await app.register(appMarkRoutes, { db: store.db, now });
     await app.register(editingRoutes, { db: store.db, now });
     await app.register(editorRoutes, { db: store.db, now });

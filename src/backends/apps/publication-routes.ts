@@ -7,7 +7,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
-import { listingEntries } from './app-listings.js';
+import { currentVersions, listingEntries } from './app-listings.js';
+import type { AppDefinition } from './definition.js';
 import {
   anyApp,
   callerOf,
@@ -17,7 +18,7 @@ import {
   versionOf,
   type AppParams,
 } from './app-edits.js';
-import { publishability } from './editor-views.js';
+import { publishability, toolsOf } from './editor-views.js';
 import { shortUser } from './caller.js';
 import type { UserNotification } from '../../common/notifications.js';
 import { booleanParam, normalizeQuery } from '../../common/query-params.js';
@@ -43,6 +44,45 @@ function requestEntry(row: RequestRow & { app_name: string; system_id: string })
     ...(row.completed_on !== null ? { completed_on: iso(row.completed_on) } : {}),
     ...sent,
   };
+}
+
+/**
+ * The entries with their `app` as the web UI's publication requests tab reads it (`app.name`,
+ * `integrator_name`, `integrator_email`, `system_id`, `tools[].container.image`): the app and the
+ * tools of its current version.
+ */
+async function withApps(db: Kysely<Database>, entries: ReturnType<typeof requestEntry>[]) {
+  const ids = [...new Set(entries.map((entry) => entry.app_id))];
+  if (ids.length === 0) return entries;
+  const [rows, versions] = await Promise.all([
+    db.selectFrom('apps').selectAll().where('id', 'in', ids).execute(),
+    currentVersions(db, ids),
+  ]);
+  const apps = new Map(
+    await Promise.all(
+      rows.map(async (row) => {
+        const version = versions.get(row.id);
+        const tools = version
+          ? await toolsOf(db, JSON.parse(version.definition) as AppDefinition)
+          : [];
+        return [
+          row.id,
+          {
+            id: row.id,
+            system_id: row.system_id,
+            name: row.name,
+            description: row.description,
+            integrator_name: row.integrator_name,
+            integrator_email: row.integrator_email,
+            is_public: asBoolean(row.is_public),
+            ...(version ? { version: version.version, version_id: version.id } : {}),
+            tools,
+          },
+        ] as const;
+      }),
+    ),
+  );
+  return entries.map((entry) => ({ ...entry, app: apps.get(entry.app_id) }));
 }
 
 const requests = (db: Kysely<Database>) =>
@@ -127,7 +167,9 @@ export const publicationRoutes: FastifyPluginAsync<{
       selection = selection.where('r.requestor', '=', shortUsername(query.requestor));
     if (!booleanParam(query, 'include_completed', false))
       selection = selection.where('r.completed', '=', false);
-    return { publication_requests: (await selection.execute()).map(requestEntry) };
+    return {
+      publication_requests: await withApps(db, (await selection.execute()).map(requestEntry)),
+    };
   });
 
   /**

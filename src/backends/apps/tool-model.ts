@@ -2,6 +2,7 @@
 // listings filter and sort on are columns, the container settings and implementation JSON
 // documents kept as sent. Who sees a tool: everyone when it is public, its owner, and those it was
 // shared with.
+import { isDeepStrictEqual } from 'node:util';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { asBoolean } from '../../store/sqlite-booleans.js';
@@ -28,6 +29,74 @@ export const containerDefaults = {
   container_volumes_from: [],
   container_ports: [],
 } as const;
+
+/**
+ * What the image of a tool that names none is called: tools read by the web UI always have
+ * `container.image` (it shows `image.name` and `image.tag` for every row). A built-in tool runs
+ * in-process on the embedded executor (`platform-gateway/built-in`, tagged with its executor); a
+ * tool stored without a container runs on the host's sandbox (`platform-gateway/host`). Names
+ * under `platform-gateway/` are never pulled or run as images (tool-program.ts).
+ */
+export const placeholderImagePrefix = 'platform-gateway/';
+export const builtInImageName = `${placeholderImagePrefix}built-in`;
+export const hostImageName = `${placeholderImagePrefix}host`;
+
+const placeholderImage = (name: string, tag: string) => ({
+  name,
+  tag,
+  url: '',
+  osg_image_path: '',
+  deprecated: false,
+});
+
+/** Whether `name` is one of the placeholder images above (never a registry image). */
+export const isPlaceholderImage = (name: unknown): boolean =>
+  typeof name === 'string' && name.startsWith(placeholderImagePrefix);
+
+/**
+ * The container a tool is answered with: the stored one (given an image if it had none), or for a
+ * tool without one, just the placeholder image (built-ins: `platform-gateway/built-in:<executor>`).
+ */
+export function answeredContainer(row: Pick<ToolRow, 'container' | 'executor'>) {
+  const stored = row.container ? (JSON.parse(row.container) as Record<string, unknown>) : null;
+  if (stored && isJsonObject(stored.image)) return stored;
+  const image =
+    row.executor !== null
+      ? placeholderImage(builtInImageName, row.executor)
+      : placeholderImage(hostImageName, 'latest');
+  return { ...stored, image };
+}
+
+/** A value without what says nothing: empty texts and lists, null, false, objects left empty. */
+function meaningful(value: unknown): unknown {
+  if (value === '' || value === null || value === false || value === undefined) return undefined;
+  if (Array.isArray(value)) {
+    const items = value.map(meaningful);
+    return items.length > 0 ? items : undefined;
+  }
+  if (isJsonObject(value)) {
+    const entries = Object.entries(value)
+      .map(([key, each]) => [key, meaningful(each)] as const)
+      .filter(([, each]) => each !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+  }
+  return value;
+}
+
+/**
+ * Whether `sent` says the same as the container the tool is answered with: a client that reads a
+ * tool and sends it back (the web UI's tool form fills in empty texts, `[]` and `false` for the
+ * settings the tool leaves out; `include-defaults` fills in the defaults) changes nothing.
+ */
+export function sameContainer(
+  row: Pick<ToolRow, 'container' | 'executor'>,
+  sent: Record<string, unknown>,
+): boolean {
+  const said = (container: Record<string, unknown>) =>
+    meaningful({ ...containerDefaults, ...(meaningful(container) as Record<string, unknown>) });
+  return isDeepStrictEqual(said(answeredContainer(row)), said(sent));
+}
 
 /** Numeric container settings: whole numbers of at least 0 when given. */
 const containerCounts = [
@@ -184,12 +253,35 @@ export function toolColumns(input: ToolInput) {
   return columns;
 }
 
-/** A tool as clients read it, with the caller's `permission` on it. */
-export function toolView(row: ToolRow, permission: Level, includeDefaults = false) {
-  const container = row.container ? (JSON.parse(row.container) as Record<string, unknown>) : null;
-  const implementation = row.implementation
+/**
+ * The implementation a tool is answered with: the stored one, its `test` lists filled in (the web
+ * UI's admin tool form copies `implementation.test.input_files` and `output_files`); a tool stored
+ * without one (built-ins, imports that named none) has empty implementor fields (built-ins:
+ * `Platform`).
+ */
+function answeredImplementation(row: Pick<ToolRow, 'implementation' | 'executor'>) {
+  const stored = row.implementation
     ? (JSON.parse(row.implementation) as Record<string, unknown>)
-    : null;
+    : {};
+  const test = isJsonObject(stored.test) ? stored.test : {};
+  return {
+    implementor: row.executor !== null ? 'Platform' : '',
+    implementor_email: '',
+    ...stored,
+    test: {
+      ...test,
+      input_files: Array.isArray(test.input_files) ? test.input_files : [],
+      output_files: Array.isArray(test.output_files) ? test.output_files : [],
+    },
+  };
+}
+
+/**
+ * A tool as clients read it, with the caller's `permission` on it. `container` (with `image`) and
+ * `implementation` (with `test`) are always there: the web UI dereferences both for every tool.
+ */
+export function toolView(row: ToolRow, permission: Level, includeDefaults = false) {
+  const container = answeredContainer(row);
   return {
     id: row.id,
     name: row.name,
@@ -203,10 +295,8 @@ export function toolView(row: ToolRow, permission: Level, includeDefaults = fals
     restricted: asBoolean(row.restricted),
     interactive: asBoolean(row.interactive),
     ...(row.time_limit_seconds !== null ? { time_limit_seconds: row.time_limit_seconds } : {}),
-    ...(implementation ? { implementation } : {}),
-    ...(container || includeDefaults
-      ? { container: includeDefaults ? { ...containerDefaults, ...container } : container }
-      : {}),
+    implementation: answeredImplementation(row),
+    container: includeDefaults ? { ...containerDefaults, ...container } : container,
   };
 }
 

@@ -7,7 +7,7 @@
 // tool's program and image as they stood (`approved_run`), which any later change undoes.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ToolRow } from './tool-model.js';
+import { isPlaceholderImage, type ToolRow } from './tool-model.js';
 
 export interface ToolProgram {
   /** Absolute path of the program as the sandbox sees it (a container image's may be a name). */
@@ -47,7 +47,14 @@ export function toolProgram(
   const entrypoint = textOf(container?.entrypoint);
   const location = textOf(tool.location);
   const imageName = textOf(image?.name);
-  if (containerRuntime && imagePath === undefined && location === undefined && imageName) {
+  // The placeholder images tools are answered with when they name none are no registry's.
+  if (
+    containerRuntime &&
+    imagePath === undefined &&
+    location === undefined &&
+    imageName &&
+    !isPlaceholderImage(imageName)
+  ) {
     const tag = textOf(image?.tag) ?? 'latest';
     return { program: entrypoint ?? tool.name, containerImage: `${imageName}:${tag}` };
   }

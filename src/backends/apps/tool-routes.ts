@@ -1,7 +1,7 @@
 // Tools (routes.md §17, §18; docs/api/tools.md): users import private tools, list what they may
 // see (public, their own, shared with them), change and delete theirs, and list the apps that use
 // one; administrators list, import (public), change, delete and publish any tool. Built-in tools
-// belong to the platform and change only with this code.
+// belong to the platform: administrators change only their descriptive fields.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { sql, type Kysely } from 'kysely';
@@ -24,6 +24,8 @@ import type { AppDefinition } from './definition.js';
 import { shortUser, signedInUser } from './caller.js';
 import { levelOf, sharedLevels } from './shared-access.js';
 import {
+  answeredContainer,
+  sameContainer,
   toolColumns,
   toolInput,
   toolView,
@@ -181,6 +183,45 @@ export const toolRoutes: FastifyPluginAsync<{
         { tool_id: row.id },
       );
   };
+
+  /**
+   * What an administrator's change of a built-in tool keeps: its descriptive fields (`description`,
+   * `attribution`, `version`, `implementation`). What it runs (`name`, `type`, `location`,
+   * `interactive`, `restricted`, `time_limit_seconds`, the container's image) may be sent only as
+   * it is answered (400 `ERR_ILLEGAL_ARGUMENT` naming the field otherwise); the rest of a sent
+   * container is not kept, since a built-in runs in-process and no container setting applies.
+   */
+  const builtInChanges = (row: ToolRow, input: ToolInput): ToolInput => {
+    const refuse = (field: string) =>
+      gatewayError(
+        'ERR_ILLEGAL_ARGUMENT',
+        `tool ${row.id} is built in: its ${field} belongs to the platform and does not change (only description, attribution, version and implementation do)`,
+        { tool_id: row.id, field },
+      );
+    for (const field of ['name', 'type', 'location'] as const)
+      if (input[field] !== undefined && input[field] !== row[field]) throw refuse(field);
+    for (const field of ['interactive', 'restricted'] as const)
+      if (input[field] !== undefined && input[field] !== asBoolean(row[field])) throw refuse(field);
+    if (
+      input.time_limit_seconds !== undefined &&
+      (input.time_limit_seconds ?? 0) !== (row.time_limit_seconds ?? 0)
+    )
+      throw refuse('time_limit_seconds');
+    if (input.container !== undefined) {
+      const answered = answeredContainer(row).image as Record<string, unknown>;
+      const image = input.container.image as Record<string, unknown>;
+      for (const key of ['name', 'tag', 'url', 'osg_image_path'])
+        if ((image[key] ?? '') !== (answered[key] ?? '')) throw refuse(`container.image.${key}`);
+    }
+    const { description, attribution, version, implementation } = input;
+    return { description, attribution, version, implementation };
+  };
+
+  /** The input without its container when that says what the tool's already does. */
+  const withoutSameContainer = (row: ToolRow, input: ToolInput): ToolInput =>
+    input.container !== undefined && sameContainer(row, input.container)
+      ? { ...input, container: undefined }
+      : input;
 
   const update = async (row: ToolRow, input: ToolInput) => {
     await db
@@ -355,7 +396,11 @@ export const toolRoutes: FastifyPluginAsync<{
       throw gatewayError('ERR_NOT_WRITEABLE', `${caller.user} may not change tool ${row.id}`, {
         tool_id: row.id,
       });
-    const changed = await update(row, toolInput(request.body ?? {}, true));
+    // A client that sends the whole tool back (the web UI's form) sends its container unchanged.
+    const changed = await update(
+      row,
+      withoutSameContainer(row, toolInput(request.body ?? {}, true)),
+    );
     return toolView(changed, level);
   });
 
@@ -445,8 +490,12 @@ export const toolRoutes: FastifyPluginAsync<{
 
   app.patch<ToolParams>('/admin/tools/:toolId', async (request) => {
     const row = await adminTool(request.params.toolId);
-    builtInRefusal(row);
-    const input = toolInput(request.body ?? {}, true);
+    const sent = toolInput(request.body ?? {}, true);
+    if (row.executor !== null) {
+      await update(row, builtInChanges(row, sent));
+      return toolView((await findTool(row.id))!, 'own');
+    }
+    const input = withoutSameContainer(row, sent);
     if (
       input.container !== undefined &&
       asBoolean(row.is_public) &&
