@@ -182,8 +182,7 @@ async function restoreFolder(
       continue;
     }
     const writable =
-      object.type === 'dir' &&
-      atLeast(await data.catalog.permission(caller.name, folder, trx), 'write');
+      object.type === 'dir' && atLeast(await data.permission(caller, folder, trx), 'write');
     if (!writable) return { folder: home, partial: true };
     for (const path of missing)
       await data.catalog.create({ path, type: 'dir', owner: caller.name }, trx);
@@ -219,7 +218,7 @@ export async function restorePaths(
         `only items in a trash can be restored: ${outside.join(', ')}`,
         { paths: outside },
       );
-    const levels = await data.catalog.permissions(caller.name, paths, trx);
+    const levels = await data.permissions(caller, paths, trx);
     for (const path of paths) {
       if (!atLeast(levels.get(path), 'write')) {
         throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${path}`, {
