@@ -248,6 +248,7 @@ export async function buildGateway(
     { ...standIns, ...embedded.targets, ...remote },
     config.uidDomain,
     metrics,
+    [...config.auth.adminRoles, ...config.auth.dataStoreAdminRoles],
   );
   forwarderMade(forwarder);
 

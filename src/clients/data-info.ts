@@ -33,7 +33,7 @@ export type DataInfoRequest = Pick<
 export async function dataInfoJson<T>(call: DataInfoCall, request: DataInfoRequest): Promise<T> {
   const response = await call.forwarder.call(
     'data-info',
-    { ...request, identity: call.identity, identityStyle: 'user' },
+    { ...request, identity: call.identity, identityStyle: 'data-user' },
     call.requestId,
   );
   return jsonAnswer<T>('data-info', response);
@@ -194,7 +194,7 @@ export async function readStoredFile(
       path: `/data/path${encodedPath(path)}`,
       query: { limit: '1' },
       identity: request.identity,
-      identityStyle: 'user',
+      identityStyle: 'data-user',
     },
     request.id,
   );

@@ -67,19 +67,29 @@ export function isEmbeddedBackend(name: BackendName): name is EmbeddedBackendNam
  * How the caller's identity travels to a backend (routes.md §1.4):
  * - `apps`: query `user`, `email`, `first-name`, `last-name`
  * - `user`: query `user` (short name)
+ * - `data-user`: `user`'s query, plus `data-store-admin=true` when the caller holds an administrator
+ *   role (ADMIN_ROLES or DATA_STORE_ADMIN_ROLES): data-info lets administrators curate the
+ *   community folder
  * - `notification`: query `user`, `email`, `first_name`, `last_name`
  * - `qualified-user`: query `user` = `short@uid-domain`
  * - `path`: nothing in the query; the backend path carries `{user}` or `{qualified-user}`
  * - `none`: no identity at all
  */
-export type IdentityStyle = 'apps' | 'user' | 'notification' | 'qualified-user' | 'path' | 'none';
+export type IdentityStyle =
+  | 'apps'
+  | 'user'
+  | 'data-user'
+  | 'notification'
+  | 'qualified-user'
+  | 'path'
+  | 'none';
 
 export const defaultIdentityStyle: Record<BackendName, IdentityStyle> = {
   apps: 'apps',
   search: 'apps',
   analyses: 'qualified-user',
   metadata: 'user',
-  'data-info': 'user',
+  'data-info': 'data-user',
   groups: 'user',
   requests: 'user',
   'interactive-apps': 'user',

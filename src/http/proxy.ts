@@ -83,6 +83,9 @@ const credentialHeaders = new Set([
   'x-backend-secret',
 ]);
 
+/** The `data-user` identity parameter saying the caller is an administrator (backend-names.ts). */
+export const dataStoreAdminParam = 'data-store-admin';
+
 /** Identity parameters a client must never set itself (backends trust them). */
 const identityKeys = new Set([
   'user',
@@ -91,12 +94,18 @@ const identityKeys = new Set([
   'last-name',
   'first_name',
   'last_name',
+  dataStoreAdminParam,
 ]);
 
+/**
+ * The identity parameters of a call in `style`. `administratorRoles` are the token roles that make
+ * the caller an administrator for `data-user` (ADMIN_ROLES and DATA_STORE_ADMIN_ROLES).
+ */
 export function identityParams(
   style: IdentityStyle,
   identity: Identity | undefined,
   uidDomain: string,
+  administratorRoles: readonly string[] = [],
 ): [string, string][] {
   const user = identity?.username ?? 'anonymous';
   const email = identity?.email ?? (identity ? '' : 'anonymous');
@@ -117,6 +126,13 @@ export function identityParams(
       ];
     case 'user':
       return [['user', user]];
+    case 'data-user':
+      return identity?.roles.some((role) => administratorRoles.includes(role))
+        ? [
+            ['user', user],
+            [dataStoreAdminParam, 'true'],
+          ]
+        : [['user', user]];
     case 'qualified-user':
       return [['user', qualifiedUsername(user, uidDomain)]];
     case 'path':
@@ -149,13 +165,16 @@ function identityQuery(
   style: IdentityStyle,
   identity: Identity | undefined,
   uidDomain: string,
+  administratorRoles: readonly string[],
   cache: EncodedIdentities,
 ): string {
   if (style === 'none' || style === 'path') return '';
   const encoded = identity === undefined ? undefined : cache.get(identity);
   const known = encoded?.[style];
   if (known !== undefined) return known;
-  const query = encodePairs(identityParams(style, identity, uidDomain)).join('&');
+  const query = encodePairs(
+    identityParams(style, identity, uidDomain, administratorRoles),
+  ).join('&');
   if (identity !== undefined) {
     if (encoded) encoded[style] = query;
     else cache.set(identity, { [style]: query });
@@ -189,10 +208,15 @@ export class Forwarder {
   private readonly pools = new Map<BackendName, Pool>();
   private readonly encodedIdentities: EncodedIdentities = new WeakMap();
 
+  /**
+   * `administratorRoles`: the token roles that make a caller an administrator of the data store
+   * (the `data-user` identity style); none where no call made needs it.
+   */
   constructor(
     private readonly targets: Partial<Record<BackendName, BackendTarget>>,
     private readonly uidDomain: string,
     private readonly metrics: Metrics,
+    private readonly administratorRoles: readonly string[] = [],
   ) {}
 
   target(backend: BackendName): BackendTarget {
@@ -269,7 +293,9 @@ export class Forwarder {
     requestId?: string,
   ): Promise<BackendResponse> {
     const query = [
-      ...encodePairs(identityParams(call.identityStyle, call.identity, this.uidDomain)),
+      ...encodePairs(
+        identityParams(call.identityStyle, call.identity, this.uidDomain, this.administratorRoles),
+      ),
       ...encodePairs(objectPairs(call.query)),
     ];
     const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
@@ -311,6 +337,7 @@ export class Forwarder {
       options.identityStyle,
       options.identity,
       this.uidDomain,
+      this.administratorRoles,
       this.encodedIdentities,
     );
     const query =

@@ -119,7 +119,7 @@ export async function bootstrapRoutes(app: FastifyInstance, deps: PreferencesDep
         part(() =>
           forwarder.callJson<BasePaths>(
             'data-info',
-            { method: 'GET', path: '/navigation/base-paths', identity, identityStyle: 'user' },
+            { method: 'GET', path: '/navigation/base-paths', identity, identityStyle: 'data-user' },
             request.id,
           ),
         ),

@@ -62,6 +62,7 @@ describe('forwarding core', () => {
         UID_DOMAIN: 'example.org',
         APPS_URL: url,
         METADATA_URL: url,
+        DATA_INFO_URL: url,
         ANALYSES_URL: url,
         USER_INFO_URL: url,
         USER_INFO_SECRET: userInfoSecret,
@@ -116,6 +117,33 @@ describe('forwarding core', () => {
     assert.equal(seen.path, '/templates');
     assert.deepEqual([...seen.query.keys()], ['user']);
     assert.equal(seen.query.get('user'), 'alice');
+  });
+
+  test('data-info calls carry the short user, and data-store-admin=true for an administrator', async () => {
+    const exists = (token: string, query = '') =>
+      fetch(`${running.url}/secured/filesystem/exists${query}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ paths: ['/platform/home/alice'] }),
+      });
+    assert.equal((await exists(alice, '?data-store-admin=true')).status, 200);
+    assert.equal(lastRequest().path, '/existence-marker');
+    assert.deepEqual([...lastRequest().query.entries()], [['user', 'alice']]);
+    for (const role of ['de-admin', 'data-store-admin']) {
+      const admin = await signToken(
+        fixture.key,
+        userClaims('root', { realm_access: { roles: [role] } }),
+      );
+      assert.equal((await exists(admin)).status, 200);
+      assert.deepEqual(
+        [...lastRequest().query.entries()],
+        [
+          ['user', 'root'],
+          ['data-store-admin', 'true'],
+        ],
+        role,
+      );
+    }
   });
 
   test('analyses calls carry the qualified user', async () => {

@@ -48,7 +48,12 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       if (!g) return t.skip('DATABASE_URL not set');
       const empty = await metadataOf('alice', alpha.id);
       assert.equal(empty.status, 200, empty.text);
-      assert.deepEqual(empty.body, { avus: [], 'store-avus': [], path: alpha.path });
+      assert.deepEqual(empty.body, {
+        avus: [],
+        'store-avus': [],
+        'irods-avus': [],
+        path: alpha.path,
+      });
 
       const set = await g.call('alice', 'POST', `/secured/filesystem/${alpha.id}/metadata`, {
         json: {
@@ -151,6 +156,40 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         assert.equal(refused.body.error_code, 'ERR_NOT_WRITEABLE');
       }
       assert.deepEqual(triples((await metadataOf('alice', beta.id)).body.avus), ['title=Beta|']);
+    });
+
+    // The web UI's metadata view (Sonora src/components/metadata/form/index.js) reads the answer's
+    // `irods-avus` as a list (its length picks the tabs, its entries {id, attr, value, unit} go in
+    // the form) and sends the list back in `irods-avus` when it saves.
+    test('irods-avus: a list, empty (the data store keeps no AVUs of its own), sent back empty', async (t) => {
+      if (!g) return t.skip('DATABASE_URL not set');
+      const delta = await g.upload('alice', g.home('alice'), 'delta.txt', 'd');
+      await g.call('alice', 'POST', `/secured/filesystem/${delta.id}/metadata`, {
+        json: { avus: [{ attr: 'caption', value: 'Delta', unit: '' }] },
+      });
+      for (const id of [delta.id, folder.id]) {
+        const read = await metadataOf('alice', id);
+        assert.equal(read.status, 200, read.text);
+        assert.ok(Array.isArray(read.body['irods-avus']), read.text);
+        assert.deepEqual(read.body['irods-avus'], []);
+      }
+      const read = await metadataOf('alice', delta.id);
+      const saved = await g.call('alice', 'POST', `/secured/filesystem/${delta.id}/metadata`, {
+        json: { avus: read.body.avus, 'irods-avus': read.body['irods-avus'] },
+      });
+      assert.equal(saved.status, 200, saved.text);
+      assert.deepEqual(triples((await metadataOf('alice', delta.id)).body.avus), [
+        'caption=Delta|',
+      ]);
+      const lost = await g.call('alice', 'POST', `/secured/filesystem/${delta.id}/metadata`, {
+        json: { avus: [], 'irods-avus': [{ id: '1', attr: 'a', value: 'b', unit: '' }] },
+      });
+      assert.equal(lost.status, 400, lost.text);
+      assert.equal(lost.body.error_code, 'ERR_BAD_OR_MISSING_FIELD');
+      assert.equal(lost.body.field, 'irods-avus');
+      assert.deepEqual(triples((await metadataOf('alice', delta.id)).body.avus), [
+        'caption=Delta|',
+      ]);
     });
 
     test('bad bodies are 400 with an error code', async (t) => {

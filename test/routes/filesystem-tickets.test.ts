@@ -1,5 +1,6 @@
 // Tickets through the gateway: create (public 1/true, mode, uses-limit), list, delete, and the
-// public download a ticket grants with no token, until its uses run out or it is deleted.
+// public download a ticket grants with no token, until its uses run out or it is deleted; the trash
+// suspends it (a restore brings it back), deleting its file for good ends it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startDataStoreGateway, type DataStoreGateway } from '../support/data-store.js';
@@ -175,14 +176,45 @@ for (const engine of engines) {
         assert.equal((await fetch(gw.url + local(second['download-url']))).status, 200);
       });
 
-      test('deleting the file (to the trash) ends its tickets', async () => {
+      test("the trash suspends a file's tickets, a restore brings them back, deletion for good ends them", async () => {
         await gw.upload('alice', `${home}/tk`, 'doomed.txt', 'doomed');
-        const ticket = await createTicket('?public=1', [`${home}/tk/doomed.txt`]);
-        assert.equal((await fetch(gw.url + local(ticket['download-url']))).status, 200);
-        await gw.ok('alice', 'POST', '/secured/filesystem/delete', {
-          json: { paths: [`${home}/tk/doomed.txt`] },
+        const path = `${home}/tk/doomed.txt`;
+        const ticket = await createTicket('?public=1', [path]);
+        const download = () => fetch(gw.url + local(ticket['download-url']));
+        assert.equal((await download()).status, 200);
+        const trashed = await gw.ok('alice', 'POST', '/secured/filesystem/delete', {
+          json: { paths: [path] },
         });
-        assert.equal((await fetch(gw.url + local(ticket['download-url']))).status, 404);
+        const inTrash = trashed['trash-paths'][path];
+        const suspended = await download();
+        assert.equal(suspended.status, 404);
+        assert.equal(((await suspended.json()) as any).error_code, 'ERR_TICKET_DOES_NOT_EXIST');
+        const kept = await gw.ok('alice', 'POST', '/secured/filesystem/list-tickets', {
+          json: { paths: [inTrash] },
+        });
+        assert.deepEqual(
+          kept.tickets[inTrash].map((each: any) => each['ticket-id']),
+          [ticket['ticket-id']],
+        );
+
+        await gw.ok('alice', 'POST', '/secured/filesystem/restore', { json: { paths: [inTrash] } });
+        const back = await download();
+        assert.equal(back.status, 200);
+        assert.equal(await back.text(), 'doomed');
+
+        const again = await gw.ok('alice', 'POST', '/secured/filesystem/delete', {
+          json: { paths: [path] },
+        });
+        await gw.ok('alice', 'POST', '/secured/filesystem/delete', {
+          json: { paths: [again['trash-paths'][path]] },
+        });
+        assert.equal((await download()).status, 404);
+        const rows = await gw.running.gateway.store.db
+          .selectFrom('data_tickets')
+          .select('id')
+          .where('id', '=', ticket['ticket-id'])
+          .execute();
+        assert.deepEqual(rows, [], 'deleted for good, the ticket is gone');
       });
     });
   });

@@ -1,20 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { requireUserParam } from '../../common/query-params.js';
 import { joinDataPath } from '../../common/data-path.js';
 import type { DataStore } from './store.js';
 import { gatewayError } from '../../common/errors.js';
 
 /**
- * Request helpers shared by the bulk data-info routes (moves, deletes, tickets, sharing): the
- * `user` parameter, lists of paths with the bulk limit (backends.md §2), boolean query values.
+ * Request helpers shared by the bulk data-info routes (moves, deletes, tickets, sharing): lists of
+ * paths with the bulk limit (backends.md §2), boolean query values. The caller is the DataStore's
+ * (callerOf, writerOf).
  */
 
 /** backends.md §2: bulk routes reject more than this many paths. */
 export const MAX_BULK_PATHS = 1000;
-
-export function userOf(request: { query: unknown }): string {
-  return requireUserParam(request.query);
-}
 
 /** The JSON object body, or 400 ERR_BAD_OR_MISSING_FIELD. */
 export function bodyObject(body: unknown): Record<string, unknown> {

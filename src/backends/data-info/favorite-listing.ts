@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { requireUserParam } from '../../common/query-params.js';
 import { favoriteCountsOf, favoritesOf, type FavoriteDataType } from '../metadata/index.js';
 import type { DataObject } from './object-index.js';
 import {
@@ -153,7 +152,7 @@ export const favoriteListingRoutes: FastifyPluginAsync<{ data: DataStore }> = as
   const visibility = visibilityOf(data);
 
   app.get('/favorite-lister', async (request) => {
-    const caller = await data.caller(requireUserParam(request.query));
+    const caller = await data.callerOf(request.query);
     const entityType = choiceParam(request.query, 'entity-type', entityTypes, 'any');
     const sortField = choiceParam(request.query, ['sort-field', 'sort-col'], sortFields, 'name');
     const sortDir = choiceParam(request.query, 'sort-dir', sortDirs, 'ASC');

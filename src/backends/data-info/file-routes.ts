@@ -2,7 +2,6 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { contentDisposition } from '../../common/content-disposition.js';
 import { toGatewayError } from '../../common/error-replies.js';
-import { requireUserParam } from '../../common/query-params.js';
 import { parseRange } from './blob-store.js';
 import { MAX_BULK_PATHS } from './bulk.js';
 import type { DataObject } from './object-index.js';
@@ -109,7 +108,7 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
   const lister = new Lister(data);
 
   app.get('/data/path/*', async (request, reply) => {
-    const caller = await data.caller(requireUserParam(request.query));
+    const caller = await data.callerOf(request.query);
     const object = await data.existing(wildcardPath(data, request.params));
     const access: Access = await visibility.requireRead(caller, object);
     if (object.type === 'file')
@@ -118,7 +117,7 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
   });
 
   app.get('/data/uuid', { exposeHeadRoute: false }, async (request) => {
-    const caller = await data.caller(requireUserParam(request.query));
+    const caller = await data.callerOf(request.query);
     const raw = single(request.query, 'path');
     if (raw === undefined) throw missingParameter('path');
     const object = await data.existing(data.path(raw, 'path'));
@@ -129,7 +128,7 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
   // HEAD answers with the status alone: 200 readable, 403 not, 404 no such id, 422 no such user.
   app.head('/data/:id', async (request, reply) => {
     try {
-      const caller = await data.caller(requireUserParam(request.query));
+      const caller = await data.callerOf(request.query);
       const object = await objectById(data, idFromParams(request.params));
       await visibility.requireRead(caller, object);
       return reply.code(200).send();
@@ -146,7 +145,7 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
   });
 
   app.post('/data/directories', { schema: { body: pathsBody } }, async (request) => {
-    const caller = await data.writer(requireUserParam(request.query));
+    const caller = await data.writerOf(request.query);
     const { paths: raw } = request.body as { paths: string[] };
     if (raw.length > MAX_BULK_PATHS) {
       throw gatewayError('ERR_TOO_MANY_RESULTS', `at most ${MAX_BULK_PATHS} paths are accepted`, {
@@ -169,7 +168,7 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
   });
 
   app.put('/data/:id/type', { schema: { body: typeBody } }, async (request) => {
-    const caller = await data.writer(requireUserParam(request.query));
+    const caller = await data.writerOf(request.query);
     const { type } = request.body as { type: string };
     if (type !== '' && !isInfoType(type)) {
       throw gatewayError(
@@ -192,7 +191,7 @@ export const filesRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
   app.get('/file-types', async () => ({ types: [...infoTypes] }));
 
   app.get('/data/:id/manifest', async (request) => {
-    const caller = await data.caller(requireUserParam(request.query));
+    const caller = await data.callerOf(request.query);
     const object = await objectById(data, idFromParams(request.params));
     requireFile(object);
     await visibility.requireRead(caller, object);

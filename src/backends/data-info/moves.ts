@@ -93,7 +93,7 @@ export async function ownedAll(
   caller: Caller,
   paths: string[],
 ): Promise<void> {
-  const levels = await data.catalog.permissions(caller.name, paths, trx);
+  const levels = await data.permissions(caller, paths, trx);
   const notOwned = paths.filter((path) => !atLeast(levels.get(path), 'own'));
   if (notOwned.length > 0)
     throw gatewayError('ERR_NOT_OWNER', `${caller.name} does not own ${notOwned.join(', ')}`, {
@@ -153,7 +153,7 @@ export async function moveAll(
       caller,
       ordered.map((move) => move.from),
     );
-    const folderLevels = await data.catalog.permissions(caller.name, folders, trx);
+    const folderLevels = await data.permissions(caller, folders, trx);
     for (const folder of folders) {
       if (!atLeast(folderLevels.get(folder), 'write')) {
         throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${folder}`, {

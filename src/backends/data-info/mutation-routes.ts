@@ -6,7 +6,6 @@ import {
   newChildPath,
   pathList,
   stringField,
-  userOf,
   type DataEvent,
 } from './bulk.js';
 import type { DataObject } from './object-index.js';
@@ -73,7 +72,7 @@ export const mutationRoutes: FastifyPluginAsync<{
       });
     return folder;
   };
-  const caller = (request: { query: unknown }): Promise<Caller> => data.writer(userOf(request));
+  const caller = (request: { query: unknown }): Promise<Caller> => data.writerOf(request.query);
 
   const schema = (extra: Record<string, unknown> = {}) => ({
     schema: { querystring: userQuery, ...extra },

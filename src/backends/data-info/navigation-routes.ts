@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { requireUserParam } from '../../common/query-params.js';
 import type { DataObject } from './object-index.js';
 import type { Permission } from '../../common/data-stat.js';
 import { Lister } from './listing.js';
@@ -56,12 +55,12 @@ export const navigationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (
   };
 
   app.get('/navigation/home', async (request) => {
-    const caller = await data.writer(requireUserParam(request.query));
+    const caller = await data.writerOf(request.query);
     return entryOf(caller, data.catalog.basePaths(caller.name).user_home_path);
   });
 
   app.get('/navigation/root', async (request) => {
-    const caller = await data.writer(requireUserParam(request.query));
+    const caller = await data.writerOf(request.query);
     const basePaths = data.catalog.basePaths(caller.name);
     const roots = [
       basePaths.user_home_path,
@@ -76,7 +75,7 @@ export const navigationRoutes: FastifyPluginAsync<{ data: DataStore }> = async (
   });
 
   app.get('/navigation/path/*', async (request) => {
-    const caller = await data.caller(requireUserParam(request.query));
+    const caller = await data.callerOf(request.query);
     const folder = await data.existing(wildcardPath(data, request.params));
     const access = await visibility.requireRead(caller, folder);
     if (folder.type !== 'dir') {

@@ -2,14 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import mime from 'mime-types';
 import { Type } from 'typebox';
-import {
-  booleanParam,
-  newChildPath,
-  pathList,
-  repeatedParam,
-  stringParam,
-  userOf,
-} from './bulk.js';
+import { booleanParam, newChildPath, pathList, repeatedParam, stringParam } from './bulk.js';
 import { atLeast, type DataObject, type NewObject } from './object-index.js';
 import { baseName, isWithin, parentOf } from '../../common/data-path.js';
 import { trashBase } from './moves.js';
@@ -129,7 +122,7 @@ export const pathListRoutes: FastifyPluginAsync<{ data: DataStore }> = async (ap
       },
     },
     async (request) => {
-      const caller = await data.writer(userOf(request));
+      const caller = await data.writerOf(request.query);
       const options = parseQuery(data, request.query);
       const paths = pathList(data, request.body, 'paths');
 

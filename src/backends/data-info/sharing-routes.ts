@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
 import { toGatewayError } from '../../common/error-replies.js';
-import { bodyObject, MAX_BULK_PATHS, pathList, userOf } from './bulk.js';
+import { bodyObject, MAX_BULK_PATHS, pathList } from './bulk.js';
 import { atLeast, everyone, systemOwner, type DataObject } from './object-index.js';
 import { type Permission } from '../../common/data-stat.js';
 import { inTransaction } from './moves.js';
@@ -191,7 +191,7 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
   };
 
   app.post('/sharer', { schema: { querystring: userQuery } }, async (request) => {
-    const caller = await data.writer(userOf(request));
+    const caller = await data.writerOf(request.query);
     const sharing = [];
     for (const entry of entries(request.body, 'sharing')) {
       const results = [];
@@ -214,7 +214,7 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
   });
 
   app.post('/unsharer', { schema: { querystring: userQuery } }, async (request) => {
-    const caller = await data.writer(userOf(request));
+    const caller = await data.writerOf(request.query);
     const results = [];
     for (const entry of entries(request.body, 'unshare')) {
       const perPath: PathResult[] = [];
@@ -233,7 +233,7 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
   });
 
   app.post('/permissions-gatherer', { schema: { querystring: userQuery } }, async (request) => {
-    const caller = await data.caller(userOf(request));
+    const caller = await data.callerOf(request.query);
     const paths = pathList(data, request.body, 'paths');
     const answer = [];
     for (const path of paths) {
@@ -248,7 +248,7 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
     '/data/:id/permissions',
     { schema: { querystring: userQuery, params: idParams } },
     async (request) => {
-      const caller = await data.caller(userOf(request));
+      const caller = await data.callerOf(request.query);
       const object = await byId(request.params.id);
       await data.require(caller, object, 'own');
       return {
@@ -272,7 +272,7 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
       },
     },
     async (request) => {
-      const caller = await data.writer(userOf(request));
+      const caller = await data.writerOf(request.query);
       const object = await byId(request.params.id);
       const permission = parsePermission(request.params.permission);
       const shareWith = await sharee(data, caller, request.params.shareWith);
@@ -290,7 +290,7 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
       },
     },
     async (request) => {
-      const caller = await data.writer(userOf(request));
+      const caller = await data.writerOf(request.query);
       const object = await byId(request.params.id);
       const shareWith = await sharee(data, caller, request.params.shareWith);
       await unshare(data, caller, shareWith, object.path);
@@ -299,7 +299,7 @@ export const sharingRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app
   );
 
   app.post('/anonymizer', { schema: { querystring: userQuery } }, async (request) => {
-    const caller = await data.writer(userOf(request));
+    const caller = await data.writerOf(request.query);
     const paths = pathList(data, request.body, 'paths');
     const objects: DataObject[] = [];
     for (const path of paths) {

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { requireUserParam } from '../../common/query-params.js';
 import { MAX_BULK_PATHS } from './bulk.js';
 import { atLeast, type DataObject } from './object-index.js';
 import type { Permission, Stat } from '../../common/data-stat.js';
@@ -113,7 +112,7 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
 
   /** stat-gatherer and path-info: one stat per requested path and id, or the first failure (unless told to skip it). */
   const gather = async (request: { query: unknown; body: unknown }) => {
-    const caller = await data.caller(requireUserParam(request.query));
+    const caller = await data.callerOf(request.query);
     const needed = choiceParam(request.query, 'validation-behavior', validations, 'read');
     const ignoreMissing = booleanParam(request.query, 'ignore-missing');
     const ignoreInaccessible = booleanParam(request.query, 'ignore-inaccessible');
@@ -184,7 +183,7 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
   app.post('/path-info', { schema: { body: pathsAndIds } }, gather);
 
   app.post('/stat-lister', { schema: { body: idsOnly } }, async (request) => {
-    const caller = await data.caller(requireUserParam(request.query));
+    const caller = await data.callerOf(request.query);
     const { ids } = request.body as { ids: string[] };
     bulkLimit(ids.length, MAX_LISTED_IDS);
     for (const id of ids)
@@ -226,7 +225,7 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
   });
 
   app.post('/existence-marker', { schema: { body: pathsOnly } }, async (request) => {
-    const caller = await data.caller(requireUserParam(request.query));
+    const caller = await data.callerOf(request.query);
     const { paths } = request.body as { paths: string[] };
     bulkLimit(paths.length);
     const canonical = paths.map((path) => data.path(path, 'paths'));
@@ -240,7 +239,7 @@ export const statRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, {
   });
 
   app.post('/creatability-marker', { schema: { body: pathsOnly } }, async (request) => {
-    const caller = await data.caller(requireUserParam(request.query));
+    const caller = await data.callerOf(request.query);
     const { paths } = request.body as { paths: string[] };
     bulkLimit(paths.length);
     const canonical = paths.map((path) => data.path(path, 'paths'));
@@ -316,7 +315,7 @@ export const usageSummaryRoutes: FastifyPluginAsync<{ data: DataStore }> = async
   };
 
   app.get('/usage-summary', async (request) => {
-    const caller = await data.writer(requireUserParam(request.query));
+    const caller = await data.writerOf(request.query);
     const { user_home_path: home, user_trash_path: trash } = data.catalog.basePaths(caller.name);
     const [inHome, inTrash, trashItems] = await Promise.all([
       totalsBelow(home),

@@ -1,11 +1,17 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import type { S3BlobStoreSettings } from '../../config.js';
 import type { BlobStore, OpenBlob } from './blob-store.js';
 import { openBlobStore } from './open-blob-store.js';
 import { atLeast, ObjectIndex, everyone, systemOwner, type DataObject } from './object-index.js';
 import type { Permission, Stat } from '../../common/data-stat.js';
-import { baseName, MAX_SEGMENT_BYTES, normalizeDataPath } from '../../common/data-path.js';
+import {
+  baseName,
+  isWithin,
+  MAX_SEGMENT_BYTES,
+  normalizeDataPath,
+} from '../../common/data-path.js';
+import { requireUserParam } from '../../common/query-params.js';
 import { gatewayError } from '../../common/errors.js';
 
 export interface DataStoreOptions {
@@ -32,7 +38,15 @@ export interface DataStoreOptions {
 export interface Caller {
   name: string;
   anonymous: boolean;
+  /**
+   * An administrator (the gateway's `data-store-admin` parameter, from the caller's token roles):
+   * they curate the community folder, holding `own` on it and everything in it.
+   */
+  administrator?: boolean;
 }
+
+/** The query parameter by which the gateway says the caller is an administrator. */
+const administratorParam = 'data-store-admin';
 
 export const anonymousUser = 'anonymous';
 
@@ -42,6 +56,12 @@ export const anonymousUser = 'anonymous';
  */
 const reservedUsernames = new Set([everyone, 'shared', systemOwner]);
 const CONTROL_OR_SLASH = /[\u0000-\u001f\u007f-\u009f/\\]/;
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+function isAdministrator(query: unknown): boolean {
+  return (query as Record<string, unknown> | undefined)?.[administratorParam] === 'true';
+}
 
 /**
  * The embedded data store: the catalog (paths, grants) plus the bytes (BlobStore), and the rules
@@ -74,7 +94,7 @@ export class DataStore {
    * but it must still be a name that can own a home: `ERR_NOT_A_USER` otherwise. A real user's
    * home and trash are made on first sight.
    */
-  async caller(user: string): Promise<Caller> {
+  async caller(user: string, administrator = false): Promise<Caller> {
     if (user === anonymousUser) return { name: user, anonymous: true };
     if (
       user === '' ||
@@ -90,17 +110,27 @@ export class DataStore {
       });
     }
     await this.catalog.prepareUser(user);
-    return { name: user, anonymous: false };
+    return { name: user, anonymous: false, administrator };
   }
 
   /** A caller who may change things: the anonymous caller is refused as not a user. */
-  async writer(user: string): Promise<Caller> {
-    const caller = await this.caller(user);
+  async writer(user: string, administrator = false): Promise<Caller> {
+    const caller = await this.caller(user, administrator);
     if (caller.anonymous)
       throw gatewayError('ERR_NOT_A_USER', 'The anonymous user cannot change the data store', {
         user,
       });
     return caller;
+  }
+
+  /** The caller of a request: its `user` parameter, an administrator when the gateway says so. */
+  callerOf(query: unknown): Promise<Caller> {
+    return this.caller(requireUserParam(query), isAdministrator(query));
+  }
+
+  /** writer() for the caller of a request (see callerOf). */
+  writerOf(query: unknown): Promise<Caller> {
+    return this.writer(requireUserParam(query), isAdministrator(query));
   }
 
   /** The canonical form of a client path (400 ERR_BAD_OR_MISSING_FIELD naming `field` otherwise). */
@@ -127,9 +157,26 @@ export class DataStore {
     }
   }
 
-  /** The caller's level on a path, if any. */
-  async permission(caller: Caller, path: string): Promise<Permission | undefined> {
-    return this.catalog.permission(caller.name, path);
+  /**
+   * The caller's level on a path, if any: their grants and everyone's on it and above it, and for
+   * an administrator `own` in the community folder (docs/api/data-store.md, "Community data").
+   */
+  async permission(caller: Caller, path: string, db?: Db): Promise<Permission | undefined> {
+    return (await this.permissions(caller, [path], db)).get(path);
+  }
+
+  /** permission() for many paths at once (ObjectIndex.permissions). */
+  async permissions(
+    caller: Caller,
+    paths: string[],
+    db?: Db,
+  ): Promise<Map<string, Permission | undefined>> {
+    const levels = await this.catalog.permissions(caller.name, paths, db);
+    if (!caller.administrator) return levels;
+    const community = this.catalog.communityPath;
+    return new Map(
+      [...levels].map(([path, level]) => [path, isWithin(path, community) ? 'own' : level]),
+    );
   }
 
   /**

@@ -6,7 +6,8 @@ import type { Database } from '../../store/schema.js';
 import { contentDisposition } from '../../common/content-disposition.js';
 import { parseRange } from './blob-store.js';
 import { atLeast, type DataObject } from './object-index.js';
-import { baseName } from '../../common/data-path.js';
+import { baseName, isWithin } from '../../common/data-path.js';
+import { trashBase } from './moves.js';
 import type { DataStore } from './store.js';
 import { ticketDefinition } from './tickets.js';
 import { gatewayError } from '../../common/errors.js';
@@ -14,7 +15,10 @@ import { gatewayError } from '../../common/errors.js';
 /**
  * What a ticket grants (backends.md §2.6): anyone holding its id may download the object, with no
  * `user` parameter. Each download counts one use; a ticket whose uses-limit is reached, whose
- * object is gone, or whose creator can no longer read the object answers ERR_TICKET_DOES_NOT_EXIST.
+ * object is gone, whose creator can no longer read the object, or whose object lies in a trash
+ * answers ERR_TICKET_DOES_NOT_EXIST. The last is a suspension, not an end: the ticket is kept (its
+ * uses uncounted) and works again once the object is restored; deleting the object for good
+ * deletes it.
  */
 
 const ticketPattern =
@@ -42,6 +46,9 @@ async function validTicket(data: DataStore, rawId: string): Promise<ValidTicket>
   // The ticket lends its creator's access: once that is gone, so is the ticket's.
   if (!object || !atLeast(await data.catalog.permission(ticket.owner, object.path), 'read'))
     throw noSuchTicket(id, 'is no longer valid');
+  // What is in the trash is not published, whoever made the link.
+  if (isWithin(object.path, trashBase(data.zone)))
+    throw noSuchTicket(id, 'is for an item in the trash');
   return { id, object, usesLimit: ticket.uses_limit };
 }
 

@@ -11,7 +11,6 @@ import {
   stringList,
   bodyObject,
   stringParam,
-  userOf,
 } from './bulk.js';
 import { atLeast } from './object-index.js';
 import { inTransaction } from './moves.js';
@@ -45,7 +44,7 @@ export const ticketRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
   plainTicketErrors(app);
 
   app.post('/tickets', { schema: { querystring: userQuery } }, async (request) => {
-    const caller = await data.writer(userOf(request));
+    const caller = await data.writerOf(request.query);
     const mode = stringParam(request.query, 'mode') || 'read';
     if (mode !== 'read' && mode !== 'write')
       throw gatewayError('ERR_BAD_QUERY_PARAMETER', 'query parameter "mode" must be read or write');
@@ -61,7 +60,7 @@ export const ticketRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
   });
 
   app.post('/ticket-lister', { schema: { querystring: userQuery } }, async (request) => {
-    const caller = await data.caller(userOf(request));
+    const caller = await data.callerOf(request.query);
     const level = neededLevel(booleanParam(request.query, 'for-job', false));
     const paths = pathList(data, request.body, 'paths');
     const tickets: Record<string, TicketDefinition[]> = {};
@@ -82,7 +81,7 @@ export const ticketRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
   });
 
   app.post('/ticket-deleter', { schema: { querystring: userQuery } }, async (request) => {
-    const caller = await data.writer(userOf(request));
+    const caller = await data.writerOf(request.query);
     const forJob = booleanParam(request.query, 'for-job', false);
     const ids = [
       ...new Set(
@@ -104,10 +103,7 @@ export const ticketRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
       for (const row of rows) {
         const object = (await data.catalog.byId(row.object_id, trx))!;
         if (
-          !atLeast(
-            await data.catalog.permission(caller.name, object.path, trx),
-            neededLevel(forJob, row.mode),
-          )
+          !atLeast(await data.permission(caller, object.path, trx), neededLevel(forJob, row.mode))
         ) {
           throw gatewayError(
             'ERR_NOT_WRITEABLE',

@@ -7,7 +7,7 @@ import { atLeast } from './object-index.js';
 import { ancestorsOf, baseName, isWithin, parentOf } from '../../common/data-path.js';
 import { existingAll, inTransaction, isProtectedRoot, ownedAll, trashBase } from './moves.js';
 import type { Caller, DataStore } from './store.js';
-import { relocate, removeSubtree, removeTickets, outermost } from './tree.js';
+import { relocate, removeSubtree, outermost } from './tree.js';
 import { errorAs, gatewayError } from '../../common/errors.js';
 
 /**
@@ -15,6 +15,8 @@ import { errorAs, gatewayError } from '../../common/errors.js';
  * caller's trash as `<basename>.<7 random chars>` with its origin and time in `trash_origin` /
  * `trashed_at`; deleting something already in a trash removes it for good: catalog rows (grants
  * and tickets cascade) and, once the transaction has committed, the bytes of every file below.
+ * Grants and tickets travel with a trashed item; no one but the trash's owner reads it there
+ * (visibility.ts hides other users' trash, tickets are suspended).
  */
 
 const SUFFIX_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -90,7 +92,8 @@ export async function deletePaths(
         deleted.push(path);
         continue;
       }
-      await removeTickets(trx, path);
+      // Its tickets stay, suspended while it is in the trash (ticket-download-routes.ts): a restore
+      // brings its public links back, a deletion for good takes them with it.
       let target: string;
       do target = `${trashRoot}/${baseName(path)}.${randomSuffix()}`;
       while (await data.catalog.byPath(target, trx));
@@ -179,8 +182,7 @@ async function restoreFolder(
       continue;
     }
     const writable =
-      object.type === 'dir' &&
-      atLeast(await data.catalog.permission(caller.name, folder, trx), 'write');
+      object.type === 'dir' && atLeast(await data.permission(caller, folder, trx), 'write');
     if (!writable) return { folder: home, partial: true };
     for (const path of missing)
       await data.catalog.create({ path, type: 'dir', owner: caller.name }, trx);
@@ -216,7 +218,7 @@ export async function restorePaths(
         `only items in a trash can be restored: ${outside.join(', ')}`,
         { paths: outside },
       );
-    const levels = await data.catalog.permissions(caller.name, paths, trx);
+    const levels = await data.permissions(caller, paths, trx);
     for (const path of paths) {
       if (!atLeast(levels.get(path), 'write')) {
         throw gatewayError('ERR_NOT_WRITEABLE', `${caller.name} cannot write ${path}`, {

@@ -170,16 +170,6 @@ export async function removeSubtree(
   return [...(top.type === 'file' ? [top.id] : []), ...files.map((file) => file.id)];
 }
 
-/** Removes every ticket on the object at `path` or below it. */
-export async function removeTickets(db: Db, path: string): Promise<void> {
-  await db
-    .deleteFrom('data_tickets')
-    .where('object_id', 'in', (eb) =>
-      eb.selectFrom('data_objects').select('id').where(inSubtree(path)),
-    )
-    .execute();
-}
-
 /** Drops duplicates and paths that lie below another path of the list (they travel with it). */
 export function outermost(paths: string[]): string[] {
   const unique = [...new Set(paths)].sort();

@@ -1,7 +1,6 @@
 import { pipeline, Readable, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { requireUserParam } from '../../common/query-params.js';
 import { BlobTooLarge } from './blob-store.js';
 import type { DataObject } from './object-index.js';
 import { SNIFF_BYTES } from './content-types.js';
@@ -156,7 +155,7 @@ export const uploadRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
   app.post('/data', async (request) => {
-    const caller = await data.writer(requireUserParam(request.query));
+    const caller = await data.writerOf(request.query);
     checkDeclaredLength(request, limit);
     const rawDest = single(request.query, 'dest');
     if (rawDest === undefined) throw missingParameter('dest');
@@ -185,7 +184,7 @@ export const uploadRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app,
   });
 
   app.put('/data/:id', async (request) => {
-    const caller = await data.writer(requireUserParam(request.query));
+    const caller = await data.writerOf(request.query);
     checkDeclaredLength(request, limit);
     const object = await objectById(data, idFromParams(request.params));
     requireFile(object);

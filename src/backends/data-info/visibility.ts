@@ -93,8 +93,8 @@ export class Visibility {
 
   /** level() for many paths at once. */
   async levels(caller: Caller, paths: string[]): Promise<Map<string, Permission | undefined>> {
-    const levels = await this.data.catalog.permissions(
-      caller.name,
+    const levels = await this.data.permissions(
+      caller,
       paths.filter((path) => !this.hidden(caller, path)),
     );
     return new Map(paths.map((path) => [path, levels.get(path)]));

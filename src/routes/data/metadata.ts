@@ -28,11 +28,22 @@ const AvuSchema = Type.Object(
   { additionalProperties: true },
 );
 const StoreAvu = Type.Object({ attr: Type.String(), value: Type.String(), unit: Type.String() });
+/** The web UI's name for the data store's own AVUs (its "additional metadata" tab): `{id, attr, value, unit}`. */
+const IrodsAvu = Type.Object({
+  id: Type.String(),
+  attr: Type.String(),
+  value: Type.String(),
+  unit: Type.String(),
+});
 const DataParams = Type.Object({ dataId: Type.String({ description: 'File or folder UUID' }) });
 const MetadataAnswer = Type.Object({
   avus: Type.Array(AvuSchema),
   'store-avus': Type.Array(StoreAvu, {
     description: 'AVUs kept natively by the data store; this data store keeps none',
+  }),
+  'irods-avus': Type.Array(IrodsAvu, {
+    description:
+      "The same list under the web UI's name for it (the data store's own AVUs, system ones left out): always empty here, the data store keeping none",
   }),
   path: Type.String(),
 });
@@ -44,6 +55,11 @@ const WriteBody = Type.Object(
     'store-avus': Type.Optional(
       Type.Array(Type.Unknown(), {
         description: 'Must be empty: this data store keeps no native AVUs',
+      }),
+    ),
+    'irods-avus': Type.Optional(
+      Type.Array(Type.Unknown(), {
+        description: "`store-avus` under the web UI's name: must be empty too",
       }),
     ),
   },
@@ -77,15 +93,20 @@ const SearchAnswer = Type.Object({
   ),
 });
 
-/** `store-avus` may be sent back as read (empty); anything in it would be silently lost, so it is refused. */
+/**
+ * `store-avus` and `irods-avus` (the web UI sends back what it read, in a save) may come back
+ * empty; anything in them would be silently lost, so it is refused.
+ */
 function refuseStoreAvus(body: Record<string, unknown>): void {
-  const storeAvus = body['store-avus'];
-  if (Array.isArray(storeAvus) && storeAvus.length > 0) {
-    throw gatewayError(
-      'ERR_BAD_OR_MISSING_FIELD',
-      'this data store keeps no native AVUs: send them in "avus"',
-      { field: 'store-avus' },
-    );
+  for (const field of ['store-avus', 'irods-avus']) {
+    const storeAvus = body[field];
+    if (Array.isArray(storeAvus) && storeAvus.length > 0) {
+      throw gatewayError(
+        'ERR_BAD_OR_MISSING_FIELD',
+        'this data store keeps no native AVUs: send them in "avus"',
+        { field },
+      );
+    }
   }
 }
 
@@ -138,7 +159,14 @@ export async function dataMetadataRoutes(
     },
     handler: async (request) => {
       const stat = await statById(deps, request, dataIdOf(request), 'read');
-      return { avus: await avusOf(deps, request, stat), 'store-avus': [], path: stat.path };
+      // The data store keeps no AVUs of its own: an item's info type, the one system property the
+      // DE keeps as an AVU, is a field of its stat here, and system AVUs are left out anyway.
+      return {
+        avus: await avusOf(deps, request, stat),
+        'store-avus': [],
+        'irods-avus': [],
+        path: stat.path,
+      };
     },
   });
 

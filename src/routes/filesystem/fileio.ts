@@ -116,7 +116,7 @@ async function relayFile(
     // `limit` matters only for a folder, which then answers a (short) listing instead of a complaint.
     rawQuery: `attachment=${attachment}&limit=1`,
     identity: request.identity,
-    identityStyle: 'user',
+    identityStyle: 'data-user',
     bodyLimitBytes: 0,
   });
   if (response.statusCode === 416) {
@@ -187,7 +187,7 @@ async function streamUpload(
   const response = await deps.forwarder.exchange(request, reply, 'data-info', {
     ...target,
     identity: request.identity,
-    identityStyle: 'user',
+    identityStyle: 'data-user',
     bodyLimitBytes: uploadBodyLimit(deps),
   });
   const { file } = await jsonAnswer<{ file: FileStat }>('data-info', response);

@@ -323,7 +323,7 @@ export async function filesystemListingRoutes(
             method: 'GET',
             path: `/data/path${encodedPath(path)}`,
             identity: request.identity,
-            identityStyle: 'user',
+            identityStyle: 'data-user',
             query: {
               limit: String(query.limit),
               offset: String(query.offset ?? 0),

@@ -171,7 +171,7 @@ async function ensureOutputFolder(
         method: 'POST',
         path: '/data/directories',
         identity,
-        identityStyle: 'user',
+        identityStyle: 'data-user',
         json: { paths: [folder.path] },
       },
       requestId,

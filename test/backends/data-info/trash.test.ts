@@ -69,10 +69,12 @@ for (const engine of engines) {
       );
       assert.equal((await byPath(`${trashed}/reads.fq`))?.trash_origin, null);
       assert.equal(await byPath(`${a}/proj`), undefined);
-      assert.equal(
-        (await s().data.db.selectFrom('data_tickets').selectAll().execute()).length,
-        0,
-        'tickets on a deleted path are removed',
+      assert.deepEqual(
+        (await s().data.db.selectFrom('data_tickets').select('object_id').execute()).map(
+          (row) => row.object_id,
+        ),
+        [inner.id],
+        'tickets travel to the trash with their item (suspended there, not removed)',
       );
       assert.equal(await blobText(s().data, inner.id), 'ACGT', 'trashed bytes are kept');
 
@@ -89,6 +91,11 @@ for (const engine of engines) {
         'bytes of every file below are removed',
       );
       assert.equal(await s().data.blobs.exists(lone.id), false);
+      assert.equal(
+        (await s().data.db.selectFrom('data_tickets').selectAll().execute()).length,
+        0,
+        'deleted for good, its tickets go with it',
+      );
     });
 
     test('refusals: missing paths, not the owner, the home; nothing is deleted when one path fails', async (t) => {
