@@ -160,6 +160,12 @@ export interface GatewayConfig {
     /** Least time between two JWKS fetches caused by unknown `kid`s (AUTH_JWKS_COOLDOWN_SECONDS). */
     jwksCooldownSeconds: number;
     adminRoles: string[];
+    /**
+     * The group the platform's own tokens (embedded identity provider, `npm run token --admin`)
+     * name in administrators' `entitlement` claim (ADMIN_GROUP, default `de_admins`): what a web
+     * UI that checks that claim (the DE's `admin.groups`) is configured with.
+     */
+    adminGroup: string;
     dataStoreAdminRoles: string[];
     /**
      * The realm role each service-account route family requires (routes.md §25), by its descriptive
@@ -542,6 +548,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       // At least 1 s: the cooldown is what stops forged kids from flooding the identity provider.
       jwksCooldownSeconds: integer(env, 'AUTH_JWKS_COOLDOWN_SECONDS', 30, 1, 3600),
       adminRoles: list(env, 'ADMIN_ROLES', ['de-admin', 'super-admin']),
+      adminGroup: text(env, 'ADMIN_GROUP') ?? 'de_admins',
       dataStoreAdminRoles: list(env, 'DATA_STORE_ADMIN_ROLES', ['data-store-admin', 'super-admin']),
       serviceRoles: {
         'ldap-reader': text(env, 'SERVICE_ROLE_LDAP_READER') ?? 'ldap-reader',
