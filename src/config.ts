@@ -132,7 +132,12 @@ export interface GatewayConfig {
   /** Longest wait for a Redis answer before a request is served with local counters (REDIS_COMMAND_TIMEOUT_MS). */
   redisCommandTimeoutMs: number;
   logLevel: string;
-  trustProxy: boolean;
+  /**
+   * Whose `X-Forwarded-For` (and `-Host`, `-Proto`) to believe (TRUST_PROXY): `true` every peer's,
+   * `false` none, or the IP addresses and CIDR ranges of the proxies (Fastify's `trustProxy`, so
+   * `request.ip`, the address rate limits, logs and allow lists use, is the client before them).
+   */
+  trustProxy: boolean | string[];
   bodyLimitBytes: number;
   /** Connection deadlines of the listeners (docs/operations.md, "Connections"). */
   connections: {
@@ -160,6 +165,12 @@ export interface GatewayConfig {
     /** Least time between two JWKS fetches caused by unknown `kid`s (AUTH_JWKS_COOLDOWN_SECONDS). */
     jwksCooldownSeconds: number;
     adminRoles: string[];
+    /**
+     * The group the platform's own tokens (embedded identity provider, `npm run token --admin`)
+     * name in administrators' `entitlement` claim (ADMIN_GROUP, default `de_admins`): what a web
+     * UI that checks that claim (the DE's `admin.groups`) is configured with.
+     */
+    adminGroup: string;
     dataStoreAdminRoles: string[];
     /**
      * The realm role each service-account route family requires (routes.md §25), by its descriptive
@@ -191,6 +202,14 @@ export interface GatewayConfig {
     userPerMin: number;
     anonPerMin: number;
     burst: number;
+    /**
+     * Client addresses (IPs and CIDR ranges) whose unauthenticated calls each get the larger budget
+     * `clientPerMin` instead of `anonPerMin` (RATE_LIMIT_CLIENTS): a web UI's server, which makes
+     * every signed-out visitor's calls from its own address.
+     */
+    clients: string[];
+    /** Capacity and refill per minute of each of those addresses' buckets (RATE_LIMIT_CLIENT_PER_MIN). */
+    clientPerMin: number;
   };
   backends: Record<BackendName, BackendSetting>;
   /**
@@ -521,7 +540,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     redisKeyPrefix: text(env, 'REDIS_KEY_PREFIX') ?? 'gateway:',
     redisCommandTimeoutMs: integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 250, 10, 60_000),
     logLevel,
-    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    trustProxy: trustedProxies(env, 'TRUST_PROXY'),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 2 ** 40),
     connections: {
       headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 30_000, 10, 600_000),
@@ -542,6 +561,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       // At least 1 s: the cooldown is what stops forged kids from flooding the identity provider.
       jwksCooldownSeconds: integer(env, 'AUTH_JWKS_COOLDOWN_SECONDS', 30, 1, 3600),
       adminRoles: list(env, 'ADMIN_ROLES', ['de-admin', 'super-admin']),
+      adminGroup: text(env, 'ADMIN_GROUP') ?? 'de_admins',
       dataStoreAdminRoles: list(env, 'DATA_STORE_ADMIN_ROLES', ['data-store-admin', 'super-admin']),
       serviceRoles: {
         'ldap-reader': text(env, 'SERVICE_ROLE_LDAP_READER') ?? 'ldap-reader',
@@ -566,6 +586,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       userPerMin,
       anonPerMin: integer(env, 'RATE_LIMIT_ANON_PER_MIN', 10, 1, 1_000_000),
       burst: integer(env, 'RATE_LIMIT_BURST', 150, 1, 1_000_000),
+      clients: addressRanges(env, 'RATE_LIMIT_CLIENTS', []),
+      clientPerMin: integer(env, 'RATE_LIMIT_CLIENT_PER_MIN', 600, 1, 1_000_000),
     },
     backends,
     embeddedBackends: embeddedSelection(env, 'EMBEDDED_BACKENDS'),
@@ -923,6 +945,21 @@ function executorSettings(env: Env, dataDir: string): ExecutorSettings {
     },
     ...(runtime ? { containerRuntime: runtime } : {}),
   };
+}
+
+/** TRUST_PROXY: true/false as `boolean` reads them, or a list of addresses as `addressRanges`. */
+function trustedProxies(env: Env, name: string): boolean | string[] {
+  const raw = text(env, name)?.toLowerCase();
+  if (raw === undefined || ['false', '0', 'no'].includes(raw)) return false;
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  try {
+    return addressRanges(env, name, []);
+  } catch {
+    throw new ConfigError(
+      name,
+      `must be true, false, or the proxies' IP addresses and CIDR ranges (10.0.0.5,10.1.0.0/16), got "${raw}"`,
+    );
+  }
 }
 
 function addressRanges(env: Env, name: string, fallback: string[]): string[] {

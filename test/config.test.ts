@@ -37,8 +37,14 @@ describe('loadConfig defaults (empty environment)', () => {
     assert.equal(config.auth.jwksCooldownSeconds, 30);
   });
 
-  test('rate limits: 100 per user per minute, 10 anonymous, burst 150', () => {
-    assert.deepEqual(config.rateLimit, { userPerMin: 100, anonPerMin: 10, burst: 150 });
+  test('rate limits: 100 per user per minute, 10 anonymous, burst 150, no named clients (600 each)', () => {
+    assert.deepEqual(config.rateLimit, {
+      userPerMin: 100,
+      anonPerMin: 10,
+      burst: 150,
+      clients: [],
+      clientPerMin: 600,
+    });
   });
 
   test('every backend is embedded (no URL) with the 30 s default timeout', () => {
@@ -294,6 +300,19 @@ describe('loadConfig reads the environment', () => {
     assert.equal(config.databaseUrl, 'postgresql://gw@db/gateway');
   });
 
+  test("TRUST_PROXY takes the proxies' addresses; RATE_LIMIT_CLIENTS names clients with their own budget", () => {
+    const config = loadConfig({
+      TRUST_PROXY: '10.0.0.5, 10.1.0.0/16,::1',
+      RATE_LIMIT_CLIENTS: '192.0.2.10',
+    });
+    assert.deepEqual(config.trustProxy, ['10.0.0.5', '10.1.0.0/16', '::1']);
+    assert.deepEqual(config.rateLimit.clients, ['192.0.2.10']);
+    assert.equal(config.rateLimit.clientPerMin, 600);
+    const defaults = loadConfig({});
+    assert.equal(defaults.trustProxy, false);
+    assert.deepEqual(defaults.rateLimit.clients, []);
+  });
+
   test('AUTH_PUBLIC_KEYS alone also turns the embedded key off', () => {
     const config = loadConfig({ AUTH_PUBLIC_KEYS: '/keys/a.pem,/keys/b.pem' });
     assert.deepEqual(config.auth.publicKeyFiles, ['/keys/a.pem', '/keys/b.pem']);
@@ -313,6 +332,9 @@ describe('invalid values throw a ConfigError naming the variable', () => {
     { REDIS_URL: 'http://x' },
     { LOG_LEVEL: 'loud' },
     { TRUST_PROXY: 'maybe' },
+    { TRUST_PROXY: '10.0.0.5,proxy.example.org' },
+    { RATE_LIMIT_CLIENTS: '10.0.0.0/33' },
+    { RATE_LIMIT_CLIENT_PER_MIN: '0' },
     { AUTH_JWKS_URL: 'file:///etc/jwks.json' },
     { AUTH_CLOCK_SKEW_SECONDS: '1.5' },
     { AUTH_JWKS_COOLDOWN_SECONDS: '0' },

@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { signEmbeddedToken } from '../http/keys.js';
 
 const usage =
-  'usage: npm run token -- <username> [--admin] [--email address] [--ttl 1h] [--role name]...';
+  'usage: npm run token -- <username> [--admin] [--email address] [--ttl 1h] [--role name]... [--group name]...';
 
 /** `30s`, `15m`, `1h`, `7d` or plain seconds. */
 function parseTtl(text: string): number {
@@ -21,6 +21,7 @@ async function main(): Promise<void> {
       email: { type: 'string' },
       ttl: { type: 'string', default: '1h' },
       role: { type: 'string', multiple: true, default: [] },
+      group: { type: 'string', multiple: true, default: [] },
       'first-name': { type: 'string' },
       'last-name': { type: 'string' },
     },
@@ -34,6 +35,10 @@ async function main(): Promise<void> {
     );
   }
   const roles = [...(values.role ?? []), ...(values.admin ? config.auth.adminRoles : [])];
+  // An administrator's token names ADMIN_GROUP in `entitlement`, as the embedded provider's do.
+  const groups = [
+    ...new Set([...(values.admin ? [config.auth.adminGroup] : []), ...(values.group ?? [])]),
+  ];
   const token = await signEmbeddedToken(
     config.dataDir,
     {
@@ -42,6 +47,7 @@ async function main(): Promise<void> {
       givenName: values['first-name'],
       familyName: values['last-name'],
       roles,
+      groups,
       ttlSeconds: parseTtl(values.ttl ?? '1h'),
     },
     config.keys.authSigningKey,

@@ -12,6 +12,7 @@ import {
   type Decision,
 } from './rate-limit.js';
 import { gatewayError } from '../common/errors.js';
+import { allowList } from './address-allow-list.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -36,7 +37,8 @@ export interface GuardDeps {
 /**
  * Every matched request passes three steps, in this order: authenticate (read and verify a token,
  * if the route reads credentials), throttle (per user when identified, else per client address,
- * so failed logins spend the anonymous budget), authorize (the route's auth level).
+ * `request.ip`, which TRUST_PROXY makes the client before a trusted proxy, so failed logins spend
+ * the anonymous budget), authorize (the route's auth level).
  * Unmatched paths skip all three and get their 404 first.
  */
 export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
@@ -49,6 +51,14 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     capacity: config.rateLimit.anonPerMin,
     refillPerMinute: config.rateLimit.anonPerMin,
   };
+  // A named client (RATE_LIMIT_CLIENTS: a web UI's server, calling for every signed-out visitor)
+  // has a larger budget of its own, under the same key as any address.
+  const clientPolicy: BucketPolicy = {
+    capacity: config.rateLimit.clientPerMin,
+    refillPerMinute: config.rateLimit.clientPerMin,
+  };
+  const isNamedClient =
+    config.rateLimit.clients.length > 0 ? allowList(config.rateLimit.clients) : () => false;
 
   /**
    * The guard's three steps, each answered at once when it can be (a token verified before, an
@@ -87,7 +97,11 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
     if (matchedRoute(request).rateLimit === false)
       return admit(request, reply, level, authFailure, undefined);
     const key = request.identity ? `user:${request.identity.username}` : `addr:${request.ip}`;
-    const policy = request.identity ? userPolicy : anonPolicy;
+    const policy = request.identity
+      ? userPolicy
+      : isNamedClient(request.ip)
+        ? clientPolicy
+        : anonPolicy;
     if (buckets.takeNow)
       return admit(request, reply, level, authFailure, buckets.takeNow(key, policy));
     return buckets

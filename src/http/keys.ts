@@ -52,6 +52,8 @@ export interface TokenOptions {
   givenName?: string;
   familyName?: string;
   roles?: string[];
+  /** The `entitlement` claim: the user's groups (with ADMIN_GROUP for an administrator). */
+  groups?: string[];
   ttlSeconds?: number;
 }
 
@@ -72,7 +74,7 @@ export async function signEmbeddedToken(
     family_name: familyName,
     name: [givenName, familyName].filter(Boolean).join(' '),
     realm_access: { roles: options.roles ?? [] },
-    entitlement: [],
+    entitlement: options.groups ?? [],
   })
     .setProtectedHeader({ alg: EMBEDDED_ALG, kid, typ: 'JWT' })
     .setSubject(options.username)

@@ -344,9 +344,13 @@ export class Forwarder {
       options.rawQuery === '' ? identity : joinQuery(filteredQuery(options.rawQuery), identity);
     const headers = endToEndHeaders(request.headers, credentialHeaders);
     // Behind a trusted proxy the chain grows by the peer; otherwise a client-sent chain is not believed.
+    // `ips` holds the peer and the forwarded addresses believed (TRUST_PROXY), so more than one
+    // means the peer is a trusted proxy; a peer not among listed proxies has `ips` = [itself].
     const priorFor = request.headers['x-forwarded-for'];
     headers['x-forwarded-for'] =
-      request.ips && priorFor ? `${priorFor}, ${request.socket.remoteAddress}` : request.ip;
+      request.ips && request.ips.length > 1 && priorFor
+        ? `${priorFor}, ${request.socket.remoteAddress}`
+        : request.ip;
     headers['x-forwarded-proto'] = request.protocol;
     headers['x-forwarded-host'] = request.host;
     headers['x-request-id'] = request.id;

@@ -33,6 +33,7 @@ import { teamPassthroughs } from './teams.js';
 import { identityProviderRoutes, tokenRoutes } from './token/index.js';
 import { toolPassthroughs } from './tools.js';
 import { userInfoRoutes } from './user-info.js';
+import { userPortalRoutes } from './user-portal.js';
 
 export const areas: readonly Area[] = [
   {
@@ -51,7 +52,15 @@ export const areas: readonly Area[] = [
   { name: 'operations', tags: ['operations'], passthroughs: [], plugin: operationsRoutes },
   { name: 'callbacks', tags: ['callbacks'], passthroughs: callbackPassthroughs },
   { name: 'bootstrap', tags: ['bootstrap'], passthroughs: [], plugin: bootstrapRoutes },
-  { name: 'user-info', tags: ['user-info'], passthroughs: [], plugin: userInfoRoutes },
+  {
+    name: 'user-info',
+    tags: ['user-info'],
+    passthroughs: [],
+    plugin: async (app, deps) => {
+      await userInfoRoutes(app, deps);
+      await userPortalRoutes(app, deps);
+    },
+  },
   { name: 'favorites', tags: ['favorites'], passthroughs: [], plugin: favoriteRoutes },
   {
     name: 'filesystem',

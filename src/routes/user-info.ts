@@ -34,9 +34,10 @@ export async function userInfoRoutes(
       security: routeSecurity('user'),
       querystring: Type.Object({
         username: Type.Optional(
-          Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {
+          Type.Array(Type.String({ maxLength: 512 }), {
             maxItems: maxUsernames,
-            description: 'Repeat for several users',
+            description:
+              'Repeat for several users; an empty one (`?username=`, what the web UI sends for no one) is ignored',
           }),
         ),
       }),
@@ -44,7 +45,7 @@ export async function userInfoRoutes(
     },
     handler: async (request) => {
       const { username = [] } = request.query as { username?: string[] };
-      const names = [...new Set(username)];
+      const names = [...new Set(username)].filter((name) => name !== '');
       const found = await Promise.all(
         names.map(async (name) => {
           try {

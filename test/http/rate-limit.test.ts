@@ -258,6 +258,74 @@ describe('per-address limits', () => {
     assert.equal(rateLimitOf(direct).remaining, 2);
   });
 
+  // A web UI's server (sonora src/server/api/terrain.js) calls the gateway for every signed-out
+  // visitor from its one address: behind listed proxies each forwarded client has its own budget.
+  test('TRUST_PROXY listing the proxy: two forwarded clients get separate budgets, forwarded as themselves', async (t) => {
+    const { url } = await gatewayFor(t, {
+      RATE_LIMIT_ANON_PER_MIN: '2',
+      TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
+    });
+    const first = { 'x-forwarded-for': '203.0.113.1' };
+    const second = { 'x-forwarded-for': '198.51.100.2, 10.0.0.7' };
+    for (let i = 0; i < 2; i++) assert.equal((await get(url, '/uuid', first)).status, 200);
+    assertTooMany(await get(url, '/uuid', first));
+    const other = await get(url, '/uuid', second);
+    assert.equal(
+      other.status,
+      200,
+      'the second client, behind two trusted proxies, has its own bucket',
+    );
+    assert.equal(rateLimitOf(other).remaining, 1);
+    assert.equal(rateLimitOf(await get(url, '/uuid')).remaining, 1, 'the proxy itself: another');
+    // A backend is told the same chain: the client, then the trusted proxy.
+    const forwarded = await get(url, APP_PATH, { ...bearer(await tokenFor('erin')), ...first });
+    assert.equal(forwarded.status, 200, forwarded.text);
+    assert.match(
+      String(apps.requests.at(-1)!.headers['x-forwarded-for']),
+      /^203\.0\.113\.1, .*127\.0\.0\.1$/,
+    );
+  });
+
+  test("TRUST_PROXY listing other proxies: this peer's X-Forwarded-For is ignored", async (t) => {
+    const { url } = await gatewayFor(t, { RATE_LIMIT_ANON_PER_MIN: '2', TRUST_PROXY: '10.9.9.9' });
+    assert.equal((await get(url, '/uuid', { 'x-forwarded-for': '203.0.113.1' })).status, 200);
+    assert.equal((await get(url, '/uuid', { 'x-forwarded-for': '203.0.113.2' })).status, 200);
+    assertTooMany(await get(url, '/uuid', { 'x-forwarded-for': '203.0.113.3' }));
+    assertTooMany(await get(url, '/uuid'));
+    // Nor is it passed on to a backend: the peer is the client.
+    const forwarded = await get(url, APP_PATH, {
+      ...bearer(await tokenFor('erin')),
+      'x-forwarded-for': '203.0.113.4',
+    });
+    assert.equal(forwarded.status, 200, forwarded.text);
+    assert.match(
+      String(apps.requests.at(-1)!.headers['x-forwarded-for']),
+      /^(::ffff:)?127\.0\.0\.1$/,
+    );
+  });
+
+  test('RATE_LIMIT_CLIENTS: a named client address has a budget of its own size', async (t) => {
+    const { url } = await gatewayFor(t, {
+      RATE_LIMIT_ANON_PER_MIN: '2',
+      RATE_LIMIT_CLIENTS: '127.0.0.0/8,::1',
+      RATE_LIMIT_CLIENT_PER_MIN: '5',
+    });
+    const remaining = [];
+    for (let i = 0; i < 5; i++) {
+      const answer = await get(url, '/uuid');
+      assert.equal(answer.status, 200);
+      assert.equal(rateLimitOf(answer).limit, 5);
+      remaining.push(rateLimitOf(answer).remaining);
+    }
+    assert.deepEqual(remaining, [4, 3, 2, 1, 0]);
+    assertTooMany(await get(url, '/uuid'));
+    const other = await gatewayFor(t, {
+      RATE_LIMIT_ANON_PER_MIN: '2',
+      RATE_LIMIT_CLIENTS: '192.0.2.10',
+    });
+    assert.equal(rateLimitOf(await get(other.url, '/uuid')).limit, 2, 'an address not named');
+  });
+
   test('without TRUST_PROXY a spoofed X-Forwarded-For does not get a fresh bucket', async (t) => {
     const { url } = await gatewayFor(t, { RATE_LIMIT_ANON_PER_MIN: '3' });
     for (let i = 0; i < 3; i++) assert.equal((await get(url, '/uuid')).status, 200);

@@ -136,6 +136,14 @@ for (const engine of engines) {
         assert.deepEqual(Object.keys(single.body), ['dave']);
         const none = await call(running, 'erin', '/secured/user-info');
         assert.deepEqual(none.body, {});
+        // The web UI's sharing dialog (sonora src/serviceFacades/users.js getUserInfo, its ids joined
+        // with `&username=`) sends `?username=` for no one, and reads the answer as an object.
+        const empty = await call(running, 'erin', '/secured/user-info?username=');
+        assert.equal(empty.status, 200, JSON.stringify(empty.body));
+        assert.deepEqual(empty.body, {});
+        const withEmpty = await call(running, 'erin', '/secured/user-info?username=dave&username=');
+        assert.equal(withEmpty.status, 200);
+        assert.deepEqual(Object.keys(withEmpty.body), ['dave']);
         const many = await call(
           running,
           'erin',

@@ -12,7 +12,7 @@ import {
   updateGroup,
   type GroupRow,
 } from './group-store.js';
-import { groupView, shortName } from './group-views.js';
+import { detailedGroupView, detailedGroupViews, groupView, shortName } from './group-views.js';
 import { addSubjects, membersView, removeSubjects, type GroupRoutes } from './context.js';
 import { copyListPermissionsToMembers } from './list-permission-retention.js';
 import {
@@ -31,7 +31,7 @@ type Params = { name: string };
 const defaultList = 'default';
 
 export const collaboratorListRoutes: GroupRoutes = async (app, context) => {
-  const { db, now } = context;
+  const { db, uidDomain, now } = context;
   const fullName = (owner: string, name: string) => `${owner}:${name}`;
 
   /** The caller's list; `default` is made when missing, any other missing name is 404. */
@@ -65,10 +65,13 @@ export const collaboratorListRoutes: GroupRoutes = async (app, context) => {
     const lists = await listGroups(db, 'collaborator-list', { creator: caller });
     const search = queryString(request.query, 'search')?.toLowerCase();
     const details = flag(request.query, 'details');
+    const found = lists.filter(
+      (list) => search === undefined || shortName(list).toLowerCase().includes(search),
+    );
     return {
-      groups: lists
-        .filter((list) => search === undefined || shortName(list).toLowerCase().includes(search))
-        .map((list) => groupView(list, details)),
+      groups: details
+        ? await detailedGroupViews(db, uidDomain, found)
+        : found.map((list) => groupView(list)),
     };
   });
 
@@ -88,11 +91,11 @@ export const collaboratorListRoutes: GroupRoutes = async (app, context) => {
       [],
       now(),
     );
-    return groupView(list, true);
+    return detailedGroupView(db, uidDomain, list);
   });
 
   app.get<{ Params: Params }>('/collaborator-lists/:name', async (request) => {
-    return groupView(await listOf(callerOf(request), request.params.name), true);
+    return detailedGroupView(db, uidDomain, await listOf(callerOf(request), request.params.name));
   });
 
   app.patch<{ Params: Params }>('/collaborator-lists/:name', async (request) => {
@@ -111,7 +114,7 @@ export const collaboratorListRoutes: GroupRoutes = async (app, context) => {
       },
       now(),
     );
-    return groupView(updated, true);
+    return detailedGroupView(db, uidDomain, updated);
   });
 
   app.delete<{ Params: Params }>('/collaborator-lists/:name', async (request) => {

@@ -21,7 +21,12 @@ import {
   updateGroup,
   type GroupRow,
 } from './group-store.js';
-import { groupView, type ResultView } from './group-views.js';
+import {
+  detailedGroupView,
+  detailedGroupViews,
+  groupView,
+  type ResultView,
+} from './group-views.js';
 import {
   addSubjects,
   membersView,
@@ -44,7 +49,7 @@ type Params = { name: string };
 export const communityRoutes =
   (asGroupsAdmin: boolean): GroupRoutes =>
   async (app, context: GroupsContext) => {
-    const { db, notify, now } = context;
+    const { db, uidDomain, notify, now } = context;
 
     /** The community when the caller administers it (always, as the groups administrator). */
     const administered = async (name: string, caller: string): Promise<GroupRow> => {
@@ -71,7 +76,11 @@ export const communityRoutes =
         creator: queryString(request.query, 'creator'),
       });
       const details = flag(request.query, 'details');
-      return { groups: communities.map((community) => groupView(community, details)) };
+      return {
+        groups: details
+          ? await detailedGroupViews(db, uidDomain, communities)
+          : communities.map((community) => groupView(community)),
+      };
     });
 
     app.post('/communities', async (request) => {
@@ -92,12 +101,16 @@ export const communityRoutes =
         [caller],
         now(),
       );
-      return groupView(community, true);
+      return detailedGroupView(db, uidDomain, community);
     });
 
     app.get<{ Params: Params }>('/communities/:name', async (request) => {
       callerOf(request);
-      return groupView(await requireGroup(db, 'community', request.params.name), true);
+      return detailedGroupView(
+        db,
+        uidDomain,
+        await requireGroup(db, 'community', request.params.name),
+      );
     });
 
     // A rename leaves apps tagged with the old name behind unless `retag-apps` moves their tags;
@@ -133,7 +146,7 @@ export const communityRoutes =
       );
       if (renamed && retag)
         await renameAvuValues(db, { ...tag, from: community.name, to: newName }, caller, now());
-      return groupView(updated, true);
+      return detailedGroupView(db, uidDomain, updated);
     });
 
     app.delete<{ Params: Params }>('/communities/:name', async (request) => {

@@ -21,6 +21,21 @@ const group: JsonSchema = {
   },
 };
 
+const subject: JsonSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    first_name: { type: 'string' },
+    last_name: { type: 'string' },
+    email: { type: 'string' },
+    institution: { type: 'string' },
+    description: { type: 'string' },
+    source_id: { type: 'string' },
+    display_name: { type: 'string' },
+  },
+};
+
 const groupDetail: JsonSchema = {
   type: 'object',
   properties: {
@@ -36,27 +51,13 @@ const groupDetail: JsonSchema = {
       properties: {
         created_at: { type: 'integer' },
         created_by: { type: 'string' },
+        created_by_detail: subject,
         modified_at: { type: 'integer' },
         has_composite: { type: 'boolean' },
         is_composite_factor: { type: 'boolean' },
         type_names: { type: 'array', items: {} },
       },
     },
-  },
-};
-
-const subject: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    first_name: { type: 'string' },
-    last_name: { type: 'string' },
-    email: { type: 'string' },
-    institution: { type: 'string' },
-    description: { type: 'string' },
-    source_id: { type: 'string' },
-    display_name: { type: 'string' },
   },
 };
 
@@ -163,6 +164,7 @@ const createdGroup: JsonSchema = {
       properties: {
         created_at: { type: 'integer' },
         created_by: { type: 'string' },
+        created_by_detail: subject,
         modified_at: { type: 'integer' },
         has_composite: { type: 'boolean' },
         is_composite_factor: { type: 'boolean' },

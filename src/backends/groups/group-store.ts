@@ -349,6 +349,21 @@ export async function findSharingGroup(
   return group && { ...group, members: await membersOf(db, group.id) };
 }
 
+/**
+ * The names of the teams and communities `user` (a short username) is a member of, by name: what
+ * the embedded identity provider puts in a token's `entitlement` claim beside the administrators' group.
+ */
+export async function memberGroupNames(db: Db, user: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('groups')
+    .select('groups.name')
+    .where('groups.kind', 'in', ['team', 'community'])
+    .where('groups.id', 'in', groupIdsOf(db, user))
+    .orderBy('groups.name')
+    .execute();
+  return rows.map((row) => row.name);
+}
+
 /** Names of groups by id (for showing grants). */
 export async function groupNames(db: Db, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();

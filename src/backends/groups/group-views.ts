@@ -117,8 +117,12 @@ export function shortName(group: Pick<GroupRow, 'name' | 'kind'>): string {
   return group.name.slice(group.name.indexOf(':') + 1);
 }
 
-/** A group as the groups API shows it; `details` adds who made it and when. */
-export function groupView(group: GroupRow, details = false) {
+/**
+ * A group as the groups API shows it; `details` adds who made it and when, and `creator` (their
+ * subject, from `detailedGroupViews`) as `detail.created_by_detail`: the web UI's Teams list shows
+ * `detail.created_by_detail.name` as the creator's name.
+ */
+export function groupView(group: GroupRow, details = false, creator?: SubjectView) {
   const extension = shortName(group);
   return {
     id: group.id,
@@ -133,6 +137,7 @@ export function groupView(group: GroupRow, details = false) {
           detail: {
             created_at: Number(group.created_on),
             created_by: group.creator,
+            ...(creator ? { created_by_detail: creator } : {}),
             modified_at: Number(group.modified_on),
             has_composite: false,
             is_composite_factor: false,
@@ -141,6 +146,25 @@ export function groupView(group: GroupRow, details = false) {
         }
       : {}),
   };
+}
+
+/** Groups as `groupView` shows them with details, each with its creator's subject (one lookup for all). */
+export async function detailedGroupViews(
+  db: Kysely<Database>,
+  uidDomain: string,
+  groups: GroupRow[],
+) {
+  const creators = await subjectsFor(
+    db,
+    uidDomain,
+    groups.map((group) => group.creator),
+  );
+  return groups.map((group) => groupView(group, true, creators.get(group.creator)));
+}
+
+/** A group as `groupView` shows it with details, its creator's subject included. */
+export async function detailedGroupView(db: Kysely<Database>, uidDomain: string, group: GroupRow) {
+  return (await detailedGroupViews(db, uidDomain, [group]))[0]!;
 }
 
 /** A group's privileges as `{privileges: [{type, name, allowed, revokable, subject}]}`. */

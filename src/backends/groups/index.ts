@@ -10,10 +10,17 @@ import { teamRoutes } from './team-routes.js';
 // The groups service's door: the service itself, for the embedded host; and what the apps service
 // asks in-process (same store): isCommunityAdmin, before letting a community's administrators tag
 // apps into it; groupIdsOf, the groups a user is in, through which grants reach them;
-// findSharingGroup and groupNames, for sharing with teams and collaborator lists; the workshop
+// findSharingGroup and groupNames, for sharing with teams and collaborator lists; memberGroupNames,
+// the teams and communities the identity provider names in a user's tokens; the workshop
 // group, whose administrators' routes the apps service serves. Nothing else of it is for other
 // parts of the project.
-export { findSharingGroup, groupIdsOf, groupNames, isCommunityAdmin } from './group-store.js';
+export {
+  findSharingGroup,
+  groupIdsOf,
+  groupNames,
+  isCommunityAdmin,
+  memberGroupNames,
+} from './group-store.js';
 export { replaceWorkshopMembers, workshopGroupView, workshopMembers } from './workshop-group.js';
 
 /**

@@ -9,7 +9,7 @@ import { gatewayError } from '../../common/errors.js';
 import { qualifiedUsername, shortUsername } from '../../common/users.js';
 import { seenUsers, type GroupRoutes, type GroupsContext } from './context.js';
 import { addMember, findGroup, removeMember, type GroupRow } from './group-store.js';
-import { groupView } from './group-views.js';
+import { detailedGroupViews, groupView } from './group-views.js';
 
 const platformUsers = { kind: 'platform', name: 'de-users' } as const;
 
@@ -89,7 +89,11 @@ export const platformUsersRoutes: GroupRoutes = async (app, context) => {
         .orderBy('groups.name')
         .orderBy('groups.kind')
         .execute();
-      return { groups: groups.map((group) => groupView(group, details)) };
+      return {
+        groups: details
+          ? await detailedGroupViews(context.db, context.uidDomain, groups)
+          : groups.map((group) => groupView(group)),
+      };
     },
   );
 };

@@ -21,7 +21,14 @@ import {
   updateGroup,
   type GroupRow,
 } from './group-store.js';
-import { groupView, privilegesView, shortName, subjectsFor } from './group-views.js';
+import {
+  detailedGroupView,
+  detailedGroupViews,
+  groupView,
+  privilegesView,
+  shortName,
+  subjectsFor,
+} from './group-views.js';
 import {
   addSubjects,
   membersView,
@@ -100,7 +107,11 @@ export const teamRoutes: GroupRoutes = async (app, context) => {
       visibleTo: caller,
     });
     const details = flag(query, 'details');
-    return { groups: teams.map((team) => groupView(team, details)) };
+    return {
+      groups: details
+        ? await detailedGroupViews(db, uidDomain, teams)
+        : teams.map((team) => groupView(team)),
+    };
   });
 
   app.post('/teams', async (request) => {
@@ -125,12 +136,12 @@ export const teamRoutes: GroupRoutes = async (app, context) => {
       [caller],
       now(),
     );
-    return groupView(team, true);
+    return detailedGroupView(db, uidDomain, team);
   });
 
   app.get<{ Params: Params }>('/teams/:name', async (request) => {
     const team = await requireVisible(context, request.params.name, callerOf(request));
-    return groupView(team, true);
+    return detailedGroupView(db, uidDomain, team);
   });
 
   app.patch<{ Params: Params }>('/teams/:name', async (request) => {
@@ -150,7 +161,7 @@ export const teamRoutes: GroupRoutes = async (app, context) => {
       },
       now(),
     );
-    return groupView(updated, true);
+    return detailedGroupView(db, uidDomain, updated);
   });
 
   app.delete<{ Params: Params }>('/teams/:name', async (request) => {

@@ -10,6 +10,7 @@
 import type { GatewayConfig } from '../../config.js';
 import type { EmbeddedIdentity } from '../../common/identity-provider.js';
 import type { Store } from '../../store/database.js';
+import { memberGroupNames } from '../groups/index.js';
 import { IdentityProvider } from './provider.js';
 import { realmRoutes } from './realm-routes.js';
 import { loadSigningKey, type SigningKey } from './signing.js';
@@ -32,6 +33,8 @@ export async function createIdentityProvider(
     store,
     settings: config.identity,
     adminRoles: config.auth.adminRoles,
+    adminGroup: config.auth.adminGroup,
+    groupsOf: (username) => memberGroupNames(store.db, username),
     gatewayClient: {
       id: config.auth.clientId,
       ...(config.auth.clientSecret ? { secret: config.auth.clientSecret } : {}),

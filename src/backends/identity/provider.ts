@@ -20,6 +20,10 @@ export interface ProviderOptions {
   settings: IdentitySettings;
   /** Given to administrators in `realm_access.roles` (ADMIN_ROLES). */
   adminRoles: string[];
+  /** Named first in administrators' `entitlement` claim (ADMIN_GROUP). */
+  adminGroup: string;
+  /** The groups (teams, communities) a user is a member of, also named in `entitlement`. */
+  groupsOf: (username: string) => Promise<string[]>;
   /** The gateway's own client (AUTH_CLIENT_ID, AUTH_CLIENT_SECRET): `/token`, `/oidc/*`. */
   gatewayClient: { id: string; secret?: string };
   emailDomain: string;
@@ -117,6 +121,15 @@ export class IdentityProvider {
 
   private rolesOf(user: IdentityUser): string[] {
     return user.admin ? [...this.options.adminRoles] : [];
+  }
+
+  /**
+   * The `entitlement` claim: the user's groups, as the DE's identity provider lists a user's
+   * Grouper groups there; a web UI decides who is an administrator from it (its `admin.groups`).
+   */
+  private async entitlementOf(user: IdentityUser): Promise<string[]> {
+    const groups = await this.options.groupsOf(user.username);
+    return [...new Set([...(user.admin ? [this.options.adminGroup] : []), ...groups])];
   }
 
   // --- Sessions -------------------------------------------------------------------------------
@@ -414,6 +427,7 @@ export class IdentityProvider {
       sessionId: session.id,
       scope,
       roles: this.rolesOf(user),
+      entitlement: await this.entitlementOf(user),
       nowSeconds,
       accessSeconds: this.settings.accessTokenSeconds,
       refreshSeconds,
@@ -463,6 +477,7 @@ export class IdentityProvider {
       given_name: user.firstName,
       family_name: user.lastName,
       name: [user.firstName, user.lastName].filter(Boolean).join(' '),
+      entitlement: await this.entitlementOf(user),
     };
   }
 }

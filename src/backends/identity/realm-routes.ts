@@ -217,6 +217,7 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
           'family_name',
           'name',
           'realm_access',
+          'entitlement',
         ],
       };
     },

@@ -29,6 +29,8 @@ export interface TokenContext {
   sessionId: string;
   scope: string;
   roles: string[];
+  /** The user's groups (`entitlement`), in the access and ID tokens alike. */
+  entitlement: string[];
   nowSeconds: number;
   accessSeconds: number;
   refreshSeconds: number;
@@ -47,7 +49,7 @@ async function sign(
 }
 
 /** The claims the gateway (and a Keycloak client) read of a user. */
-function profile(user: IdentityUser) {
+function profile(user: IdentityUser, entitlement: string[]) {
   return {
     preferred_username: user.username,
     email: user.email,
@@ -55,6 +57,7 @@ function profile(user: IdentityUser) {
     given_name: user.firstName,
     family_name: user.lastName,
     name: [user.firstName, user.lastName].filter(Boolean).join(' '),
+    entitlement,
   };
 }
 
@@ -75,9 +78,8 @@ export async function signTokens(key: SigningKey, context: TokenContext) {
     aud: 'account',
     typ: 'Bearer',
     scope: context.scope,
-    ...profile(user),
+    ...profile(user, context.entitlement),
     realm_access: { roles: context.roles },
-    entitlement: [],
   });
   const refreshToken = await sign(key, {
     ...common,
@@ -96,7 +98,7 @@ export async function signTokens(key: SigningKey, context: TokenContext) {
         typ: 'ID',
         auth_time: context.authTime ?? nowSeconds,
         ...(context.nonce ? { nonce: context.nonce } : {}),
-        ...profile(user),
+        ...profile(user, context.entitlement),
       })
     : undefined;
   return { accessToken, refreshToken, idToken };

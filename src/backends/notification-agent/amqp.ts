@@ -35,14 +35,7 @@ const batchSize = 100;
 
 /** The body the UI's websocket reads: the user's unseen count and the notification as listed. */
 export function liveMessage(row: NotificationRow, total: number): Record<string, unknown> {
-  const message = notificationJson(row) as { message: Record<string, unknown> };
-  return {
-    total,
-    message: {
-      ...message,
-      message: { ...message.message, timestamp: String(message.message.timestamp) },
-    },
-  };
+  return { total, message: notificationJson(row) };
 }
 
 /**

@@ -84,7 +84,11 @@ export type NotificationRow = Pick<
   'id' | 'type' | 'username' | 'subject' | 'seen' | 'deleted' | 'time_created' | 'incoming_json'
 >;
 
-/** The spec's Notification (gateway-spec "Notification"): times in ms, seen and deleted from the row. */
+/**
+ * The spec's Notification (gateway-spec "Notification"), seen and deleted from the row. Its
+ * `message.timestamp` is a string of ms, not the spec's number: the web UI cuts the last three
+ * characters off it with a string method (clients.md §5.2).
+ */
 export function notificationJson(row: NotificationRow): Record<string, unknown> {
   const incoming = JSON.parse(row.incoming_json) as NotificationRequest;
   const payload = incoming.payload ?? {};
@@ -97,7 +101,11 @@ export function notificationJson(row: NotificationRow): Record<string, unknown> 
     deleted: asBoolean(row.deleted),
     email: incoming.email ?? false,
     email_template: incoming.email_template ?? null,
-    message: { id: row.id, text: incoming.message ?? row.subject, timestamp: row.time_created },
+    message: {
+      id: row.id,
+      text: incoming.message ?? row.subject,
+      timestamp: String(row.time_created),
+    },
     payload,
     outputDir: incoming.outputDir ?? resultFolder,
     outputManifest: incoming.outputManifest ?? [],

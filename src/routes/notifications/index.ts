@@ -145,9 +145,28 @@ export interface NotificationDeps {
 }
 
 const Json = Type.Object({}, { additionalProperties: true });
+/** A notification as listed; `message.timestamp` is a string (the web UI slices it, clients.md §5.2). */
+const Notification = Type.Object(
+  {
+    type: Type.Optional(Type.String()),
+    message: Type.Optional(
+      Type.Object(
+        {
+          id: Type.Optional(Type.String()),
+          text: Type.Optional(Type.String()),
+          timestamp: Type.Optional(
+            Type.String({ pattern: '^[0-9]+$', description: 'Creation time, ms since the epoch' }),
+          ),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+  },
+  { additionalProperties: true },
+);
 const MessageList = Type.Object(
   {
-    messages: Type.Array(Json),
+    messages: Type.Array(Notification),
     total: Type.Integer(),
     unseen_total: Type.Optional(
       Type.Integer({ description: 'Unseen notifications of the same type filter' }),

@@ -215,6 +215,9 @@ for (const engine of engines) {
       assert.equal(notification.type, 'data');
       assert.equal(notification.subject, listed.subject);
       assert.equal(notification.payload.action, 'share');
+      // As listed (docs/api/webhooks.md): the timestamp too, a string of ms.
+      assert.equal(notification.message.timestamp, listed.message.timestamp);
+      assert.match(notification.message.timestamp, /^[0-9]+$/);
 
       const [slack] = await arrived('/alice/slack', 1, 'the Slack delivery');
       assert.deepEqual(JSON.parse(slack!.body.toString('utf8')), { text: listed.subject });

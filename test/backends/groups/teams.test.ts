@@ -3,6 +3,8 @@
 // (the first admin told), the request denied (the requester told) and then granted by adding the
 // requester (told too), members added and removed, privileges read and set, join and leave, names
 // with `:` and encoded spaces as the web UI sends them, and bad requests answered with codes.
+// With details, a team names its creator's subject (`detail.created_by_detail`, whose `name` the
+// web UI's Teams list, sonora src/components/teams/Listing.js, shows as "Creator Name").
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eventually } from '../../support/fileio.js';
@@ -93,6 +95,15 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         privileges.find((p: any) => p.subject.id === 'alice').subject.email,
         'alice@example.org',
       );
+      // The web UI's Teams list (sonora src/components/teams/Listing.js) shows
+      // `detail.created_by_detail.name` as "Creator Name": the creator's subject, named.
+      const aliceSubject = privileges.find((p: any) => p.subject.id === 'alice').subject;
+      assert.ok(aliceSubject.name);
+      assert.deepEqual(listed.groups[0].detail.created_by_detail, aliceSubject);
+      assert.deepEqual(created.detail.created_by_detail, aliceSubject);
+      assert.deepEqual(fetched.detail.created_by_detail, aliceSubject);
+      const mine = await g.ok('alice', 'GET', '/teams?member=alice&details=true');
+      assert.equal(mine.groups[0].detail.created_by_detail.name, aliceSubject.name);
 
       // Joining needs the public optin, which this team does not give.
       const refused = await g.call('bob', 'POST', `${team}/join`);

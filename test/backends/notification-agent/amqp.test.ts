@@ -67,7 +67,7 @@ for (const engine of hostEngines) {
         body: JSON.stringify(body),
       });
       assert.equal(answer.status, 200, answer.text);
-      return (answer.json() as { notification: { message: { id: string; timestamp: number } } })
+      return (answer.json() as { notification: { message: { id: string; timestamp: string } } })
         .notification;
     };
     const byId = (id: string) => (body: any) => body?.message?.message?.id === id;
@@ -85,6 +85,8 @@ for (const engine of hostEngines) {
         payload,
       });
       const received = await consumer.waitFor('notification.alice', byId(first.message.id));
+      // The same string of ms the agent answers and lists (the UI slices it, NotificationsTab.js).
+      assert.match(first.message.timestamp, /^[0-9]+$/);
       assert.deepEqual(received, {
         total: 1,
         message: {
@@ -98,7 +100,7 @@ for (const engine of hostEngines) {
           message: {
             id: first.message.id,
             text: 'your job completed',
-            timestamp: String(first.message.timestamp),
+            timestamp: first.message.timestamp,
           },
           payload,
           outputDir: '',

@@ -267,7 +267,7 @@ for (const engine of hostEngines) {
         user: json.user,
         stored: stored(fields.type),
         subject: fields.subject,
-        timestamp: json.message.timestamp,
+        timestamp: Number(json.message.timestamp),
         seen: false,
         deleted: false,
         json,
@@ -330,7 +330,8 @@ for (const engine of hostEngines) {
         deleted: false,
         email: true,
         email_template: 'analysis_status_change',
-        message: { id: first.id, text: 'job 1 completed', timestamp: at },
+        // A string of ms, as the web UI slices it (sonora src/components/notifications/NotificationsTab.js).
+        message: { id: first.id, text: 'job 1 completed', timestamp: String(at) },
         payload,
         outputDir: payload.resultfolderid,
         outputManifest: [],
@@ -348,7 +349,11 @@ for (const engine of hostEngines) {
       });
       assert.equal(second.json.type, 'tool request', 'stored with _, listed with spaces');
       assert.equal(second.json.message.text, 'your tool request was approved');
-      assert.equal(second.json.message.timestamp, at + 1_000, 'the clock moved between the two');
+      assert.equal(
+        second.json.message.timestamp,
+        String(at + 1_000),
+        'the clock moved between the two',
+      );
       assert.equal(
         second.json.outputDir,
         '/elsewhere',
@@ -633,7 +638,7 @@ for (const engine of hostEngines) {
             user,
           );
           assert.ok(answer.messages.every((message: any) => message.seen === false));
-          const times = answer.messages.map((message: any) => message.message.timestamp);
+          const times = answer.messages.map((message: any) => Number(message.message.timestamp));
           assert.deepEqual(
             times,
             [...times].sort((a: number, b: number) => a - b),
