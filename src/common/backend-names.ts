@@ -76,13 +76,7 @@ export function isEmbeddedBackend(name: BackendName): name is EmbeddedBackendNam
  * - `none`: no identity at all
  */
 export type IdentityStyle =
-  | 'apps'
-  | 'user'
-  | 'data-user'
-  | 'notification'
-  | 'qualified-user'
-  | 'path'
-  | 'none';
+  'apps' | 'user' | 'data-user' | 'notification' | 'qualified-user' | 'path' | 'none';
 
 export const defaultIdentityStyle: Record<BackendName, IdentityStyle> = {
   apps: 'apps',

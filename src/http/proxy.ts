@@ -172,9 +172,9 @@ function identityQuery(
   const encoded = identity === undefined ? undefined : cache.get(identity);
   const known = encoded?.[style];
   if (known !== undefined) return known;
-  const query = encodePairs(
-    identityParams(style, identity, uidDomain, administratorRoles),
-  ).join('&');
+  const query = encodePairs(identityParams(style, identity, uidDomain, administratorRoles)).join(
+    '&',
+  );
   if (identity !== undefined) {
     if (encoded) encoded[style] = query;
     else cache.set(identity, { [style]: query });

@@ -112,7 +112,7 @@ const instantLaunchMetadataBody: JsonSchema = {
       items: {
         type: 'object',
         description:
-          'One of `attr` (the metadata service\'s name, which the web UI sends) or `attribute`; other fields of a listed AVU are ignored',
+          "One of `attr` (the metadata service's name, which the web UI sends) or `attribute`; other fields of a listed AVU are ignored",
         properties: {
           attr: { type: 'string' },
           attribute: { type: 'string' },
@@ -156,7 +156,7 @@ const launchMappingSent: JsonSchema = {
       enum: ['glob', 'infoType', 'pattern'],
       description: '`pattern`: the earlier name of `glob`',
     },
-    pattern: { type: 'string', description: 'The glob or info type; the entry\'s name when absent' },
+    pattern: { type: 'string', description: "The glob or info type; the entry's name when absent" },
     default: {
       type: 'object',
       properties: { id: { type: 'string', format: 'uuid' } },
