@@ -500,12 +500,21 @@ export const toolRoutes: FastifyPluginAsync<{
       input.container !== undefined &&
       asBoolean(row.is_public) &&
       !booleanParam(request.query, 'overwrite-public', false)
-    )
+    ) {
+      // ERR_NOT_WRITEABLE with the apps it would change is what the web UI's admin tool form
+      // answers with its "overwrite public apps?" dialog, then sends again with overwrite-public=true.
+      const caller = shortUser(request.query);
+      const { apps } = await appsUsing(row.id, caller, visibleAppsQuery(db, caller));
       throw gatewayError(
-        'ERR_ILLEGAL_ARGUMENT',
+        'ERR_NOT_WRITEABLE',
         `tool ${row.id} is public: its container settings change only with overwrite-public=true`,
-        { tool_id: row.id, field: 'container' },
+        {
+          tool_id: row.id,
+          field: 'container',
+          apps: apps.filter((app) => app.is_public).map(({ id, name }) => ({ id, name })),
+        },
       );
+    }
     await update(row, input);
     await approve(row.id, shortUser(request.query));
     return toolView((await findTool(row.id))!, 'own');

@@ -296,8 +296,9 @@ for (const engine of engines) {
       const guarded = await gw.call(admin, 'PATCH', `/admin/tools/${made.id}`, {
         json: { container },
       });
-      assert.equal(guarded.status, 400);
-      assert.equal(guarded.body.error_code, 'ERR_ILLEGAL_ARGUMENT');
+      assert.equal(guarded.status, 403);
+      assert.equal(guarded.body.error_code, 'ERR_NOT_WRITEABLE');
+      assert.deepEqual(guarded.body.apps, []); // no public app uses it
       const overwritten = await gw.ok(
         admin,
         'PATCH',

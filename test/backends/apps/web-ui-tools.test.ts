@@ -13,7 +13,10 @@
 // - The same file's formatSubmission sends the whole tool back, its `container` with empty texts,
 //   `[]` and `false` filled in: `POST /tools` and `PATCH /tools/{id}` keep the image it names, and
 //   `PATCH /admin/tools/{id}?overwrite-public=false` (src/serviceFacades/tools.js adminUpdateTool)
-//   of a public tool whose container it leaves as it was succeeds.
+//   of a public tool whose container it leaves as it was succeeds; one that changes it is refused
+//   with 403 `ERR_NOT_WRITEABLE` and the public apps using the tool (`apps[].{id,name}`, which
+//   src/components/tools/edit/EditTool.js lists in its overwrite dialog before resending with
+//   overwrite-public=true).
 // - Item 15: administrators change a built-in tool's description, attribution, version and
 //   implementation (kept across a restart's reinstall); its name, location, type and image are
 //   refused with 400 `ERR_ILLEGAL_ARGUMENT` naming the field; it is still never deleted.
@@ -240,15 +243,37 @@ for (const engine of engines) {
         });
         assert.equal(described.description, 'reviewed in the admin form');
         assert.equal(described.container.image.name, 'docker.io/library/alpine');
-        // A changed image of a public tool still needs overwrite-public=true.
+        // A changed image of a public tool needs overwrite-public=true. Refused, it answers 403
+        // ERR_NOT_WRITEABLE with the public apps it would change (`apps[].{id,name}`): EditTool.js
+        // shows them in its overwrite dialog, then sends again with overwrite-public=true.
+        const app = await gw.ok(admin, 'POST', '/apps/de', {
+          json: {
+            name: `uses the admin tool ${tag}`,
+            description: 'made public in a test',
+            tools: [{ id }],
+            groups: [{ label: 'Inputs', parameters: [{ type: 'FileInput', label: 'Text' }] }],
+          },
+        });
+        await gw.ok(admin, 'POST', `/admin/apps/de/${app.id}/publish`, { json: {} });
         const newImage = formSubmission(adminRead, {}, true);
         newImage.container.image.tag = '3.21';
         const guarded = await gw.call(admin, 'PATCH', `/admin/tools/${id}?overwrite-public=false`, {
           json: newImage,
         });
-        assert.equal(guarded.status, 400, guarded.text);
-        assert.equal(guarded.body.error_code, 'ERR_ILLEGAL_ARGUMENT');
+        assert.equal(guarded.status, 403, guarded.text);
+        assert.equal(guarded.body.error_code, 'ERR_NOT_WRITEABLE');
         assert.equal(guarded.body.field, 'container');
+        assert.deepEqual(guarded.body.apps, [{ id: app.id, name: `uses the admin tool ${tag}` }]);
+        assert.equal((await gw.ok(admin, 'GET', `/admin/tools/${id}`)).container.image.tag, '3.20');
+        const overwritten = await gw.ok(
+          admin,
+          'PATCH',
+          `/admin/tools/${id}?overwrite-public=true`,
+          {
+            json: newImage,
+          },
+        );
+        assert.equal(overwritten.container.image.tag, '3.21');
       });
 
       test('administrators change the descriptive fields of a built-in tool, not what it runs', async () => {
