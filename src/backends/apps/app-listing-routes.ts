@@ -18,7 +18,7 @@ import type { AppDefinition } from './definition.js';
 import { shortUser } from './caller.js';
 import { anyApp, documentationOf } from './app-edits.js';
 import { gatewayError } from '../../common/errors.js';
-import { answeredContainer } from './tool-model.js';
+import { toolsOf } from './editor-views.js';
 
 /** The paging, sorting and filtering of an app listing (`/apps`, category listings). */
 export function listingQuery(raw: unknown): ListingQuery {
@@ -74,31 +74,7 @@ export async function appDetails(
       version_id: versionId,
     });
   const definition = JSON.parse(version?.definition ?? '{"steps":[],"groups":[]}') as AppDefinition;
-  const toolIds = definition.steps
-    .map((step) => step.tool_id)
-    .filter((id): id is string => id !== null);
-  const tools = (
-    toolIds.length === 0
-      ? []
-      : await db
-          .selectFrom('tools')
-          .select([
-            'id',
-            'name',
-            'description',
-            'location',
-            'type',
-            'version',
-            'attribution',
-            'container',
-            'executor',
-          ])
-          .where('id', 'in', toolIds)
-          .execute()
-  ).map(({ container, executor, ...tool }) => ({
-    ...tool,
-    container: answeredContainer({ container, executor }),
-  }));
+  const tools = await toolsOf(db, definition);
   const categories = await db
     .selectFrom('app_category_apps as c')
     .innerJoin('app_categories as k', 'k.id', 'c.category_id')
