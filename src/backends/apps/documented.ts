@@ -523,53 +523,6 @@ const namedItem: JsonSchema = {
   properties: { id: { type: 'string' }, name: { type: 'string' } },
 };
 
-const adminTool: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    location: { type: 'string' },
-    type: { type: 'string' },
-    version: { type: 'string' },
-    attribution: { type: 'string' },
-    is_public: { type: 'boolean' },
-    permission: { type: 'string' },
-    restricted: { type: 'boolean' },
-    interactive: { type: 'boolean' },
-    implementation: {
-      type: 'object',
-      properties: {
-        implementor: { type: 'string' },
-        implementor_email: { type: 'string' },
-        test: {
-          type: 'object',
-          properties: {
-            input_files: { type: 'array', items: {} },
-            output_files: { type: 'array', items: {} },
-          },
-        },
-      },
-    },
-    container: toolContainer,
-  },
-  required: [
-    'id',
-    'name',
-    'description',
-    'location',
-    'type',
-    'version',
-    'attribution',
-    'is_public',
-    'permission',
-    'restricted',
-    'interactive',
-    'implementation',
-    'container',
-  ],
-};
-
 const toolImplementation: JsonSchema = {
   type: 'object',
   properties: {
@@ -587,7 +540,8 @@ const toolImplementation: JsonSchema = {
   required: ['implementor', 'implementor_email', 'test'],
 };
 
-const updatedTool: JsonSchema = {
+/** A tool as a user or an administrator reads, changes or publishes it. */
+const answeredTool: JsonSchema = {
   type: 'object',
   properties: {
     id: { type: 'string' },
@@ -1983,9 +1937,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'DELETE /admin/tools/{toolId}': {
     response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
   },
-  'GET /admin/tools/{toolId}': { response: { '200': adminTool } },
+  'GET /admin/tools/{toolId}': { response: { '200': answeredTool } },
   'PATCH /admin/tools/{toolId}': {
-    response: { '200': updatedTool },
+    response: { '200': answeredTool },
     body: {
       type: 'object',
       description:
@@ -2015,7 +1969,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: { '200': integrationData },
     noBody: true,
   },
-  'POST /admin/tools/{toolId}/publish': { response: { '200': adminTool }, noBody: true },
+  'POST /admin/tools/{toolId}/publish': { response: { '200': answeredTool }, noBody: true },
   'DELETE /admin/workspaces': {
     response: {
       '200': {
@@ -3440,7 +3394,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     },
   },
   'PATCH /tools/{toolId}': {
-    response: { '200': updatedTool },
+    response: { '200': answeredTool },
     body: {
       type: 'object',
       properties: {
