@@ -367,29 +367,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: { '200': instantLaunch },
     body: { type: 'object', properties: { quick_launch_id: { type: 'string' } } },
   },
-  'GET /instantlaunches/{id}/full': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          quick_launch_id: { type: 'string' },
-          added_by: { type: 'string' },
-          added_on: { type: 'string' },
-          quick_launch_name: { type: 'string' },
-          quick_launch_description: { type: 'string' },
-          quick_launch_creator: { type: 'string' },
-          quick_launch_is_public: { type: 'boolean' },
-          submission: launchSubmission,
-          app_id: { type: 'string' },
-          app_version_id: { type: 'string' },
-          app_version: { type: 'string' },
-          app_name: { type: 'string' },
-          app_description: { type: 'string' },
-        },
-      },
-    },
-  },
+  'GET /instantlaunches/{id}/full': { response: { '200': fullInstantLaunch } },
   'GET /instantlaunches/{id}/metadata': { response: { '200': instantLaunchMetadata } },
   'PUT /instantlaunches/admin/': {
     response: { '200': listedInstantLaunch },
