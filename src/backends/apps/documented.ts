@@ -184,28 +184,23 @@ const toolContainer: JsonSchema = {
   additionalProperties: true,
 };
 
+/** What every answer that shows a tool gives of it (app details, the editor, tool listings). */
+const toolSummaryProperties = {
+  id: { type: 'string' },
+  name: { type: 'string' },
+  description: { type: 'string' },
+  location: { type: 'string' },
+  type: { type: 'string' },
+  version: { type: 'string' },
+  attribution: { type: 'string' },
+  container: toolContainer,
+} satisfies Record<string, JsonSchema>;
+const toolSummaryRequired = Object.keys(toolSummaryProperties);
+
 const appToolDetail: JsonSchema = {
   type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    location: { type: 'string' },
-    type: { type: 'string' },
-    version: { type: 'string' },
-    attribution: { type: 'string' },
-    container: toolContainer,
-  },
-  required: [
-    'id',
-    'name',
-    'description',
-    'location',
-    'type',
-    'version',
-    'attribution',
-    'container',
-  ],
+  properties: toolSummaryProperties,
+  required: toolSummaryRequired,
 };
 
 const appVersion: JsonSchema = {
@@ -544,34 +539,20 @@ const toolImplementation: JsonSchema = {
 const answeredTool: JsonSchema = {
   type: 'object',
   properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    location: { type: 'string' },
-    type: { type: 'string' },
-    version: { type: 'string' },
-    attribution: { type: 'string' },
+    ...toolSummaryProperties,
     is_public: { type: 'boolean' },
     permission: { type: 'string' },
     restricted: { type: 'boolean' },
     interactive: { type: 'boolean' },
     implementation: toolImplementation,
-    container: toolContainer,
   },
   required: [
-    'id',
-    'name',
-    'description',
-    'location',
-    'type',
-    'version',
-    'attribution',
+    ...toolSummaryRequired,
     'is_public',
     'permission',
     'restricted',
     'interactive',
     'implementation',
-    'container',
   ],
 };
 
