@@ -110,6 +110,16 @@ export async function importUrl(run: StepRun): Promise<string[]> {
     );
     return [written];
   } catch (error) {
+    // Stopped by its owner: the analysis's own notification says Canceled; this one must not
+    // say the import failed.
+    if (run.signal.aborted) {
+      await notify(
+        `URL import of ${label} canceled`,
+        `Importing ${address} into ${run.resultFolder} was canceled.`,
+        { canceled: true },
+      );
+      throw error;
+    }
     const reason = failureReason(error);
     await notify(
       `URL import of ${label} failed`,

@@ -123,6 +123,22 @@ for (const engine of engines) {
         /was stopped while it ran: the analysis was stopped \(Canceled\)/,
       );
       assert.match(logs.stderr, /^stopped: .*\(Canceled\)\n$/);
+      // Its data notification says it was canceled, never that it failed.
+      const told = await eventually(
+        async () => {
+          const { messages } = await gw.ok('alice', 'GET', '/secured/notifications/messages');
+          const imports = (messages as any[]).filter(
+            (n) => n.payload?.action === 'url_import' && n.payload?.url === address,
+          );
+          return imports.length > 0 ? imports : undefined;
+        },
+        10_000,
+        'the URL import notification',
+      );
+      assert.deepEqual(
+        told.map((n: any) => n.subject),
+        ['URL import of slow.txt canceled'],
+      );
     });
   });
 }
