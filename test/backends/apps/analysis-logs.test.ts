@@ -136,7 +136,7 @@ for (const engine of engines) {
         'the URL import notification',
       );
       assert.deepEqual(
-        told.map((n: any) => n.subject),
+        told!.map((n: any) => n.subject),
         ['URL import of slow.txt canceled'],
       );
     });
