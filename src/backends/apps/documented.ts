@@ -286,16 +286,7 @@ const blessedApp: JsonSchema = {
 
 const appTool: JsonSchema = {
   type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    location: { type: 'string' },
-    type: { type: 'string' },
-    version: { type: 'string' },
-    attribution: { type: 'string' },
-    container: toolContainer,
-  },
+  properties: toolSummaryProperties,
 };
 
 const looseAppVersion: JsonSchema = {
@@ -536,16 +527,17 @@ const toolImplementation: JsonSchema = {
 };
 
 /** A tool as a user or an administrator reads, changes or publishes it. */
+const answeredToolProperties = {
+  ...toolSummaryProperties,
+  is_public: { type: 'boolean' },
+  permission: { type: 'string' },
+  restricted: { type: 'boolean' },
+  interactive: { type: 'boolean' },
+  implementation: toolImplementation,
+} satisfies Record<string, JsonSchema>;
 const answeredTool: JsonSchema = {
   type: 'object',
-  properties: {
-    ...toolSummaryProperties,
-    is_public: { type: 'boolean' },
-    permission: { type: 'string' },
-    restricted: { type: 'boolean' },
-    interactive: { type: 'boolean' },
-    implementation: toolImplementation,
-  },
+  properties: answeredToolProperties,
   required: [
     ...toolSummaryRequired,
     'is_public',
@@ -1847,39 +1839,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         properties: {
           tools: {
             type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-                is_public: { type: 'boolean' },
-                permission: { type: 'string' },
-                restricted: { type: 'boolean' },
-                interactive: { type: 'boolean' },
-                implementation: toolImplementation,
-                container: toolContainer,
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'location',
-                'type',
-                'version',
-                'attribution',
-                'is_public',
-                'permission',
-                'restricted',
-                'interactive',
-                'implementation',
-                'container',
-              ],
-            },
+            items: answeredTool,
           },
           total: { type: 'integer' },
         },
@@ -2426,29 +2386,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           limitChecks,
           tools: {
             type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-                container: toolContainer,
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'location',
-                'type',
-                'version',
-                'attribution',
-                'container',
-              ],
-            },
+            items: appToolDetail,
           },
           references: { type: 'array', items: {} },
           categories: { type: 'array', items: namedItem },
@@ -3209,39 +3147,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         properties: {
           tools: {
             type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                location: { type: 'string' },
-                type: { type: 'string' },
-                version: { type: 'string' },
-                attribution: { type: 'string' },
-                is_public: { type: 'boolean' },
-                permission: { type: 'string' },
-                restricted: { type: 'boolean' },
-                interactive: { type: 'boolean' },
-                implementation: toolImplementation,
-                container: toolContainer,
-              },
-              required: [
-                'id',
-                'name',
-                'description',
-                'location',
-                'type',
-                'version',
-                'attribution',
-                'is_public',
-                'permission',
-                'restricted',
-                'interactive',
-                'implementation',
-                'container',
-              ],
-            },
+            items: answeredTool,
           },
           total: { type: 'integer' },
         },
@@ -3252,38 +3158,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'POST /tools': {
     response: {
       '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          location: { type: 'string' },
-          type: { type: 'string' },
-          version: { type: 'string' },
-          attribution: { type: 'string' },
-          is_public: { type: 'boolean' },
-          permission: { type: 'string' },
-          restricted: { type: 'boolean' },
-          interactive: { type: 'boolean' },
-          implementation: toolImplementation,
-          container: toolContainer,
-          time_limit_seconds: { type: 'integer' },
-        },
-        required: [
-          'id',
-          'name',
-          'description',
-          'location',
-          'type',
-          'version',
-          'attribution',
-          'is_public',
-          'permission',
-          'restricted',
-          'interactive',
-          'implementation',
-          'container',
-        ],
+        ...answeredTool,
+        properties: { ...answeredToolProperties, time_limit_seconds: { type: 'integer' } },
       },
     },
     body: {
