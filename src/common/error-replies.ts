@@ -27,20 +27,38 @@ const validationCodes: Record<string, { code: ErrorCode; noun: string }> = {
   headers: { code: 'ERR_BAD_REQUEST', noun: 'header' },
 };
 
+/**
+ * The dotted field (`a.0.b`) a schema error names, a missing or unexpected property included, and
+ * whether it is missing: from Fastify's validator (`missingProperty`) or TypeBox's `Value.Errors`
+ * (`requiredProperties`).
+ */
+export function schemaErrorField(error: { instancePath?: string; params?: unknown } | undefined): {
+  field: string;
+  missing: boolean;
+} {
+  const params = (error?.params ?? {}) as Record<string, unknown>;
+  const pointer = (error?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  const missingProperty =
+    typeof params.missingProperty === 'string'
+      ? params.missingProperty
+      : Array.isArray(params.requiredProperties) && typeof params.requiredProperties[0] === 'string'
+        ? params.requiredProperties[0]
+        : undefined;
+  const named =
+    missingProperty ??
+    (typeof params.additionalProperty === 'string' ? params.additionalProperty : undefined);
+  return {
+    field: named === undefined ? pointer : [pointer, named].filter(Boolean).join('.'),
+    missing: missingProperty !== undefined,
+  };
+}
+
 /** Turns a Fastify schema failure into a 400 that names the offending field. */
 function fromValidation(error: FastifyError): GatewayError {
   const context = error.validationContext ?? 'body';
   const first = error.validation?.[0];
-  const params = (first?.params ?? {}) as Record<string, unknown>;
-  const pointer = (first?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
-  const field =
-    typeof params.missingProperty === 'string'
-      ? [pointer, params.missingProperty].filter(Boolean).join('.')
-      : typeof params.additionalProperty === 'string'
-        ? [pointer, params.additionalProperty].filter(Boolean).join('.')
-        : pointer;
+  const { field, missing } = schemaErrorField(first);
   const { code, noun } = validationCodes[context] ?? validationCodes.body!;
-  const missing = typeof params.missingProperty === 'string';
   const errorCode = missing && context === 'querystring' ? 'ERR_MISSING_QUERY_PARAMETER' : code;
   const reason = field
     ? `${missing ? 'missing' : 'invalid'} ${noun} "${field}"${missing ? '' : `: ${first?.message ?? 'invalid value'}`}`

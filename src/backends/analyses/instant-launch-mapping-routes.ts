@@ -11,6 +11,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { gatewayError } from '../../common/errors.js';
+import { schemaErrorField } from '../../common/error-replies.js';
 import { qualifiedUsername } from '../../common/users.js';
 import type { AnalysesDeps } from './model.js';
 import { optionalCaller, plainInstantLaunch } from './instant-launch-model.js';
@@ -49,11 +50,11 @@ function selectors(body: MappingBody): Mapping {
   for (const [name, entry] of Object.entries(body)) {
     const [first] = Value.Errors(Selector, entry);
     if (first) {
-      const pointer = first.instancePath.replace(/^\//, '').replace(/\//g, '.');
-      const params = first.params as { requiredProperties?: string[]; allowedValues?: unknown[] };
-      const missing = params.requiredProperties?.[0];
+      const named = schemaErrorField(first);
+      const missing = named.missing;
       // An entry that is not an object at all is itself the wrong field.
-      const field = [pointer, missing].filter(Boolean).join('.') || name;
+      const field = named.field || name;
+      const params = first.params as { allowedValues?: unknown[] };
       const detail = params.allowedValues
         ? `must be one of ${params.allowedValues.filter((kind) => kind !== 'pattern').join(', ')}`
         : first.message;
