@@ -35,12 +35,14 @@ const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 const tricky = `a b; rm -rf / $(id) \`id\` 'q' "x" | & > * ~ $HOME \\ \n end`;
 
 /** The command lines of this host's processes that carry `marker`. */
-const processesWith = (marker: string) =>
+/** The processes whose command line holds every one of `parts`. */
+const processesWith = (...parts: string[]) =>
   readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
     .filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+        const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return parts.every((part) => commandLine.includes(part));
       } catch {
         return false;
       }
@@ -253,7 +255,13 @@ for (const engine of engines) {
       ]);
       const key = Object.values(keys)[0]!;
       const launched = await launch('alice', app, { [key]: marker });
-      await eventually(() => processesWith(marker).length >= 2, 10_000, 'the step to start');
+      // The sandbox and the script carry the marker from their start; the two sleeping shells only
+      // once the script has written its partial output.
+      await eventually(
+        () => processesWith(marker, 'sleep 300').length >= 2,
+        10_000,
+        'the step to start',
+      );
       const stopped = await gw.ok('alice', 'POST', `/analyses/${launched.id}/stop`);
       assert.equal(stopped.status, 'Canceled');
       await eventually(() => processesWith(marker).length === 0, 10_000, 'the tree to die');
