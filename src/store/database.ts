@@ -14,6 +14,7 @@ import {
   type DialectAdapter,
   type Driver,
   type MigrationResultSet,
+  type PostgresPool,
   type SqliteDialectConfig,
 } from 'kysely';
 import type pg from 'pg';
@@ -130,6 +131,35 @@ export async function migrateToLatest(
 const maxMigrationAttempts = 5;
 
 /**
+ * The longest a migration statement may go unanswered. A gateway that starts while another instance
+ * migrates waits for that one's lock (Kysely waits up to an hour for it), and a migration may
+ * rewrite a large table: neither may be cut at DATABASE_QUERY_TIMEOUT_MS, which bounds requests.
+ */
+const migrationQueryTimeoutMs = 10 * 60_000;
+
+/**
+ * A PostgreSQL database for migrating only: a pool of its own (the migrator uses one connection),
+ * its queries bounded by migrationQueryTimeoutMs rather than the requests' timeout; destroyed once
+ * the migration ends. A connection it loses fails the migration's query, which openStore reports.
+ */
+function migrationDatabase(
+  boundedPool: (config: pg.ClientConfig, onIdleError: (error: Error) => void) => PostgresPool,
+  clientConfig: pg.ClientConfig,
+): Kysely<Database> {
+  return new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: boundedPool(
+        {
+          ...clientConfig,
+          query_timeout: Math.max(clientConfig.query_timeout ?? 0, migrationQueryTimeoutMs),
+        },
+        () => {},
+      ),
+    }),
+  });
+}
+
+/**
  * Kysely's migrator looks for its bookkeeping tables by introspecting every table of every schema
  * (pg_get_serial_sequence per column), so a schema, table or column another client drops or
  * alters meanwhile (another tenant's, a test's) fails it with undefined_table, undefined_column or
@@ -171,11 +201,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
           })
         : sqliteDialect(options.dataDir),
   });
+  const migrating =
+    postgres && clientConfig ? migrationDatabase(postgres.boundedPool, clientConfig) : db;
   try {
-    await migrateToLatest(db, engine);
+    await migrateToLatest(migrating, engine);
   } catch (error) {
     await db.destroy();
     throw error;
+  } finally {
+    if (migrating !== db) await migrating.destroy();
   }
   return {
     db,

@@ -1,7 +1,8 @@
 // The store on each engine: SQLite in the data directory and PostgreSQL from DATABASE_URL, migrated
 // (a schema on its own, even while other schemas of the database are being dropped), typed queries
 // (upserts, booleans, cascades), durable across reopen, SQLite's pending migrations applied in one
-// transaction (all or none), and an unreachable PostgreSQL failing with a clear error.
+// transaction (all or none), a PostgreSQL store waiting for another instance's migration beyond the
+// requests' query timeout, and an unreachable PostgreSQL failing with a clear error.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -249,6 +250,50 @@ describe('store', () => {
       assert.equal(rows.length, Object.keys(migrations).length);
     } finally {
       await db.destroy();
+      await schema.drop();
+    }
+  });
+
+  test("PostgreSQL: a store opening while another instance migrates waits for that one's lock, past DATABASE_QUERY_TIMEOUT_MS", async (t) => {
+    const databaseUrl = requiredInCi('DATABASE_URL');
+    if (!databaseUrl) return t.skip('DATABASE_URL is not set (CI sets it)');
+    const schema = await pgSchemaUrl(databaseUrl);
+    const url = new URL(schema.url);
+    const applicationName = `migration-wait-${randomUUID()}`;
+    url.searchParams.set('application_name', applicationName);
+    // Another instance migrating: it holds the lock Kysely's migrator takes (the adapter's LOCK_ID).
+    const other = new pg.Client({ connectionString: databaseUrl });
+    await other.connect();
+    const queryTimeoutMs = 200;
+    let opened: Store | undefined;
+    try {
+      await other.query('select pg_advisory_lock(3853314791062309107)');
+      const opening = openStore({
+        databaseUrl: url.toString(),
+        dataDir: tmpdir(),
+        database: { connectTimeoutMs: 5_000, queryTimeoutMs },
+      });
+      opening.catch(() => {});
+      const waiting = async () =>
+        (
+          await other.query(
+            `select 1 from pg_locks l join pg_stat_activity a using (pid)
+             where l.locktype = 'advisory' and not l.granted and a.application_name = $1`,
+            [applicationName],
+          )
+        ).rowCount === 1;
+      while (!(await waiting())) await new Promise((resolve) => setImmediate(resolve));
+      // Twice the requests' timeout: a migration bounded by it would have failed by now.
+      await new Promise((resolve) => setTimeout(resolve, 2 * queryTimeoutMs));
+      await other.query('select pg_advisory_unlock(3853314791062309107)');
+      opened = await opening;
+      const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(
+        opened.db,
+      );
+      assert.equal(rows.length, Object.keys(migrations).length);
+    } finally {
+      await opened?.close();
+      await other.end();
       await schema.drop();
     }
   });
