@@ -171,7 +171,13 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
       host: target!.hostname,
       port: Number(target!.port || 5432),
     });
-    const gateway = await spawnGateway({ ...env, DATABASE_URL: through(proxy, name) });
+    // A gateway that fails to start must not leave the proxy listening (the file would never end).
+    const gateway = await spawnGateway({ ...env, DATABASE_URL: through(proxy, name) }).catch(
+      async (error: unknown) => {
+        await proxy.close();
+        throw error;
+      },
+    );
     try {
       await body(gateway, proxy);
       assert.ok(gateway.alive(), `the gateway process died:\n${gateway.stderr()}`);
