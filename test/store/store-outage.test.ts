@@ -171,7 +171,14 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
       host: target!.hostname,
       port: Number(target!.port || 5432),
     });
-    const gateway = await spawnGateway({ ...env, DATABASE_URL: through(proxy, name) });
+    let gateway: GatewayProcess;
+    try {
+      gateway = await spawnGateway({ ...env, DATABASE_URL: through(proxy, name) });
+    } catch (error) {
+      // A gateway that never listened: the proxy's open server would keep this file running for good.
+      await proxy.close();
+      throw error;
+    }
     try {
       await body(gateway, proxy);
       assert.ok(gateway.alive(), `the gateway process died:\n${gateway.stderr()}`);
