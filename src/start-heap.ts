@@ -3,21 +3,24 @@
 // site (below).
 //
 // V8 doubles the young generation (two semi-spaces) whenever most of what it holds survives a
-// scavenge, up to 16 MiB a semi-space on 64-bit. Start-up is exactly that: modules, schemas,
-// routes and stores are allocated once and all survive, so by the first answer the young
-// generation has grown to its 32 MiB maximum, and an idle process never gives it back: V8 shrinks
-// it only in a collection that finds allocation slow, and an idle gateway allocates nothing to
-// trigger one. Measured on an idle gateway with every backend embedded: 141 MiB RSS with the
-// default, 114 MiB with growth held back during start (bench/README.md, "Start-up").
+// scavenge, up to its maximum: 16 MiB a semi-space on node 22; node 24's V8 sizes it by the heap
+// limit, 64 MiB with the 4 GiB limit it gives a machine of 23 GiB. Start-up is exactly that:
+// modules, schemas, routes and stores are allocated once and all survive, so by the first answer
+// the young generation has grown to its maximum, and an idle process never gives it back: V8
+// shrinks it only in a collection that finds allocation slow, and an idle gateway allocates
+// nothing to trigger one. Measured on node 20 (16 MiB semi-spaces), an idle gateway with every
+// backend embedded: 141 MiB RSS with the default, 114 MiB with growth held back during start
+// (bench/README.md, "Start-up").
 //
 // `--semi-space-growth-factor` is read each time V8 considers growing, so it can be changed while
 // the process runs: 1 during start (the semi-spaces stay at their initial 1 MiB), then 8 once it
-// serves, so that the first traffic grows the young generation back to the same 16 MiB semi-spaces
-// in two steps instead of four. Measured over the first 5 s of `/uuid` load after a start
-// (`--trace-gc-nvp`, bench/README.md "Idle RSS"): V8's default factor of 2 afterwards took twice the
-// scavenges and twice the collection pause per request of a gateway started without this module;
-// 8 took fewer than either (1.1–1.6 µs of pause per request against 1.2–1.9 without the module).
-// The price is more, smaller scavenges during start-up (about 75 instead of 20), each copying little.
+// serves, so that the first traffic grows the young generation back to its largest semi-spaces in
+// two steps (1 → 8 → 16 or 64 MiB) instead of four or six. Measured on node 20 over the first 5 s
+// of `/uuid` load after a start (`--trace-gc-nvp`, bench/README.md "Idle RSS"): V8's default factor
+// of 2 afterwards took twice the scavenges and twice the collection pause per request of a gateway
+// started without this module; 8 took fewer than either (1.1–1.6 µs of pause per request against
+// 1.2–1.9 without the module). The price is more, smaller scavenges during start-up (about 75
+// instead of 20), each copying little.
 import { setFlagsFromString } from 'node:v8';
 
 /** How fast the young generation grows once serving (V8's default is 2; its maximum is unchanged). */

@@ -36,9 +36,10 @@ new Function('%DebugPrint(process.nextTick)')();
 `;
 
 /**
- * The states of nextTick's feedback slots for its entry literal's four properties. `%DebugPrint`
- * writes through C's buffered stdout, which loses its tail on a pipe that fills (node makes its
- * pipes non-blocking): the child writes to a file instead.
+ * The states of nextTick's feedback slots for its entry literal's properties (five on node 22 and
+ * 24, four on node 20, which had no async context frame). `%DebugPrint` writes through C's buffered
+ * stdout, which loses its tail on a pipe that fills (node makes its pipes non-blocking): the child
+ * writes to a file instead.
  */
 function entryLiteralFeedback(control: boolean): string[] {
   const dir = mkdtempSync(path.join(tmpdir(), 'tick-shape-'));
@@ -69,12 +70,17 @@ function entryLiteralFeedback(control: boolean): string[] {
 describe("nextTick's entry shape through idle collections", () => {
   it('turns megamorphic without keepTickShape (the control)', () => {
     const states = entryLiteralFeedback(true);
-    assert.equal(states.length, 4, `feedback slots: ${states.join(', ')}`);
+    assert.ok(states.length >= 4, `feedback slots: ${states.join(', ')}`);
     assert.ok(states.includes('MEGAMORPHIC'), `feedback: ${states.join(', ')}`);
   });
 
   it('stays monomorphic with keepTickShape', () => {
     const states = entryLiteralFeedback(false);
-    assert.deepEqual(states, ['MONOMORPHIC', 'MONOMORPHIC', 'MONOMORPHIC', 'MONOMORPHIC']);
+    assert.ok(states.length >= 4, `feedback slots: ${states.join(', ')}`);
+    assert.deepEqual(
+      states.filter((state) => state !== 'MONOMORPHIC'),
+      [],
+      `feedback: ${states.join(', ')}`,
+    );
   });
 });

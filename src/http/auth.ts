@@ -353,10 +353,13 @@ export class TokenVerifier {
       try {
         return (await jwtVerify(token, key, options)).payload;
       } catch (error) {
-        // A key of the wrong type or a signature made by another key: try the next one.
+        // A key of the wrong type or a signature made by another key: try the next one. jose turns
+        // a KeyObject into a CryptoKey for the token's algorithm, and WebCrypto refuses a key of
+        // another type with a DataError (node 22 and later; node 20's path said JOSENotSupported).
         if (error instanceof TypeError || error instanceof errors.JWSSignatureVerificationFailed)
           continue;
         if (error instanceof errors.JOSENotSupported) continue;
+        if (error instanceof DOMException && error.name === 'DataError') continue;
         throw error;
       }
     }
