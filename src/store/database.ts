@@ -85,9 +85,12 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/** The embedded SQLite database's file in the data folder. */
+export const sqliteFileName = 'gateway.sqlite';
+
 function sqliteDialect(dataDir: string): SqliteDialect {
   mkdirSync(dataDir, { recursive: true });
-  const database = new SQLite(path.join(dataDir, 'gateway.sqlite'));
+  const database = new SQLite(path.join(dataDir, sqliteFileName));
   // WAL for concurrent readers; FULL sync so a committed write survives a power cut.
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');

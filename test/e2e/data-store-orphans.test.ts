@@ -14,7 +14,7 @@ import { sweepOrphans } from '../../src/backends/data-info/orphans.js';
 import { engines, home, type DataInfoHost } from '../support/data-info-host.js';
 import { noRateLimits, requiredInCi } from '../support/gateway.js';
 import { startMainProcess, type MainProcess } from '../support/main-process.js';
-import { pgSchemaUrl } from '../support/postgres.js';
+import { pgDatabaseUrl } from '../support/postgres.js';
 import {
   bearer,
   createSigningKey,
@@ -111,7 +111,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     let dataDir: string;
     let key: SigningKey;
     let jwks: JwksServer;
-    let schema: Awaited<ReturnType<typeof pgSchemaUrl>> | undefined;
+    let pgDatabase: Awaited<ReturnType<typeof pgDatabaseUrl>> | undefined;
     let running: MainProcess | undefined;
     const databaseUrl = engine === 'postgres' ? requiredInCi('DATABASE_URL') : undefined;
 
@@ -119,19 +119,19 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       dataDir = mkdtempSync(path.join(tmpdir(), 'orphans-'));
       key = await createSigningKey('ES256', 'orphans-key');
       jwks = await startJwksServer([key]);
-      if (databaseUrl) schema = await pgSchemaUrl(databaseUrl);
+      if (databaseUrl) pgDatabase = await pgDatabaseUrl(databaseUrl);
     });
     after(async () => {
       await running?.stop('SIGKILL');
       await jwks?.close();
-      await schema?.drop();
+      await pgDatabase?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     });
 
     /** The ids of the files in the catalog, read straight from the database the gateway used. */
     async function catalogFileIds(): Promise<Set<string>> {
-      if (schema) {
-        const client = new pg.Client({ connectionString: schema.url });
+      if (pgDatabase) {
+        const client = new pg.Client({ connectionString: pgDatabase.url });
         await client.connect();
         try {
           return new Set(
@@ -175,7 +175,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         AUTH_JWKS_URL: jwks.url,
         // This gateway is alone on its DATA_STORE_DIR: nothing in it can be another's write in progress.
         DATA_STORE_ORPHAN_GRACE_SECONDS: '0',
-        ...(schema ? { DATABASE_URL: schema.url } : {}),
+        ...(pgDatabase ? { DATABASE_URL: pgDatabase.url } : {}),
       };
       const headers = {
         ...bearer(await signToken(key, userClaims('alice'))),

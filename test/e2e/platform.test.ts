@@ -16,7 +16,7 @@ import {
   startGateway,
   type RunningGateway,
 } from '../support/gateway.js';
-import { pgSchemaUrl } from '../support/postgres.js';
+import { pgDatabaseUrl } from '../support/postgres.js';
 import {
   createSigningKey,
   signToken,
@@ -99,7 +99,7 @@ function assert2xx(answer: Answer, what: string): void {
   );
 }
 
-/** Runs `body` with the database settings of one engine: SQLite (nothing to set) or a private PostgreSQL schema. */
+/** Runs `body` with the database settings of one engine: SQLite (nothing to set) or a PostgreSQL database of its own. */
 async function withEngine(
   t: TestContext,
   engine: 'sqlite' | 'postgres',
@@ -108,11 +108,11 @@ async function withEngine(
   if (engine === 'sqlite') return body({});
   const databaseUrl = requiredInCi('DATABASE_URL');
   if (!databaseUrl) return t.skip('DATABASE_URL is not set (CI sets it)');
-  const schema = await pgSchemaUrl(databaseUrl);
+  const pgDatabase = await pgDatabaseUrl(databaseUrl);
   try {
-    await body({ DATABASE_URL: schema.url });
+    await body({ DATABASE_URL: pgDatabase.url });
   } finally {
-    await schema.drop();
+    await pgDatabase.drop();
   }
 }
 

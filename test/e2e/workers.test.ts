@@ -16,7 +16,7 @@ import { signEmbeddedToken } from '../../src/http/keys.js';
 import { openEventStream } from '../support/event-stream.js';
 import { multipart, multipartType } from '../support/fileio.js';
 import { startMainProcess, type MainProcess } from '../support/main-process.js';
-import { pgSchemaUrl } from '../support/postgres.js';
+import { pgDatabaseUrl } from '../support/postgres.js';
 
 const BURST = 6;
 const q = encodeURIComponent;
@@ -46,16 +46,16 @@ const setups: Record<string, { skip?: string; make(): Promise<Setup> }> = {
         ? 'DATABASE_URL and REDIS_URL must be set to run'
         : undefined,
     make: async () => {
-      const schema = await pgSchemaUrl(process.env.DATABASE_URL!);
+      const pgDatabase = await pgDatabaseUrl(process.env.DATABASE_URL!);
       const prefix = `test:workers:${randomUUID()}:`;
       return {
         env: {
-          DATABASE_URL: schema.url,
+          DATABASE_URL: pgDatabase.url,
           REDIS_URL: process.env.REDIS_URL!,
           REDIS_KEY_PREFIX: prefix,
         },
         cleanup: async () => {
-          await schema.drop();
+          await pgDatabase.drop();
           const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
           const keys = await redis.keys(`${prefix}*`);
           if (keys.length > 0) await redis.del(...keys);

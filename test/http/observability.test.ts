@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { startBackend, type TestBackend } from '../support/backend.js';
 import { startSecuredFixture, type SecuredFixture } from '../support/fixture.js';
 import { requiredInCi, startGateway, type RunningGateway } from '../support/gateway.js';
-import { pgSchemaUrl } from '../support/postgres.js';
+import { pgDatabaseUrl } from '../support/postgres.js';
 
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000002';
 
@@ -134,7 +134,7 @@ describe('health', () => {
   test('readyz reports a PostgreSQL database', async (t) => {
     const databaseUrl = requiredInCi('DATABASE_URL');
     if (!databaseUrl) return t.skip('DATABASE_URL is not set (CI sets it)');
-    const { url, drop } = await pgSchemaUrl(databaseUrl);
+    const { url, drop } = await pgDatabaseUrl(databaseUrl);
     const running = await startGateway({ DATABASE_URL: url });
     try {
       assert.equal(running.gateway.store.engine, 'postgres');

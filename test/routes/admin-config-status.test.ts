@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { startBackend, type TestBackend } from '../support/backend.js';
 import { requiredInCi } from '../support/gateway.js';
 import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
-import { pgSchemaUrl } from '../support/postgres.js';
+import { pgDatabaseUrl } from '../support/postgres.js';
 
 const secrets = {
   EXTAPI_CLIENT_SECRET: 'client-secret-value-1',
@@ -50,7 +50,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
   describe(`/admin/config and /admin/status (${engine})`, () => {
     let g: MetadataGateway | undefined;
     let answering: TestBackend;
-    let dropSchema = async () => {};
+    let dropDatabase = async () => {};
 
     before(async () => {
       answering = await startBackend((_request, response) => {
@@ -83,10 +83,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       if (engine === 'postgres') {
         const databaseUrl = requiredInCi('DATABASE_URL');
         if (!databaseUrl) return;
-        const schema = await pgSchemaUrl(databaseUrl);
-        dropSchema = schema.drop;
+        const pgDatabase = await pgDatabaseUrl(databaseUrl);
+        dropDatabase = pgDatabase.drop;
         // The local server trusts loopback, so the password is carried but not needed.
-        const withPassword = new URL(schema.url);
+        const withPassword = new URL(pgDatabase.url);
         withPassword.password = secrets.databasePassword;
         env.DATABASE_URL = withPassword.toString();
       }
@@ -95,7 +95,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     after(async () => {
       await g?.close();
       await answering?.close();
-      await dropSchema();
+      await dropDatabase();
     });
 
     test('the configuration holds no secret and shows the rest', async (t) => {

@@ -17,7 +17,7 @@ import {
   type FileioGateway,
 } from '../support/fileio.js';
 import { requiredInCi } from '../support/gateway.js';
-import { pgSchemaUrl } from '../support/postgres.js';
+import { pgDatabaseUrl } from '../support/postgres.js';
 
 const q = encodeURIComponent;
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -58,14 +58,14 @@ for (const engine of ['sqlite', 'postgres'] as const)
     () => {
       let gw: FileioGateway;
       let alice: string;
-      let schema: Awaited<ReturnType<typeof pgSchemaUrl>> | undefined;
+      let pgDatabase: Awaited<ReturnType<typeof pgDatabaseUrl>> | undefined;
 
       before(async () => {
-        schema = engine === 'postgres' ? await pgSchemaUrl(databaseUrl!) : undefined;
+        pgDatabase = engine === 'postgres' ? await pgDatabaseUrl(databaseUrl!) : undefined;
         gw = await startFileioGateway({
           MAX_UPLOAD_BYTES: String(MAX_UPLOAD),
           FILEIO_MAX_EDIT_BYTES: String(MAX_EDIT),
-          ...(schema ? { DATABASE_URL: schema.url } : {}),
+          ...(pgDatabase ? { DATABASE_URL: pgDatabase.url } : {}),
         });
         alice = gw.home('alice');
         // First sight of a user makes their home.
@@ -74,7 +74,7 @@ for (const engine of ['sqlite', 'postgres'] as const)
       });
       after(async () => {
         await gw.close();
-        await schema?.drop();
+        await pgDatabase?.drop();
       });
 
       test('upload answers the file result with times in seconds, and download gives the bytes back', async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { requiredInCi, startGateway } from '../support/gateway.js';
-import { pgSchemaUrl } from '../support/postgres.js';
+import { pgDatabaseUrl } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const databaseUrl = requiredInCi('DATABASE_URL');
@@ -59,12 +59,12 @@ describe(
   '/readyz',
   { skip: databaseUrl && redisUrl ? false : 'DATABASE_URL and REDIS_URL are not set' },
   () => {
-    let schema: Awaited<ReturnType<typeof pgSchemaUrl>>;
+    let pgDatabase: Awaited<ReturnType<typeof pgDatabaseUrl>>;
     before(async () => {
-      schema = await pgSchemaUrl(databaseUrl!);
+      pgDatabase = await pgDatabaseUrl(databaseUrl!);
     });
     after(async () => {
-      await schema?.drop();
+      await pgDatabase?.drop();
     });
 
     for (const engine of ['sqlite', 'postgres'] as const) {
@@ -72,7 +72,7 @@ describe(
         const running = await startGateway({
           REDIS_URL: redisUrl,
           READINESS_TIMEOUT_MS: String(budgetMs),
-          ...(engine === 'postgres' ? { DATABASE_URL: schema.url } : {}),
+          ...(engine === 'postgres' ? { DATABASE_URL: pgDatabase.url } : {}),
         });
         try {
           const ready = await readyz(running.url);
@@ -90,7 +90,7 @@ describe(
       const proxy = await startTcpProxy(endpoint(databaseUrl!, 5432));
       // The database's own bounds are far longer than the budget: the check's timeout must answer.
       const running = await startGateway({
-        DATABASE_URL: through(proxy, schema.url),
+        DATABASE_URL: through(proxy, pgDatabase.url),
         DATABASE_CONNECT_TIMEOUT_MS: '30000',
         DATABASE_QUERY_TIMEOUT_MS: '30000',
         REDIS_URL: redisUrl,

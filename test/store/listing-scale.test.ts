@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/database.js';
-import { engines, pgSchemaUrl, skipWithout } from '../support/postgres.js';
+import { engines, pgDatabaseUrl, skipWithout } from '../support/postgres.js';
 
 // Migration 034 replaced the `data_objects_children_*` indexes by `data_objects_page_*`
 // (test/backends/data-info/paging-scale.test.ts).
@@ -25,13 +25,14 @@ const indexes = [
 
 async function withStore(engine: (typeof engines)[number], run: (store: Store) => Promise<void>) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'listing-scale-'));
-  const schema = engine === 'postgres' ? await pgSchemaUrl(process.env.DATABASE_URL!) : undefined;
-  const store = await openStore({ dataDir, databaseUrl: schema?.url });
+  const pgDatabase =
+    engine === 'postgres' ? await pgDatabaseUrl(process.env.DATABASE_URL!) : undefined;
+  const store = await openStore({ dataDir, databaseUrl: pgDatabase?.url });
   try {
     await run(store);
   } finally {
     await store.close();
-    await schema?.drop();
+    await pgDatabase?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

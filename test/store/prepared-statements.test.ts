@@ -20,7 +20,7 @@ import {
   PreparedStatements,
   transactionBoundary,
 } from '../../src/store/prepared-statements.js';
-import { pgSchemaUrl, skipWithout } from '../support/postgres.js';
+import { pgDatabaseUrl, skipWithout } from '../support/postgres.js';
 import { requiredInCi } from '../support/gateway.js';
 
 interface Prepared {
@@ -44,14 +44,14 @@ describe('prepared statements on PostgreSQL', { skip: skipWithout('postgres') },
   const opened: Array<{ store: Store; drop(): Promise<void>; dataDir: string }> = [];
 
   async function open(preparedStatements?: number): Promise<Kysely<any>> {
-    const schema = await pgSchemaUrl(requiredInCi('DATABASE_URL')!);
+    const pgDatabase = await pgDatabaseUrl(requiredInCi('DATABASE_URL')!);
     const dataDir = mkdtempSync(path.join(tmpdir(), 'prepared-'));
     const store = await openStore({
       dataDir,
-      databaseUrl: schema.url,
+      databaseUrl: pgDatabase.url,
       database: { ...defaultPostgresBounds, preparedStatements },
     });
-    opened.push({ store, drop: schema.drop, dataDir });
+    opened.push({ store, drop: pgDatabase.drop, dataDir });
     await sql`create table t (a integer)`.execute(store.db);
     await sql`insert into t values (1), (2)`.execute(store.db);
     return store.db as Kysely<any>;

@@ -16,7 +16,7 @@ import { openEventStream } from '../support/event-stream.js';
 import { eventually } from '../support/fileio.js';
 import { noRateLimits, requiredInCi } from '../support/gateway.js';
 import { spawnGateway, type GatewayProcess } from '../support/gateway-process.js';
-import { pgSchemaUrl } from '../support/postgres.js';
+import { pgDatabaseUrl } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import {
   bearer,
@@ -127,7 +127,7 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
   let keyDir: string;
   let env: Record<string, string>;
   let token: string;
-  let schema: Awaited<ReturnType<typeof pgSchemaUrl>>;
+  let pgDatabase: Awaited<ReturnType<typeof pgDatabaseUrl>>;
   let admin: pg.Client;
   const target = databaseUrl ? new URL(databaseUrl) : undefined;
 
@@ -137,7 +137,7 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
     keyDir = mkdtempSync(path.join(tmpdir(), 'outage-keys-'));
     writeFileSync(path.join(keyDir, 'key.pem'), publicKeyPem(key));
     token = await signToken(key, userClaims('olive'));
-    schema = await pgSchemaUrl(databaseUrl);
+    pgDatabase = await pgDatabaseUrl(databaseUrl);
     admin = new pg.Client({ connectionString: databaseUrl });
     await admin.connect();
     env = {
@@ -149,13 +149,13 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
   });
   after(async () => {
     await admin?.end();
-    await schema?.drop();
+    await pgDatabase?.drop();
     if (keyDir) rmSync(keyDir, { recursive: true, force: true });
   });
 
-  /** The schema's URL with its host and port replaced by the proxy's. */
+  /** The database URL with its host and port replaced by the proxy's. */
   const through = (proxy: TcpProxy, applicationName: string) => {
-    const url = new URL(schema.url);
+    const url = new URL(pgDatabase.url);
     url.hostname = proxy.host;
     url.port = String(proxy.port);
     url.searchParams.set('application_name', applicationName);
@@ -336,7 +336,7 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
     const gateway = await spawnGateway({
       ...env,
       DATABASE_URL: (() => {
-        const url = new URL(schema.url);
+        const url = new URL(pgDatabase.url);
         url.searchParams.set('application_name', name);
         return url.toString();
       })(),

@@ -1,6 +1,6 @@
 // Embedded backend services alone on a real backend host, for the backend tests (data-info,
 // metadata): real HTTP on a loopback port and a fresh store on each engine (SQLite in a temp
-// folder, a private PostgreSQL schema). data-info-host.ts and metadata-host.ts add each service's
+// folder, a PostgreSQL database of its own), copied from the migrated templates. data-info-host.ts and metadata-host.ts add each service's
 // own calls and fixtures on top.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
@@ -15,7 +15,8 @@ import { loadConfig, type GatewayConfig } from '../../src/config.js';
 import type { UserNotification } from '../../src/common/notifications.js';
 import { openStore, type Store } from '../../src/store/database.js';
 import { requiredInCi } from './gateway.js';
-import { pgSchemaUrl } from './postgres.js';
+import { pgDatabaseUrl } from './postgres.js';
+import { copySqliteTemplate } from './sqlite-template.js';
 
 /** The shared secret the host requires of every caller. */
 export const secret = 'backend-test-secret';
@@ -147,6 +148,7 @@ export const hostEngines: {
     name: 'SQLite',
     open: async (options) => {
       const dir = mkdtempSync(path.join(tmpdir(), `${options.names.join('-')}-`));
+      await copySqliteTemplate(dir);
       return start(
         'SQLite',
         await openStore({ dataDir: dir }),
@@ -161,7 +163,7 @@ export const hostEngines: {
     open: async (options) => {
       const databaseUrl = requiredInCi('DATABASE_URL');
       if (!databaseUrl) return undefined;
-      const { url, drop } = await pgSchemaUrl(databaseUrl);
+      const { url, drop } = await pgDatabaseUrl(databaseUrl);
       const dir = mkdtempSync(path.join(tmpdir(), `${options.names.join('-')}-pg-`));
       const store = await openStore({ databaseUrl: url, dataDir: dir });
       return start(

@@ -3,7 +3,7 @@
 // through the public listener. metadata-gateway.ts adds an administrator.
 import { Readable } from 'node:stream';
 import { noRateLimits, requiredInCi, startGateway, type RunningGateway } from './gateway.js';
-import { pgSchemaUrl } from './postgres.js';
+import { pgDatabaseUrl } from './postgres.js';
 import type { JWTPayload } from 'jose';
 import {
   bearer,
@@ -78,7 +78,7 @@ async function answerOf(response: Response): Promise<Answer> {
 
 /**
  * Starts the gateway with all embedded backends. `engine: 'postgres'` runs it on a private
- * PostgreSQL schema (skipped, i.e. undefined, when DATABASE_URL is unset outside CI).
+ * PostgreSQL database, migrated (skipped, i.e. undefined, when DATABASE_URL is unset outside CI).
  */
 export interface GatewayOptions {
   engine?: 'sqlite' | 'postgres';
@@ -90,11 +90,11 @@ export interface GatewayOptions {
 export async function startDataStoreGateway(
   options: GatewayOptions = {},
 ): Promise<DataStoreGateway | undefined> {
-  let schema: Awaited<ReturnType<typeof pgSchemaUrl>> | undefined;
+  let database: Awaited<ReturnType<typeof pgDatabaseUrl>> | undefined;
   if (options.engine === 'postgres') {
     const databaseUrl = requiredInCi('DATABASE_URL');
     if (!databaseUrl) return undefined;
-    schema = await pgSchemaUrl(databaseUrl);
+    database = await pgDatabaseUrl(databaseUrl);
   }
   const key = await createSigningKey('ES256', 'data-store-key');
   const jwks: JwksServer = await startJwksServer([key]);
@@ -104,13 +104,13 @@ export async function startDataStoreGateway(
     running = await startGateway({
       ...noRateLimits,
       AUTH_JWKS_URL: jwks.url,
-      ...(schema ? { DATABASE_URL: schema.url } : {}),
+      ...(database ? { DATABASE_URL: database.url } : {}),
       ...options.env,
     });
   } catch (error) {
     // A gateway that fails to start must not leave the JWKS server holding the test process open.
     await jwks.close();
-    await schema?.drop();
+    await database?.drop();
     throw error;
   }
   const tokens = new Map<string, string>();
@@ -243,7 +243,7 @@ export async function startDataStoreGateway(
     close: async () => {
       await running.close();
       await jwks.close();
-      await schema?.drop();
+      await database?.drop();
     },
   };
 }

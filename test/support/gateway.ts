@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildGateway, type Gateway, type GatewayOptions } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { copySqliteTemplate } from './sqlite-template.js';
 
 /** Rate limits high enough that tests of other behaviour never meet them. */
 export const noRateLimits = {
@@ -23,12 +24,14 @@ export interface RunningGateway {
 /**
  * Starts a real gateway on an ephemeral loopback port. `env` is layered over a quiet default
  * environment (the process's own DATABASE_URL and REDIS_URL are NOT inherited unless passed).
+ * On SQLite in a data folder of its own, its database is a copy of the migrated template.
  */
 export async function startGateway(
   env: Record<string, string | undefined> = {},
   options: GatewayOptions = {},
 ): Promise<RunningGateway> {
   const dataDir = env.GATEWAY_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'gateway-test-'));
+  if (!env.GATEWAY_DATA_DIR && !env.DATABASE_URL) await copySqliteTemplate(dataDir);
   const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0', GATEWAY_DATA_DIR: dataDir, ...env });
   const gateway = await buildGateway(config, options);
   await gateway.app.listen({ port: 0, host: '127.0.0.1' });

@@ -10,7 +10,7 @@ import { createQueryId } from 'kysely';
 import { ObjectIndex, everyone } from '../../../src/backends/data-info/object-index.js';
 import { openStore, type Store } from '../../../src/store/database.js';
 import { requiredInCi } from '../../support/gateway.js';
-import { pgSchemaUrl } from '../../support/postgres.js';
+import { pgDatabaseUrl } from '../../support/postgres.js';
 
 /** Homes, grants that cover what lies below them, and share counts: the same on each engine. */
 async function exerciseCatalog(store: Store): Promise<void> {
@@ -170,7 +170,7 @@ describe('data-store catalog', () => {
   test('on PostgreSQL', async (t) => {
     const databaseUrl = requiredInCi('DATABASE_URL');
     if (!databaseUrl) return t.skip('DATABASE_URL is not set (CI sets it)');
-    const { url, drop } = await pgSchemaUrl(databaseUrl);
+    const { url, drop } = await pgDatabaseUrl(databaseUrl);
     const store = await openStore({ databaseUrl: url, dataDir: tmpdir() });
     try {
       await exerciseCatalog(store);

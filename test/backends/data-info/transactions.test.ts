@@ -27,12 +27,9 @@ describe('a deadlock victim is run again (PostgreSQL)', () => {
     const touch = (path: string, now: number) =>
       sql`update data_objects set modified_at = ${now} where path = ${path}`;
 
-    // The other transaction, on a connection of its own, slow to detect deadlocks: ours is the victim.
-    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-    const other = new pg.Client({
-      connectionString: process.env.DATABASE_URL,
-      options: `-c search_path=${rows[0]!.schema}`,
-    });
+    // The other transaction, on a connection of its own to the store's database (its settings),
+    // slow to detect deadlocks: ours is the victim.
+    const other = new pg.Client(host.store.clientConfig);
     await other.connect();
     t.after(() => other.end());
     await other.query('begin');

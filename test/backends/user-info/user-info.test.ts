@@ -13,7 +13,7 @@ import { loadConfig } from '../../../src/config.js';
 import { openStore, type Store } from '../../../src/store/database.js';
 import { startSecuredFixture } from '../../support/fixture.js';
 import { requiredInCi } from '../../support/gateway.js';
-import { pgSchemaUrl } from '../../support/postgres.js';
+import { pgDatabaseUrl } from '../../support/postgres.js';
 
 const secret = 'user-info-test-secret';
 const uidDomain = 'example.org';
@@ -80,7 +80,7 @@ const engines: { name: string; open: () => Promise<Service | undefined> }[] = [
     open: async () => {
       const databaseUrl = requiredInCi('DATABASE_URL');
       if (!databaseUrl) return undefined;
-      const { url, drop } = await pgSchemaUrl(databaseUrl);
+      const { url, drop } = await pgDatabaseUrl(databaseUrl);
       return startService(await openStore({ databaseUrl: url, dataDir: tmpdir() }), drop);
     },
   },
