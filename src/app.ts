@@ -222,7 +222,7 @@ export async function buildGateway(
         await import('./tracing.js')
       ).startTracing(config.tracing, {
         warn: (details, message) => app.log.warn(details, message),
-        preload: config.redisUrl ? ['ioredis'] : [],
+        preload: [...(config.databaseUrl ? ['pg'] : []), ...(config.redisUrl ? ['ioredis'] : [])],
       })
     : undefined;
   const tracing = activeTracing();

@@ -130,6 +130,8 @@ export interface TracingSettings {
   sampler: TraceSampler;
   /** The share of traces a `traceidratio` sampler keeps, 0 to 1 (OTEL_TRACES_SAMPLER_ARG, default 1). */
   samplerRatio: number;
+  /** Longest wait before ended spans are sent, in a batch (OTEL_BSP_SCHEDULE_DELAY, ms, default 5000). */
+  batchDelayMs: number;
 }
 
 export interface GatewayConfig {
@@ -549,6 +551,7 @@ function tracingSettings(env: Env): TracingSettings | undefined {
     serviceName: text(env, 'OTEL_SERVICE_NAME') ?? 'platform-gateway',
     sampler: sampler as TraceSampler,
     samplerRatio: ratio,
+    batchDelayMs: integer(env, 'OTEL_BSP_SCHEDULE_DELAY', 5_000, 1, 600_000),
   };
 }
 

@@ -4,7 +4,7 @@
 // theirs is imported here, inside startTracing, so that a gateway without tracing loads none of them.
 import { createRequire } from 'node:module';
 import { finished, type Readable } from 'node:stream';
-import type { Span, Tracer } from '@opentelemetry/api';
+import type { Context, Span, Tracer } from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace-node';
 import type { FastifyRequest } from 'fastify';
 import { installTracing, type SpanAttributes, type Tracing } from './common/tracing.js';
@@ -13,7 +13,11 @@ import type { TracingSettings } from './config.js';
 export interface TracingOptions {
   /** Where a failing exporter is reported, at most once a minute. */
   warn(details: object, message: string): void;
-  /** Packages the process will load that need their hooks in place first (ioredis with REDIS_URL). */
+  /**
+   * Packages this process uses whose instrumentation patches them when they are required (pg with
+   * DATABASE_URL, ioredis with REDIS_URL): required here, under the hooks, whether or not something
+   * imported them already.
+   */
   preload: readonly string[];
 }
 
@@ -115,7 +119,9 @@ async function load(settings: TracingSettings, options: TracingOptions): Promise
     resource: resourceFromAttributes({ 'service.name': settings.serviceName }),
     sampler: samplers[settings.sampler],
     spanProcessors: [
-      new sdk.BatchSpanProcessor(new OTLPTraceExporter({ url: settings.tracesUrl })),
+      new sdk.BatchSpanProcessor(new OTLPTraceExporter({ url: settings.tracesUrl }), {
+        scheduledDelayMillis: settings.batchDelayMs,
+      }),
     ],
   });
   // The AsyncLocalStorage context manager and the W3C trace-context and baggage propagators.
@@ -150,8 +156,8 @@ async function load(settings: TracingSettings, options: TracingOptions): Promise
       fastify,
     ],
   });
-  // The require hooks see a package required, not one imported as ESM (the gateway's `import()`);
-  // required once here, it is patched, and the later import is the same, cached, module.
+  // The require hooks see a package required, not one imported as ESM (the gateway's `import()`):
+  // required here, it is patched in place, and an import before or after is the same module.
   const require = createRequire(import.meta.url);
   for (const name of options.preload) require(name);
 
@@ -185,6 +191,8 @@ function tracingWith(tracer: Tracer, api: Api, fastifyPlugin: Tracing['fastifyPl
   };
   return {
     fastifyPlugin,
+    currentContext: () => api.context.active(),
+    inContext: (context, work) => api.context.with(context as Context, work),
     inSpan(name, attributes, work, options) {
       if (options?.childOnly && !api.trace.getActiveSpan()) return work(noSpan);
       return tracer.startActiveSpan(name, { attributes }, (span) => {

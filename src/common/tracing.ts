@@ -34,6 +34,10 @@ export interface Tracing {
     work: (span: SpanHandle) => T,
     options?: SpanOptions,
   ): T;
+  /** The active context (its span), for work queued now that runs later in another's turn. */
+  currentContext(): unknown;
+  /** Runs `work` in a context currentContext gave: its spans join that trace. */
+  inContext<T>(context: unknown, work: () => T): T;
   /** A span that lasts as long as `stream` flows: it ends when the stream ends, fails or closes. */
   overStream<S extends Readable>(name: string, attributes: SpanAttributes, stream: S): S;
   /** Sets attributes on the span of a request that @fastify/otel follows (the user, once known). */
@@ -71,4 +75,17 @@ export function spanOverStream<S extends Readable>(
   stream: S,
 ): S {
   return installed ? installed.overStream(name, attributes, stream) : stream;
+}
+
+/**
+ * The active trace context when tracing is on (undefined when off), for work queued now and done
+ * later by another (an AMQP message published from the publisher's queue): inContext runs it there.
+ */
+export function currentContext(): unknown {
+  return installed?.currentContext();
+}
+
+/** `work` in a context currentContext gave, its spans in that trace; otherwise just `work()`. */
+export function inContext<T>(context: unknown, work: () => T): T {
+  return installed && context !== undefined ? installed.inContext(context, work) : work();
 }

@@ -63,7 +63,7 @@ export async function serveBackendsStandalone(config: GatewayConfig): Promise<Fa
         await import('../tracing.js')
       ).startTracing(config.tracing, {
         warn: (details, message) => logger.warn(details, message),
-        preload: [],
+        preload: config.databaseUrl ? ['pg'] : [],
       })
     : undefined;
   const store = await openStore({

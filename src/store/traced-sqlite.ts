@@ -16,7 +16,7 @@ class TracedConnection implements DatabaseConnection {
     const operation = operationOf(query.sql);
     return inSpan(
       `sqlite.query:${operation}`,
-      { 'db.system': 'sqlite', 'db.operation': operation, 'db.statement': query.sql },
+      { 'db.system.name': 'sqlite', 'db.operation.name': operation, 'db.query.text': query.sql },
       () => this.connection.executeQuery<R>(query),
       { childOnly: true },
     );
