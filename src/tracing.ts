@@ -4,6 +4,7 @@
 // theirs is imported here, inside startTracing, so that a gateway without tracing loads none of them.
 import { createRequire } from 'node:module';
 import { finished, type Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context, Span, Tracer } from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace-node';
 import type { FastifyRequest } from 'fastify';
@@ -32,6 +33,9 @@ function withoutQuery(path: string): string {
   const query = path.indexOf('?');
   return query < 0 ? path : path.slice(0, query);
 }
+
+/** Longest wait at shutdown for the spans still held to be sent. */
+const flushLimitMs = 2_000;
 
 /** Least time between two warnings of a failing exporter: a collector that is down is one line a minute. */
 const warnEveryMs = 60_000;
@@ -169,13 +173,15 @@ async function load(settings: TracingSettings, options: TracingOptions): Promise
     async stop() {
       installTracing(undefined);
       unregister();
-      try {
-        await provider.shutdown();
-      } finally {
-        api.trace.disable();
-        api.context.disable();
-        api.propagation.disable();
-      }
+      // Spans the collector has not taken by then are dropped (its failure was warned of already):
+      // a collector that is down must not hold the shutdown.
+      await Promise.race([
+        provider.shutdown().catch(() => {}),
+        sleep(flushLimitMs, undefined, { ref: false }),
+      ]);
+      api.trace.disable();
+      api.context.disable();
+      api.propagation.disable();
     },
   };
 }
