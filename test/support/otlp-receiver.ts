@@ -140,9 +140,10 @@ export async function startOtlpReceiver(status = 200): Promise<OtlpReceiver> {
 /** The chain of spans from `span` up to its trace's root, `span` first. */
 export function ancestry(spans: ReceivedSpan[], span: ReceivedSpan): ReceivedSpan[] {
   const chain = [span];
-  for (let current = span; current.parentSpanId !== undefined; ) {
+  for (let current = span; current.parentSpanId !== undefined;) {
     const parent = spans.find(
-      (candidate) => candidate.spanId === current.parentSpanId && candidate.traceId === span.traceId,
+      (candidate) =>
+        candidate.spanId === current.parentSpanId && candidate.traceId === span.traceId,
     );
     if (!parent) break;
     chain.push(parent);
