@@ -8,6 +8,8 @@
  *   own GET /uuid · a bare Fastify GET /uuid · the floors: the bare forwarder and bare Fastify's
  *   /uuid each plus the gateway's per-request work written as cheaply as it can be
  *   (servers/per-request-work.ts): the ceiling that work leaves each target on the machine.
+ * Then the passthrough with tracing on, every request traced and one in a hundred, exporting to a
+ * sink that discards the spans (servers/otlp-sink.ts), its rate over the tracing-off passthrough's.
  * Then the same proxies at half the gateway's maximum rate (p99 added latency), the gateway's cold
  * start to its first answer and idle RSS with the embedded backends, and with BENCH_PROFILE=1 a
  * CPU profile of the gateway under passthrough load (top self-time frames). The comparisons behind
@@ -450,6 +452,8 @@ function markdown(report: Report): string {
     `| gateway passthrough, WORKERS=2 / WORKERS=1 (req/s; WORKERS=1: the median of its rounds) | ${fmt(report.ratios.twoWorkersOverOne, 2)} | a gain (issue 20 item 4) |`,
     `| gateway GET /uuid, WORKERS=2 / WORKERS=1 (req/s; WORKERS=1: the median of its rounds) | ${fmt(report.ratios.uuidTwoWorkersOverOne, 2)} | a gain (issue 20 item 4) |`,
     `| p99 added at half load, gateway − bare forwarder (ms; median of ${rounds} alternated rounds: ${report.rounds.halfLoadP99AddedOverBare.join(', ')}) | ${fmt(report.ratios.halfLoadP99AddedOverBare, 2)} | ≤ 1 |`,
+    `| gateway passthrough, tracing on at 100 % / tracing off (req/s; off: the median of its rounds) | ${fmt(report.ratios.tracingFullOverOff, 2)} | — (issue 42 item 2: the cost, stated) |`,
+    `| gateway passthrough, tracing on at 1 % / tracing off (req/s; off: the median of its rounds) | ${fmt(report.ratios.tracingOnePercentOverOff, 2)} | — (issue 42 item 2: the cost, stated) |`,
     ...coldStartRows(report.coldStart),
   ];
   if (report.notes.length) lines.push('', ...report.notes.map((note) => `- ${note}`));
@@ -492,6 +496,9 @@ interface Report {
     halfLoadP99AddedOverBare: number;
     twoWorkersOverOne: number;
     uuidTwoWorkersOverOne: number;
+    /** The passthrough with tracing on (every request traced; one in a hundred) over it with tracing off. */
+    tracingFullOverOff: number;
+    tracingOnePercentOverOff: number;
   };
   /** Each round's value of the ratios measured in alternation (alternatedRounds); `ratios` holds their medians. */
   rounds: {
@@ -645,6 +652,27 @@ async function main(): Promise<void> {
     };
     await stop(gateway);
 
+    // Tracing on (docs/operations.md, "Tracing"), every span exported to a sink that discards them:
+    // the passthrough's cost with every request traced, and with one in a hundred.
+    const sink = await start('otlp sink', process.execPath, tsxNode('servers/otlp-sink.ts'), {});
+    const tracingRows: Row[] = [];
+    for (const [label, sampling] of [
+      ['100 %', { OTEL_TRACES_SAMPLER: 'always_on' }],
+      ['1 %', { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.01' }],
+    ] as const) {
+      const traced = await startGateway(dataDir, {
+        ...gatewayEnv,
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        ...sampling,
+      });
+      tracingRows.push(
+        await measure(`gateway passthrough, tracing on at ${label}`, traced, appPath, auth),
+      );
+      await stop(traced);
+    }
+    rows.push(...tracingRows);
+    await stop(sink);
+
     // All cores: the same passthrough served by two worker processes on one port (WORKERS=2).
     // The load generator and the backend share the machine's cores with them (wrk -t1 and one
     // backend process: on two cores nothing can be pinned apart), so the gain is a lower bound.
@@ -715,6 +743,8 @@ async function main(): Promise<void> {
         twoWorkersOverOne: find('gateway passthrough, WORKERS=2')!.rps / passthroughRps,
         uuidTwoWorkersOverOne: find('gateway GET /uuid, WORKERS=2')!.rps / uuidRps,
         halfLoadP99AddedOverBare: median(paired.halfLoad.map(p99Added)),
+        tracingFullOverOff: tracingRows[0]!.rps / passthroughRps,
+        tracingOnePercentOverOff: tracingRows[1]!.rps / passthroughRps,
       },
       rounds: {
         gatewayOverBare: paired.passthrough.map(rps).map((value) => roundTo(value, 2)),

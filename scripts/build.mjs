@@ -84,6 +84,10 @@ export const unbundled = [
   'amqplib',
   'nodemailer',
   'ioredis',
+  // Tracing (src/tracing.ts): imported only when it is configured, and its instrumentations must
+  // patch the very pg, ioredis, amqplib and AWS SDK the gateway loads from node_modules.
+  '@opentelemetry/*',
+  '@fastify/otel',
 ];
 
 /**

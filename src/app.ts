@@ -56,6 +56,7 @@ import {
 import { RedisBuckets } from './http/rate-limit-redis.js';
 import { openStore, type Store } from './store/database.js';
 import { clusterWorkerId, inClusterWorker } from './common/cluster-ipc.js';
+import { activeTracing } from './common/tracing.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -214,6 +215,20 @@ export async function buildGateway(
     ...connectionServerOptions(config.connections),
   });
 
+  // Before anything loads pg or ioredis, whose instrumentations must be in place first; the SDK
+  // is imported only now, and only when tracing is configured.
+  const stopTracing = config.tracing
+    ? await (
+        await import('./tracing.js')
+      ).startTracing(config.tracing, {
+        warn: (details, message) => app.log.warn(details, message),
+        preload: [...(config.databaseUrl ? ['pg'] : []), ...(config.redisUrl ? ['ioredis'] : [])],
+      })
+    : undefined;
+  const tracing = activeTracing();
+  // First: its onRoute hook must see every route, its onRequest hook start before the guard's.
+  if (tracing) await app.register(tracing.fastifyPlugin);
+
   const metrics = createMetrics();
   const store = await openStore({
     databaseUrl: config.databaseUrl,
@@ -270,6 +285,15 @@ export async function buildGateway(
     done();
   });
 
+  if (tracing) {
+    // The request's span names its user once the guard has authenticated them.
+    app.addHook('onSend', (request, _reply, payload, done) => {
+      if (request.identity)
+        tracing.setRequestAttributes(request, { 'enduser.id': request.identity.username });
+      done(null, payload);
+    });
+  }
+
   registerErrorHandling(app);
   registerRequestLog(app);
   registerJsonBodyParser(app, config.jsonMaxDepth);
@@ -308,6 +332,8 @@ export async function buildGateway(
     ]);
     blobProbe?.close();
     await store.close();
+    // Last: the spans of closing are flushed with the rest.
+    await stopTracing?.();
   });
 
   return {

@@ -23,6 +23,7 @@ import { notImplementedByEmbedded } from '../common/not-implemented.js';
 import { embeddedServices } from './registry.js';
 import type { BackendContext } from '../backends/service.js';
 import { gatewayError } from '../common/errors.js';
+import { activeTracing } from '../common/tracing.js';
 
 /** Paths a partial embedded service does not serve answer 501 naming the variable that points elsewhere. */
 export function answerUnimplemented(app: FastifyInstance, name: EmbeddedBackendName): void {
@@ -80,6 +81,9 @@ export async function buildBackendHost(options: BackendHostOptions): Promise<Fas
     // Validators and serializers compile on a route's first request (src/http/lazy-schemas.ts).
     ...(options.lazySchemas ?? new LazySchemas()).serverOptions(),
   });
+  // A span per request, continuing the trace of the gateway's call (its traceparent header).
+  const tracing = activeTracing();
+  if (tracing) await app.register(tracing.fastifyPlugin);
   const expected = Buffer.from(options.secret);
   // No body deadlines here: the gateway in front keeps them and cancels its call when it cuts a client.
   registerConnectionHandling(app, options.connections ?? defaultLimits);

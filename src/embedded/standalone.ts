@@ -57,6 +57,15 @@ export async function serveBackendsStandalone(config: GatewayConfig): Promise<Fa
       `names no backend with an embedded implementation (${embeddedBackendNames.join(', ')}) to serve with --backends-only`,
     );
   const logger = pino(loggerSettings(config.logLevel));
+  // As a gateway does (src/app.ts): before pg loads, and only when configured.
+  const stopTracing = config.tracing
+    ? await (
+        await import('../tracing.js')
+      ).startTracing(config.tracing, {
+        warn: (details, message) => logger.warn(details, message),
+        preload: config.databaseUrl ? ['pg'] : [],
+      })
+    : undefined;
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -82,6 +91,7 @@ export async function serveBackendsStandalone(config: GatewayConfig): Promise<Fa
   host.addHook('onClose', async () => {
     await notifier.close(config.connections.shutdownGraceMs);
     await store.close();
+    await stopTracing?.();
   });
   await host.listen({ port: config.port, host: config.host });
   return host;

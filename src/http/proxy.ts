@@ -13,6 +13,7 @@ import { endToEndHeaders } from './end-to-end-headers.js';
 import { bodyTooLarge, byteLimit, hasBody } from '../common/request-body.js';
 import type { Metrics } from './metrics.js';
 import { qualifiedUsername } from '../common/users.js';
+import { activeTracing } from '../common/tracing.js';
 
 /** Where a backend lives: a base URL (origin plus path prefix), or a Unix socket for embedded services. */
 export interface BackendTarget {
@@ -81,6 +82,17 @@ const credentialHeaders = new Set([
   'x-vendor-de-jwt',
   'cookie',
   'x-backend-secret',
+]);
+
+/**
+ * With tracing on, a client's trace context is continued by the gateway's own spans, and the call
+ * carries theirs (undici's instrumentation adds it): the client's headers would make a second one.
+ */
+const credentialAndTraceHeaders = new Set([
+  ...credentialHeaders,
+  'traceparent',
+  'tracestate',
+  'baggage',
 ]);
 
 /** The `data-user` identity parameter saying the caller is an administrator (backend-names.ts). */
@@ -207,6 +219,8 @@ function objectPairs(query: BackendCall['query']): [string, string][] {
 export class Forwarder {
   private readonly pools = new Map<BackendName, Pool>();
   private readonly encodedIdentities: EncodedIdentities = new WeakMap();
+  /** Request headers not sent on (credentials; trace context when tracing is on). */
+  private readonly droppedHeaders = activeTracing() ? credentialAndTraceHeaders : credentialHeaders;
 
   /**
    * `administratorRoles`: the token roles that make a caller an administrator of the data store
@@ -342,7 +356,7 @@ export class Forwarder {
     );
     const query =
       options.rawQuery === '' ? identity : joinQuery(filteredQuery(options.rawQuery), identity);
-    const headers = endToEndHeaders(request.headers, credentialHeaders);
+    const headers = endToEndHeaders(request.headers, this.droppedHeaders);
     // Behind a trusted proxy the chain grows by the peer; otherwise a client-sent chain is not believed.
     // `ips` holds the peer and the forwarded addresses believed (TRUST_PROXY), so more than one
     // means the peer is a trusted proxy; a peer not among listed proxies has `ips` = [itself].

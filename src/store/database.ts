@@ -24,6 +24,7 @@ import type { Database } from './schema.js';
 import { FOLD_CASE } from './any-case.js';
 import { withIntegerBooleans } from './sqlite-booleans.js';
 import { withStatementCache } from './statement-cache.js';
+import { traced } from './traced-sqlite.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -54,6 +55,10 @@ export interface StoreOptions {
  * should another process have written meanwhile. One writer at a time, the others queue.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    return traced(await super.acquireConnection());
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }

@@ -18,6 +18,7 @@ import { StepCanceled, StepError, type StepRun } from './job-step.js';
 import { interactiveHooks } from './interactive-steps.js';
 import type { CheckedSubmission } from './job-submission.js';
 import { GatewayError, gatewayError } from '../../common/errors.js';
+import { inSpan } from '../../common/tracing.js';
 import type { ExecutorSettings } from '../../config.js';
 import type { ExecutionEngine } from '../executor/index.js';
 import { closeSteps, insertSteps, moveStep, stepsOf } from './analysis-steps.js';
@@ -310,36 +311,53 @@ export class JobRunner {
                 { index, tool, startedAt: stepStarted, values, written, failure },
                 signal,
               );
-        const written = await this.runStep(
-          stepRun,
-          async () => {
-            if (!tool || (tool.executor !== null && !builtIn))
-              throw new StepError(
-                `step ${current} (${step.name}): ${tool ? `tool ${tool.name} has no executor on this platform` : 'the step has no tool'}`,
-              );
-            return builtIn
-              ? await builtIn(stepRun)
-              : await runSandboxedStep({
-                  run: stepRun,
-                  number: current,
-                  tool,
-                  parameters,
-                  values,
-                  engine: this.options.engine,
-                  ...(this.options.containerEngine
-                    ? { containerEngine: this.options.containerEngine }
-                    : {}),
-                  settings: this.options.executor,
-                  folder: path.join(this.options.executor.workDir, 'steps', `${row.id}-${current}`),
-                  sessionId: steps[index]?.external_id ?? `${row.id}-${current}`,
-                  interactive: interactiveHooks(
-                    db,
-                    steps[index]?.external_id ?? `${row.id}-${current}`,
-                    now,
-                  ),
-                });
+        // The launch request's context is still the active one here (run() was started within
+        // it): the step's span belongs to the trace of the request that launched the analysis.
+        const written = await inSpan(
+          'executor step',
+          {
+            'analysis.id': row.id,
+            'analysis.step': current,
+            'analysis.step_name': step.name,
+            'analysis.tool': tool?.name ?? '',
+            'analysis.executor': builtIn ? `built-in ${tool?.executor}` : 'sandbox',
           },
-          logged,
+          () =>
+            this.runStep(
+              stepRun,
+              async () => {
+                if (!tool || (tool.executor !== null && !builtIn))
+                  throw new StepError(
+                    `step ${current} (${step.name}): ${tool ? `tool ${tool.name} has no executor on this platform` : 'the step has no tool'}`,
+                  );
+                return builtIn
+                  ? await builtIn(stepRun)
+                  : await runSandboxedStep({
+                      run: stepRun,
+                      number: current,
+                      tool,
+                      parameters,
+                      values,
+                      engine: this.options.engine,
+                      ...(this.options.containerEngine
+                        ? { containerEngine: this.options.containerEngine }
+                        : {}),
+                      settings: this.options.executor,
+                      folder: path.join(
+                        this.options.executor.workDir,
+                        'steps',
+                        `${row.id}-${current}`,
+                      ),
+                      sessionId: steps[index]?.external_id ?? `${row.id}-${current}`,
+                      interactive: interactiveHooks(
+                        db,
+                        steps[index]?.external_id ?? `${row.id}-${current}`,
+                        now,
+                      ),
+                    });
+              },
+              logged,
+            ),
         );
         outputs.push(...written);
         for (const mapping of definition.mappings ?? []) {

@@ -1,10 +1,11 @@
 // Which BlobStore (blob-store.ts) holds file bytes: the local folder, or the S3-compatible bucket
-// of BLOB_STORE_URL when one is configured.
+// of BLOB_STORE_URL when one is configured; with tracing on, its transfers make spans (traced-blobs.ts).
 import path from 'node:path';
 import type { S3BlobStoreSettings } from '../../config.js';
 import type { BlobStore } from './blob-store.js';
 import { LocalBlobStore } from './blobs.js';
 import { S3BlobStore } from './s3-blobs.js';
+import { tracedBlobs } from './traced-blobs.js';
 
 /**
  * The store for `dir` (a folder below DATA_STORE_DIR), or for the same place in the bucket: the
@@ -12,8 +13,11 @@ import { S3BlobStore } from './s3-blobs.js';
  * genome service's `<DATA_STORE_DIR>/genomes` is `<prefix>genomes/` in S3.
  */
 export function openBlobStore(dir: string, s3?: S3BlobStoreSettings, sub?: string): BlobStore {
-  if (!s3) return new LocalBlobStore(sub === undefined ? dir : path.join(dir, sub));
-  return new S3BlobStore(sub === undefined ? s3 : { ...s3, prefix: `${s3.prefix}${sub}/` });
+  return tracedBlobs(
+    s3
+      ? new S3BlobStore(sub === undefined ? s3 : { ...s3, prefix: `${s3.prefix}${sub}/` })
+      : new LocalBlobStore(sub === undefined ? dir : path.join(dir, sub)),
+  );
 }
 
 /**

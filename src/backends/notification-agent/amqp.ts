@@ -10,6 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.js';
 import { notificationJson, shortUsername, type NotificationRow } from './model.js';
 import { unseenCount } from './queries.js';
+import { currentContext, inContext } from '../../common/tracing.js';
 
 export interface AmqpSettings {
   /** The broker (AMQP_URI). */
@@ -25,6 +26,8 @@ export interface AmqpSettings {
 interface Outgoing {
   routingKey: string;
   body: Buffer;
+  /** The trace context it was queued in (src/common/tracing.ts; undefined with tracing off). */
+  context: unknown;
 }
 
 type Log = Pick<FastifyBaseLogger, 'warn' | 'info'>;
@@ -70,7 +73,12 @@ export class AmqpPublisher {
         );
       this.dropping = true;
     }
-    this.pending.push({ routingKey, body: Buffer.from(JSON.stringify(message)) });
+    this.pending.push({
+      routingKey,
+      body: Buffer.from(JSON.stringify(message)),
+      // Published later from the queue: its span joins the trace of what recorded it.
+      context: currentContext(),
+    });
     this.wakeUp();
   }
 
@@ -159,10 +167,12 @@ export class AmqpPublisher {
   private async sendBatch(channel: ConfirmChannel, lost: Promise<never>): Promise<void> {
     const batch = this.pending.slice(0, batchSize);
     for (const message of batch)
-      channel.publish(this.settings.exchange, message.routingKey, message.body, {
-        contentType: 'application/json',
-        persistent: true,
-      });
+      inContext(message.context, () =>
+        channel.publish(this.settings.exchange, message.routingKey, message.body, {
+          contentType: 'application/json',
+          persistent: true,
+        }),
+      );
     await Promise.race([channel.waitForConfirms(), lost]);
     // Drops while waiting only ever took from the head, so what is left of the batch is still first.
     const sent = new Set(batch);

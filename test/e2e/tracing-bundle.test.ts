@@ -1,0 +1,126 @@
+// Tracing in the built gateway as `npm start` runs it (dist/main.js, the bundle, with the
+// OpenTelemetry packages left out of it): configured, its request spans reach an OTLP/HTTP
+// receiver on loopback with the embedded call and the SQLite statements beneath; not configured,
+// the process imports no OpenTelemetry module at all.
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { before, test } from 'node:test';
+import { signEmbeddedToken } from '../../src/http/keys.js';
+import { ancestry, startOtlpReceiver } from '../support/otlp-receiver.js';
+
+const projectDir = path.resolve(import.meta.dirname, '../..');
+const recorder = path.join(projectDir, 'test', 'support', 'record-imports.mjs');
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Runs `node dist/main.js` (its imports recorded) on a fresh data directory, asks
+ * `/secured/bootstrap` as alice, stops it with SIGTERM; answers the status and the modules imported.
+ */
+async function bundleRun(
+  env: Record<string, string>,
+): Promise<{ status: number; imported: string[] }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-tracing-'));
+  const imports = path.join(dataDir, 'imports.txt');
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['--import', recorder, path.join(projectDir, 'dist', 'main.js')],
+    {
+      cwd: projectDir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? tmpdir(),
+        GATEWAY_DATA_DIR: dataDir,
+        PORT: String(port),
+        LOG_LEVEL: 'silent',
+        RECORD_IMPORTS_FILE: imports,
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the bundle exited: ${stderr}`);
+      const answer = await fetch(`${url}/livez`).catch(() => undefined);
+      if (answer?.ok) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const token = await signEmbeddedToken(dataDir, { username: 'alice' });
+    const answer = await fetch(`${url}/secured/bootstrap`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await answer.arrayBuffer();
+    child.kill('SIGTERM');
+    await exited;
+    return { status: answer.status, imported: readFileSync(imports, 'utf8').split('\n') };
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const openTelemetry = (url: string) => /@opentelemetry|@fastify\/otel/.test(url);
+
+before(async () => {
+  // What `npm start` does: build unless dist/ holds a build of the current sources.
+  await new Promise<void>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ['scripts/build.mjs', '--if-changed'],
+      { cwd: projectDir, timeout: 300_000 },
+      (error, stdout, stderr) => (error ? reject(new Error(stdout + stderr)) : resolve()),
+    ),
+  );
+});
+
+test('configured, the bundle exports its request spans, and closing flushes them', async () => {
+  const receiver = await startOtlpReceiver();
+  try {
+    const run = await bundleRun({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    assert.equal(run.status, 200);
+    assert.ok(run.imported.some(openTelemetry), 'the SDK was imported');
+    // The default batch delay (5 s) has not passed: what arrived was sent by the shutdown.
+    const spans = receiver.spans;
+    const request = spans.find((span) => span.name === 'GET /secured/bootstrap');
+    assert.ok(request, 'the request span arrived');
+    assert.equal(request.serviceName, 'platform-gateway');
+    assert.equal(request.attributes['enduser.id'], 'alice');
+    const statement = spans.find(
+      (span) =>
+        span.attributes['db.system.name'] === 'sqlite' &&
+        ancestry(spans, span).some((ancestor) => ancestor.spanId === request.spanId) &&
+        ancestry(spans, span).some((ancestor) =>
+          String(ancestor.attributes['url.full']).startsWith('http://embedded-backends/'),
+        ),
+    );
+    assert.ok(statement, 'a statement of an embedded call is in the trace');
+  } finally {
+    await receiver.close();
+  }
+});
+
+test('not configured, the process imports no OpenTelemetry module', async () => {
+  const run = await bundleRun({});
+  assert.equal(run.status, 200);
+  assert.ok(
+    run.imported.some((url) => url.endsWith('/dist/main.js')),
+    'imports were recorded',
+  );
+  assert.deepEqual(run.imported.filter(openTelemetry), []);
+});
