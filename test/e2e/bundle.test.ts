@@ -4,69 +4,11 @@
 // of the bundle), the same 400 for a body that breaks its schema, and WORKERS=2, whose workers run
 // the bundle again.
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { signEmbeddedToken } from '../../src/http/keys.js';
+import { projectDir, startBundle, type Bundled } from '../support/bundle-process.js';
 import { noRateLimits, startGateway } from '../support/gateway.js';
-
-const projectDir = path.resolve(import.meta.dirname, '../..');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-interface Bundled {
-  url: string;
-  dataDir: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-/** `node dist/main.js` on a fresh data directory, once `GET /livez` answers. */
-async function startBundle(env: Record<string, string> = {}): Promise<Bundled> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-bundle-'));
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(projectDir, 'dist', 'main.js')], {
-    cwd: projectDir,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? tmpdir(),
-      GATEWAY_DATA_DIR: dataDir,
-      PORT: String(port),
-      LOG_LEVEL: 'silent',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the bundle exited: ${stderr}`);
-    const answer = await fetch(`${url}/livez`).catch(() => undefined);
-    if (answer?.ok) break;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return {
-    url,
-    dataDir,
-    child,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 describe('the bundled dist/main.js', () => {
   before(async () => {

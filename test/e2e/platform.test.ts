@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
@@ -26,6 +25,7 @@ import {
   type JwksServer,
   type SigningKey,
 } from '../support/tokens.js';
+import { freePort } from '../support/bundle-process.js';
 
 const projectDir = path.resolve(import.meta.dirname, '../..');
 const aliceHome = '/platform/home/alice';
@@ -121,14 +121,6 @@ const engines = ['sqlite', 'postgres'] as const;
 /** A gateway trusting the test JWKS, on its own data directory unless `env` names one. */
 const gatewayWith = (env: Record<string, string>) =>
   startGateway({ ...noRateLimits, AUTH_JWKS_URL: jwks.url, ...env });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Environment for a child process: nothing inherited but PATH and HOME (no DATABASE_URL, *_URL, NODE_TEST_CONTEXT...). */
 const childEnv = (env: Record<string, string>) => ({

@@ -12,10 +12,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { freePort } from '../support/bundle-process.js';
 
 const projectDir = path.resolve(import.meta.dirname, '../..');
 
@@ -45,14 +45,6 @@ function run(
       (_error, stdout, stderr) => resolve({ code: child.exitCode, output: stdout + stderr }),
     );
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('npm start', () => {

@@ -3,25 +3,16 @@
 // receiver on loopback with the embedded call and the SQLite statements beneath; not configured,
 // the process imports no OpenTelemetry module at all.
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { before, test } from 'node:test';
 import { signEmbeddedToken } from '../../src/http/keys.js';
+import { projectDir, startBundle } from '../support/bundle-process.js';
 import { ancestry, startOtlpReceiver } from '../support/otlp-receiver.js';
 
-const projectDir = path.resolve(import.meta.dirname, '../..');
 const recorder = path.join(projectDir, 'test', 'support', 'record-imports.mjs');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * Runs `node dist/main.js` (its imports recorded) on a fresh data directory, asks
@@ -30,48 +21,27 @@ async function freePort(): Promise<number> {
 async function bundleRun(
   env: Record<string, string>,
 ): Promise<{ status: number; imported: string[] }> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-tracing-'));
-  const imports = path.join(dataDir, 'imports.txt');
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ['--import', recorder, path.join(projectDir, 'dist', 'main.js')],
-    {
-      cwd: projectDir,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? tmpdir(),
-        GATEWAY_DATA_DIR: dataDir,
-        PORT: String(port),
-        LOG_LEVEL: 'silent',
-        RECORD_IMPORTS_FILE: imports,
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const url = `http://127.0.0.1:${port}`;
+  const importsDir = mkdtempSync(path.join(tmpdir(), 'gateway-imports-'));
+  const imports = path.join(importsDir, 'imports.txt');
   try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`the bundle exited: ${stderr}`);
-      const answer = await fetch(`${url}/livez`).catch(() => undefined);
-      if (answer?.ok) break;
-      await new Promise((resolve) => setImmediate(resolve));
+    const bundled = await startBundle({ RECORD_IMPORTS_FILE: imports, ...env }, [
+      '--import',
+      recorder,
+    ]);
+    let status: number;
+    try {
+      const token = await signEmbeddedToken(bundled.dataDir, { username: 'alice' });
+      const answer = await fetch(`${bundled.url}/secured/bootstrap`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      await answer.arrayBuffer();
+      status = answer.status;
+    } finally {
+      await bundled.stop();
     }
-    const token = await signEmbeddedToken(dataDir, { username: 'alice' });
-    const answer = await fetch(`${url}/secured/bootstrap`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    await answer.arrayBuffer();
-    child.kill('SIGTERM');
-    await exited;
-    return { status: answer.status, imported: readFileSync(imports, 'utf8').split('\n') };
+    return { status, imported: readFileSync(imports, 'utf8').split('\n') };
   } finally {
-    child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(importsDir, { recursive: true, force: true });
   }
 }
 
