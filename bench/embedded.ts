@@ -9,10 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { buildGateway } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { TokenVerifier } from '../src/http/auth.js';
-import { loadTrustedKeys, signEmbeddedToken } from '../src/http/keys.js';
+import { buildGateway } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { TokenVerifier } from '../src/http/auth.ts';
+import { loadTrustedKeys, signEmbeddedToken } from '../src/http/keys.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);

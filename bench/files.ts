@@ -29,8 +29,8 @@ import {
 } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { signEmbeddedToken } from '../src/http/keys.js';
-import type { TransferOptions, TransferResult } from './file-client.js';
+import { signEmbeddedToken } from '../src/http/keys.ts';
+import type { TransferOptions, TransferResult } from './file-client.ts';
 import {
   answersAfter,
   cpuSeconds,
@@ -40,9 +40,9 @@ import {
   root,
   stamp,
   stopChild,
-  tsxNode,
+  benchScript,
   writeResults,
-} from './harness.js';
+} from './harness.ts';
 const mib = Number(process.env.BENCH_FILE_MIB ?? 1024);
 const bytes = mib * 1024 * 1024;
 const profiling = process.env.BENCH_PROFILE === '1';
@@ -149,10 +149,14 @@ async function transfer(
   const rssBefore = memoryMiB([pid], 'VmRSS');
   const cpuBefore = cpuSeconds([pid]);
   const from = performance.now() - server.spawnedAt;
-  const client = spawn(process.execPath, [...tsxNode('file-client.ts'), JSON.stringify(options)], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const client = spawn(
+    process.execPath,
+    [...benchScript('file-client.ts'), JSON.stringify(options)],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   client.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => client.once('exit', resolve));
@@ -203,7 +207,7 @@ const warmBytes = 8 * 1024 * 1024;
 
 /** Bare uploads with and without fsync (in alternating order), and downloads, `runs` times each. */
 async function bareRows(scratch: string): Promise<Row[]> {
-  const bare = await start(tsxNode('servers/file-copy.ts'), {
+  const bare = await start(benchScript('servers/file-copy.ts'), {
     FILE_DIR: mkdtempSync(path.join(scratch, 'bare-')),
   });
   const url = bare.url + '/file';

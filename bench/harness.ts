@@ -12,7 +12,7 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
 /** `node` arguments that run a TypeScript file of bench/. */
-export const tsxNode = (script: string) => ['--import', 'tsx', path.join(root, 'bench', script)];
+export const benchScript = (script: string) => [path.join(root, 'bench', script)];
 
 /** A timestamp fit for a file name. */
 export const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -79,7 +79,10 @@ export interface LoadResult {
 
 /** One autocannon run in a child process (bench/load.ts): the load never shares the server's process. */
 export async function autocannonInChild(options: Record<string, unknown>): Promise<LoadResult> {
-  const out = await runChild(process.execPath, [...tsxNode('load.ts'), JSON.stringify(options)]);
+  const out = await runChild(process.execPath, [
+    ...benchScript('load.ts'),
+    JSON.stringify(options),
+  ]);
   const result = JSON.parse(out) as {
     requests: { average: number; total: number };
     latency: { p50: number; p99: number };

@@ -34,7 +34,7 @@ import {
 } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { signEmbeddedToken } from '../src/http/keys.js';
+import { signEmbeddedToken } from '../src/http/keys.ts';
 import {
   answersAfter,
   autocannonInChild,
@@ -46,9 +46,9 @@ import {
   runChild,
   stamp,
   stopChild,
-  tsxNode,
+  benchScript,
   writeResults,
-} from './harness.js';
+} from './harness.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -198,7 +198,7 @@ async function withFixedRate(
 ): Promise<Load> {
   const options = { url, headers, connections, rate, seconds };
   const out = await runChild(process.execPath, [
-    ...tsxNode('fixed-rate.ts'),
+    ...benchScript('fixed-rate.ts'),
     JSON.stringify(options),
   ]);
   const result = JSON.parse(out) as Omit<Load, 'loader'>;
@@ -545,14 +545,19 @@ async function main(): Promise<void> {
     return;
   }
   try {
-    const backend = await start('backend', process.execPath, tsxNode('servers/backend.ts'), {});
-    const forwarder = await start('forwarder', process.execPath, tsxNode('servers/forwarder.ts'), {
-      BACKEND_URL: backend.url,
-    });
+    const backend = await start('backend', process.execPath, benchScript('servers/backend.ts'), {});
+    const forwarder = await start(
+      'forwarder',
+      process.execPath,
+      benchScript('servers/forwarder.ts'),
+      {
+        BACKEND_URL: backend.url,
+      },
+    );
     const fastify = await start(
       'fastify',
       process.execPath,
-      tsxNode('servers/fastify-uuid.ts'),
+      benchScript('servers/fastify-uuid.ts'),
       {},
       '/uuid',
     );
@@ -560,13 +565,13 @@ async function main(): Promise<void> {
     const forwarderFloor = await start(
       'forwarder floor',
       process.execPath,
-      tsxNode('servers/forwarder-floor.ts'),
+      benchScript('servers/forwarder-floor.ts'),
       { BACKEND_URL: backend.url, LOG_FILE: path.join(scratch, 'forwarder-floor.log') },
     );
     const fastifyFloor = await start(
       'fastify floor',
       process.execPath,
-      tsxNode('servers/fastify-uuid-floor.ts'),
+      benchScript('servers/fastify-uuid-floor.ts'),
       { LOG_FILE: path.join(scratch, 'fastify-floor.log') },
       '/uuid',
     );
@@ -654,7 +659,12 @@ async function main(): Promise<void> {
 
     // Tracing on (docs/operations.md, "Tracing"), every span exported to a sink that discards them:
     // the passthrough's cost with every request traced, and with one in a hundred.
-    const sink = await start('otlp sink', process.execPath, tsxNode('servers/otlp-sink.ts'), {});
+    const sink = await start(
+      'otlp sink',
+      process.execPath,
+      benchScript('servers/otlp-sink.ts'),
+      {},
+    );
     const tracingRows: Row[] = [];
     for (const [label, sampling] of [
       ['100 %', { OTEL_TRACES_SAMPLER: 'always_on' }],

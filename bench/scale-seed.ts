@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { openSharedDataStore } from '../src/backends/data-info/index.js';
-import { loadConfig } from '../src/config.js';
-import { openStore } from '../src/store/database.js';
+import { openSharedDataStore } from '../src/backends/data-info/index.ts';
+import { loadConfig } from '../src/config.ts';
+import { openStore } from '../src/store/database.ts';
 
 export const user = 'bench';
 const words = ['reads', 'assembly', 'notes', 'variants', 'counts', 'alignment', 'summary'];

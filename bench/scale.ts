@@ -19,8 +19,8 @@ import { mkdtempSync, openSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { signEmbeddedToken } from '../src/http/keys.js';
-import { seed, user } from './scale-seed.js';
+import { signEmbeddedToken } from '../src/http/keys.ts';
+import { seed, user } from './scale-seed.ts';
 import {
   answersAfter,
   autocannonInChild,
@@ -29,7 +29,7 @@ import {
   stopChild,
   writeResults,
   type LoadResult,
-} from './harness.js';
+} from './harness.ts';
 
 const sizes = (process.env.SCALE_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const seconds = Number(process.env.SCALE_SECONDS ?? 3);

@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { openSharedDataStore } from '../src/backends/data-info/index.js';
-import { readSearchRequest } from '../src/backends/search/request.js';
-import { search } from '../src/backends/search/search.js';
-import { loadConfig } from '../src/config.js';
-import { openStore } from '../src/store/database.js';
+import { openSharedDataStore } from '../src/backends/data-info/index.ts';
+import { readSearchRequest } from '../src/backends/search/request.ts';
+import { search } from '../src/backends/search/search.ts';
+import { loadConfig } from '../src/config.ts';
+import { openStore } from '../src/store/database.ts';
 
 const rows = Number(process.env.SEARCH_BENCH_ROWS ?? 100_000);
 const runs = Number(process.env.SEARCH_BENCH_RUNS ?? 50);

@@ -1,16 +1,16 @@
 // Counts the operations of the OpenAPI document that lack a request-body schema (a POST, PUT or
 // PATCH not documented as taking none) or a success-response schema, and lists them with --list:
 //
-//   npx tsx scripts/openapi-coverage.ts [--list]
+//   node scripts/openapi-coverage.ts [--list]
 //
 // It builds a gateway with its embedded services in a scratch folder (no port is opened). The
 // test test/http/openapi-schemas.test.ts asserts the same count.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildGateway } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { schemaGaps, type OpenApiDocument } from '../test/support/route-reference.js';
+import { buildGateway } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { schemaGaps, type OpenApiDocument } from '../test/support/route-reference.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'openapi-coverage-'));
 const gateway = await buildGateway(loadConfig({ LOG_LEVEL: 'silent', GATEWAY_DATA_DIR: dataDir }));

@@ -7,56 +7,56 @@ import {
   isEmbeddedBackend,
   type BackendName,
   type EmbeddedBackendName,
-} from './common/backend-names.js';
+} from './common/backend-names.ts';
 import {
   buildBackendHost,
   embeddedTargets,
   listenPrivately,
   processSecret,
-} from './embedded/host.js';
-import { blobStoreProbe } from './backends/data-info/index.js';
-import type { BackendContext } from './backends/service.js';
-import { createIdentityProvider } from './backends/identity/index.js';
-import type { EmbeddedIdentity } from './common/identity-provider.js';
-import type { GatewayConfig } from './config.js';
-import { TokenVerifier } from './http/auth.js';
-import { BackendSchemas } from './http/backend-schemas.js';
+} from './embedded/host.ts';
+import { blobStoreProbe } from './backends/data-info/index.ts';
+import type { BackendContext } from './backends/service.ts';
+import { createIdentityProvider } from './backends/identity/index.ts';
+import type { EmbeddedIdentity } from './common/identity-provider.ts';
+import type { GatewayConfig } from './config.ts';
+import { TokenVerifier } from './http/auth.ts';
+import { BackendSchemas } from './http/backend-schemas.ts';
 import {
   connectionServerOptions,
   registerBodyDeadlines,
   registerConnectionHandling,
-} from './http/connection-limits.js';
+} from './http/connection-limits.ts';
 import {
   answerFrameworkError,
   MAX_PATH_PARAMETER_LENGTH,
   registerErrorHandling,
-} from './common/error-replies.js';
-import { registerGuard } from './http/guard.js';
-import { registerMatchedRoute, routeLabel } from './http/matched-route.js';
-import { registerJsonBodyParser } from './http/json-body.js';
-import { LazySchemas } from './http/lazy-schemas.js';
-import { gatewayLoggerOptions, logRequest, registerRequestLog } from './http/request-log.js';
-import { loadTrustedKeys } from './http/keys.js';
-import { createMetrics, type Metrics } from './http/metrics.js';
-import { sendNotification } from './http/notifications.js';
-import { sendUsage } from './clients/qms.js';
-import { registerQuotaChecks } from './routes/quota-checks.js';
-import { registerOpenApi } from './http/openapi.js';
-import { registerAreas } from './routes/shared/area.js';
-import { areas } from './routes/index.js';
-import { allTags } from './routes/shared/tags.js';
-import { SeenUsers } from './http/seen-users.js';
-import { Forwarder, remoteTarget, type BackendTarget } from './http/proxy.js';
+} from './common/error-replies.ts';
+import { registerGuard } from './http/guard.ts';
+import { registerMatchedRoute, routeLabel } from './http/matched-route.ts';
+import { registerJsonBodyParser } from './http/json-body.ts';
+import { LazySchemas } from './http/lazy-schemas.ts';
+import { gatewayLoggerOptions, logRequest, registerRequestLog } from './http/request-log.ts';
+import { loadTrustedKeys } from './http/keys.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
+import { sendNotification } from './http/notifications.ts';
+import { sendUsage } from './clients/qms.ts';
+import { registerQuotaChecks } from './routes/quota-checks.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { registerAreas } from './routes/shared/area.ts';
+import { areas } from './routes/index.ts';
+import { allTags } from './routes/shared/tags.ts';
+import { SeenUsers } from './http/seen-users.ts';
+import { Forwarder, remoteTarget, type BackendTarget } from './http/proxy.ts';
 import {
   FallbackBuckets,
   MemoryBuckets,
   PrimaryBuckets,
   type BucketStore,
-} from './http/rate-limit.js';
-import { RedisBuckets } from './http/rate-limit-redis.js';
-import { openStore, type Store } from './store/database.js';
-import { clusterWorkerId, inClusterWorker } from './common/cluster-ipc.js';
-import { activeTracing } from './common/tracing.js';
+} from './http/rate-limit.ts';
+import { RedisBuckets } from './http/rate-limit-redis.ts';
+import { openStore, type Store } from './store/database.ts';
+import { clusterWorkerId, inClusterWorker } from './common/cluster-ipc.ts';
+import { activeTracing } from './common/tracing.ts';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -215,15 +215,15 @@ export async function buildGateway(
     ...connectionServerOptions(config.connections),
   });
 
-  // Before anything loads pg or ioredis, whose instrumentations must be in place first; the SDK
-  // is imported only now, and only when tracing is configured.
+  // Before anything loads pg, ioredis or amqplib, whose instrumentations must be in place first;
+  // the SDK is imported only now, and only when tracing is configured.
   const stopTracing = config.tracing
-    ? await (
-        await import('./tracing.js')
-      ).startTracing(config.tracing, {
-        warn: (details, message) => app.log.warn(details, message),
-        preload: [...(config.databaseUrl ? ['pg'] : []), ...(config.redisUrl ? ['ioredis'] : [])],
-      })
+    ? await import('./tracing.ts').then(({ startTracing, instrumentedPackages }) =>
+        startTracing(config.tracing!, {
+          warn: (details, message) => app.log.warn(details, message),
+          preload: instrumentedPackages(config),
+        }),
+      )
     : undefined;
   const tracing = activeTracing();
   // First: its onRoute hook must see every route, its onRequest hook start before the guard's.

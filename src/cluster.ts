@@ -1,10 +1,10 @@
 import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
-import { isClusterMessage, type ClusterMessage } from './common/cluster-ipc.js';
-import type { GatewayConfig } from './config.js';
-import { MemoryBuckets } from './http/rate-limit.js';
-import { loggerSettings } from './http/request-log.js';
-import { openStore } from './store/database.js';
+import { isClusterMessage, type ClusterMessage } from './common/cluster-ipc.ts';
+import type { GatewayConfig } from './config.ts';
+import { MemoryBuckets } from './http/rate-limit.ts';
+import { loggerSettings } from './http/request-log.ts';
+import { openStore } from './store/database.ts';
 
 /**
  * WORKERS>1: this process is the primary of a node:cluster. It serves no request itself:

@@ -8,8 +8,8 @@ import {
   backendNames,
   embeddedBackendNames,
   type BackendName,
-} from './common/backend-names.js';
-import { defaultJsonMaxDepth, jsonDepthCeiling } from './common/json-depth.js';
+} from './common/backend-names.ts';
+import { defaultJsonMaxDepth, jsonDepthCeiling } from './common/json-depth.ts';
 
 /** The service-account route families of routes.md §25, each allowed to the holders of one configured role. */
 export type ServiceRole = 'ldap-reader' | 'emailer' | 'subscription-updater';
@@ -387,11 +387,11 @@ export interface OAuthClientSettings {
 }
 
 export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
+  readonly variable: string;
+
+  constructor(variable: string, message: string) {
     super(`Invalid configuration: ${variable} ${message}`);
+    this.variable = variable;
   }
 }
 

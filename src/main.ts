@@ -1,13 +1,13 @@
 // First: it holds the young generation small while everything below is loaded and built.
-import { youngGenerationMayGrow } from './start-heap.js';
+import { youngGenerationMayGrow } from './start-heap.ts';
 import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildGateway } from './app.js';
-import { runPrimary } from './cluster.js';
-import { serveBackendsStandalone } from './embedded/standalone.js';
-import { ConfigError, loadConfig } from './config.js';
-import { keepTickShape } from './tick-shape.js';
+import { buildGateway } from './app.ts';
+import { runPrimary } from './cluster.ts';
+import { serveBackendsStandalone } from './embedded/standalone.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { keepTickShape } from './tick-shape.ts';
 
 const usage = `Usage: npm start -- [--backends <names|all|none>] [--backends-only]
   --backends       embedded backends to run (default: EMBEDDED_BACKENDS, else all)

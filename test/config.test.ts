@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { backendNames, embeddedBackendNames } from '../src/common/backend-names.js';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { backendNames, embeddedBackendNames } from '../src/common/backend-names.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
 
 const projectDir = path.resolve(import.meta.dirname, '..');
 
@@ -371,7 +371,7 @@ async function runMain(
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/main.ts', ...args],
+      ['src/main.ts', ...args],
       { cwd: projectDir, env: { ...process.env, ...env }, timeout: 30_000 },
       (_error, out, err) => resolve({ code: child.exitCode, stdout: out, stderr: err }),
     );
@@ -401,7 +401,7 @@ describe('the gateway process', () => {
     }>((resolve) => {
       const child = execFile(
         process.execPath,
-        ['--import', 'tsx', 'src/main.ts'],
+        ['src/main.ts'],
         { cwd: projectDir, env, timeout: 30_000 },
         (_error, out, err) => resolve({ code: child.exitCode, stdout: out, stderr: err }),
       );

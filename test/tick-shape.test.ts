@@ -48,15 +48,7 @@ function entryLiteralFeedback(control: boolean): string[] {
   try {
     execFileSync(
       process.execPath,
-      [
-        '--expose-gc',
-        '--allow-natives-syntax',
-        '--import',
-        'tsx',
-        '--input-type=module',
-        '-e',
-        script(control),
-      ],
+      ['--expose-gc', '--allow-natives-syntax', '--input-type=module', '-e', script(control)],
       { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', fd, 'inherit'] },
     );
     const out = readFileSync(file, 'utf8');

@@ -1,7 +1,7 @@
 // The benchmark's tiny backend: node:http answering every request with one small JSON document
 // (an app's description), in its own process so its CPU is not the gateway's. PORT from the env.
 import { createServer } from 'node:http';
-import { keepTickShape } from '../../src/tick-shape.js';
+import { keepTickShape } from '../../src/tick-shape.ts';
 
 // Like the gateway, kept from slowing down after idling while other rows run (src/tick-shape.ts).
 keepTickShape();

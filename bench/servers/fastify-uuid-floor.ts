@@ -3,8 +3,8 @@
 // for a Fastify server that does the gateway's work on every request.
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
-import { keepTickShape } from '../../src/tick-shape.js';
-import { PerRequestWork } from './per-request-work.js';
+import { keepTickShape } from '../../src/tick-shape.ts';
+import { PerRequestWork } from './per-request-work.ts';
 
 // Like the gateway, kept from slowing down after idling while other rows run (src/tick-shape.ts).
 keepTickShape();

@@ -2,7 +2,7 @@
 // is compared with (Fastify's floor, without the gateway's hooks, logging and metrics).
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
-import { keepTickShape } from '../../src/tick-shape.js';
+import { keepTickShape } from '../../src/tick-shape.ts';
 
 // Like the gateway, kept from slowing down after idling while other rows run (src/tick-shape.ts).
 keepTickShape();

@@ -6,9 +6,9 @@
 // Node forwarder that does the gateway passthrough's work.
 import { createServer } from 'node:http';
 import { Pool } from 'undici';
-import { keepTickShape } from '../../src/tick-shape.js';
-import { PerRequestWork } from './per-request-work.js';
-import { relay } from './relay.js';
+import { keepTickShape } from '../../src/tick-shape.ts';
+import { PerRequestWork } from './per-request-work.ts';
+import { relay } from './relay.ts';
 
 // Like the gateway, kept from slowing down after idling while other rows run (src/tick-shape.ts).
 keepTickShape();

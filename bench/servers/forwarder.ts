@@ -2,8 +2,8 @@
 // behind, the answer relayed in one write. No auth, no limits, no logging: the floor for a Node proxy.
 import { createServer } from 'node:http';
 import { Pool } from 'undici';
-import { keepTickShape } from '../../src/tick-shape.js';
-import { relay } from './relay.js';
+import { keepTickShape } from '../../src/tick-shape.ts';
+import { relay } from './relay.ts';
 
 // Like the gateway, kept from slowing down after idling while other rows run (src/tick-shape.ts).
 keepTickShape();

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { GatewayConfig } from '../config.js';
-import type { UserNotification } from '../common/notifications.js';
-import type { UsageRecord } from '../common/usages.js';
-import type { Store } from '../store/database.js';
-import type { EmbeddedBackendName } from '../common/backend-names.js';
-import type { DocumentedSchemas } from '../common/documented-schemas.js';
+import type { GatewayConfig } from '../config.ts';
+import type { UserNotification } from '../common/notifications.ts';
+import type { UsageRecord } from '../common/usages.ts';
+import type { Store } from '../store/database.ts';
+import type { EmbeddedBackendName } from '../common/backend-names.ts';
+import type { DocumentedSchemas } from '../common/documented-schemas.ts';
 
 /** What every embedded backend service is given: the store, the platform settings, a way to notify users. */
 export interface BackendContext {

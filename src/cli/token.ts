@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
-import { signEmbeddedToken } from '../http/keys.js';
+import { ConfigError, loadConfig } from '../config.ts';
+import { signEmbeddedToken } from '../http/keys.ts';
 
 const usage =
   'usage: npm run token -- <username> [--admin] [--email address] [--ttl 1h] [--role name]... [--group name]...';

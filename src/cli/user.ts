@@ -4,9 +4,9 @@
 // Passwords are read from standard input (the first line), or asked for twice on a terminal.
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { userDirectory, UserError } from '../backends/identity/index.js';
-import { ConfigError, loadConfig } from '../config.js';
-import { openStore } from '../store/database.js';
+import { userDirectory, UserError } from '../backends/identity/index.ts';
+import { ConfigError, loadConfig } from '../config.ts';
+import { openStore } from '../store/database.ts';
 
 const usage = `usage: npm run user -- add <name> [--admin] [--email address] [--first-name A] [--last-name B]
        npm run user -- passwd <name>

@@ -2,7 +2,7 @@
 // concurrent-job limits it keeps (backends.md §6), which an administrator's approval of a VICE
 // access request sets.
 import type { FastifyRequest } from 'fastify';
-import type { Forwarder } from '../http/proxy.js';
+import type { Forwarder } from '../http/proxy.ts';
 
 export interface ConcurrentJobLimit {
   username: string;

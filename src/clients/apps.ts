@@ -1,8 +1,8 @@
 // Calls to the apps service as the caller (`user` parameter, apps style): the analyses listing the
 // notification routes describe jobs from, and what a URL import needs (the import app's launch
 // form, submitting an analysis).
-import type { Identity } from '../common/identity.js';
-import type { Forwarder } from '../http/proxy.js';
+import type { Identity } from '../common/identity.ts';
+import type { Forwarder } from '../http/proxy.ts';
 
 /** Who calls and for which request (a URL import goes on after its request has been answered). */
 export interface AppsCall {

@@ -2,9 +2,9 @@
 // one each, whatever the limit — the apps part (apps `GET /dashboard/apps`), the caller's recent
 // and running analyses (apps `GET /analyses`), the feeds (user-info `GET /feeds`) and the
 // dashboard's instant launches (interactive-apps `GET /instantlaunches/metadata/full`).
-import type { Identity } from '../common/identity.js';
-import type { Forwarder } from '../http/proxy.js';
-import { analysesListing } from './apps.js';
+import type { Identity } from '../common/identity.ts';
+import type { Forwarder } from '../http/proxy.ts';
+import { analysesListing } from './apps.ts';
 
 export interface DashboardCall {
   forwarder: Forwarder;

@@ -2,10 +2,10 @@
 // refusal reaches the client as data-info sent it, context keys included (see backendError).
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import type { Identity } from '../common/identity.js';
-import { gatewayError } from '../common/errors.js';
-import { backendError, jsonAnswer, type BackendResponse } from '../http/backend-answer.js';
-import type { BackendCall, Forwarder } from '../http/proxy.js';
+import type { Identity } from '../common/identity.ts';
+import { gatewayError } from '../common/errors.ts';
+import { backendError, jsonAnswer, type BackendResponse } from '../http/backend-answer.ts';
+import type { BackendCall, Forwarder } from '../http/proxy.ts';
 
 /**
  * Who calls and for which request. Not the request itself: a URL import goes on calling data-info

@@ -1,6 +1,6 @@
 // Calls to the email service (routes.md §25): one message per call, in the service's own shape.
-import { jsonAnswer } from '../http/backend-answer.js';
-import type { Forwarder } from '../http/proxy.js';
+import { jsonAnswer } from '../http/backend-answer.ts';
+import type { Forwarder } from '../http/proxy.ts';
 
 /** A message as the email service takes it (`POST /`). */
 export interface EmailMessage {

@@ -2,9 +2,9 @@
 // tags, comments and permanent-ID requests are kept there. A refusal keeps the service's status
 // and body (see backendError).
 import type { FastifyRequest } from 'fastify';
-import { jsonAnswer, type BackendResponse } from '../http/backend-answer.js';
-import type { BackendCall, Forwarder } from '../http/proxy.js';
-import type { EntryStat } from './data-info.js';
+import { jsonAnswer, type BackendResponse } from '../http/backend-answer.ts';
+import type { BackendCall, Forwarder } from '../http/proxy.ts';
+import type { EntryStat } from './data-info.ts';
 
 /** The metadata service's name for an entry's kind: data-info says `dir`, metadata says `folder`. */
 export const targetType = (stat: Pick<EntryStat, 'type'>) =>

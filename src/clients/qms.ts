@@ -2,9 +2,9 @@
 // usage (data.size, the bytes of their home and trash, SET) and a usage sent by a backend (the CPU
 // hours of a finished analysis, ADD), and reading whether a user has reached a quota.
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
-import type { UsageRecord } from '../common/usages.js';
-import type { Forwarder } from '../http/proxy.js';
-import { dataInfo } from './data-info.js';
+import type { UsageRecord } from '../common/usages.ts';
+import type { Forwarder } from '../http/proxy.ts';
+import { dataInfo } from './data-info.ts';
 
 type Deps = { forwarder: Forwarder };
 

@@ -1,7 +1,7 @@
 // Calls to the requests service (backends.md §8): request types, requests filed as the caller
 // (`user` parameter), their status changes. A refusal keeps the service's status and body.
 import type { FastifyRequest } from 'fastify';
-import type { BackendCall, Forwarder } from '../http/proxy.js';
+import type { BackendCall, Forwarder } from '../http/proxy.ts';
 
 /** A request as the requests service answers it, with its status history. */
 export interface ServiceRequest {

@@ -1,4 +1,4 @@
-import { GatewayError, gatewayError } from './errors.js';
+import { GatewayError, gatewayError } from './errors.ts';
 
 /**
  * The one place a client-supplied data-store path becomes a canonical one (backends.md §2).

@@ -3,8 +3,8 @@
 // maps whatever a handler or Fastify threw onto the gateway's `{error_code, reason, ...}`.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { errorAs, gatewayError, GatewayError, relayedError, type ErrorCode } from './errors.js';
-import { isDatabaseUnavailable } from './database-unavailable.js';
+import { errorAs, gatewayError, GatewayError, relayedError, type ErrorCode } from './errors.ts';
+import { isDatabaseUnavailable } from './database-unavailable.ts';
 
 /** The body of every error answer (sendError): `error_code`, `reason` and context fields. For response schemas. */
 export const ErrorAnswer = Type.Object(

@@ -218,14 +218,25 @@ export type AllowedStatus<C extends ErrorCode> =
  * Made by gatewayError/errorAs (codes of the table) or relayedError (another service's answer).
  */
 export class GatewayError extends Error {
+  readonly statusCode: number;
+  readonly errorCode: string;
+  readonly reason: string;
+  readonly extra: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
   constructor(
-    readonly statusCode: number,
-    readonly errorCode: string,
-    readonly reason: string,
-    readonly extra: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
+    statusCode: number,
+    errorCode: string,
+    reason: string,
+    extra: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
   ) {
     super(reason);
+    this.statusCode = statusCode;
+    this.errorCode = errorCode;
+    this.reason = reason;
+    this.extra = extra;
+    this.headers = headers;
   }
 
   /** The same error with other context fields (the status, code, reason and headers are kept). */

@@ -1,7 +1,7 @@
 // Bounds how deeply a JSON request body may nest, before anything parses or walks it: deep
 // nesting is what overflows the stack of recursive code (JSON.stringify fails near 4,000 levels).
 import type { FastifyRequest } from 'fastify';
-import { type GatewayError, gatewayError } from './errors.js';
+import { type GatewayError, gatewayError } from './errors.ts';
 
 /** Default for JSON_MAX_DEPTH. */
 export const defaultJsonMaxDepth = 64;

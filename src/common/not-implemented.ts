@@ -5,8 +5,8 @@ import {
   embeddedStandIns,
   type BackendName,
   type EmbeddedBackendName,
-} from './backend-names.js';
-import { gatewayError, type GatewayError } from './errors.js';
+} from './backend-names.ts';
+import { gatewayError, type GatewayError } from './errors.ts';
 
 /** `url` as the service received it (its mount prefix included), query dropped. */
 export function notImplementedByEmbedded(

@@ -17,11 +17,14 @@ import { Agent, buildConnector, type Dispatcher } from 'undici';
 /** Why an outbound request was not made (or not finished). */
 export class OutboundError extends Error {
   override readonly name = 'OutboundError';
+  readonly code: 'ERR_ADDRESS_REFUSED' | 'ERR_BAD_URL' | 'ERR_TOO_MANY_REDIRECTS';
+
   constructor(
-    readonly code: 'ERR_ADDRESS_REFUSED' | 'ERR_BAD_URL' | 'ERR_TOO_MANY_REDIRECTS',
+    code: 'ERR_ADDRESS_REFUSED' | 'ERR_BAD_URL' | 'ERR_TOO_MANY_REDIRECTS',
     message: string,
   ) {
     super(message);
+    this.code = code;
   }
 }
 

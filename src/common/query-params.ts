@@ -2,7 +2,7 @@
 // them: names in any case, one value (a repeat with another value is a 409), choices and booleans
 // in any letter case, counts, repeatable lists.
 import type { FastifyRequest } from 'fastify';
-import { type GatewayError, gatewayError } from './errors.js';
+import { type GatewayError, gatewayError } from './errors.ts';
 
 /** 400 ERR_BAD_QUERY_PARAMETER naming the parameter. */
 export function badQueryParam(

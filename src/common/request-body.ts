@@ -1,8 +1,8 @@
 // Request-body checks shared by the forwarder, the routes and the embedded backends that read or pass on bodies themselves.
 import { Transform } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { type GatewayError, gatewayError } from './errors.js';
-import { assertJsonDepth, jsonDepthCeiling } from './json-depth.js';
+import { type GatewayError, gatewayError } from './errors.ts';
+import { assertJsonDepth, jsonDepthCeiling } from './json-depth.ts';
 
 /** Whether a request announces a body: chunked, or a length other than 0. */
 export function hasBody(request: FastifyRequest): boolean {

@@ -10,8 +10,8 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { calculateJwkThumbprint, exportJWK, jwtVerify, SignJWT } from 'jose';
-import type { Identity } from './identity.js';
-import { configuredOrFileKey, EMBEDDED_ISSUER } from './key-files.js';
+import type { Identity } from './identity.ts';
+import { configuredOrFileKey, EMBEDDED_ISSUER } from './key-files.ts';
 
 /** How long a service token is valid. */
 export const SERVICE_TOKEN_TTL_SECONDS = 300;
@@ -37,11 +37,10 @@ export class ServiceTokenSigner {
   private readonly key: KeyObject;
   private kid?: Promise<string>;
 
-  constructor(
-    dataDir: string,
-    private readonly audience: string,
-    configured?: Buffer,
-  ) {
+  private readonly audience: string;
+
+  constructor(dataDir: string, audience: string, configured?: Buffer) {
+    this.audience = audience;
     this.key = configuredOrFileKey(configured, serviceTokenKeyPath(dataDir));
   }
 
@@ -70,11 +69,10 @@ export class ServiceTokenSigner {
 export class ServiceTokenVerifier {
   private readonly key: KeyObject;
 
-  constructor(
-    dataDir: string,
-    private readonly audience: string,
-    configured?: Buffer,
-  ) {
+  private readonly audience: string;
+
+  constructor(dataDir: string, audience: string, configured?: Buffer) {
+    this.audience = audience;
     this.key = createPublicKey(configuredOrFileKey(configured, serviceTokenKeyPath(dataDir)));
   }
 

@@ -2,28 +2,28 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { GatewayConfig } from '../config.js';
+import type { GatewayConfig } from '../config.ts';
 import {
   connectionServerOptions,
   registerConnectionHandling,
   type ConnectionLimits,
-} from '../http/connection-limits.js';
+} from '../http/connection-limits.ts';
 import {
   answerFrameworkError,
   MAX_PATH_PARAMETER_LENGTH,
   registerErrorHandling,
   sendError,
-} from '../common/error-replies.js';
-import { registerJsonBodyParser } from '../http/json-body.js';
-import { LazySchemas } from '../http/lazy-schemas.js';
-import type { BackendTarget } from '../http/proxy.js';
-import type { BackendSchemas } from '../http/backend-schemas.js';
-import type { EmbeddedBackendName } from '../common/backend-names.js';
-import { notImplementedByEmbedded } from '../common/not-implemented.js';
-import { embeddedServices } from './registry.js';
-import type { BackendContext } from '../backends/service.js';
-import { gatewayError } from '../common/errors.js';
-import { activeTracing } from '../common/tracing.js';
+} from '../common/error-replies.ts';
+import { registerJsonBodyParser } from '../http/json-body.ts';
+import { LazySchemas } from '../http/lazy-schemas.ts';
+import type { BackendTarget } from '../http/proxy.ts';
+import type { BackendSchemas } from '../http/backend-schemas.ts';
+import type { EmbeddedBackendName } from '../common/backend-names.ts';
+import { notImplementedByEmbedded } from '../common/not-implemented.ts';
+import { embeddedServices } from './registry.ts';
+import type { BackendContext } from '../backends/service.ts';
+import { gatewayError } from '../common/errors.ts';
+import { activeTracing } from '../common/tracing.ts';
 
 /** Paths a partial embedded service does not serve answer 501 naming the variable that points elsewhere. */
 export function answerUnimplemented(app: FastifyInstance, name: EmbeddedBackendName): void {

@@ -1,22 +1,22 @@
-import { analysesService } from '../backends/analyses/index.js';
-import type { EmbeddedBackendName } from '../common/backend-names.js';
-import { appsService } from '../backends/apps/index.js';
-import { dataInfoService } from '../backends/data-info/index.js';
-import { emailService } from '../backends/email/index.js';
-import { genomeService } from '../backends/genomesvc/index.js';
-import { groupsService } from '../backends/groups/index.js';
-import { metadataService } from '../backends/metadata/index.js';
-import { notificationAgentService } from '../backends/notification-agent/index.js';
-import { requestsService } from '../backends/requests/index.js';
+import { analysesService } from '../backends/analyses/index.ts';
+import type { EmbeddedBackendName } from '../common/backend-names.ts';
+import { appsService } from '../backends/apps/index.ts';
+import { dataInfoService } from '../backends/data-info/index.ts';
+import { emailService } from '../backends/email/index.ts';
+import { genomeService } from '../backends/genomesvc/index.ts';
+import { groupsService } from '../backends/groups/index.ts';
+import { metadataService } from '../backends/metadata/index.ts';
+import { notificationAgentService } from '../backends/notification-agent/index.ts';
+import { requestsService } from '../backends/requests/index.ts';
 import {
   dataUsageService,
   qmsService,
   resourceUsageService,
   subscriptionsService,
-} from '../backends/qms/index.js';
-import type { EmbeddedService } from '../backends/service.js';
-import { searchService } from '../backends/search/index.js';
-import { userInfoService } from '../backends/user-info/index.js';
+} from '../backends/qms/index.ts';
+import type { EmbeddedService } from '../backends/service.ts';
+import { searchService } from '../backends/search/index.ts';
+import { userInfoService } from '../backends/user-info/index.ts';
 
 export const embeddedServices: Record<EmbeddedBackendName, EmbeddedService> = {
   'user-info': userInfoService,

@@ -1,19 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { ConfigError, type GatewayConfig } from '../config.js';
-import { openStore } from '../store/database.js';
-import { createMetrics } from '../http/metrics.js';
-import { sendNotification } from '../http/notifications.js';
-import { sendUsage } from '../clients/qms.js';
-import { loggerSettings } from '../http/request-log.js';
-import { Forwarder, remoteTarget, type BackendTarget } from '../http/proxy.js';
+import { ConfigError, type GatewayConfig } from '../config.ts';
+import { openStore } from '../store/database.ts';
+import { createMetrics } from '../http/metrics.ts';
+import { sendNotification } from '../http/notifications.ts';
+import { sendUsage } from '../clients/qms.ts';
+import { loggerSettings } from '../http/request-log.ts';
+import { Forwarder, remoteTarget, type BackendTarget } from '../http/proxy.ts';
 import {
   embeddedBackendNames,
   isEmbeddedBackend,
   type BackendName,
   type EmbeddedBackendName,
-} from '../common/backend-names.js';
-import { buildBackendHost } from './host.js';
+} from '../common/backend-names.ts';
+import { buildBackendHost } from './host.ts';
 
 /**
  * Where these backends send notifications and usages: NOTIFICATION_AGENT_URL and QMS_URL, else this
@@ -57,14 +57,14 @@ export async function serveBackendsStandalone(config: GatewayConfig): Promise<Fa
       `names no backend with an embedded implementation (${embeddedBackendNames.join(', ')}) to serve with --backends-only`,
     );
   const logger = pino(loggerSettings(config.logLevel));
-  // As a gateway does (src/app.ts): before pg loads, and only when configured.
+  // As a gateway does (src/app.ts): before pg or amqplib loads, and only when configured.
   const stopTracing = config.tracing
-    ? await (
-        await import('../tracing.js')
-      ).startTracing(config.tracing, {
-        warn: (details, message) => logger.warn(details, message),
-        preload: config.databaseUrl ? ['pg'] : [],
-      })
+    ? await import('../tracing.ts').then(({ startTracing, instrumentedPackages }) =>
+        startTracing(config.tracing!, {
+          warn: (details, message) => logger.warn(details, message),
+          preload: instrumentedPackages(config),
+        }),
+      )
     : undefined;
   const store = await openStore({
     databaseUrl: config.databaseUrl,

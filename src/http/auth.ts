@@ -9,10 +9,10 @@ import {
   type JWTVerifyOptions,
 } from 'jose';
 import { LRUCache } from 'lru-cache';
-import type { GatewayConfig, ServiceRole } from '../config.js';
-import { errorTable, GatewayError } from '../common/errors.js';
-import type { TrustedKeys } from './keys.js';
-import type { Identity } from '../common/identity.js';
+import type { GatewayConfig, ServiceRole } from '../config.ts';
+import { errorTable, GatewayError } from '../common/errors.ts';
+import type { TrustedKeys } from './keys.ts';
+import type { Identity } from '../common/identity.ts';
 
 /**
  * Route auth levels (routes.md §1.2): `none` reads no credentials; `optional` uses them when
@@ -50,10 +50,9 @@ export type AuthFailure =
   | 'forbidden';
 
 export class AuthError extends GatewayError {
-  constructor(
-    readonly failure: AuthFailure,
-    reason: string,
-  ) {
+  readonly failure: AuthFailure;
+
+  constructor(failure: AuthFailure, reason: string) {
     const code = failure === 'forbidden' ? 'ERR_FORBIDDEN' : 'ERR_NOT_AUTHORIZED';
     super(
       errorTable[code].status,
@@ -62,6 +61,7 @@ export class AuthError extends GatewayError {
       {},
       failure === 'forbidden' ? {} : { 'www-authenticate': 'Bearer realm="platform-gateway"' },
     );
+    this.failure = failure;
   }
 }
 
@@ -229,12 +229,16 @@ export class TokenVerifier {
   /** Signature checks performed (cache misses that reached a key); exposed for tests and metrics. */
   signatureChecks = 0;
 
+  private readonly keys: TrustedKeys;
+  private readonly now: () => number;
   constructor(
-    private readonly keys: TrustedKeys,
+    keys: TrustedKeys,
     auth: GatewayConfig['auth'],
     /** Milliseconds since the epoch; tests move it. */
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
   ) {
+    this.keys = keys;
+    this.now = now;
     this.clockSkewMs = auth.clockSkewSeconds * 1000;
     this.options = {
       algorithms: allowedAlgorithms,

@@ -1,7 +1,7 @@
 // Reading a backend's answer when the gateway uses it itself (rather than relaying it): the one
 // place that turns a backend's error body into a GatewayError.
-import type { BackendName } from '../common/backend-names.js';
-import { GatewayError, gatewayError, relayedError } from '../common/errors.js';
+import type { BackendName } from '../common/backend-names.ts';
+import { GatewayError, gatewayError, relayedError } from '../common/errors.ts';
 import type { Dispatcher } from 'undici';
 
 /** A backend's answer as the forwarder hands it over, the body not yet read. */

@@ -1,7 +1,7 @@
 // How a failed backend call is answered: the one place that turns undici's errors (refused,
 // timed out, aborted) into the gateway's 502/503/504 and 499 answers.
-import type { BackendName } from '../common/backend-names.js';
-import { GatewayError, errorAs, gatewayError } from '../common/errors.js';
+import type { BackendName } from '../common/backend-names.ts';
+import { GatewayError, errorAs, gatewayError } from '../common/errors.ts';
 
 const unreachable = new Set([
   'ECONNREFUSED',

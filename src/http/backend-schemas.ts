@@ -1,7 +1,7 @@
 // The schemas of the routes of the embedded services, collected as the host registers them
 // (src/embedded/host.ts), so that a passthrough answered by an embedded service documents what that
 // service takes and answers: the OpenAPI document is then the truth for both.
-import type { DocumentedSchemas, JsonSchema } from '../common/documented-schemas.js';
+import type { DocumentedSchemas, JsonSchema } from '../common/documented-schemas.ts';
 
 /** Query parameters the gateway adds itself (the caller's identity, routes.md §1.4): not the caller's to send. */
 const identityParameters = new Set([

@@ -10,8 +10,8 @@ import {
 import type { Socket } from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
-import { GatewayError, errorTable, gatewayError, type ErrorCode } from '../common/errors.js';
-import { hasBody } from '../common/request-body.js';
+import { GatewayError, errorTable, gatewayError, type ErrorCode } from '../common/errors.ts';
+import { hasBody } from '../common/request-body.ts';
 
 export interface ConnectionLimits {
   /** All request headers must arrive within this (HEADERS_TIMEOUT_MS); Node answers 408 otherwise. */
@@ -208,11 +208,12 @@ class BodyWatch {
   private deadline: number | undefined;
   private failure?: GatewayError;
 
-  constructor(
-    private readonly raw: IncomingMessage,
-    answer: ServerResponse,
-    private readonly timeoutMs: number,
-  ) {
+  private readonly raw: IncomingMessage;
+  private readonly timeoutMs: number;
+
+  constructor(raw: IncomingMessage, answer: ServerResponse, timeoutMs: number) {
+    this.raw = raw;
+    this.timeoutMs = timeoutMs;
     this.lastBytes = raw.socket.bytesRead;
     this.deadline = Date.now() + timeoutMs;
     this.timer = setInterval(

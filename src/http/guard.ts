@@ -1,18 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayConfig } from '../config.js';
-import { matchedRoute } from './matched-route.js';
-import { AuthError, authorize, extractToken, type AuthLevel, type TokenVerifier } from './auth.js';
-import type { Identity } from '../common/identity.js';
-import type { Metrics } from './metrics.js';
-import type { SeenUsers } from './seen-users.js';
+import type { GatewayConfig } from '../config.ts';
+import { matchedRoute } from './matched-route.ts';
+import { AuthError, authorize, extractToken, type AuthLevel, type TokenVerifier } from './auth.ts';
+import type { Identity } from '../common/identity.ts';
+import type { Metrics } from './metrics.ts';
+import type { SeenUsers } from './seen-users.ts';
 import {
   setRateLimitHeaders,
   type BucketPolicy,
   type BucketStore,
   type Decision,
-} from './rate-limit.js';
-import { gatewayError } from '../common/errors.js';
-import { allowList } from './address-allow-list.js';
+} from './rate-limit.ts';
+import { gatewayError } from '../common/errors.ts';
+import { allowList } from './address-allow-list.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

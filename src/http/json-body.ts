@@ -1,6 +1,6 @@
 // Fastify's JSON body parser preceded by the nesting-depth check of common/json-depth.ts.
 import type { FastifyInstance } from 'fastify';
-import { jsonNestsDeeperThan, tooDeep } from '../common/json-depth.js';
+import { jsonNestsDeeperThan, tooDeep } from '../common/json-depth.ts';
 
 /**
  * Replaces the instance's `application/json` parser with Fastify's own (same prototype-poisoning

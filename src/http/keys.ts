@@ -9,8 +9,8 @@ import {
   SignJWT,
   type JWTVerifyGetKey,
 } from 'jose';
-import { ConfigError, type GatewayConfig } from '../config.js';
-import { configuredOrFileKey, EMBEDDED_ISSUER, identityKeyPath } from '../common/key-files.js';
+import { ConfigError, type GatewayConfig } from '../config.ts';
+import { configuredOrFileKey, EMBEDDED_ISSUER, identityKeyPath } from '../common/key-files.ts';
 
 export interface LocalKey {
   /** RFC 7638 thumbprint; tokens signed by the embedded key carry it as `kid`. */

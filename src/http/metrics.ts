@@ -22,10 +22,12 @@ class SeriesIndex<S> {
   /** Every series made, in the order first used (the order they are exported in). */
   readonly made: S[] = [];
 
-  constructor(
-    private readonly labelNames: readonly string[],
-    private readonly make: (labels: Record<string, string>) => S,
-  ) {}
+  private readonly labelNames: readonly string[];
+  private readonly make: (labels: Record<string, string>) => S;
+  constructor(labelNames: readonly string[], make: (labels: Record<string, string>) => S) {
+    this.labelNames = labelNames;
+    this.make = make;
+  }
 
   /** The series of these label values (in labelNames order), made on first use. */
   find(values: ReadonlyArray<LabelValue | undefined>): S {
@@ -58,7 +60,11 @@ class SeriesIndex<S> {
 /** One labelled series of a counter: counts kept as a number, handed to prom-client at scrape time. */
 export class CounterSeries {
   pending = 0;
-  constructor(readonly labels: Record<string, string>) {}
+  readonly labels: Record<string, string>;
+
+  constructor(labels: Record<string, string>) {
+    this.labels = labels;
+  }
   inc(): void {
     this.pending += 1;
   }
@@ -101,10 +107,12 @@ export class HistogramSeries {
   sum = 0;
   count = 0;
 
-  constructor(
-    readonly labels: Record<string, string>,
-    private readonly upperBounds: readonly number[],
-  ) {
+  readonly labels: Record<string, string>;
+  private readonly upperBounds: readonly number[];
+
+  constructor(labels: Record<string, string>, upperBounds: readonly number[]) {
+    this.labels = labels;
+    this.upperBounds = upperBounds;
     this.counts = upperBounds.map(() => 0);
   }
 

@@ -5,8 +5,8 @@
  * as `false`, never thrown.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { UserNotification } from '../common/notifications.js';
-import type { Forwarder } from './proxy.js';
+import type { UserNotification } from '../common/notifications.ts';
+import type { Forwarder } from './proxy.ts';
 
 /** Sends one notification; answers whether the agent accepted it. */
 export async function sendNotification(

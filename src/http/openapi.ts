@@ -3,8 +3,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { OpenAPIV3 } from 'openapi-types';
-import type { AuthLevel } from './auth.js';
-import type { DocumentedSchemas } from '../common/documented-schemas.js';
+import type { AuthLevel } from './auth.ts';
+import type { DocumentedSchemas } from '../common/documented-schemas.ts';
 
 /**
  * The spec's security schemes, plus the legacy header that carries the same JWT. `bearer` is an

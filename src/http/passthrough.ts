@@ -4,15 +4,15 @@ import {
   defaultIdentityStyle,
   type BackendName,
   type IdentityStyle,
-} from '../common/backend-names.js';
-import type { AuthLevel } from './auth.js';
-import { unparsedBodyMethods } from './connection-limits.js';
-import { documentedNotEnforced, routeSecurity } from './openapi.js';
-import { routeAtBoth } from './secured-alias.js';
-import { qualifiedUsername } from '../common/users.js';
-import type { Forwarder } from './proxy.js';
-import type { BackendSchemas } from './backend-schemas.js';
-import type { DocumentedSchemas } from '../common/documented-schemas.js';
+} from '../common/backend-names.ts';
+import type { AuthLevel } from './auth.ts';
+import { unparsedBodyMethods } from './connection-limits.ts';
+import { documentedNotEnforced, routeSecurity } from './openapi.ts';
+import { routeAtBoth } from './secured-alias.ts';
+import { qualifiedUsername } from '../common/users.ts';
+import type { Forwarder } from './proxy.ts';
+import type { BackendSchemas } from './backend-schemas.ts';
+import type { DocumentedSchemas } from '../common/documented-schemas.ts';
 
 /**
  * A route the gateway serves by forwarding to one backend: the table row of DEVELOPERS.md.

@@ -1,19 +1,19 @@
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Pool, type Dispatcher } from 'undici';
-import { type BackendName, type IdentityStyle, backendEnvPrefix } from '../common/backend-names.js';
-import type { BackendSetting } from '../config.js';
-import type { Identity } from '../common/identity.js';
-import { jsonAnswer, type BackendResponse } from './backend-answer.js';
-import { requestBody } from './connection-limits.js';
-import { GatewayError, gatewayError } from '../common/errors.js';
-import { backendFailure, failureStatusLabel } from './backend-failure.js';
-import { Relay } from './relay.js';
-import { endToEndHeaders } from './end-to-end-headers.js';
-import { bodyTooLarge, byteLimit, hasBody } from '../common/request-body.js';
-import type { Metrics } from './metrics.js';
-import { qualifiedUsername } from '../common/users.js';
-import { activeTracing } from '../common/tracing.js';
+import { type BackendName, type IdentityStyle, backendEnvPrefix } from '../common/backend-names.ts';
+import type { BackendSetting } from '../config.ts';
+import type { Identity } from '../common/identity.ts';
+import { jsonAnswer, type BackendResponse } from './backend-answer.ts';
+import { requestBody } from './connection-limits.ts';
+import { GatewayError, gatewayError } from '../common/errors.ts';
+import { backendFailure, failureStatusLabel } from './backend-failure.ts';
+import { Relay } from './relay.ts';
+import { endToEndHeaders } from './end-to-end-headers.ts';
+import { bodyTooLarge, byteLimit, hasBody } from '../common/request-body.ts';
+import type { Metrics } from './metrics.ts';
+import { qualifiedUsername } from '../common/users.ts';
+import { activeTracing } from '../common/tracing.ts';
 
 /** Where a backend lives: a base URL (origin plus path prefix), or a Unix socket for embedded services. */
 export interface BackendTarget {
@@ -222,16 +222,25 @@ export class Forwarder {
   /** Request headers not sent on (credentials; trace context when tracing is on). */
   private readonly droppedHeaders = activeTracing() ? credentialAndTraceHeaders : credentialHeaders;
 
+  private readonly targets: Partial<Record<BackendName, BackendTarget>>;
+  private readonly uidDomain: string;
+  private readonly metrics: Metrics;
+  private readonly administratorRoles: readonly string[];
   /**
    * `administratorRoles`: the token roles that make a caller an administrator of the data store
    * (the `data-user` identity style); none where no call made needs it.
    */
   constructor(
-    private readonly targets: Partial<Record<BackendName, BackendTarget>>,
-    private readonly uidDomain: string,
-    private readonly metrics: Metrics,
-    private readonly administratorRoles: readonly string[] = [],
-  ) {}
+    targets: Partial<Record<BackendName, BackendTarget>>,
+    uidDomain: string,
+    metrics: Metrics,
+    administratorRoles: readonly string[] = [],
+  ) {
+    this.targets = targets;
+    this.uidDomain = uidDomain;
+    this.metrics = metrics;
+    this.administratorRoles = administratorRoles;
+  }
 
   target(backend: BackendName): BackendTarget {
     const target = this.targets[backend];

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Redis } from 'ioredis';
-import { decide, type BucketPolicy, type BucketStore, type Decision } from './rate-limit.js';
+import { decide, type BucketPolicy, type BucketStore, type Decision } from './rate-limit.ts';
 
 /**
  * The shared token buckets in Redis (REDIS_URL), split from rate-limit.ts so that a gateway
@@ -72,12 +72,15 @@ export class RedisBuckets implements BucketStore {
     return new RedisBuckets(redis, prefix, timeoutMs, now);
   }
 
-  private constructor(
-    readonly redis: Redis,
-    private readonly prefix: string,
-    private readonly timeoutMs: number,
-    private readonly now?: () => number,
-  ) {
+  readonly redis: Redis;
+  private readonly prefix: string;
+  private readonly timeoutMs: number;
+  private readonly now?: () => number;
+  private constructor(redis: Redis, prefix: string, timeoutMs: number, now?: () => number) {
+    this.redis = redis;
+    this.prefix = prefix;
+    this.timeoutMs = timeoutMs;
+    this.now = now;
     this.redis.on('error', () => {
       // Reported through the fallback path; ioredis keeps reconnecting on its own.
     });

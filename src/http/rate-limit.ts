@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { FastifyBaseLogger } from 'fastify';
-import { isClusterMessage, sendToPrimary, type BucketTake } from '../common/cluster-ipc.js';
+import { isClusterMessage, sendToPrimary, type BucketTake } from '../common/cluster-ipc.ts';
 
 /**
  * Token-bucket rate limiting (spec "Limits" 1): a bucket of `capacity` tokens per key, refilled
@@ -57,7 +57,10 @@ export class MemoryBuckets implements BucketStore {
     sizeCalculation: () => 1,
   });
 
-  constructor(private readonly now: () => number = Date.now) {}
+  private readonly now: () => number;
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+  }
 
   takeNow(key: string, policy: BucketPolicy): Decision {
     const now = this.now();
@@ -154,15 +157,28 @@ export class FallbackBuckets implements BucketStore {
   /** While degraded, the shared store is retried once this time has passed (epoch ms). */
   private retryAt = 0;
 
+  private readonly shared: BucketStore;
+  private readonly local: BucketStore;
+  private readonly log: FastifyBaseLogger;
+  private readonly onFallback: () => void;
+  private readonly retryIntervalMs;
+  private readonly now: () => number;
   constructor(
-    private readonly shared: BucketStore,
-    private readonly local: BucketStore,
-    private readonly log: FastifyBaseLogger,
-    private readonly onFallback: () => void,
+    shared: BucketStore,
+    local: BucketStore,
+    log: FastifyBaseLogger,
+    onFallback: () => void,
     /** A store that hangs costs its timeout per call; after a failure, skip it this long. */
-    private readonly retryIntervalMs = 1_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+    retryIntervalMs = 1_000,
+    now: () => number = Date.now,
+  ) {
+    this.shared = shared;
+    this.local = local;
+    this.log = log;
+    this.onFallback = onFallback;
+    this.retryIntervalMs = retryIntervalMs;
+    this.now = now;
+  }
 
   async take(key: string, policy: BucketPolicy): Promise<Decision> {
     if (!this.degraded || this.now() >= this.retryAt) {

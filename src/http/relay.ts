@@ -3,11 +3,11 @@
 import { Readable, type Transform } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { util, type Dispatcher } from 'undici';
-import type { BackendName } from '../common/backend-names.js';
-import { GatewayError } from '../common/errors.js';
-import { backendFailure, failureStatusLabel } from './backend-failure.js';
-import { endToEndRawHeaders } from './end-to-end-headers.js';
-import type { Metrics } from './metrics.js';
+import type { BackendName } from '../common/backend-names.ts';
+import { GatewayError } from '../common/errors.ts';
+import { backendFailure, failureStatusLabel } from './backend-failure.ts';
+import { endToEndRawHeaders } from './end-to-end-headers.ts';
+import type { Metrics } from './metrics.ts';
 
 /** Answers up to this size are relayed in one write; larger ones (and unsized ones) are streamed. */
 const smallBodyBytes = 64 * 1024;
@@ -42,10 +42,13 @@ export class Relay implements Dispatcher.DispatchHandler {
   private stream: Readable | undefined;
   private readonly started = performance.now();
 
-  constructor(
-    private readonly reply: FastifyReply,
-    private readonly options: RelayOptions,
-  ) {}
+  private readonly reply: FastifyReply;
+  private readonly options: RelayOptions;
+
+  constructor(reply: FastifyReply, options: RelayOptions) {
+    this.reply = reply;
+    this.options = options;
+  }
 
   /** Listens for the client's connection closing before its answer is written. */
   readonly onClientClose = (): void => {

@@ -9,7 +9,7 @@ import {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
-import { routeLabel } from './matched-route.js';
+import { routeLabel } from './matched-route.ts';
 
 /** Query parameters that carry credentials (a `?token=` from clients that cannot set headers, OAuth codes). */
 const secretParameters = new Set([

@@ -1,7 +1,7 @@
 // `[/secured]/x` routes (routes.md §1.1): the same route at `/x` and at `/secured/x`.
 import type { FastifyInstance } from 'fastify';
-import type { AuthLevel } from './auth.js';
-import { routeSecurity } from './openapi.js';
+import type { AuthLevel } from './auth.ts';
+import { routeSecurity } from './openapi.ts';
 
 type RouteOptions = Parameters<FastifyInstance['route']>[0];
 

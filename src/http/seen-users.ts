@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import type { Database } from '../store/schema.js';
-import type { Identity } from '../common/identity.js';
-import { recordUser } from '../store/users.js';
-import { qualifiedUsername } from '../common/users.js';
+import type { Database } from '../store/schema.ts';
+import type { Identity } from '../common/identity.ts';
+import { recordUser } from '../store/users.ts';
+import { qualifiedUsername } from '../common/users.ts';
 
 /**
  * Records every identity that gets through authentication, so the platform can describe its
@@ -19,12 +19,19 @@ export class SeenUsers {
    */
   private readonly recent: LRUCache<string, Promise<void> | true>;
 
+  private readonly db: Kysely<Database>;
+  private readonly uidDomain: string;
+  private readonly log: FastifyBaseLogger;
+
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly uidDomain: string,
-    private readonly log: FastifyBaseLogger,
+    db: Kysely<Database>,
+    uidDomain: string,
+    log: FastifyBaseLogger,
     refreshMs = 5 * 60_000,
   ) {
+    this.db = db;
+    this.uidDomain = uidDomain;
+    this.log = log;
     // At most 50,000 entries, counted through maxSize: `max` would allocate all 50,000 slots (and
     // their TTL arrays) up front, ≈ 1.5 MiB held by an idle gateway.
     this.recent = new LRUCache({ maxSize: 50_000, sizeCalculation: () => 1, ttl: refreshMs });

@@ -1,6 +1,6 @@
 // Tag bags: bags of the caller, kept by the user-info service (routes.md §21).
-import type { PassthroughRoute } from '../http/passthrough.js';
-import type { Tag } from './shared/tags.js';
+import type { PassthroughRoute } from '../http/passthrough.ts';
+import type { Tag } from './shared/tags.ts';
 
 export const bagPassthroughs: PassthroughRoute<Tag>[] = [
   {

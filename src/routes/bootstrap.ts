@@ -1,12 +1,12 @@
 // Tag bootstrap: everything a client needs at start-up, gathered in parallel; a failing part reports itself.
 import type { FastifyInstance } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import type { BasePaths } from '../common/base-paths.js';
-import type { Identity } from '../common/identity.js';
-import { toGatewayError } from '../common/error-replies.js';
-import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
-import { qualifiedUsername } from '../common/users.js';
-import { loadPreferences, PreferencesSchema, type PreferencesDeps } from './misc/preferences.js';
+import type { BasePaths } from '../common/base-paths.ts';
+import type { Identity } from '../common/identity.ts';
+import { toGatewayError } from '../common/error-replies.ts';
+import { documentedNotEnforced, routeSecurity } from '../http/openapi.ts';
+import { qualifiedUsername } from '../common/users.ts';
+import { loadPreferences, PreferencesSchema, type PreferencesDeps } from './misc/preferences.ts';
 
 type Part<T> = T | { status?: number; error: string };
 

@@ -1,6 +1,6 @@
 // Tags: callbacks.
-import type { PassthroughRoute } from '../http/passthrough.js';
-import type { Tag } from './shared/tags.js';
+import type { PassthroughRoute } from '../http/passthrough.ts';
+import type { Tag } from './shared/tags.ts';
 
 export const callbackPassthroughs: PassthroughRoute<Tag>[] = [
   {

@@ -4,12 +4,12 @@
 // ERR_REQUEST_FAILED, with the service's reason.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { GatewayConfig } from '../config.js';
-import { documentedNotEnforced, routeSecurity, takesNoBody } from '../http/openapi.js';
-import type { BackendCall, Forwarder } from '../http/proxy.js';
-import { queryNormalizer } from '../common/query-params.js';
-import { ServiceTokenSigner } from '../common/service-token.js';
-import { GatewayError, gatewayError } from '../common/errors.js';
+import type { GatewayConfig } from '../config.ts';
+import { documentedNotEnforced, routeSecurity, takesNoBody } from '../http/openapi.ts';
+import type { BackendCall, Forwarder } from '../http/proxy.ts';
+import { queryNormalizer } from '../common/query-params.ts';
+import { ServiceTokenSigner } from '../common/service-token.ts';
+import { GatewayError, gatewayError } from '../common/errors.ts';
 
 export interface GenomeRouteDeps {
   forwarder: Forwarder;

@@ -5,20 +5,20 @@
 // post and delete the feeds' items (`/admin/dashboard/feeds...`, kept by the user-info service).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { toGatewayError } from '../common/error-replies.js';
-import { countParam } from '../common/query-params.js';
-import { qualifiedUsername } from '../common/users.js';
+import { toGatewayError } from '../common/error-replies.ts';
+import { countParam } from '../common/query-params.ts';
+import { qualifiedUsername } from '../common/users.ts';
 import {
   dashboardApps,
   dashboardFeeds,
   dashboardInstantLaunches,
   recentAnalyses,
   type DashboardCall,
-} from '../clients/dashboard.js';
-import type { PassthroughRoute } from '../http/passthrough.js';
-import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
-import type { AreaDeps } from './shared/area.js';
-import type { Tag } from './shared/tags.js';
+} from '../clients/dashboard.ts';
+import type { PassthroughRoute } from '../http/passthrough.ts';
+import { documentedNotEnforced, routeSecurity } from '../http/openapi.ts';
+import type { AreaDeps } from './shared/area.ts';
+import type { Tag } from './shared/tags.ts';
 
 const maxLimit = 100;
 const items = Type.Array(Type.Unknown());

@@ -8,17 +8,17 @@
 // takes at most STAT_LISTER_MAX_IDS of them; past that the listing is refused (tooManyFavorites).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isUuid } from '../common/ids.js';
-import type { Stat } from '../common/data-stat.js';
-import type { GatewayConfig } from '../config.js';
-import { backendError, type BackendResponse } from '../http/backend-answer.js';
-import { routeSecurity, takesNoBody } from '../http/openapi.js';
-import type { Forwarder } from '../http/proxy.js';
-import { routeAtBoth } from '../http/secured-alias.js';
-import { queryNormalizer } from '../common/query-params.js';
-import { dataInfoCall, dataInfoJson, readableStats } from '../clients/data-info.js';
-import { metadataCall, metadataJson } from '../clients/metadata.js';
-import { gatewayError } from '../common/errors.js';
+import { isUuid } from '../common/ids.ts';
+import type { Stat } from '../common/data-stat.ts';
+import type { GatewayConfig } from '../config.ts';
+import { backendError, type BackendResponse } from '../http/backend-answer.ts';
+import { routeSecurity, takesNoBody } from '../http/openapi.ts';
+import type { Forwarder } from '../http/proxy.ts';
+import { routeAtBoth } from '../http/secured-alias.ts';
+import { queryNormalizer } from '../common/query-params.ts';
+import { dataInfoCall, dataInfoJson, readableStats } from '../clients/data-info.ts';
+import { metadataCall, metadataJson } from '../clients/metadata.ts';
+import { gatewayError } from '../common/errors.ts';
 
 export interface FavoriteDeps {
   forwarder: Forwarder;

@@ -3,37 +3,37 @@
 // tag of shared/tags.ts belongs to exactly one area), lists its passthrough rows (data: method, path,
 // backend, identity style) and registers the routes that aggregate backend calls in its plugin.
 // src/app.ts registers this list (registerAreas, shared/area.ts). Order: routes.md's sections.
-import { adminGatewayRoutes } from './admin/config-status.js';
-import { adminPassthroughs } from './admin/index.js';
-import { analysisPassthroughs } from './analyses/index.js';
-import { quickLaunchCreateRoute } from './analyses/quicklaunches.js';
-import { appPassthroughs } from './apps/index.js';
-import type { Area } from './shared/area.js';
-import { bagPassthroughs } from './bags.js';
-import { bootstrapRoutes } from './bootstrap.js';
-import { callbackPassthroughs } from './callbacks.js';
-import { cogeRoutes } from './coge.js';
-import { dataPassthroughs, dataRoutes } from './data/index.js';
-import { favoriteRoutes } from './favorites.js';
-import { filesystemPassthroughs, filesystemRoutes } from './filesystem/index.js';
-import { instantLaunchPassthroughs, viceRoutes } from './instant-launches/index.js';
-import { dashboardPassthroughs, dashboardRoutes } from './dashboard.js';
-import { miscPassthroughs, miscRoutes } from './misc/index.js';
-import { notificationPassthroughs, notificationRoutes } from './notifications/index.js';
-import { operationsRoutes } from './operations.js';
+import { adminGatewayRoutes } from './admin/config-status.ts';
+import { adminPassthroughs } from './admin/index.ts';
+import { analysisPassthroughs } from './analyses/index.ts';
+import { quickLaunchCreateRoute } from './analyses/quicklaunches.ts';
+import { appPassthroughs } from './apps/index.ts';
+import type { Area } from './shared/area.ts';
+import { bagPassthroughs } from './bags.ts';
+import { bootstrapRoutes } from './bootstrap.ts';
+import { callbackPassthroughs } from './callbacks.ts';
+import { cogeRoutes } from './coge.ts';
+import { dataPassthroughs, dataRoutes } from './data/index.ts';
+import { favoriteRoutes } from './favorites.ts';
+import { filesystemPassthroughs, filesystemRoutes } from './filesystem/index.ts';
+import { instantLaunchPassthroughs, viceRoutes } from './instant-launches/index.ts';
+import { dashboardPassthroughs, dashboardRoutes } from './dashboard.ts';
+import { miscPassthroughs, miscRoutes } from './misc/index.ts';
+import { notificationPassthroughs, notificationRoutes } from './notifications/index.ts';
+import { operationsRoutes } from './operations.ts';
 import {
   permanentIdRequestPassthroughs,
   permanentIdRequestRoutes,
-} from './permanent-id-requests/index.js';
-import { qmsPassthroughs, qmsRoutes } from './qms.js';
-import { requestPassthroughs, requestRoutes } from './requests/index.js';
-import { serviceAccountPassthroughs, serviceAccountRoutes } from './service-accounts.js';
-import { supportRoutes } from './support.js';
-import { teamPassthroughs } from './teams.js';
-import { identityProviderRoutes, tokenRoutes } from './token/index.js';
-import { toolPassthroughs } from './tools.js';
-import { userInfoRoutes } from './user-info.js';
-import { userPortalRoutes } from './user-portal.js';
+} from './permanent-id-requests/index.ts';
+import { qmsPassthroughs, qmsRoutes } from './qms.ts';
+import { requestPassthroughs, requestRoutes } from './requests/index.ts';
+import { serviceAccountPassthroughs, serviceAccountRoutes } from './service-accounts.ts';
+import { supportRoutes } from './support.ts';
+import { teamPassthroughs } from './teams.ts';
+import { identityProviderRoutes, tokenRoutes } from './token/index.ts';
+import { toolPassthroughs } from './tools.ts';
+import { userInfoRoutes } from './user-info.ts';
+import { userPortalRoutes } from './user-portal.ts';
 
 export const areas: readonly Area[] = [
   {

@@ -1,12 +1,12 @@
 // Tag operations: liveness, readiness and Prometheus metrics (exempt from rate limits).
 import type { FastifyInstance } from 'fastify';
-import type { BackendName } from '../common/backend-names.js';
-import type { GatewayConfig } from '../config.js';
-import type { Metrics } from '../http/metrics.js';
-import type { Forwarder } from '../http/proxy.js';
-import type { Store } from '../store/database.js';
-import { errorTable } from '../common/errors.js';
-import { dependencyChecks } from './shared/dependency-checks.js';
+import type { BackendName } from '../common/backend-names.ts';
+import type { GatewayConfig } from '../config.ts';
+import type { Metrics } from '../http/metrics.ts';
+import type { Forwarder } from '../http/proxy.ts';
+import type { Store } from '../store/database.ts';
+import { errorTable } from '../common/errors.ts';
+import { dependencyChecks } from './shared/dependency-checks.ts';
 
 export interface OperationsDeps {
   store: Store;

@@ -7,10 +7,10 @@
 // routes (§25) use too.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import type { AuthLevel } from '../http/auth.js';
-import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
-import type { PassthroughRoute } from '../http/passthrough.js';
-import type { BackendName } from '../common/backend-names.js';
+import type { AuthLevel } from '../http/auth.ts';
+import { documentedNotEnforced, routeSecurity } from '../http/openapi.ts';
+import type { PassthroughRoute } from '../http/passthrough.ts';
+import type { BackendName } from '../common/backend-names.ts';
 import {
   AddOn,
   AddUsage,
@@ -27,9 +27,9 @@ import {
   Usage,
   UsageSummary,
   UsageTotal,
-} from '../common/qms-shapes.js';
-import type { AreaDeps } from './shared/area.js';
-import type { Tag } from './shared/tags.js';
+} from '../common/qms-shapes.ts';
+import type { AreaDeps } from './shared/area.ts';
+import type { Tag } from './shared/tags.ts';
 
 const ok = (schema: TSchema) => ({ 200: schema });
 

@@ -4,11 +4,11 @@
 // cpu.hours usage has is refused analysis launches, with ERR_QUOTA_EXCEEDED. Registered on the
 // gateway's root, so they reach the routes of every area.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { gatewayError } from '../common/errors.js';
-import type { GatewayConfig } from '../config.js';
-import type { Forwarder } from '../http/proxy.js';
-import { matchedRoute } from '../http/matched-route.js';
-import { hasDataOverage, recordDataUsage, standing } from '../clients/qms.js';
+import { gatewayError } from '../common/errors.ts';
+import type { GatewayConfig } from '../config.ts';
+import type { Forwarder } from '../http/proxy.ts';
+import { matchedRoute } from '../http/matched-route.ts';
+import { hasDataOverage, recordDataUsage, standing } from '../clients/qms.ts';
 
 /** Routes that add to the caller's data (`/secured` aliases included). */
 const dataWrites = new Set([

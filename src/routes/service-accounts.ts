@@ -6,13 +6,13 @@
 // is set, else answers from the platform's records of the users it has seen.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { gatewayError } from '../common/errors.js';
-import { qualifiedUsername, shortUsername } from '../common/users.js';
-import { routeSecurity } from '../http/openapi.js';
-import type { PassthroughRoute } from '../http/passthrough.js';
-import { addonRelayRoutes, userPlanRows } from './qms.js';
-import type { AreaDeps } from './shared/area.js';
-import type { Tag } from './shared/tags.js';
+import { gatewayError } from '../common/errors.ts';
+import { qualifiedUsername, shortUsername } from '../common/users.ts';
+import { routeSecurity } from '../http/openapi.ts';
+import type { PassthroughRoute } from '../http/passthrough.ts';
+import { addonRelayRoutes, userPlanRows } from './qms.ts';
+import type { AreaDeps } from './shared/area.ts';
+import type { Tag } from './shared/tags.ts';
 
 const subscriptionUpdater = { serviceRole: 'subscription-updater' } as const;
 const ldapReader = { serviceRole: 'ldap-reader' } as const;

@@ -4,9 +4,9 @@
 // Reply-To, never the From (a mail server would refuse to speak for another domain).
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { sendEmail } from '../clients/email.js';
-import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
-import type { AreaDeps } from './shared/area.js';
+import { sendEmail } from '../clients/email.ts';
+import { documentedNotEnforced, routeSecurity } from '../http/openapi.ts';
+import type { AreaDeps } from './shared/area.ts';
 
 const SupportBody = Type.Object({
   email: Type.Optional(

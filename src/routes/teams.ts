@@ -1,8 +1,8 @@
 // Tags: collaborator-lists, teams, communities, admin-communities, subjects (routes.md §22). Every
 // row forwards to the groups service with `user=<short>`; team names are full group names
 // (`owner:team`), sent on with their `:` and encoded spaces as clients send them.
-import type { PassthroughRoute } from '../http/passthrough.js';
-import type { Tag } from './shared/tags.js';
+import type { PassthroughRoute } from '../http/passthrough.ts';
+import type { Tag } from './shared/tags.ts';
 
 export const teamPassthroughs: PassthroughRoute<Tag>[] = [
   {

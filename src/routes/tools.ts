@@ -1,7 +1,7 @@
 // Tags: tools, gpu-models, tool-requests, reference-genomes, webhooks.
-import type { PassthroughRoute } from '../http/passthrough.js';
-import type { Tag } from './shared/tags.js';
-import { toolSharing } from './shared/sharing-schemas.js';
+import type { PassthroughRoute } from '../http/passthrough.ts';
+import type { Tag } from './shared/tags.ts';
+import { toolSharing } from './shared/sharing-schemas.ts';
 
 export const toolPassthroughs: PassthroughRoute<Tag>[] = [
   {

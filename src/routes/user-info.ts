@@ -1,9 +1,9 @@
 // Tag user-info: describe users by username, from the groups service's subjects.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { GatewayError } from '../common/errors.js';
-import { documentedNotEnforced, routeSecurity } from '../http/openapi.js';
-import type { Forwarder } from '../http/proxy.js';
+import { GatewayError } from '../common/errors.ts';
+import { documentedNotEnforced, routeSecurity } from '../http/openapi.ts';
+import type { Forwarder } from '../http/proxy.ts';
 
 const maxUsernames = 100;
 

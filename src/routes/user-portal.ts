@@ -6,10 +6,10 @@
 // subscriptions page for any user (it reads `id`).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { gatewayError, GatewayError } from '../common/errors.js';
-import type { GatewayConfig } from '../config.js';
-import { routeSecurity } from '../http/openapi.js';
-import type { Forwarder } from '../http/proxy.js';
+import { gatewayError, GatewayError } from '../common/errors.ts';
+import type { GatewayConfig } from '../config.ts';
+import { routeSecurity } from '../http/openapi.ts';
+import type { Forwarder } from '../http/proxy.ts';
 
 const usernameParams = Type.Object({
   username: Type.String({ minLength: 1, maxLength: 512, description: 'Short username' }),

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
 import type pg from 'pg';
-import { inClusterWorker, isClusterMessage, sendToPrimary } from '../common/cluster-ipc.js';
-import type { Store } from './database.js';
+import { inClusterWorker, isClusterMessage, sendToPrimary } from '../common/cluster-ipc.ts';
+import type { Store } from './database.ts';
 
 /**
  * A broadcast of small text messages to every process on the same store: in-process on SQLite
@@ -45,7 +45,10 @@ class ClusterChannel implements StoreChannel {
       void this.local.publish(message.message);
   };
 
-  constructor(private readonly name: string) {
+  private readonly name: string;
+
+  constructor(name: string) {
+    this.name = name;
     process.on('message', this.onMessage);
   }
 
@@ -74,11 +77,14 @@ class PostgresChannel implements StoreChannel {
   private closed = false;
   private channelName: Promise<string> | undefined;
 
-  constructor(
-    private readonly store: Store,
-    private readonly name: string,
-    private readonly onError: (error: unknown) => void,
-  ) {}
+  private readonly store: Store;
+  private readonly name: string;
+  private readonly onError: (error: unknown) => void;
+  constructor(store: Store, name: string, onError: (error: unknown) => void) {
+    this.store = store;
+    this.name = name;
+    this.onError = onError;
+  }
 
   async publish(message: string): Promise<void> {
     await sql`select pg_notify(${await this.channel()}, ${message})`.execute(this.store.db);

@@ -18,13 +18,13 @@ import {
   type SqliteDialectConfig,
 } from 'kysely';
 import type pg from 'pg';
-import { migrations } from './migrations/index.js';
-import type { PostgresSettings } from './postgres.js';
-import type { Database } from './schema.js';
-import { FOLD_CASE } from './any-case.js';
-import { withIntegerBooleans } from './sqlite-booleans.js';
-import { withStatementCache } from './statement-cache.js';
-import { traced } from './traced-sqlite.js';
+import { migrations } from './migrations/index.ts';
+import type { PostgresSettings } from './postgres.ts';
+import type { Database } from './schema.ts';
+import { FOLD_CASE } from './any-case.ts';
+import { withIntegerBooleans } from './sqlite-booleans.ts';
+import { withStatementCache } from './statement-cache.ts';
+import { traced } from './traced-sqlite.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -77,8 +77,11 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: SqliteDialectConfig) {
+  private readonly settings: SqliteDialectConfig;
+
+  constructor(settings: SqliteDialectConfig) {
     super(settings);
+    this.settings = settings;
   }
 
   override createDriver(): Driver {
@@ -191,7 +194,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const onConnectionLost = options.onConnectionLost ?? (() => {});
   // pg is loaded only for PostgreSQL: a gateway on SQLite does not pay for it at start.
   const postgres = options.databaseUrl
-    ? { url: options.databaseUrl, ...(await (await import('./postgres.js')).loadPostgres()) }
+    ? { url: options.databaseUrl, ...(await (await import('./postgres.ts')).loadPostgres()) }
     : undefined;
   // One client configuration for the pool and for connections of the store's own (LISTEN).
   const settings: PostgresSettings | undefined =

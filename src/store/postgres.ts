@@ -1,7 +1,7 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type Pg from 'pg';
-import { queryTimeoutMessage } from '../common/database-unavailable.js';
-import { isStalePlan, PreparedStatements, transactionBoundary } from './prepared-statements.js';
+import { queryTimeoutMessage } from '../common/database-unavailable.ts';
+import { isStalePlan, PreparedStatements, transactionBoundary } from './prepared-statements.ts';
 
 /**
  * pg itself, imported by `loadPostgres`: a static import of this package (left out of the bundle,

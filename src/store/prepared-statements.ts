@@ -8,7 +8,7 @@
 // a generic plan when that is no dearer than the custom ones (plan_cache_mode `auto`).
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { PREPARED_PER_CONNECTION } from '../config.js';
+import { PREPARED_PER_CONNECTION } from '../config.ts';
 
 /** Texts remembered as seen once: a text is prepared from its second run on. */
 const REMEMBERED_TEXTS = 2_000;
@@ -27,7 +27,11 @@ export class PreparedStatements {
   private readonly seen = new LRUCache<string, true>({ max: REMEMBERED_TEXTS });
   private readonly prepared = new WeakMap<object, Set<string>>();
 
-  constructor(private readonly perConnection = PREPARED_PER_CONNECTION) {}
+  private readonly perConnection;
+
+  constructor(perConnection = PREPARED_PER_CONNECTION) {
+    this.perConnection = perConnection;
+  }
 
   /** The name `text` runs under on `connection`, or undefined to run it unnamed. */
   nameFor(connection: object, text: string): string | undefined {

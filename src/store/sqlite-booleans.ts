@@ -17,7 +17,10 @@ export function bindable(parameters: ReadonlyArray<unknown>): ReadonlyArray<unkn
 /** A compiled statement as Kysely's SQLite driver runs it, booleans bound as 0/1. */
 class BooleanBinding implements SqliteStatement {
   readonly reader: boolean;
-  constructor(private readonly statement: SQLite.Statement) {
+  private readonly statement: SQLite.Statement;
+
+  constructor(statement: SQLite.Statement) {
+    this.statement = statement;
     this.reader = statement.reader;
   }
   /** Whether an `iterate` still holds the statement (better-sqlite3 refuses to run it meanwhile). */

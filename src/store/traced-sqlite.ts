@@ -2,7 +2,7 @@
 // instrumentation (pg's covers PostgreSQL), so the one place Kysely runs a statement, the driver's
 // connection, is wrapped here: the span's attributes are those pg's instrumentation sets.
 import type { CompiledQuery, DatabaseConnection, QueryResult } from 'kysely';
-import { activeTracing, inSpan } from '../common/tracing.js';
+import { activeTracing, inSpan } from '../common/tracing.ts';
 
 /** `SELECT`, `INSERT`, `begin`…: the statement's first word, which names its span. */
 function operationOf(sql: string): string {
@@ -10,7 +10,11 @@ function operationOf(sql: string): string {
 }
 
 class TracedConnection implements DatabaseConnection {
-  constructor(private readonly connection: DatabaseConnection) {}
+  private readonly connection: DatabaseConnection;
+
+  constructor(connection: DatabaseConnection) {
+    this.connection = connection;
+  }
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const operation = operationOf(query.sql);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { Database } from './schema.ts';
 
 export interface UserAttributes {
   email?: string;

@@ -5,9 +5,9 @@
 // arrays is a 400, not a 500 from String() recursing. On each engine.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { maxHierarchyDepth } from '../../src/backends/metadata/ontology-store.js';
-import { hostEngines, withUser, type BackendHost } from '../support/backend-host.js';
-import { multipartXml } from '../support/ontology-fixture.js';
+import { maxHierarchyDepth } from '../../src/backends/metadata/ontology-store.ts';
+import { hostEngines, withUser, type BackendHost } from '../support/backend-host.ts';
+import { multipartXml } from '../support/ontology-fixture.ts';
 
 const base = 'http://e.org/c';
 const chainLength = 6000;

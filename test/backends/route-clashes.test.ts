@@ -12,12 +12,12 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import pino from 'pino';
-import { loadConfig } from '../../src/config.js';
-import { embeddedBackendNames, isEmbeddedBackend } from '../../src/common/backend-names.js';
-import { buildBackendHost } from '../../src/embedded/host.js';
-import { passthroughRoutes } from '../../src/routes/index.js';
-import { openStore } from '../../src/store/database.js';
-import { startGateway } from '../support/gateway.js';
+import { loadConfig } from '../../src/config.ts';
+import { embeddedBackendNames, isEmbeddedBackend } from '../../src/common/backend-names.ts';
+import { buildBackendHost } from '../../src/embedded/host.ts';
+import { passthroughRoutes } from '../../src/routes/index.ts';
+import { openStore } from '../../src/store/database.ts';
+import { startGateway } from '../support/gateway.ts';
 
 /** A placeholder no reference path uses as a literal segment. */
 const filler = 'x1';

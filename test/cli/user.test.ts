@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
-import { basic } from '../support/identity.js';
-import { engineDatabase, engines, skipWithout } from '../support/postgres.js';
+import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { basic } from '../support/identity.ts';
+import { engineDatabase, engines, skipWithout } from '../support/postgres.ts';
 
 const projectDir = path.resolve(import.meta.dirname, '../..');
 

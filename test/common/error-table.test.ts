@@ -13,7 +13,7 @@ import {
   isErrorCode,
   type ErrorCode,
   type ErrorDefinition,
-} from '../../src/common/errors.js';
+} from '../../src/common/errors.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const definitions = errorTable as Record<ErrorCode, ErrorDefinition>;

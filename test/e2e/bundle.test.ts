@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { signEmbeddedToken } from '../../src/http/keys.js';
-import { projectDir, startBundle, type Bundled } from '../support/bundle-process.js';
-import { noRateLimits, startGateway } from '../support/gateway.js';
+import { signEmbeddedToken } from '../../src/http/keys.ts';
+import { projectDir, startBundle, type Bundled } from '../support/bundle-process.ts';
+import { noRateLimits, startGateway } from '../support/gateway.ts';
 
 describe('the bundled dist/main.js', () => {
   before(async () => {

@@ -7,9 +7,9 @@
 // refused the admin routes; and a wrong password refused without a token.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startGateway, noRateLimits, type RunningGateway } from '../support/gateway.js';
-import { engineDatabase, engines, skipWithout } from '../support/postgres.js';
-import { addUser, basic } from '../support/identity.js';
+import { startGateway, noRateLimits, type RunningGateway } from '../support/gateway.ts';
+import { engineDatabase, engines, skipWithout } from '../support/postgres.ts';
+import { addUser, basic } from '../support/identity.ts';
 
 interface Named {
   name: string;

@@ -10,11 +10,11 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { sweepOrphans } from '../../src/backends/data-info/orphans.js';
-import { engines, home, type DataInfoHost } from '../support/data-info-host.js';
-import { noRateLimits, requiredInCi } from '../support/gateway.js';
-import { startMainProcess, type MainProcess } from '../support/main-process.js';
-import { pgDatabaseUrl } from '../support/postgres.js';
+import { sweepOrphans } from '../../src/backends/data-info/orphans.ts';
+import { engines, home, type DataInfoHost } from '../support/data-info-host.ts';
+import { noRateLimits, requiredInCi } from '../support/gateway.ts';
+import { startMainProcess, type MainProcess } from '../support/main-process.ts';
+import { pgDatabaseUrl } from '../support/postgres.ts';
 import {
   bearer,
   createSigningKey,
@@ -23,7 +23,7 @@ import {
   userClaims,
   type JwksServer,
   type SigningKey,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 const HOUR = 60 * 60 * 1000;
 

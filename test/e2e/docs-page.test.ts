@@ -5,14 +5,14 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { startGateway, type RunningGateway } from '../support/gateway.ts';
 import {
   createSigningKey,
   signToken,
   startJwksServer,
   userClaims,
   type JwksServer,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 /** Debian's `chromium` package; CI installs it (.ci/install-test-deps). */
 const chromiumPath = '/usr/bin/chromium';

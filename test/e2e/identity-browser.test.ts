@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { chromium, type Browser } from 'playwright-core';
-import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
-import { addUser } from '../support/identity.js';
+import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { addUser } from '../support/identity.ts';
 
 /** Debian's `chromium` package; CI installs it (.ci/install-test-deps). */
 const chromiumPath = '/usr/bin/chromium';

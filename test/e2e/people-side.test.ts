@@ -7,11 +7,11 @@
 // awaited, never slept for (docs/api/sharing.md, groups.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../src/backends/apps/built-in.js';
-import { communityAvuAttribute } from '../../src/common/app-community-avus.js';
-import { eventually } from '../support/fileio.js';
-import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
-import { engines, skipWithout } from '../support/postgres.js';
+import { builtInApps } from '../../src/backends/apps/built-in.ts';
+import { communityAvuAttribute } from '../../src/common/app-community-avus.ts';
+import { eventually } from '../support/fileio.ts';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
 
 type Notification = { type: string; payload: Record<string, any> };
 

@@ -14,8 +14,8 @@ import {
   requiredInCi,
   startGateway,
   type RunningGateway,
-} from '../support/gateway.js';
-import { pgDatabaseUrl } from '../support/postgres.js';
+} from '../support/gateway.ts';
+import { pgDatabaseUrl } from '../support/postgres.ts';
 import {
   createSigningKey,
   signToken,
@@ -24,8 +24,8 @@ import {
   bearer,
   type JwksServer,
   type SigningKey,
-} from '../support/tokens.js';
-import { freePort } from '../support/bundle-process.js';
+} from '../support/tokens.ts';
+import { freePort } from '../support/bundle-process.ts';
 
 const projectDir = path.resolve(import.meta.dirname, '../..');
 const aliceHome = '/platform/home/alice';
@@ -129,14 +129,7 @@ const childEnv = (env: Record<string, string>) => ({
   ...env,
 });
 
-const backendsOnlyArgs = [
-  '--import',
-  'tsx',
-  'src/main.ts',
-  '--backends',
-  'user-info',
-  '--backends-only',
-];
+const backendsOnlyArgs = ['src/main.ts', '--backends', 'user-info', '--backends-only'];
 
 interface Standalone {
   url: string;
@@ -145,7 +138,7 @@ interface Standalone {
   stop(): Promise<void>;
 }
 
-/** `node --import tsx src/main.ts --backends user-info --backends-only`, waited for until `/livez` answers. */
+/** `node src/main.ts --backends user-info --backends-only`, waited for until `/livez` answers. */
 async function startStandalone(env: Record<string, string>): Promise<Standalone> {
   const port = await freePort();
   const child = spawn(process.execPath, backendsOnlyArgs, {

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { signEmbeddedToken } from '../../src/http/keys.js';
-import { openEventStream } from '../support/event-stream.js';
-import { requiredInCi, startGateway, type RunningGateway } from '../support/gateway.js';
-import { pgSchemaUrl } from '../support/postgres.js';
-import { startS3, type TestS3 } from '../support/s3.js';
+import { signEmbeddedToken } from '../../src/http/keys.ts';
+import { openEventStream } from '../support/event-stream.ts';
+import { requiredInCi, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { pgSchemaUrl } from '../support/postgres.ts';
+import { startS3, type TestS3 } from '../support/s3.ts';
 
 const databaseUrl = requiredInCi('DATABASE_URL');
 const redisUrl = requiredInCi('REDIS_URL');

@@ -7,19 +7,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { startMainProcess, type MainProcess } from '../support/main-process.js';
-import { multipartHead, multipartType, randomContent } from '../support/fileio.js';
-import { rawConnect, type RawConnection } from '../support/raw-http.js';
+import { startMainProcess, type MainProcess } from '../support/main-process.ts';
+import { multipartHead, multipartType, randomContent } from '../support/fileio.ts';
+import { rawConnect, type RawConnection } from '../support/raw-http.ts';
 import {
   bearer,
   createSigningKey,
   signToken,
   startJwksServer,
   userClaims,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 const GRACE_MS = 300;
-/** Start-up of a child (tsx compiles on the fly) is slow on a busy machine; stopping must not be. */
+/** Start-up of a child (Node strips the types of its sources as it loads them) is slow on a busy machine; stopping must not be. */
 const STOP_WITHIN_MS = 3_000;
 
 const children: MainProcess[] = [];

@@ -15,7 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { freePort } from '../support/bundle-process.js';
+import { freePort } from '../support/bundle-process.ts';
 
 const projectDir = path.resolve(import.meta.dirname, '../..');
 

@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { before, test } from 'node:test';
-import { signEmbeddedToken } from '../../src/http/keys.js';
-import { projectDir, startBundle } from '../support/bundle-process.js';
-import { ancestry, startOtlpReceiver } from '../support/otlp-receiver.js';
+import { signEmbeddedToken } from '../../src/http/keys.ts';
+import { projectDir, startBundle } from '../support/bundle-process.ts';
+import { ancestry, startOtlpReceiver } from '../support/otlp-receiver.ts';
 
 const recorder = path.join(projectDir, 'test', 'support', 'record-imports.mjs');
 

@@ -12,11 +12,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { Client } from 'undici';
-import { signEmbeddedToken } from '../../src/http/keys.js';
-import { openEventStream } from '../support/event-stream.js';
-import { multipart, multipartType } from '../support/fileio.js';
-import { startMainProcess, type MainProcess } from '../support/main-process.js';
-import { pgDatabaseUrl } from '../support/postgres.js';
+import { signEmbeddedToken } from '../../src/http/keys.ts';
+import { openEventStream } from '../support/event-stream.ts';
+import { multipart, multipartType } from '../support/fileio.ts';
+import { startMainProcess, type MainProcess } from '../support/main-process.ts';
+import { pgDatabaseUrl } from '../support/postgres.ts';
 
 const BURST = 6;
 const q = encodeURIComponent;

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { startBackend, type TestBackend } from '../support/backend.js';
-import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
+import { startBackend, type TestBackend } from '../support/backend.ts';
+import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
 import {
   bearer,
   craftToken,
@@ -19,7 +19,7 @@ import {
   userClaims,
   type JwksServer,
   type SigningKey,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000001';
 const adminPath = '/admin/apps';

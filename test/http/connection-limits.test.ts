@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.ts';
 import {
   multipartHead,
   multipartTail,
@@ -17,16 +17,16 @@ import {
   randomContent,
   startFileioGateway,
   type FileioGateway,
-} from '../support/fileio.js';
-import { noRateLimits, startGateway } from '../support/gateway.js';
-import { rawConnect, sendWholeThenRead, type RawAnswer } from '../support/raw-http.js';
+} from '../support/fileio.ts';
+import { noRateLimits, startGateway } from '../support/gateway.ts';
+import { rawConnect, sendWholeThenRead, type RawAnswer } from '../support/raw-http.ts';
 import {
   bearer,
   createSigningKey,
   signToken,
   startJwksServer,
   userClaims,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 const q = encodeURIComponent;
 const BODY_TIMEOUT_MS = 500;

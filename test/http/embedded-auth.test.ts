@@ -6,9 +6,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startBackend, type TestBackend } from '../support/backend.js';
-import { startGateway, type RunningGateway } from '../support/gateway.js';
-import { bearer } from '../support/tokens.js';
+import { startBackend, type TestBackend } from '../support/backend.ts';
+import { startGateway, type RunningGateway } from '../support/gateway.ts';
+import { bearer } from '../support/tokens.ts';
 
 const projectDir = path.resolve(import.meta.dirname, '../..');
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000001';

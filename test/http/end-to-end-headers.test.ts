@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { util } from 'undici';
-import { endToEndHeaders, endToEndRawHeaders } from '../../src/http/end-to-end-headers.js';
+import { endToEndHeaders, endToEndRawHeaders } from '../../src/http/end-to-end-headers.ts';
 
 const raw = (...pairs: string[]) => pairs.map((text) => Buffer.from(text, 'latin1'));
 

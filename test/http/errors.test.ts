@@ -3,9 +3,9 @@
 // JSON `{error_code, reason}` (never a stack trace) and never forwarded.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { TestBackend } from '../support/backend.js';
-import { startSecuredFixture, type SecuredFixture } from '../support/fixture.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestBackend } from '../support/backend.ts';
+import { startSecuredFixture, type SecuredFixture } from '../support/fixture.ts';
+import type { RunningGateway } from '../support/gateway.ts';
 
 describe('error model', () => {
   let fixture: SecuredFixture;

@@ -5,10 +5,10 @@
 // one log line. The embedded backend host answers the same way.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { MAX_PATH_PARAMETER_LENGTH } from '../../src/common/error-replies.js';
-import { signEmbeddedToken } from '../../src/http/keys.js';
-import { hostEngines, type BackendHost } from '../support/backend-host.js';
-import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { MAX_PATH_PARAMETER_LENGTH } from '../../src/common/error-replies.ts';
+import { signEmbeddedToken } from '../../src/http/keys.ts';
+import { hostEngines, type BackendHost } from '../support/backend-host.ts';
+import { startGateway, type RunningGateway } from '../support/gateway.ts';
 
 const badEscape = 'x%E0%A4%A';
 

@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Fastify from 'fastify';
-import { loadConfig } from '../../src/config.js';
-import { registerErrorHandling } from '../../src/common/error-replies.js';
-import { jsonNestsDeeperThan } from '../../src/common/json-depth.js';
-import { registerJsonBodyParser } from '../../src/http/json-body.js';
-import { hostEngines } from '../support/backend-host.js';
-import { startSecuredFixture, type SecuredFixture } from '../support/fixture.js';
-import { bearer } from '../support/tokens.js';
+import { loadConfig } from '../../src/config.ts';
+import { registerErrorHandling } from '../../src/common/error-replies.ts';
+import { jsonNestsDeeperThan } from '../../src/common/json-depth.ts';
+import { registerJsonBodyParser } from '../../src/http/json-body.ts';
+import { hostEngines } from '../support/backend-host.ts';
+import { startSecuredFixture, type SecuredFixture } from '../support/fixture.ts';
+import { bearer } from '../support/tokens.ts';
 
 /** `depth` arrays inside one another: `[[[]]]` is depth 3. */
 const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { registerErrorHandling } from '../../src/common/error-replies.js';
-import { signEmbeddedToken } from '../../src/http/keys.js';
-import { LazySchemas } from '../../src/http/lazy-schemas.js';
-import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { registerErrorHandling } from '../../src/common/error-replies.ts';
+import { signEmbeddedToken } from '../../src/http/keys.ts';
+import { LazySchemas } from '../../src/http/lazy-schemas.ts';
+import { startGateway, type RunningGateway } from '../support/gateway.ts';
 
 const ajvOptions = { coerceTypes: 'array' as const, allErrors: false };
 

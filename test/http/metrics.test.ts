@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { SeriesCounter, SeriesHistogram } from '../../src/http/metrics.js';
+import { SeriesCounter, SeriesHistogram } from '../../src/http/metrics.ts';
 
 const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 

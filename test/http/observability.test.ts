@@ -3,10 +3,10 @@
 // configured backends.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startBackend, type TestBackend } from '../support/backend.js';
-import { startSecuredFixture, type SecuredFixture } from '../support/fixture.js';
-import { requiredInCi, startGateway, type RunningGateway } from '../support/gateway.js';
-import { pgDatabaseUrl } from '../support/postgres.js';
+import { startBackend, type TestBackend } from '../support/backend.ts';
+import { startSecuredFixture, type SecuredFixture } from '../support/fixture.ts';
+import { requiredInCi, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { pgDatabaseUrl } from '../support/postgres.ts';
 
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000002';
 

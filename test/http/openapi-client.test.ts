@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
+import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
 import {
   bearer,
   createSigningKey,
@@ -19,7 +19,7 @@ import {
   startJwksServer,
   userClaims,
   type JwksServer,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 let jwks: JwksServer;
 let running: RunningGateway;

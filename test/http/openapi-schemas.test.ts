@@ -5,9 +5,9 @@
 // name only routes they serve. The figures are printed (scripts/openapi-coverage.ts lists them).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { embeddedServices } from '../../src/embedded/registry.js';
-import { startGateway, type RunningGateway } from '../support/gateway.js';
-import { schemaGaps, type OpenApiDocument } from '../support/route-reference.js';
+import { embeddedServices } from '../../src/embedded/registry.ts';
+import { startGateway, type RunningGateway } from '../support/gateway.ts';
+import { schemaGaps, type OpenApiDocument } from '../support/route-reference.ts';
 
 describe('OpenAPI schemas', () => {
   let running: RunningGateway;

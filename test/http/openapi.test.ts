@@ -3,10 +3,10 @@
 // security, ETag revalidation, and the interactive docs at /docs.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { fastifyPath } from '../../src/http/passthrough.js';
-import { passthroughRoutes } from '../../src/routes/index.js';
-import { allTags } from '../../src/routes/shared/tags.js';
-import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { fastifyPath } from '../../src/http/passthrough.ts';
+import { passthroughRoutes } from '../../src/routes/index.ts';
+import { allTags } from '../../src/routes/shared/tags.ts';
+import { startGateway, type RunningGateway } from '../support/gateway.ts';
 
 interface Operation {
   tags?: string[];

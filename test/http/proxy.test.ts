@@ -7,9 +7,9 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { startBackend, type TestBackend } from '../support/backend.js';
-import { startSecuredFixture, type SecuredFixture } from '../support/fixture.js';
-import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
+import { startBackend, type TestBackend } from '../support/backend.ts';
+import { startSecuredFixture, type SecuredFixture } from '../support/fixture.ts';
+import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
 import {
   createSigningKey,
   signToken,
@@ -17,7 +17,7 @@ import {
   userClaims,
   type JwksServer,
   type SigningKey,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000001';
 
@@ -257,7 +257,7 @@ describe('forwarding core', () => {
         '{"error_code":"ERR_TEAPOT","reason":"short and stout","extra":[1,2]}',
       );
     } finally {
-      backend.handle((await import('../support/backend.js')).echo);
+      backend.handle((await import('../support/backend.ts')).echo);
     }
   });
 

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { MemoryBuckets, type BucketPolicy, type BucketStore } from '../../src/http/rate-limit.js';
-import { RedisBuckets } from '../../src/http/rate-limit-redis.js';
-import { requiredInCi } from '../support/gateway.js';
+import { MemoryBuckets, type BucketPolicy, type BucketStore } from '../../src/http/rate-limit.ts';
+import { RedisBuckets } from '../../src/http/rate-limit-redis.ts';
+import { requiredInCi } from '../support/gateway.ts';
 
 const redisUrl = requiredInCi('REDIS_URL');
 const redisSkip = redisUrl

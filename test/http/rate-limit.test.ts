@@ -7,10 +7,10 @@ import { createServer, connect, type Server, type Socket, type AddressInfo } fro
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
-import { FallbackBuckets, MemoryBuckets, type BucketStore } from '../../src/http/rate-limit.js';
-import { startBackend, type TestBackend } from '../support/backend.js';
-import { requiredInCi, startGateway, type RunningGateway } from '../support/gateway.js';
-import type { GatewayOptions } from '../../src/app.js';
+import { FallbackBuckets, MemoryBuckets, type BucketStore } from '../../src/http/rate-limit.ts';
+import { startBackend, type TestBackend } from '../support/backend.ts';
+import { requiredInCi, startGateway, type RunningGateway } from '../support/gateway.ts';
+import type { GatewayOptions } from '../../src/app.ts';
 import {
   createSigningKey,
   signToken,
@@ -18,7 +18,7 @@ import {
   userClaims,
   type JwksServer,
   type SigningKey,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 const redisUrl = requiredInCi('REDIS_URL');
 

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { TestBackend } from '../support/backend.js';
-import { startSecuredFixture, type SecuredFixture } from '../support/fixture.js';
-import type { RunningGateway } from '../support/gateway.js';
+import type { TestBackend } from '../support/backend.ts';
+import { startSecuredFixture, type SecuredFixture } from '../support/fixture.ts';
+import type { RunningGateway } from '../support/gateway.ts';
 
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000001';
 

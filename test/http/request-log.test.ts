@@ -16,8 +16,8 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, symbols } from 'pino';
-import { buildGateway } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { buildGateway } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
 import {
   gatewayLoggerOptions,
   logAbortedRequest,
@@ -25,17 +25,17 @@ import {
   logRequest,
   redactUrl,
   registerRequestLog,
-} from '../../src/http/request-log.js';
-import { startBackend } from '../support/backend.js';
-import { startSecuredFixture, type SecuredFixture } from '../support/fixture.js';
-import { noRateLimits, startGateway } from '../support/gateway.js';
+} from '../../src/http/request-log.ts';
+import { startBackend } from '../support/backend.ts';
+import { startSecuredFixture, type SecuredFixture } from '../support/fixture.ts';
+import { noRateLimits, startGateway } from '../support/gateway.ts';
 import {
   bearer,
   createSigningKey,
   signToken,
   startJwksServer,
   userClaims,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000003';
 
@@ -379,11 +379,10 @@ describe('standard output, the default destination', () => {
       for (let i = 0; i < 5000; i++) app.log.info({ i, pad: 'é'.repeat(i % 7 === 0 ? 3000 : 10) }, 'line');
       process.exit(0);
     `;
-    const out = execFileSync(
-      process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', script],
-      { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NODE_OPTIONS: '' } },
-    ).toString();
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    }).toString();
     const lines = out
       .split('\n')
       .filter((line) => line !== '')
@@ -437,15 +436,11 @@ describe('standard output, the default destination', () => {
     // worker cuts its writes, and a pipe this test reads too slowly (a loaded machine) answers
     // EAGAIN, whose retry an exit can overtake (sonic-boom's exit flush skips the write in retry).
     const stdout = openSync(path.join(scratch, 'stdout'), 'w');
-    const child = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', script],
-      {
-        stdio: ['ignore', stdout, 'pipe'],
-        maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, NODE_OPTIONS: '' },
-      },
-    );
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', stdout, 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     closeSync(stdout);
     assert.equal(child.status, 0, child.stderr.toString().slice(0, 2000));
     const writes = (JSON.parse(readFileSync(report, 'utf8')) as (string | null)[]).filter(

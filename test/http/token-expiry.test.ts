@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { KeyObject, sign } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Client } from 'undici';
-import { startBackend, type TestBackend } from '../support/backend.js';
-import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
+import { startBackend, type TestBackend } from '../support/backend.ts';
+import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
 import {
   bearer,
   createSigningKey,
@@ -18,7 +18,7 @@ import {
   userClaims,
   type JwksServer,
   type SigningKey,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 const appPath = '/apps/de/00000000-0000-0000-0000-000000000004';
 

@@ -4,25 +4,27 @@
 // header, never the client's; rate limiting's Redis commands (REDIS_URL) and a live notification's
 // AMQP publish are spans of the request's trace. A sampler that keeps nothing exports nothing, and a
 // collector that is down costs the spans, not the requests, with one warning.
+// test: own process. Tracing registers OpenTelemetry's tracer provider and instrumentations for
+// the whole process, and they patch only the modules loaded after them.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { signEmbeddedToken } from '../../src/http/keys.js';
-import { startBackend, type TestBackend } from '../support/backend.js';
+import { signEmbeddedToken } from '../../src/http/keys.ts';
+import { startBackend, type TestBackend } from '../support/backend.ts';
 import {
   noRateLimits,
   requiredInCi,
   startGateway,
   type RunningGateway,
-} from '../support/gateway.js';
+} from '../support/gateway.ts';
 import {
   ancestry,
   startOtlpReceiver,
   type OtlpReceiver,
   type ReceivedSpan,
-} from '../support/otlp-receiver.js';
+} from '../support/otlp-receiver.ts';
 
 /**
  * A request over node:http, which no instrumentation follows (the test's own `fetch` would be

@@ -5,18 +5,20 @@
 // (SQLite's hand-made, PostgreSQL's from the pg instrumentation); an upload's bytes are a blob
 // write; an analysis launch is one trace from the launch request to the executor's step, which
 // runs after the request was answered.
+// test: own process. Tracing registers OpenTelemetry's tracer provider and instrumentations for
+// the whole process, and they patch only the modules loaded after them.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../src/backends/apps/built-in.js';
-import { endedAnalysis } from '../support/analyses.js';
-import { startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
-import { requiredInCi } from '../support/gateway.js';
+import { builtInApps } from '../../src/backends/apps/built-in.ts';
+import { endedAnalysis } from '../support/analyses.ts';
+import { startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
+import { requiredInCi } from '../support/gateway.ts';
 import {
   ancestry,
   startOtlpReceiver,
   type OtlpReceiver,
   type ReceivedSpan,
-} from '../support/otlp-receiver.js';
+} from '../support/otlp-receiver.ts';
 
 const wordCount = builtInApps.find((app) => app.name === 'Word count')!;
 const server = 2;

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { startBackend, type TestBackend } from '../support/backend.js';
-import { requiredInCi } from '../support/gateway.js';
-import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
-import { pgDatabaseUrl } from '../support/postgres.js';
+import { startBackend, type TestBackend } from '../support/backend.ts';
+import { requiredInCi } from '../support/gateway.ts';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
+import { pgDatabaseUrl } from '../support/postgres.ts';
 
 const secrets = {
   EXTAPI_CLIENT_SECRET: 'client-secret-value-1',

@@ -6,7 +6,7 @@
 // non-administrators are refused both.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 
 const names = (body: { groups: Array<{ name: string }> }) => body.groups.map((group) => group.name);
 

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type RouteOptions } from 'fastify';
-import { registerAreas, type Area, type GatewayParts } from '../../src/routes/shared/area.js';
-import { areas } from '../../src/routes/index.js';
-import { allTags } from '../../src/routes/shared/tags.js';
-import { startGateway, type RunningGateway } from '../support/gateway.js';
+import { registerAreas, type Area, type GatewayParts } from '../../src/routes/shared/area.ts';
+import { areas } from '../../src/routes/index.ts';
+import { allTags } from '../../src/routes/shared/tags.ts';
+import { startGateway, type RunningGateway } from '../support/gateway.ts';
 
 interface RegisteredRoute {
   method: string;

@@ -2,9 +2,9 @@
 // platform, on SQLite and PostgreSQL; parts failing or of other shapes; a partial platform.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startBackend, type TestBackend } from '../support/backend.js';
-import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
-import { engineDatabase, engines, skipWithout } from '../support/postgres.js';
+import { startBackend, type TestBackend } from '../support/backend.ts';
+import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { engineDatabase, engines, skipWithout } from '../support/postgres.ts';
 import {
   bearer,
   createSigningKey,
@@ -13,7 +13,7 @@ import {
   userClaims,
   type JwksServer,
   type SigningKey,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 type Json = Record<string, any>;
 

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../src/backends/apps/built-in.js';
-import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
-import { engines, skipWithout } from '../support/postgres.js';
+import { builtInApps } from '../../src/backends/apps/built-in.ts';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
 
 const wordCount = builtInApps.find((app) => app.name === 'Word count')!;
 

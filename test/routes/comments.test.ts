@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { startBackend, type TestBackend } from '../support/backend.js';
-import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
+import { startBackend, type TestBackend } from '../support/backend.ts';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 
 const COMMENT_MAX_BYTES = 100;
 

@@ -7,8 +7,8 @@
 // dialog: an administrator's folder there answers `own` in all of them, and another user reads it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { q, startDataStoreGateway, type DataStoreGateway } from '../support/data-store.js';
-import { engines, skipWithout } from '../support/postgres.js';
+import { q, startDataStoreGateway, type DataStoreGateway } from '../support/data-store.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
 
 /** `root` holds an ADMIN_ROLES role, `curator` a DATA_STORE_ADMIN_ROLES one; alice and bob neither. */
 const roles: Record<string, string[]> = { root: ['de-admin'], curator: ['data-store-admin'] };

@@ -8,9 +8,9 @@
 // user records, else the username.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../src/backends/apps/built-in.js';
-import { engines, skipWithout } from '../support/postgres.js';
-import { startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
+import { builtInApps } from '../../src/backends/apps/built-in.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
+import { startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 
 const wordCountTool = builtInApps.find((app) => app.name === 'Word count')!.tool.id;
 

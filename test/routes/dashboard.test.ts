@@ -6,12 +6,12 @@
 // with it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../src/backends/apps/built-in.js';
-import { startBackend, type TestBackend } from '../support/backend.js';
-import { startDataStoreGateway, type DataStoreGateway } from '../support/data-store.js';
-import { eventually } from '../support/fileio.js';
-import { engines, skipWithout } from '../support/postgres.js';
-import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
+import { builtInApps } from '../../src/backends/apps/built-in.ts';
+import { startBackend, type TestBackend } from '../support/backend.ts';
+import { startDataStoreGateway, type DataStoreGateway } from '../support/data-store.ts';
+import { eventually } from '../support/fileio.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 
 const wordCount = builtInApps.find((app) => app.name === 'Word count')!;
 const inputKey = (() => {

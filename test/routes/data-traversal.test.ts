@@ -7,14 +7,14 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { isWithin } from '../../src/common/data-path.js';
+import { isWithin } from '../../src/common/data-path.ts';
 import {
   q,
   startDataStoreGateway,
   type Answer,
   type DataStoreGateway,
-} from '../support/data-store.js';
-import { engines, skipWithout } from '../support/postgres.js';
+} from '../support/data-store.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
 
 const zone = 'platform';
 const H = `/${zone}/home/alice`;

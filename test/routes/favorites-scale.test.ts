@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../src/store/schema.js';
-import { hostEngines, secret, type BackendHost } from '../support/backend-host.js';
-import { startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
+import type { Database } from '../../src/store/schema.ts';
+import { hostEngines, secret, type BackendHost } from '../support/backend-host.ts';
+import { startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 
 const base = Date.UTC(2025, 0, 1);
 const FILES = 20_500;

@@ -4,7 +4,7 @@
 // from the name. Real HTTP with the embedded data-info, on both database engines.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startDataStoreGateway, q, type DataStoreGateway } from '../support/data-store.js';
+import { startDataStoreGateway, q, type DataStoreGateway } from '../support/data-store.ts';
 
 for (const engine of ['sqlite', 'postgres'] as const) {
   describe(`file types (${engine})`, () => {

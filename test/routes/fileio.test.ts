@@ -15,9 +15,9 @@ import {
   startFileioGateway,
   type Answer,
   type FileioGateway,
-} from '../support/fileio.js';
-import { requiredInCi } from '../support/gateway.js';
-import { pgDatabaseUrl } from '../support/postgres.js';
+} from '../support/fileio.ts';
+import { requiredInCi } from '../support/gateway.ts';
+import { pgDatabaseUrl } from '../support/postgres.ts';
 
 const q = encodeURIComponent;
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');

@@ -12,8 +12,8 @@ import {
   startDataStoreGateway,
   type Answer,
   type DataStoreGateway,
-} from '../support/data-store.js';
-import { requiredInCi } from '../support/gateway.js';
+} from '../support/data-store.ts';
+import { requiredInCi } from '../support/gateway.ts';
 
 const csv = 'name,count\nalpha,1\nbeta,2\n';
 

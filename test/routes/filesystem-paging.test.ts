@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { q, startDataStoreGateway, type DataStoreGateway } from '../support/data-store.js';
-import { requiredInCi } from '../support/gateway.js';
+import { q, startDataStoreGateway, type DataStoreGateway } from '../support/data-store.ts';
+import { requiredInCi } from '../support/gateway.ts';
 
 interface Item {
   name: string;

@@ -7,8 +7,8 @@ import {
   startDataStoreGateway,
   type Answer,
   type DataStoreGateway,
-} from '../support/data-store.js';
-import { engines, skipWithout } from '../support/postgres.js';
+} from '../support/data-store.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
 
 for (const engine of engines) {
   describe(`filesystem permissions (${engine})`, { skip: skipWithout(engine) }, () => {

@@ -3,8 +3,8 @@
 // suspends it (a restore brings it back), deleting its file for good ends it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startDataStoreGateway, type DataStoreGateway } from '../support/data-store.js';
-import { engines, skipWithout } from '../support/postgres.js';
+import { startDataStoreGateway, type DataStoreGateway } from '../support/data-store.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
 
 for (const engine of engines) {
   describe(`filesystem tickets (${engine})`, { skip: skipWithout(engine) }, () => {

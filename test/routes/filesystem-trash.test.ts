@@ -2,8 +2,8 @@
 // missing folders), partial restore to the home, `.0`/`.1` on clashes, restore-all, empty trash.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { q, startDataStoreGateway, type DataStoreGateway } from '../support/data-store.js';
-import { engines, skipWithout } from '../support/postgres.js';
+import { q, startDataStoreGateway, type DataStoreGateway } from '../support/data-store.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
 
 for (const engine of engines) {
   describe(`filesystem trash (${engine})`, { skip: skipWithout(engine) }, () => {

@@ -2,8 +2,8 @@
 // embedded one. Every answer's shape is asserted as clients read it (clients.md §5.3).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { q, startDataStoreGateway, type DataStoreGateway } from '../support/data-store.js';
-import { requiredInCi } from '../support/gateway.js';
+import { q, startDataStoreGateway, type DataStoreGateway } from '../support/data-store.ts';
+import { requiredInCi } from '../support/gateway.ts';
 
 let gw: DataStoreGateway;
 let home: string;

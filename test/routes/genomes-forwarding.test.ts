@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { startBackend, type TestBackend } from '../support/backend.js';
-import { startDataStoreGateway, type DataStoreGateway } from '../support/data-store.js';
-import { bearer } from '../support/tokens.js';
+import { startBackend, type TestBackend } from '../support/backend.ts';
+import { startDataStoreGateway, type DataStoreGateway } from '../support/data-store.ts';
+import { bearer } from '../support/tokens.ts';
 
 const json =
   (status: number, body: unknown) =>

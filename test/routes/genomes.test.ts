@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { q, startDataStoreGateway, type DataStoreGateway } from '../support/data-store.js';
-import { eventually } from '../support/fileio.js';
-import { requiredInCi } from '../support/gateway.js';
+import { q, startDataStoreGateway, type DataStoreGateway } from '../support/data-store.ts';
+import { eventually } from '../support/fileio.ts';
+import { requiredInCi } from '../support/gateway.ts';
 
 type Notification = { type: string; subject: string; payload: Record<string, any> };
 

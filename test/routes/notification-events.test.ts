@@ -6,14 +6,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { jobStatusNotification } from '../../src/common/notifications.js';
-import { sendNotification } from '../../src/http/notifications.js';
-import { openEventStream, type EventStreamClient } from '../support/event-stream.js';
-import { startBackend } from '../support/backend.js';
-import { eventually } from '../support/fileio.js';
-import { requiredInCi } from '../support/gateway.js';
-import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
-import { pgSchemaUrl } from '../support/postgres.js';
+import { jobStatusNotification } from '../../src/common/notifications.ts';
+import { sendNotification } from '../../src/http/notifications.ts';
+import { openEventStream, type EventStreamClient } from '../support/event-stream.ts';
+import { startBackend } from '../support/backend.ts';
+import { eventually } from '../support/fileio.ts';
+import { requiredInCi } from '../support/gateway.ts';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
+import { pgSchemaUrl } from '../support/postgres.ts';
 
 type Notification = {
   type: string;

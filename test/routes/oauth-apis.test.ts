@@ -5,8 +5,8 @@
 // both, to users and administrators; an API not configured is 404 ERR_NOT_FOUND everywhere.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
-import { startOAuthServer, type OAuthServer } from '../support/oauth-server.js';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
+import { startOAuthServer, type OAuthServer } from '../support/oauth-server.ts';
 
 const q = encodeURIComponent;
 

@@ -3,14 +3,14 @@
 // provider's browser callback redirecting to the UI, the access-code exchange, token info.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startBackend, type TestBackend } from '../support/backend.js';
-import { rawRequest } from '../support/fileio.js';
-import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
+import { startBackend, type TestBackend } from '../support/backend.ts';
+import { rawRequest } from '../support/fileio.ts';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 import {
   startOAuthServer,
   tokenLifetimeSeconds,
   type OAuthServer,
-} from '../support/oauth-server.js';
+} from '../support/oauth-server.ts';
 
 const uiBaseUrl = 'https://ui.example/de/?tab=home';
 const authorizeUrl = 'https://provider.example/authorize';

@@ -4,14 +4,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 import {
   classes,
   expectedTree,
   iri,
   namesUnder,
   ontologyXml,
-} from '../support/ontology-fixture.js';
+} from '../support/ontology-fixture.ts';
 
 const q = encodeURIComponent;
 const attr = 'rdf:type';

@@ -3,9 +3,9 @@
 // the HTTP minter. A request goes from creation to identifier; every refusal is checked.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { startBackend, type RecordedRequest, type TestBackend } from '../support/backend.js';
-import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { startBackend, type RecordedRequest, type TestBackend } from '../support/backend.ts';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 
 const notificationsOf = (agent: TestBackend, user: string): Record<string, any>[] =>
   agent.requests

@@ -6,8 +6,8 @@
 // same link back; deleting it for good ends the link.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { q, startDataStoreGateway, type DataStoreGateway } from '../support/data-store.js';
-import { engines, skipWithout } from '../support/postgres.js';
+import { q, startDataStoreGateway, type DataStoreGateway } from '../support/data-store.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
 
 const content = 'published content';
 

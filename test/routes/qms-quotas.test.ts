@@ -6,12 +6,12 @@
 // launches with ERR_QUOTA_EXCEEDED until an add-on raises it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../src/backends/apps/built-in.js';
-import { endedAnalysis } from '../support/analyses.js';
-import type { DataStoreGateway } from '../support/data-store.js';
-import { eventually } from '../support/fileio.js';
-import { engines, skipWithout } from '../support/postgres.js';
-import { admin, startQmsGateway } from '../support/qms.js';
+import { builtInApps } from '../../src/backends/apps/built-in.ts';
+import { endedAnalysis } from '../support/analyses.ts';
+import type { DataStoreGateway } from '../support/data-store.ts';
+import { eventually } from '../support/fileio.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
+import { admin, startQmsGateway } from '../support/qms.ts';
 
 const wordCount = builtInApps[1]!;
 const inputKey = (() => {

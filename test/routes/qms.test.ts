@@ -8,9 +8,9 @@
 // a user asked about by several requests at once is given one subscription.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { engines, skipWithout } from '../support/postgres.js';
-import type { DataStoreGateway } from '../support/data-store.js';
-import { admin, startQmsGateway } from '../support/qms.js';
+import { engines, skipWithout } from '../support/postgres.ts';
+import type { DataStoreGateway } from '../support/data-store.ts';
+import { admin, startQmsGateway } from '../support/qms.ts';
 
 for (const engine of engines) {
   describe(`subscriptions and usage (${engine})`, { skip: skipWithout(engine) }, () => {

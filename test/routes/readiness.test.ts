@@ -4,10 +4,10 @@
 // dependencies answer 200 with a check for each.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/config.js';
-import { requiredInCi, startGateway } from '../support/gateway.js';
-import { pgDatabaseUrl } from '../support/postgres.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { loadConfig } from '../../src/config.ts';
+import { requiredInCi, startGateway } from '../support/gateway.ts';
+import { pgDatabaseUrl } from '../support/postgres.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 const databaseUrl = requiredInCi('DATABASE_URL');
 const redisUrl = requiredInCi('REDIS_URL');

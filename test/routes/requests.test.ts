@@ -6,8 +6,8 @@
 // administrators may change its limits; finished requests are refused further changes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { engines, skipWithout } from '../support/postgres.js';
-import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
+import { engines, skipWithout } from '../support/postgres.ts';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 
 const asking = { intended_use: 'Jupyter notebooks for a course', concurrent_jobs: 4 };
 

@@ -5,8 +5,8 @@
 // path.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startGateway, type RunningGateway } from '../support/gateway.js';
-import { pathShape, referenceRoutes, type OpenApiDocument } from '../support/route-reference.js';
+import { startGateway, type RunningGateway } from '../support/gateway.ts';
+import { pathShape, referenceRoutes, type OpenApiDocument } from '../support/route-reference.ts';
 
 const routes = referenceRoutes();
 const key = (route: { method: string; path: string }) => `${route.method} ${route.path}`;

@@ -4,9 +4,9 @@
 // forwarded to the real search service when SEARCH_URL is set.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startSecuredFixture, type SecuredFixture } from '../support/fixture.js';
-import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
-import { engineDatabase, engines, skipWithout } from '../support/postgres.js';
+import { startSecuredFixture, type SecuredFixture } from '../support/fixture.ts';
+import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { engineDatabase, engines, skipWithout } from '../support/postgres.ts';
 import {
   bearer,
   createSigningKey,
@@ -15,7 +15,7 @@ import {
   userClaims,
   type JwksServer,
   type SigningKey,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 const labelQuery = (label: string) => ({
   query: { all: [{ type: 'label', args: { label, exact: false } }] },

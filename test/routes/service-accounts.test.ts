@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { DataStoreGateway } from '../support/data-store.js';
-import { engines, skipWithout } from '../support/postgres.js';
-import { admin, startQmsGateway } from '../support/qms.js';
+import type { DataStoreGateway } from '../support/data-store.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
+import { admin, startQmsGateway } from '../support/qms.ts';
 
 const billing = 'service-account-billing';
 const mailer = 'service-account-mailer';

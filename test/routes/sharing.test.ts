@@ -2,8 +2,8 @@
 // outcome reported per path and never thrown, access granted and revoked for real.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startDataStoreGateway, type DataStoreGateway } from '../support/data-store.js';
-import { engines, skipWithout } from '../support/postgres.js';
+import { startDataStoreGateway, type DataStoreGateway } from '../support/data-store.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
 
 for (const engine of engines) {
   describe(`sharing (${engine})`, { skip: skipWithout(engine) }, () => {

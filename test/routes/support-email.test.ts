@@ -8,8 +8,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
-import { startDataStoreGateway, type DataStoreGateway } from '../support/data-store.js';
-import { parseEml, type ParsedMail } from '../support/eml.js';
+import { startDataStoreGateway, type DataStoreGateway } from '../support/data-store.ts';
+import { parseEml, type ParsedMail } from '../support/eml.ts';
 
 const mailer = 'service-account-mailer';
 const claims = (user: string) =>

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
+import { startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 
 for (const engine of ['sqlite', 'postgres'] as const) {
   describe(`tags (${engine})`, () => {

@@ -8,8 +8,8 @@ import {
   startDataStoreGateway,
   type Answer,
   type DataStoreGateway,
-} from '../support/data-store.js';
-import { requiredInCi } from '../support/gateway.js';
+} from '../support/data-store.ts';
+import { requiredInCi } from '../support/gateway.ts';
 
 for (const engine of ['sqlite', 'postgres'] as const) {
   describe(`tickets die with their creator's access (${engine})`, () => {

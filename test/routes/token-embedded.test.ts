@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
-import { engineDatabase, engines, skipWithout } from '../support/postgres.js';
-import { addUser, basic, CookieJar, setCookies } from '../support/identity.js';
+import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { engineDatabase, engines, skipWithout } from '../support/postgres.ts';
+import { addUser, basic, CookieJar, setCookies } from '../support/identity.ts';
 
 const payloadOf = (token: string) =>
   JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));

@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
+import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
 import {
   basic,
   CookieJar,
   setCookies,
   startTokenServer,
   type TokenServer,
-} from '../support/identity.js';
+} from '../support/identity.ts';
 import {
   createSigningKey,
   signToken,
@@ -21,7 +21,7 @@ import {
   userClaims,
   type JwksServer,
   type SigningKey,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 const clientSecret = 'gateway-client-secret-0123456789';
 

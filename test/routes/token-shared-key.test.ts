@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { loadConfig } from '../../src/config.js';
-import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
-import { addUser, basic } from '../support/identity.js';
+import { loadConfig } from '../../src/config.ts';
+import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { addUser, basic } from '../support/identity.ts';
 
 const rsaPem = () =>
   generateKeyPairSync('rsa', { modulusLength: 2048 })

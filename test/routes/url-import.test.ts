@@ -5,15 +5,15 @@ import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { isForbiddenAddress, OutboundError, outboundGet } from '../../src/common/outbound-fetch.js';
-import { startBackend, type RecordedRequest, type TestBackend } from '../support/backend.js';
+import { isForbiddenAddress, OutboundError, outboundGet } from '../../src/common/outbound-fetch.ts';
+import { startBackend, type RecordedRequest, type TestBackend } from '../support/backend.ts';
 import {
   eventually,
   randomContent,
   startFileioGateway,
   type FileioGateway,
-} from '../support/fileio.js';
-import { engineDatabase, engines, skipWithout } from '../support/postgres.js';
+} from '../support/fileio.ts';
+import { engineDatabase, engines, skipWithout } from '../support/postgres.ts';
 
 /** A file server standing in for the internet, on loopback. */
 interface Source {

@@ -6,8 +6,8 @@
 // `GET /api/users/{username}` and reads `id` (src/components/subscriptions/listing/Listing.js).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.js';
-import { engineDatabase, engines, skipWithout } from '../support/postgres.js';
+import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { engineDatabase, engines, skipWithout } from '../support/postgres.ts';
 import {
   bearer,
   createSigningKey,
@@ -16,7 +16,7 @@ import {
   userClaims,
   type JwksServer,
   type SigningKey,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 let key: SigningKey;
 let jwks: JwksServer;

@@ -14,10 +14,10 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { eventually } from '../support/fileio.js';
-import { engines, skipWithout } from '../support/postgres.js';
-import { endedAnalysis, listedAnalysis } from '../support/analyses.js';
-import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.js';
+import { eventually } from '../support/fileio.ts';
+import { engines, skipWithout } from '../support/postgres.ts';
+import { endedAnalysis, listedAnalysis } from '../support/analyses.ts';
+import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/tools');
 

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { openStore, type Store } from '../../src/store/database.js';
-import { engines, pgDatabaseUrl, skipWithout } from '../support/postgres.js';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { engines, pgDatabaseUrl, skipWithout } from '../support/postgres.ts';
 
 // Migration 034 replaced the `data_objects_children_*` indexes by `data_objects_page_*`
 // (test/backends/data-info/paging-scale.test.ts).

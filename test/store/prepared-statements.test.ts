@@ -12,16 +12,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { loadConfig } from '../../src/config.js';
-import { openStore, type Store } from '../../src/store/database.js';
-import { defaultPostgresBounds } from '../../src/store/postgres.js';
+import { loadConfig } from '../../src/config.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { defaultPostgresBounds } from '../../src/store/postgres.ts';
 import {
   isStalePlan,
   PreparedStatements,
   transactionBoundary,
-} from '../../src/store/prepared-statements.js';
-import { pgDatabaseUrl, skipWithout } from '../support/postgres.js';
-import { requiredInCi } from '../support/gateway.js';
+} from '../../src/store/prepared-statements.ts';
+import { pgDatabaseUrl, skipWithout } from '../support/postgres.ts';
+import { requiredInCi } from '../support/gateway.ts';
 
 interface Prepared {
   statement: string;

@@ -11,10 +11,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { openStore, type Store } from '../../src/store/database.js';
-import { pgSchemaUrl, planOf } from '../support/postgres.js';
-import { requiredInCi } from '../support/gateway.js';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { pgSchemaUrl, planOf } from '../support/postgres.ts';
+import { requiredInCi } from '../support/gateway.ts';
 
 test('DATABASE_RANDOM_PAGE_COST: 1.1 by default, a number, or server', () => {
   assert.equal(loadConfig({}).database.randomPageCost, 1.1);

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Kysely, sql } from 'kysely';
-import { openStore } from '../../src/store/database.js';
-import { bindable } from '../../src/store/sqlite-booleans.js';
+import { openStore } from '../../src/store/database.ts';
+import { bindable } from '../../src/store/sqlite-booleans.ts';
 
 interface Flags {
   flags: { name: string; on: boolean | number };

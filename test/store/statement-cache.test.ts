@@ -10,8 +10,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { openStore } from '../../src/store/database.js';
-import { withStatementCache } from '../../src/store/statement-cache.js';
+import { openStore } from '../../src/store/database.ts';
+import { withStatementCache } from '../../src/store/statement-cache.ts';
 
 test('a text prepared again answers the kept statement, current data and schema', () => {
   const raw = new SQLite(':memory:');

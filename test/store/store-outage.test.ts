@@ -10,21 +10,21 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { loadConfig } from '../../src/config.js';
-import { isDatabaseUnavailable } from '../../src/common/database-unavailable.js';
-import { openEventStream } from '../support/event-stream.js';
-import { eventually } from '../support/fileio.js';
-import { noRateLimits, requiredInCi } from '../support/gateway.js';
-import { spawnGateway, type GatewayProcess } from '../support/gateway-process.js';
-import { pgDatabaseUrl } from '../support/postgres.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { loadConfig } from '../../src/config.ts';
+import { isDatabaseUnavailable } from '../../src/common/database-unavailable.ts';
+import { openEventStream } from '../support/event-stream.ts';
+import { eventually } from '../support/fileio.ts';
+import { noRateLimits, requiredInCi } from '../support/gateway.ts';
+import { spawnGateway, type GatewayProcess } from '../support/gateway-process.ts';
+import { pgDatabaseUrl } from '../support/postgres.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import {
   bearer,
   createSigningKey,
   publicKeyPem,
   signToken,
   userClaims,
-} from '../support/tokens.js';
+} from '../support/tokens.ts';
 
 const databaseUrl = requiredInCi('DATABASE_URL');
 

@@ -11,12 +11,12 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { migrateToLatest, openStore, type Store } from '../../src/store/database.js';
-import type { Database } from '../../src/store/schema.js';
-import { migrations } from '../../src/store/migrations/index.js';
-import { recordUser } from '../../src/store/users.js';
-import { requiredInCi } from '../support/gateway.js';
-import { pgSchemaUrl } from '../support/postgres.js';
+import { migrateToLatest, openStore, type Store } from '../../src/store/database.ts';
+import type { Database } from '../../src/store/schema.ts';
+import { migrations } from '../../src/store/migrations/index.ts';
+import { recordUser } from '../../src/store/users.ts';
+import { requiredInCi } from '../support/gateway.ts';
+import { pgSchemaUrl } from '../support/postgres.ts';
 
 /** Upserts, booleans and cascades: the query features embedded backends rely on, on each engine. */
 async function exerciseUserQueries(store: Store): Promise<void> {

@@ -1,6 +1,6 @@
 // Reading analyses back in tests, as the web UI lists them: one analysis by id, and the wait for
 // one to end (Completed, Failed or Canceled), bounded.
-import { eventually } from './fileio.js';
+import { eventually } from './fileio.ts';
 
 interface Caller {
   ok(user: string, method: string, route: string): Promise<any>;

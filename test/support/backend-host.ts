@@ -9,14 +9,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import type { EmbeddedBackendName } from '../../src/common/backend-names.js';
-import { backendSecretHeader, buildBackendHost } from '../../src/embedded/host.js';
-import { loadConfig, type GatewayConfig } from '../../src/config.js';
-import type { UserNotification } from '../../src/common/notifications.js';
-import { openStore, type Store } from '../../src/store/database.js';
-import { requiredInCi } from './gateway.js';
-import { pgDatabaseUrl } from './postgres.js';
-import { copySqliteTemplate } from './sqlite-template.js';
+import type { EmbeddedBackendName } from '../../src/common/backend-names.ts';
+import { backendSecretHeader, buildBackendHost } from '../../src/embedded/host.ts';
+import { loadConfig, type GatewayConfig } from '../../src/config.ts';
+import type { UserNotification } from '../../src/common/notifications.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { requiredInCi } from './gateway.ts';
+import { pgDatabaseUrl } from './postgres.ts';
+import { copySqliteTemplate } from './sqlite-template.ts';
 
 /** The shared secret the host requires of every caller. */
 export const secret = 'backend-test-secret';

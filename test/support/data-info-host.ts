@@ -3,11 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { ObjectIndex, DataObject } from '../../src/backends/data-info/object-index.js';
-import type { EmbeddedBackendName } from '../../src/common/backend-names.js';
-import type { Permission } from '../../src/common/data-stat.js';
-import { DataStore } from '../../src/backends/data-info/store.js';
-import { hostEngines, withUser, type BackendHost, type HttpAnswer } from './backend-host.js';
+import type { ObjectIndex, DataObject } from '../../src/backends/data-info/object-index.ts';
+import type { EmbeddedBackendName } from '../../src/common/backend-names.ts';
+import type { Permission } from '../../src/common/data-stat.ts';
+import { DataStore } from '../../src/backends/data-info/store.ts';
+import { hostEngines, withUser, type BackendHost, type HttpAnswer } from './backend-host.ts';
 
 export const zone = 'lab';
 export const ticketBaseUrl = 'https://files.example.org/tickets';

@@ -2,8 +2,8 @@
 // users, for the filesystem, sharing, traversal and metadata route tests: every call is real HTTP
 // through the public listener. metadata-gateway.ts adds an administrator.
 import { Readable } from 'node:stream';
-import { noRateLimits, requiredInCi, startGateway, type RunningGateway } from './gateway.js';
-import { pgDatabaseUrl } from './postgres.js';
+import { noRateLimits, requiredInCi, startGateway, type RunningGateway } from './gateway.ts';
+import { pgDatabaseUrl } from './postgres.ts';
 import type { JWTPayload } from 'jose';
 import {
   bearer,
@@ -12,7 +12,7 @@ import {
   startJwksServer,
   userClaims,
   type JwksServer,
-} from './tokens.js';
+} from './tokens.ts';
 
 export interface Answer {
   status: number;

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
-import { noRateLimits, startGateway, type RunningGateway } from './gateway.js';
+import { noRateLimits, startGateway, type RunningGateway } from './gateway.ts';
 import {
   bearer,
   createSigningKey,
@@ -12,7 +12,7 @@ import {
   startJwksServer,
   userClaims,
   type JwksServer,
-} from './tokens.js';
+} from './tokens.ts';
 
 export interface Answer {
   status: number;

@@ -1,8 +1,8 @@
 // The usual secured integration setup: a JWKS server, a recording stand-in backend, and a gateway
 // that trusts the one and forwards to the other.
-import type { GatewayOptions } from '../../src/app.js';
-import { startBackend, type TestBackend } from './backend.js';
-import { noRateLimits, startGateway, type RunningGateway } from './gateway.js';
+import type { GatewayOptions } from '../../src/app.ts';
+import { startBackend, type TestBackend } from './backend.ts';
+import { noRateLimits, startGateway, type RunningGateway } from './gateway.ts';
 import {
   createSigningKey,
   signToken,
@@ -10,7 +10,7 @@ import {
   userClaims,
   type JwksServer,
   type SigningKey,
-} from './tokens.js';
+} from './tokens.ts';
 
 export interface SecuredFixture {
   key: SigningKey;

@@ -2,7 +2,7 @@
 // event kills it, where in the test runner's process it would only fail some test): started with
 // the JSON environment in GATEWAY_CHILD_ENV, it prints one line `{"url": ...}` once listening and
 // stops on SIGTERM.
-import { startGateway } from './gateway.js';
+import { startGateway } from './gateway.ts';
 
 const running = await startGateway(
   JSON.parse(process.env.GATEWAY_CHILD_ENV ?? '{}') as Record<string, string>,

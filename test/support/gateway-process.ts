@@ -19,7 +19,7 @@ const childScript = fileURLToPath(new URL('./gateway-child.ts', import.meta.url)
 
 /** Starts a gateway in a child process (see gateway-child.ts) with `env` layered over the test defaults. */
 export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', childScript], {
+  const child: ChildProcess = spawn(process.execPath, [childScript], {
     env: { PATH: process.env.PATH ?? '', GATEWAY_CHILD_ENV: JSON.stringify(env) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -3,9 +3,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildGateway, type Gateway, type GatewayOptions } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { copySqliteTemplate } from './sqlite-template.js';
+import { buildGateway, type Gateway, type GatewayOptions } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { copySqliteTemplate } from './sqlite-template.ts';
 
 /** Rate limits high enough that tests of other behaviour never meet them. */
 export const noRateLimits = {

@@ -2,8 +2,8 @@
 // provider's users, and a local OAuth 2.0 token endpoint that records the forms it receives.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { userDirectory } from '../../src/backends/identity/index.js';
-import type { RunningGateway } from './gateway.js';
+import { userDirectory } from '../../src/backends/identity/index.ts';
+import type { RunningGateway } from './gateway.ts';
 
 export const basic = (username: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,

@@ -8,9 +8,9 @@ import type {
   Lister,
   SortDir,
   SortField,
-} from '../../src/backends/data-info/listing.js';
-import { visibilityOf } from '../../src/backends/data-info/visibility.js';
-import type { DataInfoHost } from './data-info-host.js';
+} from '../../src/backends/data-info/listing.ts';
+import { visibilityOf } from '../../src/backends/data-info/visibility.ts';
+import type { DataInfoHost } from './data-info-host.ts';
 
 export interface Child {
   id: string;

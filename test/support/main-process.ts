@@ -17,7 +17,7 @@ export interface MainProcess {
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 
-/** How long start-up may take: tsx compiles the sources on the fly, slowly on a busy machine. */
+/** How long start-up may take: Node strips the sources' types as it loads them, slowly on a busy machine. */
 const startLimitMs = 45_000;
 
 /** Starts src/main.ts with `args`, logging at info on a free loopback port, `env` over PATH and HOME alone. */
@@ -25,7 +25,7 @@ export async function startMainProcess(
   env: Record<string, string>,
   args: string[] = [],
 ): Promise<MainProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const child = spawn(process.execPath, ['src/main.ts', ...args], {
     cwd: repoRoot,
     env: {
       PATH: process.env.PATH ?? '',

@@ -1,8 +1,8 @@
 // The data-store test gateway (data-store.ts) with an administrator, `root`, for the comment,
 // favourite and permanent-ID request tests.
-import { startDataStoreGateway, type DataStoreGateway, type GatewayOptions } from './data-store.js';
+import { startDataStoreGateway, type DataStoreGateway, type GatewayOptions } from './data-store.ts';
 
-export type { Answer, CallOptions } from './data-store.js';
+export type { Answer, CallOptions } from './data-store.ts';
 export type MetadataGateway = DataStoreGateway;
 
 export const admin = 'root';

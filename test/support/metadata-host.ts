@@ -1,5 +1,5 @@
 // The metadata service alone on a real backend host (backend-host.ts), for the metadata tests.
-import { hostEngines, withUser, type BackendHost, type HttpAnswer } from './backend-host.js';
+import { hostEngines, withUser, type BackendHost, type HttpAnswer } from './backend-host.ts';
 
 export interface MetadataHost extends BackendHost {
   /** `url` is below `/metadata`; `user` is added as the `user` parameter when given; `body` is sent as JSON, `raw` as is (as JSON). */

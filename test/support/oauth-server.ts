@@ -1,7 +1,7 @@
 // A real OAuth 2.0 token endpoint for the OAuth tests (RFC 6749 §4.1.3, §6): it grants codes it
 // was told about, refreshes the refresh tokens it issued, and records every request it got.
 import type { ServerResponse } from 'node:http';
-import { startBackend, type RecordedRequest, type TestBackend } from './backend.js';
+import { startBackend, type RecordedRequest, type TestBackend } from './backend.ts';
 
 export interface TokenRequest {
   /** The form fields, as sent. */

@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import pg from 'pg';
-import { openStore } from '../../src/store/database.js';
-import { requiredInCi } from './gateway.js';
-import { migrationsDigest } from './migrations-digest.js';
+import { openStore } from '../../src/store/database.ts';
+import { requiredInCi } from './gateway.ts';
+import { migrationsDigest } from './migrations-digest.ts';
 
 /**
  * A private schema in the given PostgreSQL database, so concurrent test files never see each

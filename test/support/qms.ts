@@ -1,7 +1,7 @@
 // A gateway with every embedded backend (the QMS's included), an administrator (`root`) and service
 // accounts whose tokens carry only `preferred_username` and `realm_access` (their roles by name),
 // for the subscription and usage tests.
-import { startDataStoreGateway, type DataStoreGateway } from './data-store.js';
+import { startDataStoreGateway, type DataStoreGateway } from './data-store.ts';
 
 export const admin = 'root';
 

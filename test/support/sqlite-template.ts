@@ -3,8 +3,8 @@
 import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openStore, sqliteFileName } from '../../src/store/database.js';
-import { migrationsDigest } from './migrations-digest.js';
+import { openStore, sqliteFileName } from '../../src/store/database.ts';
+import { migrationsDigest } from './migrations-digest.ts';
 
 /** Where the template for the current migrations lives, shared by every test process. */
 const templateFile = path.join(tmpdir(), `gateway-template-${migrationsDigest}.sqlite`);

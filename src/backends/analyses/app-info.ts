@@ -3,10 +3,10 @@
 // shape the web UI reads a form's starting values (the apps service's saved-form.ts, shared with
 // relaunch-info).
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { groupsWithSaved, launchView } from '../apps/index.js';
-import { submissionOf, type QuickLaunchRow } from './model.js';
-import { appVisibleTo } from './submission.js';
+import type { Database } from '../../store/schema.ts';
+import { groupsWithSaved, launchView } from '../apps/index.ts';
+import { submissionOf, type QuickLaunchRow } from './model.ts';
+import { appVisibleTo } from './submission.ts';
 
 /**
  * The form of the app version the quick launch was saved for, as `viewer` may see it (404 when

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { qualifiedUsername } from '../../common/users.js';
-import { gatewayError } from '../../common/errors.js';
+import { qualifiedUsername } from '../../common/users.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 const missingUser = 'user query parameter is required';
 

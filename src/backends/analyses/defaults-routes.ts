@@ -4,16 +4,16 @@
 // administrators: the gateway checks that, this service trusts its caller.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import { isUniqueViolation } from '../../store/unique-violation.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { callerOf } from './caller.js';
+import { isUniqueViolation } from '../../store/unique-violation.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { callerOf } from './caller.ts';
 import {
   isPublic,
   viewable,
   viewableQuickLaunch,
   type AnalysesDeps,
   type QuickLaunchRow,
-} from './model.js';
+} from './model.ts';
 import {
   DefaultPatch,
   DefaultRequest,
@@ -23,8 +23,8 @@ import {
   GlobalDefault,
   IdParams,
   UserDefault,
-} from '../../common/quick-launch-shapes.js';
-import { gatewayError } from '../../common/errors.js';
+} from '../../common/quick-launch-shapes.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 type IdRequest = { Params: { id: string } };
 

@@ -1,13 +1,13 @@
-import { ObjectIndex } from '../data-info/index.js';
-import { documented } from './documented.js';
-import type { EmbeddedService } from '../service.js';
-import { defaultsRoutes } from './defaults-routes.js';
-import { instantLaunchMappingRoutes } from './instant-launch-mapping-routes.js';
-import { instantLaunchMetadataRoutes } from './instant-launch-metadata-routes.js';
-import { instantLaunchRoutes } from './instant-launch-routes.js';
-import { jobLimitRoutes } from './job-limit-routes.js';
-import { quickLaunchRoutes } from './quick-launch-routes.js';
-import { viceRoutes } from './vice-routes.js';
+import { ObjectIndex } from '../data-info/index.ts';
+import { documented } from './documented.ts';
+import type { EmbeddedService } from '../service.ts';
+import { defaultsRoutes } from './defaults-routes.ts';
+import { instantLaunchMappingRoutes } from './instant-launch-mapping-routes.ts';
+import { instantLaunchMetadataRoutes } from './instant-launch-metadata-routes.ts';
+import { instantLaunchRoutes } from './instant-launch-routes.ts';
+import { jobLimitRoutes } from './job-limit-routes.ts';
+import { quickLaunchRoutes } from './quick-launch-routes.ts';
+import { viceRoutes } from './vice-routes.ts';
 
 // The analyses service's door: the service itself, for the embedded host; nothing else of it is
 // for other parts of the project.

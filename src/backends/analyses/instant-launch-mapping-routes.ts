@@ -10,11 +10,11 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import { gatewayError } from '../../common/errors.js';
-import { schemaErrorField } from '../../common/error-replies.js';
-import { qualifiedUsername } from '../../common/users.js';
-import type { AnalysesDeps } from './model.js';
-import { optionalCaller, plainInstantLaunch } from './instant-launch-model.js';
+import { gatewayError } from '../../common/errors.ts';
+import { schemaErrorField } from '../../common/error-replies.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import type { AnalysesDeps } from './model.ts';
+import { optionalCaller, plainInstantLaunch } from './instant-launch-model.ts';
 
 // An instant launch as the UI sends it (`{id, quick_launch_id, added_by, added_on}`); only `id`
 // is read, the rest is answered afresh from the instant launch itself.

@@ -8,14 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { gatewayError } from '../../common/errors.js';
-import type { AnalysesDeps } from './model.js';
+import { gatewayError } from '../../common/errors.ts';
+import type { AnalysesDeps } from './model.ts';
 import {
   fullInstantLaunch,
   instantLaunchNotFound,
   optionalCaller,
   visibleInstantLaunches,
-} from './instant-launch-model.js';
+} from './instant-launch-model.ts';
 
 // Either name of the attribute is taken (checked in `attributeOf`); the rest of an AVU the
 // listing answered (`id`, `target_id`, ...) may come back with it and is ignored.

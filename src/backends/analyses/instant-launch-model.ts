@@ -3,11 +3,11 @@
 // are answered in, plain and full (with their quick launch and app).
 import type { Kysely } from 'kysely';
 import type { FastifyRequest } from 'fastify';
-import type { Database } from '../../store/schema.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { gatewayError } from '../../common/errors.js';
-import { shortName } from './caller.js';
+import type { Database } from '../../store/schema.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { shortName } from './caller.ts';
 
 /** The caller named by `user` (short or qualified; `anonymous` for anonymous callers), if any. */
 export function optionalCaller(request: FastifyRequest, uidDomain: string): string | undefined {

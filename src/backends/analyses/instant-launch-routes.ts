@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { gatewayError } from '../../common/errors.js';
-import { describe, viewableQuickLaunch, type AnalysesDeps } from './model.js';
+import { gatewayError } from '../../common/errors.ts';
+import { describe, viewableQuickLaunch, type AnalysesDeps } from './model.ts';
 import {
   fullInstantLaunch,
   instantLaunchNotFound,
@@ -16,8 +16,8 @@ import {
   plainInstantLaunch,
   visibleInstantLaunches,
   type InstantLaunchRow,
-} from './instant-launch-model.js';
-import { shortName } from './caller.js';
+} from './instant-launch-model.ts';
+import { shortName } from './caller.ts';
 
 const InstantLaunchRequest = Type.Object({
   quick_launch_id: Type.String({ format: 'uuid' }),

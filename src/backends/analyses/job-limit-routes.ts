@@ -3,10 +3,10 @@
 // service enforces them where analyses are submitted (its own reading of the same table).
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { callerOf, shortName } from './caller.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { callerOf, shortName } from './caller.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 interface LimitOptions {
   db: Kysely<Database>;

@@ -1,10 +1,10 @@
 // Reading quick launches (backends.md §6): who may view which (their own and public ones), and
 // the QuickLaunch shape they are answered in.
 import type { Kysely, Selectable } from 'kysely';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import type { Database } from '../../store/schema.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { gatewayError } from '../../common/errors.js';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import type { Database } from '../../store/schema.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 export type QuickLaunchRow = Selectable<Database['quick_launches']>;
 

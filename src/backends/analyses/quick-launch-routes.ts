@@ -2,9 +2,9 @@
 // update and delete (by the creator), and the launch form they fill.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import type { ObjectIndex } from '../data-info/index.js';
-import { quickLaunchAppInfo } from './app-info.js';
-import { callerOf, shortName } from './caller.js';
+import type { ObjectIndex } from '../data-info/index.ts';
+import { quickLaunchAppInfo } from './app-info.ts';
+import { callerOf, shortName } from './caller.ts';
 import {
   describe,
   isPublic,
@@ -13,7 +13,7 @@ import {
   viewable,
   viewableQuickLaunch,
   type AnalysesDeps,
-} from './model.js';
+} from './model.ts';
 import {
   AppIdParams,
   Deleted,
@@ -21,9 +21,9 @@ import {
   QuickLaunch,
   QuickLaunchCreate,
   QuickLaunchPatch,
-} from '../../common/quick-launch-shapes.js';
-import { appVisibleTo, checkTarget } from './submission.js';
-import { gatewayError } from '../../common/errors.js';
+} from '../../common/quick-launch-shapes.ts';
+import { appVisibleTo, checkTarget } from './submission.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 type IdRequest = { Params: { id: string } };
 

@@ -3,18 +3,18 @@
 // is named), and every data-store path its file and folder parameters name is readable by whoever
 // may use it — the creator, or everyone for a public quick launch. Required parameters may be absent.
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../store/schema.ts';
 import {
   currentVersions,
   pathParameterTypes,
   visibleAppsQuery,
   type AppDefinition,
-} from '../apps/index.js';
-import { normalizeDataPath } from '../../common/data-path.js';
-import { anonymousUser, atLeast, type ObjectIndex } from '../data-info/index.js';
-import type { Submission } from './model.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { errorAs, gatewayError } from '../../common/errors.js';
+} from '../apps/index.ts';
+import { normalizeDataPath } from '../../common/data-path.ts';
+import { anonymousUser, atLeast, type ObjectIndex } from '../data-info/index.ts';
+import type { Submission } from './model.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { errorAs, gatewayError } from '../../common/errors.ts';
 
 const PATH_BATCH = 500;
 const bad = (field: string, reason: string) =>

@@ -9,12 +9,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { requireUserParam } from '../../common/query-params.js';
-import { gatewayError } from '../../common/errors.js';
-import { atLeast, type Level } from '../permissions/index.js';
-import { analysisAccess } from '../apps/index.js';
-import { acceptsConnections } from '../executor/index.js';
+import type { Database } from '../../store/schema.ts';
+import { requireUserParam } from '../../common/query-params.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { atLeast, type Level } from '../permissions/index.ts';
+import { analysisAccess } from '../apps/index.ts';
+import { acceptsConnections } from '../executor/index.ts';
 
 /** What one extension adds when a session has no length recorded: three days, as upstream. */
 const defaultExtensionMs = 72 * 3600 * 1000;

@@ -4,8 +4,8 @@
 // reach these paths; the service checks nothing more of the caller.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { adminAppDetails } from './app-listing-routes.js';
+import type { Database } from '../../store/schema.ts';
+import { adminAppDetails } from './app-listing-routes.ts';
 import {
   anyApp,
   checkLabelFree,
@@ -13,11 +13,11 @@ import {
   versionOf,
   type AppParams,
   type VersionParams,
-} from './app-edits.js';
-import { shredderIds } from './editor-routes.js';
-import { shortUser } from './caller.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
+} from './app-edits.ts';
+import { shredderIds } from './editor-routes.ts';
+import { shortUser } from './caller.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 const badField = (field: string, reason: string) =>
   gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });

@@ -5,10 +5,10 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { Type } from 'typebox';
-import type { Database } from '../../store/schema.js';
-import { bodyObject, isUuid, userQuery, Uuid } from '../metadata/index.js';
-import { requiredParam, requireUserParam } from '../../common/query-params.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { bodyObject, isUuid, userQuery, Uuid } from '../metadata/index.ts';
+import { requiredParam, requireUserParam } from '../../common/query-params.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type CategoryRow = Pick<

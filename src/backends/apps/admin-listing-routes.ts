@@ -2,13 +2,13 @@
 // those the caller may see, each entry with its job statistics.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { userQuery } from '../metadata/index.js';
-import { choiceParam } from '../../common/query-params.js';
-import { jobStats } from './job-stats.js';
-import { listApps } from './app-listings.js';
-import { listingQuery } from './app-listing-routes.js';
-import { shortUser } from './caller.js';
+import type { Database } from '../../store/schema.ts';
+import { userQuery } from '../metadata/index.ts';
+import { choiceParam } from '../../common/query-params.ts';
+import { jobStats } from './job-stats.ts';
+import { listApps } from './app-listings.ts';
+import { listingQuery } from './app-listing-routes.ts';
+import { shortUser } from './caller.ts';
 
 const subsets = ['public', 'private', 'all'] as const;
 

@@ -2,9 +2,9 @@
 // interactive-apps routes (VICE) the analyses service serves: its owner `own`, those it was shared
 // with (directly or through a team or list) their granted level, nobody else anything.
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import type { Level } from '../permissions/index.js';
-import { levelOf, sharedLevels } from './shared-access.js';
+import type { Database } from '../../store/schema.ts';
+import type { Level } from '../permissions/index.ts';
+import { levelOf, sharedLevels } from './shared-access.ts';
 
 /** The analysis (not deleted) and `user`'s level on it; undefined when they hold none. */
 export async function analysisAccess(

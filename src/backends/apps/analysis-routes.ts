@@ -4,24 +4,24 @@
 // only the owner deletes.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import { normalizeQuery, badQueryParam, countParam } from '../../common/query-params.js';
-import { paged } from '../../store/paging.js';
-import type { Database } from '../../store/schema.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { jsonNestsDeeperThan } from '../../common/json-depth.js';
-import { launchView, visibleApp } from './app-views.js';
-import { groupsWithSaved } from './saved-form.js';
-import type { AppDefinition } from './definition.js';
-import { activeStatuses, type AnalysisRow, type JobRunner } from './job-runner.js';
-import { checkSubmission } from './job-submission.js';
-import { stepsOf } from './analysis-steps.js';
-import { analysisAccess } from './analysis-access.js';
-import { signedInUser } from './caller.js';
-import { gatewayError } from '../../common/errors.js';
-import { atLeast, type Level } from '../permissions/index.js';
-import { levelOf, sharedIds, sharedLevels } from './shared-access.js';
-import { chosenGenome, referenceGenomeParameterTypes } from './reference-genomes.js';
-import { basePaths } from '../../common/base-paths.js';
+import { normalizeQuery, badQueryParam, countParam } from '../../common/query-params.ts';
+import { paged } from '../../store/paging.ts';
+import type { Database } from '../../store/schema.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { jsonNestsDeeperThan } from '../../common/json-depth.ts';
+import { launchView, visibleApp } from './app-views.ts';
+import { groupsWithSaved } from './saved-form.ts';
+import type { AppDefinition } from './definition.ts';
+import { activeStatuses, type AnalysisRow, type JobRunner } from './job-runner.ts';
+import { checkSubmission } from './job-submission.ts';
+import { stepsOf } from './analysis-steps.ts';
+import { analysisAccess } from './analysis-access.ts';
+import { signedInUser } from './caller.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { atLeast, type Level } from '../permissions/index.ts';
+import { levelOf, sharedIds, sharedLevels } from './shared-access.ts';
+import { chosenGenome, referenceGenomeParameterTypes } from './reference-genomes.ts';
+import { basePaths } from '../../common/base-paths.ts';
 
 /** Analyses give times as strings of milliseconds, "0" for none (backends.md §1.3). */
 const msString = (value: number | null) => String(value ?? 0);

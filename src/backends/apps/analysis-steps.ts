@@ -5,7 +5,7 @@
 // started is `Canceled`.
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../store/schema.ts';
 
 export type StepRow = Selectable<Database['analysis_steps']>;
 type Db = Kysely<Database> | Transaction<Database>;

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../store/schema.ts';
 import {
   avusOf,
   deleteAvus,
@@ -15,13 +15,13 @@ import {
   userQuery,
   Uuid,
   writeAvus,
-} from '../metadata/index.js';
-import { gatewayError } from '../../common/errors.js';
-import { listApps, visibleAppsQuery } from './app-listings.js';
-import { listingQuery } from './app-listing-routes.js';
-import { shortUser, signedInUser } from './caller.js';
-import { communityAvuAttribute } from '../../common/app-community-avus.js';
-import { isCommunityAdmin } from '../groups/index.js';
+} from '../metadata/index.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { listApps, visibleAppsQuery } from './app-listings.ts';
+import { listingQuery } from './app-listing-routes.ts';
+import { shortUser, signedInUser } from './caller.ts';
+import { communityAvuAttribute } from '../../common/app-community-avus.ts';
+import { isCommunityAdmin } from '../groups/index.ts';
 
 /** The community whose apps are Featured Apps: tagging into it is for administrators only. */
 export const featuredAppsCommunity = 'Featured Apps';

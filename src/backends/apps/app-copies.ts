@@ -3,9 +3,9 @@
 // steps' tools), as a new version of the same app or as the first of a new private app.
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import type { AppRow } from './app-views.js';
-import { insertApp, nextOrder, type Caller, type VersionRow } from './app-edits.js';
+import type { Database } from '../../store/schema.ts';
+import type { AppRow } from './app-views.ts';
+import { insertApp, nextOrder, type Caller, type VersionRow } from './app-edits.ts';
 
 /** A label like `label` that none of `taken` is: `label`, `label (2)`, `label (3)`, ... */
 function freeLabel(label: string, taken: string[]): string {

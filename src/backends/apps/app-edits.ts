@@ -3,15 +3,15 @@
 // (its integrator always; a `write` grantee for edits, docs/api/sharing.md), and writing versions.
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { atLeast } from '../permissions/index.js';
-import { visibleApp, type AppRow } from './app-views.js';
-import { definitionOf, isPipeline, type AppDefinition, type AppRequest } from './definition.js';
-import { signedInUser } from './caller.js';
-import { levelOf, sharedLevels } from './shared-access.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { errorAs, gatewayError } from '../../common/errors.js';
-import { visibleToolsQuery } from './tool-model.js';
+import type { Database } from '../../store/schema.ts';
+import { atLeast } from '../permissions/index.ts';
+import { visibleApp, type AppRow } from './app-views.ts';
+import { definitionOf, isPipeline, type AppDefinition, type AppRequest } from './definition.ts';
+import { signedInUser } from './caller.ts';
+import { levelOf, sharedLevels } from './shared-access.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { errorAs, gatewayError } from '../../common/errors.ts';
+import { visibleToolsQuery } from './tool-model.ts';
 
 export type Db = Kysely<Database> | Transaction<Database>;
 export type AppParams = { Params: { systemId: string; appId: string } };

@@ -2,8 +2,8 @@
 // (AppJobView), details (AppDetails) and listing entry.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import { normalizeQuery, badQueryParam, countParam } from '../../common/query-params.js';
-import type { Database } from '../../store/schema.js';
+import { normalizeQuery, badQueryParam, countParam } from '../../common/query-params.ts';
+import type { Database } from '../../store/schema.ts';
 import {
   currentVersions,
   listApps,
@@ -11,14 +11,14 @@ import {
   sortFields,
   type ListingQuery,
   type SortField,
-} from './app-listings.js';
-import { jobStats } from './job-stats.js';
-import { launchView, versionsOf, visibleApp, type AppRow } from './app-views.js';
-import type { AppDefinition } from './definition.js';
-import { shortUser } from './caller.js';
-import { anyApp, documentationOf } from './app-edits.js';
-import { gatewayError } from '../../common/errors.js';
-import { toolsOf } from './editor-views.js';
+} from './app-listings.ts';
+import { jobStats } from './job-stats.ts';
+import { launchView, versionsOf, visibleApp, type AppRow } from './app-views.ts';
+import type { AppDefinition } from './definition.ts';
+import { shortUser } from './caller.ts';
+import { anyApp, documentationOf } from './app-edits.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { toolsOf } from './editor-views.ts';
 
 /** The paging, sorting and filtering of an app listing (`/apps`, category listings). */
 export function listingQuery(raw: unknown): ListingQuery {

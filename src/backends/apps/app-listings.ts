@@ -2,12 +2,12 @@
 // each (spec "App models"). Listings page, search and sort in SQL; what a page shows about its
 // apps (current version, steps, favourites, ratings) comes in one query per kind, not per app.
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { paged } from '../../store/paging.js';
-import { isPipeline, type AppDefinition } from './definition.js';
-import { anonymousUser } from './caller.js';
-import { levelOf, sharedIds, sharedLevels } from './shared-access.js';
+import type { Database } from '../../store/schema.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { paged } from '../../store/paging.ts';
+import { isPipeline, type AppDefinition } from './definition.ts';
+import { anonymousUser } from './caller.ts';
+import { levelOf, sharedIds, sharedLevels } from './shared-access.ts';
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 

@@ -2,10 +2,10 @@
 // (AppJobView) with parameter ids as submissions name them. Used by the catalog's routes, app
 // editing, analysis submission and, through the door, the analyses service's quick launches.
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { currentVersions, listingEntries, visibleAppsQuery } from './app-listings.js';
-import { mappedInputs, type AppDefinition } from './definition.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { currentVersions, listingEntries, visibleAppsQuery } from './app-listings.ts';
+import { mappedInputs, type AppDefinition } from './definition.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * The launch view of a definition: parameter ids become `<step id>_<parameter id>`. A pipeline's

@@ -2,10 +2,10 @@
 // from an app as the editor holds it, with values in its parameters, the arguments a step would be
 // given, in argument order. Values are read and typed exactly as a submission's are
 // (job-submission.ts `blank`, `typed`); what a submission would refuse is refused here too.
-import { appRequest, type AppParameter } from './definition.js';
-import { blank, typed } from './job-submission.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
+import { appRequest, type AppParameter } from './definition.ts';
+import { blank, typed } from './job-submission.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 export interface PreviewArgument {
   name: string;

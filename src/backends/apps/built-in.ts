@@ -2,12 +2,12 @@
 // store, so the catalog is never empty. Ids are fixed, so every installation (and every
 // quick launch or analysis that names them) agrees on them.
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { urlImportApp } from '../../common/url-import.js';
-import type { AppDefinition } from './definition.js';
-import { writeAvus } from '../metadata/index.js';
-import { featuredAppsCommunity } from './app-communities.js';
-import { communityAvuAttribute } from '../../common/app-community-avus.js';
+import type { Database } from '../../store/schema.ts';
+import { urlImportApp } from '../../common/url-import.ts';
+import type { AppDefinition } from './definition.ts';
+import { writeAvus } from '../metadata/index.ts';
+import { featuredAppsCommunity } from './app-communities.ts';
+import { communityAvuAttribute } from '../../common/app-community-avus.ts';
 
 export const platformIntegrator = 'platform';
 

@@ -1,5 +1,5 @@
-import { requireUserParam } from '../../common/query-params.js';
-import { gatewayError } from '../../common/errors.js';
+import { requireUserParam } from '../../common/query-params.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /** The caller the gateway sends for anonymous visitors (routes.md §1.4). */
 export const anonymousUser = 'anonymous';

@@ -5,16 +5,16 @@
 import { createHash } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { GatewayConfig } from '../../config.js';
-import type { Store } from '../../store/database.js';
-import type { Database } from '../../store/schema.js';
-import { listApps, visibleAppsQuery } from './app-listings.js';
-import { listingQuery } from './app-listing-routes.js';
-import { callerId, workspaceOf } from './workspace.js';
-import { anonymousUser, shortUser } from './caller.js';
-import { gatewayError } from '../../common/errors.js';
-import { featuredApps } from './app-communities.js';
-import { sharedIds } from './shared-access.js';
+import type { GatewayConfig } from '../../config.ts';
+import type { Store } from '../../store/database.ts';
+import type { Database } from '../../store/schema.ts';
+import { listApps, visibleAppsQuery } from './app-listings.ts';
+import { listingQuery } from './app-listing-routes.ts';
+import { callerId, workspaceOf } from './workspace.ts';
+import { anonymousUser, shortUser } from './caller.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { featuredApps } from './app-communities.ts';
+import { sharedIds } from './shared-access.ts';
 
 type Restrict = (
   apps: ReturnType<typeof visibleAppsQuery>,

@@ -6,12 +6,12 @@
 // reads "Integrated by <username>"), with a full `integrator_name`.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { countParam } from '../../common/query-params.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { featuredApps } from './app-communities.js';
-import { listApps, type ListingQuery } from './app-listings.js';
-import { anonymousUser, shortUser } from './caller.js';
+import type { Database } from '../../store/schema.ts';
+import { countParam } from '../../common/query-params.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { featuredApps } from './app-communities.ts';
+import { listApps, type ListingQuery } from './app-listings.ts';
+import { anonymousUser, shortUser } from './caller.ts';
 
 type Item = Record<string, unknown>;
 

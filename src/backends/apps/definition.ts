@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * An app version's definition as stored (app_versions.definition): its steps, each run by one

@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { launchView, visibleApp } from './app-views.js';
-import { appRequest } from './definition.js';
-import { shortUser } from './caller.js';
+import type { Database } from '../../store/schema.ts';
+import { launchView, visibleApp } from './app-views.ts';
+import { appRequest } from './definition.ts';
+import { shortUser } from './caller.ts';
 import {
   addVersion,
   callerOf,
@@ -24,9 +24,9 @@ import {
   versionOf,
   type AppParams,
   type VersionParams,
-} from './app-edits.js';
-import { relabel } from './editor-views.js';
-import { gatewayError } from '../../common/errors.js';
+} from './app-edits.ts';
+import { relabel } from './editor-views.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 export const editingRoutes: FastifyPluginAsync<{
   db: Kysely<Database>;

@@ -5,10 +5,10 @@
 // grantee); reading what anyone who sees the app sees needs only that.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { visibleApp, type AppRow } from './app-views.js';
-import { appRequest, type AppDefinition } from './definition.js';
-import { shortUser } from './caller.js';
+import type { Database } from '../../store/schema.ts';
+import { visibleApp, type AppRow } from './app-views.ts';
+import { appRequest, type AppDefinition } from './definition.ts';
+import { shortUser } from './caller.ts';
 import {
   anyApp,
   callerOf,
@@ -18,13 +18,13 @@ import {
   versionOf,
   type AppParams,
   type VersionParams,
-} from './app-edits.js';
-import { appDetails } from './app-listing-routes.js';
-import { relabel, tasksView, toolsOf, uiView, publishability } from './editor-views.js';
-import { argumentPreview } from './arg-preview.js';
-import { copyAsNewApp, copyAsNewVersion } from './app-copies.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
+} from './app-edits.ts';
+import { appDetails } from './app-listing-routes.ts';
+import { relabel, tasksView, toolsOf, uiView, publishability } from './editor-views.ts';
+import { argumentPreview } from './arg-preview.ts';
+import { copyAsNewApp, copyAsNewVersion } from './app-copies.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 const badField = (field: string, reason: string) =>
   gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });

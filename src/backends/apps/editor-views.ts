@@ -3,14 +3,14 @@
 // parameters under their own ids, not the launch form's `<step id>_<parameter id>`), its steps
 // with their tools, and whether it may be published.
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { outputParameterTypes, pathParameterTypes, type AppDefinition } from './definition.js';
-import { versionsOf, type AppRow } from './app-views.js';
-import { checkLabelFree, type Db, type VersionRow } from './app-edits.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
-import { answeredContainer } from './tool-model.js';
+import type { Database } from '../../store/schema.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { outputParameterTypes, pathParameterTypes, type AppDefinition } from './definition.ts';
+import { versionsOf, type AppRow } from './app-views.ts';
+import { checkLabelFree, type Db, type VersionRow } from './app-edits.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { answeredContainer } from './tool-model.ts';
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 const definitionOf = (version: VersionRow) => JSON.parse(version.definition) as AppDefinition;

@@ -1,10 +1,10 @@
 // The element types apps are built from (routes.md §16 app-element-types): what an app editor
 // offers. Each list is `{<type>: [{id, name, description}]}`; the ids are stable names.
 import type { FastifyPluginAsync } from 'fastify';
-import { parameterTypes, pathParameterTypes } from './definition.js';
-import { referenceGenomeParameterTypes } from './reference-genomes.js';
-import { toolTypes } from './tool-model.js';
-import { gatewayError } from '../../common/errors.js';
+import { parameterTypes, pathParameterTypes } from './definition.ts';
+import { referenceGenomeParameterTypes } from './reference-genomes.ts';
+import { toolTypes } from './tool-model.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 const named = (names: readonly string[], describe: (name: string) => string = () => '') =>
   names.map((name) => ({ id: name, name, description: describe(name) }));

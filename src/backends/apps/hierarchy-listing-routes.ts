@@ -6,15 +6,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { Database } from '../../store/schema.js';
-import { userQuery } from '../metadata/index.js';
-import { requiredParam } from '../../common/query-params.js';
-import { listApps, type visibleAppsQuery } from './app-listings.js';
-import { listingQuery } from './app-listing-routes.js';
-import { activeOntologyVersion } from './ontology-routes.js';
-import { appsUnderClass } from './ontology-classification.js';
-import { shortUser } from './caller.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { userQuery } from '../metadata/index.ts';
+import { requiredParam } from '../../common/query-params.ts';
+import { listApps, type visibleAppsQuery } from './app-listings.ts';
+import { listingQuery } from './app-listing-routes.ts';
+import { activeOntologyVersion } from './ontology-routes.ts';
+import { appsUnderClass } from './ontology-classification.ts';
+import { shortUser } from './caller.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 type Apps = ReturnType<typeof visibleAppsQuery>;
 type Which = 'apps' | 'unclassified';

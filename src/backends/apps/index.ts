@@ -1,45 +1,45 @@
 import { randomUUID } from 'node:crypto';
-import { documented } from './documented.js';
+import { documented } from './documented.ts';
 import { Type } from 'typebox';
-import type { EmbeddedService } from '../service.js';
-import { requireUserParam } from '../../common/query-params.js';
-import { adminCategoryRoutes } from './admin-category-routes.js';
-import { adminListingRoutes } from './admin-listing-routes.js';
-import { appCommunityRoutes } from './app-communities.js';
-import { openSharedDataStore } from '../data-info/index.js';
-import { analysisRoutes } from './analysis-routes.js';
-import { jobCallbackRoutes } from './job-callback-routes.js';
-import { JobRunner } from './job-runner.js';
-import { installBuiltInApps } from './built-in.js';
-import { catalogRoutes } from './app-listing-routes.js';
-import { dashboardRoutes } from './dashboard-routes.js';
-import { categoryRoutes } from './category-routes.js';
-import { editingRoutes } from './editing-routes.js';
-import { editorRoutes } from './editor-routes.js';
-import { pipelineRoutes } from './pipeline-routes.js';
-import { publicationRoutes } from './publication-routes.js';
-import { adminAppRoutes } from './admin-app-routes.js';
-import { elementRoutes } from './element-routes.js';
-import { hierarchyListingRoutes } from './hierarchy-listing-routes.js';
-import { appMarkRoutes } from './mark-routes.js';
-import { appMetadataRoutes } from './metadata-routes.js';
-import { appsOntologyRoutes } from './ontology-routes.js';
-import { authRedirects, registerOAuthRoutes, type OAuthDeps } from './oauth-routes.js';
-import { OAuthTokens, configuredOAuthClients } from './oauth-tokens.js';
-import { TokenCipher, tokenEncryptionKey } from './token-cipher.js';
-import { callerId, workspaceOf } from './workspace.js';
-import { workspaceAdminRoutes } from './workspace-admin-routes.js';
-import { unservedLiteralRoutesPlugin } from './unserved-literal-routes.js';
-import { sharingRoutes } from './sharing-routes.js';
-import { toolRequestRoutes } from './tool-request-routes.js';
-import { toolRoutes } from './tool-routes.js';
-import { workshopGroupRoutes } from './workshop-group-routes.js';
-import { integrationDataRoutes } from './integration-data-routes.js';
-import { referenceGenomeRoutes } from './reference-genomes.js';
-import { webhookRoutes } from './webhook-routes.js';
-import { userWebhooks } from '../notification-agent/index.js';
-import { createContainerEngine, createLocalEngine } from '../executor/index.js';
-import { shortUser } from './caller.js';
+import type { EmbeddedService } from '../service.ts';
+import { requireUserParam } from '../../common/query-params.ts';
+import { adminCategoryRoutes } from './admin-category-routes.ts';
+import { adminListingRoutes } from './admin-listing-routes.ts';
+import { appCommunityRoutes } from './app-communities.ts';
+import { openSharedDataStore } from '../data-info/index.ts';
+import { analysisRoutes } from './analysis-routes.ts';
+import { jobCallbackRoutes } from './job-callback-routes.ts';
+import { JobRunner } from './job-runner.ts';
+import { installBuiltInApps } from './built-in.ts';
+import { catalogRoutes } from './app-listing-routes.ts';
+import { dashboardRoutes } from './dashboard-routes.ts';
+import { categoryRoutes } from './category-routes.ts';
+import { editingRoutes } from './editing-routes.ts';
+import { editorRoutes } from './editor-routes.ts';
+import { pipelineRoutes } from './pipeline-routes.ts';
+import { publicationRoutes } from './publication-routes.ts';
+import { adminAppRoutes } from './admin-app-routes.ts';
+import { elementRoutes } from './element-routes.ts';
+import { hierarchyListingRoutes } from './hierarchy-listing-routes.ts';
+import { appMarkRoutes } from './mark-routes.ts';
+import { appMetadataRoutes } from './metadata-routes.ts';
+import { appsOntologyRoutes } from './ontology-routes.ts';
+import { authRedirects, registerOAuthRoutes, type OAuthDeps } from './oauth-routes.ts';
+import { OAuthTokens, configuredOAuthClients } from './oauth-tokens.ts';
+import { TokenCipher, tokenEncryptionKey } from './token-cipher.ts';
+import { callerId, workspaceOf } from './workspace.ts';
+import { workspaceAdminRoutes } from './workspace-admin-routes.ts';
+import { unservedLiteralRoutesPlugin } from './unserved-literal-routes.ts';
+import { sharingRoutes } from './sharing-routes.ts';
+import { toolRequestRoutes } from './tool-request-routes.ts';
+import { toolRoutes } from './tool-routes.ts';
+import { workshopGroupRoutes } from './workshop-group-routes.ts';
+import { integrationDataRoutes } from './integration-data-routes.ts';
+import { referenceGenomeRoutes } from './reference-genomes.ts';
+import { webhookRoutes } from './webhook-routes.ts';
+import { userWebhooks } from '../notification-agent/index.ts';
+import { createContainerEngine, createLocalEngine } from '../executor/index.ts';
+import { shortUser } from './caller.ts';
 
 const systemId = 'de';
 
@@ -56,15 +56,15 @@ const loginBody = Type.Object({
  * versions, an app's definition and which of its parameter types name data-store paths, and its
  * launch form. The analyses service depends on apps, never the other way round.
  */
-export { currentVersions, visibleAppsQuery } from './app-listings.js';
+export { currentVersions, visibleAppsQuery } from './app-listings.ts';
 /** Who may see or change an analysis (the interactive-apps routes ask). */
-export { analysisAccess } from './analysis-access.js';
-export { launchView } from './app-views.js';
+export { analysisAccess } from './analysis-access.ts';
+export { launchView } from './app-views.ts';
 /** A launch form filled with a saved submission, as the web UI reads it (quick launches' app-info). */
-export { groupsWithSaved } from './saved-form.js';
-export { pathParameterTypes, type AppDefinition } from './definition.js';
+export { groupsWithSaved } from './saved-form.ts';
+export { pathParameterTypes, type AppDefinition } from './definition.ts';
 /** For the test that keeps docs/api/apps.md's list of routes not served equal to the truth. */
-export { unservedLiteralRoutes } from './unserved-literal-routes.js';
+export { unservedLiteralRoutes } from './unserved-literal-routes.ts';
 
 /**
  * The apps service (backends.md §5): the account side the bootstrap needs (workspace, logins),

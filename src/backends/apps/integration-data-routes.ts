@@ -4,12 +4,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { Database } from '../../store/schema.js';
-import { choiceParam, countParam, singleParam } from '../../common/query-params.js';
-import { gatewayError } from '../../common/errors.js';
-import { visibleApp } from './app-views.js';
-import { anyApp, versionOf } from './app-edits.js';
-import { shortUser, signedInUser } from './caller.js';
+import type { Database } from '../../store/schema.ts';
+import { choiceParam, countParam, singleParam } from '../../common/query-params.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { visibleApp } from './app-views.ts';
+import { anyApp, versionOf } from './app-edits.ts';
+import { shortUser, signedInUser } from './caller.ts';
 import {
   appIntegrationData,
   assignToApp,
@@ -22,8 +22,8 @@ import {
   sortFields,
   toolIntegrationData,
   updateIntegrationData,
-} from './integration-data.js';
-import { shortUsername } from '../../common/users.js';
+} from './integration-data.ts';
+import { shortUsername } from '../../common/users.ts';
 
 const Fields = {
   integrator_name: Type.String({ minLength: 1, maxLength: 255 }),

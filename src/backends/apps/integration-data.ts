@@ -3,11 +3,11 @@
 // who are not. An app or tool made before its record existed gets its integrator's on first use.
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { gatewayError } from '../../common/errors.js';
-import { isUniqueViolation } from '../../store/unique-violation.js';
-import { paged } from '../../store/paging.js';
-import { qualifiedUsername } from '../../common/users.js';
+import type { Database } from '../../store/schema.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { isUniqueViolation } from '../../store/unique-violation.ts';
+import { paged } from '../../store/paging.ts';
+import { qualifiedUsername } from '../../common/users.ts';
 
 type Db = Kysely<Database>;
 type Row = Selectable<Database['integration_data']>;

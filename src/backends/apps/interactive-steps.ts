@@ -4,9 +4,9 @@
 // watching it, acts: ends the step at the deadline or on `save-and-exit` with its outputs saved (the
 // analysis Completed), on `exit` without them (Canceled); saves the outputs or stages the inputs
 // again while it goes on. Through the database, so it works wherever the routes and the runner run.
-import type { ExecutionEngine, StepCommand, StepOutcome } from '../executor/index.js';
+import type { ExecutionEngine, StepCommand, StepOutcome } from '../executor/index.ts';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../store/schema.ts';
 
 /** Why an interactive step was ended by the platform rather than by itself or a stop. */
 export type InteractiveEnding = 'exit' | 'save-and-exit' | 'time-limit';

@@ -8,10 +8,10 @@
 // an ended one stays ended (400 ERR_ILLEGAL_ARGUMENT, as for stopping it).
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
-import { activeStatuses, type JobRunner } from './job-runner.js';
+import type { Database } from '../../store/schema.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { activeStatuses, type JobRunner } from './job-runner.ts';
 
 /** Upper-cased status names, the platform's and the third-party API's, to the platform's. */
 const statusNames: Record<string, string> = {

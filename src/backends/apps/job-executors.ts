@@ -3,10 +3,10 @@
 // user who launched the job (their permissions decide what it may read and write).
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { baseName, joinDataPath } from '../../common/data-path.js';
-import { createFile, readableFile, type DataObject } from '../data-info/index.js';
-import { StepError, type Executor, type StepRun } from './job-step.js';
-import { importUrl } from './url-import.js';
+import { baseName, joinDataPath } from '../../common/data-path.ts';
+import { createFile, readableFile, type DataObject } from '../data-info/index.ts';
+import { StepError, type Executor, type StepRun } from './job-step.ts';
+import { importUrl } from './url-import.ts';
 
 /** A path value as clients send it: a string, or `{path}`. */
 export function pathOf(value: unknown, what: string): string {

@@ -2,7 +2,7 @@
 // may have submitted or running at once. Administrators set them through the analyses service
 // (its job-limit-routes.ts) in the concurrent_job_limits table; this reads that table.
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../store/schema.ts';
 
 /** A user's limit: theirs when set, else the platform default. */
 export async function concurrentJobLimit(

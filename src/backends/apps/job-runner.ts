@@ -6,26 +6,26 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
-import { jobStatusNotification, type UserNotification } from '../../common/notifications.js';
-import type { Database } from '../../store/schema.js';
-import type { UsageRecord } from '../../common/usages.js';
-import { shortUsername } from '../../common/users.js';
-import { joinDataPath } from '../../common/data-path.js';
-import { createFolders, type DataStore } from '../data-info/index.js';
-import { executorsByTool } from './job-executors.js';
-import { concurrentJobLimit } from './job-limits.js';
-import { StepCanceled, StepError, type StepRun } from './job-step.js';
-import { interactiveHooks } from './interactive-steps.js';
-import type { CheckedSubmission } from './job-submission.js';
-import { GatewayError, gatewayError } from '../../common/errors.js';
-import { inSpan } from '../../common/tracing.js';
-import type { ExecutorSettings } from '../../config.js';
-import type { ExecutionEngine } from '../executor/index.js';
-import { closeSteps, insertSteps, moveStep, stepsOf } from './analysis-steps.js';
-import type { AppDefinition } from './definition.js';
-import { runSandboxedStep } from './sandbox-step.js';
-import { dataPathBelow } from './step-outputs.js';
-import { stepEnding, writeStepLogs } from './step-logs.js';
+import { jobStatusNotification, type UserNotification } from '../../common/notifications.ts';
+import type { Database } from '../../store/schema.ts';
+import type { UsageRecord } from '../../common/usages.ts';
+import { shortUsername } from '../../common/users.ts';
+import { joinDataPath } from '../../common/data-path.ts';
+import { createFolders, type DataStore } from '../data-info/index.ts';
+import { executorsByTool } from './job-executors.ts';
+import { concurrentJobLimit } from './job-limits.ts';
+import { StepCanceled, StepError, type StepRun } from './job-step.ts';
+import { interactiveHooks } from './interactive-steps.ts';
+import type { CheckedSubmission } from './job-submission.ts';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
+import { inSpan } from '../../common/tracing.ts';
+import type { ExecutorSettings } from '../../config.ts';
+import type { ExecutionEngine } from '../executor/index.ts';
+import { closeSteps, insertSteps, moveStep, stepsOf } from './analysis-steps.ts';
+import type { AppDefinition } from './definition.ts';
+import { runSandboxedStep } from './sandbox-step.ts';
+import { dataPathBelow } from './step-outputs.ts';
+import { stepEnding, writeStepLogs } from './step-logs.ts';
 
 export type AnalysisRow = Selectable<Database['analyses']>;
 
@@ -69,7 +69,11 @@ function resultFolderName(name: string, at: number): string {
 export class JobRunner {
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
 
-  constructor(private readonly options: RunnerOptions) {}
+  private readonly options: RunnerOptions;
+
+  constructor(options: RunnerOptions) {
+    this.options = options;
+  }
 
   /** Refuses (ERR_LIMIT_REACHED) unless `user` may start `count` more jobs now. */
   async makeRoom(user: string, count = 1): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../store/schema.ts';
 
 /** The AdminAppListingJobStats of apps (spec "App models"), from their analyses, in one query. */
 export async function jobStats(db: Kysely<Database>, appIds: string[]) {

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { UserNotification } from '../../common/notifications.js';
-import type { Caller, DataStore } from '../data-info/index.js';
+import type { UserNotification } from '../../common/notifications.ts';
+import type { Caller, DataStore } from '../data-info/index.ts';
 
 /** What a step gets: its parameter values by name, the caller, where outputs go. */
 export interface StepRun {

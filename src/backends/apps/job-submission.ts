@@ -5,14 +5,14 @@
 // pipeline's input fed by an earlier step's output (its `mappings`) is neither asked for nor
 // taken from `config`: the job runner gives it that output.
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { currentVersions } from './app-listings.js';
-import { visibleApp } from './app-views.js';
-import { mappedInputs, type AppDefinition, type AppParameter } from './definition.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
-import { chosenGenome, referenceGenomeParameterTypes } from './reference-genomes.js';
+import type { Database } from '../../store/schema.ts';
+import { currentVersions } from './app-listings.ts';
+import { visibleApp } from './app-views.ts';
+import { mappedInputs, type AppDefinition, type AppParameter } from './definition.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { chosenGenome, referenceGenomeParameterTypes } from './reference-genomes.ts';
 
 export interface CheckedSubmission {
   app: Selectable<Database['apps']>;

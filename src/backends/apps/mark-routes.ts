@@ -1,10 +1,10 @@
 // A user's marks on apps (backends.md §5.1): favourites and ratings of the apps they can see.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { visibleAppsQuery } from './app-listings.js';
-import { signedInUser } from './caller.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { visibleAppsQuery } from './app-listings.ts';
+import { signedInUser } from './caller.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 type AppParams = { Params: { systemId: string; appId: string } };
 

@@ -5,12 +5,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { Database } from '../../store/schema.js';
-import { avusOf, requestedAvus, userQuery, Uuid, writeAvus } from '../metadata/index.js';
-import { requireUserParam } from '../../common/query-params.js';
-import { visibleAppsQuery } from './app-listings.js';
-import { shortUser, signedInUser } from './caller.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { avusOf, requestedAvus, userQuery, Uuid, writeAvus } from '../metadata/index.ts';
+import { requireUserParam } from '../../common/query-params.ts';
+import { visibleAppsQuery } from './app-listings.ts';
+import { shortUser, signedInUser } from './caller.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 type AppRequest = { Params: { appId: string } };
 const schema = { params: Type.Object({ appId: Uuid }), querystring: userQuery };

@@ -1,8 +1,8 @@
 // The token endpoint of a third-party API's OAuth server (RFC 6749 §4.1.3 and §6): codes and
 // refresh tokens go in, access tokens come out.
 import { request } from 'undici';
-import type { OAuthClientSettings } from '../../config.js';
-import { errorTable, gatewayError, GatewayError } from '../../common/errors.js';
+import type { OAuthClientSettings } from '../../config.ts';
+import { errorTable, gatewayError, GatewayError } from '../../common/errors.ts';
 
 /** What the token endpoint granted. */
 export interface TokenGrant {
@@ -14,15 +14,14 @@ export interface TokenGrant {
 
 /** The provider answered, and said no (its status and, when it sent them, its RFC 6749 §5.2 `error` fields). */
 export class TokenEndpointRefusal extends GatewayError {
-  constructor(
-    readonly providerStatus: number,
-    reason: string,
-    extra: Record<string, unknown>,
-  ) {
+  readonly providerStatus: number;
+
+  constructor(providerStatus: number, reason: string, extra: Record<string, unknown>) {
     super(errorTable.ERR_OAUTH_SERVER.status, 'ERR_OAUTH_SERVER', reason, {
       provider_status: providerStatus,
       ...extra,
     });
+    this.providerStatus = providerStatus;
   }
 
   /** 400 and 401 are how a token endpoint refuses a grant (`invalid_grant`, `invalid_client`); 5xx is an outage. */

@@ -3,12 +3,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { OAuthClientSettings } from '../../config.js';
-import type { Store } from '../../store/database.js';
-import { requireUserParam } from '../../common/query-params.js';
-import { requestToken } from './oauth-provider.js';
-import { requireOAuthClient, type AccessToken, type OAuthTokens } from './oauth-tokens.js';
-import { gatewayError } from '../../common/errors.js';
+import type { OAuthClientSettings } from '../../config.ts';
+import type { Store } from '../../store/database.ts';
+import { requireUserParam } from '../../common/query-params.ts';
+import { requestToken } from './oauth-provider.ts';
+import { requireOAuthClient, type AccessToken, type OAuthTokens } from './oauth-tokens.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /** Authorization requests older than this are dropped when the user gets a new one: nobody comes back after a day. */
 const requestLifetimeMs = 24 * 60 * 60_000;

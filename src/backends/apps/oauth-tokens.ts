@@ -1,11 +1,11 @@
 // Users' access tokens to third-party APIs: stored sealed, refreshed when they have lapsed, and
 // dropped when they can no longer be used, so that the user is asked to authorize again.
 import type { FastifyBaseLogger } from 'fastify';
-import type { GatewayConfig, OAuthClientSettings } from '../../config.js';
-import type { Store } from '../../store/database.js';
-import { requestToken, TokenEndpointRefusal, type TokenGrant } from './oauth-provider.js';
-import type { TokenCipher } from './token-cipher.js';
-import { GatewayError, gatewayError } from '../../common/errors.js';
+import type { GatewayConfig, OAuthClientSettings } from '../../config.ts';
+import type { Store } from '../../store/database.ts';
+import { requestToken, TokenEndpointRefusal, type TokenGrant } from './oauth-provider.ts';
+import type { TokenCipher } from './token-cipher.ts';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
 
 /** A token is refreshed a minute before it lapses, so that work started with it does not fail halfway. */
 export const refreshMarginMs = 60_000;
@@ -64,7 +64,11 @@ export class OAuthTokens {
   /** Refreshes under way, so that concurrent readers of one lapsed token share one refresh. */
   private readonly refreshing = new Map<string, Promise<AccessToken | undefined>>();
 
-  constructor(private readonly options: OAuthTokensOptions) {}
+  private readonly options: OAuthTokensOptions;
+
+  constructor(options: OAuthTokensOptions) {
+    this.options = options;
+  }
 
   /** Stores what the token endpoint granted, replacing any earlier token of the user for that API. */
   async save(username: string, webapp: string, grant: TokenGrant): Promise<AccessToken> {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../store/schema.ts';
 import {
   classAvus,
   filterTree,
@@ -7,8 +7,8 @@ import {
   loadGraph,
   requireSavedTree,
   type OntologyClassHierarchy,
-} from '../metadata/index.js';
-import { gatewayError } from '../../common/errors.js';
+} from '../metadata/index.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * Which apps fall under an ontology class (backends.md §5.5): an app is under a class when it has

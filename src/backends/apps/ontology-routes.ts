@@ -1,17 +1,17 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../store/schema.ts';
 import {
   listOntologies,
   loadGraph,
   markOntologyDeleted,
   requireOntology,
   savedHierarchies,
-} from '../metadata/index.js';
-import { requiredParam, requireUserParam } from '../../common/query-params.js';
-import { hierarchyWithApps } from './ontology-classification.js';
-import { gatewayError } from '../../common/errors.js';
+} from '../metadata/index.ts';
+import { requiredParam, requireUserParam } from '../../common/query-params.ts';
+import { hierarchyWithApps } from './ontology-classification.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * The apps service's side of ontologies (backends.md §5.5): the active version, the version list

@@ -8,9 +8,9 @@ import {
   pathParameterTypes,
   type AppGroup,
   type PipelineMapping,
-} from './definition.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
+} from './definition.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 const bad = (field: string, reason: string, extra: Record<string, unknown> = {}) =>
   gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field, ...extra });

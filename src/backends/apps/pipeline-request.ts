@@ -2,13 +2,13 @@
 // PipelineVersionRequest: `name`, `description`, `version`, `steps`, `mappings`), checked against
 // the store and made into the definition a version stores.
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import type { AppDefinition } from './definition.js';
-import { namedVersion } from './app-edits.js';
-import { appsRunBy, pipelineSteps } from './pipeline-steps.js';
-import { storedMappings } from './pipeline-mappings.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import type { AppDefinition } from './definition.ts';
+import { namedVersion } from './app-edits.ts';
+import { appsRunBy, pipelineSteps } from './pipeline-steps.ts';
+import { storedMappings } from './pipeline-mappings.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 export interface PipelineRequest {
   name: string;

@@ -8,9 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { visibleApp, type AppRow } from './app-views.js';
+import type { Database } from '../../store/schema.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { visibleApp, type AppRow } from './app-views.ts';
 import {
   anyApp,
   callerOf,
@@ -23,13 +23,13 @@ import {
   writeDefinition,
   type Caller,
   type VersionRow,
-} from './app-edits.js';
-import { copyAsNewApp, copyAsNewVersion } from './app-copies.js';
-import type { AppDefinition } from './definition.js';
-import { pipelineRequest } from './pipeline-request.js';
-import { pipelineView } from './pipeline-views.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
+} from './app-edits.ts';
+import { copyAsNewApp, copyAsNewVersion } from './app-copies.ts';
+import type { AppDefinition } from './definition.ts';
+import { pipelineRequest } from './pipeline-request.ts';
+import { pipelineView } from './pipeline-views.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 type PipelineParams = { Params: { appId: string } };
 type PipelineVersionParams = { Params: { appId: string; versionId: string } };

@@ -7,13 +7,13 @@
 // names, else the app's current version.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { currentVersions, visibleAppsQuery } from './app-listings.js';
-import type { AppRow } from './app-views.js';
-import type { VersionRow } from './app-edits.js';
-import { isPipeline, type AppDefinition, type AppGroup, type AppStep } from './definition.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { currentVersions, visibleAppsQuery } from './app-listings.ts';
+import type { AppRow } from './app-views.ts';
+import type { VersionRow } from './app-edits.ts';
+import { isPipeline, type AppDefinition, type AppGroup, type AppStep } from './definition.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 const bad = (field: string, reason: string, extra: Record<string, unknown> = {}) =>
   gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field, ...extra });

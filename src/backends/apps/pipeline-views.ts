@@ -3,12 +3,12 @@
 // `description`, `steps` with `task_id`, `mappings` keyed by input), plus the steps' `tasks` with
 // their inputs and outputs, so that the editor can show what maps onto what.
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { versionsOf, type AppRow } from './app-views.js';
-import type { VersionRow } from './app-edits.js';
-import type { AppDefinition } from './definition.js';
-import { editorHeader, tasksView } from './editor-views.js';
-import { editorMappings } from './pipeline-mappings.js';
+import type { Database } from '../../store/schema.ts';
+import { versionsOf, type AppRow } from './app-views.ts';
+import type { VersionRow } from './app-edits.ts';
+import type { AppDefinition } from './definition.ts';
+import { editorHeader, tasksView } from './editor-views.ts';
+import { editorMappings } from './pipeline-mappings.ts';
 
 /** The step id of each app version a pipeline's steps run (what `/apps/{id}/tasks` lists). */
 async function taskIds(db: Kysely<Database>, definition: AppDefinition) {

@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { currentVersions, listingEntries } from './app-listings.js';
-import type { AppDefinition } from './definition.js';
+import type { Database } from '../../store/schema.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { currentVersions, listingEntries } from './app-listings.ts';
+import type { AppDefinition } from './definition.ts';
 import {
   anyApp,
   callerOf,
@@ -17,14 +17,14 @@ import {
   saveDocumentation,
   versionOf,
   type AppParams,
-} from './app-edits.js';
-import { publishability, toolsOf } from './editor-views.js';
-import { shortUser } from './caller.js';
-import type { UserNotification } from '../../common/notifications.js';
-import { booleanParam, normalizeQuery } from '../../common/query-params.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
-import { shortUsername } from '../../common/users.js';
+} from './app-edits.ts';
+import { publishability, toolsOf } from './editor-views.ts';
+import { shortUser } from './caller.ts';
+import type { UserNotification } from '../../common/notifications.ts';
+import { booleanParam, normalizeQuery } from '../../common/query-params.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { shortUsername } from '../../common/users.ts';
 
 type RequestRow = Selectable<Database['app_publication_requests']>;
 const iso = (ms: number | null) => (ms === null ? undefined : new Date(Number(ms)).toISOString());

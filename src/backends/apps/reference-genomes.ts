@@ -5,13 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { booleanParam, requireUserParam, singleParam } from '../../common/query-params.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
-import { isUuid } from '../metadata/index.js';
+import type { Database } from '../../store/schema.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { booleanParam, requireUserParam, singleParam } from '../../common/query-params.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { isUuid } from '../metadata/index.ts';
 
 type GenomeRow = Selectable<Database['reference_genomes']>;
 

@@ -7,22 +7,22 @@
 // this host is removed.
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ExecutorSettings } from '../../config.js';
-import { unpackImage, type ExecutionEngine, type StepLimits } from '../executor/index.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { argumentsOf } from './arg-preview.js';
-import { pathParameterTypes, type AppParameter } from './definition.js';
-import { blank } from './job-submission.js';
-import { StepCanceled, StepError, type StepRun } from './job-step.js';
+import type { ExecutorSettings } from '../../config.ts';
+import { unpackImage, type ExecutionEngine, type StepLimits } from '../executor/index.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { argumentsOf } from './arg-preview.ts';
+import { pathParameterTypes, type AppParameter } from './definition.ts';
+import { blank } from './job-submission.ts';
+import { StepCanceled, StepError, type StepRun } from './job-step.ts';
 import {
   defaultSessionSeconds,
   runInteractive,
   type InteractiveHooks,
-} from './interactive-steps.js';
-import { InputStager, inputsMountPoint } from './step-staging.js';
-import { uploadLogs, uploadOutputs } from './step-outputs.js';
-import { mayRun, toolProgram } from './tool-program.js';
-import type { ToolRow } from './tool-model.js';
+} from './interactive-steps.ts';
+import { InputStager, inputsMountPoint } from './step-staging.ts';
+import { uploadLogs, uploadOutputs } from './step-outputs.ts';
+import { mayRun, toolProgram } from './tool-program.ts';
+import type { ToolRow } from './tool-model.ts';
 
 export interface SandboxedStep {
   run: StepRun;

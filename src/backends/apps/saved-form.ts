@@ -6,11 +6,11 @@
 // or `defaultValue.value`; a plain string there leaves the field empty. It submits plain path
 // strings (and the chosen argument or genome objects) in `config`, which job-submission.ts takes.
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { isJsonObject } from '../../common/request-body.js';
-import type { AppParameter } from './definition.js';
-import { blank } from './job-submission.js';
-import { chosenGenome, referenceGenomeParameterTypes } from './reference-genomes.js';
+import type { Database } from '../../store/schema.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import type { AppParameter } from './definition.ts';
+import { blank } from './job-submission.ts';
+import { chosenGenome, referenceGenomeParameterTypes } from './reference-genomes.ts';
 
 const selectionTypes: readonly string[] = ['TextSelection', 'IntegerSelection', 'DoubleSelection'];
 

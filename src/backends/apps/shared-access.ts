@@ -2,15 +2,15 @@
 // permissions service, to the user or to a team or collaborator list they are in now (the groups
 // service says which), so a grant through a team follows team membership.
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { groupIdsOf } from '../groups/index.js';
+import type { Database } from '../../store/schema.ts';
+import { groupIdsOf } from '../groups/index.ts';
 import {
   grantedIds,
   grantedLevels,
   higher,
   type Level,
   type ResourceType,
-} from '../permissions/index.js';
+} from '../permissions/index.ts';
 
 /** The ids of the resources of a type shared with `user` (a subquery). */
 export const sharedIds = (db: Kysely<Database>, type: ResourceType, user: string) =>

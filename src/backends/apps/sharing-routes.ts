@@ -5,12 +5,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type, type TSchema } from 'typebox';
-import type { Database } from '../../store/schema.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { gatewayError, type ErrorCode } from '../../common/errors.js';
-import type { UserNotification } from '../../common/notifications.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { findSharingGroup, groupNames } from '../groups/index.js';
+import type { Database } from '../../store/schema.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { gatewayError, type ErrorCode } from '../../common/errors.ts';
+import type { UserNotification } from '../../common/notifications.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { findSharingGroup, groupNames } from '../groups/index.ts';
 import {
   atLeast,
   grantsOn,
@@ -20,9 +20,9 @@ import {
   type GrantSubject,
   type Level,
   type ResourceType,
-} from '../permissions/index.js';
-import { signedInUser } from './caller.js';
-import { levelOf, sharedLevels } from './shared-access.js';
+} from '../permissions/index.ts';
+import { signedInUser } from './caller.ts';
+import { levelOf, sharedLevels } from './shared-access.ts';
 
 /** What a resource of one kind is to sharing: its owner, name, and whether everyone may read it. */
 interface Resource {

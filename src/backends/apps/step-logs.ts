@@ -4,11 +4,11 @@
 // (step-outputs.ts); for a step the platform runs itself (a built-in app), one that could not
 // start, or one cancelled before or while it ran, the job runner writes them here: what ran
 // (the tool, the step's values, what it wrote) and how it ended.
-import { joinDataPath } from '../../common/data-path.js';
-import { createFile, createFolders } from '../data-info/index.js';
-import type { AppParameter } from './definition.js';
-import { StepError, type StepRun } from './job-step.js';
-import { GatewayError } from '../../common/errors.js';
+import { joinDataPath } from '../../common/data-path.ts';
+import { createFile, createFolders } from '../data-info/index.ts';
+import type { AppParameter } from './definition.ts';
+import { StepError, type StepRun } from './job-step.ts';
+import { GatewayError } from '../../common/errors.ts';
 
 /** The names of step `number`'s log files in `logs/`. */
 export const stepLogNames = (number: number) => ({

@@ -6,11 +6,11 @@
 import { createReadStream } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { joinDataPath } from '../../common/data-path.js';
-import { createFile, createFolders, replaceContent, requireAccess } from '../data-info/index.js';
-import { GatewayError } from '../../common/errors.js';
-import { StepError, type StepRun } from './job-step.js';
-import { logsFolder, stepLogNames } from './step-logs.js';
+import { joinDataPath } from '../../common/data-path.ts';
+import { createFile, createFolders, replaceContent, requireAccess } from '../data-info/index.ts';
+import { GatewayError } from '../../common/errors.ts';
+import { StepError, type StepRun } from './job-step.ts';
+import { logsFolder, stepLogNames } from './step-logs.ts';
 
 /** The data path of `relative` (a path with `/`) below `folder`, each segment checked. */
 export const dataPathBelow = (folder: string, relative: string): string =>

@@ -10,11 +10,11 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { baseName } from '../../common/data-path.js';
-import { readableFile, readableTree, type DataObject } from '../data-info/index.js';
-import { pathParameterTypes, type AppParameter } from './definition.js';
-import { pathOf } from './job-executors.js';
-import { StepError, type StepRun } from './job-step.js';
+import { baseName } from '../../common/data-path.ts';
+import { readableFile, readableTree, type DataObject } from '../data-info/index.ts';
+import { pathParameterTypes, type AppParameter } from './definition.ts';
+import { pathOf } from './job-executors.ts';
+import { StepError, type StepRun } from './job-step.ts';
 
 /** Where the sandbox mounts the inputs folder. */
 export const inputsMountPoint = '/inputs';
@@ -24,11 +24,17 @@ export class InputStager {
   /** Host paths this stager wrote (files and folders), and the folders above them. */
   private readonly written = new Set<string>();
 
+  private readonly run: StepRun;
+  readonly folder: string;
+
   constructor(
-    private readonly run: StepRun,
+    run: StepRun,
     /** The host folder staged inputs go to. */
-    readonly folder: string,
-  ) {}
+    folder: string,
+  ) {
+    this.run = run;
+    this.folder = folder;
+  }
 
   /**
    * A free place in the inputs folder for `name` (a second `x.txt` goes to `2/x.txt`): its host

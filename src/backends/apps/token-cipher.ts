@@ -2,8 +2,8 @@
 // access to a user's third-party account.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { GatewayConfig } from '../../config.js';
-import { readOrCreateSecretFile } from '../../common/key-files.js';
+import type { GatewayConfig } from '../../config.ts';
+import { readOrCreateSecretFile } from '../../common/key-files.ts';
 
 const ivBytes = 12;
 const tagBytes = 16;
@@ -14,7 +14,10 @@ const tagBytes = 16;
  * user's row does not open.
  */
 export class TokenCipher {
-  constructor(private readonly key: Buffer) {
+  private readonly key: Buffer;
+
+  constructor(key: Buffer) {
+    this.key = key;
     if (key.length !== 32) throw new Error('a token encryption key is 32 bytes');
   }
 

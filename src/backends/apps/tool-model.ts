@@ -4,13 +4,13 @@
 // shared with.
 import { isDeepStrictEqual } from 'node:util';
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
-import type { Level } from '../permissions/index.js';
-import { anonymousUser } from './caller.js';
-import { sharedIds } from './shared-access.js';
+import type { Database } from '../../store/schema.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
+import type { Level } from '../permissions/index.ts';
+import { anonymousUser } from './caller.ts';
+import { sharedIds } from './shared-access.ts';
 
 export type ToolRow = Selectable<Database['tools']>;
 

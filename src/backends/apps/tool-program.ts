@@ -7,7 +7,7 @@
 // tool's program and image as they stood (`approved_run`), which any later change undoes.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isPlaceholderImage, type ToolRow } from './tool-model.js';
+import { isPlaceholderImage, type ToolRow } from './tool-model.ts';
 
 export interface ToolProgram {
   /** Absolute path of the program as the sandbox sees it (a container image's may be a name). */

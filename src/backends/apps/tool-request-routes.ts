@@ -5,14 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { paged } from '../../store/paging.js';
-import { gatewayError } from '../../common/errors.js';
-import { badQueryParam, countParam, normalizeQuery } from '../../common/query-params.js';
-import { isJsonObject } from '../../common/request-body.js';
-import type { UserNotification } from '../../common/notifications.js';
-import { qualifiedUsername, shortUsername } from '../../common/users.js';
-import { signedInUser } from './caller.js';
+import type { Database } from '../../store/schema.ts';
+import { paged } from '../../store/paging.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { badQueryParam, countParam, normalizeQuery } from '../../common/query-params.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import type { UserNotification } from '../../common/notifications.ts';
+import { qualifiedUsername, shortUsername } from '../../common/users.ts';
+import { signedInUser } from './caller.ts';
 
 /** The status every request starts in. */
 const submitted = 'Submitted';

@@ -5,24 +5,24 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { paged } from '../../store/paging.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { paged } from '../../store/paging.ts';
+import { gatewayError } from '../../common/errors.ts';
 import {
   badQueryParam,
   booleanParam,
   countParam,
   normalizeQuery,
   optionalBooleanParam,
-} from '../../common/query-params.js';
-import { isJsonObject } from '../../common/request-body.js';
-import type { UserNotification } from '../../common/notifications.js';
-import { atLeast, removeGrantsOn, type Level } from '../permissions/index.js';
-import { listingEntries, visibleAppsQuery } from './app-listings.js';
-import type { AppDefinition } from './definition.js';
-import { shortUser, signedInUser } from './caller.js';
-import { levelOf, sharedLevels } from './shared-access.js';
+} from '../../common/query-params.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import type { UserNotification } from '../../common/notifications.ts';
+import { atLeast, removeGrantsOn, type Level } from '../permissions/index.ts';
+import { listingEntries, visibleAppsQuery } from './app-listings.ts';
+import type { AppDefinition } from './definition.ts';
+import { shortUser, signedInUser } from './caller.ts';
+import { levelOf, sharedLevels } from './shared-access.ts';
 import {
   answeredContainer,
   sameContainer,
@@ -32,9 +32,9 @@ import {
   visibleToolsQuery,
   type ToolInput,
   type ToolRow,
-} from './tool-model.js';
-import { shortUsername } from '../../common/users.js';
-import { approvalOf, toolProgram } from './tool-program.js';
+} from './tool-model.ts';
+import { shortUsername } from '../../common/users.ts';
+import { approvalOf, toolProgram } from './tool-program.ts';
 
 /** The GPU models a tool's container may ask for (`GET /tools/gpu-models`). */
 export const gpuModels = [

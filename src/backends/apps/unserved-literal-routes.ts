@@ -5,7 +5,7 @@
 // instead of running a handler meant for something else. None is left; the list stays for the
 // next such path. test/backends/route-clashes.test.ts finds any such path the reference lists.
 import type { FastifyPluginAsync, HTTPMethods } from 'fastify';
-import { notImplementedByEmbedded } from '../../common/not-implemented.js';
+import { notImplementedByEmbedded } from '../../common/not-implemented.ts';
 
 /** Method and path (Fastify syntax, under the service's prefix) of each such route. */
 export const unservedLiteralRoutes: readonly [HTTPMethods, string][] = [];

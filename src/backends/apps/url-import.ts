@@ -3,13 +3,13 @@
 // folder as the user, and tells the user either way with a `data` notification (`url_import`).
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GatewayError } from '../../common/errors.js';
-import { OutboundError, outboundGet } from '../../common/outbound-fetch.js';
-import { byteLimit } from '../../common/request-body.js';
-import { baseName, joinDataPath } from '../../common/data-path.js';
-import { createFile } from '../data-info/index.js';
-import { StepError, type StepRun } from './job-step.js';
-import { importName } from '../../common/url-import.js';
+import { GatewayError } from '../../common/errors.ts';
+import { OutboundError, outboundGet } from '../../common/outbound-fetch.ts';
+import { byteLimit } from '../../common/request-body.ts';
+import { baseName, joinDataPath } from '../../common/data-path.ts';
+import { createFile } from '../data-info/index.ts';
+import { StepError, type StepRun } from './job-step.ts';
+import { importName } from '../../common/url-import.ts';
 
 /** The longest a whole import may take, connect to last byte. */
 export const URL_IMPORT_TIMEOUT_MS = 60 * 60 * 1000;

@@ -2,14 +2,14 @@
 // notification agent keeps the webhooks and delivers to them (through its door).
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../store/schema.ts';
 import {
   replaceWebhooks,
   userWebhooks,
   webhookTopics,
   webhookTypes,
-} from '../notification-agent/index.js';
-import { signedInUser } from './caller.js';
+} from '../notification-agent/index.ts';
+import { signedInUser } from './caller.ts';
 
 export const webhookRoutes: FastifyPluginAsync<{
   db: Kysely<Database>;

@@ -4,9 +4,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { Database } from '../../store/schema.js';
-import { replaceWorkshopMembers, workshopGroupView, workshopMembers } from '../groups/index.js';
-import { shortUsername } from '../../common/users.js';
+import type { Database } from '../../store/schema.ts';
+import { replaceWorkshopMembers, workshopGroupView, workshopMembers } from '../groups/index.ts';
+import { shortUsername } from '../../common/users.ts';
 
 export const workshopGroupRoutes: FastifyPluginAsync<{
   db: Kysely<Database>;

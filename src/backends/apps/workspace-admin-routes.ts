@@ -4,12 +4,12 @@
 // its user owns; the next request of that user makes a fresh workspace (workspace.ts).
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { userQuery } from '../metadata/index.js';
-import { listParam, requireUserParam } from '../../common/query-params.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { userQuery } from '../metadata/index.ts';
+import { listParam, requireUserParam } from '../../common/query-params.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 async function workspacesOf(db: Kysely<Database>, query: unknown, uidDomain: string) {
   requireUserParam(query);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../../store/database.js';
-import { userIdFor } from '../../store/users.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { requireUserParam } from '../../common/query-params.js';
+import type { Store } from '../../store/database.ts';
+import { userIdFor } from '../../store/users.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { requireUserParam } from '../../common/query-params.ts';
 
 interface AppsIdentity {
   user: string;

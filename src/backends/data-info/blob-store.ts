@@ -10,8 +10,11 @@ import { Transform, type Readable } from 'node:stream';
 /** Thrown by write() when the source has more than `maxBytes`; nothing is kept. */
 export class BlobTooLarge extends Error {
   override readonly name = 'BlobTooLarge';
-  constructor(readonly limit: number) {
+  readonly limit: number;
+
+  constructor(limit: number) {
     super(`content is larger than ${limit} bytes`);
+    this.limit = limit;
   }
 }
 

@@ -36,8 +36,8 @@ import {
   type OpenBlob,
   type WriteOptions,
   type WrittenBlob,
-} from './blob-store.js';
-import { BlobMd5 } from './md5.js';
+} from './blob-store.ts';
+import { BlobMd5 } from './md5.ts';
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
@@ -94,7 +94,11 @@ class GatheredWrites {
   private flight: Promise<void> | undefined;
   private failure: unknown;
 
-  constructor(private readonly handle: FileHandle) {}
+  private readonly handle: FileHandle;
+
+  constructor(handle: FileHandle) {
+    this.handle = handle;
+  }
 
   async push(chunk: Buffer): Promise<void> {
     if (this.failure !== undefined) throw this.failure;
@@ -136,7 +140,10 @@ export class LocalBlobStore implements BlobStore {
 
   readonly location: string;
 
-  constructor(readonly root: string) {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
     this.location = root;
     this.objectsDir = path.join(root, 'objects');
     this.tmpDir = path.join(root, 'tmp');

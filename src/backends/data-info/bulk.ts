@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { joinDataPath } from '../../common/data-path.js';
-import type { DataStore } from './store.js';
-import { gatewayError } from '../../common/errors.js';
+import { joinDataPath } from '../../common/data-path.ts';
+import type { DataStore } from './store.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * Request helpers shared by the bulk data-info routes (moves, deletes, tickets, sharing): lists of

@@ -1,14 +1,14 @@
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { FastifyPluginAsync } from 'fastify';
-import { requireUserParam } from '../../common/query-params.js';
-import type { OpenBlob } from './blob-store.js';
-import type { DataObject } from './object-index.js';
-import { idFromParams, objectById, requireFile } from './ids.js';
-import { badParameter, integerParam, missingParameter, single } from './query.js';
-import type { Caller, DataStore } from './store.js';
-import { visibilityOf } from './visibility.js';
-import { gatewayError } from '../../common/errors.js';
+import { requireUserParam } from '../../common/query-params.ts';
+import type { OpenBlob } from './blob-store.ts';
+import type { DataObject } from './object-index.ts';
+import { idFromParams, objectById, requireFile } from './ids.ts';
+import { badParameter, integerParam, missingParameter, single } from './query.ts';
+import type { Caller, DataStore } from './store.ts';
+import { visibilityOf } from './visibility.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * Reading a file piece by piece (backends.md §2.1, §2.7): raw chunks by byte position, and

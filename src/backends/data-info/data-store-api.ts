@@ -6,11 +6,11 @@
 // BlobStore, outside the data store). Exported through data-info's door (index.ts); nothing else
 // of data-info is for other services.
 import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import type { DataObject } from './object-index.js';
-import type { Permission } from '../../common/data-stat.js';
-import { DataStore, type Caller, type DataStoreOptions } from './store.js';
-import { visibilityOf } from './visibility.js';
+import type { Database } from '../../store/schema.ts';
+import type { DataObject } from './object-index.ts';
+import type { Permission } from '../../common/data-stat.ts';
+import { DataStore, type Caller, type DataStoreOptions } from './store.ts';
+import { visibilityOf } from './visibility.ts';
 
 /**
  * The data store: file bytes under DATA_STORE_DIR with their index in the database. Other services
@@ -35,17 +35,17 @@ export type { DataObject };
 export type { Permission };
 
 /** Whether `permission` (undefined: none) reaches `needed`. */
-export { atLeast } from './object-index.js';
+export { atLeast } from './object-index.ts';
 
 /** The name under which the anonymous caller's permissions are asked (public data only). */
-export { anonymousUser } from './store.js';
+export { anonymousUser } from './store.ts';
 
 /**
  * The index of data objects and their permissions, on its own: for a service that only checks
  * paths (the analyses service's quick launches) and so must not open the DataStore, whose start-up
  * clears unfinished writes. Used for questions only: `zone`, `permissions(user, paths)`.
  */
-export { ObjectIndex } from './object-index.js';
+export { ObjectIndex } from './object-index.ts';
 
 /**
  * A place of blobs (bytes by id) outside the data store's index: the genome service keeps
@@ -53,38 +53,38 @@ export { ObjectIndex } from './object-index.js';
  * BLOB_STORE_URL bucket), opened with openBlobStore. No permissions apply: the service that owns
  * it decides who reads what.
  */
-export type { BlobStore } from './blob-store.js';
-export { openBlobStore } from './open-blob-store.js';
+export type { BlobStore } from './blob-store.ts';
+export { openBlobStore } from './open-blob-store.ts';
 
 /**
  * A file `caller` may read at `path`; the data store's own refusals otherwise (ERR_NOT_READABLE,
  * ERR_DOES_NOT_EXIST, ERR_NOT_A_FILE), a path that cannot be read telling nothing of what it is.
  */
-export { readableFile } from './writes.js';
+export { readableFile } from './writes.ts';
 
 /**
  * A folder `caller` may read and everything below it (analysis inputs staged whole); refusals as
  * readableFile's, ERR_NOT_A_FOLDER for a file.
  */
-export { readableTree } from './writes.js';
+export { readableTree } from './writes.ts';
 
 /**
  * A new file at `path` with the bytes of `content`, made as `caller`: the folder must exist and
  * `caller` must be able to write it, the name must be valid and free.
  */
-export { createFile } from './writes.js';
+export { createFile } from './writes.ts';
 
 /**
  * Makes folders and their missing parents as `caller` (like `mkdir -p`), all checked before any is
  * made: the nearest existing folder of each must be one `caller` can write.
  */
-export { createFolders } from './writes.js';
+export { createFolders } from './writes.ts';
 
 /**
  * New bytes for an existing file, written by `write` into its blob. No permission is checked here:
  * the caller checks first (requireAccess with `write`), as the genome export does.
  */
-export { replaceContent } from './writes.js';
+export { replaceContent } from './writes.ts';
 
 const opened = new WeakMap<Kysely<Database>, Map<string, Promise<DataStore>>>();
 

@@ -4,7 +4,7 @@
 // present in every one of three or more answers is listed as required; nesting below three levels
 // is left open), a few routes the tests do not reach written by hand; a route's own schemas win
 // over its entry here.
-import type { DocumentedSchemas } from '../../common/documented-schemas.js';
+import type { DocumentedSchemas } from '../../common/documented-schemas.ts';
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'POST /anonymizer': {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { favoriteCountsOf, favoritesOf, type FavoriteDataType } from '../metadata/index.js';
-import type { DataObject } from './object-index.js';
+import { favoriteCountsOf, favoritesOf, type FavoriteDataType } from '../metadata/index.ts';
+import type { DataObject } from './object-index.ts';
 import {
   entityTypes,
   orderObjects,
@@ -9,11 +9,11 @@ import {
   sortFields,
   type SortDir,
   type SortField,
-} from './listing.js';
-import { choiceParam, integerParam, valuesOf } from './query.js';
-import { pageStats, statFilter } from './stat-routes.js';
-import type { Caller, DataStore } from './store.js';
-import { visibilityOf, type Visibility } from './visibility.js';
+} from './listing.ts';
+import { choiceParam, integerParam, valuesOf } from './query.ts';
+import { pageStats, statFilter } from './stat-routes.ts';
+import type { Caller, DataStore } from './store.ts';
+import { visibilityOf, type Visibility } from './visibility.ts';
 
 /** The most entries one page may hold, as `/stat-lister`. */
 const MAX_PAGE = 100_000;
@@ -192,13 +192,25 @@ class Favorites {
   /** The caller's topmost granted folders, or undefined when there are too many to use. */
   private roots: string[] | undefined;
 
+  private readonly data: DataStore;
+  private readonly visibility: Visibility;
+  private readonly caller: Caller;
+  private readonly types: FavoriteDataType[];
+  private readonly infoTypes: string[];
+
   constructor(
-    private readonly data: DataStore,
-    private readonly visibility: Visibility,
-    private readonly caller: Caller,
-    private readonly types: FavoriteDataType[],
-    private readonly infoTypes: string[],
-  ) {}
+    data: DataStore,
+    visibility: Visibility,
+    caller: Caller,
+    types: FavoriteDataType[],
+    infoTypes: string[],
+  ) {
+    this.data = data;
+    this.visibility = visibility;
+    this.caller = caller;
+    this.types = types;
+    this.infoTypes = infoTypes;
+  }
 
   async prepare(): Promise<void> {
     this.roots = await this.visibility.grantedRoots(this.caller);

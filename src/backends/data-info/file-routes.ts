@@ -1,16 +1,16 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { contentDisposition } from '../../common/content-disposition.js';
-import { toGatewayError } from '../../common/error-replies.js';
-import { parseRange } from './blob-store.js';
-import { MAX_BULK_PATHS } from './bulk.js';
-import type { DataObject } from './object-index.js';
-import { chunkRoutes } from './chunk-routes.js';
-import { infoTypes, isInfoType } from './content-types.js';
-import { baseName, defaultBadChars } from '../../common/data-path.js';
-import { idFromParams, objectById, requireFile } from './ids.js';
-import { entityTypes, Lister, sortDirs, sortFields, type ListingOptions } from './listing.js';
-import { wildcardPath } from './navigation-routes.js';
+import { contentDisposition } from '../../common/content-disposition.ts';
+import { toGatewayError } from '../../common/error-replies.ts';
+import { parseRange } from './blob-store.ts';
+import { MAX_BULK_PATHS } from './bulk.ts';
+import type { DataObject } from './object-index.ts';
+import { chunkRoutes } from './chunk-routes.ts';
+import { infoTypes, isInfoType } from './content-types.ts';
+import { baseName, defaultBadChars } from '../../common/data-path.ts';
+import { idFromParams, objectById, requireFile } from './ids.ts';
+import { entityTypes, Lister, sortDirs, sortFields, type ListingOptions } from './listing.ts';
+import { wildcardPath } from './navigation-routes.ts';
 import {
   booleanParam,
   choiceParam,
@@ -18,12 +18,12 @@ import {
   missingParameter,
   single,
   valuesOf,
-} from './query.js';
-import type { DataStore } from './store.js';
-import { uploadRoutes } from './upload-routes.js';
-import { createFolders } from './writes.js';
-import { visibilityOf, type Access } from './visibility.js';
-import { errorAs, errorTable, gatewayError } from '../../common/errors.js';
+} from './query.ts';
+import type { DataStore } from './store.ts';
+import { uploadRoutes } from './upload-routes.ts';
+import { createFolders } from './writes.ts';
+import { visibilityOf, type Access } from './visibility.ts';
+import { errorAs, errorTable, gatewayError } from '../../common/errors.ts';
 
 /** Largest page a folder listing serves. */
 const MAX_PAGE = 100_000;

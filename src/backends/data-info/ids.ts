@@ -1,7 +1,7 @@
-import type { DataObject } from './object-index.js';
-import type { DataStore } from './store.js';
-import { gatewayError } from '../../common/errors.js';
-import { isUuid } from '../../common/ids.js';
+import type { DataObject } from './object-index.ts';
+import type { DataStore } from './store.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { isUuid } from '../../common/ids.ts';
 
 /** The object with this id (any letter case), or ERR_DOES_NOT_EXIST naming it; a non-UUID cannot exist. */
 export async function objectById(data: DataStore, id: unknown): Promise<DataObject> {

@@ -1,18 +1,18 @@
-import type { EmbeddedService } from '../service.js';
-import { documented } from './documented.js';
-import { requireUserParam } from '../../common/query-params.js';
-import { filesRoutes } from './file-routes.js';
-import { mutationRoutes } from './mutation-routes.js';
-import { navigationRoutes } from './navigation-routes.js';
-import { announcer } from './notifications.js';
-import { basePaths } from '../../common/base-paths.js';
-import { sharingRoutes } from './sharing-routes.js';
-import { statRoutes, usageSummaryRoutes } from './stat-routes.js';
-import { favoriteListingRoutes } from './favorite-listing.js';
-import { openSharedDataStore } from './data-store-api.js';
-import { ticketRoutes } from './ticket-routes.js';
-import { startOrphanSweep } from './orphans.js';
-import { startTrashSweep } from './trash.js';
+import type { EmbeddedService } from '../service.ts';
+import { documented } from './documented.ts';
+import { requireUserParam } from '../../common/query-params.ts';
+import { filesRoutes } from './file-routes.ts';
+import { mutationRoutes } from './mutation-routes.ts';
+import { navigationRoutes } from './navigation-routes.ts';
+import { announcer } from './notifications.ts';
+import { basePaths } from '../../common/base-paths.ts';
+import { sharingRoutes } from './sharing-routes.ts';
+import { statRoutes, usageSummaryRoutes } from './stat-routes.ts';
+import { favoriteListingRoutes } from './favorite-listing.ts';
+import { openSharedDataStore } from './data-store-api.ts';
+import { ticketRoutes } from './ticket-routes.ts';
+import { startOrphanSweep } from './orphans.ts';
+import { startTrashSweep } from './trash.ts';
 
 /**
  * data-info's door. What other parts of the project may use of it: the service itself (for the
@@ -37,10 +37,10 @@ export {
   type DataObject,
   type DataStore,
   type Permission,
-} from './data-store-api.js';
+} from './data-store-api.ts';
 
 /** The readiness probe of the S3 bucket of BLOB_STORE_URL, for the gateway's `/readyz`. */
-export { blobStoreProbe } from './open-blob-store.js';
+export { blobStoreProbe } from './open-blob-store.ts';
 
 /**
  * The data-info service (backends.md §2): the data store's files and folders, their permissions,

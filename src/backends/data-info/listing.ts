@@ -1,11 +1,11 @@
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { strongest, type DataObject } from './object-index.js';
-import { type Permission } from '../../common/data-stat.js';
-import { baseName, isBadName, type BadNameRules } from '../../common/data-path.js';
-import { PageMarks, type PageMark } from './page-marks.js';
-import type { Caller, DataStore } from './store.js';
-import { binaryText, reported, visibilityOf, type Access } from './visibility.js';
+import type { Database } from '../../store/schema.ts';
+import { strongest, type DataObject } from './object-index.ts';
+import { type Permission } from '../../common/data-stat.ts';
+import { baseName, isBadName, type BadNameRules } from '../../common/data-path.ts';
+import { PageMarks, type PageMark } from './page-marks.ts';
+import type { Caller, DataStore } from './store.ts';
+import { binaryText, reported, visibilityOf, type Access } from './visibility.ts';
 
 /** backends.md §2.3: the paged folder listing, sorted and paged by the database. */
 
@@ -179,7 +179,11 @@ export class Lister {
   /** Where served pages began and ended, per folder, type and order (page-marks.ts). */
   private readonly marks = new PageMarks();
 
-  constructor(private readonly data: DataStore) {}
+  private readonly data: DataStore;
+
+  constructor(data: DataStore) {
+    this.data = data;
+  }
 
   private get db() {
     return this.data.db;

@@ -1,4 +1,4 @@
-import type { DataStore } from './store.js';
+import type { DataStore } from './store.ts';
 
 /**
  * In-process mutual exclusion per key: tasks for one key run one after the other, in arrival

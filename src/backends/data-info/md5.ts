@@ -45,7 +45,9 @@ class HashThread {
   private readonly jobs = new Map<number, BlobMd5>();
   private nextId = 1;
 
-  constructor(private readonly gone: (thread: HashThread) => void) {
+  private readonly gone: (thread: HashThread) => void;
+  constructor(gone: (thread: HashThread) => void) {
+    this.gone = gone;
     this.worker = new Worker(threadSource, { eval: true, execArgv: [] });
     this.worker.on('message', (reply: Reply) => this.jobs.get(reply.id)?.answer(reply));
     this.worker.on('error', (error) => this.fail(error));

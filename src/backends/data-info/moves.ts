@@ -1,12 +1,12 @@
 import type { Transaction } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import type { DataEvent } from './bulk.js';
-import { atLeast, type DataObject } from './object-index.js';
-import { isWithin, parentOf } from '../../common/data-path.js';
-import type { Caller, DataStore } from './store.js';
-import { relocate } from './tree.js';
-import { isUniqueViolation } from '../../store/unique-violation.js';
-import { errorAs, gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import type { DataEvent } from './bulk.ts';
+import { atLeast, type DataObject } from './object-index.ts';
+import { isWithin, parentOf } from '../../common/data-path.ts';
+import type { Caller, DataStore } from './store.ts';
+import { relocate } from './tree.ts';
+import { isUniqueViolation } from '../../store/unique-violation.ts';
+import { errorAs, gatewayError } from '../../common/errors.ts';
 
 /**
  * Moves and renames (backends.md §2.1): all-or-nothing in one transaction. The caller must own

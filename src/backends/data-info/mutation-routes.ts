@@ -7,14 +7,14 @@ import {
   pathList,
   stringField,
   type DataEvent,
-} from './bulk.js';
-import type { DataObject } from './object-index.js';
-import { baseName, parentOf } from '../../common/data-path.js';
-import { moveAll } from './moves.js';
-import { pathListRoutes } from './path-list-routes.js';
-import type { Caller, DataStore } from './store.js';
-import { deletePaths, emptyTrash, restorePaths } from './trash.js';
-import { gatewayError } from '../../common/errors.js';
+} from './bulk.ts';
+import type { DataObject } from './object-index.ts';
+import { baseName, parentOf } from '../../common/data-path.ts';
+import { moveAll } from './moves.ts';
+import { pathListRoutes } from './path-list-routes.ts';
+import type { Caller, DataStore } from './store.ts';
+import { deletePaths, emptyTrash, restorePaths } from './trash.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 const idParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const userQuery = Type.Object(

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { DataObject } from './object-index.js';
-import type { Permission } from '../../common/data-stat.js';
-import { Lister } from './listing.js';
-import type { Caller, DataStore } from './store.js';
-import { reported, visibilityOf } from './visibility.js';
-import { gatewayError } from '../../common/errors.js';
+import type { DataObject } from './object-index.ts';
+import type { Permission } from '../../common/data-stat.ts';
+import { Lister } from './listing.ts';
+import type { Caller, DataStore } from './store.ts';
+import { reported, visibilityOf } from './visibility.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /** backends.md §2.1: a root or navigation entry carries only these keys. */
 export interface NavigationEntry {

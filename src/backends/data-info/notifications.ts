@@ -1,6 +1,6 @@
-import type { UserNotification } from '../../common/notifications.js';
-import type { DataEvent } from './bulk.js';
-import { baseName } from '../../common/data-path.js';
+import type { UserNotification } from '../../common/notifications.ts';
+import type { DataEvent } from './bulk.ts';
+import { baseName } from '../../common/data-path.ts';
 
 /** Notifications name the paths themselves up to this many (as sharing notifications do, routes.md §13). */
 const inlinePaths = 10;

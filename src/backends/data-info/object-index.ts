@@ -3,11 +3,11 @@
 // are blobs.ts; the DataStore (store.ts) puts the two together.
 import { randomUUID } from 'node:crypto';
 import { PostgresAdapter, sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { ancestorsOf, baseName, parentOf } from '../../common/data-path.js';
-import { basePaths, type BasePaths } from '../../common/base-paths.js';
-import { gatewayError } from '../../common/errors.js';
-import type { Permission } from '../../common/data-stat.js';
+import type { Database } from '../../store/schema.ts';
+import { ancestorsOf, baseName, parentOf } from '../../common/data-path.ts';
+import { basePaths, type BasePaths } from '../../common/base-paths.ts';
+import { gatewayError } from '../../common/errors.ts';
+import type { Permission } from '../../common/data-stat.ts';
 
 export type DataObject = Selectable<Database['data_objects']>;
 type Db = Kysely<Database> | Transaction<Database>;
@@ -54,11 +54,14 @@ export interface NewObject {
 export class ObjectIndex {
   private readonly prepared = new Set<string>();
 
-  constructor(
-    private readonly db: Kysely<Database>,
-    readonly zone: string,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly db: Kysely<Database>;
+  readonly zone: string;
+  private readonly now: () => number;
+  constructor(db: Kysely<Database>, zone: string, now: () => number = Date.now) {
+    this.db = db;
+    this.zone = zone;
+    this.now = now;
+  }
 
   basePaths(user: string): BasePaths {
     return basePaths(this.zone, user);

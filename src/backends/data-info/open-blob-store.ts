@@ -1,11 +1,11 @@
 // Which BlobStore (blob-store.ts) holds file bytes: the local folder, or the S3-compatible bucket
 // of BLOB_STORE_URL when one is configured; with tracing on, its transfers make spans (traced-blobs.ts).
 import path from 'node:path';
-import type { S3BlobStoreSettings } from '../../config.js';
-import type { BlobStore } from './blob-store.js';
-import { LocalBlobStore } from './blobs.js';
-import { S3BlobStore } from './s3-blobs.js';
-import { tracedBlobs } from './traced-blobs.js';
+import type { S3BlobStoreSettings } from '../../config.ts';
+import type { BlobStore } from './blob-store.ts';
+import { LocalBlobStore } from './blobs.ts';
+import { S3BlobStore } from './s3-blobs.ts';
+import { tracedBlobs } from './traced-blobs.ts';
 
 /**
  * The store for `dir` (a folder below DATA_STORE_DIR), or for the same place in the bucket: the

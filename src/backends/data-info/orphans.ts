@@ -9,7 +9,7 @@
  * included. A write touches its file until it is installed, so a slow upload stays fresh.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { DataStore } from './store.js';
+import type { DataStore } from './store.ts';
 
 /** Ids looked up in the catalog per query. */
 const BATCH = 500;

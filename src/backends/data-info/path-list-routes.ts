@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import mime from 'mime-types';
 import { Type } from 'typebox';
-import { booleanParam, newChildPath, pathList, repeatedParam, stringParam } from './bulk.js';
-import { atLeast, type DataObject, type NewObject } from './object-index.js';
-import { baseName, isWithin, parentOf } from '../../common/data-path.js';
-import { trashBase } from './moves.js';
-import type { Caller, DataStore } from './store.js';
-import { below } from './tree.js';
-import { isUniqueViolation } from '../../store/unique-violation.js';
-import { errorAs, gatewayError } from '../../common/errors.js';
+import { booleanParam, newChildPath, pathList, repeatedParam, stringParam } from './bulk.ts';
+import { atLeast, type DataObject, type NewObject } from './object-index.ts';
+import { baseName, isWithin, parentOf } from '../../common/data-path.ts';
+import { trashBase } from './moves.ts';
+import type { Caller, DataStore } from './store.ts';
+import { below } from './tree.ts';
+import { isUniqueViolation } from '../../store/unique-violation.ts';
+import { errorAs, gatewayError } from '../../common/errors.ts';
 
 /** First line of every path-list file: what HT analyses recognise as a list of inputs. */
 export const PATH_LIST_HEADER = '# application/vnd.de.path-list+csv; version=1';

@@ -1,4 +1,4 @@
-import { GatewayError, gatewayError } from '../../common/errors.js';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
 
 /**
  * Reading data-info query parameters the way its callers send them (clients.md §3): names in any

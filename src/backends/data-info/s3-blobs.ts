@@ -14,8 +14,8 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { PassThrough, pipeline, Readable } from 'node:stream';
-import type { S3BlobStoreSettings } from '../../config.js';
-import { gatewayError, GatewayError } from '../../common/errors.js';
+import type { S3BlobStoreSettings } from '../../config.ts';
+import { gatewayError, GatewayError } from '../../common/errors.ts';
 import {
   blobKey,
   measuring,
@@ -26,7 +26,7 @@ import {
   type OpenBlob,
   type WriteOptions,
   type WrittenBlob,
-} from './blob-store.js';
+} from './blob-store.ts';
 
 /** The largest object one CopyObject copies; larger ones are streamed through this process. */
 const MAX_COPY_BYTES = 5 * 1024 ** 3;
@@ -58,7 +58,10 @@ export class S3BlobStore implements BlobStore {
   private connection?: Promise<Connection>;
   private destroyed = false;
 
-  constructor(private readonly settings: S3BlobStoreSettings) {
+  private readonly settings: S3BlobStoreSettings;
+
+  constructor(settings: S3BlobStoreSettings) {
+    this.settings = settings;
     this.bucket = settings.bucket;
     this.objectsPrefix = `${settings.prefix}objects/`;
     this.location = `s3://${settings.bucket}/${settings.prefix}`;

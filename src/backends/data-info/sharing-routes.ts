@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { toGatewayError } from '../../common/error-replies.js';
-import { bodyObject, MAX_BULK_PATHS, pathList } from './bulk.js';
-import { atLeast, everyone, systemOwner, type DataObject } from './object-index.js';
-import { type Permission } from '../../common/data-stat.js';
-import { inTransaction } from './moves.js';
-import { anonymousUser, type Caller, type DataStore } from './store.js';
-import { createTickets } from './tickets.js';
-import { GatewayError, gatewayError } from '../../common/errors.js';
+import { toGatewayError } from '../../common/error-replies.ts';
+import { bodyObject, MAX_BULK_PATHS, pathList } from './bulk.ts';
+import { atLeast, everyone, systemOwner, type DataObject } from './object-index.ts';
+import { type Permission } from '../../common/data-stat.ts';
+import { inTransaction } from './moves.ts';
+import { anonymousUser, type Caller, type DataStore } from './store.ts';
+import { createTickets } from './tickets.ts';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
 
 /**
  * Sharing (backends.md §2.1): only an object's owner grants or revokes `read`, `write` or `own`

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { MAX_BULK_PATHS } from './bulk.js';
-import { atLeast, type DataObject } from './object-index.js';
-import type { Permission, Stat } from '../../common/data-stat.js';
-import { ancestorsOf } from '../../common/data-path.js';
-import { isUuid } from '../../common/ids.js';
-import { orderObjects, sortDirs, sortFields } from './listing.js';
+import { MAX_BULK_PATHS } from './bulk.ts';
+import { atLeast, type DataObject } from './object-index.ts';
+import type { Permission, Stat } from '../../common/data-stat.ts';
+import { ancestorsOf } from '../../common/data-path.ts';
+import { isUuid } from '../../common/ids.ts';
+import { orderObjects, sortDirs, sortFields } from './listing.ts';
 import {
   badParameter,
   booleanParam,
@@ -14,11 +14,11 @@ import {
   commaListParam,
   integerParam,
   valuesOf,
-} from './query.js';
-import type { Caller, DataStore } from './store.js';
-import { reported, visibilityOf } from './visibility.js';
-import { below } from './tree.js';
-import { GatewayError, gatewayError } from '../../common/errors.js';
+} from './query.ts';
+import type { Caller, DataStore } from './store.ts';
+import { reported, visibilityOf } from './visibility.ts';
+import { below } from './tree.ts';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
 
 /** backends.md §2.2: the keys `filter-include` / `filter-exclude` choose among. */
 const statKeys = [

@@ -1,18 +1,18 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import type { S3BlobStoreSettings } from '../../config.js';
-import type { BlobStore, OpenBlob } from './blob-store.js';
-import { openBlobStore } from './open-blob-store.js';
-import { atLeast, ObjectIndex, everyone, systemOwner, type DataObject } from './object-index.js';
-import type { Permission, Stat } from '../../common/data-stat.js';
+import type { Database } from '../../store/schema.ts';
+import type { S3BlobStoreSettings } from '../../config.ts';
+import type { BlobStore, OpenBlob } from './blob-store.ts';
+import { openBlobStore } from './open-blob-store.ts';
+import { atLeast, ObjectIndex, everyone, systemOwner, type DataObject } from './object-index.ts';
+import type { Permission, Stat } from '../../common/data-stat.ts';
 import {
   baseName,
   isWithin,
   MAX_SEGMENT_BYTES,
   normalizeDataPath,
-} from '../../common/data-path.js';
-import { requireUserParam } from '../../common/query-params.js';
-import { gatewayError } from '../../common/errors.js';
+} from '../../common/data-path.ts';
+import { requireUserParam } from '../../common/query-params.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 export interface DataStoreOptions {
   zone: string;
@@ -74,10 +74,12 @@ export class DataStore {
   readonly zone: string;
   readonly now: () => number;
 
-  constructor(
-    readonly db: Kysely<Database>,
-    readonly options: DataStoreOptions,
-  ) {
+  readonly db: Kysely<Database>;
+  readonly options: DataStoreOptions;
+
+  constructor(db: Kysely<Database>, options: DataStoreOptions) {
+    this.db = db;
+    this.options = options;
     this.zone = options.zone;
     this.now = options.now ?? Date.now;
     this.catalog = new ObjectIndex(db, options.zone, this.now);

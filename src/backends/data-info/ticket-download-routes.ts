@@ -2,15 +2,15 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ExpressionBuilder } from 'kysely';
 import { Type } from 'typebox';
-import type { Database } from '../../store/schema.js';
-import { contentDisposition } from '../../common/content-disposition.js';
-import { parseRange } from './blob-store.js';
-import { atLeast, type DataObject } from './object-index.js';
-import { baseName, isWithin } from '../../common/data-path.js';
-import { trashBase } from './moves.js';
-import type { DataStore } from './store.js';
-import { ticketDefinition } from './tickets.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { contentDisposition } from '../../common/content-disposition.ts';
+import { parseRange } from './blob-store.ts';
+import { atLeast, type DataObject } from './object-index.ts';
+import { baseName, isWithin } from '../../common/data-path.ts';
+import { trashBase } from './moves.ts';
+import type { DataStore } from './store.ts';
+import { ticketDefinition } from './tickets.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * What a ticket grants (backends.md §2.6): anyone holding its id may download the object, with no

@@ -3,7 +3,7 @@
 // ticket errors.
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { sendError, toGatewayError } from '../../common/error-replies.js';
+import { sendError, toGatewayError } from '../../common/error-replies.ts';
 import {
   booleanParam,
   integerParam,
@@ -11,10 +11,10 @@ import {
   stringList,
   bodyObject,
   stringParam,
-} from './bulk.js';
-import { atLeast } from './object-index.js';
-import { inTransaction } from './moves.js';
-import type { DataStore } from './store.js';
+} from './bulk.ts';
+import { atLeast } from './object-index.ts';
+import { inTransaction } from './moves.ts';
+import type { DataStore } from './store.ts';
 import {
   createTickets,
   neededLevel,
@@ -22,9 +22,9 @@ import {
   ticketDefinition,
   type TicketDefinition,
   type TicketOptions,
-} from './tickets.js';
-import { ticketDownloadRoutes } from './ticket-download-routes.js';
-import { gatewayError } from '../../common/errors.js';
+} from './tickets.ts';
+import { ticketDownloadRoutes } from './ticket-download-routes.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /** Spec: ticket errors are `{error_code, reason}` only. */
 function plainTicketErrors(app: Parameters<FastifyPluginAsync>[0]): void {

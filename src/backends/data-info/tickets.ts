@@ -3,11 +3,11 @@
 // ticket is and how one is made; the routes are ticket-routes.ts (create, list, remove) and
 // ticket-download-routes.ts (what a ticket grants).
 import { randomUUID } from 'node:crypto';
-import { atLeast, type DataObject } from './object-index.js';
-import { baseName } from '../../common/data-path.js';
-import { inTransaction } from './moves.js';
-import type { Caller, DataStore } from './store.js';
-import { gatewayError } from '../../common/errors.js';
+import { atLeast, type DataObject } from './object-index.ts';
+import { baseName } from '../../common/data-path.ts';
+import { inTransaction } from './moves.ts';
+import type { Caller, DataStore } from './store.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 export interface TicketDefinition {
   path: string;

@@ -2,14 +2,17 @@
 // bytes written, or read until the stream ends. The AWS SDK's instrumentation adds the S3 calls
 // beneath; the local folder has no instrumentation of its own, hence these spans around both.
 import type { Readable } from 'node:stream';
-import { activeTracing, inSpan, spanOverStream } from '../../common/tracing.js';
-import type { BlobStore, ByteRange, OpenBlob, WriteOptions } from './blob-store.js';
+import { activeTracing, inSpan, spanOverStream } from '../../common/tracing.ts';
+import type { BlobStore, ByteRange, OpenBlob, WriteOptions } from './blob-store.ts';
 
 class TracedBlobStore implements BlobStore {
   readonly location: string;
   private readonly system: string;
 
-  constructor(private readonly store: BlobStore) {
+  private readonly store: BlobStore;
+
+  constructor(store: BlobStore) {
+    this.store = store;
     this.location = store.location;
     this.system = store.location.startsWith('s3://') ? 's3' : 'file';
   }

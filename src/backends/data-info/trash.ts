@@ -1,14 +1,14 @@
 import { randomInt } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Transaction } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import type { DataEvent } from './bulk.js';
-import { atLeast } from './object-index.js';
-import { ancestorsOf, baseName, isWithin, parentOf } from '../../common/data-path.js';
-import { existingAll, inTransaction, isProtectedRoot, ownedAll, trashBase } from './moves.js';
-import type { Caller, DataStore } from './store.js';
-import { relocate, removeSubtree, outermost } from './tree.js';
-import { errorAs, gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import type { DataEvent } from './bulk.ts';
+import { atLeast } from './object-index.ts';
+import { ancestorsOf, baseName, isWithin, parentOf } from '../../common/data-path.ts';
+import { existingAll, inTransaction, isProtectedRoot, ownedAll, trashBase } from './moves.ts';
+import type { Caller, DataStore } from './store.ts';
+import { relocate, removeSubtree, outermost } from './tree.ts';
+import { errorAs, gatewayError } from '../../common/errors.ts';
 
 /**
  * Delete, trash, restore and the retention sweep (backends.md §2.4). A deleted item moves to the

@@ -7,10 +7,10 @@ import {
   type SqlBool,
   type Transaction,
 } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import type { DataObject } from './object-index.js';
-import { baseName, parentOf } from '../../common/data-path.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import type { DataObject } from './object-index.ts';
+import { baseName, parentOf } from '../../common/data-path.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * Whole-subtree catalog work for moves, trash and deletion. A folder's descendants are the rows

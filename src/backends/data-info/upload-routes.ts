@@ -1,16 +1,16 @@
 import { pipeline, Readable, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { BlobTooLarge } from './blob-store.js';
-import type { DataObject } from './object-index.js';
-import { SNIFF_BYTES } from './content-types.js';
-import { joinDataPath } from '../../common/data-path.js';
-import { idFromParams, objectById, requireFile, requireFolder } from './ids.js';
-import { missingParameter, single } from './query.js';
-import type { Caller, DataStore } from './store.js';
-import { visibilityOf } from './visibility.js';
-import { addFile, replaceContent, type WrittenContent } from './writes.js';
-import { GatewayError, gatewayError } from '../../common/errors.js';
+import { BlobTooLarge } from './blob-store.ts';
+import type { DataObject } from './object-index.ts';
+import { SNIFF_BYTES } from './content-types.ts';
+import { joinDataPath } from '../../common/data-path.ts';
+import { idFromParams, objectById, requireFile, requireFolder } from './ids.ts';
+import { missingParameter, single } from './query.ts';
+import type { Caller, DataStore } from './store.ts';
+import { visibilityOf } from './visibility.ts';
+import { addFile, replaceContent, type WrittenContent } from './writes.ts';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
 
 /**
  * Uploads (backends.md §2.1, §2.7): `POST /data?dest=<folder>` makes a new file, `PUT /data/{id}`

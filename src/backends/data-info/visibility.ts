@@ -6,13 +6,13 @@ import {
   type RawBuilder,
   type SqlBool,
 } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { atLeast, everyone, strongest, type DataObject } from './object-index.js';
-import { type Permission } from '../../common/data-stat.js';
-import { isWithin } from '../../common/data-path.js';
-import { codePoints } from './tree.js';
-import type { Caller, DataStore } from './store.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { atLeast, everyone, strongest, type DataObject } from './object-index.ts';
+import { type Permission } from '../../common/data-stat.ts';
+import { isWithin } from '../../common/data-path.ts';
+import { codePoints } from './tree.ts';
+import type { Caller, DataStore } from './store.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * What a caller may see (backends.md §2.1, "shared with me"). A grant on a folder covers all of
@@ -66,7 +66,10 @@ function topmost(paths: string[]): string[] {
 export class Visibility {
   private readonly trashHome: string;
 
-  constructor(private readonly data: DataStore) {
+  private readonly data: DataStore;
+
+  constructor(data: DataStore) {
+    this.data = data;
     this.trashHome = `/${data.zone}/trash/home`;
   }
 

@@ -2,16 +2,16 @@
 // files on a user's behalf (analyses): folders made like `mkdir -p`, new files made whole.
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { newChildPath } from './bulk.js';
-import type { DataObject } from './object-index.js';
-import { contentTypeFromName, infoTypeFromName, sniffContentType } from './content-types.js';
-import { ancestorsOf, baseName, parentOf } from '../../common/data-path.js';
-import { objectLock } from './locks.js';
-import type { Caller, DataStore } from './store.js';
-import { isUniqueViolation } from '../../store/unique-violation.js';
-import { visibilityOf } from './visibility.js';
-import { subtree } from './tree.js';
-import { errorAs, gatewayError } from '../../common/errors.js';
+import { newChildPath } from './bulk.ts';
+import type { DataObject } from './object-index.ts';
+import { contentTypeFromName, infoTypeFromName, sniffContentType } from './content-types.ts';
+import { ancestorsOf, baseName, parentOf } from '../../common/data-path.ts';
+import { objectLock } from './locks.ts';
+import type { Caller, DataStore } from './store.ts';
+import { isUniqueViolation } from '../../store/unique-violation.ts';
+import { visibilityOf } from './visibility.ts';
+import { subtree } from './tree.ts';
+import { errorAs, gatewayError } from '../../common/errors.ts';
 
 /** The folders missing on the way to `path`, checked: the nearest existing one must be a folder `caller` can write. */
 export async function foldersToCreate(

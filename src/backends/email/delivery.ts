@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Transporter } from 'nodemailer';
-import { gatewayError } from '../../common/errors.js';
-import type { ComposedMail } from './message.js';
+import { gatewayError } from '../../common/errors.ts';
+import type { ComposedMail } from './message.ts';
 
 // nodemailer is loaded on the first message (or SMTP transport), not at start: most gateways
 // never send mail, and it is a dozen modules.

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import type { EmbeddedService } from '../service.js';
-import { outboxDelivery, smtpDelivery } from './delivery.js';
-import { composeMail, EmailBody, type EmailRequest } from './message.js';
+import type { EmbeddedService } from '../service.ts';
+import { outboxDelivery, smtpDelivery } from './delivery.ts';
+import { composeMail, EmailBody, type EmailRequest } from './message.ts';
 
 // The email service's door: the service itself, for the embedded host; nothing else of it is for
 // other parts of the project.

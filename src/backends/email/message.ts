@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { gatewayError } from '../../common/errors.js';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * A message as the platform's email service takes it (routes.md §25, `POST /`): recipients, the

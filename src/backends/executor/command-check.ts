@@ -2,7 +2,7 @@
 // (`could not start: its working directory /x is not a directory`).
 import { stat } from 'node:fs/promises';
 import { isAbsolute, normalize } from 'node:path';
-import type { StepCommand, StepLimits } from './engine.js';
+import type { StepCommand, StepLimits } from './engine.ts';
 
 const limitNames: (keyof StepLimits)[] = [
   'wallClockSeconds',

@@ -17,14 +17,14 @@ import type {
   LimitName,
   StepCommand,
   StepOutcome,
-} from './engine.js';
-import { captureStream } from './capped-log.js';
-import { directorySize } from './directory-size.js';
-import { findProgram } from './find-program.js';
-import { freeLoopbackPort, interactiveSession } from './interactive-session.js';
-import { stepOutcome, type EngineEnding } from './outcome.js';
-import { sandboxEnv, sandboxUid } from './sandbox-args.js';
-import type { RunningStep } from './step-process.js';
+} from './engine.ts';
+import { captureStream } from './capped-log.ts';
+import { directorySize } from './directory-size.ts';
+import { findProgram } from './find-program.ts';
+import { freeLoopbackPort, interactiveSession } from './interactive-session.ts';
+import { stepOutcome, type EngineEnding } from './outcome.ts';
+import { sandboxEnv, sandboxUid } from './sandbox-args.ts';
+import type { RunningStep } from './step-process.ts';
 
 export interface ContainerEngineOptions {
   runtime: 'docker' | 'podman';

@@ -7,13 +7,13 @@ export type {
   StepCommand,
   StepLimits,
   StepOutcome,
-} from './engine.js';
-export { createLocalEngine, type LocalEngineOptions } from './local-engine.js';
-export { unpackImage } from './image.js';
+} from './engine.ts';
+export { createLocalEngine, type LocalEngineOptions } from './local-engine.ts';
+export { unpackImage } from './image.ts';
 /** Whether a session's loopback port accepts connections now (VICE's url-ready asks). */
-export { acceptsConnections } from './interactive-session.js';
+export { acceptsConnections } from './interactive-session.ts';
 export {
   containerArgs,
   createContainerEngine,
   type ContainerEngineOptions,
-} from './container-engine.js';
+} from './container-engine.ts';

@@ -2,8 +2,8 @@
 // until the port accepts a connection, `running` from then on, `exited` once it has ended.
 import { randomUUID } from 'node:crypto';
 import { connect, createServer } from 'node:net';
-import type { InteractiveSession, StepOutcome } from './engine.js';
-import type { RunningStep } from './step-process.js';
+import type { InteractiveSession, StepOutcome } from './engine.ts';
+import type { RunningStep } from './step-process.ts';
 
 const readinessPollMs = 100;
 

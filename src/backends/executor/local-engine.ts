@@ -6,12 +6,12 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import type { ExecutionEngine, InteractiveSession, StepCommand, StepOutcome } from './engine.js';
-import { findProgram } from './find-program.js';
-import { freeLoopbackPort, interactiveSession } from './interactive-session.js';
-import { sharedProcessTable } from './process-tree.js';
-import { startStep, type RunningStep, type StepTools } from './step-process.js';
-import { hostLayout, type RootEntry } from './system-layout.js';
+import type { ExecutionEngine, InteractiveSession, StepCommand, StepOutcome } from './engine.ts';
+import { findProgram } from './find-program.ts';
+import { freeLoopbackPort, interactiveSession } from './interactive-session.ts';
+import { sharedProcessTable } from './process-tree.ts';
+import { startStep, type RunningStep, type StepTools } from './step-process.ts';
+import { hostLayout, type RootEntry } from './system-layout.ts';
 
 export interface LocalEngineOptions {
   /** Where the engine says what went wrong around a step (never the step's own output). */

@@ -1,7 +1,7 @@
 // How a step's end is told: the outcome's one-sentence reason for each way a step can end, and the
 // reading of bubblewrap's exit status, which reports a program killed by signal N as 128 + N.
 import { constants } from 'node:os';
-import type { LimitName, StepLimits, StepOutcome } from './engine.js';
+import type { LimitName, StepLimits, StepOutcome } from './engine.ts';
 
 /** Why the engine ended a step itself, when it did. */
 export type EngineEnding = { limit: LimitName } | { stopped: true } | { notStarted: string };

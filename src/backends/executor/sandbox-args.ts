@@ -1,8 +1,8 @@
 // The bubblewrap command line of a step: every namespace unshared (the network too, unless the step
 // is interactive), no capabilities, an unprivileged user, a read-only root made of the system
 // directories or an image, the step's directory read-write at /work, and only the given environment.
-import type { StepLimits } from './engine.js';
-import type { RootEntry } from './system-layout.js';
+import type { StepLimits } from './engine.ts';
+import type { RootEntry } from './system-layout.ts';
 
 /** The sandbox's user and group: `nobody`, inside a user namespace of its own. */
 export const sandboxUid = 65534;

@@ -1,9 +1,9 @@
 // Watches a running step's process tree and working directory against its limits: CPU time and
 // resident memory of the whole tree every poll, the directory's size about every half second.
 // The kernel's own per-process limits (prlimit) catch one process at once; this catches a tree.
-import type { LimitName, StepLimits } from './engine.js';
-import { directorySize } from './directory-size.js';
-import { processTree, residentBytes, type ProcessEntry } from './process-tree.js';
+import type { LimitName, StepLimits } from './engine.ts';
+import { directorySize } from './directory-size.ts';
+import { processTree, residentBytes, type ProcessEntry } from './process-tree.ts';
 
 const directoryEveryMs = 500;
 

@@ -4,15 +4,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LimitName, StepCommand, StepLimits, StepOutcome } from './engine.js';
-import { captureStream, type CappedLog } from './capped-log.js';
-import { commandProblem } from './command-check.js';
-import { directorySize } from './directory-size.js';
-import { stepOutcome, type EngineEnding } from './outcome.js';
-import { killGroup, type ProcessEntry } from './process-tree.js';
-import { sandboxArgs, sandboxEnv } from './sandbox-args.js';
-import { monitorStep, type StepMonitor } from './step-monitor.js';
-import { imageLayout, type RootEntry } from './system-layout.js';
+import type { LimitName, StepCommand, StepLimits, StepOutcome } from './engine.ts';
+import { captureStream, type CappedLog } from './capped-log.ts';
+import { commandProblem } from './command-check.ts';
+import { directorySize } from './directory-size.ts';
+import { stepOutcome, type EngineEnding } from './outcome.ts';
+import { killGroup, type ProcessEntry } from './process-tree.ts';
+import { sandboxArgs, sandboxEnv } from './sandbox-args.ts';
+import { monitorStep, type StepMonitor } from './step-monitor.ts';
+import { imageLayout, type RootEntry } from './system-layout.ts';
 
 /** What the engine gives each step: its tools, found once, and what steps share. */
 export interface StepTools {

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { GatewayError } from '../../common/errors.js';
-import { FastaError } from './fasta.js';
+import { GatewayError } from '../../common/errors.ts';
+import { FastaError } from './fasta.ts';
 
 /**
  * Jobs that run after their request has been answered. Each one reports its own outcome (job
@@ -10,7 +10,11 @@ import { FastaError } from './fasta.js';
 export class BackgroundJobs {
   private readonly running = new Set<Promise<void>>();
 
-  constructor(private readonly log: FastifyBaseLogger) {}
+  private readonly log: FastifyBaseLogger;
+
+  constructor(log: FastifyBaseLogger) {
+    this.log = log;
+  }
 
   start(name: string, work: () => Promise<void>): void {
     const job: Promise<void> = work()

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from 'typebox';
-import { joinDataPath, parentOf } from '../../common/data-path.js';
+import { joinDataPath, parentOf } from '../../common/data-path.ts';
 import {
   createFile,
   createFolders,
@@ -8,11 +8,11 @@ import {
   requireAccess,
   type Caller,
   type DataObject,
-} from '../data-info/index.js';
-import { failureReason } from './background.js';
-import type { GenomeRow } from './genome-records.js';
-import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.js';
-import { errorAs, gatewayError } from '../../common/errors.js';
+} from '../data-info/index.ts';
+import { failureReason } from './background.ts';
+import type { GenomeRow } from './genome-records.ts';
+import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.ts';
+import { errorAs, gatewayError } from '../../common/errors.ts';
 
 /** PUT /jobs (routes.md §15): `{type: "export_fasta", parameters: {genome_id, dest_type, overwrite 0/1, email?}}`. */
 export const JobBody = Type.Object({

@@ -1,7 +1,7 @@
 // The genome service's own tables: genomes (searched by name, described with their links) and
 // the jobs that load and export them (genome_jobs). FASTA bytes are kept apart, in a BlobStore.
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../store/schema.ts';
 
 export type GenomeRow = Selectable<Database['genomes']>;
 export type GenomeJobRow = Selectable<Database['genome_jobs']>;
@@ -45,11 +45,17 @@ function containsPattern(term: string): string {
 
 /** The genomes and genome jobs tables, as the service reads and writes them. */
 export class GenomeRecords {
+  private readonly db: Kysely<Database>;
+  private readonly baseUrl: string;
+
   constructor(
-    private readonly db: Kysely<Database>,
+    db: Kysely<Database>,
     /** GENOME_BASE_URL, no trailing slash. */
-    private readonly baseUrl: string,
-  ) {}
+    baseUrl: string,
+  ) {
+    this.db = db;
+    this.baseUrl = baseUrl;
+  }
 
   /** The genome's URL: the gateway's search for its id. */
   link(id: string): string {

@@ -4,12 +4,12 @@
 // that cannot own a home).
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import type { ServiceTokenVerifier } from '../../common/service-token.js';
-import { gatewayError } from '../../common/errors.js';
-import { JobBody, startExport, type JobRequest } from './export.js';
-import { callerOf } from './identity.js';
-import { LoadBody, startLoad, type LoadRequest } from './load.js';
-import type { GenomeService } from './parts.js';
+import type { ServiceTokenVerifier } from '../../common/service-token.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { JobBody, startExport, type JobRequest } from './export.ts';
+import { callerOf } from './identity.ts';
+import { LoadBody, startLoad, type LoadRequest } from './load.ts';
+import type { GenomeService } from './parts.ts';
 
 /** Shortest search term (routes.md §15). */
 const MIN_SEARCH_LENGTH = 3;

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { ServiceTokenClaims, ServiceTokenVerifier } from '../../common/service-token.js';
-import { gatewayError } from '../../common/errors.js';
+import type { ServiceTokenClaims, ServiceTokenVerifier } from '../../common/service-token.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /** The header the gateway puts the caller's token in (routes.md §15). */
 export const identityHeader = 'x-vendor-de-jwt';

@@ -1,10 +1,10 @@
-import { ServiceTokenVerifier } from '../../common/service-token.js';
-import { openBlobStore, openSharedDataStore } from '../data-info/index.js';
-import type { EmbeddedService } from '../service.js';
-import { BackgroundJobs } from './background.js';
-import { GenomeRecords } from './genome-records.js';
-import { genomeRoutes } from './genome-routes.js';
-import { GENOME_FOLDER, type GenomeService } from './parts.js';
+import { ServiceTokenVerifier } from '../../common/service-token.ts';
+import { openBlobStore, openSharedDataStore } from '../data-info/index.ts';
+import type { EmbeddedService } from '../service.ts';
+import { BackgroundJobs } from './background.ts';
+import { GenomeRecords } from './genome-records.ts';
+import { genomeRoutes } from './genome-routes.ts';
+import { GENOME_FOLDER, type GenomeService } from './parts.ts';
 
 // The genome service's door: the service itself, for the embedded host; nothing else of it is for
 // other parts of the project.

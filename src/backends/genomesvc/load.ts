@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
-import { baseName, joinDataPath } from '../../common/data-path.js';
-import { readableFile, type Caller, type DataObject } from '../data-info/index.js';
-import { failureReason } from './background.js';
-import { FastaCounter } from './fasta.js';
-import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.js';
+import { baseName, joinDataPath } from '../../common/data-path.ts';
+import { readableFile, type Caller, type DataObject } from '../data-info/index.ts';
+import { failureReason } from './background.ts';
+import { FastaCounter } from './fasta.ts';
+import { DATA_STORE_TYPE, GENOME_FOLDER, type GenomeService } from './parts.ts';
 
 export const LoadBody = Type.Object({
   source_data: Type.Array(

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { BlobStore, DataStore } from '../data-info/index.js';
-import type { BackendContext } from '../service.js';
-import type { BackgroundJobs } from './background.js';
-import type { GenomeRecords } from './genome-records.js';
+import type { BlobStore, DataStore } from '../data-info/index.ts';
+import type { BackendContext } from '../service.ts';
+import type { BackgroundJobs } from './background.ts';
+import type { GenomeRecords } from './genome-records.ts';
 
 /** What the genome service's loads and exports work with. */
 export interface GenomeService {

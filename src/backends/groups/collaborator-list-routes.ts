@@ -11,10 +11,10 @@ import {
   requireGroup,
   updateGroup,
   type GroupRow,
-} from './group-store.js';
-import { detailedGroupView, detailedGroupViews, groupView, shortName } from './group-views.js';
-import { addSubjects, membersView, removeSubjects, type GroupRoutes } from './context.js';
-import { copyListPermissionsToMembers } from './list-permission-retention.js';
+} from './group-store.ts';
+import { detailedGroupView, detailedGroupViews, groupView, shortName } from './group-views.ts';
+import { addSubjects, membersView, removeSubjects, type GroupRoutes } from './context.ts';
+import { copyListPermissionsToMembers } from './list-permission-retention.ts';
 import {
   bodyOf,
   callerOf,
@@ -23,7 +23,7 @@ import {
   optionalString,
   queryString,
   subjectList,
-} from './requests.js';
+} from './requests.ts';
 
 type Params = { name: string };
 

@@ -4,9 +4,9 @@
 // Mounted twice: for users under `/communities`, and for the gateway's `/admin/communities...`
 // routes (administrators only, checked by the gateway) under `/admin`, acting as the groups
 // administrator, whom no admin privilege check stops.
-import { gatewayError } from '../../common/errors.js';
-import { communityAvuAttribute } from '../../common/app-community-avus.js';
-import { renameAvuValues, targetIdsWithAvu } from '../metadata/index.js';
+import { gatewayError } from '../../common/errors.ts';
+import { communityAvuAttribute } from '../../common/app-community-avus.ts';
+import { renameAvuValues, targetIdsWithAvu } from '../metadata/index.ts';
 import {
   createGroup,
   deleteGroup,
@@ -20,20 +20,20 @@ import {
   revoke,
   updateGroup,
   type GroupRow,
-} from './group-store.js';
+} from './group-store.ts';
 import {
   detailedGroupView,
   detailedGroupViews,
   groupView,
   type ResultView,
-} from './group-views.js';
+} from './group-views.ts';
 import {
   addSubjects,
   membersView,
   removeSubjects,
   type GroupRoutes,
   type GroupsContext,
-} from './context.js';
+} from './context.ts';
 import {
   bodyOf,
   callerOf,
@@ -42,7 +42,7 @@ import {
   optionalString,
   queryString,
   subjectList,
-} from './requests.js';
+} from './requests.ts';
 
 type Params = { name: string };
 

@@ -1,8 +1,8 @@
 // What every groups route module is given, and the member changes they share (adding and removing
 // subjects one by one, each with its own `results[]` outcome).
 import type { FastifyPluginAsync } from 'fastify';
-import type { UserNotification } from '../../common/notifications.js';
-import { qualifiedUsername } from '../../common/users.js';
+import type { UserNotification } from '../../common/notifications.ts';
+import { qualifiedUsername } from '../../common/users.ts';
 import {
   addMember,
   everyone,
@@ -11,8 +11,8 @@ import {
   removeMember,
   revoke,
   type Db,
-} from './group-store.js';
-import { subjectsFor, type ResultView } from './group-views.js';
+} from './group-store.ts';
+import { subjectsFor, type ResultView } from './group-views.ts';
 
 export interface GroupsContext {
   db: Db;

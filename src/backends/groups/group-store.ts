@@ -2,10 +2,10 @@
 // members, privileges and pending join requests, read and written for the route modules.
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { gatewayError } from '../../common/errors.js';
-import { isUniqueViolation } from '../../store/unique-violation.js';
-import { removeGroupGrants } from '../permissions/index.js';
+import type { Database } from '../../store/schema.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { isUniqueViolation } from '../../store/unique-violation.ts';
+import { removeGroupGrants } from '../permissions/index.ts';
 
 export type Db = Kysely<Database>;
 export type GroupRow = Selectable<Database['groups']>;

@@ -1,9 +1,9 @@
 // How the groups service shows groups, subjects and privileges (the groups API's shapes, which the
 // web UI's Teams and Communities pages read: `groups[]`, `members[]`, `privileges[]`, `results[]`).
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { everyone, type GroupRow } from './group-store.js';
+import type { Database } from '../../store/schema.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { everyone, type GroupRow } from './group-store.ts';
 
 type UserRow = Pick<Database['users'], 'username' | 'email' | 'first_name' | 'last_name'>;
 

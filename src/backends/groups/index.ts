@@ -1,11 +1,11 @@
-import type { EmbeddedService } from '../service.js';
-import { documented } from './documented.js';
-import { collaboratorListRoutes } from './collaborator-list-routes.js';
-import { communityRoutes } from './community-routes.js';
-import type { GroupsContext } from './context.js';
-import { platformUsersRoutes } from './platform-users.js';
-import { subjectRoutes } from './subject-routes.js';
-import { teamRoutes } from './team-routes.js';
+import type { EmbeddedService } from '../service.ts';
+import { documented } from './documented.ts';
+import { collaboratorListRoutes } from './collaborator-list-routes.ts';
+import { communityRoutes } from './community-routes.ts';
+import type { GroupsContext } from './context.ts';
+import { platformUsersRoutes } from './platform-users.ts';
+import { subjectRoutes } from './subject-routes.ts';
+import { teamRoutes } from './team-routes.ts';
 
 // The groups service's door: the service itself, for the embedded host; and what the apps service
 // asks in-process (same store): isCommunityAdmin, before letting a community's administrators tag
@@ -20,8 +20,8 @@ export {
   groupNames,
   isCommunityAdmin,
   memberGroupNames,
-} from './group-store.js';
-export { replaceWorkshopMembers, workshopGroupView, workshopMembers } from './workshop-group.js';
+} from './group-store.ts';
+export { replaceWorkshopMembers, workshopGroupView, workshopMembers } from './workshop-group.ts';
 
 /**
  * The groups service (routes.md §22, docs/api/groups.md): people (`/subjects`, the identities

@@ -1,8 +1,8 @@
 // Deleting a collaborator list (or removing members from one) keeping what it was shared: routes.md
 // §22, DELETE `/collaborator-lists/{name}` and `members/deleter` with `retain-permissions=true`,
 // "copy the list's permissions to its members first".
-import { copyGroupGrants } from '../permissions/index.js';
-import type { Db, GroupRow } from './group-store.js';
+import { copyGroupGrants } from '../permissions/index.ts';
+import type { Db, GroupRow } from './group-store.ts';
 
 /**
  * Copies every grant the collaborator list holds (apps, analyses, tools shared with it) to each of

@@ -5,11 +5,11 @@
 // after it join at the next use, so one taken out (seen before it) is never added back.
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
-import { gatewayError } from '../../common/errors.js';
-import { qualifiedUsername, shortUsername } from '../../common/users.js';
-import { seenUsers, type GroupRoutes, type GroupsContext } from './context.js';
-import { addMember, findGroup, removeMember, type GroupRow } from './group-store.js';
-import { detailedGroupViews, groupView } from './group-views.js';
+import { gatewayError } from '../../common/errors.ts';
+import { qualifiedUsername, shortUsername } from '../../common/users.ts';
+import { seenUsers, type GroupRoutes, type GroupsContext } from './context.ts';
+import { addMember, findGroup, removeMember, type GroupRow } from './group-store.ts';
+import { detailedGroupViews, groupView } from './group-views.ts';
 
 const platformUsers = { kind: 'platform', name: 'de-users' } as const;
 

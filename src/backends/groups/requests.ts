@@ -1,7 +1,7 @@
 // What the groups service's routes read from a request: the caller (`user`), JSON bodies, names,
 // member lists and boolean flags; bad input is a 400 with the table's code.
-import { gatewayError } from '../../common/errors.js';
-import { requireUserParam } from '../../common/query-params.js';
+import { gatewayError } from '../../common/errors.ts';
+import { requireUserParam } from '../../common/query-params.ts';
 
 export const callerOf = (request: { query: unknown }): string => requireUserParam(request.query);
 

@@ -5,12 +5,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { Database } from '../../store/schema.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { gatewayError } from '../../common/errors.js';
-import { groupSubjectOf, subjectOf } from './group-views.js';
-import { listGroups } from './group-store.js';
-import { callerOf } from './requests.js';
+import type { Database } from '../../store/schema.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { groupSubjectOf, subjectOf } from './group-views.ts';
+import { listGroups } from './group-store.ts';
+import { callerOf } from './requests.ts';
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);

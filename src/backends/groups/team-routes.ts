@@ -2,7 +2,7 @@
 // made, renamed and deleted by their admins; members added (each told, `added_to_team`) and
 // removed; privileges read and set; joined (with the public `optin`), left, and asked to join
 // (the first admin told, `team_join_request`; a denial tells the requester, `team_join_denial`).
-import { gatewayError } from '../../common/errors.js';
+import { gatewayError } from '../../common/errors.ts';
 import {
   createGroup,
   deleteGroup,
@@ -20,7 +20,7 @@ import {
   revoke,
   updateGroup,
   type GroupRow,
-} from './group-store.js';
+} from './group-store.ts';
 import {
   detailedGroupView,
   detailedGroupViews,
@@ -28,7 +28,7 @@ import {
   privilegesView,
   shortName,
   subjectsFor,
-} from './group-views.js';
+} from './group-views.ts';
 import {
   addSubjects,
   membersView,
@@ -36,7 +36,7 @@ import {
   removeSubjects,
   type GroupRoutes,
   type GroupsContext,
-} from './context.js';
+} from './context.ts';
 import {
   bodyOf,
   callerOf,
@@ -45,7 +45,7 @@ import {
   optionalString,
   queryString,
   subjectList,
-} from './requests.js';
+} from './requests.ts';
 
 type Params = { name: string };
 

@@ -4,8 +4,8 @@
 // door. It is made on first use.
 import type { Kysely } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../../store/schema.js';
-import { seenUsers } from './context.js';
+import type { Database } from '../../store/schema.ts';
+import { seenUsers } from './context.ts';
 import {
   addMember,
   findGroup,
@@ -13,8 +13,8 @@ import {
   removeMember,
   type GroupKind,
   type GroupRow,
-} from './group-store.js';
-import { groupView, subjectsFor, type ResultView } from './group-views.js';
+} from './group-store.ts';
+import { groupView, subjectsFor, type ResultView } from './group-views.ts';
 
 const workshop = { kind: 'workshop', name: 'workshop' } satisfies { kind: GroupKind; name: string };
 

@@ -7,16 +7,16 @@
 // Unlike the other embedded services, a browser must reach it: src/app.ts hands it to the
 // gateway's areas, whose `identity-provider` area mounts its routes on the public listener and
 // whose `/token` and `/oidc/*` routes call its token endpoint in process (src/common/identity-provider.ts).
-import type { GatewayConfig } from '../../config.js';
-import type { EmbeddedIdentity } from '../../common/identity-provider.js';
-import type { Store } from '../../store/database.js';
-import { memberGroupNames } from '../groups/index.js';
-import { IdentityProvider } from './provider.js';
-import { realmRoutes } from './realm-routes.js';
-import { loadSigningKey, type SigningKey } from './signing.js';
-import { UserDirectory } from './users.js';
+import type { GatewayConfig } from '../../config.ts';
+import type { EmbeddedIdentity } from '../../common/identity-provider.ts';
+import type { Store } from '../../store/database.ts';
+import { memberGroupNames } from '../groups/index.ts';
+import { IdentityProvider } from './provider.ts';
+import { realmRoutes } from './realm-routes.ts';
+import { loadSigningKey, type SigningKey } from './signing.ts';
+import { UserDirectory } from './users.ts';
 
-export { UserDirectory, UserError, type IdentityUser } from './users.js';
+export { UserDirectory, UserError, type IdentityUser } from './users.ts';
 
 export interface EmbeddedIdentityProvider extends EmbeddedIdentity {
   users: UserDirectory;

@@ -2,10 +2,10 @@
 // (PKCE S256), refresh tokens (hashed, rotated at each use, gone with their session) and the token
 // endpoint's grants (authorization_code, refresh_token, password, Keycloak-style token exchange).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IdentityClientSettings, IdentitySettings } from '../../config.js';
-import type { Store } from '../../store/database.js';
-import { signedPayload, signTokens, type SigningKey } from './signing.js';
-import { UserDirectory, type IdentityUser } from './users.js';
+import type { IdentityClientSettings, IdentitySettings } from '../../config.ts';
+import type { Store } from '../../store/database.ts';
+import { signedPayload, signTokens, type SigningKey } from './signing.ts';
+import { UserDirectory, type IdentityUser } from './users.ts';
 
 export const tokenExchangeGrant = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
@@ -78,7 +78,10 @@ export class IdentityProvider {
   private readonly now: () => number;
   private readonly clients: Map<string, Client>;
 
-  constructor(private readonly options: ProviderOptions) {
+  private readonly options: ProviderOptions;
+
+  constructor(options: ProviderOptions) {
+    this.options = options;
     this.now = options.now ?? Date.now;
     this.users = new UserDirectory(options.store, options.emailDomain, this.now);
     this.clients = new Map(options.settings.clients.map((client) => [client.id, client]));

@@ -4,8 +4,8 @@
 // with the sign-in page and an SSO cookie, token, certs (JWKS), userinfo and end-session.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { messagePage, signInPage } from './sign-in-page.js';
-import type { IdentityProvider, Session } from './provider.js';
+import { messagePage, signInPage } from './sign-in-page.ts';
+import type { IdentityProvider, Session } from './provider.ts';
 
 const tag = 'identity-provider';
 /** The SSO cookie: the secret of a sign-in session, scoped to the realm's paths. */

@@ -2,8 +2,8 @@
 // the Keycloak-shaped access, ID and refresh tokens it signs.
 import { createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, compactVerify, exportJWK, SignJWT, type JWK } from 'jose';
-import { ensureRsaPrivateKeyFile, identityKeyPath } from '../../common/key-files.js';
-import type { IdentityUser } from './users.js';
+import { ensureRsaPrivateKeyFile, identityKeyPath } from '../../common/key-files.ts';
+import type { IdentityUser } from './users.ts';
 
 export interface SigningKey {
   privateKey: KeyObject;

@@ -1,10 +1,10 @@
 // The embedded identity provider's users (migration 031): added, re-passworded, removed and
 // listed by `npm run user`, checked by the sign-in page and the password grant.
-import type { Store } from '../../store/database.js';
-import { isUniqueViolation } from '../../store/unique-violation.js';
-import { recordUser } from '../../store/users.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
+import type { Store } from '../../store/database.ts';
+import { isUniqueViolation } from '../../store/unique-violation.ts';
+import { recordUser } from '../../store/users.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { decoyHash, hashPassword, verifyPassword } from './passwords.ts';
 
 export interface IdentityUser {
   username: string;
@@ -47,11 +47,14 @@ const userOf = (row: Row): IdentityUser => ({
 const columns = ['username', 'email', 'first_name', 'last_name', 'admin'] as const;
 
 export class UserDirectory {
-  constructor(
-    private readonly store: Store,
-    private readonly emailDomain: string,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly store: Store;
+  private readonly emailDomain: string;
+  private readonly now: () => number;
+  constructor(store: Store, emailDomain: string, now: () => number = Date.now) {
+    this.store = store;
+    this.emailDomain = emailDomain;
+    this.now = now;
+  }
 
   async add(user: NewUser): Promise<IdentityUser> {
     if (!usernamePattern.test(user.username))

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { Database, MetadataTargetType } from '../../store/schema.js';
+import type { Database, MetadataTargetType } from '../../store/schema.ts';
 import {
   avusOf,
   badField,
@@ -12,7 +12,7 @@ import {
   type AvuRequest,
   type AvuView,
   type Target,
-} from './avu-store.js';
+} from './avu-store.ts';
 import {
   bodyObject,
   chunks,
@@ -22,8 +22,8 @@ import {
   userQuery,
   Uuid,
   type MetadataRoutes,
-} from './requests.js';
-import { listParam } from '../../common/query-params.js';
+} from './requests.ts';
+import { listParam } from '../../common/query-params.ts';
 
 /** The AVU routes (backends.md §3.3); the table's rules are in avu-store.ts. */
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, MetadataTargetType } from '../../store/schema.js';
-import { bodyObject, chunks, isUuid, targetTypes } from './requests.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database, MetadataTargetType } from '../../store/schema.ts';
+import { bodyObject, chunks, isUuid, targetTypes } from './requests.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * The AVU table's rules (backends.md §3.3), shared by the metadata service's AVU routes and the

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Selectable } from 'kysely';
 import { Type } from 'typebox';
-import type { Database, MetadataTargetType } from '../../store/schema.js';
+import type { Database, MetadataTargetType } from '../../store/schema.ts';
 import {
   bodyObject,
   userOf,
@@ -10,10 +10,10 @@ import {
   Uuid,
   type MetadataOptions,
   type MetadataRoutes,
-} from './requests.js';
-import { booleanParam, choiceParam } from '../../common/query-params.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { gatewayError } from '../../common/errors.js';
+} from './requests.ts';
+import { booleanParam, choiceParam } from '../../common/query-params.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * Comments on apps and on files/folders (backends.md §3.1, spec "Comment", "States and

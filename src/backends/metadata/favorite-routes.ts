@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { MetadataTargetType } from '../../store/schema.js';
+import type { MetadataTargetType } from '../../store/schema.ts';
 import {
   bodyObject,
   chunks,
@@ -9,9 +9,9 @@ import {
   userQuery,
   Uuid,
   type MetadataRoutes,
-} from './requests.js';
-import { choiceParam } from '../../common/query-params.js';
-import { gatewayError } from '../../common/errors.js';
+} from './requests.ts';
+import { choiceParam } from '../../common/query-params.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * Favorite files and folders (backends.md §3.2). Existence and readability are the gateway's

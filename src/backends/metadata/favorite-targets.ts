@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../store/schema.ts';
 
 /**
  * The shared-store contract of the favourites (embedded only): what data-info reads of the

@@ -1,14 +1,14 @@
-import type { EmbeddedService } from '../service.js';
-import { documented } from './documented.js';
-import { avuRoutes } from './avu-routes.js';
-import { commentRoutes } from './comment-routes.js';
-import { favoriteRoutes } from './favorite-routes.js';
-import { ontologyAdminRoutes } from './ontology-admin-routes.js';
-import { ontologyRoutes } from './ontology-routes.js';
-import { permanentIdRequestRoutes } from './permanent-id-request-routes.js';
-import type { MetadataRoutes } from './requests.js';
-import { tagRoutes } from './tag-routes.js';
-import { templateRoutes } from './template-routes.js';
+import type { EmbeddedService } from '../service.ts';
+import { documented } from './documented.ts';
+import { avuRoutes } from './avu-routes.ts';
+import { commentRoutes } from './comment-routes.ts';
+import { favoriteRoutes } from './favorite-routes.ts';
+import { ontologyAdminRoutes } from './ontology-admin-routes.ts';
+import { ontologyRoutes } from './ontology-routes.ts';
+import { permanentIdRequestRoutes } from './permanent-id-request-routes.ts';
+import type { MetadataRoutes } from './requests.ts';
+import { tagRoutes } from './tag-routes.ts';
+import { templateRoutes } from './template-routes.ts';
 
 /**
  * metadata's door. What other parts of the project may use of it: the service itself (for the
@@ -30,7 +30,7 @@ export {
   targetIdsWithAvu,
   targetsWithAvu,
   writeAvus,
-} from './avu-store.js';
+} from './avu-store.ts';
 export {
   classAvus,
   filterTree,
@@ -42,16 +42,16 @@ export {
   requireSavedTree,
   savedHierarchies,
   type OntologyClassHierarchy,
-} from './ontology-store.js';
+} from './ontology-store.ts';
 export {
   avusOfObjects,
   objectHasAvu,
   objectHasTag,
   ownedTagIds,
   type AvuFieldMatch,
-} from './search-targets.js';
-export { favoriteCountsOf, favoritesOf, type FavoriteDataType } from './favorite-targets.js';
-export { bodyObject, isUuid, userQuery, Uuid } from './requests.js';
+} from './search-targets.ts';
+export { favoriteCountsOf, favoritesOf, type FavoriteDataType } from './favorite-targets.ts';
+export { bodyObject, isUuid, userQuery, Uuid } from './requests.ts';
 
 /**
  * The route modules of the metadata service, each a plugin given `{db, now}` (requests.ts).

@@ -8,9 +8,9 @@ import {
   markOntologyDeleted,
   saveHierarchy,
   savedHierarchies,
-} from './ontology-store.js';
-import { userOf, userQuery, type MetadataRoutes } from './requests.js';
-import { GatewayError, gatewayError } from '../../common/errors.js';
+} from './ontology-store.ts';
+import { userOf, userQuery, type MetadataRoutes } from './requests.ts';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
 
 /**
  * Ontology administration in the metadata service (backends.md §3.6): upload (multipart part

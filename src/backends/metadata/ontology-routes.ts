@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import type { MetadataTargetType } from '../../store/schema.js';
-import { targetLists } from './avu-routes.js';
+import type { MetadataTargetType } from '../../store/schema.ts';
+import { targetLists } from './avu-routes.ts';
 import {
   classAvus,
   classifiedTargets,
@@ -10,10 +10,10 @@ import {
   loadGraph,
   requireSavedTree,
   savedHierarchies,
-} from './ontology-store.js';
-import { bodyObject, stringList, targetTypes, userQuery, type MetadataRoutes } from './requests.js';
-import { requiredParam } from '../../common/query-params.js';
-import { gatewayError } from '../../common/errors.js';
+} from './ontology-store.ts';
+import { bodyObject, stringList, targetTypes, userQuery, type MetadataRoutes } from './requests.ts';
+import { requiredParam } from '../../common/query-params.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * Ontology reads and the filters that classify targets (backends.md §3.6). A target is under a

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Database, MetadataTargetType } from '../../store/schema.js';
-import { parseOntologyXml, type OntologyClass } from './ontology-xml.js';
-import { chunks } from './requests.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database, MetadataTargetType } from '../../store/schema.ts';
+import { parseOntologyXml, type OntologyClass } from './ontology-xml.ts';
+import { chunks } from './requests.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * The ontology tables' queries (backends.md §3.6): the metadata service's routes use them, and so

@@ -1,5 +1,5 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { gatewayError } from '../../common/errors.js';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * Reads an OWL ontology in RDF/XML (the format the reference's OWL API loader is fed, e.g. EDAM)

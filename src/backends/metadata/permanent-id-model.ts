@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { gatewayError } from '../../common/errors.ts';
 import type {
   RequestDetails,
   RequestListing,
   RequestSummary,
-} from '../../common/permanent-id-requests.js';
+} from '../../common/permanent-id-requests.ts';
 
 /**
  * Permanent-ID requests in the store (backends.md §3.7): a request, its type, and its history of

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { bodyObject, isUuid, userOf, userQuery, type MetadataRoutes } from './requests.js';
-import { listParam, singleParam } from '../../common/query-params.js';
+import { bodyObject, isUuid, userOf, userQuery, type MetadataRoutes } from './requests.ts';
+import { listParam, singleParam } from '../../common/query-params.ts';
 import {
   changeRequestStatus,
   createRequest,
@@ -13,8 +13,8 @@ import {
   type NewRequest,
   type SortField,
   type StatusChange,
-} from './permanent-id-model.js';
-import { gatewayError } from '../../common/errors.js';
+} from './permanent-id-model.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * Permanent-ID requests (backends.md §3.7): users file and follow their own requests; admins list

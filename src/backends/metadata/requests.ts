@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { Database, MetadataTargetType } from '../../store/schema.js';
-import { requireUserParam } from '../../common/query-params.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database, MetadataTargetType } from '../../store/schema.ts';
+import { requireUserParam } from '../../common/query-params.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * What every metadata route module is given, and the request helpers they share: the trusted

@@ -6,8 +6,8 @@ import {
   type RawBuilder,
   type SqlBool,
 } from 'kysely';
-import { anyCaseLike } from '../../store/any-case.js';
-import type { Database } from '../../store/schema.js';
+import { anyCaseLike } from '../../store/any-case.ts';
+import type { Database } from '../../store/schema.ts';
 
 /**
  * What the data search asks of the metadata service's tables: which files and folders carry an

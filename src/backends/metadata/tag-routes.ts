@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import { Type } from 'typebox';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../store/schema.ts';
 import {
   bodyObject,
   chunks,
@@ -11,9 +11,9 @@ import {
   userQuery,
   Uuid,
   type MetadataRoutes,
-} from './requests.js';
-import { choiceParam, requiredParam, singleParam } from '../../common/query-params.js';
-import { gatewayError } from '../../common/errors.js';
+} from './requests.ts';
+import { choiceParam, requiredParam, singleParam } from '../../common/query-params.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * Tags (backends.md §3.4): each user's own labels, attached to files and folders. An attachment

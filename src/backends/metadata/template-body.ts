@@ -1,6 +1,6 @@
-import { valueTypeNames } from '../../store/migrations/006-metadata-templates-pids.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
+import { valueTypeNames } from '../../store/migrations/006-metadata-templates-pids.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * The admin template body (backends.md §3.5): `{name, description?, deleted?, attributes: [{id?,

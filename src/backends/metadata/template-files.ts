@@ -1,5 +1,5 @@
 import { crc32, deflateRawSync } from 'node:zlib';
-import type { Template } from './template-model.js';
+import type { Template } from './template-model.ts';
 
 /**
  * The downloadable forms of a template (backends.md §3.5): a blank CSV to fill in for bulk

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { chunks } from './requests.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import type { AttributeInput, TemplateInput } from './template-body.js';
-import { gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { chunks } from './requests.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import type { AttributeInput, TemplateInput } from './template-body.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * Metadata templates in the store (backends.md §3.5): reading a template with its attribute tree,

@@ -1,18 +1,18 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { contentDisposition } from '../../common/content-disposition.js';
-import { userOf, userQuery, type MetadataRoutes } from './requests.js';
-import { booleanParam } from '../../common/query-params.js';
-import { templateInput } from './template-body.js';
-import { blankCsv, guideCsv, templateZip } from './template-files.js';
+import { contentDisposition } from '../../common/content-disposition.ts';
+import { userOf, userQuery, type MetadataRoutes } from './requests.ts';
+import { booleanParam } from '../../common/query-params.ts';
+import { templateInput } from './template-body.ts';
+import { blankCsv, guideCsv, templateZip } from './template-files.ts';
 import {
   deleteTemplate,
   findAttribute,
   listTemplates,
   requireTemplate,
   saveTemplate,
-} from './template-model.js';
-import { gatewayError } from '../../common/errors.js';
+} from './template-model.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * Metadata templates (backends.md §3.5): listing, one template with its attributes, its CSV and

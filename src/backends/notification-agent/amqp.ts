@@ -7,10 +7,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { notificationJson, shortUsername, type NotificationRow } from './model.js';
-import { unseenCount } from './queries.js';
-import { currentContext, inContext } from '../../common/tracing.js';
+import type { Database } from '../../store/schema.ts';
+import { notificationJson, shortUsername, type NotificationRow } from './model.ts';
+import { unseenCount } from './queries.ts';
+import { currentContext, inContext } from '../../common/tracing.ts';
 
 export interface AmqpSettings {
   /** The broker (AMQP_URI). */
@@ -53,10 +53,12 @@ export class AmqpPublisher {
   private dropping = false;
   private readonly running: Promise<void>;
 
-  constructor(
-    private readonly settings: AmqpSettings,
-    private readonly log: Log,
-  ) {
+  private readonly settings: AmqpSettings;
+  private readonly log: Log;
+
+  constructor(settings: AmqpSettings, log: Log) {
+    this.settings = settings;
+    this.log = log;
     this.running = this.keepConnected();
   }
 
@@ -185,11 +187,19 @@ export class AmqpPublisher {
 
 /** Publishes each recorded notification as `notification.<username>` with the user's unseen count. */
 export class LiveNotifications {
+  private readonly db: Kysely<Database>;
+  private readonly publisher: AmqpPublisher;
+  private readonly log: Pick<FastifyBaseLogger, 'warn'>;
+
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly publisher: AmqpPublisher,
-    private readonly log: Pick<FastifyBaseLogger, 'warn'>,
-  ) {}
+    db: Kysely<Database>,
+    publisher: AmqpPublisher,
+    log: Pick<FastifyBaseLogger, 'warn'>,
+  ) {
+    this.db = db;
+    this.publisher = publisher;
+    this.log = log;
+  }
 
   /**
    * Starts publishing a just-committed system message to every user the platform knows (the UI

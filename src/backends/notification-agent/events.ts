@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { StoreChannel } from '../../store/channel.js';
+import type { StoreChannel } from '../../store/channel.ts';
 
 /**
  * What changed for whom, told to every agent process on the same store (see StoreChannel):
@@ -13,10 +13,13 @@ export interface AgentEvent {
 }
 
 export class AgentEventBus {
-  constructor(
-    private readonly channel: StoreChannel,
-    private readonly log: Pick<FastifyBaseLogger, 'warn'>,
-  ) {}
+  private readonly channel: StoreChannel;
+  private readonly log: Pick<FastifyBaseLogger, 'warn'>;
+
+  constructor(channel: StoreChannel, log: Pick<FastifyBaseLogger, 'warn'>) {
+    this.channel = channel;
+    this.log = log;
+  }
 
   /** Told after the change is committed; a failure to tell loses a push, never the change. */
   async publish(event: AgentEvent): Promise<void> {

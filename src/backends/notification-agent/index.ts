@@ -1,12 +1,12 @@
-import { openChannel } from '../../store/channel.js';
-import { documented } from './documented.js';
-import type { EmbeddedService } from '../service.js';
-import { AmqpPublisher, LiveNotifications } from './amqp.js';
-import { AgentEventBus } from './events.js';
-import { messageRoutes } from './message-routes.js';
-import { streamRoutes } from './stream-routes.js';
-import { systemMessageRoutes } from './system-message-routes.js';
-import { WebhookDispatcher } from './webhooks.js';
+import { openChannel } from '../../store/channel.ts';
+import { documented } from './documented.ts';
+import type { EmbeddedService } from '../service.ts';
+import { AmqpPublisher, LiveNotifications } from './amqp.ts';
+import { AgentEventBus } from './events.ts';
+import { messageRoutes } from './message-routes.ts';
+import { streamRoutes } from './stream-routes.ts';
+import { systemMessageRoutes } from './system-message-routes.ts';
+import { WebhookDispatcher } from './webhooks.ts';
 
 /**
  * The notification agent's door: the service itself, for the embedded host, and users' webhooks,
@@ -19,7 +19,7 @@ export {
   userWebhooks,
   webhookTopics,
   webhookTypes,
-} from './webhooks.js';
+} from './webhooks.ts';
 
 /**
  * The notification agent (backends.md §4): user notifications, system messages, and a stream of

@@ -1,9 +1,9 @@
 // User notifications (backends.md §4.1–4.4), with the spec's counts: marks answer how many are still unseen.
 import { randomUUID } from 'node:crypto';
-import { notificationColumns, notificationJson, notificationRequest, storedType } from './model.js';
-import type { AgentRoutes } from './options.js';
-import { paged } from '../../store/paging.js';
-import { badQueryParam, countParam } from '../../common/query-params.js';
+import { notificationColumns, notificationJson, notificationRequest, storedType } from './model.ts';
+import type { AgentRoutes } from './options.ts';
+import { paged } from '../../store/paging.ts';
+import { badQueryParam, countParam } from '../../common/query-params.ts';
 import {
   agentQuery,
   countSelected,
@@ -14,7 +14,7 @@ import {
   systemCounts,
   unseenCount,
   uuidListOf,
-} from './queries.js';
+} from './queries.ts';
 
 const sortColumns = {
   timestamp: 'time_created',

@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { GatewayError, gatewayError } from '../../common/errors.js';
+import type { Database } from '../../store/schema.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
 
 /** 400 with the field named: the agent's one kind of bad-request answer. */
 export function badField(field: string, reason: string): GatewayError {

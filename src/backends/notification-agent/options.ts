@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import type { LiveNotifications } from './amqp.js';
-import type { AgentEventBus } from './events.js';
-import type { WebhookDispatcher } from './webhooks.js';
+import type { Database } from '../../store/schema.ts';
+import type { LiveNotifications } from './amqp.ts';
+import type { AgentEventBus } from './events.ts';
+import type { WebhookDispatcher } from './webhooks.ts';
 
 /** What every route module of the notification agent is given. */
 export interface AgentOptions {

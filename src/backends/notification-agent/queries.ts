@@ -1,8 +1,8 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { normalizeQuery, optionalBooleanParam } from '../../common/query-params.js';
-import type { Database } from '../../store/schema.js';
-import { storedType } from './model.js';
-import { gatewayError } from '../../common/errors.js';
+import { normalizeQuery, optionalBooleanParam } from '../../common/query-params.ts';
+import type { Database } from '../../store/schema.ts';
+import { storedType } from './model.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /** The caller's query, names lower-cased (see normalizeQuery); `user` is required by every user route. */
 export function agentQuery(raw: unknown): { user: string; query: Record<string, string> } {

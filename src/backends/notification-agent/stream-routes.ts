@@ -1,10 +1,10 @@
 // GET /stream: a user's new notifications and count changes as Server-Sent Events (beyond the
 // reference agent; the gateway relays it as /secured/notifications/stream).
 import type { ServerResponse } from 'node:http';
-import type { AgentEvent } from './events.js';
-import { notificationColumns, notificationJson } from './model.js';
-import type { AgentRoutes } from './options.js';
-import { agentQuery, countSelected, selected, systemCounts } from './queries.js';
+import type { AgentEvent } from './events.ts';
+import { notificationColumns, notificationJson } from './model.ts';
+import type { AgentRoutes } from './options.ts';
+import { agentQuery, countSelected, selected, systemCounts } from './queries.ts';
 
 /** At most this many missed notifications are replayed to a client that reconnects with Last-Event-ID. */
 const replayLimit = 500;

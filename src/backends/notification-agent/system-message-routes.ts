@@ -2,19 +2,19 @@
 // moves each one through received, seen (acknowledged) and dismissed, never back.
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { asBoolean } from '../../store/sqlite-booleans.js';
-import { badField } from './model.js';
-import type { AgentOptions, AgentRoutes } from './options.js';
-import { paged } from '../../store/paging.js';
+import type { Database } from '../../store/schema.ts';
+import { asBoolean } from '../../store/sqlite-booleans.ts';
+import { badField } from './model.ts';
+import type { AgentOptions, AgentRoutes } from './options.ts';
+import { paged } from '../../store/paging.ts';
 import {
   badQueryParam,
   countParam,
   optionalBooleanParam,
   normalizeQuery,
-} from '../../common/query-params.js';
-import { activeSystemMessages, agentQuery, markAllUser, maxIds, uuidListOf } from './queries.js';
-import { gatewayError } from '../../common/errors.js';
+} from '../../common/query-params.ts';
+import { activeSystemMessages, agentQuery, markAllUser, maxIds, uuidListOf } from './queries.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 const received = 1;
 const acknowledged = 2;

@@ -7,12 +7,12 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { isUniqueViolation } from '../../store/unique-violation.js';
-import { isJsonObject } from '../../common/request-body.js';
-import { checkOutboundUrl, outboundPost } from '../../common/outbound-fetch.js';
-import { gatewayError } from '../../common/errors.js';
-import { notificationJson, storedType, type NotificationRow } from './model.js';
+import type { Database } from '../../store/schema.ts';
+import { isUniqueViolation } from '../../store/unique-violation.ts';
+import { isJsonObject } from '../../common/request-body.ts';
+import { checkOutboundUrl, outboundPost } from '../../common/outbound-fetch.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { notificationJson, storedType, type NotificationRow } from './model.ts';
 
 /** The header carrying `sha256=<hex HMAC-SHA256 of the body>`, keyed by the webhook's secret. */
 export const signatureHeader = 'X-Platform-Signature';
@@ -268,11 +268,15 @@ export class WebhookDispatcher {
   private readonly stop = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly settings: WebhookSettings,
-    private readonly log: Pick<FastifyBaseLogger, 'warn' | 'debug'>,
-  ) {}
+  private readonly db: Db;
+  private readonly settings: WebhookSettings;
+  private readonly log: Pick<FastifyBaseLogger, 'warn' | 'debug'>;
+
+  constructor(db: Db, settings: WebhookSettings, log: Pick<FastifyBaseLogger, 'warn' | 'debug'>) {
+    this.db = db;
+    this.settings = settings;
+    this.log = log;
+  }
 
   /** Starts delivering a just-recorded notification; never throws, never waits. */
   dispatch(row: NotificationRow): void {

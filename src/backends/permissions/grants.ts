@@ -3,7 +3,7 @@
 // pass it in as a subquery (`memberOf`), so a grant through a team follows membership at the
 // moment of asking, with no copy to keep in step.
 import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../store/schema.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 

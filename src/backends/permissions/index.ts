@@ -21,4 +21,4 @@ export {
   type Level,
   type MemberOf,
   type ResourceType,
-} from './grants.js';
+} from './grants.ts';

@@ -4,8 +4,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
-import { gatewayError } from '../../common/errors.js';
-import { isUniqueViolation } from '../../store/unique-violation.js';
+import { gatewayError } from '../../common/errors.ts';
+import { isUniqueViolation } from '../../store/unique-violation.ts';
 import {
   addonView,
   addonViews,
@@ -13,14 +13,14 @@ import {
   subscriptionAddons,
   subscriptionView,
   type Db,
-} from './model.js';
+} from './model.ts';
 import {
   AddOn,
   AddOnUpdate,
   NewAddOn,
   SubscriptionAddon,
   SubscriptionAddonUpdate,
-} from '../../common/qms-shapes.js';
+} from '../../common/qms-shapes.ts';
 
 export interface AddonRouteOptions {
   db: Db;

@@ -1,7 +1,7 @@
-import type { EmbeddedService } from '../service.js';
-import { addonRoutes } from './addon-routes.js';
-import { qmsRoutes } from './qms-routes.js';
-import { dataUsageRoutes, resourceUsageRoutes } from './usage-routes.js';
+import type { EmbeddedService } from '../service.ts';
+import { addonRoutes } from './addon-routes.ts';
+import { qmsRoutes } from './qms-routes.ts';
+import { dataUsageRoutes, resourceUsageRoutes } from './usage-routes.ts';
 
 // The QMS's door: its four services, for the embedded host; nothing else of it is for other parts
 // of the project. They share the records of migration 032.

@@ -3,8 +3,8 @@
 // (the plan's, or an administrator's, raised by the add-ons applied to it) and usages, add-ons.
 import { randomUUID } from 'node:crypto';
 import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
-import { gatewayError } from '../../common/errors.js';
-import type { Database } from '../../store/schema.js';
+import { gatewayError } from '../../common/errors.ts';
+import type { Database } from '../../store/schema.ts';
 
 export type Db = Kysely<Database>;
 

@@ -2,14 +2,14 @@
 // quotas and usages; every body wrapped in `result`. `{u}` is a short username.
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { gatewayError } from '../../common/errors.js';
+import { gatewayError } from '../../common/errors.ts';
 import {
   choiceParam,
   countParam,
   optionalBooleanParam,
   singleParam,
-} from '../../common/query-params.js';
-import { qualifiedUsername, shortUsername } from '../../common/users.js';
+} from '../../common/query-params.ts';
+import { qualifiedUsername, shortUsername } from '../../common/users.ts';
 import {
   changePlan,
   currentSubscription,
@@ -22,7 +22,7 @@ import {
   subscriptionView,
   subscriptionViews,
   type Db,
-} from './model.js';
+} from './model.ts';
 import {
   AddUsage,
   NewSubscriptions,
@@ -34,7 +34,7 @@ import {
   Subscription,
   SubscriptionList,
   Usage,
-} from '../../common/qms-shapes.js';
+} from '../../common/qms-shapes.ts';
 import { randomUUID } from 'node:crypto';
 
 export interface QmsRouteOptions {

@@ -3,9 +3,9 @@
 // it is over the data.size quota. `{user}` may be qualified (`alice@domain`) or short.
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { shortUsername } from '../../common/users.js';
-import { currentSubscription, standing, type Db, type SubscriptionView } from './model.js';
-import { UsageSummary, UsageTotal } from '../../common/qms-shapes.js';
+import { shortUsername } from '../../common/users.ts';
+import { currentSubscription, standing, type Db, type SubscriptionView } from './model.ts';
+import { UsageSummary, UsageTotal } from '../../common/qms-shapes.ts';
 
 export interface UsageRouteOptions {
   db: Db;

@@ -1,7 +1,7 @@
-import type { EmbeddedService } from '../service.js';
-import { documented } from './documented.js';
-import { requestRoutes } from './request-routes.js';
-import { requestTypeRoutes } from './request-types.js';
+import type { EmbeddedService } from '../service.ts';
+import { documented } from './documented.ts';
+import { requestRoutes } from './request-routes.ts';
+import { requestTypeRoutes } from './request-types.ts';
 
 // The requests service's door: the service itself, for the embedded host; nothing else of it is for
 // other parts of the project.

@@ -1,8 +1,8 @@
 // Requests as the requests service answers them (backends.md §8): a request with its type, its
 // requester, the details they gave, and its status history, the latest status last.
 import type { Kysely, Selectable } from 'kysely';
-import { gatewayError } from '../../common/errors.js';
-import type { Database } from '../../store/schema.js';
+import { gatewayError } from '../../common/errors.ts';
+import type { Database } from '../../store/schema.ts';
 
 /** The statuses a request goes through; `approved` and `rejected` complete it. */
 export const requestStatuses = ['submitted', 'in-progress', 'approved', 'rejected'] as const;

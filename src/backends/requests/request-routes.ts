@@ -3,18 +3,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { gatewayError } from '../../common/errors.js';
-import type { UserNotification } from '../../common/notifications.js';
-import { optionalBooleanParam, requireUserParam, singleParam } from '../../common/query-params.js';
-import type { Database } from '../../store/schema.js';
+import { gatewayError } from '../../common/errors.ts';
+import type { UserNotification } from '../../common/notifications.ts';
+import { optionalBooleanParam, requireUserParam, singleParam } from '../../common/query-params.ts';
+import type { Database } from '../../store/schema.ts';
 import {
   completedStatuses,
   listRequests,
   requestDetails,
   requestStatuses,
   type RequestDetails,
-} from './request-model.js';
-import type { RequestTypeRow } from './request-types.js';
+} from './request-model.ts';
+import type { RequestTypeRow } from './request-types.ts';
 
 export interface RequestRouteOptions {
   db: Kysely<Database>;

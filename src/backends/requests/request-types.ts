@@ -5,9 +5,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { gatewayError } from '../../common/errors.js';
-import { badQueryParam, singleParam } from '../../common/query-params.js';
-import type { Database } from '../../store/schema.js';
+import { gatewayError } from '../../common/errors.ts';
+import { badQueryParam, singleParam } from '../../common/query-params.ts';
+import type { Database } from '../../store/schema.ts';
 
 export type RequestTypeRow = Selectable<Database['request_types']>;
 

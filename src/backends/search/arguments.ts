@@ -1,4 +1,4 @@
-import { gatewayError, type GatewayError } from '../../common/errors.js';
+import { gatewayError, type GatewayError } from '../../common/errors.ts';
 
 /**
  * Reading a clause's `args` (and the request's own fields): each refusal is a 400

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import type { Database } from '../../store/schema.js';
-import { anyCaseLike } from '../../store/any-case.js';
-import type { Caller } from '../data-info/index.js';
-import { objectHasAvu, objectHasTag, ownedTagIds, type AvuFieldMatch } from '../metadata/index.js';
+import type { Database } from '../../store/schema.ts';
+import { anyCaseLike } from '../../store/any-case.ts';
+import type { Caller } from '../data-info/index.ts';
+import { objectHasAvu, objectHasTag, ownedTagIds, type AvuFieldMatch } from '../metadata/index.ts';
 import {
   badField,
   bound,
@@ -13,9 +13,9 @@ import {
   requiredString,
   stringList,
   type Args,
-} from './arguments.js';
-import { nameCandidates } from './name-index.js';
-import { globAlternatives, likePattern } from './patterns.js';
+} from './arguments.ts';
+import { nameCandidates } from './name-index.ts';
+import { globAlternatives, likePattern } from './patterns.ts';
 
 /**
  * The clause types of the search language (the DE search service's query DSL), each with its

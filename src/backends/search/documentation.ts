@@ -1,5 +1,5 @@
-import { clauseTypes } from './clauses.js';
-import { sortFields } from './request.js';
+import { clauseTypes } from './clauses.ts';
+import { sortFields } from './request.ts';
 
 /** `GET /data/documentation`: every clause type with its arguments, and the fields a search may sort by. */
 export function searchDocumentation() {

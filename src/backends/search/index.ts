@@ -1,10 +1,10 @@
-import { requireUserParam } from '../../common/query-params.js';
-import { documented } from './documented.js';
-import { openSharedDataStore } from '../data-info/index.js';
-import type { EmbeddedService } from '../service.js';
-import { searchDocumentation } from './documentation.js';
-import { readSearchRequest } from './request.js';
-import { search } from './search.js';
+import { requireUserParam } from '../../common/query-params.ts';
+import { documented } from './documented.ts';
+import { openSharedDataStore } from '../data-info/index.ts';
+import type { EmbeddedService } from '../service.ts';
+import { searchDocumentation } from './documentation.ts';
+import { readSearchRequest } from './request.ts';
+import { search } from './search.ts';
 
 /**
  * The search service (routes.md §26, backends.md "search"): `GET /data/documentation` and

@@ -1,5 +1,5 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import { literalRuns } from './patterns.js';
+import { literalRuns } from './patterns.ts';
 
 /**
  * The name index of migration 026 as a narrowing condition: the data objects whose names may match

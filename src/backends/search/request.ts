@@ -1,6 +1,6 @@
-import { gatewayError } from '../../common/errors.js';
-import { badField, type Args } from './arguments.js';
-import { clauseTypes } from './clauses.js';
+import { gatewayError } from '../../common/errors.ts';
+import { badField, type Args } from './arguments.ts';
+import { clauseTypes } from './clauses.ts';
 
 /**
  * The body of `POST /data/search` (routes.md §26): `{query, size, from, sort}`. A query is

@@ -4,10 +4,10 @@ import {
   type Caller,
   type DataObject,
   type DataStore,
-} from '../data-info/index.js';
-import { avusOfObjects } from '../metadata/index.js';
-import { clauseTypes, type ClauseContext } from './clauses.js';
-import { sortFields, type QueryNode, type SearchRequest } from './request.js';
+} from '../data-info/index.ts';
+import { avusOfObjects } from '../metadata/index.ts';
+import { clauseTypes, type ClauseContext } from './clauses.ts';
+import { sortFields, type QueryNode, type SearchRequest } from './request.ts';
 
 /**
  * Running a search over the data store's catalog: one condition built from the query, always

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { parseJsonText } from '../../common/request-body.js';
-import type { Store } from '../../store/database.js';
-import { GatewayError, gatewayError } from '../../common/errors.js';
+import { parseJsonText } from '../../common/request-body.ts';
+import type { Store } from '../../store/database.ts';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
 
 // Go's time.Time (the original service) accepts RFC 3339 only; so do we. Offsets are ±hh:mm or Z.
 const rfc3339 =

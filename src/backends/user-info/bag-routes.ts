@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import { parseJsonText } from '../../common/request-body.js';
-import type { Store } from '../../store/database.js';
-import type { Database } from '../../store/schema.js';
-import { findUserId, userIdFor } from '../../store/users.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { GatewayError, gatewayError } from '../../common/errors.js';
+import { parseJsonText } from '../../common/request-body.ts';
+import type { Store } from '../../store/database.ts';
+import type { Database } from '../../store/schema.ts';
+import { findUserId, userIdFor } from '../../store/users.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
 
 interface BagRow {
   id: string;

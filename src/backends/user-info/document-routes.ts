@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { parseJsonText } from '../../common/request-body.js';
-import type { Store } from '../../store/database.js';
-import type { UserDocumentTableName } from '../../store/schema.js';
-import { findUserId, userIdFor } from '../../store/users.js';
-import { gatewayError } from '../../common/errors.js';
+import { parseJsonText } from '../../common/request-body.ts';
+import type { Store } from '../../store/database.ts';
+import type { UserDocumentTableName } from '../../store/schema.ts';
+import { findUserId, userIdFor } from '../../store/users.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /** One kind of per-user JSON document: preferences, sessions or saved searches (backends.md §7.1–7.3). */
 export interface DocumentKind {

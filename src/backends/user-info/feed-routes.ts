@@ -3,10 +3,10 @@
 // through the dashboard, newest first.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { countParam } from '../../common/query-params.js';
-import { parseJsonText } from '../../common/request-body.js';
-import { gatewayError } from '../../common/errors.js';
-import type { Store } from '../../store/database.js';
+import { countParam } from '../../common/query-params.ts';
+import { parseJsonText } from '../../common/request-body.ts';
+import { gatewayError } from '../../common/errors.ts';
+import type { Store } from '../../store/database.ts';
 
 export const feedNames = ['news', 'events', 'videos'] as const;
 type FeedName = (typeof feedNames)[number];

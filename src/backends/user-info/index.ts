@@ -1,10 +1,10 @@
-import { depthCheckedText } from '../../common/json-depth.js';
-import { documented } from './documented.js';
-import type { EmbeddedService } from '../service.js';
-import { registerAlertRoutes } from './alert-routes.js';
-import { registerBagRoutes } from './bag-routes.js';
-import { registerDocumentRoutes } from './document-routes.js';
-import { registerFeedRoutes } from './feed-routes.js';
+import { depthCheckedText } from '../../common/json-depth.ts';
+import { documented } from './documented.ts';
+import type { EmbeddedService } from '../service.ts';
+import { registerAlertRoutes } from './alert-routes.ts';
+import { registerBagRoutes } from './bag-routes.ts';
+import { registerDocumentRoutes } from './document-routes.ts';
+import { registerFeedRoutes } from './feed-routes.ts';
 
 // The user-info service's door: the service itself, for the embedded host; nothing else of it
 // is for other parts of the project.

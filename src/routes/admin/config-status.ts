@@ -3,11 +3,11 @@
 // (the checks of `/readyz`, plus how each backend is served).
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import { backendNames, embeddedStandIns, type BackendName } from '../../common/backend-names.js';
-import { routeSecurity } from '../../http/openapi.js';
-import { dependencyChecks } from '../shared/dependency-checks.js';
-import type { AreaDeps } from '../shared/area.js';
-import { maskConfig } from './masked-config.js';
+import { backendNames, embeddedStandIns, type BackendName } from '../../common/backend-names.ts';
+import { routeSecurity } from '../../http/openapi.ts';
+import { dependencyChecks } from '../shared/dependency-checks.ts';
+import type { AreaDeps } from '../shared/area.ts';
+import { maskConfig } from './masked-config.ts';
 
 const BackendHealth = Type.Object({
   mode: Type.Union([Type.Literal('remote'), Type.Literal('embedded'), Type.Literal('absent')], {

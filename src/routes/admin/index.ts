@@ -2,10 +2,10 @@
 // admin, admin-settings, admin-user-info, admin-token. Passthroughs, admins only; the gateway's own
 // `/admin/config` and `/admin/status` are in config-status.ts.
 import { Type } from 'typebox';
-import { ErrorAnswer } from '../../common/error-replies.js';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
-import { ontologyPassthroughs } from './ontologies.js';
+import { ErrorAnswer } from '../../common/error-replies.ts';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
+import { ontologyPassthroughs } from './ontologies.ts';
 
 /** A group as the groups service shows it (`detail` with `details=true`). */
 const GroupView = Type.Object({

@@ -1,7 +1,7 @@
 // Tag admin: ontology administration (routes.md §9), all passthroughs; the schemas document what
 // the backends answer (the hierarchy shapes are the apps area's, which lists them for users).
 import { Type } from 'typebox';
-import type { PassthroughRoute } from '../../http/passthrough.js';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
 import {
   Hierarchies,
   hierarchyErrors,
@@ -9,8 +9,8 @@ import {
   hierarchyAttrQuery,
   hierarchyListing,
   OntologyClassHierarchy,
-} from '../apps/schemas.js';
-import type { Tag } from '../shared/tags.js';
+} from '../apps/schemas.ts';
+import type { Tag } from '../shared/tags.ts';
 
 const OntologyDetails = Type.Object({
   iri: Type.String({ description: "The ontology's IRI" }),

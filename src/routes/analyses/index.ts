@@ -1,11 +1,11 @@
 // The analyses area (routes.md §11): analyses (tag analyses, all passthroughs) and quick launches
 // (tag analyses-quicklaunches, quicklaunches.ts).
 import { Type, type TSchema } from 'typebox';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
-import { ErrorAnswer } from '../../common/error-replies.js';
-import { quickLaunchPassthroughs } from './quicklaunches.js';
-import { analysisSharing } from '../shared/sharing-schemas.js';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
+import { ErrorAnswer } from '../../common/error-replies.ts';
+import { quickLaunchPassthroughs } from './quicklaunches.ts';
+import { analysisSharing } from '../shared/sharing-schemas.ts';
 
 const msString = (description: string) =>
   Type.String({

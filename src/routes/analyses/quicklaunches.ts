@@ -14,14 +14,14 @@ import {
   QuickLaunchPatch,
   QuickLaunchRequest,
   UserDefault,
-} from '../../common/quick-launch-shapes.js';
-import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
-import type { GatewayConfig } from '../../config.js';
-import type { Forwarder } from '../../http/proxy.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { ErrorAnswer } from '../../common/error-replies.js';
+} from '../../common/quick-launch-shapes.ts';
+import { documentedNotEnforced, routeSecurity } from '../../http/openapi.ts';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
+import type { GatewayConfig } from '../../config.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { ErrorAnswer } from '../../common/error-replies.ts';
 
 const errors = { 400: ErrorAnswer, 404: ErrorAnswer };
 const ownerErrors = { ...errors, 403: ErrorAnswer };

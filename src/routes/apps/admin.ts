@@ -1,10 +1,10 @@
 // Tags: admin-apps, admin-tools, admin-tool-requests, admin-reference-genomes.
 import { Type } from 'typebox';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
-import { AppListing, AppListingQuery, listingParameters } from './schemas.js';
-import { ErrorAnswer } from '../../common/error-replies.js';
-import { appSharing } from '../shared/sharing-schemas.js';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
+import { AppListing, AppListingQuery, listingParameters } from './schemas.ts';
+import { ErrorAnswer } from '../../common/error-replies.ts';
+import { appSharing } from '../shared/sharing-schemas.ts';
 
 const AdminListingQuery = Type.Object(
   {

@@ -1,14 +1,14 @@
 // Tag app-hierarchies: the apps by ontology class (`/apps/hierarchies` rows of routes.md §16), all
 // passthroughs to the apps service.
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
 import {
   Hierarchies,
   Hierarchy,
   hierarchyAttrQuery,
   hierarchyErrors,
   hierarchyListing,
-} from './schemas.js';
+} from './schemas.ts';
 
 export const hierarchyPassthroughs: PassthroughRoute<Tag>[] = [
   {

@@ -2,11 +2,11 @@
 // app-categories, app-communities, app-community-tags, app-metadata, app-element-types,
 // app-pipelines; app-hierarchies in hierarchies.ts), their administration with tools, tool
 // requests and reference genomes (admin.ts) and app metadata administration (metadata.ts).
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
-import { adminAppPassthroughs } from './admin.js';
-import { hierarchyPassthroughs } from './hierarchies.js';
-import { appMetadataPassthroughs } from './metadata.js';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
+import { adminAppPassthroughs } from './admin.ts';
+import { hierarchyPassthroughs } from './hierarchies.ts';
+import { appMetadataPassthroughs } from './metadata.ts';
 import {
   AppListing,
   AppListingQuery,
@@ -14,10 +14,10 @@ import {
   AvuReplace,
   AvuWrite,
   CategoryListing,
-} from './schemas.js';
-import { ErrorAnswer } from '../../common/error-replies.js';
-import { appSharing } from '../shared/sharing-schemas.js';
-import { PipelineBody, PipelineView } from './pipeline-schemas.js';
+} from './schemas.ts';
+import { ErrorAnswer } from '../../common/error-replies.ts';
+import { appSharing } from '../shared/sharing-schemas.ts';
+import { PipelineBody, PipelineView } from './pipeline-schemas.ts';
 
 const app = '/apps/{system-id}/{app-id}';
 const version = `${app}/versions/{version-id}`;

@@ -1,10 +1,10 @@
 // Tags: admin-apps, app-metadata (app metadata administration, routes.md §10). Passthroughs to the
 // apps service, same path; the schemas document (and, for JSON bodies, check) what travels.
 import { Type } from 'typebox';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
-import { AdminAppCategory, AvuList, AvuReplace, AvuWrite } from './schemas.js';
-import { ErrorAnswer } from '../../common/error-replies.js';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
+import { AdminAppCategory, AvuList, AvuReplace, AvuWrite } from './schemas.ts';
+import { ErrorAnswer } from '../../common/error-replies.ts';
 
 const errors = { 400: ErrorAnswer, 404: ErrorAnswer };
 

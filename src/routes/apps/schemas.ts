@@ -2,7 +2,7 @@
 // hierarchies.ts, and the admin area's ontologies.ts): app listings, AVUs on apps, app categories,
 // ontology class hierarchies, error answers (backends.md §5.1, §3.3). Answers are relayed from the
 // apps service; these document them.
-import { ErrorAnswer } from '../../common/error-replies.js';
+import { ErrorAnswer } from '../../common/error-replies.ts';
 import { Type } from 'typebox';
 
 /** AppListingDetail, with the fields the spec requires named (the service sends more). */

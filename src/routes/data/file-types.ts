@@ -4,11 +4,11 @@
 // callers without write permission. The list of types is a passthrough row (index.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { documentedNotEnforced } from '../../http/openapi.js';
-import { routeAtBoth } from '../../http/secured-alias.js';
-import { dataInfo, dataInfoCall, statsByPath, uuidOf } from '../../clients/data-info.js';
-import { gatewayError } from '../../common/errors.js';
-import type { DataDeps } from './sharing.js';
+import { documentedNotEnforced } from '../../http/openapi.ts';
+import { routeAtBoth } from '../../http/secured-alias.ts';
+import { dataInfo, dataInfoCall, statsByPath, uuidOf } from '../../clients/data-info.ts';
+import { gatewayError } from '../../common/errors.ts';
+import type { DataDeps } from './sharing.ts';
 
 const FilePath = Type.String({ minLength: 1, description: 'The file’s path' });
 const TypeAnswer = Type.Object({

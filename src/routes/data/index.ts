@@ -2,12 +2,12 @@
 // AVU metadata and its files, sharing.ts and metadata*.ts), metadata templates (tag
 // admin-filesystem) and each user's tags on them (tag tags, tags.ts).
 import type { FastifyInstance } from 'fastify';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
-import { fileTypeRoutes } from './file-types.js';
-import { dataMetadataRoutes } from './metadata.js';
-import { sharingRoutes, type DataDeps } from './sharing.js';
-import { dataTagPassthroughs, dataTagRoutes } from './tags.js';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
+import { fileTypeRoutes } from './file-types.ts';
+import { dataMetadataRoutes } from './metadata.ts';
+import { sharingRoutes, type DataDeps } from './sharing.ts';
+import { dataTagPassthroughs, dataTagRoutes } from './tags.ts';
 
 // File and folder metadata (AVUs, saving, ORE, CSV) are aggregates in metadata.ts.
 const dataFileRows: PassthroughRoute<Tag>[] = [

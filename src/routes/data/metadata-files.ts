@@ -4,16 +4,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parse } from 'csv-parse/sync';
 import { Type } from 'typebox';
-import { baseName, joinDataPath, parentOf } from '../../common/data-path.js';
-import { documentedNotEnforced, takesNoBody } from '../../http/openapi.js';
-import { routeAtBoth } from '../../http/secured-alias.js';
-import { queryNormalizer } from '../../common/query-params.js';
-import { dataInfoCall, dataInfoJson, encodedPath, createStoredFile, overwriteStoredFile, readStoredFile, statById, statsByPath, type EntryStat } from '../../clients/data-info.js';
-import { entryId, type DataMetadataDeps } from './metadata-support.js';
-import { avusOf, metadataJson, targetType, type Avu } from '../../clients/metadata.js';
-import { dataPath } from '../filesystem/support.js';
-import { oreDocument } from './ore-document.js';
-import { errorAs, gatewayError } from '../../common/errors.js';
+import { baseName, joinDataPath, parentOf } from '../../common/data-path.ts';
+import { documentedNotEnforced, takesNoBody } from '../../http/openapi.ts';
+import { routeAtBoth } from '../../http/secured-alias.ts';
+import { queryNormalizer } from '../../common/query-params.ts';
+import { dataInfoCall, dataInfoJson, encodedPath, createStoredFile, overwriteStoredFile, readStoredFile, statById, statsByPath, type EntryStat } from '../../clients/data-info.ts';
+import { entryId, type DataMetadataDeps } from './metadata-support.ts';
+import { avusOf, metadataJson, targetType, type Avu } from '../../clients/metadata.ts';
+import { dataPath } from '../filesystem/support.ts';
+import { oreDocument } from './ore-document.ts';
+import { errorAs, gatewayError } from '../../common/errors.ts';
 
 /** Entries a recursive save or an ORE export walks at most: beyond that it is a job, not a request. */
 const MAX_WALKED_ENTRIES = 10_000;

@@ -1,10 +1,10 @@
 // Shared plumbing of the data-metadata routes (routes.md §13): what their deps are, ids from URLs
 // and bodies, which entries the caller can read. The backend calls are in src/clients/.
 import type { FastifyRequest } from 'fastify';
-import { isUuid } from '../../common/ids.js';
-import { dataInfoCall, readableStats } from '../../clients/data-info.js';
-import type { FilesystemDeps } from '../filesystem/support.js';
-import { gatewayError } from '../../common/errors.js';
+import { isUuid } from '../../common/ids.ts';
+import { dataInfoCall, readableStats } from '../../clients/data-info.ts';
+import type { FilesystemDeps } from '../filesystem/support.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 export type DataMetadataDeps = FilesystemDeps;
 

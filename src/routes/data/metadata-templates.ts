@@ -4,9 +4,9 @@
 // sends back a template as fetched; who changed it is the caller, not what the body claims).
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
-import { type DataMetadataDeps } from './metadata-support.js';
-import { metadataJson } from '../../clients/metadata.js';
+import { documentedNotEnforced, routeSecurity } from '../../http/openapi.ts';
+import { type DataMetadataDeps } from './metadata-support.ts';
+import { metadataJson } from '../../clients/metadata.ts';
 
 const TemplateParams = Type.Object({ templateId: Type.String({ description: 'Template UUID' }) });
 const TemplateBody = Type.Object(

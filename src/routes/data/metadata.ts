@@ -5,15 +5,15 @@
 // parser are in metadata-files.ts.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { documentedNotEnforced } from '../../http/openapi.js';
-import { routeAtBoth } from '../../http/secured-alias.js';
-import { queryNormalizer } from '../../common/query-params.js';
-import { entryId, readableIds, type DataMetadataDeps } from './metadata-support.js';
-import { avusOf, metadataJson, targetType, type Avu } from '../../clients/metadata.js';
-import { statById, statsByIds } from '../../clients/data-info.js';
-import { dataMetadataFileRoutes } from './metadata-files.js';
-import { metadataTemplateRoutes } from './metadata-templates.js';
-import { gatewayError } from '../../common/errors.js';
+import { documentedNotEnforced } from '../../http/openapi.ts';
+import { routeAtBoth } from '../../http/secured-alias.ts';
+import { queryNormalizer } from '../../common/query-params.ts';
+import { entryId, readableIds, type DataMetadataDeps } from './metadata-support.ts';
+import { avusOf, metadataJson, targetType, type Avu } from '../../clients/metadata.ts';
+import { statById, statsByIds } from '../../clients/data-info.ts';
+import { dataMetadataFileRoutes } from './metadata-files.ts';
+import { metadataTemplateRoutes } from './metadata-templates.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 const AvuSchema = Type.Object(
   {

@@ -2,13 +2,13 @@
 // sharee and the owner as `data` notifications.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ErrorAnswer, toGatewayError } from '../../common/error-replies.js';
-import { sendNotification } from '../../http/notifications.js';
-import { documentedNotEnforced } from '../../http/openapi.js';
-import { routeAtBoth } from '../../http/secured-alias.js';
-import { type FilesystemDeps } from '../filesystem/support.js';
-import { dataInfo } from '../../clients/data-info.js';
-import { gatewayError } from '../../common/errors.js';
+import { ErrorAnswer, toGatewayError } from '../../common/error-replies.ts';
+import { sendNotification } from '../../http/notifications.ts';
+import { documentedNotEnforced } from '../../http/openapi.ts';
+import { routeAtBoth } from '../../http/secured-alias.ts';
+import { type FilesystemDeps } from '../filesystem/support.ts';
+import { dataInfo } from '../../clients/data-info.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 export type DataDeps = FilesystemDeps;
 

@@ -3,14 +3,14 @@
 // whether the caller can read the entry (404 otherwise) and what kind it is.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
-import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
-import { queryNormalizer } from '../../common/query-params.js';
-import { dataInfoCall, readableStats, type EntryStat } from '../../clients/data-info.js';
-import { entryId, type DataMetadataDeps } from './metadata-support.js';
-import { metadataJson, targetType } from '../../clients/metadata.js';
-import { gatewayError } from '../../common/errors.js';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
+import { documentedNotEnforced, routeSecurity } from '../../http/openapi.ts';
+import { queryNormalizer } from '../../common/query-params.ts';
+import { dataInfoCall, readableStats, type EntryStat } from '../../clients/data-info.ts';
+import { entryId, type DataMetadataDeps } from './metadata-support.ts';
+import { metadataJson, targetType } from '../../clients/metadata.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 export const dataTagPassthroughs: PassthroughRoute<Tag>[] = [
   {

@@ -2,12 +2,12 @@
 // create a folder, rename, move or delete a folder's contents, empty the trash, restore all.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { baseName, parentOf } from '../../common/data-path.js';
-import { documentedNotEnforced, takesNoBody } from '../../http/openapi.js';
-import { routeAtBoth } from '../../http/secured-alias.js';
-import { dataPath, idOfPath, type FilesystemDeps } from './support.js';
-import { dataInfo } from '../../clients/data-info.js';
-import { GatewayError, gatewayError } from '../../common/errors.js';
+import { baseName, parentOf } from '../../common/data-path.ts';
+import { documentedNotEnforced, takesNoBody } from '../../http/openapi.ts';
+import { routeAtBoth } from '../../http/secured-alias.ts';
+import { dataPath, idOfPath, type FilesystemDeps } from './support.ts';
+import { dataInfo } from '../../clients/data-info.ts';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
 
 const Json = Type.Object({}, { additionalProperties: true });
 const SourceDest = Type.Object({ source: Type.String(), dest: Type.String() });

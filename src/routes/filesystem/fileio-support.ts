@@ -2,10 +2,10 @@
 // GET bodies that must still be read.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ErrorAnswer, sendError, toGatewayError } from '../../common/error-replies.js';
-import { requestBody } from '../../http/connection-limits.js';
-import { bodyTooLarge, hasBody, parseJsonText } from '../../common/request-body.js';
-import { GatewayError, relayedError, errorAs } from '../../common/errors.js';
+import { ErrorAnswer, sendError, toGatewayError } from '../../common/error-replies.ts';
+import { requestBody } from '../../http/connection-limits.ts';
+import { bodyTooLarge, hasBody, parseJsonText } from '../../common/request-body.ts';
+import { GatewayError, relayedError, errorAs } from '../../common/errors.ts';
 
 /** backends.md §2.2, the part of a data-info stat object the file result is made from. */
 export interface FileStat {

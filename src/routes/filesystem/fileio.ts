@@ -4,13 +4,13 @@
 // as the store reads them. Errors follow the spec: 500 with `{error_code, ...context}`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import { baseName, normalizeDataPath, parentOf } from '../../common/data-path.js';
-import type { GatewayConfig } from '../../config.js';
-import { backendError, jsonAnswer } from '../../http/backend-answer.js';
-import { contentDisposition } from '../../common/content-disposition.js';
-import { documentedNotEnforced } from '../../http/openapi.js';
-import type { Forwarder } from '../../http/proxy.js';
-import { routeAtBoth } from '../../http/secured-alias.js';
+import { baseName, normalizeDataPath, parentOf } from '../../common/data-path.ts';
+import type { GatewayConfig } from '../../config.ts';
+import { backendError, jsonAnswer } from '../../http/backend-answer.ts';
+import { contentDisposition } from '../../common/content-disposition.ts';
+import { documentedNotEnforced } from '../../http/openapi.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import { routeAtBoth } from '../../http/secured-alias.ts';
 import {
   answeredListing,
   dataInfoCall,
@@ -19,7 +19,7 @@ import {
   fileContent,
   uuidOf,
   type DataInfoCall,
-} from '../../clients/data-info.js';
+} from '../../clients/data-info.ts';
 import {
   FileioErrorSchema,
   fileResult,
@@ -27,9 +27,9 @@ import {
   optionalJsonBody,
   registerFileioErrors,
   type FileStat,
-} from './fileio-support.js';
-import { prepareImport, submitImport, type UrlImportDeps } from './url-import.js';
-import { GatewayError, gatewayError, relayedError, errorAs } from '../../common/errors.js';
+} from './fileio-support.ts';
+import { prepareImport, submitImport, type UrlImportDeps } from './url-import.ts';
+import { GatewayError, gatewayError, relayedError, errorAs } from '../../common/errors.ts';
 
 export interface FileioDeps {
   forwarder: Forwarder;

@@ -1,9 +1,9 @@
 // Tag filesystem: looking at files and folders (stat, manifest, chunks), tickets, and the index.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
-import { routeAtBoth } from '../../http/secured-alias.js';
-import { queryNormalizer } from '../../common/query-params.js';
+import { documentedNotEnforced, routeSecurity } from '../../http/openapi.ts';
+import { routeAtBoth } from '../../http/secured-alias.ts';
+import { queryNormalizer } from '../../common/query-params.ts';
 import {
   dataPath,
   idOfPath,
@@ -11,9 +11,9 @@ import {
   refuseAnonymousIds,
   wellFormed,
   type FilesystemDeps,
-} from './support.js';
-import { dataInfo } from '../../clients/data-info.js';
-import { gatewayError } from '../../common/errors.js';
+} from './support.ts';
+import { dataInfo } from '../../clients/data-info.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 const Paths = Type.Array(Type.String(), { description: 'Absolute data-store paths' });
 const Json = Type.Object({}, { additionalProperties: true });

@@ -4,12 +4,12 @@
 // area's.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
-import { filesystemChangeRoutes } from './changes.js';
-import { fileioRoutes, type FileioDeps } from './fileio.js';
-import { filesystemFileRoutes } from './files.js';
-import { filesystemListingRoutes } from './listing.js';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
+import { filesystemChangeRoutes } from './changes.ts';
+import { fileioRoutes, type FileioDeps } from './fileio.ts';
+import { filesystemFileRoutes } from './files.ts';
+import { filesystemListingRoutes } from './listing.ts';
 
 /** The file's bytes, whatever their type. */
 const binaryFile = Type.Unsafe<string>({

@@ -2,22 +2,22 @@
 // data-info navigation and paged listings, with favourites from the metadata service.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { defaultBadChars, isBadName } from '../../common/data-path.js';
-import { basePaths } from '../../common/base-paths.js';
-import { jsonAnswer } from '../../http/backend-answer.js';
-import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
-import { routeAtBoth } from '../../http/secured-alias.js';
-import { queryNormalizer } from '../../common/query-params.js';
+import { defaultBadChars, isBadName } from '../../common/data-path.ts';
+import { basePaths } from '../../common/base-paths.ts';
+import { jsonAnswer } from '../../http/backend-answer.ts';
+import { documentedNotEnforced, routeSecurity } from '../../http/openapi.ts';
+import { routeAtBoth } from '../../http/secured-alias.ts';
+import { queryNormalizer } from '../../common/query-params.ts';
 import {
   communityRoot,
   dataPath,
   readSignedOut,
   wellFormed,
   type FilesystemDeps,
-} from './support.js';
-import { dataInfo, encodedPath } from '../../clients/data-info.js';
-import { metadataJson } from '../../clients/metadata.js';
-import { gatewayError } from '../../common/errors.js';
+} from './support.ts';
+import { dataInfo, encodedPath } from '../../clients/data-info.ts';
+import { metadataJson } from '../../clients/metadata.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /**
  * Name policy sent with listings (backends.md §2): the data store's default bad characters.

@@ -1,12 +1,12 @@
 // Shared plumbing of the filesystem and sharing routes: path checks, signed-out reads, ids of
 // paths. The data-info calls themselves are in src/clients/data-info.ts.
 import type { FastifyRequest } from 'fastify';
-import { isWithin, normalizeDataPath } from '../../common/data-path.js';
-import type { GatewayConfig } from '../../config.js';
-import { noCredentials } from '../../http/auth.js';
-import { GatewayError } from '../../common/errors.js';
-import type { Forwarder } from '../../http/proxy.js';
-import { dataInfoCall, uuidOf } from '../../clients/data-info.js';
+import { isWithin, normalizeDataPath } from '../../common/data-path.ts';
+import type { GatewayConfig } from '../../config.ts';
+import { noCredentials } from '../../http/auth.ts';
+import { GatewayError } from '../../common/errors.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import { dataInfoCall, uuidOf } from '../../clients/data-info.ts';
 
 export interface FilesystemDeps {
   forwarder: Forwarder;

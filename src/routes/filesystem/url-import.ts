@@ -2,15 +2,15 @@
 // once; the import itself is an analysis of the platform's URL import app, submitted to the apps
 // service over HTTP (its launch form names the parameters), whose executor fetches the file into
 // the data store and notifies the user either way.
-import { appLaunchView, submitAnalysis, type AppLaunchView } from '../../clients/apps.js';
-import { importName, urlImportApp } from '../../common/url-import.js';
-import { joinDataPath, normalizeDataPath } from '../../common/data-path.js';
-import type { GatewayConfig } from '../../config.js';
-import { checkHost, OutboundError } from '../../common/outbound-fetch.js';
-import type { Forwarder } from '../../http/proxy.js';
-import { dataInfoJson, type DataInfoCall } from '../../clients/data-info.js';
-import type { FileStat } from './fileio-support.js';
-import { errorAs, GatewayError, gatewayError } from '../../common/errors.js';
+import { appLaunchView, submitAnalysis, type AppLaunchView } from '../../clients/apps.ts';
+import { importName, urlImportApp } from '../../common/url-import.ts';
+import { joinDataPath, normalizeDataPath } from '../../common/data-path.ts';
+import type { GatewayConfig } from '../../config.ts';
+import { checkHost, OutboundError } from '../../common/outbound-fetch.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import { dataInfoJson, type DataInfoCall } from '../../clients/data-info.ts';
+import type { FileStat } from './fileio-support.ts';
+import { errorAs, GatewayError, gatewayError } from '../../common/errors.ts';
 
 export interface UrlImportRequest {
   dest: string;

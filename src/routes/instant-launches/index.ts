@@ -1,10 +1,10 @@
 // Tags: instant-launches, admin-instant-launches, vice, admin-vice.
 import type { FastifyInstance } from 'fastify';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { AreaDeps } from '../shared/area.js';
-import type { Tag } from '../shared/tags.js';
-import { viceProxyRoutes } from './vice-proxy.js';
-import { viceUserRoutes } from './vice-user.js';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { AreaDeps } from '../shared/area.ts';
+import type { Tag } from '../shared/tags.ts';
+import { viceProxyRoutes } from './vice-proxy.ts';
+import { viceUserRoutes } from './vice-user.ts';
 
 /** The area's own routes: the sessions through the gateway, and the users' checked VICE calls. */
 export async function viceRoutes(app: FastifyInstance, deps: AreaDeps): Promise<void> {

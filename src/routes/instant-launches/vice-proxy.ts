@@ -10,12 +10,12 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { request as upstream } from 'undici';
-import { hasBody } from '../../common/request-body.js';
-import { ErrorAnswer } from '../../common/error-replies.js';
-import { requestBody } from '../../http/connection-limits.js';
-import { endToEndHeaders } from '../../http/end-to-end-headers.js';
-import { routeSecurity } from '../../http/openapi.js';
-import type { AreaDeps } from '../shared/area.js';
+import { hasBody } from '../../common/request-body.ts';
+import { ErrorAnswer } from '../../common/error-replies.ts';
+import { requestBody } from '../../http/connection-limits.ts';
+import { endToEndHeaders } from '../../http/end-to-end-headers.ts';
+import { routeSecurity } from '../../http/openapi.ts';
+import type { AreaDeps } from '../shared/area.ts';
 
 /** The caller's credentials stop at the gateway: the session gets none of them. */
 const withheld = new Set(['authorization', 'x-vendor-de-jwt', 'x-backend-secret']);

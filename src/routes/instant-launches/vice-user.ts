@@ -5,11 +5,11 @@
 // analysis is the apps service's answer (its listing's `permission`), wherever that service runs.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { analysesListing } from '../../clients/apps.js';
-import { ErrorAnswer } from '../../common/error-replies.js';
-import { gatewayError } from '../../common/errors.js';
-import { routeSecurity, takesNoBody } from '../../http/openapi.js';
-import type { AreaDeps } from '../shared/area.js';
+import { analysesListing } from '../../clients/apps.ts';
+import { ErrorAnswer } from '../../common/error-replies.ts';
+import { gatewayError } from '../../common/errors.ts';
+import { routeSecurity, takesNoBody } from '../../http/openapi.ts';
+import type { AreaDeps } from '../shared/area.ts';
 
 type AnalysisParams = { Params: { id: string } };
 

@@ -3,11 +3,11 @@
 // (`start-date`, `end-date`, `alert-text`) into user-info's (`start_date`, `end_date`, `alert`).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { jsonAnswer } from '../../http/backend-answer.js';
-import { routeSecurity } from '../../http/openapi.js';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
-import type { Forwarder } from '../../http/proxy.js';
+import { jsonAnswer } from '../../http/backend-answer.ts';
+import { routeSecurity } from '../../http/openapi.ts';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
+import type { Forwarder } from '../../http/proxy.ts';
 
 export const alertPassthroughs: PassthroughRoute<Tag>[] = [
   {

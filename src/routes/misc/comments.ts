@@ -4,16 +4,16 @@
 // retraction to metadata's admin variant when the caller owns the target.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isUuid } from '../../common/ids.js';
-import type { GatewayConfig } from '../../config.js';
-import type { Identity } from '../../common/identity.js';
-import { jsonAnswer } from '../../http/backend-answer.js';
-import { documentedNotEnforced, routeSecurity, takesNoBody } from '../../http/openapi.js';
-import type { Forwarder } from '../../http/proxy.js';
-import { queryNormalizer } from '../../common/query-params.js';
-import { dataInfoCall, readableStats } from '../../clients/data-info.js';
-import { metadataJson, type MetadataRequest } from '../../clients/metadata.js';
-import { gatewayError } from '../../common/errors.js';
+import { isUuid } from '../../common/ids.ts';
+import type { GatewayConfig } from '../../config.ts';
+import type { Identity } from '../../common/identity.ts';
+import { jsonAnswer } from '../../http/backend-answer.ts';
+import { documentedNotEnforced, routeSecurity, takesNoBody } from '../../http/openapi.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import { queryNormalizer } from '../../common/query-params.ts';
+import { dataInfoCall, readableStats } from '../../clients/data-info.ts';
+import { metadataJson, type MetadataRequest } from '../../clients/metadata.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 export interface CommentDeps {
   forwarder: Forwarder;

@@ -3,15 +3,15 @@
 // admin-comments), system alerts and OAuth access codes; and the identity provider's token routes
 // (tag token; none served yet).
 import type { FastifyInstance } from 'fastify';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { AreaDeps } from '../shared/area.js';
-import type { Tag } from '../shared/tags.js';
-import { alertAdminRoutes, alertPassthroughs } from './alerts.js';
-import { commentRoutes } from './comments.js';
-import { oauthGatewayRoutes, oauthPassthroughs } from './oauth.js';
-import { preferencesRoutes } from './preferences.js';
-import { rootRoutes } from './root.js';
-import { sessionPassthroughs } from './sessions.js';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { AreaDeps } from '../shared/area.ts';
+import type { Tag } from '../shared/tags.ts';
+import { alertAdminRoutes, alertPassthroughs } from './alerts.ts';
+import { commentRoutes } from './comments.ts';
+import { oauthGatewayRoutes, oauthPassthroughs } from './oauth.ts';
+import { preferencesRoutes } from './preferences.ts';
+import { rootRoutes } from './root.ts';
+import { sessionPassthroughs } from './sessions.ts';
 
 export const miscPassthroughs: PassthroughRoute<Tag>[] = [
   ...sessionPassthroughs,

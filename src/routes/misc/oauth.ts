@@ -5,13 +5,13 @@
 // are handled here.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { GatewayConfig } from '../../config.js';
-import { routeSecurity } from '../../http/openapi.js';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
-import type { Forwarder } from '../../http/proxy.js';
-import { routeAtBoth } from '../../http/secured-alias.js';
-import { gatewayError } from '../../common/errors.js';
+import type { GatewayConfig } from '../../config.ts';
+import { routeSecurity } from '../../http/openapi.ts';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import { routeAtBoth } from '../../http/secured-alias.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 export const oauthPassthroughs: PassthroughRoute<Tag>[] = [
   {

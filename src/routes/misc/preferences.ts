@@ -2,13 +2,13 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
-import { basePaths } from '../../common/base-paths.js';
-import type { GatewayConfig } from '../../config.js';
-import type { Identity } from '../../common/identity.js';
-import { routeSecurity } from '../../http/openapi.js';
-import type { Forwarder } from '../../http/proxy.js';
-import { qualifiedUsername } from '../../common/users.js';
-import { GatewayError, gatewayError } from '../../common/errors.js';
+import { basePaths } from '../../common/base-paths.ts';
+import type { GatewayConfig } from '../../config.ts';
+import type { Identity } from '../../common/identity.ts';
+import { routeSecurity } from '../../http/openapi.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import { qualifiedUsername } from '../../common/users.ts';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
 
 export interface Folder {
   id: string;

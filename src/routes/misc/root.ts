@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { gatewayError } from '../../common/errors.js';
+import { gatewayError } from '../../common/errors.ts';
 
 const SERVICE_NAME = 'platform-gateway';
 const plainText = { 200: { description: 'Plain text', type: 'string' } };

@@ -1,7 +1,7 @@
 // Tag misc: session data (user-info) and the login history (apps), per user.
 import { Type } from 'typebox';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
 
 export const sessionPassthroughs: PassthroughRoute<Tag>[] = [
   {

@@ -3,9 +3,9 @@
 // notification whose analysis or app is unknown, or an apps service that fails, leaves it as it was.
 import type { FastifyBaseLogger } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import type { Identity } from '../../common/identity.js';
-import type { Forwarder } from '../../http/proxy.js';
-import { analysesByIds } from '../../clients/apps.js';
+import type { Identity } from '../../common/identity.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import { analysesByIds } from '../../clients/apps.ts';
 
 interface Notification {
   payload?: { action?: unknown; analysis_id?: unknown; [key: string]: unknown };
@@ -21,10 +21,10 @@ const isJobStatusChange = (notification: Notification): boolean =>
 export class AppDescriptions {
   private readonly cache: LRUCache<string, { description: string | null }> | undefined;
 
-  constructor(
-    private readonly forwarder: Forwarder,
-    ttlMs: number,
-  ) {
+  private readonly forwarder: Forwarder;
+
+  constructor(forwarder: Forwarder, ttlMs: number) {
+    this.forwarder = forwarder;
     this.cache = ttlMs > 0 ? new LRUCache({ max: 10_000, ttl: ttlMs }) : undefined;
   }
 

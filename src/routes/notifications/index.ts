@@ -4,18 +4,18 @@
 // stream.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { GatewayConfig } from '../../config.js';
-import type { Identity } from '../../common/identity.js';
-import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import { notificationStreamRoutes } from './stream.js';
-import type { Tag } from '../shared/tags.js';
-import type { Forwarder } from '../../http/proxy.js';
-import { queryNormalizer } from '../../common/query-params.js';
-import { allowList } from '../../http/address-allow-list.js';
-import { parseJsonText } from '../../common/request-body.js';
-import { AppDescriptions } from './app-descriptions.js';
-import { GatewayError, gatewayError } from '../../common/errors.js';
+import type { GatewayConfig } from '../../config.ts';
+import type { Identity } from '../../common/identity.ts';
+import { documentedNotEnforced, routeSecurity } from '../../http/openapi.ts';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import { notificationStreamRoutes } from './stream.ts';
+import type { Tag } from '../shared/tags.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import { queryNormalizer } from '../../common/query-params.ts';
+import { allowList } from '../../http/address-allow-list.ts';
+import { parseJsonText } from '../../common/request-body.ts';
+import { AppDescriptions } from './app-descriptions.ts';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
 
 /** `{uuids: [message.id]}`: the body of every mark or delete call. */
 const messageIds = Type.Object({

@@ -1,9 +1,9 @@
 // Tag notifications, beyond the spec: GET /secured/notifications/stream relays the notification
 // agent's Server-Sent Events (`/stream`) for the caller, so a web client needs no polling.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { routeSecurity } from '../../http/openapi.js';
-import type { Forwarder } from '../../http/proxy.js';
-import { gatewayError } from '../../common/errors.js';
+import { routeSecurity } from '../../http/openapi.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /** Open streams a user may hold on one gateway (a browser tab each, say); more get 429. */
 const maxStreamsPerUser = 10;

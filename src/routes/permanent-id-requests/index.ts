@@ -10,26 +10,26 @@
 // is, owned by the requester; curators reach it through the admin routes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isUuid } from '../../common/ids.js';
-import type { RequestDetails, RequestListing } from '../../common/permanent-id-requests.js';
-import type { GatewayConfig } from '../../config.js';
-import type { Identity } from '../../common/identity.js';
-import { sendNotification } from '../../http/notifications.js';
-import { documentedNotEnforced, routeSecurity, takesNoBody } from '../../http/openapi.js';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { Tag } from '../shared/tags.js';
-import type { Forwarder } from '../../http/proxy.js';
-import { readableStats } from '../../clients/data-info.js';
-import { metadataJson } from '../../clients/metadata.js';
-import { dataCiteXml, publicationYear, type Avu } from './datacite.js';
+import { isUuid } from '../../common/ids.ts';
+import type { RequestDetails, RequestListing } from '../../common/permanent-id-requests.ts';
+import type { GatewayConfig } from '../../config.ts';
+import type { Identity } from '../../common/identity.ts';
+import { sendNotification } from '../../http/notifications.ts';
+import { documentedNotEnforced, routeSecurity, takesNoBody } from '../../http/openapi.ts';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { Tag } from '../shared/tags.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import { readableStats } from '../../clients/data-info.ts';
+import { metadataJson } from '../../clients/metadata.ts';
+import { dataCiteXml, publicationYear, type Avu } from './datacite.ts';
 import {
   candidateIdentifier,
   configuredMinter,
   type Minted,
   type PidMinter,
   type PidType,
-} from './provider.js';
-import { gatewayError } from '../../common/errors.js';
+} from './provider.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 /** Served as they are by the metadata service. */
 export const permanentIdRequestPassthroughs: PassthroughRoute<Tag>[] = [

@@ -3,9 +3,9 @@
 // REST provider mints the identifier (POST `<PIDPROVIDER_URL>/dois`, JSON:API body, basic auth);
 // without it, the gateway mints test identifiers itself under PID_PREFIX, and says so.
 import { randomBytes } from 'node:crypto';
-import type { GatewayConfig } from '../../config.js';
-import type { Forwarder } from '../../http/proxy.js';
-import { gatewayError } from '../../common/errors.js';
+import type { GatewayConfig } from '../../config.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import { gatewayError } from '../../common/errors.ts';
 
 export type PidType = 'DOI' | 'ARK';
 
@@ -52,7 +52,11 @@ export function candidateIdentifier(type: PidType, prefix: string): string {
 export class EmbeddedMinter implements PidMinter {
   readonly provider = 'embedded' as const;
 
-  constructor(private readonly prefix: string) {}
+  private readonly prefix: string;
+
+  constructor(prefix: string) {
+    this.prefix = prefix;
+  }
 
   async mint(request: MintRequest): Promise<Minted> {
     return {
@@ -75,10 +79,13 @@ const providerError = (reason: string, extra: Record<string, unknown> = {}) =>
 export class HttpMinter implements PidMinter {
   readonly provider = 'http' as const;
 
-  constructor(
-    private readonly forwarder: Forwarder,
-    private readonly settings: GatewayConfig['pid'],
-  ) {}
+  private readonly forwarder: Forwarder;
+  private readonly settings: GatewayConfig['pid'];
+
+  constructor(forwarder: Forwarder, settings: GatewayConfig['pid']) {
+    this.forwarder = forwarder;
+    this.settings = settings;
+  }
 
   async mint(request: MintRequest): Promise<Minted> {
     if (request.type !== 'DOI') {

@@ -4,18 +4,18 @@
 // concurrent-job limit the administrator gives (else the one asked for), rejection sets it to 0.
 // A completed (approved or rejected) request is refused before anything changes.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { gatewayError } from '../../common/errors.js';
-import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
-import { setConcurrentJobLimit } from '../../clients/analyses.js';
-import { changeRequestStatus, requestById, type ServiceRequest } from '../../clients/requests.js';
-import type { AreaDeps } from '../shared/area.js';
+import { gatewayError } from '../../common/errors.ts';
+import { documentedNotEnforced, routeSecurity } from '../../http/openapi.ts';
+import { setConcurrentJobLimit } from '../../clients/analyses.ts';
+import { changeRequestStatus, requestById, type ServiceRequest } from '../../clients/requests.ts';
+import type { AreaDeps } from '../shared/area.ts';
 import {
   AdminIdParams,
   ApprovalBody,
   RequestDetails,
   StatusBody,
   viceRequestType,
-} from './schemas.js';
+} from './schemas.ts';
 
 const adminOptions = (summary: string, description: string, body: unknown) => ({
   ...documentedNotEnforced,

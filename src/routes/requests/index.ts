@@ -4,11 +4,11 @@
 // decision means (admin.ts: an approved VICE request sets the requester's concurrent-job limit, a
 // rejected one sets it to 0). Listing and reading requests and types are passthroughs.
 import type { FastifyInstance } from 'fastify';
-import type { PassthroughRoute } from '../../http/passthrough.js';
-import type { AreaDeps } from '../shared/area.js';
-import type { Tag } from '../shared/tags.js';
-import { adminRequestRoutes } from './admin.js';
-import { viceRequestRoutes } from './vice.js';
+import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { AreaDeps } from '../shared/area.ts';
+import type { Tag } from '../shared/tags.ts';
+import { adminRequestRoutes } from './admin.ts';
+import { viceRequestRoutes } from './vice.ts';
 
 export const requestPassthroughs: PassthroughRoute<Tag>[] = [
   {

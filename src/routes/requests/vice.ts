@@ -2,22 +2,22 @@
 // type registered on first use, with its limits), listing one's own and reading one. The requests
 // service names the requester by the `user` it is given, so a user reaches only their own.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { gatewayError, GatewayError } from '../../common/errors.js';
-import { documentedNotEnforced, routeSecurity } from '../../http/openapi.js';
+import { gatewayError, GatewayError } from '../../common/errors.ts';
+import { documentedNotEnforced, routeSecurity } from '../../http/openapi.ts';
 import {
   registerRequestType,
   requestById,
   requestsJson,
   type ServiceRequest,
-} from '../../clients/requests.js';
-import type { AreaDeps } from '../shared/area.js';
+} from '../../clients/requests.ts';
+import type { AreaDeps } from '../shared/area.ts';
 import {
   RequestDetails,
   RequestIdParams,
   RequestListing,
   ViceRequestBody,
   viceRequestType,
-} from './schemas.js';
+} from './schemas.ts';
 
 const userOptions = (summary: string, description: string, schema: Record<string, unknown>) => ({
   ...documentedNotEnforced,

@@ -1,16 +1,16 @@
 // What an area of the gateway's routes is (one tag family: its tags, passthrough rows and the plugin
 // of its aggregated routes), and the one function that registers a list of them (src/app.ts).
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import type { BackendName } from '../../common/backend-names.js';
-import type { GatewayConfig } from '../../config.js';
-import type { EmbeddedIdentity } from '../../common/identity-provider.js';
-import type { Metrics } from '../../http/metrics.js';
-import { registerPassthroughs, type PassthroughRoute } from '../../http/passthrough.js';
-import type { Forwarder } from '../../http/proxy.js';
-import type { BackendSchemas } from '../../http/backend-schemas.js';
-import type { Store } from '../../store/database.js';
+import type { BackendName } from '../../common/backend-names.ts';
+import type { GatewayConfig } from '../../config.ts';
+import type { EmbeddedIdentity } from '../../common/identity-provider.ts';
+import type { Metrics } from '../../http/metrics.ts';
+import { registerPassthroughs, type PassthroughRoute } from '../../http/passthrough.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import type { BackendSchemas } from '../../http/backend-schemas.ts';
+import type { Store } from '../../store/database.ts';
 import { LRUCache } from 'lru-cache';
-import type { Tag } from './tags.js';
+import type { Tag } from './tags.ts';
 
 /** What the gateway hands its areas. */
 export interface GatewayParts {

@@ -1,9 +1,9 @@
 // The health checks of the gateway's dependencies, shared by `/readyz` (operations) and the
 // administrators' `/admin/status`.
-import type { BackendName } from '../../common/backend-names.js';
-import type { GatewayConfig } from '../../config.js';
-import type { Forwarder } from '../../http/proxy.js';
-import type { Store } from '../../store/database.js';
+import type { BackendName } from '../../common/backend-names.ts';
+import type { GatewayConfig } from '../../config.ts';
+import type { Forwarder } from '../../http/proxy.ts';
+import type { Store } from '../../store/database.ts';
 
 export interface DependencyCheckDeps {
   store: Store;

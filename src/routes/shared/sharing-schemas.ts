@@ -2,7 +2,7 @@
 // passthrough rows of the apps, analyses and tools route files: the gateway checks a body's shape;
 // the apps service judges each item (a level it does not know fails that item alone).
 import { Type, type TSchema } from 'typebox';
-import { ErrorAnswer } from '../../common/error-replies.js';
+import { ErrorAnswer } from '../../common/error-replies.ts';
 
 const Subject = Type.Object(
   {

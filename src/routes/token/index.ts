@@ -1,10 +1,10 @@
 // Tags token, admin-token (routes.md §2): `/token`, `/admin/token` and the docs page's browser
 // sign-in `/oidc/*`, against the configured identity provider or the embedded one.
 import type { FastifyInstance } from 'fastify';
-import type { AreaDeps } from '../shared/area.js';
-import { oidcRoutes } from './oidc.js';
-import { passwordGrantRoutes } from './password-grant.js';
-import { remoteIdentityProvider } from './remote-idp.js';
+import type { AreaDeps } from '../shared/area.ts';
+import { oidcRoutes } from './oidc.ts';
+import { passwordGrantRoutes } from './password-grant.ts';
+import { remoteIdentityProvider } from './remote-idp.ts';
 
 export async function tokenRoutes(app: FastifyInstance, deps: AreaDeps): Promise<void> {
   const link = deps.identityProvider?.link ?? remoteIdentityProvider(deps.config.auth);

@@ -10,13 +10,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { gatewayError } from '../../common/errors.js';
-import type { IdentityProviderLink } from '../../common/identity-provider.js';
-import type { GatewayConfig } from '../../config.js';
-import { accessTokenCookie, readCookie } from '../../http/auth.js';
-import { routeSecurity, takesNoBody } from '../../http/openapi.js';
-import { originOf } from './password-grant.js';
-import { tokensOf } from './shapes.js';
+import { gatewayError } from '../../common/errors.ts';
+import type { IdentityProviderLink } from '../../common/identity-provider.ts';
+import type { GatewayConfig } from '../../config.ts';
+import { accessTokenCookie, readCookie } from '../../http/auth.ts';
+import { routeSecurity, takesNoBody } from '../../http/openapi.ts';
+import { originOf } from './password-grant.ts';
+import { tokensOf } from './shapes.ts';
 
 export const stateCookie = 'gateway_oidc_state';
 export const refreshTokenCookie = 'gateway_refresh_token';

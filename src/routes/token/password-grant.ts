@@ -4,10 +4,10 @@
 // administrator's token for one of `username` (Keycloak's token exchange).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { gatewayError } from '../../common/errors.js';
-import type { IdentityProviderLink } from '../../common/identity-provider.js';
-import type { GatewayConfig } from '../../config.js';
-import { AccessTokenResponse, tokensOf } from './shapes.js';
+import { gatewayError } from '../../common/errors.ts';
+import type { IdentityProviderLink } from '../../common/identity-provider.ts';
+import type { GatewayConfig } from '../../config.ts';
+import { AccessTokenResponse, tokensOf } from './shapes.ts';
 
 export const tokenExchangeGrant = 'urn:ietf:params:oauth:grant-type:token-exchange';
 

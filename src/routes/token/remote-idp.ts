@@ -1,8 +1,8 @@
 // The configured identity provider (AUTH_TOKEN_URL, AUTH_AUTHORIZE_URL, AUTH_LOGOUT_URL) as the
 // `/token` and `/oidc/*` routes see it: form posts to its token endpoint as the gateway's client.
-import type { IdentityProviderLink, TokenEndpointAnswer } from '../../common/identity-provider.js';
-import { gatewayError } from '../../common/errors.js';
-import type { GatewayConfig } from '../../config.js';
+import type { IdentityProviderLink, TokenEndpointAnswer } from '../../common/identity-provider.ts';
+import { gatewayError } from '../../common/errors.ts';
+import type { GatewayConfig } from '../../config.ts';
 
 const timeoutMs = 15_000;
 

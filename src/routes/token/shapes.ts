@@ -6,8 +6,8 @@ import {
   relayedError,
   type ErrorCode,
   type GatewayError,
-} from '../../common/errors.js';
-import type { TokenEndpointAnswer } from '../../common/identity-provider.js';
+} from '../../common/errors.ts';
+import type { TokenEndpointAnswer } from '../../common/identity-provider.ts';
 
 export const AccessTokenResponse = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { refreshPlannerStatistics } from './planner-statistics.js';
+import { refreshPlannerStatistics } from './planner-statistics.ts';
 
 /**
  * Indexes that keep a deep page of a large folder, and the first page of a search with many hits,

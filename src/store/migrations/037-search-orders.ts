@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { refreshPlannerStatistics } from './planner-statistics.js';
+import { refreshPlannerStatistics } from './planner-statistics.ts';
 
 /**
  * Every data object by date modified, by date created and by size, each then by id: the search's

@@ -3,13 +3,13 @@
 // default per app, which only administrators change.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import { requiredInCi } from '../../support/gateway.js';
+import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { requiredInCi } from '../../support/gateway.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 
 const wordCount = builtInApps.find((app) => app.name === 'Word count')!;
 const checksum = builtInApps.find((app) => app.name === 'Checksum')!;

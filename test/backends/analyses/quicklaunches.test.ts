@@ -6,9 +6,9 @@
 // changes by the creator only.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import { requiredInCi } from '../../support/gateway.js';
-import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.js';
+import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { requiredInCi } from '../../support/gateway.ts';
+import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.ts';
 
 const wordCount = builtInApps.find((app) => app.name === 'Word count')!;
 const concatenate = builtInApps.find((app) => app.name === 'Concatenate')!;

@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import { requiredInCi } from '../../support/gateway.js';
+import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { requiredInCi } from '../../support/gateway.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 
 const uidDomain = 'example.org';
 const byName = (a: string, b: string) => a.localeCompare(b, 'en', { sensitivity: 'base' });

@@ -9,10 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import { eventually } from '../../support/fileio.js';
-import { requiredInCi } from '../../support/gateway.js';
-import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.js';
+import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { eventually } from '../../support/fileio.ts';
+import { requiredInCi } from '../../support/gateway.ts';
+import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.ts';
 
 const [urlImport, wordCount, concatenate, checksum] = builtInApps as [
   (typeof builtInApps)[0],

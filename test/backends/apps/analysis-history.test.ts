@@ -4,10 +4,10 @@
 // SQLite and PostgreSQL; the step list (/steps) that goes with it; the gateway's documented answer.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import { eventually } from '../../support/fileio.js';
-import { requiredInCi } from '../../support/gateway.js';
-import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.js';
+import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { eventually } from '../../support/fileio.ts';
+import { requiredInCi } from '../../support/gateway.ts';
+import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.ts';
 
 const wordCount = builtInApps.find((app) => app.name === 'Word count')!;
 const inputKey = () => {

@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import { endedAnalysis, listedAnalysis } from '../../support/analyses.js';
-import { eventually } from '../../support/fileio.js';
-import { engines, skipWithout } from '../../support/postgres.js';
-import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.js';
+import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { endedAnalysis, listedAnalysis } from '../../support/analyses.ts';
+import { eventually } from '../../support/fileio.ts';
+import { engines, skipWithout } from '../../support/postgres.ts';
+import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.ts';
 
 const [urlImport, wordCount] = builtInApps as [(typeof builtInApps)[0], (typeof builtInApps)[0]];
 const key = (app: (typeof builtInApps)[0], name: string) => {

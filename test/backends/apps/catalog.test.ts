@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import { requiredInCi } from '../../support/gateway.js';
-import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.js';
+import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { requiredInCi } from '../../support/gateway.ts';
+import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.ts';
 
 const requiredListingFields: Record<string, string> = {
   id: 'string',

@@ -4,16 +4,16 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { featuredAppsCommunity } from '../../../src/backends/apps/app-communities.js';
-import { communityAvuAttribute } from '../../../src/common/app-community-avus.js';
-import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import * as featuredBuiltInApps from '../../../src/store/migrations/018-featured-built-in-apps.js';
-import { engines, skipWithout } from '../../support/postgres.js';
+import { featuredAppsCommunity } from '../../../src/backends/apps/app-communities.ts';
+import { communityAvuAttribute } from '../../../src/common/app-community-avus.ts';
+import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import * as featuredBuiltInApps from '../../../src/store/migrations/018-featured-built-in-apps.ts';
+import { engines, skipWithout } from '../../support/postgres.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 
 const tag = (community: string) => ({ attr: communityAvuAttribute, value: community, unit: '' });
 const idsOf = (body: { apps: { id: string }[] }) => body.apps.map((entry) => entry.id).sort();

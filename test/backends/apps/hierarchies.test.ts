@@ -5,20 +5,20 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import { requiredInCi } from '../../support/gateway.js';
+import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { requiredInCi } from '../../support/gateway.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 import {
   classes,
   iri,
   multipartXml,
   namesUnder,
   ontologyXml,
-} from '../../support/ontology-fixture.js';
+} from '../../support/ontology-fixture.ts';
 
 const q = encodeURIComponent;
 const attr = 'rdf:type';

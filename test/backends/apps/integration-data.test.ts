@@ -5,13 +5,13 @@
 // bodies and unknown ids answered with codes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import { engines, skipWithout } from '../../support/postgres.js';
+import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { engines, skipWithout } from '../../support/postgres.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 
 const wordCountTool = builtInApps[1]!.tool.id;
 

@@ -5,11 +5,11 @@
 // ends the session, answered as its ending.
 import assert from 'node:assert/strict';
 import { mock, test } from 'node:test';
-import type { ExecutionEngine, StepOutcome } from '../../../src/backends/executor/index.js';
+import type { ExecutionEngine, StepOutcome } from '../../../src/backends/executor/index.ts';
 import {
   runInteractive,
   type InteractiveRequest,
-} from '../../../src/backends/apps/interactive-steps.js';
+} from '../../../src/backends/apps/interactive-steps.ts';
 
 /** An engine whose one session runs until stopped. */
 function heldEngine() {

@@ -7,17 +7,17 @@ import { readFileSync, statSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { backendSecretHeader, buildBackendHost } from '../../../src/embedded/host.js';
-import { loadConfig } from '../../../src/config.js';
-import { tokenKeyPath } from '../../../src/backends/apps/token-cipher.js';
-import { refreshMarginMs } from '../../../src/backends/apps/oauth-tokens.js';
-import { hostEngines, type BackendHost } from '../../support/backend-host.js';
+import { backendSecretHeader, buildBackendHost } from '../../../src/embedded/host.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { tokenKeyPath } from '../../../src/backends/apps/token-cipher.ts';
+import { refreshMarginMs } from '../../../src/backends/apps/oauth-tokens.ts';
+import { hostEngines, type BackendHost } from '../../support/backend-host.ts';
 import {
   closedPortUrl,
   startOAuthServer,
   tokenLifetimeSeconds,
   type OAuthServer,
-} from '../../support/oauth-server.js';
+} from '../../support/oauth-server.ts';
 
 const authorizeUrl = 'https://provider.example/oauth/authorize?audience=jobs';
 const clientId = 'gateway-client';

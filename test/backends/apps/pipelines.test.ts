@@ -9,14 +9,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import type { AppDefinition } from '../../../src/backends/apps/index.js';
-import { engines, skipWithout } from '../../support/postgres.js';
+import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import type { AppDefinition } from '../../../src/backends/apps/index.ts';
+import { engines, skipWithout } from '../../support/postgres.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 
 const wordCountTool = builtInApps[1]!.tool.id;
 const component = (name: string, parameters: Record<string, unknown>[]) => ({

@@ -8,14 +8,14 @@
 // argument objects in `config`: that submission is launched and completes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import { endedAnalysis } from '../../support/analyses.js';
-import { engines, skipWithout } from '../../support/postgres.js';
+import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { endedAnalysis } from '../../support/analyses.ts';
+import { engines, skipWithout } from '../../support/postgres.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 
 const [, wordCount, concatenate, checksum] = builtInApps as [
   (typeof builtInApps)[0],

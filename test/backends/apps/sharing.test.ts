@@ -7,14 +7,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.js';
-import { eventually } from '../../support/fileio.js';
-import { engines, skipWithout } from '../../support/postgres.js';
+import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { eventually } from '../../support/fileio.ts';
+import { engines, skipWithout } from '../../support/postgres.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 
 const wordCountTool = builtInApps[1]!.tool.id;
 const user = (id: string) => ({ id, source_id: 'ldap' });

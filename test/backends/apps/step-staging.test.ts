@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import type { AppParameter } from '../../../src/backends/apps/definition.js';
-import type { StepRun } from '../../../src/backends/apps/job-step.js';
-import { InputStager } from '../../../src/backends/apps/step-staging.js';
-import { openSharedDataStore } from '../../../src/backends/data-info/data-store-api.js';
-import { startDataStoreGateway, type DataStoreGateway } from '../../support/data-store.js';
+import type { AppParameter } from '../../../src/backends/apps/definition.ts';
+import type { StepRun } from '../../../src/backends/apps/job-step.ts';
+import { InputStager } from '../../../src/backends/apps/step-staging.ts';
+import { openSharedDataStore } from '../../../src/backends/data-info/data-store-api.ts';
+import { startDataStoreGateway, type DataStoreGateway } from '../../support/data-store.ts';
 
 const fileParameter = { id: 'one', name: 'one', type: 'FileInput' } as AppParameter;
 const folderParameter = { id: 'tree', name: 'tree', type: 'FolderInput' } as AppParameter;

@@ -8,13 +8,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { eventually } from '../../support/fileio.js';
-import { engines, skipWithout } from '../../support/postgres.js';
+import { eventually } from '../../support/fileio.ts';
+import { engines, skipWithout } from '../../support/postgres.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 
 const requestBody = (name: string, extra: Record<string, unknown> = {}) => ({
   name,

@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import pino from 'pino';
-import { backendSecretHeader, buildBackendHost } from '../../../src/embedded/host.js';
-import { loadConfig } from '../../../src/config.js';
+import { backendSecretHeader, buildBackendHost } from '../../../src/embedded/host.ts';
+import { loadConfig } from '../../../src/config.ts';
 import type { HTTPMethods } from 'fastify';
-import { passthroughRoutes } from '../../../src/routes/index.js';
-import { openStore } from '../../../src/store/database.js';
-import { unservedLiteralRoutes } from '../../../src/backends/apps/index.js';
+import { passthroughRoutes } from '../../../src/routes/index.ts';
+import { openStore } from '../../../src/store/database.ts';
+import { unservedLiteralRoutes } from '../../../src/backends/apps/index.ts';
 
 type BackendHost = Awaited<ReturnType<typeof buildBackendHost>>;
 const secret = 'x'.repeat(20);

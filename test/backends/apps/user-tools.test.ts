@@ -22,14 +22,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { create as createTar } from 'tar';
-import { eventually } from '../../support/fileio.js';
-import { engines, skipWithout } from '../../support/postgres.js';
-import { endedAnalysis, listedAnalysis } from '../../support/analyses.js';
+import { eventually } from '../../support/fileio.ts';
+import { engines, skipWithout } from '../../support/postgres.ts';
+import { endedAnalysis, listedAnalysis } from '../../support/analyses.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/tools');
 const tricky = `a b; rm -rf / $(id) \`id\` 'q' "x" | & > * ~ $HOME \\ \n end`;

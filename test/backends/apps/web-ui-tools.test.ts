@@ -23,13 +23,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps, installBuiltInApps } from '../../../src/backends/apps/built-in.js';
-import { engines, skipWithout } from '../../support/postgres.js';
+import { builtInApps, installBuiltInApps } from '../../../src/backends/apps/built-in.ts';
+import { engines, skipWithout } from '../../support/postgres.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 
 const wordCount = builtInApps.find((app) => app.name === 'Word count')!;
 

@@ -10,9 +10,9 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { eventually } from '../../support/fileio.js';
-import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.js';
-import { engines, skipWithout } from '../../support/postgres.js';
+import { eventually } from '../../support/fileio.ts';
+import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.ts';
+import { engines, skipWithout } from '../../support/postgres.ts';
 
 interface Received {
   path: string;

@@ -4,12 +4,12 @@
 // to bodies of another shape.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { engines, skipWithout } from '../../support/postgres.js';
+import { engines, skipWithout } from '../../support/postgres.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 
 for (const engine of engines) {
   describe(`the workshop group (${engine})`, { skip: skipWithout(engine) }, () => {

@@ -7,8 +7,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
-import { BlobTooLarge, parseRange } from '../../../src/backends/data-info/blob-store.js';
-import { LocalBlobStore } from '../../../src/backends/data-info/blobs.js';
+import { BlobTooLarge, parseRange } from '../../../src/backends/data-info/blob-store.ts';
+import { LocalBlobStore } from '../../../src/backends/data-info/blobs.ts';
 
 const md5 = (data: Buffer | string) => createHash('md5').update(data).digest('hex');
 const emptyMd5 = 'd41d8cd98f00b204e9800998ecf8427e';

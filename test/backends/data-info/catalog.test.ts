@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { createQueryId } from 'kysely';
-import { ObjectIndex, everyone } from '../../../src/backends/data-info/object-index.js';
-import { openStore, type Store } from '../../../src/store/database.js';
-import { requiredInCi } from '../../support/gateway.js';
-import { pgDatabaseUrl } from '../../support/postgres.js';
+import { ObjectIndex, everyone } from '../../../src/backends/data-info/object-index.ts';
+import { openStore, type Store } from '../../../src/store/database.ts';
+import { requiredInCi } from '../../support/gateway.ts';
+import { pgDatabaseUrl } from '../../support/postgres.ts';
 
 /** Homes, grants that cover what lies below them, and share counts: the same on each engine. */
 async function exerciseCatalog(store: Store): Promise<void> {

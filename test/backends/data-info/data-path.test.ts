@@ -12,8 +12,8 @@ import {
   MAX_SEGMENT_BYTES,
   normalizeDataPath,
   parentOf,
-} from '../../../src/common/data-path.js';
-import { GatewayError } from '../../../src/common/errors.js';
+} from '../../../src/common/data-path.ts';
+import { GatewayError } from '../../../src/common/errors.ts';
 
 const ZONE = 'platform';
 const HOME = '/platform/home/alice';

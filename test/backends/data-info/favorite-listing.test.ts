@@ -12,11 +12,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../../src/store/schema.js';
-import * as favoriteKeys from '../../../src/store/migrations/035-favorite-keys.js';
-import { engines as dataInfoEngines } from '../../support/data-info-host.js';
-import { planOf } from '../../support/postgres.js';
-import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.js';
+import type { Database } from '../../../src/store/schema.ts';
+import * as favoriteKeys from '../../../src/store/migrations/035-favorite-keys.ts';
+import { engines as dataInfoEngines } from '../../support/data-info-host.ts';
+import { planOf } from '../../support/postgres.ts';
+import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.ts';
 
 interface Row {
   id: string;

@@ -4,10 +4,10 @@
 // and the others show the folder's `read`, from one lookup of the page's grants.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Lister } from '../../../src/backends/data-info/listing.js';
-import { visibilityOf } from '../../../src/backends/data-info/visibility.js';
-import { engines, home, type DataInfoHost } from '../../support/data-info-host.js';
-import { listPage } from '../../support/listing-order.js';
+import { Lister } from '../../../src/backends/data-info/listing.ts';
+import { visibilityOf } from '../../../src/backends/data-info/visibility.ts';
+import { engines, home, type DataInfoHost } from '../../support/data-info-host.ts';
+import { listPage } from '../../support/listing-order.ts';
 
 for (const engine of engines) {
   describe(`paged listing levels on ${engine.name}`, () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { BlobMd5 } from '../../../src/backends/data-info/md5.js';
+import { BlobMd5 } from '../../../src/backends/data-info/md5.ts';
 
 const md5 = (data: Buffer) => createHash('md5').update(data).digest('hex');
 const MiB = 1024 * 1024;

@@ -3,7 +3,7 @@
 // ownership and write access checked, and concurrent requests that each win at most once.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { blobText, engines, home, trash, type DataInfoHost } from '../../support/data-info-host.js';
+import { blobText, engines, home, trash, type DataInfoHost } from '../../support/data-info-host.ts';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

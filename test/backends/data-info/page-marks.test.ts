@@ -11,10 +11,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { Lister, type SortDir, type SortField } from '../../../src/backends/data-info/listing.js';
-import { PageMarks } from '../../../src/backends/data-info/page-marks.js';
-import * as folderVersions from '../../../src/store/migrations/036-folder-versions.js';
-import { engines, home, type DataInfoHost } from '../../support/data-info-host.js';
+import { Lister, type SortDir, type SortField } from '../../../src/backends/data-info/listing.ts';
+import { PageMarks } from '../../../src/backends/data-info/page-marks.ts';
+import * as folderVersions from '../../../src/store/migrations/036-folder-versions.ts';
+import { engines, home, type DataInfoHost } from '../../support/data-info-host.ts';
 import {
   children,
   expected,
@@ -22,7 +22,7 @@ import {
   insertChildren,
   listPage,
   namesOf,
-} from '../../support/listing-order.js';
+} from '../../support/listing-order.ts';
 
 for (const engine of engines) {
   describe(`paged listing's marks and folder versions on ${engine.name}`, () => {

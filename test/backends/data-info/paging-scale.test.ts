@@ -9,17 +9,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { Lister, type SortDir, type SortField } from '../../../src/backends/data-info/listing.js';
-import * as pageIndexes from '../../../src/store/migrations/034-page-indexes.js';
-import { engines, home, type DataInfoHost } from '../../support/data-info-host.js';
+import { Lister, type SortDir, type SortField } from '../../../src/backends/data-info/listing.ts';
+import * as pageIndexes from '../../../src/store/migrations/034-page-indexes.ts';
+import { engines, home, type DataInfoHost } from '../../support/data-info-host.ts';
 import {
   children,
   expected,
   insertChildren,
   listPage,
   namesOf,
-} from '../../support/listing-order.js';
-import { planOf } from '../../support/postgres.js';
+} from '../../support/listing-order.ts';
+import { planOf } from '../../support/postgres.ts';
 
 for (const engine of engines) {
   describe(`paged listing over migration 034's indexes on ${engine.name}`, () => {

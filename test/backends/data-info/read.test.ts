@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { engines, home, zone, type DataInfoHost } from '../../support/data-info-host.js';
+import { engines, home, zone, type DataInfoHost } from '../../support/data-info-host.ts';
 
 const enc = encodeURIComponent;
 const dataPath = (path: string) => `/data/path${path.split('/').map(enc).join('/')}`;

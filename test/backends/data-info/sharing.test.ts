@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { engines, home, ticketBaseUrl, type DataInfoHost } from '../../support/data-info-host.js';
+import { engines, home, ticketBaseUrl, type DataInfoHost } from '../../support/data-info-host.ts';
 
 /** Sharing, permissions and the anonymizer (backends.md §2.1), on each engine. */
 for (const engine of engines) {

@@ -9,7 +9,7 @@ import {
   home,
   ticketBaseUrl,
   type DataInfoHost,
-} from '../../support/data-info-host.js';
+} from '../../support/data-info-host.ts';
 
 const upperUuid = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/;
 

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { inTransaction } from '../../../src/backends/data-info/moves.js';
-import { engines, home, type DataInfoHost } from '../../support/data-info-host.js';
+import { inTransaction } from '../../../src/backends/data-info/moves.ts';
+import { engines, home, type DataInfoHost } from '../../support/data-info-host.ts';
 
 const postgres = engines.find((engine) => engine.name !== 'SQLite')!;
 

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { startTrashSweep, sweepTrash } from '../../../src/backends/data-info/trash.js';
-import { blobText, engines, home, trash, type DataInfoHost } from '../../support/data-info-host.js';
+import { startTrashSweep, sweepTrash } from '../../../src/backends/data-info/trash.ts';
+import { blobText, engines, home, trash, type DataInfoHost } from '../../support/data-info-host.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 

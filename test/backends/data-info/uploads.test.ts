@@ -9,9 +9,9 @@ import { request as httpRequest, type ClientRequest } from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { backendSecretHeader } from '../../../src/embedded/host.js';
-import { parseAnswer, secret, withUser, type HttpAnswer } from '../../support/backend-host.js';
-import { engines, home, multipartBody, type DataInfoHost } from '../../support/data-info-host.js';
+import { backendSecretHeader } from '../../../src/embedded/host.ts';
+import { parseAnswer, secret, withUser, type HttpAnswer } from '../../support/backend-host.ts';
+import { engines, home, multipartBody, type DataInfoHost } from '../../support/data-info-host.ts';
 
 const enc = encodeURIComponent;
 const md5 = (content: string | Buffer) => createHash('md5').update(content).digest('hex');

@@ -6,7 +6,7 @@
 // engine saying why it cannot run steps where the runtime's engine is unreachable.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { containerArgs, createContainerEngine } from '../../../src/backends/executor/index.js';
+import { containerArgs, createContainerEngine } from '../../../src/backends/executor/index.ts';
 
 const command = {
   argv: ['samtools', 'view', 'a b; $(id)'],

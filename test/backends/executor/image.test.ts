@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { create, Header, type HeaderData } from 'tar';
-import { createLocalEngine, unpackImage } from '../../../src/backends/executor/index.js';
+import { createLocalEngine, unpackImage } from '../../../src/backends/executor/index.ts';
 
 const limits = {
   wallClockSeconds: 20,

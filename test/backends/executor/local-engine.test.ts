@@ -17,7 +17,7 @@ import {
   type ExecutionEngine,
   type StepCommand,
   type StepLimits,
-} from '../../../src/backends/executor/index.js';
+} from '../../../src/backends/executor/index.ts';
 
 const log = pino({ level: 'silent' });
 const MiB = 1024 * 1024;

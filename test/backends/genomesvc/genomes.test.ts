@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { FastaCounter, FastaError } from '../../../src/backends/genomesvc/fasta.js';
-import { ServiceTokenSigner } from '../../../src/common/service-token.js';
-import type { Identity } from '../../../src/common/identity.js';
-import { hostEngines, type BackendHost } from '../../support/backend-host.js';
-import { eventually } from '../../support/fileio.js';
+import { FastaCounter, FastaError } from '../../../src/backends/genomesvc/fasta.ts';
+import { ServiceTokenSigner } from '../../../src/common/service-token.ts';
+import type { Identity } from '../../../src/common/identity.ts';
+import { hostEngines, type BackendHost } from '../../support/backend-host.ts';
+import { eventually } from '../../support/fileio.ts';
 
 const identity = (username: string): Identity => ({
   username,

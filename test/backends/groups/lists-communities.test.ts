@@ -5,15 +5,15 @@
 // re-tagging its apps' community AVUs, and run by the administrator through /admin/communities.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { communityAvuAttribute } from '../../../src/common/app-community-avus.js';
-import { featuredAppsCommunity } from '../../../src/backends/apps/app-communities.js';
-import { eventually } from '../../support/fileio.js';
-import { requiredInCi } from '../../support/gateway.js';
+import { communityAvuAttribute } from '../../../src/common/app-community-avus.ts';
+import { featuredAppsCommunity } from '../../../src/backends/apps/app-communities.ts';
+import { eventually } from '../../support/fileio.ts';
+import { requiredInCi } from '../../support/gateway.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 
 const ids = (list: { id: string }[]) => list.map((item) => item.id).sort();
 const names = (groups: { name: string }[]) => groups.map((group) => group.name);

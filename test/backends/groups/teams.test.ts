@@ -7,13 +7,13 @@
 // web UI's Teams list, sonora src/components/teams/Listing.js, shows as "Creator Name").
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { eventually } from '../../support/fileio.js';
-import { requiredInCi } from '../../support/gateway.js';
+import { eventually } from '../../support/fileio.ts';
+import { requiredInCi } from '../../support/gateway.ts';
 import {
   admin,
   startMetadataGateway,
   type MetadataGateway,
-} from '../../support/metadata-gateway.js';
+} from '../../support/metadata-gateway.ts';
 
 type Notification = {
   type: string;

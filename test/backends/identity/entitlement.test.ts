@@ -12,9 +12,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { noRateLimits, startGateway, type RunningGateway } from '../../support/gateway.js';
-import { engineDatabase, engines, skipWithout } from '../../support/postgres.js';
-import { addUser, basic, CookieJar } from '../../support/identity.js';
+import { noRateLimits, startGateway, type RunningGateway } from '../../support/gateway.ts';
+import { engineDatabase, engines, skipWithout } from '../../support/postgres.ts';
+import { addUser, basic, CookieJar } from '../../support/identity.ts';
 
 const projectDir = path.resolve(import.meta.dirname, '../../..');
 const payloadOf = (token: string) =>

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { metadataEngines, type MetadataHost } from '../../support/metadata-host.js';
+import { metadataEngines, type MetadataHost } from '../../support/metadata-host.ts';
 
 interface Avu {
   id: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { metadataEngines, type MetadataHost } from '../../support/metadata-host.js';
+import { metadataEngines, type MetadataHost } from '../../support/metadata-host.ts';
 
 /** Favorites (backends.md §3.2): mark, unmark, list in marking order, filter; on each engine. */
 for (const engine of metadataEngines) {

@@ -7,8 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import {
   appsUnderClass,
   unclassifiedApps,
-} from '../../../src/backends/apps/ontology-classification.js';
-import { hostEngines, withUser, type BackendHost } from '../../support/backend-host.js';
+} from '../../../src/backends/apps/ontology-classification.ts';
+import { hostEngines, withUser, type BackendHost } from '../../support/backend-host.ts';
 import {
   base,
   classes,
@@ -18,7 +18,7 @@ import {
   multipartXml,
   namesUnder,
   ontologyXml,
-} from '../../support/ontology-fixture.js';
+} from '../../support/ontology-fixture.ts';
 
 const q = encodeURIComponent;
 const attr = 'rdf:type';

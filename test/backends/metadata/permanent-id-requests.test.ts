@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { RequestListing as Listing } from '../../../src/common/permanent-id-requests.js';
-import { metadataEngines, type MetadataHost } from '../../support/metadata-host.js';
+import type { RequestListing as Listing } from '../../../src/common/permanent-id-requests.ts';
+import { metadataEngines, type MetadataHost } from '../../support/metadata-host.ts';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const pause = () => new Promise((resolve) => setTimeout(resolve, 3));

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { inflateRawSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import { dataCiteTemplateId } from '../../../src/store/migrations/006-metadata-templates-pids.js';
-import { metadataEngines, type MetadataHost } from '../../support/metadata-host.js';
+import { dataCiteTemplateId } from '../../../src/store/migrations/006-metadata-templates-pids.ts';
+import { metadataEngines, type MetadataHost } from '../../support/metadata-host.ts';
 
 const isoDate = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

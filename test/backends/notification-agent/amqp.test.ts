@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { AmqpPublisher } from '../../../src/backends/notification-agent/amqp.js';
-import { hostEngines, type BackendHost } from '../../support/backend-host.js';
-import { startAmqpConsumer, type AmqpConsumer } from '../../support/amqp-consumer.js';
-import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
-import { recordUser } from '../../../src/store/users.js';
+import { AmqpPublisher } from '../../../src/backends/notification-agent/amqp.ts';
+import { hostEngines, type BackendHost } from '../../support/backend-host.ts';
+import { startAmqpConsumer, type AmqpConsumer } from '../../support/amqp-consumer.ts';
+import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
+import { recordUser } from '../../../src/store/users.ts';
 
 const prefix = '/notification-agent';
 const skipped = 'DATABASE_URL is not set (CI sets it)';

@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { backendSecretHeader } from '../../../src/embedded/host.js';
+import { backendSecretHeader } from '../../../src/embedded/host.ts';
 import {
   hostEngines,
   secret,
   type BackendHost,
   type HttpAnswer,
-} from '../../support/backend-host.js';
+} from '../../support/backend-host.ts';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const prefix = '/notification-agent';
@@ -98,11 +98,14 @@ class EventStream {
   private wake: (() => void) | undefined;
   private ended = false;
 
-  private constructor(
-    readonly request: ClientRequest,
-    readonly status: number,
-    readonly headers: IncomingHttpHeaders,
-  ) {}
+  readonly request: ClientRequest;
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  private constructor(request: ClientRequest, status: number, headers: IncomingHttpHeaders) {
+    this.request = request;
+    this.status = status;
+    this.headers = headers;
+  }
 
   static open(port: number, user: string, lastEventId?: string): Promise<EventStream> {
     return new Promise((resolve, reject) => {

@@ -13,7 +13,7 @@ import {
   PostgresQueryCompiler,
   sql,
 } from 'kysely';
-import { nameCandidates } from '../../../src/backends/search/name-index.js';
+import { nameCandidates } from '../../../src/backends/search/name-index.ts';
 
 /** Compiles without a database. */
 const db = new Kysely<unknown>({

@@ -12,11 +12,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { CompiledQuery, createQueryId, sql } from 'kysely';
-import { DataStore } from '../../../src/backends/data-info/store.js';
-import { readSearchRequest } from '../../../src/backends/search/request.js';
-import { search as searchStore } from '../../../src/backends/search/search.js';
-import { withUser } from '../../support/backend-host.js';
-import { engines, home, type DataInfoHost } from '../../support/data-info-host.js';
+import { DataStore } from '../../../src/backends/data-info/store.ts';
+import { readSearchRequest } from '../../../src/backends/search/request.ts';
+import { search as searchStore } from '../../../src/backends/search/search.ts';
+import { withUser } from '../../support/backend-host.ts';
+import { engines, home, type DataInfoHost } from '../../support/data-info-host.ts';
 
 interface Answer {
   total: number;

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { withUser } from '../../support/backend-host.js';
-import { engines, home, zone, type DataInfoHost } from '../../support/data-info-host.js';
+import { withUser } from '../../support/backend-host.ts';
+import { engines, home, zone, type DataInfoHost } from '../../support/data-info-host.ts';
 
 const day = 24 * 60 * 60 * 1000;
 const jan1 = Date.UTC(2024, 0, 1);

@@ -8,12 +8,12 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { backendSecretHeader, buildBackendHost } from '../../../src/embedded/host.js';
-import { loadConfig } from '../../../src/config.js';
-import { openStore, type Store } from '../../../src/store/database.js';
-import { startSecuredFixture } from '../../support/fixture.js';
-import { requiredInCi } from '../../support/gateway.js';
-import { pgDatabaseUrl } from '../../support/postgres.js';
+import { backendSecretHeader, buildBackendHost } from '../../../src/embedded/host.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { openStore, type Store } from '../../../src/store/database.ts';
+import { startSecuredFixture } from '../../support/fixture.ts';
+import { requiredInCi } from '../../support/gateway.ts';
+import { pgDatabaseUrl } from '../../support/postgres.ts';
 
 const secret = 'user-info-test-secret';
 const uidDomain = 'example.org';
