@@ -26,8 +26,8 @@ const cacheDir = path.join(root, 'node_modules', '.cache', 'platform-gateway');
 const timesFile = path.join(cacheDir, 'test-times.json');
 const reporter = path.join(root, 'scripts', 'test-file-reporter.mjs');
 
-/** Processes at a time: the CPUs, and as many again, since tests mostly wait. */
-const slots = Math.max(2, availableParallelism()) * 2;
+/** Processes at a time: three for each CPU, since tests mostly wait. */
+const slots = Math.max(2, availableParallelism()) * 3;
 /** Groups per slot: enough that the last to end does not leave the other slots idle for long. */
 const groupsPerSlot = 3;
 

@@ -69,7 +69,13 @@ describe('a deadlock victim is run again (PostgreSQL)', () => {
     await otherTakesFirst;
     await other.query('commit');
 
-    assert.equal(await ours, 2, 'aborted once, then committed');
+    // Aborted, then committed. On a busy machine a second attempt can take `first` again before
+    // the other transaction's waiting update gets it, and be the victim once more (seen: 3).
+    const attemptsMade = await ours;
+    assert.ok(
+      attemptsMade >= 2,
+      `aborted at least once, then committed (${attemptsMade} attempts)`,
+    );
     const after = await host.data.db
       .selectFrom('data_objects')
       .select(['path', 'modified_at'])
