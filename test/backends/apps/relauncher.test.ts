@@ -200,8 +200,13 @@ for (const engine of engines) {
         const id = launched.id as string;
         const updates = async () =>
           (await gw.ok('grace', 'GET', `/analyses/${id}/history`)).steps[0].updates;
+        // The analysis is listed as running a moment before its step's history records it.
         await eventually(
-          async () => ((await listed('grace', id))?.status === 'Running' ? true : undefined),
+          async () =>
+            (await listed('grace', id))?.status === 'Running' &&
+            (await updates()).some((update: any) => update.status === 'Running')
+              ? true
+              : undefined,
           10_000,
           'the import to run',
         );
