@@ -39,6 +39,12 @@ if (files.length === 0) {
   process.exit(2);
 }
 
+/** Node 22 knows the flag by its experimental name only. */
+const isolationFlag =
+  Number(process.versions.node.split('.')[0]) >= 23
+    ? '--test-isolation'
+    : '--experimental-test-isolation';
+
 const ownProcess = (file) => /^\/\/ test: own process/m.test(readFileSync(file, 'utf8'));
 
 /** The last run's milliseconds per file, when there was one. */
@@ -109,7 +115,7 @@ const jobs = groups.map((group, index) => async () => {
     process.execPath,
     [
       '--test',
-      `--test-isolation=${isolation}`,
+      `${isolationFlag}=${isolation}`,
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       `--test-reporter=${reporter}`,
