@@ -215,15 +215,15 @@ export async function buildGateway(
     ...connectionServerOptions(config.connections),
   });
 
-  // Before anything loads pg, ioredis or amqplib, whose instrumentations must be in place first;
-  // the SDK is imported only now, and only when tracing is configured.
+  // Before anything loads pg or ioredis, whose instrumentations must be in place first; the SDK
+  // is imported only now, and only when tracing is configured.
   const stopTracing = config.tracing
-    ? await import('./tracing.ts').then(({ startTracing, instrumentedPackages }) =>
-        startTracing(config.tracing!, {
-          warn: (details, message) => app.log.warn(details, message),
-          preload: instrumentedPackages(config),
-        }),
-      )
+    ? await (
+        await import('./tracing.ts')
+      ).startTracing(config.tracing, {
+        warn: (details, message) => app.log.warn(details, message),
+        preload: [...(config.databaseUrl ? ['pg'] : []), ...(config.redisUrl ? ['ioredis'] : [])],
+      })
     : undefined;
   const tracing = activeTracing();
   // First: its onRoute hook must see every route, its onRequest hook start before the guard's.

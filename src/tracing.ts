@@ -9,31 +9,17 @@ import type { Context, Span, Tracer } from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace-node';
 import type { FastifyRequest } from 'fastify';
 import { installTracing, type SpanAttributes, type Tracing } from './common/tracing.ts';
-import type { GatewayConfig, TracingSettings } from './config.ts';
+import type { TracingSettings } from './config.ts';
 
 export interface TracingOptions {
   /** Where a failing exporter is reported, at most once a minute. */
   warn(details: object, message: string): void;
   /**
-   * Packages this process uses whose instrumentation patches them when they are required
-   * (`instrumentedPackages`): required here, under the hooks, whether or not something imported
-   * them already.
+   * Packages this process uses whose instrumentation patches them when they are required (pg with
+   * DATABASE_URL, ioredis with REDIS_URL): required here, under the hooks, whether or not something
+   * imported them already.
    */
   preload: readonly string[];
-}
-
-/**
- * The instrumented packages `config` makes the process load: pg with DATABASE_URL, ioredis with
- * REDIS_URL, amqplib with AMQP_URI. The gateway imports them as ES modules, which the require hooks
- * never see (amqplib's publishes went untraced under plain Node; only a loader that turned imports
- * into requires hid it).
- */
-export function instrumentedPackages(config: GatewayConfig): string[] {
-  return [
-    ...(config.databaseUrl ? ['pg'] : []),
-    ...(config.redisUrl ? ['ioredis'] : []),
-    ...(config.notifications.amqp ? ['amqplib'] : []),
-  ];
 }
 
 /** Routes asked every few seconds by probes and scrapers: a span each would bury the traces that matter. */

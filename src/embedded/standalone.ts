@@ -57,14 +57,14 @@ export async function serveBackendsStandalone(config: GatewayConfig): Promise<Fa
       `names no backend with an embedded implementation (${embeddedBackendNames.join(', ')}) to serve with --backends-only`,
     );
   const logger = pino(loggerSettings(config.logLevel));
-  // As a gateway does (src/app.ts): before pg or amqplib loads, and only when configured.
+  // As a gateway does (src/app.ts): before pg loads, and only when configured.
   const stopTracing = config.tracing
-    ? await import('../tracing.ts').then(({ startTracing, instrumentedPackages }) =>
-        startTracing(config.tracing!, {
-          warn: (details, message) => logger.warn(details, message),
-          preload: instrumentedPackages(config),
-        }),
-      )
+    ? await (
+        await import('../tracing.ts')
+      ).startTracing(config.tracing, {
+        warn: (details, message) => logger.warn(details, message),
+        preload: config.databaseUrl ? ['pg'] : [],
+      })
     : undefined;
   const store = await openStore({
     databaseUrl: config.databaseUrl,

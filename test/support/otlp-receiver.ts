@@ -23,8 +23,12 @@ export interface OtlpReceiver {
   spans: ReceivedSpan[];
   /** How many export requests arrived. */
   exports(): number;
-  /** Resolves with the spans once `match` finds what it needs among those received (checked on each export). */
-  waitFor<T>(match: (spans: ReceivedSpan[]) => T | undefined): Promise<T>;
+  /**
+   * Resolves with what `match` finds among the spans received (checked on each export); rejects,
+   * naming the spans received, when nothing matched within `limitMs`: a span that never comes
+   * fails its test instead of holding the run.
+   */
+  waitFor<T>(match: (spans: ReceivedSpan[]) => T | undefined, limitMs?: number): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -119,12 +123,18 @@ export async function startOtlpReceiver(status = 200): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${port}`,
     spans,
     exports: () => exports,
-    waitFor: (match) =>
-      new Promise((resolve) => {
+    waitFor: (match, limitMs = 15_000) =>
+      new Promise((resolve, reject) => {
+        const limit = setTimeout(() => {
+          waiting.delete(check);
+          const names = [...new Set(spans.map((span) => span.name))].join(', ');
+          reject(new Error(`no matching span within ${limitMs} ms; received: ${names || 'none'}`));
+        }, limitMs);
         const check = () => {
           const found = match(spans);
           if (found === undefined) return;
           waiting.delete(check);
+          clearTimeout(limit);
           resolve(found);
         };
         waiting.add(check);
