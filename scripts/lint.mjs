@@ -5,9 +5,9 @@
 // dependency-cruiser and tsc keep caches in node_modules/.cache, so a second run reads only
 // changed files.
 // Plain JavaScript: it runs before anything is compiled.
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCollected } from './run-collected.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
@@ -45,17 +45,7 @@ const tools = [
   ...(process.argv.includes('--typecheck') ? [['npm', ['run', '-s', 'typecheck']]] : []),
 ];
 
-const runs = tools.map(
-  ([command, args]) =>
-    new Promise((resolve) => {
-      const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (chunk) => (output += chunk));
-      child.stderr.on('data', (chunk) => (output += chunk));
-      child.on('error', (error) => resolve({ output: `${command}: ${error.message}\n`, code: 1 }));
-      child.on('close', (code) => resolve({ output, code: code ?? 1 }));
-    }),
-);
+const runs = tools.map(([command, args]) => runCollected(command, args, { cwd: root }));
 
 let failed = false;
 for (const { output, code } of await Promise.all(runs)) {

@@ -15,11 +15,19 @@
 // node_modules/.cache) keeps the modules' compiled code, type-stripped TypeScript included, for
 // every process of the run and the next ones.
 // Plain JavaScript: it runs before anything is compiled.
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCollected } from './run-collected.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cacheDir = path.join(root, 'node_modules', '.cache', 'platform-gateway');
@@ -45,6 +53,12 @@ const isolationFlag =
     ? '--test-isolation'
     : '--experimental-test-isolation';
 
+const missing = files.filter((file) => !existsSync(file));
+if (missing.length) {
+  console.error(`no such test file: ${missing.join(', ')}`);
+  process.exit(2);
+}
+
 const ownProcess = (file) => /^\/\/ test: own process/m.test(readFileSync(file, 'utf8'));
 
 /** The last run's milliseconds per file, when there was one. */
@@ -58,10 +72,10 @@ function lastTimes() {
 
 /**
  * The files in groups of about equal weight (the longest first into the lightest group), heaviest
- * group first; a file that needs its own process is a group of its own.
+ * group first; a file that needs its own process is a group of its own. `times`: milliseconds
+ * per file from the last run.
  */
-function groupsOf(files) {
-  const times = lastTimes();
+function groupsOf(files, times) {
   // Without a time, a file's size stands in, scaled to the known times (≈ 1 ms per 10 bytes else).
   const known = files.filter((file) => times[file] !== undefined);
   const msPerByte = known.length
@@ -82,20 +96,6 @@ function groupsOf(files) {
   return groups.filter((group) => group.files.length).sort((a, b) => b.weight - a.weight);
 }
 
-/** Runs `command` with `argv`, its output collected; resolves with its status and output. */
-function run(command, argv, env) {
-  return new Promise((resolve) => {
-    const child = spawn(command, argv, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const output = [];
-    child.stdout.on('data', (chunk) => output.push(chunk));
-    child.stderr.on('data', (chunk) => output.push(chunk));
-    child.on('error', (error) => output.push(Buffer.from(`${error.stack}\n`)));
-    child.on('close', (code, signal) =>
-      resolve({ code: code ?? 1, signal, output: Buffer.concat(output).toString() }),
-    );
-  });
-}
-
 const started = performance.now();
 const secondsSince = (start) => ((performance.now() - start) / 1000).toFixed(1);
 const workDir = mkdtempSync(path.join(tmpdir(), 'test-run-'));
@@ -105,13 +105,14 @@ const env = {
   NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(cacheDir, 'node-compile-cache'),
 };
 
-const groups = groupsOf(files);
+const times = lastTimes();
+const groups = groupsOf(files, times);
 const results = [];
 const jobs = groups.map((group, index) => async () => {
   const summary = path.join(workDir, `group-${index}.json`);
   const isolation = group.alone ? 'process' : 'none';
   const groupStarted = performance.now();
-  const result = await run(
+  const result = await runCollected(
     process.execPath,
     [
       '--test',
@@ -122,7 +123,7 @@ const jobs = groups.map((group, index) => async () => {
       `--test-reporter-destination=${summary}`,
       ...group.files,
     ],
-    env,
+    { cwd: root, env },
   );
   let files = {};
   try {
@@ -137,7 +138,10 @@ const jobs = groups.map((group, index) => async () => {
 if (withLint)
   jobs.unshift(async () => {
     const lintStarted = performance.now();
-    const result = await run(process.execPath, ['scripts/lint.mjs', '--typecheck'], env);
+    const result = await runCollected(process.execPath, ['scripts/lint.mjs', '--typecheck'], {
+      cwd: root,
+      env,
+    });
     process.stdout.write(
       `── lint and type-check (${secondsSince(lintStarted)} s)\n${result.output}\n`,
     );
@@ -161,7 +165,7 @@ const seconds = secondsSince(started);
 
 writeFileSync(
   timesFile,
-  `${JSON.stringify({ ...lastTimes(), ...Object.fromEntries(Object.entries(perFile).map(([file, row]) => [file, Math.round(row.ms)])) }, null, 1)}\n`,
+  `${JSON.stringify({ ...times, ...Object.fromEntries(Object.entries(perFile).map(([file, row]) => [file, Math.round(row.ms)])) }, null, 1)}\n`,
 );
 
 const slowest = Object.entries(perFile)
