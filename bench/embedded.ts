@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { buildGateway } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { TokenVerifier } from '../src/http/auth.ts';
 import { loadTrustedKeys, signEmbeddedToken } from '../src/http/keys.ts';
 

@@ -23,7 +23,7 @@ import { Lister, type ListingOptions } from '../src/backends/data-info/listing.t
 import { visibilityOf } from '../src/backends/data-info/visibility.ts';
 import { readSearchRequest } from '../src/backends/search/request.ts';
 import { search } from '../src/backends/search/search.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { openStore } from '../src/store/database.ts';
 import { seed, user } from './scale-seed.ts';
 

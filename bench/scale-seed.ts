@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { openSharedDataStore } from '../src/backends/data-info/index.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { openStore } from '../src/store/database.ts';
 
 export const user = 'bench';

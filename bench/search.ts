@@ -15,7 +15,7 @@ import pg from 'pg';
 import { openSharedDataStore } from '../src/backends/data-info/index.ts';
 import { readSearchRequest } from '../src/backends/search/request.ts';
 import { search } from '../src/backends/search/search.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { openStore } from '../src/store/database.ts';
 
 const rows = Number(process.env.SEARCH_BENCH_ROWS ?? 100_000);

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildGateway } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { schemaGaps, type OpenApiDocument } from '../test/support/route-reference.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'openapi-coverage-'));

@@ -18,7 +18,7 @@ import { blobStoreProbe } from './backends/data-info/index.ts';
 import type { BackendContext } from './backends/service.ts';
 import { createIdentityProvider } from './backends/identity/index.ts';
 import type { EmbeddedIdentity } from './common/identity-provider.ts';
-import type { GatewayConfig } from './config.ts';
+import type { GatewayConfig } from './config/index.ts';
 import { TokenVerifier } from './http/auth.ts';
 import { BackendSchemas } from './http/backend-schemas.ts';
 import {

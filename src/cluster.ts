@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
 import { isClusterMessage, type ClusterMessage } from './common/cluster-ipc.ts';
-import type { GatewayConfig } from './config.ts';
+import type { GatewayConfig } from './config/index.ts';
 import { MemoryBuckets } from './http/rate-limit.ts';
 import { loggerSettings } from './http/request-log.ts';
 import { openStore } from './store/database.ts';

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { buildGateway } from './app.ts';
 import { runPrimary } from './cluster.ts';
 import { serveBackendsStandalone } from './embedded/standalone.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig } from './config/index.ts';
 import { keepTickShape } from './tick-shape.ts';
 
 const usage = `Usage: npm start -- [--backends <names|all|none>] [--backends-only]

@@ -9,7 +9,7 @@ import type { Context, Span, Tracer } from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace-node';
 import type { FastifyRequest } from 'fastify';
 import { installTracing, type SpanAttributes, type Tracing } from './common/tracing.ts';
-import type { TracingSettings } from './config.ts';
+import type { TracingSettings } from './config/index.ts';
 
 export interface TracingOptions {
   /** Where a failing exporter is reported, at most once a minute. */

@@ -8,7 +8,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { backendNames, embeddedBackendNames } from '../src/common/backend-names.ts';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { ConfigError, loadConfig } from '../src/config/index.ts';
 
 const projectDir = path.resolve(import.meta.dirname, '..');
 

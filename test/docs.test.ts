@@ -1,5 +1,5 @@
 // The documentation stays true to the code it describes: the configuration page lists exactly the
-// environment variables src/config.ts reads, the architecture page names exactly the files of the
+// environment variables src/config/ reads, the architecture page names exactly the files of the
 // shared folders (src/common/, src/http/, src/embedded/), and every relative link in README.md and
 // docs/ leads to a file of this repository (a clone holds nothing beside it, so no link may leave it).
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/index.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -52,8 +52,11 @@ function variablesConfigReads(): Set<string> {
       EXTAPI_CLIENT_ID: 'gateway',
     }),
   );
-  for (const match of read('src/config.ts').matchAll(/\(env, '([A-Z][A-Z0-9_]*)'/g))
-    seen.add(match[1]!);
+  for (const file of readdirSync(path.join(root, 'src/config')).filter((name) =>
+    name.endsWith('.ts'),
+  ))
+    for (const match of read(`src/config/${file}`).matchAll(/\(env, '([A-Z][A-Z0-9_]*)'/g))
+      seen.add(match[1]!);
   return seen;
 }
 
@@ -65,7 +68,7 @@ function section(page: string, heading: string): string {
   return page.slice(start, end < 0 ? undefined : end);
 }
 
-test('the configuration page lists exactly the variables src/config.ts reads', () => {
+test('the configuration page lists exactly the variables src/config/ reads', () => {
   const page = read('docs/configuration.md');
   const readByConfig = variablesConfigReads();
   // A backend service is a prefix read with all three of _URL, _TIMEOUT_MS and _SECRET.
@@ -106,9 +109,9 @@ test('the configuration page lists exactly the variables src/config.ts reads', (
   assert.deepEqual(
     missing,
     [],
-    'every variable src/config.ts reads has a row in docs/configuration.md',
+    'every variable src/config/ reads has a row in docs/configuration.md',
   );
-  assert.deepEqual(extra, [], 'every variable in docs/configuration.md is read by src/config.ts');
+  assert.deepEqual(extra, [], 'every variable in docs/configuration.md is read by src/config/');
 });
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */

@@ -1,8 +1,8 @@
 // The source's folders form layers: no import circle between folders, counting a folder and the
 // folders inside it as folders of their own (dependency-cruiser's folder rule, run by `npm run lint`,
 // does not see a parent folder and its subfolder importing each other), and none between files.
-// Files directly in src/ (main.ts, app.ts, config.ts) are each a node of their own: app.ts puts
-// every layer together and config.ts is below them all.
+// Files directly in src/ (main.ts, app.ts, cluster.ts, ...) are each a node of their own: app.ts
+// puts every layer together.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';

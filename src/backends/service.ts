@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { GatewayConfig } from '../config.ts';
+import type { GatewayConfig } from '../config/index.ts';
 import type { UserNotification } from '../common/notifications.ts';
 import type { UsageRecord } from '../common/usages.ts';
 import type { Store } from '../store/database.ts';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig } from '../config/index.ts';
 import { signEmbeddedToken } from '../http/keys.ts';
 
 const usage =

@@ -5,7 +5,7 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { userDirectory, UserError } from '../backends/identity/index.ts';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig } from '../config/index.ts';
 import { openStore } from '../store/database.ts';
 
 const usage = `usage: npm run user -- add <name> [--admin] [--email address] [--first-name A] [--last-name B]

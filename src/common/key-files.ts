@@ -32,8 +32,8 @@ export function readOrCreateSecretFile(file: string, make: () => string | Buffer
 }
 
 /**
- * A private key given in configuration (PEM, read by config.ts's keySetting from `NAME` or
- * `NAME_FILE`) when there is one, else the one kept in `file` of the data directory, made on
+ * A private key given in configuration (PEM, read by keySetting of src/config/variables.ts from
+ * `NAME` or `NAME_FILE`) when there is one, else the one kept in `file` of the data directory, made on
  * first use. Several gateways agree on a key only when it is configured (docs/deployment.md).
  * `make` is how a missing file's key is made (default: a P-256 key, for ES256).
  */

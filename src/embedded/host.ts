@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { GatewayConfig } from '../config.ts';
+import type { GatewayConfig } from '../config/index.ts';
 import {
   connectionServerOptions,
   registerConnectionHandling,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { ConfigError, type GatewayConfig } from '../config.ts';
+import { ConfigError, type GatewayConfig } from '../config/index.ts';
 import { openStore } from '../store/database.ts';
 import { createMetrics } from '../http/metrics.ts';
 import { sendNotification } from '../http/notifications.ts';

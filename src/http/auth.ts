@@ -9,7 +9,7 @@ import {
   type JWTVerifyOptions,
 } from 'jose';
 import { LRUCache } from 'lru-cache';
-import type { GatewayConfig, ServiceRole } from '../config.ts';
+import type { GatewayConfig, ServiceRole } from '../config/index.ts';
 import { errorTable, GatewayError } from '../common/errors.ts';
 import type { TrustedKeys } from './keys.ts';
 import type { Identity } from '../common/identity.ts';

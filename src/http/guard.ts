@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayConfig } from '../config.ts';
+import type { GatewayConfig } from '../config/index.ts';
 import { matchedRoute } from './matched-route.ts';
 import { AuthError, authorize, extractToken, type AuthLevel, type TokenVerifier } from './auth.ts';
 import type { Identity } from '../common/identity.ts';

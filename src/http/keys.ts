@@ -9,7 +9,7 @@ import {
   SignJWT,
   type JWTVerifyGetKey,
 } from 'jose';
-import { ConfigError, type GatewayConfig } from '../config.ts';
+import { ConfigError, type GatewayConfig } from '../config/index.ts';
 import { configuredOrFileKey, EMBEDDED_ISSUER, identityKeyPath } from '../common/key-files.ts';
 
 export interface LocalKey {

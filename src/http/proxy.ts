@@ -2,7 +2,7 @@ import { pipeline, type Readable, type Transform } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Pool, type Dispatcher } from 'undici';
 import { type BackendName, type IdentityStyle, backendEnvPrefix } from '../common/backend-names.ts';
-import type { BackendSetting } from '../config.ts';
+import type { BackendSetting } from '../config/index.ts';
 import type { Identity } from '../common/identity.ts';
 import { jsonAnswer, type BackendResponse } from './backend-answer.ts';
 import { requestBody } from './connection-limits.ts';

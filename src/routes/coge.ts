@@ -4,7 +4,7 @@
 // ERR_REQUEST_FAILED, with the service's reason.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { GatewayConfig } from '../config.ts';
+import type { GatewayConfig } from '../config/index.ts';
 import { documentedNotEnforced, routeSecurity, takesNoBody } from '../http/openapi.ts';
 import type { BackendCall, Forwarder } from '../http/proxy.ts';
 import { queryNormalizer } from '../common/query-params.ts';

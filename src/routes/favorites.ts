@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isUuid } from '../common/ids.ts';
 import type { Stat } from '../common/data-stat.ts';
-import type { GatewayConfig } from '../config.ts';
+import type { GatewayConfig } from '../config/index.ts';
 import { backendError, type BackendResponse } from '../http/backend-answer.ts';
 import { routeSecurity, takesNoBody } from '../http/openapi.ts';
 import type { Forwarder } from '../http/proxy.ts';

@@ -1,7 +1,7 @@
 // Tag operations: liveness, readiness and Prometheus metrics (exempt from rate limits).
 import type { FastifyInstance } from 'fastify';
 import type { BackendName } from '../common/backend-names.ts';
-import type { GatewayConfig } from '../config.ts';
+import type { GatewayConfig } from '../config/index.ts';
 import type { Metrics } from '../http/metrics.ts';
 import type { Forwarder } from '../http/proxy.ts';
 import type { Store } from '../store/database.ts';

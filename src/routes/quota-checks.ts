@@ -5,7 +5,7 @@
 // gateway's root, so they reach the routes of every area.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { gatewayError } from '../common/errors.ts';
-import type { GatewayConfig } from '../config.ts';
+import type { GatewayConfig } from '../config/index.ts';
 import type { Forwarder } from '../http/proxy.ts';
 import { matchedRoute } from '../http/matched-route.ts';
 import { hasDataOverage, recordDataUsage, standing } from '../clients/qms.ts';

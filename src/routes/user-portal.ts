@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { gatewayError, GatewayError } from '../common/errors.ts';
-import type { GatewayConfig } from '../config.ts';
+import type { GatewayConfig } from '../config/index.ts';
 import { routeSecurity } from '../http/openapi.ts';
 import type { Forwarder } from '../http/proxy.ts';
 

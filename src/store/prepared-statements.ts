@@ -8,7 +8,7 @@
 // a generic plan when that is no dearer than the custom ones (plan_cache_mode `auto`).
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { PREPARED_PER_CONNECTION } from '../config.ts';
+import { PREPARED_PER_CONNECTION } from '../config/index.ts';
 
 /** Texts remembered as seen once: a text is prepared from its second run on. */
 const REMEMBERED_TEXTS = 2_000;

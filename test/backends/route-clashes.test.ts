@@ -12,7 +12,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import pino from 'pino';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { embeddedBackendNames, isEmbeddedBackend } from '../../src/common/backend-names.ts';
 import { buildBackendHost } from '../../src/embedded/host.ts';
 import { passthroughRoutes } from '../../src/routes/index.ts';

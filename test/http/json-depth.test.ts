@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Fastify from 'fastify';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { registerErrorHandling } from '../../src/common/error-replies.ts';
 import { jsonNestsDeeperThan } from '../../src/common/json-depth.ts';
 import { registerJsonBodyParser } from '../../src/http/json-body.ts';

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, symbols } from 'pino';
 import { buildGateway } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import {
   gatewayLoggerOptions,
   logAbortedRequest,

@@ -3,7 +3,7 @@
 // the HTTP minter. A request goes from creation to identifier; every refusal is checked.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { startBackend, type RecordedRequest, type TestBackend } from '../support/backend.ts';
 import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 

@@ -4,7 +4,7 @@
 // dependencies answer 200 with a check for each.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { requiredInCi, startGateway } from '../support/gateway.ts';
 import { pgDatabaseUrl } from '../support/postgres.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';

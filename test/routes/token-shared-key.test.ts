@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
 import { addUser, basic } from '../support/identity.ts';
 

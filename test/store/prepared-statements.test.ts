@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { defaultPostgresBounds } from '../../src/store/postgres.ts';
 import {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { pgSchemaUrl, planOf } from '../support/postgres.ts';
 import { requiredInCi } from '../support/gateway.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { isDatabaseUnavailable } from '../../src/common/database-unavailable.ts';
 import { openEventStream } from '../support/event-stream.ts';
 import { eventually } from '../support/fileio.ts';

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { EmbeddedBackendName } from '../../src/common/backend-names.ts';
 import { backendSecretHeader, buildBackendHost } from '../../src/embedded/host.ts';
-import { loadConfig, type GatewayConfig } from '../../src/config.ts';
+import { loadConfig, type GatewayConfig } from '../../src/config/index.ts';
 import type { UserNotification } from '../../src/common/notifications.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { requiredInCi } from './gateway.ts';

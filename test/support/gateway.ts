@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildGateway, type Gateway, type GatewayOptions } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { copySqliteTemplate } from './sqlite-template.ts';
 
 /** Rate limits high enough that tests of other behaviour never meet them. */

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import type { Store } from '../../store/database.ts';
 import type { Database } from '../../store/schema.ts';
 import { listApps, visibleAppsQuery } from './app-listings.ts';

@@ -19,7 +19,7 @@ import { interactiveHooks } from './interactive-steps.ts';
 import type { CheckedSubmission } from './job-submission.ts';
 import { GatewayError, gatewayError } from '../../common/errors.ts';
 import { inSpan } from '../../common/tracing.ts';
-import type { ExecutorSettings } from '../../config.ts';
+import type { ExecutorSettings } from '../../config/index.ts';
 import type { ExecutionEngine } from '../executor/index.ts';
 import { closeSteps, insertSteps, moveStep, stepsOf } from './analysis-steps.ts';
 import type { AppDefinition } from './definition.ts';

@@ -1,7 +1,7 @@
 // The token endpoint of a third-party API's OAuth server (RFC 6749 §4.1.3 and §6): codes and
 // refresh tokens go in, access tokens come out.
 import { request } from 'undici';
-import type { OAuthClientSettings } from '../../config.ts';
+import type { OAuthClientSettings } from '../../config/index.ts';
 import { errorTable, gatewayError, GatewayError } from '../../common/errors.ts';
 
 /** What the token endpoint granted. */

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { OAuthClientSettings } from '../../config.ts';
+import type { OAuthClientSettings } from '../../config/index.ts';
 import type { Store } from '../../store/database.ts';
 import { requireUserParam } from '../../common/query-params.ts';
 import { requestToken } from './oauth-provider.ts';

@@ -1,7 +1,7 @@
 // Users' access tokens to third-party APIs: stored sealed, refreshed when they have lapsed, and
 // dropped when they can no longer be used, so that the user is asked to authorize again.
 import type { FastifyBaseLogger } from 'fastify';
-import type { GatewayConfig, OAuthClientSettings } from '../../config.ts';
+import type { GatewayConfig, OAuthClientSettings } from '../../config/index.ts';
 import type { Store } from '../../store/database.ts';
 import { requestToken, TokenEndpointRefusal, type TokenGrant } from './oauth-provider.ts';
 import type { TokenCipher } from './token-cipher.ts';

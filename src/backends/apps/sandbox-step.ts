@@ -7,7 +7,7 @@
 // this host is removed.
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ExecutorSettings } from '../../config.ts';
+import type { ExecutorSettings } from '../../config/index.ts';
 import { unpackImage, type ExecutionEngine, type StepLimits } from '../executor/index.ts';
 import { asBoolean } from '../../store/sqlite-booleans.ts';
 import { argumentsOf } from './arg-preview.ts';

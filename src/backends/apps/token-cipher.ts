@@ -2,7 +2,7 @@
 // access to a user's third-party account.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import { readOrCreateSecretFile } from '../../common/key-files.ts';
 
 const ivBytes = 12;

@@ -1,7 +1,7 @@
 // Which BlobStore (blob-store.ts) holds file bytes: the local folder, or the S3-compatible bucket
 // of BLOB_STORE_URL when one is configured; with tracing on, its transfers make spans (traced-blobs.ts).
 import path from 'node:path';
-import type { S3BlobStoreSettings } from '../../config.ts';
+import type { S3BlobStoreSettings } from '../../config/index.ts';
 import type { BlobStore } from './blob-store.ts';
 import { LocalBlobStore } from './blobs.ts';
 import { S3BlobStore } from './s3-blobs.ts';

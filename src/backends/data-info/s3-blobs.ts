@@ -14,7 +14,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { PassThrough, pipeline, Readable } from 'node:stream';
-import type { S3BlobStoreSettings } from '../../config.ts';
+import type { S3BlobStoreSettings } from '../../config/index.ts';
 import { gatewayError, GatewayError } from '../../common/errors.ts';
 import {
   blobKey,

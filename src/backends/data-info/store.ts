@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../store/schema.ts';
-import type { S3BlobStoreSettings } from '../../config.ts';
+import type { S3BlobStoreSettings } from '../../config/index.ts';
 import type { BlobStore, OpenBlob } from './blob-store.ts';
 import { openBlobStore } from './open-blob-store.ts';
 import { atLeast, ObjectIndex, everyone, systemOwner, type DataObject } from './object-index.ts';

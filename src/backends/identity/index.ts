@@ -7,7 +7,7 @@
 // Unlike the other embedded services, a browser must reach it: src/app.ts hands it to the
 // gateway's areas, whose `identity-provider` area mounts its routes on the public listener and
 // whose `/token` and `/oidc/*` routes call its token endpoint in process (src/common/identity-provider.ts).
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import type { EmbeddedIdentity } from '../../common/identity-provider.ts';
 import type { Store } from '../../store/database.ts';
 import { memberGroupNames } from '../groups/index.ts';

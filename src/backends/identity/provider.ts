@@ -2,7 +2,7 @@
 // (PKCE S256), refresh tokens (hashed, rotated at each use, gone with their session) and the token
 // endpoint's grants (authorization_code, refresh_token, password, Keycloak-style token exchange).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IdentityClientSettings, IdentitySettings } from '../../config.ts';
+import type { IdentityClientSettings, IdentitySettings } from '../../config/index.ts';
 import type { Store } from '../../store/database.ts';
 import { signedPayload, signTokens, type SigningKey } from './signing.ts';
 import { UserDirectory, type IdentityUser } from './users.ts';

@@ -18,7 +18,7 @@ import {
 import { documentedNotEnforced, routeSecurity } from '../../http/openapi.ts';
 import type { PassthroughRoute } from '../../http/passthrough.ts';
 import type { Tag } from '../shared/tags.ts';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import type { Forwarder } from '../../http/proxy.ts';
 import { qualifiedUsername } from '../../common/users.ts';
 import { ErrorAnswer } from '../../common/error-replies.ts';

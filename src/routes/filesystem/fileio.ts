@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { baseName, normalizeDataPath, parentOf } from '../../common/data-path.ts';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import { backendError, jsonAnswer } from '../../http/backend-answer.ts';
 import { contentDisposition } from '../../common/content-disposition.ts';
 import { documentedNotEnforced } from '../../http/openapi.ts';

@@ -2,7 +2,7 @@
 // paths. The data-info calls themselves are in src/clients/data-info.ts.
 import type { FastifyRequest } from 'fastify';
 import { isWithin, normalizeDataPath } from '../../common/data-path.ts';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import { noCredentials } from '../../http/auth.ts';
 import { GatewayError } from '../../common/errors.ts';
 import type { Forwarder } from '../../http/proxy.ts';

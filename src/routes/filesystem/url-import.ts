@@ -5,7 +5,7 @@
 import { appLaunchView, submitAnalysis, type AppLaunchView } from '../../clients/apps.ts';
 import { importName, urlImportApp } from '../../common/url-import.ts';
 import { joinDataPath, normalizeDataPath } from '../../common/data-path.ts';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import { checkHost, OutboundError } from '../../common/outbound-fetch.ts';
 import type { Forwarder } from '../../http/proxy.ts';
 import { dataInfoJson, type DataInfoCall } from '../../clients/data-info.ts';

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isUuid } from '../../common/ids.ts';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import type { Identity } from '../../common/identity.ts';
 import { jsonAnswer } from '../../http/backend-answer.ts';
 import { documentedNotEnforced, routeSecurity, takesNoBody } from '../../http/openapi.ts';

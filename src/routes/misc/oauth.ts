@@ -5,7 +5,7 @@
 // are handled here.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import { routeSecurity } from '../../http/openapi.ts';
 import type { PassthroughRoute } from '../../http/passthrough.ts';
 import type { Tag } from '../shared/tags.ts';

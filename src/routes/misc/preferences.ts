@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import { basePaths } from '../../common/base-paths.ts';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import type { Identity } from '../../common/identity.ts';
 import { routeSecurity } from '../../http/openapi.ts';
 import type { Forwarder } from '../../http/proxy.ts';

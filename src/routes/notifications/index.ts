@@ -4,7 +4,7 @@
 // stream.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import type { Identity } from '../../common/identity.ts';
 import { documentedNotEnforced, routeSecurity } from '../../http/openapi.ts';
 import type { PassthroughRoute } from '../../http/passthrough.ts';

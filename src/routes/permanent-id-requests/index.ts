@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isUuid } from '../../common/ids.ts';
 import type { RequestDetails, RequestListing } from '../../common/permanent-id-requests.ts';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import type { Identity } from '../../common/identity.ts';
 import { sendNotification } from '../../http/notifications.ts';
 import { documentedNotEnforced, routeSecurity, takesNoBody } from '../../http/openapi.ts';

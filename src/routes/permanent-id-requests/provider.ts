@@ -3,7 +3,7 @@
 // REST provider mints the identifier (POST `<PIDPROVIDER_URL>/dois`, JSON:API body, basic auth);
 // without it, the gateway mints test identifiers itself under PID_PREFIX, and says so.
 import { randomBytes } from 'node:crypto';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import type { Forwarder } from '../../http/proxy.ts';
 import { gatewayError } from '../../common/errors.ts';
 

@@ -2,7 +2,7 @@
 // of its aggregated routes), and the one function that registers a list of them (src/app.ts).
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { BackendName } from '../../common/backend-names.ts';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import type { EmbeddedIdentity } from '../../common/identity-provider.ts';
 import type { Metrics } from '../../http/metrics.ts';
 import { registerPassthroughs, type PassthroughRoute } from '../../http/passthrough.ts';

@@ -1,7 +1,7 @@
 // The health checks of the gateway's dependencies, shared by `/readyz` (operations) and the
 // administrators' `/admin/status`.
 import type { BackendName } from '../../common/backend-names.ts';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import type { Forwarder } from '../../http/proxy.ts';
 import type { Store } from '../../store/database.ts';
 

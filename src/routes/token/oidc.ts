@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { gatewayError } from '../../common/errors.ts';
 import type { IdentityProviderLink } from '../../common/identity-provider.ts';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import { accessTokenCookie, readCookie } from '../../http/auth.ts';
 import { routeSecurity, takesNoBody } from '../../http/openapi.ts';
 import { originOf } from './password-grant.ts';

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { gatewayError } from '../../common/errors.ts';
 import type { IdentityProviderLink } from '../../common/identity-provider.ts';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 import { AccessTokenResponse, tokensOf } from './shapes.ts';
 
 export const tokenExchangeGrant = 'urn:ietf:params:oauth:grant-type:token-exchange';

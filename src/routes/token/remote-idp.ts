@@ -2,7 +2,7 @@
 // `/token` and `/oidc/*` routes see it: form posts to its token endpoint as the gateway's client.
 import type { IdentityProviderLink, TokenEndpointAnswer } from '../../common/identity-provider.ts';
 import { gatewayError } from '../../common/errors.ts';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig } from '../../config/index.ts';
 
 const timeoutMs = 15_000;
 

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { backendSecretHeader, buildBackendHost } from '../../../src/embedded/host.ts';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/config/index.ts';
 import { tokenKeyPath } from '../../../src/backends/apps/token-cipher.ts';
 import { refreshMarginMs } from '../../../src/backends/apps/oauth-tokens.ts';
 import { hostEngines, type BackendHost } from '../../support/backend-host.ts';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import pino from 'pino';
 import { backendSecretHeader, buildBackendHost } from '../../../src/embedded/host.ts';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/config/index.ts';
 import type { HTTPMethods } from 'fastify';
 import { passthroughRoutes } from '../../../src/routes/index.ts';
 import { openStore } from '../../../src/store/database.ts';

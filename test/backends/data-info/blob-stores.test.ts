@@ -15,7 +15,7 @@ import { BlobTooLarge, type BlobStore } from '../../../src/backends/data-info/bl
 import { LocalBlobStore } from '../../../src/backends/data-info/blobs.ts';
 import { openBlobStore } from '../../../src/backends/data-info/open-blob-store.ts';
 import { S3BlobStore } from '../../../src/backends/data-info/s3-blobs.ts';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/config/index.ts';
 import { GatewayError } from '../../../src/common/errors.ts';
 import { startDataStoreGateway } from '../../support/data-store.ts';
 import { startS3, type TestS3 } from '../../support/s3.ts';

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { backendSecretHeader, buildBackendHost } from '../../../src/embedded/host.ts';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/config/index.ts';
 import { openStore, type Store } from '../../../src/store/database.ts';
 import { startSecuredFixture } from '../../support/fixture.ts';
 import { requiredInCi } from '../../support/gateway.ts';

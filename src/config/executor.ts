@@ -1,0 +1,66 @@
+// Analyses and how their steps run (docs/executor.md): how many a user may have at once, where
+// steps work, which programs and images any tool may run, the most a step may use, and the
+// container runtime image tools run on.
+import path from 'node:path';
+import { ConfigError, integer, list, text, type Env } from './variables.ts';
+
+export interface ExecutorSettings {
+  /** Steps' working directories and unpacked images (EXECUTOR_WORK_DIR, default `<GATEWAY_DATA_DIR>/executor`). */
+  workDir: string;
+  /**
+   * Executables and root filesystem image tars any tool may run (TOOL_EXECUTABLES_ALLOW): absolute
+   * paths, an entry ending in `/` allowing everything below it. Administrators approve others tool
+   * by tool through the admin tool routes.
+   */
+  allow: string[];
+  /** The most a step may use; a tool asks for less (TOOL_WALL_CLOCK_SECONDS, TOOL_CPU_SECONDS, TOOL_MEMORY_MB, TOOL_OUTPUT_MB). */
+  limits: {
+    wallClockSeconds: number;
+    cpuSeconds: number;
+    memoryBytes: number;
+    outputBytes: number;
+  };
+  /** Image tools run on this container runtime instead of the sandbox (CONTAINER_RUNTIME: docker or podman). */
+  containerRuntime?: 'docker' | 'podman';
+}
+
+export interface AnalysesSettings {
+  /** Analyses a user may have submitted or running at once (MAX_CONCURRENT_JOBS); more are refused with ERR_LIMIT_REACHED. */
+  maxConcurrentJobs: number;
+  /** How user tools run (docs/executor.md). */
+  executor: ExecutorSettings;
+}
+
+export function analysesSettings(env: Env, dataDir: string): AnalysesSettings {
+  return {
+    maxConcurrentJobs: integer(env, 'MAX_CONCURRENT_JOBS', 8, 1, 10_000),
+    executor: executorSettings(env, dataDir),
+  };
+}
+
+function executorSettings(env: Env, dataDir: string): ExecutorSettings {
+  const allow = list(env, 'TOOL_EXECUTABLES_ALLOW', []);
+  const relative = allow.find((entry) => !path.isAbsolute(entry));
+  if (relative !== undefined)
+    throw new ConfigError(
+      'TOOL_EXECUTABLES_ALLOW',
+      `entries must be absolute paths, got "${relative}"`,
+    );
+  const runtime = text(env, 'CONTAINER_RUNTIME');
+  if (runtime !== undefined && runtime !== 'docker' && runtime !== 'podman')
+    throw new ConfigError('CONTAINER_RUNTIME', `must be docker or podman, got "${runtime}"`);
+  const mebibytes = 1024 * 1024;
+  return {
+    workDir: path.resolve(text(env, 'EXECUTOR_WORK_DIR') ?? path.join(dataDir, 'executor')),
+    allow: allow.map((entry) =>
+      entry.endsWith('/') ? `${path.resolve(entry)}/` : path.resolve(entry),
+    ),
+    limits: {
+      wallClockSeconds: integer(env, 'TOOL_WALL_CLOCK_SECONDS', 86_400, 1, 31 * 86_400),
+      cpuSeconds: integer(env, 'TOOL_CPU_SECONDS', 86_400, 1, 31 * 86_400),
+      memoryBytes: integer(env, 'TOOL_MEMORY_MB', 4096, 16, 4 * 1024 * 1024) * mebibytes,
+      outputBytes: integer(env, 'TOOL_OUTPUT_MB', 10_240, 1, 1024 * 1024 * 1024) * mebibytes,
+    },
+    ...(runtime ? { containerRuntime: runtime } : {}),
+  };
+}
