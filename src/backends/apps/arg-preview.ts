@@ -1,9 +1,9 @@
 // The command-line preview of the app editor (`POST /apps/{system-id}/arg-preview`, routes.md §16):
 // from an app as the editor holds it, with values in its parameters, the arguments a step would be
 // given, in argument order. Values are read and typed exactly as a submission's are
-// (job-submission.ts `blank`, `typed`); what a submission would refuse is refused here too.
+// (parameter-values.ts `blank`, `typed`); what a submission would refuse is refused here too.
 import { appRequest, type AppParameter } from './definition.ts';
-import { blank, typed } from './job-submission.ts';
+import { blank, typed } from './parameter-values.ts';
 import { isJsonObject } from '../../common/request-body.ts';
 import { gatewayError } from '../../common/errors.ts';
 

@@ -12,6 +12,7 @@ import { mappedInputs, type AppDefinition, type AppParameter } from './definitio
 import { asBoolean } from '../../store/sqlite-booleans.ts';
 import { isJsonObject } from '../../common/request-body.ts';
 import { gatewayError } from '../../common/errors.ts';
+import { blank, typed } from './parameter-values.ts';
 import { chosenGenome, referenceGenomeParameterTypes } from './reference-genomes.ts';
 
 export interface CheckedSubmission {
@@ -34,74 +35,6 @@ export interface CheckedSubmission {
 
 const bad = (field: string, reason: string, extra: Record<string, unknown> = {}) =>
   gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field, ...extra });
-/** A value that counts as not given (the parameter's default, if any, applies). */
-export const blank = (value: unknown) =>
-  value === undefined ||
-  value === null ||
-  value === '' ||
-  (Array.isArray(value) && value.length === 0);
-
-/** A selection's value: the web UI sends the chosen argument (`{id, name, value, display}`). */
-const chosenArgument = (value: unknown) =>
-  isJsonObject(value) ? (value.value ?? value.name) : value;
-
-/**
- * The value in the parameter's own type, or a reason it does not fit: what a step is given
- * (submissions) and what the command-line preview shows (arg-preview.ts).
- */
-export function typed(
-  parameter: AppParameter,
-  value: unknown,
-): { value: unknown } | { reason: string } {
-  switch (parameter.type) {
-    case 'Integer':
-    case 'IntegerSelection': {
-      const chosen = chosenArgument(value);
-      const number = typeof chosen === 'string' && chosen.trim() !== '' ? Number(chosen) : chosen;
-      return typeof number === 'number' && Number.isInteger(number)
-        ? { value: number }
-        : { reason: 'a whole number' };
-    }
-    case 'Double':
-    case 'DoubleSelection': {
-      const chosen = chosenArgument(value);
-      const number = typeof chosen === 'string' && chosen.trim() !== '' ? Number(chosen) : chosen;
-      return typeof number === 'number' && Number.isFinite(number)
-        ? { value: number }
-        : { reason: 'a number' };
-    }
-    case 'Flag':
-      if (typeof value === 'boolean') return { value };
-      if (value === 'true' || value === 'false') return { value: value === 'true' };
-      return { reason: 'true or false' };
-    case 'TextSelection': {
-      const chosen = chosenArgument(value);
-      const choices = (parameter.arguments ?? []).map((argument) =>
-        String(argument.value ?? argument.name),
-      );
-      return typeof chosen === 'string' && (choices.length === 0 || choices.includes(chosen))
-        ? { value: chosen }
-        : { reason: `one of ${choices.join(', ')}` };
-    }
-    case 'MultiFileSelector': {
-      // `{path: [...]}` is the shape relaunch-info and app-info show it in.
-      const list = isJsonObject(value) && Array.isArray(value.path) ? value.path : value;
-      return Array.isArray(list) || typeof list === 'string' || isJsonObject(list)
-        ? { value: Array.isArray(list) ? list : [list] }
-        : { reason: 'a list of paths' };
-    }
-    case 'FileInput':
-    case 'FolderInput':
-      return typeof value === 'string' || (isJsonObject(value) && typeof value.path === 'string')
-        ? { value }
-        : { reason: 'a path' };
-    default:
-      return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
-        ? { value: String(value) }
-        : { reason: 'text' };
-  }
-}
-
 export async function checkSubmission(
   db: Kysely<Database>,
   user: string,

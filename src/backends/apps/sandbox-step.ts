@@ -12,7 +12,7 @@ import { unpackImage, type ExecutionEngine, type StepLimits } from '../executor/
 import { asBoolean } from '../../store/sqlite-booleans.ts';
 import { argumentsOf } from './arg-preview.ts';
 import { pathParameterTypes, type AppParameter } from './definition.ts';
-import { blank } from './job-submission.ts';
+import { blank } from './parameter-values.ts';
 import { StepCanceled, StepError, type StepRun } from './job-step.ts';
 import {
   defaultSessionSeconds,

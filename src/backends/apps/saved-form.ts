@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import { isJsonObject } from '../../common/request-body.ts';
 import type { AppParameter } from './definition.ts';
-import { blank } from './job-submission.ts';
+import { blank } from './parameter-values.ts';
 import { chosenGenome, referenceGenomeParameterTypes } from './reference-genomes.ts';
 
 const selectionTypes: readonly string[] = ['TextSelection', 'IntegerSelection', 'DoubleSelection'];
