@@ -6,11 +6,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import { adminAppDetails } from './app-listing-routes.ts';
+import { versionOf } from './app-versions.ts';
+import { anyApp } from './app-views.ts';
 import {
-  anyApp,
   checkLabelFree,
   saveDocumentation,
-  versionOf,
   type AppParams,
   type VersionParams,
 } from './app-edits.ts';

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import type { AppRow } from './app-views.ts';
-import { insertApp, nextOrder, type Caller, type VersionRow } from './app-edits.ts';
+import type { VersionRow } from './app-versions.ts';
+import { insertApp, nextOrder, type Caller } from './app-edits.ts';
 
 /** A label like `label` that none of `taken` is: `label`, `label (2)`, `label (3)`, ... */
 function freeLabel(label: string, taken: string[]): string {

@@ -2,7 +2,7 @@
 // publication-routes.ts, admin-app-routes.ts): who is calling, whether they may change the app
 // (its integrator always; a `write` grantee for edits, docs/api/sharing.md), and writing versions.
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import { atLeast } from '../permissions/index.ts';
 import { visibleApp, type AppRow } from './app-views.ts';
@@ -12,11 +12,10 @@ import { levelOf, sharedLevels } from './shared-access.ts';
 import { isJsonObject } from '../../common/request-body.ts';
 import { errorAs, gatewayError } from '../../common/errors.ts';
 import { visibleToolsQuery } from './tool-model.ts';
+import { documentationOf, versionOf, type Db, type VersionRow } from './app-versions.ts';
 
-export type Db = Kysely<Database> | Transaction<Database>;
 export type AppParams = { Params: { systemId: string; appId: string } };
 export type VersionParams = { Params: { systemId: string; appId: string; versionId: string } };
-export type VersionRow = Selectable<Database['app_versions']>;
 
 export interface Caller {
   user: string;
@@ -60,41 +59,6 @@ export async function changeableApp(
         : `${caller.user} may not change app ${row.id}`,
       { app_id: row.id },
     );
-  return row;
-}
-
-/** Any app by id, deleted or private: administrators' routes. 404 when there is none. */
-export async function anyApp(
-  db: Kysely<Database>,
-  systemId: string,
-  appId: string,
-): Promise<AppRow> {
-  const row = await db
-    .selectFrom('apps')
-    .selectAll()
-    .where('id', '=', appId.toLowerCase())
-    .where('system_id', '=', systemId.toLowerCase())
-    .executeTakeFirst();
-  if (!row)
-    throw gatewayError('ERR_NOT_FOUND', `no app ${appId} in system ${systemId}`, {
-      app_id: appId,
-      system_id: systemId,
-    });
-  return row;
-}
-
-/** One version of an app, or its current one without `versionId`; 404 naming it when it has none. */
-export async function versionOf(db: Db, appId: string, versionId?: string): Promise<VersionRow> {
-  let query = db.selectFrom('app_versions').selectAll().where('app_id', '=', appId);
-  query = versionId
-    ? query.where('id', '=', versionId.toLowerCase())
-    : query.orderBy('version_order', 'desc').limit(1);
-  const row = await query.executeTakeFirst();
-  if (!row)
-    throw gatewayError('ERR_NOT_FOUND', `app ${appId} has no version ${versionId}`, {
-      app_id: appId,
-      version_id: versionId,
-    });
   return row;
 }
 
@@ -300,17 +264,6 @@ export const namedVersion = (body: unknown): string | undefined =>
   isJsonObject(body) && typeof body.version === 'string' && body.version.trim() !== ''
     ? body.version.trim()
     : undefined;
-
-/** A version's documentation as the documentation routes answer it (routes.md §16). */
-export async function documentationOf(db: Db, appId: string, versionId?: string) {
-  const version = await versionOf(db, appId, versionId);
-  return {
-    app_id: appId,
-    version_id: version.id,
-    documentation: version.documentation ?? '',
-    references: JSON.parse(version.reference_urls) as string[],
-  };
-}
 
 /** A documentation body: `{documentation, references?}`. */
 export function documentationBody(body: unknown): {

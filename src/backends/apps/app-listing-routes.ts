@@ -13,12 +13,11 @@ import {
   type SortField,
 } from './app-listings.ts';
 import { jobStats } from './job-stats.ts';
-import { launchView, versionsOf, visibleApp, type AppRow } from './app-views.ts';
+import { launchView, versionsOf, visibleApp, type AppRow, anyApp } from './app-views.ts';
 import type { AppDefinition } from './definition.ts';
 import { shortUser } from './caller.ts';
-import { anyApp, documentationOf } from './app-edits.ts';
+import { documentationOf, toolsOf } from './app-versions.ts';
 import { gatewayError } from '../../common/errors.ts';
-import { toolsOf } from './editor-views.ts';
 
 /** The paging, sorting and filtering of an app listing (`/apps`, category listings). */
 export function listingQuery(raw: unknown): ListingQuery {

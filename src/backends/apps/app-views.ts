@@ -61,6 +61,26 @@ export async function visibleApp(
   return row;
 }
 
+/** Any app by id, deleted or private: administrators' routes. 404 when there is none. */
+export async function anyApp(
+  db: Kysely<Database>,
+  systemId: string,
+  appId: string,
+): Promise<AppRow> {
+  const row = await db
+    .selectFrom('apps')
+    .selectAll()
+    .where('id', '=', appId.toLowerCase())
+    .where('system_id', '=', systemId.toLowerCase())
+    .executeTakeFirst();
+  if (!row)
+    throw gatewayError('ERR_NOT_FOUND', `no app ${appId} in system ${systemId}`, {
+      app_id: appId,
+      system_id: systemId,
+    });
+  return row;
+}
+
 /** An app's versions, newest first, as listings name them. */
 export async function versionsOf(db: Kysely<Database>, appId: string) {
   const rows = await db

@@ -9,19 +9,18 @@ import type { Database } from '../../store/schema.ts';
 import { launchView, visibleApp } from './app-views.ts';
 import { appRequest } from './definition.ts';
 import { shortUser } from './caller.ts';
+import { documentationOf, versionOf } from './app-versions.ts';
 import {
   addVersion,
   callerOf,
   changeableApp,
   checkLabelFree,
   checkTools,
-  documentationOf,
   insertApp,
   namedVersion,
   nextOrder,
   saveDocumentation,
   saveOverVersion,
-  versionOf,
   type AppParams,
   type VersionParams,
 } from './app-edits.ts';

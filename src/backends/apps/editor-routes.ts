@@ -6,21 +6,20 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
-import { visibleApp, type AppRow } from './app-views.ts';
+import { visibleApp, type AppRow, anyApp } from './app-views.ts';
 import { appRequest, type AppDefinition } from './definition.ts';
 import { shortUser } from './caller.ts';
+import { versionOf, toolsOf } from './app-versions.ts';
 import {
-  anyApp,
   callerOf,
   changeableApp,
   namedVersion,
   saveOverVersion,
-  versionOf,
   type AppParams,
   type VersionParams,
 } from './app-edits.ts';
 import { appDetails } from './app-listing-routes.ts';
-import { relabel, tasksView, toolsOf, uiView, publishability } from './editor-views.ts';
+import { relabel, tasksView, uiView, publishability } from './editor-views.ts';
 import { argumentPreview } from './arg-preview.ts';
 import { copyAsNewApp, copyAsNewVersion } from './app-copies.ts';
 import { isJsonObject } from '../../common/request-body.ts';

@@ -7,41 +7,13 @@ import type { Database } from '../../store/schema.ts';
 import { asBoolean } from '../../store/sqlite-booleans.ts';
 import { outputParameterTypes, pathParameterTypes, type AppDefinition } from './definition.ts';
 import { versionsOf, type AppRow } from './app-views.ts';
-import { checkLabelFree, type Db, type VersionRow } from './app-edits.ts';
+import { toolsOf, type VersionRow } from './app-versions.ts';
+import { checkLabelFree } from './app-edits.ts';
 import { isJsonObject } from '../../common/request-body.ts';
 import { gatewayError } from '../../common/errors.ts';
-import { answeredContainer } from './tool-model.ts';
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 const definitionOf = (version: VersionRow) => JSON.parse(version.definition) as AppDefinition;
-
-/** The tools of a version's steps, in step order (a step without a tool has none), each with its container. */
-export async function toolsOf(db: Db, definition: AppDefinition) {
-  const ids = definition.steps.map((step) => step.tool_id).filter((id): id is string => !!id);
-  if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('tools')
-    .select([
-      'id',
-      'name',
-      'description',
-      'location',
-      'type',
-      'version',
-      'attribution',
-      'container',
-      'executor',
-    ])
-    .where('id', 'in', ids)
-    .execute();
-  const byId = new Map(
-    rows.map(({ container, executor, ...row }) => [
-      row.id,
-      { ...row, container: answeredContainer({ container, executor }) },
-    ]),
-  );
-  return ids.map((id) => byId.get(id)).filter((row) => row !== undefined);
-}
 
 /**
  * The editor's view of a version (`GET .../ui`): the app request the editor sends back with PUT

@@ -7,8 +7,8 @@ import { Type } from 'typebox';
 import type { Database } from '../../store/schema.ts';
 import { choiceParam, countParam, singleParam } from '../../common/query-params.ts';
 import { gatewayError } from '../../common/errors.ts';
-import { visibleApp } from './app-views.ts';
-import { anyApp, versionOf } from './app-edits.ts';
+import { visibleApp, anyApp } from './app-views.ts';
+import { versionOf } from './app-versions.ts';
 import { shortUser, signedInUser } from './caller.ts';
 import {
   appIntegrationData,

@@ -10,19 +10,17 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import { asBoolean } from '../../store/sqlite-booleans.ts';
-import { visibleApp, type AppRow } from './app-views.ts';
+import { visibleApp, type AppRow, anyApp } from './app-views.ts';
+import { versionOf, type VersionRow } from './app-versions.ts';
 import {
-  anyApp,
   callerOf,
   insertApp,
   changeableApp,
   checkLabelFree,
   insertVersion,
   nextOrder,
-  versionOf,
   writeDefinition,
   type Caller,
-  type VersionRow,
 } from './app-edits.ts';
 import { copyAsNewApp, copyAsNewVersion } from './app-copies.ts';
 import type { AppDefinition } from './definition.ts';

@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import { currentVersions, visibleAppsQuery } from './app-listings.ts';
 import type { AppRow } from './app-views.ts';
-import type { VersionRow } from './app-edits.ts';
+import type { VersionRow } from './app-versions.ts';
 import { isPipeline, type AppDefinition, type AppGroup, type AppStep } from './definition.ts';
 import { isJsonObject } from '../../common/request-body.ts';
 import { gatewayError } from '../../common/errors.ts';

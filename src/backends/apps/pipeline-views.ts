@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import { versionsOf, type AppRow } from './app-views.ts';
-import type { VersionRow } from './app-edits.ts';
+import type { VersionRow } from './app-versions.ts';
 import type { AppDefinition } from './definition.ts';
 import { editorHeader, tasksView } from './editor-views.ts';
 import { editorMappings } from './pipeline-mappings.ts';

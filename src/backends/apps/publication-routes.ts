@@ -9,16 +9,16 @@ import type { Database } from '../../store/schema.ts';
 import { asBoolean } from '../../store/sqlite-booleans.ts';
 import { currentVersions, listingEntries } from './app-listings.ts';
 import type { AppDefinition } from './definition.ts';
+import { versionOf, toolsOf } from './app-versions.ts';
+import { anyApp } from './app-views.ts';
 import {
-  anyApp,
   callerOf,
   changeableApp,
   documentationBody,
   saveDocumentation,
-  versionOf,
   type AppParams,
 } from './app-edits.ts';
-import { publishability, toolsOf } from './editor-views.ts';
+import { publishability } from './editor-views.ts';
 import { shortUser } from './caller.ts';
 import type { UserNotification } from '../../common/notifications.ts';
 import { booleanParam, normalizeQuery } from '../../common/query-params.ts';
