@@ -77,6 +77,34 @@ function pipelineEligibility(definition: AppDefinition, canRun: boolean) {
   return { is_valid: true, reason: '' };
 }
 
+/**
+ * The apps whose versions run a tool, as `user` lists them: those they may see, or every app not
+ * deleted with `everyApp` (administrators); by name.
+ */
+export async function appsUsingTool(
+  db: Kysely<Database>,
+  toolId: string,
+  user: string,
+  { everyApp = false }: { everyApp?: boolean } = {},
+) {
+  const from = everyApp
+    ? db.selectFrom('apps').where('apps.deleted', '=', false)
+    : visibleAppsQuery(db, user);
+  const rows = await from
+    .selectAll('apps')
+    .where('apps.id', 'in', (eb) =>
+      eb
+        .selectFrom('app_versions')
+        .innerJoin('app_version_tools', 'app_version_tools.app_version_id', 'app_versions.id')
+        .select('app_versions.app_id')
+        .where('app_version_tools.tool_id', '=', toolId),
+    )
+    .orderBy(sql`lower(apps.name)`)
+    .orderBy('apps.id')
+    .execute();
+  return { apps: await listingEntries(db, rows, user) };
+}
+
 /** The AppListingDetail of each app, in the order given. */
 export async function listingEntries(
   db: Kysely<Database>,

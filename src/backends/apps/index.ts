@@ -40,6 +40,7 @@ import { webhookRoutes } from './webhook-routes.ts';
 import { userWebhooks } from '../notification-agent/index.ts';
 import { createContainerEngine, createLocalEngine } from '../executor/index.ts';
 import { shortUser } from './caller.ts';
+import { appsUsingTool } from './app-listings.ts';
 
 const systemId = 'de';
 
@@ -150,6 +151,7 @@ export const appsService: EmbeddedService = {
       notify,
       now,
       containerRuntime: config.analyses.executor.containerRuntime,
+      appsUsing: (toolId, user, options) => appsUsingTool(store.db, toolId, user, options),
     });
     await app.register(toolRequestRoutes, {
       db: store.db,

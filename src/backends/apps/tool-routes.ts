@@ -19,7 +19,6 @@ import {
 import { isJsonObject } from '../../common/request-body.ts';
 import type { UserNotification } from '../../common/notifications.ts';
 import { atLeast, removeGrantsOn, type Level } from '../permissions/index.ts';
-import { listingEntries, visibleAppsQuery } from './app-listings.ts';
 import type { AppDefinition } from './definition.ts';
 import { shortUser, signedInUser } from './caller.ts';
 import { levelOf, sharedLevels } from './shared-access.ts';
@@ -48,6 +47,17 @@ export const gpuModels = [
   'Tesla T4',
   'Tesla V100-PCIE-32GB',
 ] as const;
+
+/**
+ * The apps whose versions run a tool, as `user` lists them (those they may see), or every app not
+ * deleted with `everyApp` (administrators): the catalog's listing, which the tool routes answer
+ * without depending on the catalog.
+ */
+export type AppsUsingTool = (
+  toolId: string,
+  user: string,
+  options?: { everyApp?: boolean },
+) => Promise<{ apps: Record<string, unknown>[] }>;
 
 const sortFields = ['name', 'description', 'type', 'version', 'location', 'attribution'] as const;
 type SortField = (typeof sortFields)[number];
@@ -105,7 +115,9 @@ export const toolRoutes: FastifyPluginAsync<{
   now: () => number;
   /** CONTAINER_RUNTIME, which decides what a registry-image tool runs (tool-program.ts). */
   containerRuntime?: string;
-}> = async (app, { db, notify, now, containerRuntime }) => {
+  /** The apps using a tool, as the catalog lists them (the service's door passes the catalog's). */
+  appsUsing: AppsUsingTool;
+}> = async (app, { db, notify, now, containerRuntime, appsUsing }) => {
   /** One page of `from` (tools), searched and sorted, with the total before paging. */
   const listTools = async (
     from: ReturnType<typeof visibleToolsQuery>,
@@ -301,27 +313,6 @@ export const toolRoutes: FastifyPluginAsync<{
     return { id: row.id };
   };
 
-  /** The apps using a tool, as `user` lists them, restricted to `from`. */
-  const appsUsing = async (
-    toolId: string,
-    user: string,
-    from: ReturnType<typeof visibleAppsQuery>,
-  ) => {
-    const rows = await from
-      .selectAll('apps')
-      .where('apps.id', 'in', (eb) =>
-        eb
-          .selectFrom('app_versions')
-          .innerJoin('app_version_tools', 'app_version_tools.app_version_id', 'app_versions.id')
-          .select('app_versions.app_id')
-          .where('app_version_tools.tool_id', '=', toolId),
-      )
-      .orderBy(sql`lower(apps.name)`)
-      .orderBy('apps.id')
-      .execute();
-    return { apps: await listingEntries(db, rows, user) };
-  };
-
   const tell = (user: string, subject: string, action: string, row: ToolRow) =>
     void notify({
       type: 'tool',
@@ -424,7 +415,7 @@ export const toolRoutes: FastifyPluginAsync<{
   app.get<ToolParams>('/tools/:toolId/apps', async (request) => {
     const user = shortUser(request.query);
     const { row } = await visibleTool(user, request.params.toolId);
-    return appsUsing(row.id, user, visibleAppsQuery(db, user));
+    return appsUsing(row.id, user);
   });
 
   // ---- administrators (the gateway lets only them through) ---------------------------------------
@@ -504,7 +495,7 @@ export const toolRoutes: FastifyPluginAsync<{
       // ERR_NOT_WRITEABLE with the apps it would change is what the web UI's admin tool form
       // answers with its "overwrite public apps?" dialog, then sends again with overwrite-public=true.
       const caller = shortUser(request.query);
-      const { apps } = await appsUsing(row.id, caller, visibleAppsQuery(db, caller));
+      const { apps } = await appsUsing(row.id, caller);
       throw gatewayError(
         'ERR_NOT_WRITEABLE',
         `tool ${row.id} is public: its container settings change only with overwrite-public=true`,
@@ -529,11 +520,7 @@ export const toolRoutes: FastifyPluginAsync<{
 
   app.get<ToolParams>('/admin/tools/:toolId/apps', async (request) => {
     const row = await adminTool(request.params.toolId);
-    return appsUsing(
-      row.id,
-      shortUser(request.query),
-      db.selectFrom('apps').where('apps.deleted', '=', false),
-    );
+    return appsUsing(row.id, shortUser(request.query), { everyApp: true });
   });
 
   app.post<ToolParams>('/admin/tools/:toolId/publish', async (request) => {
