@@ -1,8 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { documented } from './documented.ts';
-import { Type } from 'typebox';
 import type { EmbeddedService } from '../service.ts';
-import { requireUserParam } from '../../common/query-params.ts';
 import { adminCategoryRoutes } from './admin-category-routes.ts';
 import { adminListingRoutes } from './admin-listing-routes.ts';
 import { appCommunityRoutes } from './app-communities.ts';
@@ -24,10 +21,10 @@ import { hierarchyListingRoutes } from './hierarchy-listing-routes.ts';
 import { appMarkRoutes } from './mark-routes.ts';
 import { appMetadataRoutes } from './metadata-routes.ts';
 import { appsOntologyRoutes } from './ontology-routes.ts';
-import { authRedirects, registerOAuthRoutes, type OAuthDeps } from './oauth-routes.ts';
+import { registerOAuthRoutes, type OAuthDeps } from './oauth-routes.ts';
+import { accountRoutes } from './account-routes.ts';
 import { OAuthTokens, configuredOAuthClients } from './oauth-tokens.ts';
 import { TokenCipher, tokenEncryptionKey } from './token-cipher.ts';
-import { callerId, workspaceOf } from './workspace.ts';
 import { workspaceAdminRoutes } from './workspace-admin-routes.ts';
 import { unservedLiteralRoutesPlugin } from './unserved-literal-routes.ts';
 import { sharingRoutes } from './sharing-routes.ts';
@@ -37,18 +34,8 @@ import { workshopGroupRoutes } from './workshop-group-routes.ts';
 import { integrationDataRoutes } from './integration-data-routes.ts';
 import { referenceGenomeRoutes } from './reference-genomes.ts';
 import { webhookRoutes } from './webhook-routes.ts';
-import { userWebhooks } from '../notification-agent/index.ts';
-import { createContainerEngine, createLocalEngine } from '../executor/index.ts';
-import { shortUser } from './caller.ts';
+import { jobEngines } from './job-engines.ts';
 import { appsUsingTool } from './app-listings.ts';
-
-const systemId = 'de';
-
-const loginBody = Type.Object({
-  'ip-address': Type.Optional(Type.String({ maxLength: 45 })),
-  'login-time': Type.Optional(Type.Integer({ minimum: 0 })),
-  'session-id': Type.Optional(Type.String({ maxLength: 512 })),
-});
 
 /**
  * apps' door. What other parts of the project may use of it: the service itself (for the embedded
@@ -106,15 +93,7 @@ export const appsService: EmbeddedService = {
       now,
       log: app.log,
       maxConcurrentJobs: config.analyses.maxConcurrentJobs,
-      engine: createLocalEngine({ log: app.log }),
-      ...(config.analyses.executor.containerRuntime
-        ? {
-            containerEngine: createContainerEngine({
-              runtime: config.analyses.executor.containerRuntime,
-              log: app.log,
-            }),
-          }
-        : {}),
+      ...jobEngines(config.analyses.executor, app.log),
       executor: config.analyses.executor,
       urlImport: {
         allowPrivateNetworks: config.dataStore.urlImportAllowPrivateNetworks,
@@ -170,65 +149,6 @@ export const appsService: EmbeddedService = {
     const oauth: OAuthDeps = { store, tokens, clients, now };
     registerOAuthRoutes(app, oauth);
 
-    app.get('/bootstrap', async (request) => {
-      const userId = await callerId(store, request.query, config.uidDomain);
-      return {
-        system_ids: { de_system_id: systemId, all_system_ids: [systemId] },
-        workspace: await workspaceOf(store, userId),
-        webhooks: await userWebhooks(store.db, shortUser(request.query)),
-      };
-    });
-
-    app.get('/workspaces', async (request) =>
-      workspaceOf(store, await callerId(store, request.query, config.uidDomain)),
-    );
-
-    app.post('/users/login', { schema: { body: Type.Optional(loginBody) } }, async (request) => {
-      const userId = await callerId(store, request.query, config.uidDomain);
-      const body = (request.body ?? {}) as {
-        'ip-address'?: string;
-        'login-time'?: number;
-        'session-id'?: string;
-      };
-      const loginTime = body['login-time'] ?? Date.now();
-      await store.db
-        .insertInto('logins')
-        .values({
-          id: randomUUID(),
-          user_id: userId,
-          ip_address: body['ip-address'] ?? null,
-          login_time: loginTime,
-          session_id: body['session-id'] ?? null,
-        })
-        .execute();
-      // An empty object, never absent, when nothing needs authorizing (clients read auth_redirect.extapi).
-      return {
-        login_time: loginTime,
-        auth_redirect: await authRedirects(oauth, requireUserParam(request.query)),
-      };
-    });
-
-    app.get(
-      '/users/logins',
-      {
-        schema: {
-          querystring: Type.Object({
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-          }),
-        },
-      },
-      async (request) => {
-        const userId = await callerId(store, request.query, config.uidDomain);
-        const { limit } = request.query as { limit?: number };
-        const rows = await store.db
-          .selectFrom('logins')
-          .select(['login_time', 'ip_address', 'session_id'])
-          .where('user_id', '=', userId)
-          .orderBy('login_time', 'desc')
-          .limit(limit ?? 100)
-          .execute();
-        return { logins: rows };
-      },
-    );
+    await app.register(accountRoutes, { store, uidDomain: config.uidDomain, oauth });
   },
 };
