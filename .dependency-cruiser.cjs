@@ -11,6 +11,44 @@
 const backendFolder = '^src/backends/[^/]+/';
 const door = '^src/backends/[^/]+/index\\.ts$';
 
+// Inside the apps service (docs/architecture.md, "Inside the apps service"): one room a capability,
+// each entered through its own index.ts, using only the rooms listed here for it. The service's own
+// index.ts (its door) and documented.ts compose the rooms; no room imports them. Only jobs reaches
+// the executor. A new room is listed here before it may import anything.
+//   shared     nothing of the others (caller, sharing grants, app definitions, parameter values)
+//   tools      shared
+//   catalog    shared, tools
+//   editor     shared, tools, catalog
+//   pipelines  shared, catalog, editor
+//   jobs       shared, tools, catalog; and src/backends/executor/ through its door
+//   sharing    shared
+//   external   shared
+//   account    shared, external
+const apps = '^src/backends/apps/';
+const appsRooms = {
+  shared: [],
+  tools: ['shared'],
+  catalog: ['shared', 'tools'],
+  editor: ['shared', 'tools', 'catalog'],
+  pipelines: ['shared', 'catalog', 'editor'],
+  jobs: ['shared', 'tools', 'catalog'],
+  sharing: ['shared'],
+  external: ['shared'],
+  account: ['shared', 'external'],
+};
+const roomNames = Object.keys(appsRooms).join('|');
+
+/** One rule a room: what of the apps service it may import. */
+const appsRoomRules = Object.entries(appsRooms).map(([room, uses]) => ({
+  name: `apps-${room}-uses-${uses.length ? uses.join('-') : 'no-other-room'}`,
+  comment: uses.length
+    ? `apps/${room}/ may use only these other rooms of the apps service: ${uses.join(', ')}.`
+    : `apps/${room}/ may use no other room of the apps service.`,
+  severity: 'error',
+  from: { path: `${apps}${room}/` },
+  to: { path: apps, pathNot: `${apps}(${[room, ...uses].join('|')})/` },
+}));
+
 module.exports = {
   forbidden: [
     {
@@ -88,6 +126,45 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/backends/([^/]+)/' },
       to: { path: backendFolder, pathNot: ['^src/backends/$1/', door] },
+    },
+    {
+      name: 'apps-rooms-through-their-doors',
+      comment: 'A room of the apps service enters another room only through that room’s index.ts.',
+      severity: 'error',
+      from: { path: `${apps}([^/]+)/` },
+      to: { path: `${apps}[^/]+/`, pathNot: [`${apps}$1/`, `${apps}[^/]+/index\\.ts$`] },
+    },
+    {
+      name: 'apps-door-enters-rooms-through-theirs',
+      comment: 'The service’s own files enter a room only through its index.ts.',
+      severity: 'error',
+      from: { path: `${apps}[^/]+\\.ts$` },
+      to: { path: `${apps}[^/]+/`, pathNot: `${apps}[^/]+/index\\.ts$` },
+    },
+    {
+      name: 'apps-rooms-below-the-door',
+      comment:
+        'The service’s own files (index.ts, documented.ts, unserved-literal-routes.ts) compose the rooms; no room imports them.',
+      severity: 'error',
+      from: { path: `${apps}[^/]+/` },
+      to: { path: `${apps}[^/]+\\.ts$` },
+    },
+    ...appsRoomRules,
+    {
+      name: 'apps-rooms-are-listed',
+      comment:
+        'A room of the apps service imports nothing until its directions are listed in appsRooms.',
+      severity: 'error',
+      from: { path: `${apps}[^/]+/`, pathNot: `${apps}(${roomNames})/` },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'apps-executor-only-from-jobs',
+      comment:
+        'Only the job lifecycle (apps/jobs/) runs steps on the executor: a new kind of engine changes no other room.',
+      severity: 'error',
+      from: { path: apps, pathNot: `${apps}jobs/` },
+      to: { path: '^src/backends/executor/' },
     },
     {
       name: 'no-circular-files',

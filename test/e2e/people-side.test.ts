@@ -7,7 +7,7 @@
 // awaited, never slept for (docs/api/sharing.md, groups.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../src/backends/apps/built-in.ts';
+import { builtInApps } from '../../src/backends/apps/catalog/built-in.ts';
 import { communityAvuAttribute } from '../../src/common/app-community-avus.ts';
 import { eventually } from '../support/fileio.ts';
 import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';

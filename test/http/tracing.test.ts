@@ -9,7 +9,7 @@
 // the whole process, and they patch only the modules loaded after them.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../src/backends/apps/built-in.ts';
+import { builtInApps } from '../../src/backends/apps/catalog/built-in.ts';
 import { endedAnalysis } from '../support/analyses.ts';
 import { startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 import { requiredInCi } from '../support/gateway.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../src/backends/apps/built-in.ts';
+import { builtInApps } from '../../src/backends/apps/catalog/built-in.ts';
 import { admin, startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 import { engines, skipWithout } from '../support/postgres.ts';
 

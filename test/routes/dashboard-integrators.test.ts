@@ -8,7 +8,7 @@
 // user records, else the username.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../src/backends/apps/built-in.ts';
+import { builtInApps } from '../../src/backends/apps/catalog/built-in.ts';
 import { engines, skipWithout } from '../support/postgres.ts';
 import { startMetadataGateway, type MetadataGateway } from '../support/metadata-gateway.ts';
 

@@ -6,7 +6,7 @@
 // with it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../src/backends/apps/built-in.ts';
+import { builtInApps } from '../../src/backends/apps/catalog/built-in.ts';
 import { startBackend, type TestBackend } from '../support/backend.ts';
 import { startDataStoreGateway, type DataStoreGateway } from '../support/data-store.ts';
 import { eventually } from '../support/fileio.ts';

@@ -6,7 +6,7 @@
 // launches with ERR_QUOTA_EXCEEDED until an add-on raises it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../src/backends/apps/built-in.ts';
+import { builtInApps } from '../../src/backends/apps/catalog/built-in.ts';
 import { endedAnalysis } from '../support/analyses.ts';
 import type { DataStoreGateway } from '../support/data-store.ts';
 import { eventually } from '../support/fileio.ts';

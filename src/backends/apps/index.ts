@@ -1,41 +1,44 @@
-import { documented } from './documented.ts';
 import type { EmbeddedService } from '../service.ts';
-import { adminCategoryRoutes } from './admin-category-routes.ts';
-import { adminListingRoutes } from './admin-listing-routes.ts';
-import { appCommunityRoutes } from './app-communities.ts';
 import { openSharedDataStore } from '../data-info/index.ts';
-import { analysisRoutes } from './analysis-routes.ts';
-import { jobCallbackRoutes } from './job-callback-routes.ts';
-import { JobRunner } from './job-runner.ts';
-import { installBuiltInApps } from './built-in.ts';
-import { catalogRoutes } from './app-listing-routes.ts';
-import { dashboardRoutes } from './dashboard-routes.ts';
-import { categoryRoutes } from './category-routes.ts';
-import { editingRoutes } from './editing-routes.ts';
-import { editorRoutes } from './editor-routes.ts';
-import { pipelineRoutes } from './pipeline-routes.ts';
-import { publicationRoutes } from './publication-routes.ts';
-import { adminAppRoutes } from './admin-app-routes.ts';
-import { elementRoutes } from './element-routes.ts';
-import { hierarchyListingRoutes } from './hierarchy-listing-routes.ts';
-import { appMarkRoutes } from './mark-routes.ts';
-import { appMetadataRoutes } from './metadata-routes.ts';
-import { appsOntologyRoutes } from './ontology-routes.ts';
-import { registerOAuthRoutes, type OAuthDeps } from './oauth-routes.ts';
-import { accountRoutes } from './account-routes.ts';
-import { OAuthTokens, configuredOAuthClients } from './oauth-tokens.ts';
-import { TokenCipher, tokenEncryptionKey } from './token-cipher.ts';
-import { workspaceAdminRoutes } from './workspace-admin-routes.ts';
+import { documented } from './documented.ts';
 import { unservedLiteralRoutesPlugin } from './unserved-literal-routes.ts';
-import { sharingRoutes } from './sharing-routes.ts';
-import { toolRequestRoutes } from './tool-request-routes.ts';
-import { toolRoutes } from './tool-routes.ts';
-import { workshopGroupRoutes } from './workshop-group-routes.ts';
-import { integrationDataRoutes } from './integration-data-routes.ts';
-import { referenceGenomeRoutes } from './reference-genomes.ts';
-import { webhookRoutes } from './webhook-routes.ts';
-import { jobEngines } from './job-engines.ts';
-import { appsUsingTool } from './app-listings.ts';
+import { accountRoutes, workshopGroupRoutes, workspaceAdminRoutes } from './account/index.ts';
+import {
+  adminCategoryRoutes,
+  adminListingRoutes,
+  appCommunityRoutes,
+  appMarkRoutes,
+  appMetadataRoutes,
+  appsOntologyRoutes,
+  appsUsingTool,
+  catalogRoutes,
+  categoryRoutes,
+  dashboardRoutes,
+  hierarchyListingRoutes,
+  installBuiltInApps,
+  referenceGenomeRoutes,
+} from './catalog/index.ts';
+import {
+  adminAppRoutes,
+  editingRoutes,
+  editorRoutes,
+  elementRoutes,
+  integrationDataRoutes,
+  publicationRoutes,
+} from './editor/index.ts';
+import {
+  configuredOAuthClients,
+  OAuthTokens,
+  registerOAuthRoutes,
+  TokenCipher,
+  tokenEncryptionKey,
+  webhookRoutes,
+  type OAuthDeps,
+} from './external/index.ts';
+import { analysisRoutes, jobCallbackRoutes, jobEngines, JobRunner } from './jobs/index.ts';
+import { pipelineRoutes } from './pipelines/index.ts';
+import { sharingRoutes } from './sharing/index.ts';
+import { toolRequestRoutes, toolRoutes } from './tools/index.ts';
 
 /**
  * apps' door. What other parts of the project may use of it: the service itself (for the embedded
@@ -44,26 +47,27 @@ import { appsUsingTool } from './app-listings.ts';
  * versions, an app's definition and which of its parameter types name data-store paths, and its
  * launch form. The analyses service depends on apps, never the other way round.
  */
-export { currentVersions, visibleAppsQuery } from './app-listings.ts';
+export { currentVersions, visibleAppsQuery } from './catalog/index.ts';
 /** Who may see or change an analysis (the interactive-apps routes ask). */
-export { analysisAccess } from './analysis-access.ts';
-export { launchView } from './app-views.ts';
+export { analysisAccess } from './jobs/index.ts';
+export { launchView } from './catalog/index.ts';
 /** A launch form filled with a saved submission, as the web UI reads it (quick launches' app-info). */
-export { groupsWithSaved } from './saved-form.ts';
-export { pathParameterTypes, type AppDefinition } from './definition.ts';
+export { groupsWithSaved } from './jobs/index.ts';
+export { pathParameterTypes, type AppDefinition } from './shared/index.ts';
 /** For the test that keeps docs/api/apps.md's list of routes not served equal to the truth. */
 export { unservedLiteralRoutes } from './unserved-literal-routes.ts';
 
 /**
- * The apps service (backends.md §5): the account side the bootstrap needs (workspace, logins),
- * OAuth access to the third-party job API, the app catalog with its AVU metadata, public categories
- * and workspaces kept by administrators, ontology versions with app hierarchies and the apps
- * under them (ontology-routes.ts, hierarchy-listing-routes.ts), tools and tool requests
- * (tool-routes.ts, tool-request-routes.ts), reference genomes, and users' webhooks (kept and
- * delivered to by the notification agent). Analyses submitted here run in
- * this process: analysis-routes.ts serves them, job-runner.ts and job-executors.ts run them (not
- * to be confused with the analyses service, backends/analyses/, which keeps quick launches). The
- * routes not built yet answer 501 (APPS_URL reaches a full apps service).
+ * The apps service (backends.md §5), in rooms, each entered through its own index.ts and using only
+ * the rooms below it (docs/architecture.md, "Inside the apps service"; the lint checks it):
+ * shared/ (caller, sharing grants, app definitions), tools/, catalog/ (listings, categories,
+ * communities, ontologies and hierarchies, marks, AVU metadata, reference genomes), editor/ (app
+ * edits, versions, copies, publication, integration data), pipelines/, jobs/ (analyses submitted
+ * here, run in this process on the executor's engines; not to be confused with the analyses
+ * service, backends/analyses/, which keeps quick launches), sharing/, external/ (OAuth access to
+ * third-party APIs, users' webhooks kept and delivered to by the notification agent) and account/
+ * (the bootstrap's part, workspaces, logins). This plugin composes them. The routes not built yet
+ * answer 501 (APPS_URL reaches a full apps service).
  */
 export const appsService: EmbeddedService = {
   name: 'apps',

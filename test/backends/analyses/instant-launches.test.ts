@@ -9,7 +9,7 @@
 // analysis completes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { builtInApps } from '../../../src/backends/apps/catalog/built-in.ts';
 import { eventually } from '../../support/fileio.ts';
 import { engines, skipWithout } from '../../support/postgres.ts';
 import {

@@ -3,7 +3,7 @@
 // default per app, which only administrators change.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { builtInApps } from '../../../src/backends/apps/catalog/built-in.ts';
 import { requiredInCi } from '../../support/gateway.ts';
 import {
   admin,

@@ -6,7 +6,7 @@
 // changes by the creator only.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { builtInApps } from '../../../src/backends/apps/built-in.ts';
+import { builtInApps } from '../../../src/backends/apps/catalog/built-in.ts';
 import { requiredInCi } from '../../support/gateway.ts';
 import { startMetadataGateway, type MetadataGateway } from '../../support/metadata-gateway.ts';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { communityAvuAttribute } from '../../../src/common/app-community-avus.ts';
-import { featuredAppsCommunity } from '../../../src/backends/apps/app-communities.ts';
+import { featuredAppsCommunity } from '../../../src/backends/apps/catalog/app-communities.ts';
 import { eventually } from '../../support/fileio.ts';
 import { requiredInCi } from '../../support/gateway.ts';
 import {

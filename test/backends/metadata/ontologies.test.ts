@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import {
   appsUnderClass,
   unclassifiedApps,
-} from '../../../src/backends/apps/ontology-classification.ts';
+} from '../../../src/backends/apps/catalog/ontology-classification.ts';
 import { hostEngines, withUser, type BackendHost } from '../../support/backend-host.ts';
 import {
   base,

@@ -1,0 +1,27 @@
+// The engines analyses' steps run on, made through the executor's door from the configuration:
+// the local sandbox always, and the container runtime's when CONTAINER_RUNTIME names one. The
+// runner (job-runner.ts) is handed them and sandbox-step.ts picks one per step; a further kind of
+// engine (a cluster scheduler) is made here and handed over the same way.
+import type { FastifyBaseLogger } from 'fastify';
+import type { ExecutorSettings } from '../../../config/index.ts';
+import {
+  createContainerEngine,
+  createLocalEngine,
+  type ExecutionEngine,
+} from '../../executor/index.ts';
+
+export interface JobEngines {
+  /** Where user tools' steps run. */
+  engine: ExecutionEngine;
+  /** Where registry-image tools run when CONTAINER_RUNTIME is set. */
+  containerEngine?: ExecutionEngine;
+}
+
+export function jobEngines(executor: ExecutorSettings, log: FastifyBaseLogger): JobEngines {
+  return {
+    engine: createLocalEngine({ log }),
+    ...(executor.containerRuntime
+      ? { containerEngine: createContainerEngine({ runtime: executor.containerRuntime, log }) }
+      : {}),
+  };
+}
