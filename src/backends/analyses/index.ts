@@ -14,7 +14,7 @@ import { viceRoutes } from './vice-routes.ts';
 
 /**
  * The analyses service (backends.md §6), not to be confused with the analyses the apps service runs
- * (backends/apps/jobs/analysis-routes.ts and job-*.ts): quick launches — saved submissions of an app's launch form, private or
+ * (backends/apps/jobs/): quick launches — saved submissions of an app's launch form, private or
  * public — with users' favourites and defaults and the global defaults. It reads the apps catalog's
  * tables (the app and its versions) and checks data-store paths with the data store's object index
  * and permission rules. It reads only the index, never file bytes, so it does not open the
