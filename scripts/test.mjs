@@ -34,10 +34,18 @@ const cacheDir = path.join(root, 'node_modules', '.cache', 'platform-gateway');
 const timesFile = path.join(cacheDir, 'test-times.json');
 const reporter = path.join(root, 'scripts', 'test-file-reporter.mjs');
 
-/** Processes at a time: three for each CPU, since tests mostly wait. */
-const slots = Math.max(2, availableParallelism()) * 3;
+/** Processes at a time: three for each CPU, since tests mostly wait (TEST_CONCURRENCY overrides). */
+const slots = concurrency(process.env.TEST_CONCURRENCY) ?? Math.max(2, availableParallelism()) * 3;
 /** Groups per slot: enough that the last to end does not leave the other slots idle for long. */
 const groupsPerSlot = 3;
+
+/** TEST_CONCURRENCY when set: a whole number from 1 (else the run stops, saying so). */
+function concurrency(value) {
+  if (value === undefined || value === '') return undefined;
+  if (/^[1-9]\d*$/.test(value)) return Number(value);
+  console.error(`TEST_CONCURRENCY must be a whole number of processes from 1, not "${value}"`);
+  process.exit(2);
+}
 
 const args = process.argv.slice(2);
 const withLint = args.includes('--lint');
