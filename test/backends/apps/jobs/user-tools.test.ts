@@ -241,13 +241,18 @@ for (const engine of engines) {
       const folder = done.resultfolderid as string;
       assert.equal(await download('alice', `${folder}/partial.txt`), 'partial\n');
       assert.equal(await download('alice', `${folder}/logs/step-1-stderr.txt`), 'cannot go on\n');
-      const notices = await gw.ok('alice', 'GET', '/secured/notifications/messages?limit=100');
-      assert.ok(
-        notices.messages.some(
-          (notice: any) =>
-            notice.payload?.id === launched.id && /exited with status 3/.test(notice.message?.text),
-        ),
-        'the failure reason is in the notification',
+      // The notification follows the status change (the runner announces after it commits).
+      await eventually(
+        async () => {
+          const notices = await gw.ok('alice', 'GET', '/secured/notifications/messages?limit=100');
+          return notices.messages.some(
+            (notice: any) =>
+              notice.payload?.id === launched.id &&
+              /exited with status 3/.test(notice.message?.text),
+          );
+        },
+        10_000,
+        'the failure reason in a notification',
       );
     });
 
