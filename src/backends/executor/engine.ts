@@ -88,6 +88,17 @@ export interface InteractiveSession {
   readonly done: Promise<StepOutcome>;
 }
 
+/** How the runner keeps track of a step that lives outside the gateway's process. */
+export interface StepTracking {
+  /**
+   * Called once the engine holds the step, with what names it there (a container's name, a Slurm
+   * job id), for the runner to record; the step goes on whatever this answers.
+   */
+  submitted?(handle: string): void | Promise<void>;
+  /** A handle `submitted` gave before: the engine follows that step to its end, starting nothing. */
+  attach?: string;
+}
+
 export interface ExecutionEngine {
   readonly name: string;
   /**
@@ -95,8 +106,13 @@ export interface ExecutionEngine {
    * say), which a launch reports as the step's failure.
    */
   available(): Promise<{ ok: true } | { ok: false; reason: string }>;
-  /** Runs a batch step to its end. Aborting `signal` kills its whole process tree: `stopped`. */
-  run(command: StepCommand, signal: AbortSignal): Promise<StepOutcome>;
+  /**
+   * Runs a batch step to its end. Aborting `signal` kills its whole process tree: `stopped`. An
+   * engine whose steps outlive the gateway (a container, a batch scheduler's job) names the step
+   * through `tracking.submitted` once it holds it, and follows a step named before instead of
+   * starting one when `tracking.attach` is given (after a restart).
+   */
+  run(command: StepCommand, signal: AbortSignal, tracking?: StepTracking): Promise<StepOutcome>;
   /**
    * Starts an interactive step on a free loopback port; resolves once the program has started (not
    * waiting for the port). It shares the host's network, since the gateway must reach its port.

@@ -7,6 +7,7 @@ export type {
   StepCommand,
   StepLimits,
   StepOutcome,
+  StepTracking,
 } from './engine.ts';
 export { createLocalEngine, type LocalEngineOptions } from './local-engine.ts';
 export { unpackImage } from './image.ts';
