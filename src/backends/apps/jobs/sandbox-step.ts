@@ -8,7 +8,12 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExecutorSettings } from '../../../config/index.ts';
-import { unpackImage, type ExecutionEngine, type StepLimits } from '../../executor/index.ts';
+import {
+  unpackImage,
+  type ExecutionEngine,
+  type StepLimits,
+  type StepTracking,
+} from '../../executor/index.ts';
 import { asBoolean } from '../../../store/sqlite-booleans.ts';
 import { argumentsOf, blank, pathParameterTypes, type AppParameter } from '../shared/index.ts';
 import { StepCanceled, StepError, type StepRun } from './job-step.ts';
@@ -39,6 +44,8 @@ export interface SandboxedStep {
   sessionId: string;
   /** An interactive step's row, which the platform ends it through. */
   interactive: InteractiveHooks;
+  /** How the engine names a batch step it holds outside this process, recorded on the step's row. */
+  tracking?: StepTracking;
 }
 
 /**
@@ -188,7 +195,7 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
               ),
           },
         )
-      : { outcome: await engine.run(command, run.signal), ending: undefined };
+      : { outcome: await engine.run(command, run.signal, step.tracking), ending: undefined };
     if (ending === 'exit') {
       await uploadLogs(run, logDir, step.number);
       throw new StepCanceled(`${label} was exited; its outputs were not saved`);
