@@ -4,12 +4,8 @@ import { stat } from 'node:fs/promises';
 import { isAbsolute, normalize } from 'node:path';
 import type { StepCommand, StepLimits } from './engine.ts';
 
-const limitNames: (keyof StepLimits)[] = [
-  'wallClockSeconds',
-  'cpuSeconds',
-  'memoryBytes',
-  'outputBytes',
-];
+/** The limits every step has (`cpus` and `processes` are the container engine's, optional). */
+const limitNames = ['wallClockSeconds', 'cpuSeconds', 'memoryBytes', 'outputBytes'] as const;
 
 /**
  * Paths the sandbox mounts itself, where a read-only path would be hidden or misplaced, and `/`,
