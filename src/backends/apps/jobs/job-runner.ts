@@ -346,6 +346,7 @@ export class JobRunner {
                       ...(this.options.containerEngine
                         ? { containerEngine: this.options.containerEngine }
                         : {}),
+                      requested: requirementOf(submission.raw, current),
                       settings: this.options.executor,
                       folder: path.join(
                         this.options.executor.workDir,
@@ -572,4 +573,16 @@ export class JobRunner {
     await this.options.engine.close();
     await this.options.containerEngine?.close();
   }
+}
+
+/** A submission's resource requirement for step `number` (1-based, as app definitions number them). */
+function requirementOf(raw: Record<string, unknown>, number: number): Record<string, unknown> {
+  const requirements = Array.isArray(raw.requirements) ? (raw.requirements as unknown[]) : [];
+  const found = requirements.find(
+    (item): item is Record<string, unknown> =>
+      typeof item === 'object' &&
+      item !== null &&
+      ((item as Record<string, unknown>).step_number ?? 1) === number,
+  );
+  return found ?? {};
 }
