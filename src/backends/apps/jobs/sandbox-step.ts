@@ -8,7 +8,12 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExecutorSettings } from '../../../config/index.ts';
-import { unpackImage, type ExecutionEngine, type StepLimits } from '../../executor/index.ts';
+import {
+  unpackImage,
+  type ExecutionEngine,
+  type StepLimits,
+  type StepTracking,
+} from '../../executor/index.ts';
 import { asBoolean } from '../../../store/sqlite-booleans.ts';
 import { argumentsOf, blank, pathParameterTypes, type AppParameter } from '../shared/index.ts';
 import { StepCanceled, StepError, type StepRun } from './job-step.ts';
@@ -34,6 +39,8 @@ export interface SandboxedStep {
   containerEngine?: ExecutionEngine;
   /** The submission's requirement for this step (`requirements[]` whose `step_number` is it). */
   requested?: Record<string, unknown>;
+  /** Handed to the engine of a batch step: where its handle is recorded, or the one to follow. */
+  tracking?: StepTracking;
   settings: ExecutorSettings;
   /** This step's own host folder (made here, removed when it ends). */
   folder: string;
@@ -199,7 +206,7 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
               ),
           },
         )
-      : { outcome: await engine.run(command, run.signal), ending: undefined };
+      : { outcome: await engine.run(command, run.signal, step.tracking), ending: undefined };
     if (ending === 'exit') {
       await uploadLogs(run, logDir, step.number);
       throw new StepCanceled(`${label} was exited; its outputs were not saved`);
