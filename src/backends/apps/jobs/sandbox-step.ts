@@ -41,6 +41,8 @@ export interface SandboxedStep {
   requested?: Record<string, unknown>;
   /** Handed to the engine of a batch step: where its handle is recorded, or the one to follow. */
   tracking?: StepTracking;
+  /** Told the CPU seconds the engine counted for the step, once it has ended (for cpu.hours). */
+  ranFor?: (cpuSeconds: number) => Promise<void>;
   settings: ExecutorSettings;
   /** This step's own host folder (made here, removed when it ends). */
   folder: string;
@@ -207,6 +209,11 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
           },
         )
       : { outcome: await engine.run(command, run.signal, step.tracking), ending: undefined };
+    await step
+      .ranFor?.(outcome.cpuSeconds)
+      .catch((error: unknown) =>
+        run.log.warn({ err: error }, "could not record a step's CPU seconds"),
+      );
     if (ending === 'exit') {
       await uploadLogs(run, logDir, step.number);
       throw new StepCanceled(`${label} was exited; its outputs were not saved`);

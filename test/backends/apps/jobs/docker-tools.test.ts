@@ -3,7 +3,8 @@
 // form creates it, its container naming an image by name and tag (`platform/busybox:1` in the
 // loopback registry of scripts/job-engines/docker.sh), approved by an administrator, and an app on
 // it launched: its file input staged, the step run in a container of that image, its output file
-// and its logs (stdout, stderr, exit status) in the result folder. A tool whose image cannot be
+// and its logs (stdout, stderr, exit status) in the result folder, the CPU seconds its container's
+// cgroup counted kept on the step for cpu.hours. A tool whose image cannot be
 // pulled ends its analysis Failed at once, naming the image and Docker's reason. In CI these fail
 // when Docker cannot run; elsewhere they skip with the reason.
 import assert from 'node:assert/strict';
@@ -118,6 +119,14 @@ for (const engine of engines) {
         assert.equal(await download(`${folder}/logs/step-1-stderr.txt`), 'a warning\n');
         const status = JSON.parse(await download(`${folder}/logs/step-1-exit-status.json`));
         assert.equal(status.state, 'completed');
+        // The container's CPU time, from its cgroup, kept for the analysis's cpu.hours.
+        const step = await gw.running.gateway.store.db
+          .selectFrom('analysis_steps')
+          .select('cpu_seconds')
+          .where('analysis_id', '=', launched.id)
+          .executeTakeFirstOrThrow();
+        assert.equal(step.cpu_seconds, status.cpuSeconds);
+        assert.ok(step.cpu_seconds! > 0, String(step.cpu_seconds));
       });
 
       test('an image that cannot be pulled fails the analysis at once, naming it and why', async () => {
