@@ -58,7 +58,11 @@ pidfile_alive() {
   local pid
   [ -f "$1" ] || return 1
   pid=$(cat "$1" 2>/dev/null || true)
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then return 0; fi
+  # A zombie (dead, its parent not reaping it) answers kill -0 but is gone.
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
+    ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$pid/stat" 2>/dev/null; then
+    return 0
+  fi
   rm -f "$1"
   return 1
 }
