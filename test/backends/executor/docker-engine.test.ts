@@ -4,7 +4,7 @@
 // container named to `tracking.submitted`) as an unprivileged user, with no network, a read-only
 // root and its working directory at /work, its output kept in the log directory and its CPU time
 // taken from its cgroup; a memory breach ends it failed with `memory`, its wall clock with
-// `wall-clock`; a stop kills its container; an image that cannot be pulled fails the step at once
+// `wall-clock`; a stop kills its container; an interactive step serves on its loopback port; an image that cannot be pulled fails the step at once
 // naming the image and Docker's reason; and a second engine (a restarted gateway) given the
 // container's name follows a step the first one started, after that one's process was killed.
 // In CI these fail when Docker cannot run; elsewhere they skip with the reason.
@@ -149,6 +149,24 @@ describe('the container engine on Docker', { skip: skipWithoutDocker() }, () => 
       outcome.reason,
       /^could not start: its image 127\.0\.0\.1:5000\/platform\/no-such-image:9 could not be pulled: .*manifest unknown/,
     );
+  });
+
+  test("an interactive step listens on its loopback port on the host's network until stopped", async () => {
+    const command = await step([
+      '/bin/sh',
+      '-c',
+      'echo hello > /work/index.html; exec httpd -f -p 127.0.0.1:$PORT -h /work',
+    ]);
+    const session = await engine.startInteractive(command);
+    const deadline = Date.now() + 10_000;
+    while (session.status() !== 'running' && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(session.status(), 'running');
+    const page = await fetch(`http://127.0.0.1:${session.port}/index.html`);
+    assert.equal(await page.text(), 'hello\n');
+    const outcome = await session.stop();
+    assert.equal(outcome.state, 'stopped');
+    assert.equal(session.status(), 'exited');
   });
 
   test('a second engine follows a container the first started, after its process was killed', async () => {
