@@ -81,8 +81,10 @@ else
     if pidfile_alive "$dockerd_pidfile"; then kill -9 "$(cat "$dockerd_pidfile")" || true; fi
     rm -f "$dockerd_pidfile"
   fi
-  # A socket left by a dead daemon would be taken for a live one by the clients.
+  # A socket left by a dead daemon would be taken for a live one by the clients; the containerd
+  # dockerd started, when it died with it (even as a zombie not yet reaped), would be waited for.
   rm -f /var/run/docker.sock
+  pidfile_alive /var/run/docker/containerd/containerd.pid || true
   mkdir -p "$(dirname "$dockerd_log")"
   setsid /usr/sbin/dockerd \
     --bridge=none --iptables=false --ip6tables=false --ip-masq=false \

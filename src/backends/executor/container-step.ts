@@ -223,8 +223,12 @@ export function startContainerStep(
     clearTimeout(cut);
     state = await inspect();
     if (typeof state === 'string') {
+      // The engine stopped answering (dockerd killed or restarted), or the container was removed
+      // behind the gateway's back: a clear failure, never a step left running. Its container, if
+      // the engine still has it, is removed when it answers again (best effort).
+      void cli(['rm', '--force', name]);
       return notRun({
-        notStarted: `lost its container ${name}: ${waited.code === 0 ? state : runtimeComplaint(waited)}`,
+        notStarted: `lost its container ${name}: ${tools.program} answered "${waited.code === 0 ? state : runtimeComplaint(waited)}"`,
       });
     }
     if (state.OOMKilled) ending ??= { limit: 'memory' };
