@@ -82,6 +82,9 @@ describe('the container engine on Docker', { skip: skipWithoutDocker() }, () => 
       'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; id -u > /work/uid; ' +
         'grep -c : /proc/net/dev > /work/interfaces; ' +
         'touch /root-file 2>/dev/null && echo writable > /work/root || echo read-only > /work/root; ' +
+        // Its cgroup's limits, as cgroup v1 (here) or v2 shows them inside.
+        'cat /sys/fs/cgroup/pids/pids.max /sys/fs/cgroup/pids.max > /work/pids 2>/dev/null; ' +
+        'cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu.max > /work/cpus 2>/dev/null; ' +
         'echo "a b; $(id -un)"; echo oops >&2; exit 3',
     ]);
     const names: string[] = [];
@@ -95,6 +98,12 @@ describe('the container engine on Docker', { skip: skipWithoutDocker() }, () => 
     // /proc/net/dev lists only lo.
     assert.equal((await readFile(join(command.workDir, 'interfaces'), 'utf8')).trim(), '1');
     assert.equal((await readFile(join(command.workDir, 'root'), 'utf8')).trim(), 'read-only');
+    assert.equal((await readFile(join(command.workDir, 'pids'), 'utf8')).trim(), '32');
+    // One CPU: 100 ms of every 100 ms period.
+    assert.match(
+      (await readFile(join(command.workDir, 'cpus'), 'utf8')).trim(),
+      /^100000( 100000)?$/,
+    );
     assert.equal(await readFile(join(command.logDir, 'stdout'), 'utf8'), 'a b; nobody\n');
     assert.equal(await readFile(join(command.logDir, 'stderr'), 'utf8'), 'oops\n');
     assert.equal(
