@@ -2,7 +2,8 @@
 // 44; docs/executor.md "Docker"), on each database engine: a tool created the way the web UI's tool
 // form creates it, its container naming an image by name and tag (`platform/busybox:1` in the
 // loopback registry of scripts/job-engines/docker.sh), approved by an administrator, and an app on
-// it launched: its file input staged, the step run in a container of that image, its output file
+// it launched: its file input staged, the step run in a container of that image held to the
+// memory and CPUs the submission's requirements ask (less than the tool's), its output file
 // and its logs (stdout, stderr, exit status) in the result folder, the CPU seconds its container's
 // cgroup counted kept on the step for cpu.hours. A tool whose image cannot be
 // pulled ends its analysis Failed at once, naming the image and Docker's reason. In CI these fail
@@ -101,9 +102,13 @@ for (const engine of engines) {
             app_id: app.id,
             name: 'count on docker',
             output_dir: gw.home('alice'),
+            // Less than the tool's 64 MiB and 1 CPU: the submission's ask holds.
+            requirements: [{ step_number: 1, memory_limit: 32 * 1024 * 1024, max_cpu_cores: 0.5 }],
             config: {
               [keys.Script!]:
-                'wc -l < "$0" > count.txt; echo "made count.txt as $(id -un)"; echo a warning >&2',
+                'wc -l < "$0" > count.txt; echo "made count.txt as $(id -un)"; echo a warning >&2; ' +
+                'cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/memory.max > .memory 2>/dev/null; ' +
+                'cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu.max > .cpus 2>/dev/null; true',
               [keys.Lines!]: `${gw.home('alice')}/lines.txt`,
             },
           },
@@ -112,6 +117,8 @@ for (const engine of engines) {
         assert.equal(done.status, 'Completed', JSON.stringify(done));
         const folder = done.resultfolderid as string;
         assert.equal((await download(`${folder}/count.txt`)).trim(), '3');
+        assert.equal((await download(`${folder}/.memory`)).trim(), String(32 * 1024 * 1024));
+        assert.match((await download(`${folder}/.cpus`)).trim(), /^50000( 100000)?$/);
         assert.equal(
           await download(`${folder}/logs/step-1-stdout.txt`),
           'made count.txt as nobody\n',
