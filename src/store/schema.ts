@@ -545,7 +545,7 @@ export interface Database {
     session_seconds: ColumnType<number | null, number | null | undefined, number | null>;
     /** Migration 029: `exit`, `save-and-exit`, `save-output-files` or `download-input-files`, asked for and not yet done. */
     exit_request: ColumnType<string | null, string | null | undefined, string | null>;
-    /** Migration 038: the CPU seconds the step's engine counted, once it has ended. */
+    /** Migration 039: the CPU seconds the step's engine counted, once it has ended. */
     cpu_seconds: ColumnType<number | null, number | null | undefined, number | null>;
   };
 }

@@ -84,7 +84,7 @@ export async function moveStep(
   });
 }
 
-/** Records the CPU seconds a step's engine counted for it (migration 038). */
+/** Records the CPU seconds a step's engine counted for it (migration 039). */
 export async function recordStepCpuSeconds(
   db: Kysely<Database>,
   analysisId: string,
