@@ -46,12 +46,18 @@ export interface AnalysesSettings {
   maxConcurrentJobs: number;
   /** How user tools run (docs/executor.md). */
   executor: ExecutorSettings;
+  /**
+   * How long an analysis stays with the gateway following it without that gateway renewing its
+   * lease (JOB_LEASE_SECONDS); then another gateway takes it over.
+   */
+  leaseSeconds: number;
 }
 
 export function analysesSettings(env: Env, dataDir: string): AnalysesSettings {
   return {
     maxConcurrentJobs: integer(env, 'MAX_CONCURRENT_JOBS', 8, 1, 10_000),
     executor: executorSettings(env, dataDir),
+    leaseSeconds: integer(env, 'JOB_LEASE_SECONDS', 30, 1, 3600),
   };
 }
 

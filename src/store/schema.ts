@@ -517,6 +517,10 @@ export interface Database {
     /** The AnalysisSubmission as sent, JSON text. */
     submission: string;
     parent_id: string | null;
+    /** Migration 038: the runner following the job while it is active; null before it is submitted. */
+    lease_holder: ColumnType<string | null, string | null | undefined, string | null>;
+    /** Migration 038: when another gateway may take the job over (ms since the epoch). */
+    lease_expires_at: ColumnType<number | null, number | null | undefined, number | null>;
   };
   analysis_status_updates: {
     id: string;
@@ -545,6 +549,8 @@ export interface Database {
     session_seconds: ColumnType<number | null, number | null | undefined, number | null>;
     /** Migration 029: `exit`, `save-and-exit`, `save-output-files` or `download-input-files`, asked for and not yet done. */
     exit_request: ColumnType<string | null, string | null | undefined, string | null>;
+    /** Migration 038: what names the step in its engine (a container, a Slurm job), once it holds it. */
+    engine_handle: ColumnType<string | null, string | null | undefined, string | null>;
     /** Migration 039: the CPU seconds the step's engine counted, once it has ended. */
     cpu_seconds: ColumnType<number | null, number | null | undefined, number | null>;
   };

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { EmbeddedService } from '../service.ts';
 import { openSharedDataStore } from '../data-info/index.ts';
 import { documented } from './documented.ts';
@@ -97,6 +98,7 @@ export const appsService: EmbeddedService = {
       now,
       log: app.log,
       maxConcurrentJobs: config.analyses.maxConcurrentJobs,
+      leaseMs: config.analyses.leaseSeconds * 1000,
       ...jobEngines(config.analyses.executor, app.log),
       executor: config.analyses.executor,
       urlImport: {
@@ -105,9 +107,10 @@ export const appsService: EmbeddedService = {
       },
     });
     app.addHook('onClose', async () => runner.drain());
-    // On SQLite this process is the only one running jobs: whatever is still active was cut off.
-    // Not waited for: telling their users needs the gateway this service is part of to be up.
-    if (store.engine === 'sqlite') runner.failInterrupted();
+    // Alone on its store (SQLite, not one of a cluster's workers), this process takes over every
+    // job it does not hold at once: whoever held them is gone. Not waited for: telling their users
+    // needs the gateway this service is part of to be up.
+    runner.follow(store.engine === 'sqlite' && !cluster.isWorker);
     await app.register(analysisRoutes, {
       db: store.db,
       runner,

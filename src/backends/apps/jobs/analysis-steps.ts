@@ -140,3 +140,21 @@ export const stepsOf = (db: Kysely<Database>, analysisId: string): Promise<StepR
     .where('analysis_id', '=', analysisId)
     .orderBy('step_number')
     .execute();
+
+/**
+ * Records what names step `number` of analysis `id` in the engine that holds it (a container, a
+ * Slurm job), for a gateway that takes the analysis over to follow it.
+ */
+export async function recordHandle(
+  db: Kysely<Database>,
+  id: string,
+  number: number,
+  handle: string,
+): Promise<void> {
+  await db
+    .updateTable('analysis_steps')
+    .set({ engine_handle: handle })
+    .where('analysis_id', '=', id)
+    .where('step_number', '=', number)
+    .execute();
+}

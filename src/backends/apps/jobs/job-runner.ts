@@ -1,6 +1,7 @@
 // Running analyses: a job moves Submitted → Running → Completed or Failed (or Canceled
 // when stopped); each change is recorded in its history and sent to its user as a
-// job_status_change notification. Jobs run in this process on the embedded executor.
+// job_status_change notification. Jobs run in this process on the embedded executor; the runner
+// holds a lease on each (job-leases.ts) and takes over those whose gateway died.
 import { randomUUID } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -25,6 +26,7 @@ import {
   closeSteps,
   insertSteps,
   moveStep,
+  recordHandle,
   recordStepCpuSeconds,
   stepsOf,
 } from './analysis-steps.ts';
@@ -32,14 +34,21 @@ import type { AppDefinition } from '../shared/index.ts';
 import { runSandboxedStep } from './sandbox-step.ts';
 import { dataPathBelow } from './step-outputs.ts';
 import { stepEnding, writeStepLogs } from './step-logs.ts';
+import {
+  activeStatuses,
+  lapsedLeases,
+  releaseLeases,
+  renewLeases,
+  takeOver,
+  type LeaseSeen,
+} from './job-leases.ts';
 
 export type AnalysisRow = Selectable<Database['analyses']>;
 
 /** How long a stop waits for the job to leave its logs and partial outputs before it ends it. */
 const haltWaitMs = 10_000;
 
-/** Statuses a job can still leave. */
-export const activeStatuses = ['Submitted', 'Running'];
+export { activeStatuses };
 
 export interface RunnerOptions {
   db: Kysely<Database>;
@@ -58,6 +67,11 @@ export interface RunnerOptions {
   executor: ExecutorSettings;
   /** Records a usage with the QMS (the CPU hours of each analysis that ends); never throws. */
   recordUsage?: (usage: UsageRecord) => Promise<boolean>;
+  /**
+   * How long a job stays this runner's without renewal (JOB_LEASE_SECONDS): another gateway takes
+   * over a job whose lease lapsed; renewed every third of it.
+   */
+  leaseMs: number;
 }
 
 /** The parameters of step `index` (0-based), in the form's order. */
@@ -74,6 +88,11 @@ function resultFolderName(name: string, at: number): string {
 
 export class JobRunner {
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+
+  /** This runner's name in leases (analyses.lease_holder). */
+  readonly holder = randomUUID();
+
+  private leaseTimer: NodeJS.Timeout | undefined;
 
   private readonly options: RunnerOptions;
 
@@ -147,6 +166,8 @@ export class JobRunner {
       notify: submission.notify,
       submission: JSON.stringify(submission.raw),
       parent_id: null,
+      lease_holder: this.holder,
+      lease_expires_at: started + this.options.leaseMs,
     };
     await db.transaction().execute(async (trx) => {
       await trx
@@ -374,6 +395,9 @@ export class JobRunner {
                         steps[index]?.external_id ?? `${row.id}-${current}`,
                         now,
                       ),
+                      tracking: {
+                        submitted: (handle) => recordHandle(db, row.id, current, handle),
+                      },
                     });
               },
               logged,
@@ -549,42 +573,76 @@ export class JobRunner {
   }
 
   /**
-   * Jobs this process left unfinished when it last stopped: nothing runs them any more, and they
-   * would count against their users' limits for ever. Only safe where one process owns the store.
+   * Starts following jobs: renews this runner's leases every third of the lease and takes over
+   * the active jobs whose lease lapsed (their gateway died). `alone`: this process is the only
+   * one using the store (SQLite, one worker), so at start every job it does not hold is taken
+   * over at once, without waiting for the lease to lapse.
    */
-  failInterrupted(): void {
-    const recovery = (async () => {
-      const left = await this.options.db
-        .selectFrom('analyses')
-        .selectAll()
-        .where('status', 'in', activeStatuses)
-        .execute();
-      for (const row of left)
-        await this.move(row, 'Failed', 'the platform stopped while the job ran; launch it again');
-      if (left.length > 0)
-        this.options.log.warn(
-          { failed: left.length },
-          'analyses cut off by the last stop were marked Failed',
-        );
-      // Their steps' folders (staged inputs, partial outputs) are of no use to anyone now.
-      const steps = path.join(this.options.executor.workDir, 'steps');
-      const cutOff = new Set(left.map((row) => row.id));
-      for (const folder of await readdir(steps).catch(() => []))
-        if (cutOff.has(folder.replace(/-\d+$/, '')))
-          await rm(path.join(steps, folder), { recursive: true, force: true });
-    })().catch((error: unknown) =>
-      this.options.log.error({ err: error }, 'could not mark cut-off analyses Failed'),
+  follow(alone: boolean): void {
+    const { leaseMs, log } = this.options;
+    const tick = (everyOther: boolean) =>
+      this.keepLeases(everyOther).catch((error: unknown) =>
+        log.error({ err: error }, "could not renew or take over analyses' leases"),
+      );
+    this.recovery = tick(alone);
+    this.leaseTimer = setInterval(() => void tick(false), Math.max(100, Math.floor(leaseMs / 3)));
+    this.leaseTimer.unref();
+  }
+
+  /**
+   * One round: this runner's leases renewed (a job it runs but no longer holds, because another
+   * runner took it over while this one could not renew, is stopped here), then lapsed ones taken
+   * over.
+   */
+  private async keepLeases(everyOther: boolean): Promise<void> {
+    const { db, now, leaseMs } = this.options;
+    const held = await renewLeases(db, this.holder, now() + leaseMs);
+    for (const [id, job] of this.running)
+      if (!held.has(id)) job.abort.abort('another gateway took the analysis over');
+    for (const seen of await lapsedLeases(db, this.holder, now(), everyOther))
+      if (await takeOver(db, seen, this.holder, now() + leaseMs)) await this.endCutOff(seen);
+  }
+
+  /**
+   * A job taken over from a runner that is gone. Its steps ran as that gateway's processes and
+   * ended with it, so it ends Failed (history and notification as any other end), and its steps'
+   * folders (staged inputs, partial outputs) are removed.
+   */
+  private async endCutOff(seen: LeaseSeen): Promise<void> {
+    const row = await this.options.db
+      .selectFrom('analyses')
+      .selectAll()
+      .where('id', '=', seen.id)
+      .executeTakeFirst();
+    if (!row) return;
+    const moved = await this.move(
+      row,
+      'Failed',
+      'the platform stopped while the job ran; launch it again',
     );
-    this.recovery = recovery;
+    if (!moved) return;
+    this.options.log.warn(
+      { analysis: row.id, holder: seen.lease_holder },
+      'an analysis whose gateway stopped was marked Failed',
+    );
+    const steps = path.join(this.options.executor.workDir, 'steps');
+    for (const folder of await readdir(steps).catch(() => []))
+      if (folder.replace(/-\d+$/, '') === row.id)
+        await rm(path.join(steps, folder), { recursive: true, force: true });
   }
 
   private recovery: Promise<void> = Promise.resolve();
 
   /** Waits for the jobs still running (the service is closing). */
   async drain(): Promise<void> {
+    clearInterval(this.leaseTimer);
     await this.recovery;
     for (const { abort } of this.running.values()) abort.abort('the platform was shutting down');
     await Promise.allSettled([...this.running.values()].map((job) => job.done));
+    // What it ran is cut off: another gateway records that now rather than when the leases lapse.
+    await releaseLeases(this.options.db, this.holder).catch((error: unknown) =>
+      this.options.log.warn({ err: error }, "could not release analyses' leases"),
+    );
     await this.options.engine.close();
     await this.options.containerEngine?.close();
   }

@@ -39,8 +39,6 @@ export interface SandboxedStep {
   containerEngine?: ExecutionEngine;
   /** The submission's requirement for this step (`requirements[]` whose `step_number` is it). */
   requested?: Record<string, unknown>;
-  /** Handed to the engine of a batch step: where its handle is recorded, or the one to follow. */
-  tracking?: StepTracking;
   /** Told the CPU seconds the engine counted for the step, once it has ended (for cpu.hours). */
   ranFor?: (cpuSeconds: number) => Promise<void>;
   settings: ExecutorSettings;
@@ -50,6 +48,8 @@ export interface SandboxedStep {
   sessionId: string;
   /** An interactive step's row, which the platform ends it through. */
   interactive: InteractiveHooks;
+  /** How the engine names a batch step it holds outside this process, recorded on the step's row. */
+  tracking?: StepTracking;
 }
 
 /**
