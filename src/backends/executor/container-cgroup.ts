@@ -31,6 +31,28 @@ export async function cgroupCpuSeconds(containerName: string): Promise<number | 
 }
 
 /**
+ * Whether the step's memory reached its limit: an OOM kill counted in the parent's memory.events
+ * (cgroup v2 counts its children's), or its peak usage within a page or so of the limit (v1's
+ * max_usage_in_bytes, which the parent keeps for its children).
+ */
+export async function cgroupReachedMemory(
+  containerName: string,
+  limitBytes: number,
+): Promise<boolean> {
+  const parent = cgroupParentOf(containerName);
+  const events = await readFile(path.join(cgroupRoot, parent, 'memory.events'), 'utf8').catch(
+    () => '',
+  );
+  const kills = /^oom_kill (\d+)$/m.exec(events);
+  if (kills) return Number(kills[1]) > 0;
+  const peak = await readFile(
+    path.join(cgroupRoot, 'memory', parent, 'memory.max_usage_in_bytes'),
+    'utf8',
+  ).catch(() => '');
+  return /^\d+\s*$/.test(peak) && Number(peak) >= limitBytes - 64 * 1024;
+}
+
+/**
  * Removes the step's parent cgroup in every hierarchy that has it (the container's own is gone
  * once it has been removed). A gateway that may not (not root) leaves empty folders behind.
  */

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { LimitName, StepCommand, StepOutcome, StepTracking } from './engine.ts';
 import { captureStream } from './capped-log.ts';
 import { containerArgs } from './container-args.ts';
-import { cgroupCpuSeconds, removeCgroupParent } from './container-cgroup.ts';
+import { cgroupCpuSeconds, cgroupReachedMemory, removeCgroupParent } from './container-cgroup.ts';
 import { directorySize } from './directory-size.ts';
 import { stepOutcome, type EngineEnding } from './outcome.ts';
 import { runtimeComplaint, type RuntimeCli } from './runtime-cli.ts';
@@ -226,10 +226,28 @@ export function startContainerStep(
       // The engine stopped answering (dockerd killed or restarted), or the container was removed
       // behind the gateway's back: a clear failure, never a step left running. Its container, if
       // the engine still has it, is removed when it answers again (best effort).
-      void cli(['rm', '--force', name]);
+      void cli(['rm', '--force', name]).then(() =>
+        tools.cgroupParent ? removeCgroupParent(name) : undefined,
+      );
       return notRun({
         notStarted: `lost its container ${name}: ${tools.program} answered "${waited.code === 0 ? state : runtimeComplaint(waited)}"`,
       });
+    }
+    if (!ending && state.ExitCode === 137 && !state.OOMKilled) {
+      // Killed (SIGKILL) and not by the engine: Docker records the OOM kill from an event of its
+      // own, which can come after the exit's on a busy machine. Asked again for a moment, and
+      // the cgroup's memory peak looked at.
+      for (let tries = 0; tries < 10 && !state.OOMKilled; tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const again = await inspect();
+        if (typeof again !== 'string') state = again;
+      }
+      if (
+        !state.OOMKilled &&
+        tools.cgroupParent &&
+        (await cgroupReachedMemory(name, limits.memoryBytes))
+      )
+        state.OOMKilled = true;
     }
     if (state.OOMKilled) ending ??= { limit: 'memory' };
     const cpuSeconds = (await removeContainer()) ?? 0;
