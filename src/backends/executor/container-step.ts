@@ -215,7 +215,15 @@ export function startContainerStep(
         if (cpu !== undefined && cpu > limits.cpuSeconds) end({ limit: 'cpu-time' });
       })().finally(() => (polling = false));
     }, tools.pollMs);
-    const waited = await cli(['wait', name]);
+    // `docker wait` ends with the container, or with its connection to the engine: while the
+    // engine still says the container runs, it is waited for again.
+    let waited = await cli(['wait', name]);
+    for (let again = 0; waited.code !== 0 && again < 5; again += 1) {
+      const now = await inspect();
+      if (typeof now === 'string' || !['running', 'created', 'paused'].includes(now.Status)) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      waited = await cli(['wait', name]);
+    }
     clearTimeout(wallClock);
     clearInterval(watch);
     const cut = setTimeout(() => logs.kill('SIGKILL'), logsGraceMs);
