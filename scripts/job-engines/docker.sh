@@ -53,16 +53,15 @@ fi
 # Debian's client, whichever other `docker` comes first on PATH (it must speak dockerd's API).
 docker() { /usr/bin/docker "$@"; }
 
+# Whether process $1 is alive: a zombie (dead, its parent not reaping it) answers kill -0 but is gone.
+alive() {
+  [ -n "$1" ] && kill -0 "$1" 2>/dev/null && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null
+}
+
 # Whether the process a pidfile names is alive; a pidfile naming a dead one is removed.
 pidfile_alive() {
-  local pid
   [ -f "$1" ] || return 1
-  pid=$(cat "$1" 2>/dev/null || true)
-  # A zombie (dead, its parent not reaping it) answers kill -0 but is gone.
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
-    ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$pid/stat" 2>/dev/null; then
-    return 0
-  fi
+  alive "$(cat "$1" 2>/dev/null || true)" && return 0
   rm -f "$1"
   return 1
 }
@@ -94,12 +93,17 @@ else
   dockerd_pid=$!
   for _ in $(seq $((start_seconds * 5))); do
     docker_answers && break
-    kill -0 "$dockerd_pid" 2>/dev/null || break
+    alive "$dockerd_pid" || break
     sleep 0.2
   done
   if ! docker_answers; then
-    kill "$dockerd_pid" 2>/dev/null || true
-    echo "docker.sh: dockerd did not start within ${start_seconds} s; the end of $dockerd_log:" >&2
+    if alive "$dockerd_pid"; then
+      kill "$dockerd_pid" 2>/dev/null || true
+      why="did not answer within ${start_seconds} s"
+    else
+      why="exited without answering"
+    fi
+    echo "docker.sh: dockerd cannot start here: it $why; the end of $dockerd_log:" >&2
     tail -n 20 "$dockerd_log" >&2 || true
     exit 1
   fi
