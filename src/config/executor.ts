@@ -1,6 +1,7 @@
 // Analyses and how their steps run (docs/executor.md): how many a user may have at once, where
 // steps work, which programs and images any tool may run, the most a step may use, and the
 // container runtime image tools run on.
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ConfigError, integer, list, text, type Env } from './variables.ts';
 
@@ -13,15 +14,31 @@ export interface ExecutorSettings {
    * by tool through the admin tool routes.
    */
   allow: string[];
-  /** The most a step may use; a tool asks for less (TOOL_WALL_CLOCK_SECONDS, TOOL_CPU_SECONDS, TOOL_MEMORY_MB, TOOL_OUTPUT_MB). */
+  /**
+   * The most a step may use; a tool or a submission asks for less (TOOL_WALL_CLOCK_SECONDS,
+   * TOOL_CPU_SECONDS, TOOL_MEMORY_MB, TOOL_OUTPUT_MB; TOOL_CPUS and TOOL_PIDS, which only the
+   * container engine holds steps to).
+   */
   limits: {
     wallClockSeconds: number;
     cpuSeconds: number;
     memoryBytes: number;
     outputBytes: number;
+    cpus: number;
+    processes: number;
   };
-  /** Image tools run on this container runtime instead of the sandbox (CONTAINER_RUNTIME: docker or podman). */
+  /**
+   * Where user tools' steps run (JOB_EXECUTOR): `local`, sandboxed processes of the gateway
+   * (default); `docker`, image tools in containers on a Docker engine.
+   */
+  jobExecutor: 'local' | 'docker';
+  /**
+   * Image tools run on this container runtime instead of the sandbox: `docker` with
+   * JOB_EXECUTOR=docker, or CONTAINER_RUNTIME (docker or podman; the older way to say it).
+   */
   containerRuntime?: 'docker' | 'podman';
+  /** The registry image names naming none are pulled from (DOCKER_REGISTRY, e.g. `127.0.0.1:5000`). */
+  registry?: string;
 }
 
 export interface AnalysesSettings {
@@ -52,9 +69,24 @@ function executorSettings(env: Env, dataDir: string): ExecutorSettings {
       'TOOL_EXECUTABLES_ALLOW',
       `entries must be absolute paths, got "${relative}"`,
     );
-  const runtime = text(env, 'CONTAINER_RUNTIME');
-  if (runtime !== undefined && runtime !== 'docker' && runtime !== 'podman')
-    throw new ConfigError('CONTAINER_RUNTIME', `must be docker or podman, got "${runtime}"`);
+  const jobExecutor = text(env, 'JOB_EXECUTOR') ?? 'local';
+  if (jobExecutor !== 'local' && jobExecutor !== 'docker')
+    throw new ConfigError('JOB_EXECUTOR', `must be local or docker, got "${jobExecutor}"`);
+  const named = text(env, 'CONTAINER_RUNTIME');
+  if (named !== undefined && named !== 'docker' && named !== 'podman')
+    throw new ConfigError('CONTAINER_RUNTIME', `must be docker or podman, got "${named}"`);
+  if (jobExecutor === 'docker' && named === 'podman')
+    throw new ConfigError(
+      'CONTAINER_RUNTIME',
+      'must be docker (or unset) with JOB_EXECUTOR=docker',
+    );
+  const runtime = named ?? (jobExecutor === 'docker' ? 'docker' : undefined);
+  const registry = text(env, 'DOCKER_REGISTRY');
+  if (registry !== undefined && !/^[\w.-]+(:\d+)?(\/[\w.-]+)*\/?$/.test(registry))
+    throw new ConfigError(
+      'DOCKER_REGISTRY',
+      `must be a registry host (and port, and path), like 127.0.0.1:5000, got "${registry}"`,
+    );
   const mebibytes = 1024 * 1024;
   return {
     workDir: path.resolve(text(env, 'EXECUTOR_WORK_DIR') ?? path.join(dataDir, 'executor')),
@@ -66,7 +98,11 @@ function executorSettings(env: Env, dataDir: string): ExecutorSettings {
       cpuSeconds: integer(env, 'TOOL_CPU_SECONDS', 86_400, 1, 31 * 86_400),
       memoryBytes: integer(env, 'TOOL_MEMORY_MB', 4096, 16, 4 * 1024 * 1024) * mebibytes,
       outputBytes: integer(env, 'TOOL_OUTPUT_MB', 10_240, 1, 1024 * 1024 * 1024) * mebibytes,
+      cpus: integer(env, 'TOOL_CPUS', availableParallelism(), 1, 4096),
+      processes: integer(env, 'TOOL_PIDS', 1024, 8, 4 * 1024 * 1024),
     },
+    jobExecutor,
     ...(runtime ? { containerRuntime: runtime } : {}),
+    ...(registry ? { registry } : {}),
   };
 }

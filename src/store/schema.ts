@@ -551,6 +551,8 @@ export interface Database {
     exit_request: ColumnType<string | null, string | null | undefined, string | null>;
     /** Migration 038: what names the step in its engine (a container, a Slurm job), once it holds it. */
     engine_handle: ColumnType<string | null, string | null | undefined, string | null>;
+    /** Migration 039: the CPU seconds the step's engine counted, once it has ended. */
+    cpu_seconds: ColumnType<number | null, number | null | undefined, number | null>;
   };
 }
 

@@ -2,14 +2,10 @@
 // (`could not start: its working directory /x is not a directory`).
 import { stat } from 'node:fs/promises';
 import { isAbsolute, normalize } from 'node:path';
-import type { StepCommand, StepLimits } from './engine.ts';
+import type { StepCommand } from './engine.ts';
 
-const limitNames: (keyof StepLimits)[] = [
-  'wallClockSeconds',
-  'cpuSeconds',
-  'memoryBytes',
-  'outputBytes',
-];
+/** The limits every step has (`cpus` and `processes` are the container engine's, optional). */
+const limitNames = ['wallClockSeconds', 'cpuSeconds', 'memoryBytes', 'outputBytes'] as const;
 
 /**
  * Paths the sandbox mounts itself, where a read-only path would be hidden or misplaced, and `/`,

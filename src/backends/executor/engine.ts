@@ -13,6 +13,10 @@ export interface StepLimits {
   memoryBytes: number;
   /** Bytes the step writes into its working directory, all files together. */
   outputBytes: number;
+  /** CPUs the step may use at once (the container engine's `--cpus`; the local engine ignores it). */
+  cpus?: number;
+  /** Processes the step may have at once (the container engine's `--pids-limit`; the local engine ignores it). */
+  processes?: number;
 }
 
 /** The limit a step went over, as history and notifications name it. */
@@ -49,8 +53,9 @@ export interface StepCommand {
    */
   rootImage?: string;
   /**
-   * An image reference (`name:tag`) for the container runtime engine (container-engine.ts), which
-   * runs the program in it; the local engine refuses a command naming one.
+   * An image reference (`registry/name:tag`) for the container runtime engine
+   * (container-engine.ts), which pulls it when absent and runs the program in it; the local engine
+   * refuses a command naming one.
    */
   containerImage?: string;
   /** The environment: only these variables (and PATH, HOME=/work, and PORT for interactive steps). */

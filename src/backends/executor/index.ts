@@ -16,5 +16,6 @@ export { acceptsConnections } from './interactive-session.ts';
 export {
   containerArgs,
   createContainerEngine,
+  imageReference,
   type ContainerEngineOptions,
 } from './container-engine.ts';

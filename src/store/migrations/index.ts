@@ -36,6 +36,7 @@ import * as favoriteKeys from './035-favorite-keys.ts';
 import * as folderVersions from './036-folder-versions.ts';
 import * as searchOrders from './037-search-orders.ts';
 import * as jobLeases from './038-job-leases.ts';
+import * as stepCpuSeconds from './039-step-cpu-seconds.ts';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   '036-folder-versions': folderVersions,
   '037-search-orders': searchOrders,
   '038-job-leases': jobLeases,
+  '039-step-cpu-seconds': stepCpuSeconds,
 };

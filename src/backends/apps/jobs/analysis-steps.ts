@@ -84,6 +84,21 @@ export async function moveStep(
   });
 }
 
+/** Records the CPU seconds a step's engine counted for it (migration 039). */
+export async function recordStepCpuSeconds(
+  db: Kysely<Database>,
+  analysisId: string,
+  stepNumber: number,
+  cpuSeconds: number,
+): Promise<void> {
+  await db
+    .updateTable('analysis_steps')
+    .set({ cpu_seconds: cpuSeconds })
+    .where('analysis_id', '=', analysisId)
+    .where('step_number', '=', stepNumber)
+    .execute();
+}
+
 /** The analysis ended as `status`: its steps still open end too (in the same transaction). */
 export async function closeSteps(
   trx: Db,

@@ -1,5 +1,6 @@
 // The engines analyses' steps run on, made through the executor's door from the configuration:
-// the local sandbox always, and the container runtime's when CONTAINER_RUNTIME names one. The
+// the local sandbox always, and the container engine when JOB_EXECUTOR=docker (or the older
+// CONTAINER_RUNTIME) names a runtime, for tools whose container names a registry image. The
 // runner (job-runner.ts) is handed them and sandbox-step.ts picks one per step; a further kind of
 // engine (a cluster scheduler) is made here and handed over the same way.
 import type { FastifyBaseLogger } from 'fastify';
@@ -13,7 +14,7 @@ import {
 export interface JobEngines {
   /** Where user tools' steps run. */
   engine: ExecutionEngine;
-  /** Where registry-image tools run when CONTAINER_RUNTIME is set. */
+  /** Where registry-image tools run with JOB_EXECUTOR=docker (or CONTAINER_RUNTIME). */
   containerEngine?: ExecutionEngine;
 }
 
@@ -21,7 +22,13 @@ export function jobEngines(executor: ExecutorSettings, log: FastifyBaseLogger): 
   return {
     engine: createLocalEngine({ log }),
     ...(executor.containerRuntime
-      ? { containerEngine: createContainerEngine({ runtime: executor.containerRuntime, log }) }
+      ? {
+          containerEngine: createContainerEngine({
+            runtime: executor.containerRuntime,
+            log,
+            ...(executor.registry ? { registry: executor.registry } : {}),
+          }),
+        }
       : {}),
   };
 }

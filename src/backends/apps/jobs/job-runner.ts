@@ -22,7 +22,14 @@ import { GatewayError, gatewayError } from '../../../common/errors.ts';
 import { inSpan } from '../../../common/tracing.ts';
 import type { ExecutorSettings } from '../../../config/index.ts';
 import type { ExecutionEngine } from '../../executor/index.ts';
-import { closeSteps, insertSteps, moveStep, recordHandle, stepsOf } from './analysis-steps.ts';
+import {
+  closeSteps,
+  insertSteps,
+  moveStep,
+  recordHandle,
+  recordStepCpuSeconds,
+  stepsOf,
+} from './analysis-steps.ts';
 import type { AppDefinition } from '../shared/index.ts';
 import { runSandboxedStep } from './sandbox-step.ts';
 import { dataPathBelow } from './step-outputs.ts';
@@ -227,8 +234,9 @@ export class JobRunner {
 
   /**
    * The CPU hours an ended analysis used, recorded with the QMS as its user's cpu.hours usage
-   * (ADD): the time each of its steps ran (at least a millisecond), one CPU each (routes.md §23,
-   * docs/api/qms.md).
+   * (ADD): the CPU seconds its engine counted for each step where it did (a container's cgroup,
+   * a sandbox's process tree), else the time the step ran, one CPU (routes.md §23,
+   * docs/api/qms.md); at least a millisecond for each step that ran.
    */
   private async recordCpuHours(row: AnalysisRow): Promise<void> {
     if (!this.options.recordUsage) return;
@@ -238,7 +246,13 @@ export class JobRunner {
         step.start_date === null || step.end_date === null
           ? sum
           : // A step that ran used some time, if less than the clock's millisecond.
-            sum + Math.max(1, Number(step.end_date) - Number(step.start_date)),
+            sum +
+            Math.max(
+              1,
+              step.cpu_seconds !== null && step.cpu_seconds !== undefined
+                ? Number(step.cpu_seconds) * 1000
+                : Number(step.end_date) - Number(step.start_date),
+            ),
       0,
     );
     if (ms === 0) return;
@@ -366,6 +380,9 @@ export class JobRunner {
                       ...(this.options.containerEngine
                         ? { containerEngine: this.options.containerEngine }
                         : {}),
+                      requested: requirementOf(submission.raw, current),
+                      ranFor: (cpuSeconds) =>
+                        recordStepCpuSeconds(db, row.id, index + 1, cpuSeconds),
                       settings: this.options.executor,
                       folder: path.join(
                         this.options.executor.workDir,
@@ -629,4 +646,16 @@ export class JobRunner {
     await this.options.engine.close();
     await this.options.containerEngine?.close();
   }
+}
+
+/** A submission's resource requirement for step `number` (1-based, as app definitions number them). */
+function requirementOf(raw: Record<string, unknown>, number: number): Record<string, unknown> {
+  const requirements = Array.isArray(raw.requirements) ? (raw.requirements as unknown[]) : [];
+  const found = requirements.find(
+    (item): item is Record<string, unknown> =>
+      typeof item === 'object' &&
+      item !== null &&
+      ((item as Record<string, unknown>).step_number ?? 1) === number,
+  );
+  return found ?? {};
 }

@@ -35,8 +35,12 @@ export interface SandboxedStep {
   parameters: AppParameter[];
   values: Record<string, unknown>;
   engine: ExecutionEngine;
-  /** The container runtime's engine (CONTAINER_RUNTIME), for registry-image tools. */
+  /** The container runtime's engine (JOB_EXECUTOR=docker, CONTAINER_RUNTIME), for registry-image tools. */
   containerEngine?: ExecutionEngine;
+  /** The submission's requirement for this step (`requirements[]` whose `step_number` is it). */
+  requested?: Record<string, unknown>;
+  /** Told the CPU seconds the engine counted for the step, once it has ended (for cpu.hours). */
+  ranFor?: (cpuSeconds: number) => Promise<void>;
   settings: ExecutorSettings;
   /** This step's own host folder (made here, removed when it ends). */
   folder: string;
@@ -58,18 +62,27 @@ export function argvOf(arguments_: { name: string; value: string }[]): string[] 
   );
 }
 
-/** The step's limits: the platform's, or less where the tool asks for less. */
-function limitsOf(tool: ToolRow, platform: StepLimits): StepLimits {
+/**
+ * The step's limits: the platform's (the administrator's ceilings), or less where the tool's
+ * container (`memory_limit`, `max_cpu_cores`, `pids_limit`) or the submission's requirement for
+ * the step (`memory_limit`, `max_cpu_cores`) asks for less.
+ */
+export function limitsOf(
+  tool: ToolRow,
+  platform: StepLimits & { cpus: number; processes: number },
+  requested: Record<string, unknown> = {},
+): StepLimits {
   const container = tool.container ? (JSON.parse(tool.container) as Record<string, unknown>) : {};
-  const lower = (most: number, asked: unknown) =>
-    typeof asked === 'number' && Number.isInteger(asked) && asked > 0
-      ? Math.min(most, asked)
-      : most;
+  const asked = (value: unknown) =>
+    typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : Infinity;
+  const lowest = (most: number, ...asks: unknown[]) => Math.min(most, ...asks.map(asked));
   return {
-    wallClockSeconds: lower(platform.wallClockSeconds, tool.time_limit_seconds),
+    wallClockSeconds: lowest(platform.wallClockSeconds, tool.time_limit_seconds),
     cpuSeconds: platform.cpuSeconds,
-    memoryBytes: lower(platform.memoryBytes, container.memory_limit),
+    memoryBytes: lowest(platform.memoryBytes, container.memory_limit, requested.memory_limit),
     outputBytes: platform.outputBytes,
+    cpus: lowest(platform.cpus, container.max_cpu_cores, requested.max_cpu_cores),
+    processes: Math.floor(lowest(platform.processes, container.pids_limit)),
   };
 }
 
@@ -153,7 +166,7 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
       ],
       ...(rootImage ? { rootImage } : {}),
       ...(program.containerImage ? { containerImage: program.containerImage } : {}),
-      limits: limitsOf(tool, settings.limits),
+      limits: limitsOf(tool, settings.limits, step.requested),
     };
     const interactive = asBoolean(tool.interactive);
     // An interactive step's deadline is its session's time limit (which users extend), up to the
@@ -196,6 +209,11 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
           },
         )
       : { outcome: await engine.run(command, run.signal, step.tracking), ending: undefined };
+    await step
+      .ranFor?.(outcome.cpuSeconds)
+      .catch((error: unknown) =>
+        run.log.warn({ err: error }, "could not record a step's CPU seconds"),
+      );
     if (ending === 'exit') {
       await uploadLogs(run, logDir, step.number);
       throw new StepCanceled(`${label} was exited; its outputs were not saved`);

@@ -14,7 +14,7 @@ export interface ToolProgram {
   program: string;
   /** Host path of the root filesystem image tar, when the tool has one. */
   image?: string;
-  /** A registry image (`name:tag`) the container runtime runs, when CONTAINER_RUNTIME is set. */
+  /** A registry image (`name:tag`) the container runtime runs (JOB_EXECUTOR=docker, CONTAINER_RUNTIME). */
   containerImage?: string;
 }
 
@@ -23,8 +23,9 @@ const textOf = (value: unknown): string | undefined =>
 
 /**
  * The tool's program and image, or why it has none that could run. With a container runtime
- * (CONTAINER_RUNTIME), a tool with neither `location` nor an image tar runs its registry image
- * (`container.image.name` and `tag`) there, its program `container.entrypoint` or `name`.
+ * (JOB_EXECUTOR=docker, CONTAINER_RUNTIME), a tool with neither `location` nor an image tar runs
+ * its registry image (`container.image.name` and `tag`) there, its program
+ * `container.entrypoint` or `name`.
  */
 export function toolProgram(
   tool: ToolRow,
@@ -36,7 +37,11 @@ export function toolProgram(
   const image = container?.image as Record<string, unknown> | undefined;
   const imageUrl = textOf(image?.url);
   let imagePath: string | undefined;
-  if (imageUrl !== undefined) {
+  // With a container runtime, an http(s) `url` is the image's web page (as in the Discovery
+  // Environment), not where it is pulled from: the image is pulled by name.
+  const webPage =
+    containerRuntime !== undefined && imageUrl !== undefined && /^https?:/i.test(imageUrl);
+  if (imageUrl !== undefined && !webPage) {
     if (imageUrl.startsWith('file:')) imagePath = fileURLToPath(imageUrl);
     else if (path.isAbsolute(imageUrl)) imagePath = path.resolve(imageUrl);
     else

@@ -1,0 +1,161 @@
+// Image tools on the Docker engine through the gateway (JOB_EXECUTOR=docker, DOCKER_REGISTRY; issue
+// 44; docs/executor.md "Docker"), on each database engine: a tool created the way the web UI's tool
+// form creates it, its container naming an image by name and tag (`platform/busybox:1` in the
+// loopback registry of scripts/job-engines/docker.sh), approved by an administrator, and an app on
+// it launched: its file input staged, the step run in a container of that image held to the
+// memory and CPUs the submission's requirements ask (less than the tool's), its output file
+// and its logs (stdout, stderr, exit status) in the result folder, the CPU seconds its container's
+// cgroup counted kept on the step for cpu.hours. A tool whose image cannot be
+// pulled ends its analysis Failed at once, naming the image and Docker's reason. In CI these fail
+// when Docker cannot run; elsewhere they skip with the reason.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { endedAnalysis } from '../../../support/analyses.ts';
+import {
+  skipWithoutDocker,
+  testImageName,
+  testImageTag,
+  testRegistry,
+} from '../../../support/docker.ts';
+import { engines, skipWithout } from '../../../support/postgres.ts';
+import {
+  admin,
+  startMetadataGateway,
+  type MetadataGateway,
+} from '../../../support/metadata-gateway.ts';
+
+for (const engine of engines) {
+  describe(
+    `image tools on Docker (${engine})`,
+    { skip: skipWithout(engine) || skipWithoutDocker() },
+    () => {
+      let gw: MetadataGateway;
+      before(async () => {
+        gw = (await startMetadataGateway({
+          engine,
+          env: { JOB_EXECUTOR: 'docker', DOCKER_REGISTRY: testRegistry, TOOL_MEMORY_MB: '256' },
+        }))!;
+        for (const name of ['alice', admin])
+          await gw.ok(name, 'GET', '/subjects?search=nobody-matches-this');
+      });
+      after(async () => gw?.close());
+
+      /** A tool as the UI's tool form sends it, approved by an administrator, and an app on it. */
+      const imageTool = async (image: { name: string; tag: string }) => {
+        const tool = await gw.ok('alice', 'POST', '/tools', {
+          json: {
+            name: `counter ${Math.random()}`,
+            description: 'counts lines',
+            version: '1',
+            type: 'executable',
+            interactive: false,
+            container: {
+              image: { ...image, url: '', osg_image_path: '' },
+              entrypoint: '/bin/sh',
+              network_mode: '',
+              skip_tmp_mount: false,
+              max_cpu_cores: 1,
+              memory_limit: 64 * 1024 * 1024,
+            },
+          },
+        });
+        await gw.ok(admin, 'PATCH', `/admin/tools/${tool.id}`, { json: {} });
+        const app = await gw.ok('alice', 'POST', '/apps/de', {
+          json: {
+            name: `count lines ${Math.random()}`,
+            tools: [{ id: tool.id }],
+            groups: [
+              {
+                label: 'Parameters',
+                parameters: [
+                  { type: 'Text', name: '-c', label: 'Script', order: 1 },
+                  { type: 'FileInput', name: '', label: 'Lines', order: 2, required: true },
+                ],
+              },
+            ],
+          },
+        });
+        const view = await gw.ok('alice', 'GET', `/apps/de/${app.id}`);
+        const keys = Object.fromEntries(
+          view.groups
+            .flatMap((group: any) => group.parameters)
+            .map((parameter: any) => [parameter.label, parameter.id]),
+        ) as Record<string, string>;
+        return { app, keys };
+      };
+      const download = async (file: string) => {
+        const answer = await gw.call(
+          'alice',
+          'GET',
+          `/secured/fileio/download?path=${encodeURIComponent(file)}`,
+        );
+        assert.equal(answer.status, 200, `${file}: ${answer.text}`);
+        return answer.text;
+      };
+
+      test('an image tool pulled by name runs in a container, its output and logs in the data store', async () => {
+        await gw.upload('alice', gw.home('alice'), 'lines.txt', 'one\ntwo\nthree\n');
+        const { app, keys } = await imageTool({ name: testImageName, tag: testImageTag });
+        const launched = await gw.ok('alice', 'POST', '/analyses', {
+          json: {
+            system_id: 'de',
+            app_id: app.id,
+            name: 'count on docker',
+            output_dir: gw.home('alice'),
+            // Less than the tool's 64 MiB and 1 CPU: the submission's ask holds.
+            requirements: [{ step_number: 1, memory_limit: 32 * 1024 * 1024, max_cpu_cores: 0.5 }],
+            config: {
+              [keys.Script!]:
+                'wc -l < "$0" > count.txt; echo "made count.txt as $(id -un)"; echo a warning >&2; ' +
+                'cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/memory.max > .memory 2>/dev/null; ' +
+                'cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu.max > .cpus 2>/dev/null; true',
+              [keys.Lines!]: `${gw.home('alice')}/lines.txt`,
+            },
+          },
+        });
+        const done = await endedAnalysis(gw, 'alice', launched.id);
+        assert.equal(done.status, 'Completed', JSON.stringify(done));
+        const folder = done.resultfolderid as string;
+        assert.equal((await download(`${folder}/count.txt`)).trim(), '3');
+        assert.equal((await download(`${folder}/.memory`)).trim(), String(32 * 1024 * 1024));
+        assert.match((await download(`${folder}/.cpus`)).trim(), /^50000( 100000)?$/);
+        assert.equal(
+          await download(`${folder}/logs/step-1-stdout.txt`),
+          'made count.txt as nobody\n',
+        );
+        assert.equal(await download(`${folder}/logs/step-1-stderr.txt`), 'a warning\n');
+        const status = JSON.parse(await download(`${folder}/logs/step-1-exit-status.json`));
+        assert.equal(status.state, 'completed');
+        // The container's CPU time, from its cgroup, kept for the analysis's cpu.hours.
+        const step = await gw.running.gateway.store.db
+          .selectFrom('analysis_steps')
+          .select('cpu_seconds')
+          .where('analysis_id', '=', launched.id)
+          .executeTakeFirstOrThrow();
+        assert.equal(step.cpu_seconds, status.cpuSeconds);
+        assert.ok(step.cpu_seconds! > 0, String(step.cpu_seconds));
+      });
+
+      test('an image that cannot be pulled fails the analysis at once, naming it and why', async () => {
+        await gw.upload('alice', gw.home('alice'), 'few.txt', 'one\n');
+        const { app, keys } = await imageTool({ name: 'platform/missing', tag: '7' });
+        const launched = await gw.ok('alice', 'POST', '/analyses', {
+          json: {
+            system_id: 'de',
+            app_id: app.id,
+            name: 'missing image',
+            output_dir: gw.home('alice'),
+            config: { [keys.Script!]: 'true', [keys.Lines!]: `${gw.home('alice')}/few.txt` },
+          },
+        });
+        const done = await endedAnalysis(gw, 'alice', launched.id, 10_000);
+        assert.equal(done.status, 'Failed');
+        const history = await gw.ok('alice', 'GET', `/analyses/${launched.id}/history`);
+        assert.match(
+          history.steps[0].updates.at(-1).message,
+          /its image 127\.0\.0\.1:5000\/platform\/missing:7 could not be pulled: .*manifest unknown/,
+        );
+      });
+    },
+  );
+}
