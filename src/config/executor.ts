@@ -4,9 +4,35 @@
 import path from 'node:path';
 import { ConfigError, integer, list, text, type Env } from './variables.ts';
 
+/** Where user tools' steps run (JOB_EXECUTOR): this machine's sandbox, or a Slurm cluster's jobs. */
+export type JobExecutor = 'local' | 'slurm';
+
+/** The Slurm engine's settings (JOB_EXECUTOR=slurm, docs/slurm.md). */
+export interface SlurmSettings {
+  /** The partition steps are submitted to (SLURM_PARTITION; the cluster's default when unset). */
+  partition?: string;
+  /** The account they are charged to (SLURM_ACCOUNT; the submitting user's default when unset). */
+  account?: string;
+  /** The most a step may ask for; a tool asking for more fails at once (SLURM_MAX_*). */
+  maxCpus: number;
+  maxGpus: number;
+  maxMemoryBytes: number;
+  maxWallClockSeconds: number;
+  /** How often a submitted job's state is read (SLURM_POLL_MS). */
+  pollMs: number;
+}
+
 export interface ExecutorSettings {
-  /** Steps' working directories and unpacked images (EXECUTOR_WORK_DIR, default `<GATEWAY_DATA_DIR>/executor`). */
+  /**
+   * Steps' working directories and unpacked images (JOB_WORK_DIR, or its older name
+   * EXECUTOR_WORK_DIR; default `<GATEWAY_DATA_DIR>/executor`). With Slurm, on a filesystem the
+   * nodes share at the same path.
+   */
   workDir: string;
+  /** Where steps run (JOB_EXECUTOR, default `local`). */
+  jobExecutor: JobExecutor;
+  /** Present when jobExecutor is `slurm`. */
+  slurm?: SlurmSettings;
   /**
    * Executables and root filesystem image tars any tool may run (TOOL_EXECUTABLES_ALLOW): absolute
    * paths, an entry ending in `/` allowing everything below it. Administrators approve others tool
@@ -56,8 +82,15 @@ function executorSettings(env: Env, dataDir: string): ExecutorSettings {
   if (runtime !== undefined && runtime !== 'docker' && runtime !== 'podman')
     throw new ConfigError('CONTAINER_RUNTIME', `must be docker or podman, got "${runtime}"`);
   const mebibytes = 1024 * 1024;
+  const jobExecutor = text(env, 'JOB_EXECUTOR') ?? 'local';
+  if (jobExecutor !== 'local' && jobExecutor !== 'slurm')
+    throw new ConfigError('JOB_EXECUTOR', `must be local or slurm, got "${jobExecutor}"`);
+  const workDir =
+    text(env, 'JOB_WORK_DIR') ?? text(env, 'EXECUTOR_WORK_DIR') ?? path.join(dataDir, 'executor');
   return {
-    workDir: path.resolve(text(env, 'EXECUTOR_WORK_DIR') ?? path.join(dataDir, 'executor')),
+    workDir: path.resolve(workDir),
+    jobExecutor,
+    ...(jobExecutor === 'slurm' ? { slurm: slurmSettings(env) } : {}),
     allow: allow.map((entry) =>
       entry.endsWith('/') ? `${path.resolve(entry)}/` : path.resolve(entry),
     ),
@@ -68,5 +101,25 @@ function executorSettings(env: Env, dataDir: string): ExecutorSettings {
       outputBytes: integer(env, 'TOOL_OUTPUT_MB', 10_240, 1, 1024 * 1024 * 1024) * mebibytes,
     },
     ...(runtime ? { containerRuntime: runtime } : {}),
+  };
+}
+
+function slurmSettings(env: Env): SlurmSettings {
+  const partition = text(env, 'SLURM_PARTITION');
+  const account = text(env, 'SLURM_ACCOUNT');
+  for (const [name, value] of [
+    ['SLURM_PARTITION', partition],
+    ['SLURM_ACCOUNT', account],
+  ] as const)
+    if (value !== undefined && !/^[A-Za-z0-9_.-]+$/.test(value))
+      throw new ConfigError(name, `must be a Slurm name (letters, digits, _ . -), got "${value}"`);
+  return {
+    ...(partition ? { partition } : {}),
+    ...(account ? { account } : {}),
+    maxCpus: integer(env, 'SLURM_MAX_CPUS', 64, 1, 100_000),
+    maxGpus: integer(env, 'SLURM_MAX_GPUS', 0, 0, 1024),
+    maxMemoryBytes: integer(env, 'SLURM_MAX_MEMORY_MB', 256 * 1024, 1, 1024 * 1024 * 1024) * 1024 * 1024,
+    maxWallClockSeconds: integer(env, 'SLURM_MAX_WALL_CLOCK_SECONDS', 31 * 86_400, 60, 365 * 86_400),
+    pollMs: integer(env, 'SLURM_POLL_MS', 1000, 20, 600_000),
   };
 }

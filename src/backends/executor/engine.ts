@@ -53,6 +53,11 @@ export interface StepCommand {
    * runs the program in it; the local engine refuses a command naming one.
    */
   containerImage?: string;
+  /**
+   * What a batch scheduler reserves for the step beyond its limits (the tool's CPU cores and
+   * GPUs); the local engine ignores it.
+   */
+  resources?: { cpus?: number; gpus?: number };
   /** The environment: only these variables (and PATH, HOME=/work, and PORT for interactive steps). */
   env?: Record<string, string>;
   limits: StepLimits;

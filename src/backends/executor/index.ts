@@ -18,3 +18,4 @@ export {
   createContainerEngine,
   type ContainerEngineOptions,
 } from './container-engine.ts';
+export { createSlurmEngine, sbatchArgs, type SlurmEngineOptions } from './slurm-engine.ts';

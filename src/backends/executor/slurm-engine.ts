@@ -1,0 +1,336 @@
+// The Slurm engine (JOB_EXECUTOR=slurm, docs/slurm.md): each batch step is a Slurm job. The step's
+// command is written as JSON beside a batch script in its log directory (on a filesystem the
+// nodes share) and submitted with `sbatch --parsable`, with the partition, account, CPUs, memory,
+// GPUs and time it asks for, within the engine's ceilings. On the node the script runs
+// step-on-node.ts, which runs the command in the local engine's sandbox, so the step's limits are
+// held and named there as on this machine. The job is followed with scontrol (sacct once
+// scontrol has forgotten it) at the poll interval; Slurm's own endings (TIMEOUT, OUT_OF_MEMORY,
+// CANCELLED, NODE_FAIL, ...) become outcomes; stopping is scancel. A job is named to the runner
+// (tracking.submitted) once sbatch answers, and followed again by id after a restart
+// (tracking.attach). A submission Slurm refuses fails at once with sbatch's reason.
+// Interactive steps run on this machine's local engine.
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyBaseLogger } from 'fastify';
+import type { SlurmSettings } from '../../config/index.ts';
+import type {
+  ExecutionEngine,
+  LimitName,
+  StepCommand,
+  StepOutcome,
+  StepTracking,
+} from './engine.ts';
+import { findProgram } from './find-program.ts';
+import { createLocalEngine } from './local-engine.ts';
+import { formatBytes, limitReason, stepOutcome } from './outcome.ts';
+import {
+  hasEnded,
+  parseSacct,
+  parseScontrolJob,
+  runCommand,
+  sacctFormat,
+  sbatchReason,
+  type JobState,
+} from './slurm-commands.ts';
+
+export interface SlurmEngineOptions {
+  settings: SlurmSettings;
+  log: Pick<FastifyBaseLogger, 'warn'>;
+}
+
+/** The node runner, beside this file (step-on-node.ts from source, .js once built). */
+const nodeRunner = fileURLToPath(
+  new URL(`./step-on-node${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+);
+
+/** Memory Slurm reserves beyond the step's own limit, for the node runner (Node.js) itself. */
+const runnerMemoryMiB = 128;
+
+/** Slurm's minutes beyond the step's wall clock: the sandbox's own limit ends it first, named. */
+const slackMinutes = 1;
+
+/** How many polls in a row may find the job unknown to both scontrol and sacct. */
+const unknownPolls = 5;
+
+const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Why the engine will not submit the step (over a ceiling), or undefined. */
+function overCeiling(command: StepCommand, settings: SlurmSettings): string | undefined {
+  const cpus = command.resources?.cpus ?? 1;
+  const gpus = command.resources?.gpus ?? 0;
+  const { memoryBytes, wallClockSeconds } = command.limits;
+  if (cpus > settings.maxCpus)
+    return `it asks for ${cpus} CPUs, more than the ${settings.maxCpus} a step may have (SLURM_MAX_CPUS)`;
+  if (gpus > settings.maxGpus)
+    return `it asks for ${gpus} GPUs, more than the ${settings.maxGpus} a step may have (SLURM_MAX_GPUS)`;
+  if (memoryBytes > settings.maxMemoryBytes)
+    return `it asks for ${formatBytes(memoryBytes)} of memory, more than the ${formatBytes(settings.maxMemoryBytes)} a step may have (SLURM_MAX_MEMORY_MB)`;
+  if (wallClockSeconds > settings.maxWallClockSeconds)
+    return `it asks for ${wallClockSeconds} s, more than the ${settings.maxWallClockSeconds} s a step may have (SLURM_MAX_WALL_CLOCK_SECONDS)`;
+  return undefined;
+}
+
+/** sbatch's arguments for a step whose script is `script`. */
+export function sbatchArgs(
+  command: StepCommand,
+  settings: Pick<SlurmSettings, 'partition' | 'account'>,
+  script: string,
+): string[] {
+  const { limits, resources } = command;
+  const memoryMiB = Math.ceil(limits.memoryBytes / (1024 * 1024)) + runnerMemoryMiB;
+  const minutes = Math.ceil(limits.wallClockSeconds / 60) + slackMinutes;
+  return [
+    '--parsable',
+    '--job-name',
+    'platform-step',
+    ...(settings.partition ? ['--partition', settings.partition] : []),
+    ...(settings.account ? ['--account', settings.account] : []),
+    '--nodes=1',
+    '--ntasks=1',
+    `--cpus-per-task=${Math.max(1, resources?.cpus ?? 1)}`,
+    `--mem=${memoryMiB}M`,
+    ...(resources?.gpus ? [`--gres=gpu:${resources.gpus}`] : []),
+    `--time=${minutes}`,
+    // The job's environment is the script's own: nothing of the gateway's (its secrets) is passed.
+    '--export=NONE',
+    '--chdir',
+    command.logDir,
+    '--output',
+    join(command.logDir, 'slurm-%j.out'),
+    '--error',
+    join(command.logDir, 'slurm-%j.err'),
+    script,
+  ];
+}
+
+/** The outcome of a job that ended as `job` says, the node runner's own when it wrote one. */
+function jobOutcome(
+  job: JobState,
+  command: StepCommand,
+  onNode: StepOutcome | undefined,
+  jobId: string,
+): StepOutcome {
+  const { limits } = command;
+  const startedAt = onNode?.startedAt ?? job.startedAt ?? Date.now();
+  const endedAt = onNode?.endedAt ?? job.endedAt ?? Date.now();
+  const cpuSeconds = Math.max(onNode?.cpuSeconds ?? 0, job.cpuSeconds ?? 0);
+  const times = { startedAt, endedAt, cpuSeconds };
+  const limit: LimitName | undefined =
+    job.state === 'TIMEOUT' ? 'wall-clock' : job.state === 'OUT_OF_MEMORY' ? 'memory' : undefined;
+  if (limit)
+    return {
+      state: 'failed',
+      exitCode: null,
+      signal: 'SIGKILL',
+      limit,
+      reason: limitReason(limit, limits),
+      ...times,
+    };
+  if (job.state === 'CANCELLED')
+    return { state: 'stopped', exitCode: null, signal: null, reason: 'was stopped', ...times };
+  if ((job.state === 'COMPLETED' || job.state === 'FAILED') && onNode)
+    return { ...onNode, cpuSeconds };
+  const reason = job.reason ? ` (${job.reason})` : '';
+  return {
+    state: 'failed',
+    exitCode: null,
+    signal: null,
+    reason:
+      job.state === 'COMPLETED' || job.state === 'FAILED'
+        ? `Slurm job ${jobId} ended ${job.state} (exit ${job.exitCode ?? 'unknown'}) without the step's outcome: see slurm-${jobId}.err`
+        : `Slurm ended job ${jobId}: ${job.state}${reason}`,
+    ...times,
+  };
+}
+
+export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine {
+  const { settings, log } = options;
+  /** Interactive steps run here, in this machine's sandbox. */
+  const local = createLocalEngine({ log });
+  /** Jobs being followed, to cancel on close. */
+  const following = new Map<string, Promise<StepOutcome>>();
+  let closed = false;
+
+  /** How Slurm says the job stands: scontrol while it remembers the job, then sacct. */
+  const jobState = async (jobId: string): Promise<JobState | undefined> => {
+    const shown = await runCommand('scontrol', ['show', 'job', '-o', jobId]);
+    const job = shown.code === 0 ? parseScontrolJob(shown.stdout) : undefined;
+    if (job && !hasEnded(job)) return job;
+    const accounted = await runCommand('sacct', [
+      '-n',
+      '-P',
+      '-X',
+      '-j',
+      jobId,
+      '-o',
+      sacctFormat,
+    ]);
+    const line = accounted.code === 0 ? accounted.stdout.split('\n')[0] : undefined;
+    const accountedJob = line ? parseSacct(line) : undefined;
+    if (job) return accountedJob ? { ...job, cpuSeconds: accountedJob.cpuSeconds } : job;
+    return accountedJob;
+  };
+
+  const readOutcome = async (logDir: string) =>
+    readFile(join(logDir, 'exit-status'), 'utf8').then(
+      (text) => JSON.parse(text) as StepOutcome,
+      () => undefined,
+    );
+
+  const finish = async (command: StepCommand, outcome: StepOutcome) => {
+    await writeFile(join(command.logDir, 'exit-status'), `${JSON.stringify(outcome, null, 2)}\n`);
+    return outcome;
+  };
+
+  /** Follows job `jobId` to its end; aborting `signal` cancels it. */
+  const follow = async (
+    jobId: string,
+    command: StepCommand,
+    signal: AbortSignal,
+  ): Promise<StepOutcome> => {
+    let cancelled = false;
+    const cancel = () => {
+      if (cancelled) return;
+      cancelled = true;
+      void runCommand('scancel', [jobId]).then((result) => {
+        if (result.code !== 0)
+          log.warn({ jobId, stderr: result.stderr, err: result.error }, 'scancel failed');
+      });
+    };
+    if (signal.aborted) cancel();
+    signal.addEventListener('abort', cancel, { once: true });
+    try {
+      let unknown = 0;
+      for (;;) {
+        const job = await jobState(jobId);
+        if (job && hasEnded(job))
+          return await finish(
+            command,
+            jobOutcome(job, command, await readOutcome(command.logDir), jobId),
+          );
+        if (!job && ++unknown >= unknownPolls) {
+          const now = Date.now();
+          return await finish(command, {
+            state: cancelled ? 'stopped' : 'failed',
+            exitCode: null,
+            signal: null,
+            reason: cancelled ? 'was stopped' : `Slurm no longer knows job ${jobId}`,
+            startedAt: now,
+            endedAt: now,
+            cpuSeconds: 0,
+          });
+        }
+        if (job) unknown = 0;
+        await sleep(settings.pollMs);
+      }
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  };
+
+  /** Writes the batch script and submits it: the job id, or why Slurm (or the engine) refused. */
+  const submit = async (command: StepCommand): Promise<{ jobId: string } | { refused: string }> => {
+    const ceiling = overCeiling(command, settings);
+    if (ceiling) return { refused: `could not start: ${ceiling}` };
+    await mkdir(command.logDir, { recursive: true });
+    await rm(join(command.logDir, 'exit-status'), { force: true });
+    const stepFile = join(command.logDir, 'slurm-step.json');
+    const script = join(command.logDir, 'slurm-step.sh');
+    await writeFile(stepFile, `${JSON.stringify(command)}\n`);
+    await writeFile(
+      script,
+      [
+        '#!/bin/sh',
+        '# A step of the platform gateway (src/backends/executor/slurm-engine.ts): runs its command',
+        "# on this node in the local engine's sandbox (step-on-node.ts).",
+        `export PATH=${quote(process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin')}`,
+        `exec ${quote(process.execPath)} ${quote(nodeRunner)} ${quote(stepFile)}`,
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const result = await runCommand('sbatch', sbatchArgs(command, settings, script));
+    if (result.error) return { refused: `could not start: sbatch: ${result.error.message}` };
+    // --parsable prints `id` or `id;cluster`.
+    const jobId = result.stdout.trim().split(';')[0] ?? '';
+    if (result.code !== 0 || !/^\d+$/.test(jobId))
+      return { refused: `could not start: Slurm refused it: ${sbatchReason(result.stderr)}` };
+    return { jobId };
+  };
+
+  const run = async (
+    command: StepCommand,
+    signal: AbortSignal,
+    tracking?: StepTracking,
+  ): Promise<StepOutcome> => {
+    let jobId = tracking?.attach;
+    if (!jobId) {
+      const submittedAt = Date.now();
+      const submitted = closed
+        ? { refused: 'could not start: the engine is closing' }
+        : signal.aborted
+          ? { refused: 'could not start: it was stopped before it was submitted' }
+          : await submit(command).catch((error: Error) => ({
+              refused: `could not start: ${error.message}`,
+            }));
+      if ('refused' in submitted) {
+        await mkdir(command.logDir, { recursive: true });
+        return finish(
+          command,
+          stepOutcome({
+            code: null,
+            signal: null,
+            ending: { notStarted: submitted.refused },
+            limits: command.limits,
+            startedAt: submittedAt,
+            endedAt: Date.now(),
+            cpuSeconds: 0,
+          }),
+        );
+      }
+      jobId = submitted.jobId;
+      try {
+        await tracking?.submitted?.(jobId);
+      } catch (error) {
+        log.warn({ err: error, jobId }, 'a Slurm job could not be recorded; it runs all the same');
+      }
+    }
+    const done = follow(jobId, command, signal);
+    following.set(jobId, done);
+    try {
+      return await done;
+    } finally {
+      following.delete(jobId);
+    }
+  };
+
+  return {
+    name: 'slurm',
+    async available() {
+      for (const program of ['sbatch', 'scontrol', 'scancel', 'sacct'])
+        if (!(await findProgram(program)))
+          return { ok: false, reason: `Slurm's ${program} is not installed here (JOB_EXECUTOR=slurm)` };
+      const ping = await runCommand('scontrol', ['ping']);
+      if (ping.code !== 0 || !/is UP/.test(ping.stdout))
+        return {
+          ok: false,
+          reason: `Slurm's controller does not answer (scontrol ping: ${(ping.stdout + ping.stderr).trim() || ping.error?.message || 'no answer'})`,
+        };
+      return { ok: true };
+    },
+    run,
+    startInteractive: (command, id = randomUUID()) => local.startInteractive(command, id),
+    interactive: (id) => local.interactive(id),
+    async close() {
+      closed = true;
+      const jobs = [...following.keys()];
+      await Promise.all(jobs.map((jobId) => runCommand('scancel', [jobId])));
+      await Promise.allSettled([...following.values()]);
+      await local.close();
+    },
+  };
+}
