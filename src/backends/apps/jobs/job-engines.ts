@@ -1,5 +1,6 @@
 // The engines analyses' steps run on, made through the executor's door from the configuration:
-// the local sandbox always, and the container runtime's when CONTAINER_RUNTIME names one. The
+// the local sandbox, or Slurm's jobs when JOB_EXECUTOR=slurm (docs/slurm.md), and the container
+// runtime's when CONTAINER_RUNTIME names one. The
 // runner (job-runner.ts) is handed them and sandbox-step.ts picks one per step; a further kind of
 // engine (a cluster scheduler) is made here and handed over the same way.
 import type { FastifyBaseLogger } from 'fastify';
@@ -7,6 +8,7 @@ import type { ExecutorSettings } from '../../../config/index.ts';
 import {
   createContainerEngine,
   createLocalEngine,
+  createSlurmEngine,
   type ExecutionEngine,
 } from '../../executor/index.ts';
 
@@ -19,7 +21,10 @@ export interface JobEngines {
 
 export function jobEngines(executor: ExecutorSettings, log: FastifyBaseLogger): JobEngines {
   return {
-    engine: createLocalEngine({ log }),
+    engine:
+      executor.jobExecutor === 'slurm' && executor.slurm
+        ? createSlurmEngine({ settings: executor.slurm, log })
+        : createLocalEngine({ log }),
     ...(executor.containerRuntime
       ? { containerEngine: createContainerEngine({ runtime: executor.containerRuntime, log }) }
       : {}),
