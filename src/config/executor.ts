@@ -105,6 +105,7 @@ function executorSettings(env: Env, dataDir: string): ExecutorSettings {
 }
 
 function slurmSettings(env: Env): SlurmSettings {
+  const day = 86_400;
   const partition = text(env, 'SLURM_PARTITION');
   const account = text(env, 'SLURM_ACCOUNT');
   for (const [name, value] of [
@@ -118,8 +119,8 @@ function slurmSettings(env: Env): SlurmSettings {
     ...(account ? { account } : {}),
     maxCpus: integer(env, 'SLURM_MAX_CPUS', 64, 1, 100_000),
     maxGpus: integer(env, 'SLURM_MAX_GPUS', 0, 0, 1024),
-    maxMemoryBytes: integer(env, 'SLURM_MAX_MEMORY_MB', 256 * 1024, 1, 1024 * 1024 * 1024) * 1024 * 1024,
-    maxWallClockSeconds: integer(env, 'SLURM_MAX_WALL_CLOCK_SECONDS', 31 * 86_400, 60, 365 * 86_400),
+    maxMemoryBytes: integer(env, 'SLURM_MAX_MEMORY_MB', 256 * 1024, 1, 2 ** 30) * 2 ** 20,
+    maxWallClockSeconds: integer(env, 'SLURM_MAX_WALL_CLOCK_SECONDS', 31 * day, 60, 366 * day),
     pollMs: integer(env, 'SLURM_POLL_MS', 1000, 20, 600_000),
   };
 }

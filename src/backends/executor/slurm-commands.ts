@@ -69,10 +69,7 @@ export function slurmDuration(value: string): number | undefined {
   if (!match) return undefined;
   const [, days, hours, minutes, seconds] = match;
   return (
-    Number(days ?? 0) * 86_400 +
-    Number(hours ?? 0) * 3600 +
-    Number(minutes) * 60 +
-    Number(seconds)
+    Number(days ?? 0) * 86_400 + Number(hours ?? 0) * 3600 + Number(minutes) * 60 + Number(seconds)
   );
 }
 

@@ -160,15 +160,7 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
     const shown = await runCommand('scontrol', ['show', 'job', '-o', jobId]);
     const job = shown.code === 0 ? parseScontrolJob(shown.stdout) : undefined;
     if (job && !hasEnded(job)) return job;
-    const accounted = await runCommand('sacct', [
-      '-n',
-      '-P',
-      '-X',
-      '-j',
-      jobId,
-      '-o',
-      sacctFormat,
-    ]);
+    const accounted = await runCommand('sacct', ['-n', '-P', '-X', '-j', jobId, '-o', sacctFormat]);
     const line = accounted.code === 0 ? accounted.stdout.split('\n')[0] : undefined;
     const accountedJob = line ? parseSacct(line) : undefined;
     if (job) return accountedJob ? { ...job, cpuSeconds: accountedJob.cpuSeconds } : job;
@@ -313,7 +305,10 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
     async available() {
       for (const program of ['sbatch', 'scontrol', 'scancel', 'sacct'])
         if (!(await findProgram(program)))
-          return { ok: false, reason: `Slurm's ${program} is not installed here (JOB_EXECUTOR=slurm)` };
+          return {
+            ok: false,
+            reason: `Slurm's ${program} is not installed here (JOB_EXECUTOR=slurm)`,
+          };
       const ping = await runCommand('scontrol', ['ping']);
       if (ping.code !== 0 || !/is UP/.test(ping.stdout))
         return {

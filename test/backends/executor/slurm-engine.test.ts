@@ -39,7 +39,11 @@ const settings: SlurmSettings = {
 };
 
 /** Polls `condition` every 50 ms until it holds, failing after `withinMs`. */
-async function waitFor(what: string, condition: () => Promise<boolean> | boolean, withinMs = 15_000) {
+async function waitFor(
+  what: string,
+  condition: () => Promise<boolean> | boolean,
+  withinMs = 15_000,
+) {
   const deadline = Date.now() + withinMs;
   while (!(await condition())) {
     if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
@@ -61,7 +65,9 @@ async function processesRunning(argv: string[]): Promise<number[]> {
 
 /** Slurm's state of a job (`RUNNING`, `CANCELLED`, ...). */
 const jobState = (jobId: string) =>
-  /JobState=(\S+)/.exec(execFileSync('scontrol', ['show', 'job', '-o', jobId], { encoding: 'utf8' }))?.[1];
+  /JobState=(\S+)/.exec(
+    execFileSync('scontrol', ['show', 'job', '-o', jobId], { encoding: 'utf8' }),
+  )?.[1];
 
 describe('Slurm execution engine', { skip: skipWithoutSlurm() }, () => {
   let root: string;
@@ -129,13 +135,19 @@ describe('Slurm execution engine', { skip: skipWithoutSlurm() }, () => {
   });
 
   test('an unknown partition fails the step at once with Slurm reason', async () => {
-    const elsewhere = createSlurmEngine({ settings: { ...settings, partition: 'no-such-partition' }, log });
+    const elsewhere = createSlurmEngine({
+      settings: { ...settings, partition: 'no-such-partition' },
+      log,
+    });
     const started = Date.now();
     const { outcome, jobId } = await run(await command(['/bin/true']), undefined, elsewhere);
     assert.ok(Date.now() - started < 3000, 'refused at once');
     assert.equal(jobId, undefined);
     assert.equal(outcome.state, 'failed');
-    assert.match(outcome.reason, /^could not start: Slurm refused it: .*invalid partition specified: no-such-partition/);
+    assert.match(
+      outcome.reason,
+      /^could not start: Slurm refused it: .*invalid partition specified: no-such-partition/,
+    );
   });
 
   test('more than the partition allows, or than the ceilings, fails at once', async () => {
@@ -147,7 +159,10 @@ describe('Slurm execution engine', { skip: skipWithoutSlurm() }, () => {
       small,
     );
     assert.equal(overPartition.outcome.state, 'failed');
-    assert.match(overPartition.outcome.reason, /Slurm refused it: .*Memory required by task is not available/);
+    assert.match(
+      overPartition.outcome.reason,
+      /Slurm refused it: .*Memory required by task is not available/,
+    );
     const overCeiling = await run(await command(['/bin/true'], { resources: { cpus: 3 } }));
     assert.equal(overCeiling.jobId, undefined);
     assert.equal(
@@ -162,17 +177,26 @@ describe('Slurm execution engine', { skip: skipWithoutSlurm() }, () => {
     const stop = new AbortController();
     let jobId: string | undefined;
     const ended = engine.run(step, stop.signal, { submitted: (id) => void (jobId = id) });
-    await waitFor('the grandchild', async () => (await processesRunning(['sleep', marker])).length > 0);
+    await waitFor(
+      'the grandchild',
+      async () => (await processesRunning(['sleep', marker])).length > 0,
+    );
     stop.abort();
     const outcome = await ended;
     assert.equal(outcome.state, 'stopped');
     assert.equal(outcome.reason, 'was stopped');
     assert.equal(jobState(jobId!), 'CANCELLED');
-    await waitFor('no process left', async () => (await processesRunning(['sleep', marker])).length === 0, 5000);
+    await waitFor(
+      'no process left',
+      async () => (await processesRunning(['sleep', marker])).length === 0,
+      5000,
+    );
   });
 
   test('the memory limit is held on the node and named', async () => {
-    const step = await command(['/usr/bin/tail', '/dev/zero'], { limits: { ...limits, memoryBytes: 64 * MiB } });
+    const step = await command(['/usr/bin/tail', '/dev/zero'], {
+      limits: { ...limits, memoryBytes: 64 * MiB },
+    });
     const { outcome } = await run(step);
     assert.equal(outcome.state, 'failed');
     assert.equal(outcome.limit, 'memory');

@@ -103,10 +103,20 @@ for (const engine of engines) {
     };
     const launch = (app: { id: string }, config: Record<string, unknown>) =>
       gw.ok('alice', 'POST', '/analyses', {
-        json: { system_id: 'de', app_id: app.id, name: 'on slurm', output_dir: gw.home('alice'), config },
+        json: {
+          system_id: 'de',
+          app_id: app.id,
+          name: 'on slurm',
+          output_dir: gw.home('alice'),
+          config,
+        },
       });
     const download = async (file: string) => {
-      const answer = await gw.call('alice', 'GET', `/secured/fileio/download?path=${encodeURIComponent(file)}`);
+      const answer = await gw.call(
+        'alice',
+        'GET',
+        `/secured/fileio/download?path=${encodeURIComponent(file)}`,
+      );
       assert.equal(answer.status, 200, `${file}: ${answer.text}`);
       return answer.text;
     };
