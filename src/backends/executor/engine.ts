@@ -119,10 +119,11 @@ export interface ExecutionEngine {
    */
   run(command: StepCommand, signal: AbortSignal, tracking?: StepTracking): Promise<StepOutcome>;
   /**
-   * Starts an interactive step on a free loopback port; resolves once the program has started (not
-   * waiting for the port). It shares the host's network, since the gateway must reach its port.
+   * Starts an interactive step on a free loopback port (on `port` when given: an engine that runs
+   * the step elsewhere picked it); resolves once the program has started (not waiting for the
+   * port). It shares the host's network, since the gateway must reach its port.
    */
-  startInteractive(command: StepCommand, id?: string): Promise<InteractiveSession>;
+  startInteractive(command: StepCommand, id?: string, port?: number): Promise<InteractiveSession>;
   /** A running (or just ended) interactive step by id. */
   interactive(id: string): InteractiveSession | undefined;
   /** Stops every step still running (the service is closing). */

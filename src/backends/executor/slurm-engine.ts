@@ -17,13 +17,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { SlurmSettings } from '../../config/index.ts';
 import type {
   ExecutionEngine,
+  InteractiveSession,
   LimitName,
   StepCommand,
   StepOutcome,
   StepTracking,
 } from './engine.ts';
 import { findProgram } from './find-program.ts';
-import { createLocalEngine } from './local-engine.ts';
+import { freeLoopbackPort, interactiveSession } from './interactive-session.ts';
 import { formatBytes, limitReason, stepOutcome } from './outcome.ts';
 import {
   hasEnded,
@@ -53,6 +54,12 @@ const slackMinutes = 1;
 
 /** How many polls in a row may find the job unknown to both scontrol and sacct. */
 const unknownPolls = 5;
+
+/** How long an ended interactive step can still be found by id. */
+const endedSessionKeptMs = 60_000;
+
+/** The most of the job's own stderr (slurm-<id>.err) a failure reason quotes. */
+const quotedErrorChars = 300;
 
 const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
 
@@ -111,9 +118,9 @@ export function sbatchArgs(
 function jobOutcome(
   job: JobState,
   command: StepCommand,
-  onNode: StepOutcome | undefined,
-  jobId: string,
+  facts: { onNode?: StepOutcome; jobId: string; cancelled: boolean; jobError: string },
 ): StepOutcome {
+  const { onNode, jobId } = facts;
   const { limits } = command;
   const startedAt = onNode?.startedAt ?? job.startedAt ?? Date.now();
   const endedAt = onNode?.endedAt ?? job.endedAt ?? Date.now();
@@ -131,7 +138,13 @@ function jobOutcome(
       ...times,
     };
   if (job.state === 'CANCELLED')
-    return { state: 'stopped', exitCode: null, signal: null, reason: 'was stopped', ...times };
+    return {
+      state: 'stopped',
+      exitCode: null,
+      signal: null,
+      reason: facts.cancelled ? 'was stopped' : `was cancelled in Slurm (job ${jobId})`,
+      ...times,
+    };
   if ((job.state === 'COMPLETED' || job.state === 'FAILED') && onNode)
     return { ...onNode, cpuSeconds };
   const reason = job.reason ? ` (${job.reason})` : '';
@@ -141,7 +154,7 @@ function jobOutcome(
     signal: null,
     reason:
       job.state === 'COMPLETED' || job.state === 'FAILED'
-        ? `Slurm job ${jobId} ended ${job.state} (exit ${job.exitCode ?? 'unknown'}) without the step's outcome: see slurm-${jobId}.err`
+        ? `Slurm job ${jobId} ended ${job.state} (exit ${job.exitCode ?? 'unknown'}) without the step's outcome${facts.jobError ? `: ${facts.jobError}` : ''}`
         : `Slurm ended job ${jobId}: ${job.state}${reason}`,
     ...times,
   };
@@ -149,14 +162,18 @@ function jobOutcome(
 
 export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine {
   const { settings, log } = options;
-  /** Interactive steps run here, in this machine's sandbox. */
-  const local = createLocalEngine({ log });
   /** Jobs being followed, to cancel on close. */
   const following = new Map<string, Promise<StepOutcome>>();
-  let closed = false;
+  const sessions = new Map<string, InteractiveSession>();
+  /** Aborted by close(): every job still followed is cancelled. */
+  const closing = new AbortController();
 
-  /** How Slurm says the job stands: scontrol while it remembers the job, then sacct. */
-  const jobState = async (jobId: string): Promise<JobState | undefined> => {
+  /**
+   * How Slurm says the job stands: scontrol while it remembers the job, then sacct; `unknown` when
+   * both answered and neither knows it; undefined when they could not be asked (the controller
+   * unreachable for a moment), to ask again.
+   */
+  const jobState = async (jobId: string): Promise<JobState | 'unknown' | undefined> => {
     const shown = await runCommand('scontrol', ['show', 'job', '-o', jobId]);
     const job = shown.code === 0 ? parseScontrolJob(shown.stdout) : undefined;
     if (job && !hasEnded(job)) return job;
@@ -164,13 +181,22 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
     const line = accounted.code === 0 ? accounted.stdout.split('\n')[0] : undefined;
     const accountedJob = line ? parseSacct(line) : undefined;
     if (job) return accountedJob ? { ...job, cpuSeconds: accountedJob.cpuSeconds } : job;
-    return accountedJob;
+    if (accountedJob) return accountedJob;
+    const forgotten = /Invalid job id/i.test(shown.stderr);
+    return forgotten && accounted.code === 0 ? 'unknown' : undefined;
   };
 
   const readOutcome = async (logDir: string) =>
     readFile(join(logDir, 'exit-status'), 'utf8').then(
       (text) => JSON.parse(text) as StepOutcome,
       () => undefined,
+    );
+
+  /** The start of what the job itself printed on stderr (the node runner failing to start, say). */
+  const jobError = async (logDir: string, jobId: string) =>
+    readFile(join(logDir, `slurm-${jobId}.err`), 'utf8').then(
+      (text) => text.trim().replace(/\s+/g, ' ').slice(0, quotedErrorChars),
+      () => '',
     );
 
   const finish = async (command: StepCommand, outcome: StepOutcome) => {
@@ -199,12 +225,18 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
       let unknown = 0;
       for (;;) {
         const job = await jobState(jobId);
-        if (job && hasEnded(job))
+        if (job && job !== 'unknown' && hasEnded(job))
           return await finish(
             command,
-            jobOutcome(job, command, await readOutcome(command.logDir), jobId),
+            jobOutcome(job, command, {
+              onNode: await readOutcome(command.logDir),
+              jobId,
+              cancelled,
+              jobError: await jobError(command.logDir, jobId),
+            }),
           );
-        if (!job && ++unknown >= unknownPolls) {
+        unknown = job === 'unknown' ? unknown + 1 : 0;
+        if (unknown >= unknownPolls) {
           const now = Date.now();
           return await finish(command, {
             state: cancelled ? 'stopped' : 'failed',
@@ -216,7 +248,6 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
             cpuSeconds: 0,
           });
         }
-        if (job) unknown = 0;
         await sleep(settings.pollMs);
       }
     } finally {
@@ -224,8 +255,15 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
     }
   };
 
-  /** Writes the batch script and submits it: the job id, or why Slurm (or the engine) refused. */
-  const submit = async (command: StepCommand): Promise<{ jobId: string } | { refused: string }> => {
+  /**
+   * Writes the batch script and submits it: the job id, or why Slurm (or the engine) refused. An
+   * interactive step's script passes the node runner its port.
+   */
+  const submit = async (
+    command: StepCommand,
+    port?: number,
+  ): Promise<{ jobId: string } | { refused: string }> => {
+    if (closing.signal.aborted) return { refused: 'could not start: the engine is closing' };
     const ceiling = overCeiling(command, settings);
     if (ceiling) return { refused: `could not start: ${ceiling}` };
     await mkdir(command.logDir, { recursive: true });
@@ -233,6 +271,7 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
     const stepFile = join(command.logDir, 'slurm-step.json');
     const script = join(command.logDir, 'slurm-step.sh');
     await writeFile(stepFile, `${JSON.stringify(command)}\n`);
+    const runner = [process.execPath, nodeRunner, stepFile, ...(port ? [String(port)] : [])];
     await writeFile(
       script,
       [
@@ -240,7 +279,7 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
         '# A step of the platform gateway (src/backends/executor/slurm-engine.ts): runs its command',
         "# on this node in the local engine's sandbox (step-on-node.ts).",
         `export PATH=${quote(process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin')}`,
-        `exec ${quote(process.execPath)} ${quote(nodeRunner)} ${quote(stepFile)}`,
+        `exec ${runner.map(quote).join(' ')}`,
         '',
       ].join('\n'),
       { mode: 0o755 },
@@ -254,21 +293,24 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
     return { jobId };
   };
 
-  const run = async (
+  /**
+   * Submits the step (or takes the job `attach` names) and follows it: its outcome once it ended.
+   * A refused submission ends at once, failed, its reason recorded.
+   */
+  const start = async (
     command: StepCommand,
     signal: AbortSignal,
     tracking?: StepTracking,
+    port?: number,
   ): Promise<StepOutcome> => {
     let jobId = tracking?.attach;
     if (!jobId) {
       const submittedAt = Date.now();
-      const submitted = closed
-        ? { refused: 'could not start: the engine is closing' }
-        : signal.aborted
-          ? { refused: 'could not start: it was stopped before it was submitted' }
-          : await submit(command).catch((error: Error) => ({
-              refused: `could not start: ${error.message}`,
-            }));
+      const submitted = signal.aborted
+        ? { refused: 'could not start: it was stopped before it was submitted' }
+        : await submit(command, port).catch((error: Error) => ({
+            refused: `could not start: ${error.message}`,
+          }));
       if ('refused' in submitted) {
         await mkdir(command.logDir, { recursive: true });
         return finish(
@@ -291,7 +333,7 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
         log.warn({ err: error, jobId }, 'a Slurm job could not be recorded; it runs all the same');
       }
     }
-    const done = follow(jobId, command, signal);
+    const done = follow(jobId, command, AbortSignal.any([signal, closing.signal]));
     following.set(jobId, done);
     try {
       return await done;
@@ -317,15 +359,41 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
         };
       return { ok: true };
     },
-    run,
-    startInteractive: (command, id = randomUUID()) => local.startInteractive(command, id),
-    interactive: (id) => local.interactive(id),
+
+    run: (command, signal, tracking) => start(command, signal, tracking),
+
+    async startInteractive(command, id = randomUUID(), chosenPort) {
+      const existing = sessions.get(id);
+      if (existing && existing.status() !== 'exited')
+        throw new Error(`an interactive step ${id} is already running`);
+      // Picked here and listened on by the node: the one node is this machine.
+      const port = chosenPort ?? (await freeLoopbackPort());
+      const stop = new AbortController();
+      let markSubmitted!: () => void;
+      const submitted = new Promise<void>((resolve) => (markSubmitted = resolve));
+      const done = start(command, stop.signal, { submitted: markSubmitted }, port);
+      void done.finally(markSubmitted);
+      await submitted;
+      const session = interactiveSession(
+        { started: Promise.resolve(), done, stop: () => stop.abort() },
+        port,
+        id,
+      );
+      sessions.set(id, session);
+      void session.done.then(() => {
+        const forget = setTimeout(() => {
+          if (sessions.get(id) === session) sessions.delete(id);
+        }, endedSessionKeptMs);
+        forget.unref();
+      });
+      return session;
+    },
+
+    interactive: (id) => sessions.get(id),
+
     async close() {
-      closed = true;
-      const jobs = [...following.keys()];
-      await Promise.all(jobs.map((jobId) => runCommand('scancel', [jobId])));
+      closing.abort();
       await Promise.allSettled([...following.values()]);
-      await local.close();
     },
   };
 }

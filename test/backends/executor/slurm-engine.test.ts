@@ -4,7 +4,8 @@
 // outcome beside it; a submission Slurm refuses (an unknown partition, more memory than the
 // partition allows) or one over the engine's ceilings fails at once with the reason; a stop
 // cancels the job and leaves none of its processes; the sandbox's memory limit is named on the
-// node; and a second engine (a restarted gateway) follows a job the first submitted to its end.
+// node; a second engine (a restarted gateway) follows a job the first submitted to its end; and an
+// interactive step is a Slurm job too, serving on the loopback port the engine picked until stopped.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -220,5 +221,31 @@ describe('Slurm execution engine', { skip: skipWithoutSlurm() }, () => {
     assert.equal(outcome.state, 'completed', outcome.reason);
     assert.equal(await readFile(join(step.workDir, 'later.txt'), 'utf8'), 'done\n');
     assert.equal((await firstRun).state, 'completed');
+  });
+
+  test('an interactive step runs as a Slurm job on the port the engine picked, until stopped', async () => {
+    const id = `vice-slurm-${Date.now()}`;
+    const step = await command(['/usr/bin/node', join(tools, 'http-server.mjs')]);
+    const session = await engine.startInteractive(step, id);
+    assert.equal(session.id, id);
+    assert.equal(engine.interactive(id), session);
+    await waitFor('the session to run', () => session.status() === 'running');
+    const answer = await fetch(`http://127.0.0.1:${session.port}/hello`);
+    assert.equal(await answer.text(), 'hello from /hello');
+    const jobId = /slurm-(\d+)\.out/.exec((await readdir(step.logDir)).join(' '))?.[1];
+    assert.equal(jobState(jobId!), 'RUNNING');
+    const outcome = await session.stop();
+    assert.equal(outcome.state, 'stopped');
+    assert.equal(session.status(), 'exited');
+    assert.equal(jobState(jobId!), 'CANCELLED');
+    await waitFor(
+      'the port to close',
+      () =>
+        fetch(`http://127.0.0.1:${session.port}/`).then(
+          () => false,
+          () => true,
+        ),
+      5000,
+    );
   });
 });

@@ -1,8 +1,9 @@
 // User tools on Slurm (JOB_EXECUTOR=slurm, docs/slurm.md), through the gateway on each database
 // engine, on the one-node cluster of scripts/job-engines/slurm.sh: a tool's step runs as a Slurm
 // job, its output in the data store and its logs in logs/; a pipeline of two tools on Slurm, the
-// second reading the first's output; and a stop of a running analysis cancelling its Slurm job,
-// none of its processes left.
+// second reading the first's output; a stop of a running analysis cancelling its Slurm job, none
+// of its processes left; and an interactive tool as a Slurm job on the port the platform assigned,
+// reachable until stopped, its work kept.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -62,7 +63,7 @@ for (const engine of engines) {
           JOB_EXECUTOR: 'slurm',
           SLURM_PARTITION: 'debug',
           SLURM_POLL_MS: '100',
-          TOOL_EXECUTABLES_ALLOW: `${fixtures}/report.sh,${fixtures}/upper.sh,${fixtures}/sleepy.sh`,
+          TOOL_EXECUTABLES_ALLOW: `${fixtures}/report.sh,${fixtures}/upper.sh,${fixtures}/sleepy.sh,${fixtures}/serve.sh`,
           TOOL_WALL_CLOCK_SECONDS: '60',
           TOOL_MEMORY_MB: '256',
           TOOL_OUTPUT_MB: '1',
@@ -76,7 +77,11 @@ for (const engine of engines) {
     });
 
     /** A tool of alice's on a fixture script, and an app on it; the app's launch keys by label. */
-    const toolApp = async (script: string, parameters: Record<string, unknown>[]) => {
+    const toolApp = async (
+      script: string,
+      parameters: Record<string, unknown>[],
+      tool: Record<string, unknown> = {},
+    ) => {
       const made = await gw.ok('alice', 'POST', '/tools', {
         json: {
           name: script,
@@ -84,6 +89,7 @@ for (const engine of engines) {
           type: 'executable',
           version: '1.0',
           container: { image: { name: 'host' } },
+          ...tool,
         },
       });
       const app = await gw.ok('alice', 'POST', '/apps/de', {
@@ -215,6 +221,61 @@ for (const engine of engines) {
       const folder = (await endedAnalysis(gw, 'alice', launched.id)).resultfolderid as string;
       const status = JSON.parse(await download(`${folder}/logs/step-1-exit-status.json`));
       assert.equal(status.state, 'stopped');
+    });
+
+    test('an interactive tool is a Slurm job on the port the platform assigned, until stopped', async () => {
+      const marker = `slurm-interactive-${process.pid}-${Date.now()}`;
+      const { app, keys } = await toolApp(
+        'serve.sh',
+        [{ type: 'Text', name: '', label: 'Marker', order: 1 }],
+        { type: 'interactive', interactive: true },
+      );
+      const launched = await launch(app, { [keys.Marker!]: marker });
+      const pid = await eventually(
+        () =>
+          processesWith(marker).find((candidate) =>
+            readFileSync(`/proc/${candidate}/cmdline`, 'utf8').startsWith('/usr/bin/node'),
+          ),
+        15_000,
+        'the server to start on the node',
+      );
+      const port = /(?:^|\0)PORT=(\d+)/.exec(readFileSync(`/proc/${pid}/environ`, 'utf8'))?.[1];
+      assert.ok(port, 'PORT is set');
+      const answer = await eventually(
+        () =>
+          fetch(`http://127.0.0.1:${port}/`).then(
+            (response) => response.text(),
+            () => undefined,
+          ),
+        10_000,
+        'the server to listen',
+      );
+      assert.equal(answer, marker);
+      assert.deepEqual(
+        slurmJobsOf(launched.id).map(([, state]) => state),
+        ['RUNNING'],
+      );
+      await gw.ok('alice', 'POST', `/analyses/${launched.id}/stop`);
+      await eventually(() => processesWith(marker).length === 0, 10_000, 'the server to stop');
+      await eventually(
+        () => slurmJobsOf(launched.id)[0]?.[1] === 'CANCELLED',
+        10_000,
+        'the job to be cancelled',
+      );
+      const folder = (await endedAnalysis(gw, 'alice', launched.id)).resultfolderid as string;
+      const saved = await eventually(
+        async () => {
+          const response = await gw.call(
+            'alice',
+            'GET',
+            `/secured/fileio/download?path=${encodeURIComponent(`${folder}/session.txt`)}`,
+          );
+          return response.status === 200 ? response.text : undefined;
+        },
+        10_000,
+        'the session output to be saved',
+      );
+      assert.equal(saved, `session for ${marker}\n`);
     });
   });
 }
