@@ -114,7 +114,7 @@ JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=task=1
 JobCompType=jobcomp/none
 NodeName=$host NodeAddr=127.0.0.1 $node_hw State=UNKNOWN
-PartitionName=debug Nodes=$host Default=YES MaxTime=1-00:00:00 State=UP
+PartitionName=debug Nodes=$host Default=YES MaxTime=1-00:00:00 OverSubscribe=FORCE:8 State=UP
 PartitionName=small Nodes=$host MaxTime=00:02:00 MaxCPUsPerNode=1 MaxMemPerNode=256 State=UP
 CONF
 )
