@@ -6,6 +6,7 @@
 // cancels the job and leaves none of its processes; the sandbox's memory limit is named on the
 // node; a second engine (a restarted gateway) follows a job the first submitted to its end; and an
 // interactive step is a Slurm job too, serving on the loopback port the engine picked until stopped.
+// Also, without a cluster: the sbatch command line a step gets.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { pino } from 'pino';
 import type { SlurmSettings } from '../../../src/config/index.ts';
 import {
   createSlurmEngine,
+  sbatchArgs,
   type ExecutionEngine,
   type StepCommand,
   type StepLimits,
@@ -70,7 +72,44 @@ const jobState = (jobId: string) =>
     execFileSync('scontrol', ['show', 'job', '-o', jobId], { encoding: 'utf8' }),
   )?.[1];
 
-describe('Slurm execution engine', { skip: skipWithoutSlurm() }, () => {
+test("sbatch's arguments: the step's resources and time with the runner's share, nothing of the gateway's environment", () => {
+  const args = sbatchArgs(
+    {
+      argv: ['/tool/x'],
+      workDir: '/shared/steps/1/work',
+      logDir: '/shared/steps/1/logs',
+      limits: { ...limits, wallClockSeconds: 90, memoryBytes: 100 * MiB },
+      resources: { cpus: 4, gpus: 2 },
+    },
+    { partition: 'gpu', account: 'lab' },
+    '/shared/steps/1/logs/slurm-step.sh',
+  );
+  assert.deepEqual(args, [
+    '--parsable',
+    '--job-name',
+    'platform-step',
+    '--partition',
+    'gpu',
+    '--account',
+    'lab',
+    '--nodes=1',
+    '--ntasks=1',
+    '--cpus-per-task=4',
+    '--mem=228M',
+    '--gres=gpu:2',
+    '--time=3',
+    '--export=NONE',
+    '--chdir',
+    '/shared/steps/1/logs',
+    '--output',
+    '/shared/steps/1/logs/slurm-%j.out',
+    '--error',
+    '/shared/steps/1/logs/slurm-%j.err',
+    '/shared/steps/1/logs/slurm-step.sh',
+  ]);
+});
+
+describe('Slurm execution engine', { skip: skipWithoutSlurm(), concurrency: true }, () => {
   let root: string;
   let tools: string;
   let engine: ExecutionEngine;
@@ -133,6 +172,14 @@ describe('Slurm execution engine', { skip: skipWithoutSlurm() }, () => {
     assert.equal(outcome.state, 'failed');
     assert.equal(outcome.exitCode, 3);
     assert.equal(outcome.reason, 'exited with status 3');
+  });
+
+  test("the step's CPU time is in its outcome", async () => {
+    // A fixed amount of work (≈ 0.4 CPU seconds here), however loaded the machine.
+    const loop = 'i=0; while [ $i -lt 600000 ]; do i=$((i+1)); done';
+    const { outcome } = await run(await command(['/bin/sh', '-c', loop]));
+    assert.equal(outcome.state, 'completed', outcome.reason);
+    assert.ok(outcome.cpuSeconds >= 0.2, `${outcome.cpuSeconds} CPU seconds`);
   });
 
   test('an unknown partition fails the step at once with Slurm reason', async () => {
