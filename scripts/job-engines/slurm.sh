@@ -174,35 +174,43 @@ if [ "$changed" = 1 ]; then
   restart /run/slurmdbd.pid
 fi
 
-if ! sacctmgr -n -P show cluster format=cluster >/dev/null 2>&1; then
-  say "starting slurmdbd"
-  running /run/slurmdbd.pid || slurmdbd || fail "slurmdbd did not start"
-  for _ in $(seq 150); do sacctmgr -n -P show cluster format=cluster >/dev/null 2>&1 && break; sleep 0.2; done
-  sacctmgr -n -P show cluster format=cluster >/dev/null 2>&1 || fail "slurmdbd does not answer"
-fi
+dbd_up() { sacctmgr -n -P show cluster format=cluster >/dev/null 2>&1; }
+ctld_up() { scontrol ping 2>/dev/null | grep -q 'is UP'; }
+# ensure NAME PIDFILE CHECK: starts daemon NAME unless CHECK answers. One whose pid file names a
+# live process is given a few seconds first (still starting, or stopping), then restarted; a stale
+# pid file (the process gone, as after a machine's restart) is just replaced.
+ensure() {
+  local name=$1 pidfile=$2 check=$3
+  "$check" && return 0
+  if running "$pidfile"; then
+    for _ in $(seq 50); do "$check" && return 0; running "$pidfile" || break; sleep 0.2; done
+    restart "$pidfile"
+  fi
+  say "starting $name"
+  "$name" || fail "$name did not start"
+  for _ in $(seq 150); do "$check" && return 0; sleep 0.2; done
+  fail "$name does not answer after 30 s"
+}
+
+ensure slurmdbd /run/slurmdbd.pid dbd_up
 if ! sacctmgr -n -P show cluster format=cluster | grep -qx "$cluster"; then
   sacctmgr -i add cluster "$cluster" >/dev/null || fail "could not add the cluster to slurmdbd"
 fi
 
 # --- slurmctld and slurmd --------------------------------------------------------------------
-if ! scontrol ping 2>/dev/null | grep -q 'is UP'; then
-  say "starting slurmctld"
-  running /run/slurmctld.pid || slurmctld || fail "slurmctld did not start"
-  for _ in $(seq 150); do scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.2; done
-  scontrol ping 2>/dev/null | grep -q 'is UP' || fail "slurmctld does not answer (scontrol ping)"
-fi
+ensure slurmctld /run/slurmctld.pid ctld_up
 if ! running /run/slurmd.pid; then
   say "starting slurmd"
   slurmd || fail "slurmd did not start"
 fi
 
 # A node left down or drained by an earlier run (a restart, say) is put back.
-state=$(sinfo -h -n "$host" -o '%T' 2>/dev/null | head -n 1)
+state=$(sinfo -h -n "$host" -o '%T' 2>/dev/null | head -n 1 || true)
 case "$state" in
   down* | drain* | fail*) scontrol update NodeName="$host" State=RESUME 2>/dev/null || true ;;
 esac
 for _ in $(seq 150); do
-  state=$(sinfo -h -n "$host" -o '%T' 2>/dev/null | head -n 1)
+  state=$(sinfo -h -n "$host" -o '%T' 2>/dev/null | head -n 1 || true)
   case "$state" in idle* | mixed* | allocated*) break ;; esac
   sleep 0.2
 done
