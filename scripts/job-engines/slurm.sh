@@ -110,6 +110,8 @@ Waittime=0
 # Accounting: sacct through slurmdbd; CPU time of each job's processes, sampled every second.
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=127.0.0.1
+# Only accounts slurmdbd knows may be charged (an unknown SLURM_ACCOUNT is refused at submission).
+AccountingStorageEnforce=associations
 JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=task=1
 JobCompType=jobcomp/none
@@ -195,6 +197,18 @@ ensure() {
 ensure slurmdbd /run/slurmdbd.pid dbd_up
 if ! sacctmgr -n -P show cluster format=cluster | grep -qx "$cluster"; then
   sacctmgr -i add cluster "$cluster" >/dev/null || fail "could not add the cluster to slurmdbd"
+fi
+# The accounts jobs are charged to: `platform` (root's default, so the gateway running as root
+# needs no SLURM_ACCOUNT) and `research`, each with root as a user.
+for account in platform research; do
+  if ! sacctmgr -n -P show account "$account" format=account | grep -qx "$account"; then
+    sacctmgr -i add account "$account" cluster="$cluster" Description="$account" Organization=gateway >/dev/null ||
+      fail "could not add the account $account"
+  fi
+done
+if ! sacctmgr -n -P show assoc cluster="$cluster" user=root format=account | grep -qx research; then
+  sacctmgr -i add user root account=platform,research defaultaccount=platform cluster="$cluster" >/dev/null ||
+    fail "could not make root a user of the platform and research accounts"
 fi
 
 # --- slurmctld and slurmd --------------------------------------------------------------------

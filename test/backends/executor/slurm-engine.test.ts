@@ -1,12 +1,12 @@
 // The Slurm engine (JOB_EXECUTOR=slurm) on the one-node cluster of scripts/job-engines/slurm.sh:
 // a step is a Slurm job, named to the runner once sbatch answers, that runs the command in the
-// local engine's sandbox on the node, its output in the working directory and its logs and
-// outcome beside it; a submission Slurm refuses (an unknown partition, more memory than the
-// partition allows) or one over the engine's ceilings fails at once with the reason; a stop
-// cancels the job and leaves none of its processes; the sandbox's memory limit is named on the
-// node; a second engine (a restarted gateway) follows a job the first submitted to its end; and an
-// interactive step is a Slurm job too, serving on the loopback port the engine picked until stopped.
-// Also, without a cluster: the sbatch command line a step gets.
+// local engine's sandbox on the node, its output in the working directory, its logs, outcome and
+// CPU time beside it; a submission Slurm refuses (an unknown partition or account, more memory
+// than the partition allows) or one over the engine's ceilings fails at once with the reason; a
+// known account is charged; a stop cancels the job and leaves none of its processes; the
+// sandbox's memory limit is named on the node; a second engine (a restarted gateway) follows a job
+// the first submitted to its end; and an interactive step is a Slurm job too, serving on the
+// loopback port the engine picked until stopped. Also, without a cluster: sbatch's command line.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -196,6 +196,23 @@ describe('Slurm execution engine', { skip: skipWithoutSlurm(), concurrency: true
       outcome.reason,
       /^could not start: Slurm refused it: .*invalid partition specified: no-such-partition/,
     );
+  });
+
+  test('the account: an unknown one fails the step at once, a known one is charged', async () => {
+    const unknown = createSlurmEngine({
+      settings: { ...settings, account: 'no-such-account' },
+      log,
+    });
+    const refused = await run(await command(['/bin/true']), undefined, unknown);
+    assert.equal(refused.jobId, undefined);
+    assert.match(refused.outcome.reason, /^could not start: Slurm refused it: .*Invalid account/);
+    const research = createSlurmEngine({ settings: { ...settings, account: 'research' }, log });
+    const charged = await run(await command(['/bin/true']), undefined, research);
+    assert.equal(charged.outcome.state, 'completed', charged.outcome.reason);
+    const shown = execFileSync('scontrol', ['show', 'job', '-o', charged.jobId!], {
+      encoding: 'utf8',
+    });
+    assert.match(shown, / Account=research /);
   });
 
   test('more than the partition allows, or than the ceilings, fails at once', async () => {
