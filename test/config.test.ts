@@ -558,6 +558,8 @@ describe('where steps run (JOB_EXECUTOR, JOB_WORK_DIR, SLURM_*)', () => {
       SLURM_MAX_MEMORY_MB: '1024',
       SLURM_MAX_WALL_CLOCK_SECONDS: '3600',
       SLURM_POLL_MS: '200',
+      SLURM_CONTROLLER_GRACE_SECONDS: '30',
+      SLURM_BIN_DIR: '/opt/slurm/bin',
     }).analyses.executor;
     assert.equal(slurm.jobExecutor, 'slurm');
     assert.deepEqual(slurm.slurm, {
@@ -568,6 +570,8 @@ describe('where steps run (JOB_EXECUTOR, JOB_WORK_DIR, SLURM_*)', () => {
       maxMemoryBytes: 1024 * 1024 * 1024,
       maxWallClockSeconds: 3600,
       pollMs: 200,
+      controllerGraceSeconds: 30,
+      binDir: '/opt/slurm/bin',
     });
   });
 
@@ -589,6 +593,7 @@ describe('where steps run (JOB_EXECUTOR, JOB_WORK_DIR, SLURM_*)', () => {
       [{ JOB_EXECUTOR: 'pbs' }, 'JOB_EXECUTOR'],
       [{ JOB_EXECUTOR: 'slurm', SLURM_PARTITION: 'a b' }, 'SLURM_PARTITION'],
       [{ JOB_EXECUTOR: 'slurm', SLURM_MAX_CPUS: '0' }, 'SLURM_MAX_CPUS'],
+      [{ JOB_EXECUTOR: 'slurm', SLURM_BIN_DIR: 'bin' }, 'SLURM_BIN_DIR'],
     ] as const)
       assert.throws(
         () => loadConfig(env),

@@ -20,6 +20,13 @@ export interface SlurmSettings {
   maxWallClockSeconds: number;
   /** How often a submitted job's state is read (SLURM_POLL_MS). */
   pollMs: number;
+  /**
+   * How long the controller may not answer about a job before its step fails, saying so
+   * (SLURM_CONTROLLER_GRACE_SECONDS); back within it, the job is followed on.
+   */
+  controllerGraceSeconds: number;
+  /** Where sbatch, scontrol, scancel and sacct are (SLURM_BIN_DIR; on PATH when unset). */
+  binDir?: string;
 }
 
 export interface ExecutorSettings {
@@ -108,6 +115,9 @@ function slurmSettings(env: Env): SlurmSettings {
   const day = 86_400;
   const partition = text(env, 'SLURM_PARTITION');
   const account = text(env, 'SLURM_ACCOUNT');
+  const binDir = text(env, 'SLURM_BIN_DIR');
+  if (binDir !== undefined && !path.isAbsolute(binDir))
+    throw new ConfigError('SLURM_BIN_DIR', `must be an absolute path, got "${binDir}"`);
   for (const [name, value] of [
     ['SLURM_PARTITION', partition],
     ['SLURM_ACCOUNT', account],
@@ -122,5 +132,7 @@ function slurmSettings(env: Env): SlurmSettings {
     maxMemoryBytes: integer(env, 'SLURM_MAX_MEMORY_MB', 256 * 1024, 1, 2 ** 30) * 2 ** 20,
     maxWallClockSeconds: integer(env, 'SLURM_MAX_WALL_CLOCK_SECONDS', 31 * day, 60, 366 * day),
     pollMs: integer(env, 'SLURM_POLL_MS', 1000, 20, 600_000),
+    controllerGraceSeconds: integer(env, 'SLURM_CONTROLLER_GRACE_SECONDS', 600, 1, 7 * day),
+    ...(binDir ? { binDir: path.resolve(binDir) } : {}),
   };
 }

@@ -162,6 +162,9 @@ function jobOutcome(
 
 export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine {
   const { settings, log } = options;
+  /** Slurm's command `program`: in SLURM_BIN_DIR when set, else on PATH. */
+  const slurm = (program: string, args: string[]) =>
+    runCommand(settings.binDir ? join(settings.binDir, program) : program, args);
   /** Jobs being followed, to cancel on close. */
   const following = new Map<string, Promise<StepOutcome>>();
   const sessions = new Map<string, InteractiveSession>();
@@ -170,20 +173,24 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
 
   /**
    * How Slurm says the job stands: scontrol while it remembers the job, then sacct; `unknown` when
-   * both answered and neither knows it; undefined when they could not be asked (the controller
-   * unreachable for a moment), to ask again.
+   * both answered and neither knows it; what they said when they could not be asked (the
+   * controller unreachable), to ask again.
    */
-  const jobState = async (jobId: string): Promise<JobState | 'unknown' | undefined> => {
-    const shown = await runCommand('scontrol', ['show', 'job', '-o', jobId]);
+  const jobState = async (
+    jobId: string,
+  ): Promise<JobState | 'unknown' | { unanswered: string }> => {
+    const shown = await slurm('scontrol', ['show', 'job', '-o', jobId]);
     const job = shown.code === 0 ? parseScontrolJob(shown.stdout) : undefined;
     if (job && !hasEnded(job)) return job;
-    const accounted = await runCommand('sacct', ['-n', '-P', '-X', '-j', jobId, '-o', sacctFormat]);
+    const accounted = await slurm('sacct', ['-n', '-P', '-X', '-j', jobId, '-o', sacctFormat]);
     const line = accounted.code === 0 ? accounted.stdout.split('\n')[0] : undefined;
     const accountedJob = line ? parseSacct(line) : undefined;
     if (job) return accountedJob ? { ...job, cpuSeconds: accountedJob.cpuSeconds } : job;
     if (accountedJob) return accountedJob;
     const forgotten = /Invalid job id/i.test(shown.stderr);
-    return forgotten && accounted.code === 0 ? 'unknown' : undefined;
+    if (forgotten && accounted.code === 0) return 'unknown';
+    const said = (shown.stderr.trim() || shown.error?.message || 'no answer').split('\n')[0]!;
+    return { unanswered: said };
   };
 
   const readOutcome = async (logDir: string) =>
@@ -214,7 +221,7 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
     const cancel = () => {
       if (cancelled) return;
       cancelled = true;
-      void runCommand('scancel', [jobId]).then((result) => {
+      void slurm('scancel', [jobId]).then((result) => {
         if (result.code !== 0)
           log.warn({ jobId, stderr: result.stderr, err: result.error }, 'scancel failed');
       });
@@ -223,9 +230,35 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
     signal.addEventListener('abort', cancel, { once: true });
     try {
       let unknown = 0;
+      /** Since when the controller has not answered about the job. */
+      let unansweredSince: number | undefined;
+      const ended = (state: 'stopped' | 'failed', reason: string) => {
+        const now = Date.now();
+        return finish(command, {
+          state,
+          exitCode: null,
+          signal: null,
+          reason,
+          startedAt: now,
+          endedAt: now,
+          cpuSeconds: 0,
+        });
+      };
       for (;;) {
         const job = await jobState(jobId);
-        if (job && job !== 'unknown' && hasEnded(job))
+        if (typeof job === 'object' && 'unanswered' in job) {
+          unansweredSince ??= Date.now();
+          const silentSeconds = (Date.now() - unansweredSince) / 1000;
+          if (silentSeconds > settings.controllerGraceSeconds) {
+            // It may still run: asked to end, in case the controller hears it.
+            cancel();
+            return await ended(
+              'failed',
+              `Slurm's controller has not answered about job ${jobId} for ${Math.round(silentSeconds)} s (${job.unanswered}); the step is given up`,
+            );
+          }
+        } else unansweredSince = undefined;
+        if (typeof job === 'object' && 'state' in job && hasEnded(job))
           return await finish(
             command,
             jobOutcome(job, command, {
@@ -236,18 +269,10 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
             }),
           );
         unknown = job === 'unknown' ? unknown + 1 : 0;
-        if (unknown >= unknownPolls) {
-          const now = Date.now();
-          return await finish(command, {
-            state: cancelled ? 'stopped' : 'failed',
-            exitCode: null,
-            signal: null,
-            reason: cancelled ? 'was stopped' : `Slurm no longer knows job ${jobId}`,
-            startedAt: now,
-            endedAt: now,
-            cpuSeconds: 0,
-          });
-        }
+        if (unknown >= unknownPolls)
+          return await (cancelled
+            ? ended('stopped', 'was stopped')
+            : ended('failed', `Slurm no longer knows job ${jobId}`));
         await sleep(settings.pollMs);
       }
     } finally {
@@ -284,7 +309,7 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
       ].join('\n'),
       { mode: 0o755 },
     );
-    const result = await runCommand('sbatch', sbatchArgs(command, settings, script));
+    const result = await slurm('sbatch', sbatchArgs(command, settings, script));
     if (result.error) return { refused: `could not start: sbatch: ${result.error.message}` };
     // --parsable prints `id` or `id;cluster`.
     const jobId = result.stdout.trim().split(';')[0] ?? '';
@@ -346,12 +371,12 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
     name: 'slurm',
     async available() {
       for (const program of ['sbatch', 'scontrol', 'scancel', 'sacct'])
-        if (!(await findProgram(program)))
+        if (!(await findProgram(settings.binDir ? join(settings.binDir, program) : program)))
           return {
             ok: false,
             reason: `Slurm's ${program} is not installed here (JOB_EXECUTOR=slurm)`,
           };
-      const ping = await runCommand('scontrol', ['ping']);
+      const ping = await slurm('scontrol', ['ping']);
       if (ping.code !== 0 || !/is UP/.test(ping.stdout))
         return {
           ok: false,

@@ -6,10 +6,13 @@
 // known account is charged; a stop cancels the job and leaves none of its processes; the
 // sandbox's memory limit is named on the node; a second engine (a restarted gateway) follows a job
 // the first submitted to its end; and an interactive step is a Slurm job too, serving on the
-// loopback port the engine picked until stopped. Also, without a cluster: sbatch's command line.
+// loopback port the engine picked until stopped. The controller silent (Slurm's commands failing as
+// they do when it is down, through SLURM_BIN_DIR): back within the grace, the job is followed on
+// to its end; silent longer, the step fails saying so, never left Running. Also, without a
+// cluster: sbatch's command line.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -39,6 +42,7 @@ const settings: SlurmSettings = {
   maxMemoryBytes: 1024 * MiB,
   maxWallClockSeconds: 3600,
   pollMs: 100,
+  controllerGraceSeconds: 60,
 };
 
 /** Polls `condition` every 50 ms until it holds, failing after `withinMs`. */
@@ -311,5 +315,79 @@ describe('Slurm execution engine', { skip: skipWithoutSlurm(), concurrency: true
         ),
       5000,
     );
+  });
+
+  /**
+   * A SLURM_BIN_DIR whose commands are Slurm's own, except while `down` is there: then they fail
+   * as they do when the controller is unreachable.
+   */
+  const silencedSlurm = async () => {
+    const bin = await mkdtemp(join(root, 'slurm-bin-'));
+    for (const program of ['sbatch', 'scontrol', 'scancel', 'sacct']) {
+      const real = execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim();
+      const wrapper = join(bin, program);
+      await writeFile(
+        wrapper,
+        [
+          '#!/bin/sh',
+          `if [ -e '${bin}/down' ]; then`,
+          `  echo '${program}: error: Unable to contact slurm controller (connect failure)' >&2`,
+          '  exit 1',
+          'fi',
+          `exec '${real}' "$@"`,
+          '',
+        ].join('\n'),
+      );
+      await chmod(wrapper, 0o755);
+    }
+    return {
+      bin,
+      down: () => writeFile(join(bin, 'down'), ''),
+      up: () => rm(join(bin, 'down'), { force: true }),
+    };
+  };
+
+  test('the controller silent for a moment: the job is followed on to its end', async () => {
+    const silenced = await silencedSlurm();
+    const shaky = createSlurmEngine({ settings: { ...settings, binDir: silenced.bin }, log });
+    const step = await command(['/bin/sh', '-c', 'sleep 1.5; echo done > later.txt']);
+    let submitted!: (id: string) => void;
+    const named = new Promise<string>((resolve) => (submitted = resolve));
+    const outcome = shaky.run(step, new AbortController().signal, { submitted });
+    await named;
+    await silenced.down();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await silenced.up();
+    assert.equal((await outcome).state, 'completed');
+    assert.equal(await readFile(join(step.workDir, 'later.txt'), 'utf8'), 'done\n');
+  });
+
+  test('the controller silent longer than the grace: the step fails saying so', async () => {
+    const silenced = await silencedSlurm();
+    const shaky = createSlurmEngine({
+      settings: { ...settings, binDir: silenced.bin, controllerGraceSeconds: 1 },
+      log,
+    });
+    let submitted!: (id: string) => void;
+    const named = new Promise<string>((resolve) => (submitted = resolve));
+    const outcome = shaky.run(
+      await command(['/bin/sh', '-c', 'sleep 30']),
+      new AbortController().signal,
+      { submitted },
+    );
+    const jobId = await named;
+    await silenced.down();
+    try {
+      const ended = await outcome;
+      assert.equal(ended.state, 'failed');
+      assert.match(
+        ended.reason,
+        new RegExp(
+          `^Slurm's controller has not answered about job ${jobId} for \\d+ s \\(scontrol: error: Unable to contact slurm controller`,
+        ),
+      );
+    } finally {
+      execFileSync('scancel', [jobId]);
+    }
   });
 });
