@@ -115,7 +115,7 @@ export function sbatchArgs(
 }
 
 /** The outcome of a job that ended as `job` says, the node runner's own when it wrote one. */
-function jobOutcome(
+export function jobOutcome(
   job: JobState,
   command: StepCommand,
   facts: { onNode?: StepOutcome; jobId: string; cancelled: boolean; jobError: string },
