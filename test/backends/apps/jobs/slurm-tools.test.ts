@@ -1,6 +1,6 @@
 // User tools on Slurm (JOB_EXECUTOR=slurm, docs/slurm.md), through the gateway on each database
 // engine, on the one-node cluster of scripts/job-engines/slurm.sh: a tool's step runs as a Slurm
-// job, its output in the data store and its logs in logs/; a pipeline of two tools on Slurm, the
+// job with the tool's cores and memory, its output in the data store and its logs in logs/; a pipeline of two tools on Slurm, the
 // second reading the first's output; a stop of a running analysis cancelling its Slurm job, none
 // of its processes left; and an interactive tool as a Slurm job on the port the platform assigned,
 // reachable until stopped, its work kept.
@@ -38,12 +38,15 @@ const processesWith = (...parts: string[]) =>
       }
     });
 
-/** Slurm's jobs whose working directory is a step folder of analysis `id`: `[jobId, state]`. */
+/**
+ * Slurm's jobs whose working directory is a step folder of analysis `id`: `[jobId, state, the
+ * whole scontrol line]`.
+ */
 const slurmJobsOf = (id: string) =>
   execFileSync('scontrol', ['show', 'job', '-o'], { encoding: 'utf8' })
     .split('\n')
     .filter((line) => line.includes(`/steps/${id}-`))
-    .map((line) => [/JobId=(\d+)/.exec(line)?.[1], /JobState=(\S+)/.exec(line)?.[1]]);
+    .map((line) => [/JobId=(\d+)/.exec(line)?.[1], /JobState=(\S+)/.exec(line)?.[1], line]);
 
 const reportParameters = [
   { type: 'FileInput', name: '--in', label: 'Lines', order: 1, required: true },
@@ -132,7 +135,9 @@ for (const engine of engines) {
 
       test('a tool runs as a Slurm job: its output in the data store, its logs in logs/', async () => {
         await gw.upload('alice', gw.home('alice'), 'lines.txt', 'one\ntwo\nthree\n');
-        const { app, keys } = await toolApp('report.sh', reportParameters);
+        const { app, keys } = await toolApp('report.sh', reportParameters, {
+          container: { image: { name: 'host' }, min_cpu_cores: 2, memory_limit: 64 * 1024 * 1024 },
+        });
         const launched = await launch(app, {
           [keys.Lines!]: `${gw.home('alice')}/lines.txt`,
           [keys.Label!]: 'on slurm',
@@ -145,11 +150,15 @@ for (const engine of engines) {
         assert.equal(await download(`${folder}/logs/step-1-stdout.txt`), 'made report.txt\n');
         const status = JSON.parse(await download(`${folder}/logs/step-1-exit-status.json`));
         assert.equal(status.state, 'completed');
-        // It was Slurm's job: scontrol still knows it (MinJobAge), completed.
+        // It was Slurm's job: scontrol still knows it (MinJobAge), completed, with the tool's two
+        // cores and its memory limit (64 MiB) and the node runner's 128 MiB.
+        const jobs = slurmJobsOf(launched.id);
         assert.deepEqual(
-          slurmJobsOf(launched.id).map(([, state]) => state),
+          jobs.map(([, state]) => state),
           ['COMPLETED'],
         );
+        assert.match(jobs[0]![2]!, / CPUs\/Task=2 /);
+        assert.match(jobs[0]![2]!, / MinMemoryNode=192M /);
       });
 
       test("a pipeline on Slurm: the second step reads the first's output", async () => {
