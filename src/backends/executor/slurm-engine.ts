@@ -1,14 +1,15 @@
-// The Slurm engine (JOB_EXECUTOR=slurm, docs/slurm.md): each batch step is a Slurm job. The step's
+// The Slurm engine (JOB_EXECUTOR=slurm, docs/slurm.md): each step is a Slurm job. The step's
 // command is written as JSON beside a batch script in its log directory (on a filesystem the
 // nodes share) and submitted with `sbatch --parsable`, with the partition, account, CPUs, memory,
 // GPUs and time it asks for, within the engine's ceilings. On the node the script runs
 // step-on-node.ts, which runs the command in the local engine's sandbox, so the step's limits are
 // held and named there as on this machine. The job is followed with scontrol (sacct once
 // scontrol has forgotten it) at the poll interval; Slurm's own endings (TIMEOUT, OUT_OF_MEMORY,
-// CANCELLED, NODE_FAIL, ...) become outcomes; stopping is scancel. A job is named to the runner
-// (tracking.submitted) once sbatch answers, and followed again by id after a restart
-// (tracking.attach). A submission Slurm refuses fails at once with sbatch's reason.
-// Interactive steps run on this machine's local engine.
+// CANCELLED, NODE_FAIL, ...) become outcomes; stopping is scancel; a controller silent for longer
+// than its grace fails the step, saying so. A job is named to the runner (tracking.submitted) once
+// sbatch answers, and followed again by id after a restart (tracking.attach). A submission Slurm
+// refuses fails at once with sbatch's reason. An interactive step is a Slurm job too, listening on
+// a loopback port picked here: the cluster must be this one machine.
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
@@ -165,7 +166,7 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
   /** Slurm's command `program`: in SLURM_BIN_DIR when set, else on PATH. */
   const slurm = (program: string, args: string[]) =>
     runCommand(settings.binDir ? join(settings.binDir, program) : program, args);
-  /** Jobs being followed, to cancel on close. */
+  /** Jobs being followed, whose ends close() waits for. */
   const following = new Map<string, Promise<StepOutcome>>();
   const sessions = new Map<string, InteractiveSession>();
   /** Aborted by close(): every job still followed is cancelled. */
