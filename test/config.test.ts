@@ -543,3 +543,62 @@ describe('shared file bytes and keys for several instances', () => {
     }
   });
 });
+
+describe('where steps run (JOB_EXECUTOR, JOB_WORK_DIR, SLURM_*)', () => {
+  test('local by default; slurm with its partition, account, ceilings and poll interval', () => {
+    const local = loadConfig({}).analyses.executor;
+    assert.equal(local.jobExecutor, 'local');
+    assert.equal(local.slurm, undefined);
+    const slurm = loadConfig({
+      JOB_EXECUTOR: 'slurm',
+      SLURM_PARTITION: 'debug',
+      SLURM_ACCOUNT: 'lab-1',
+      SLURM_MAX_CPUS: '8',
+      SLURM_MAX_GPUS: '2',
+      SLURM_MAX_MEMORY_MB: '1024',
+      SLURM_MAX_WALL_CLOCK_SECONDS: '3600',
+      SLURM_POLL_MS: '200',
+      SLURM_CONTROLLER_GRACE_SECONDS: '30',
+      SLURM_BIN_DIR: '/opt/slurm/bin',
+    }).analyses.executor;
+    assert.equal(slurm.jobExecutor, 'slurm');
+    assert.deepEqual(slurm.slurm, {
+      partition: 'debug',
+      account: 'lab-1',
+      maxCpus: 8,
+      maxGpus: 2,
+      maxMemoryBytes: 1024 * 1024 * 1024,
+      maxWallClockSeconds: 3600,
+      pollMs: 200,
+      controllerGraceSeconds: 30,
+      binDir: '/opt/slurm/bin',
+    });
+  });
+
+  test('JOB_WORK_DIR, or its older name EXECUTOR_WORK_DIR; JOB_WORK_DIR wins', () => {
+    assert.equal(
+      loadConfig({ EXECUTOR_WORK_DIR: '/srv/old' }).analyses.executor.workDir,
+      '/srv/old',
+    );
+    assert.equal(loadConfig({ JOB_WORK_DIR: '/srv/new' }).analyses.executor.workDir, '/srv/new');
+    assert.equal(
+      loadConfig({ JOB_WORK_DIR: '/srv/new', EXECUTOR_WORK_DIR: '/srv/old' }).analyses.executor
+        .workDir,
+      '/srv/new',
+    );
+  });
+
+  test('an unknown executor or a partition that is no Slurm name is refused', () => {
+    for (const [env, variable] of [
+      [{ JOB_EXECUTOR: 'pbs' }, 'JOB_EXECUTOR'],
+      [{ JOB_EXECUTOR: 'slurm', SLURM_PARTITION: 'a b' }, 'SLURM_PARTITION'],
+      [{ JOB_EXECUTOR: 'slurm', SLURM_MAX_CPUS: '0' }, 'SLURM_MAX_CPUS'],
+      [{ JOB_EXECUTOR: 'slurm', SLURM_BIN_DIR: 'bin' }, 'SLURM_BIN_DIR'],
+    ] as const)
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && error.variable === variable,
+        variable,
+      );
+  });
+});

@@ -5,9 +5,46 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ConfigError, integer, list, text, type Env } from './variables.ts';
 
+/**
+ * Where user tools' steps run (JOB_EXECUTOR): `local`, sandboxed processes of the gateway
+ * (default); `docker`, image tools in containers on a Docker engine (the others sandboxed here);
+ * `slurm`, every batch step a job of a Slurm cluster, sandboxed on its node.
+ */
+export type JobExecutor = 'local' | 'docker' | 'slurm';
+
+/** The Slurm engine's settings (JOB_EXECUTOR=slurm, docs/slurm.md). */
+export interface SlurmSettings {
+  /** The partition steps are submitted to (SLURM_PARTITION; the cluster's default when unset). */
+  partition?: string;
+  /** The account they are charged to (SLURM_ACCOUNT; the submitting user's default when unset). */
+  account?: string;
+  /** The most a step may ask for; a tool asking for more fails at once (SLURM_MAX_*). */
+  maxCpus: number;
+  maxGpus: number;
+  maxMemoryBytes: number;
+  maxWallClockSeconds: number;
+  /** How often a submitted job's state is read (SLURM_POLL_MS). */
+  pollMs: number;
+  /**
+   * How long the controller may not answer about a job before its step fails, saying so
+   * (SLURM_CONTROLLER_GRACE_SECONDS); back within it, the job is followed on.
+   */
+  controllerGraceSeconds: number;
+  /** Where sbatch, scontrol, scancel and sacct are (SLURM_BIN_DIR; on PATH when unset). */
+  binDir?: string;
+}
+
 export interface ExecutorSettings {
-  /** Steps' working directories and unpacked images (EXECUTOR_WORK_DIR, default `<GATEWAY_DATA_DIR>/executor`). */
+  /**
+   * Steps' working directories and unpacked images (JOB_WORK_DIR, or its older name
+   * EXECUTOR_WORK_DIR; default `<GATEWAY_DATA_DIR>/executor`). With Slurm, on a filesystem the
+   * nodes share at the same path.
+   */
   workDir: string;
+  /** Where steps run (JOB_EXECUTOR, default `local`). */
+  jobExecutor: JobExecutor;
+  /** Present when jobExecutor is `slurm`. */
+  slurm?: SlurmSettings;
   /**
    * Executables and root filesystem image tars any tool may run (TOOL_EXECUTABLES_ALLOW): absolute
    * paths, an entry ending in `/` allowing everything below it. Administrators approve others tool
@@ -27,11 +64,6 @@ export interface ExecutorSettings {
     cpus: number;
     processes: number;
   };
-  /**
-   * Where user tools' steps run (JOB_EXECUTOR): `local`, sandboxed processes of the gateway
-   * (default); `docker`, image tools in containers on a Docker engine.
-   */
-  jobExecutor: 'local' | 'docker';
   /**
    * Image tools run on this container runtime instead of the sandbox: `docker` with
    * JOB_EXECUTOR=docker, or CONTAINER_RUNTIME (docker or podman; the older way to say it).
@@ -70,8 +102,8 @@ function executorSettings(env: Env, dataDir: string): ExecutorSettings {
       `entries must be absolute paths, got "${relative}"`,
     );
   const jobExecutor = text(env, 'JOB_EXECUTOR') ?? 'local';
-  if (jobExecutor !== 'local' && jobExecutor !== 'docker')
-    throw new ConfigError('JOB_EXECUTOR', `must be local or docker, got "${jobExecutor}"`);
+  if (jobExecutor !== 'local' && jobExecutor !== 'docker' && jobExecutor !== 'slurm')
+    throw new ConfigError('JOB_EXECUTOR', `must be local, docker or slurm, got "${jobExecutor}"`);
   const named = text(env, 'CONTAINER_RUNTIME');
   if (named !== undefined && named !== 'docker' && named !== 'podman')
     throw new ConfigError('CONTAINER_RUNTIME', `must be docker or podman, got "${named}"`);
@@ -88,8 +120,12 @@ function executorSettings(env: Env, dataDir: string): ExecutorSettings {
       `must be a registry host (and port, and path), like 127.0.0.1:5000, got "${registry}"`,
     );
   const mebibytes = 1024 * 1024;
+  const workDir =
+    text(env, 'JOB_WORK_DIR') ?? text(env, 'EXECUTOR_WORK_DIR') ?? path.join(dataDir, 'executor');
   return {
-    workDir: path.resolve(text(env, 'EXECUTOR_WORK_DIR') ?? path.join(dataDir, 'executor')),
+    workDir: path.resolve(workDir),
+    jobExecutor,
+    ...(jobExecutor === 'slurm' ? { slurm: slurmSettings(env) } : {}),
     allow: allow.map((entry) =>
       entry.endsWith('/') ? `${path.resolve(entry)}/` : path.resolve(entry),
     ),
@@ -101,8 +137,33 @@ function executorSettings(env: Env, dataDir: string): ExecutorSettings {
       cpus: integer(env, 'TOOL_CPUS', availableParallelism(), 1, 4096),
       processes: integer(env, 'TOOL_PIDS', 1024, 8, 4 * 1024 * 1024),
     },
-    jobExecutor,
     ...(runtime ? { containerRuntime: runtime } : {}),
     ...(registry ? { registry } : {}),
+  };
+}
+
+function slurmSettings(env: Env): SlurmSettings {
+  const day = 86_400;
+  const partition = text(env, 'SLURM_PARTITION');
+  const account = text(env, 'SLURM_ACCOUNT');
+  const binDir = text(env, 'SLURM_BIN_DIR');
+  if (binDir !== undefined && !path.isAbsolute(binDir))
+    throw new ConfigError('SLURM_BIN_DIR', `must be an absolute path, got "${binDir}"`);
+  for (const [name, value] of [
+    ['SLURM_PARTITION', partition],
+    ['SLURM_ACCOUNT', account],
+  ] as const)
+    if (value !== undefined && !/^[A-Za-z0-9_.-]+$/.test(value))
+      throw new ConfigError(name, `must be a Slurm name (letters, digits, _ . -), got "${value}"`);
+  return {
+    ...(partition ? { partition } : {}),
+    ...(account ? { account } : {}),
+    maxCpus: integer(env, 'SLURM_MAX_CPUS', 64, 1, 100_000),
+    maxGpus: integer(env, 'SLURM_MAX_GPUS', 0, 0, 1024),
+    maxMemoryBytes: integer(env, 'SLURM_MAX_MEMORY_MB', 256 * 1024, 1, 2 ** 30) * 2 ** 20,
+    maxWallClockSeconds: integer(env, 'SLURM_MAX_WALL_CLOCK_SECONDS', 31 * day, 60, 366 * day),
+    pollMs: integer(env, 'SLURM_POLL_MS', 1000, 20, 600_000),
+    controllerGraceSeconds: integer(env, 'SLURM_CONTROLLER_GRACE_SECONDS', 600, 1, 7 * day),
+    ...(binDir ? { binDir: path.resolve(binDir) } : {}),
   };
 }

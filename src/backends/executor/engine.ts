@@ -58,6 +58,11 @@ export interface StepCommand {
    * refuses a command naming one.
    */
   containerImage?: string;
+  /**
+   * What a batch scheduler reserves for the step beyond its limits (the tool's CPU cores and
+   * GPUs); the local engine ignores it.
+   */
+  resources?: { cpus?: number; gpus?: number };
   /** The environment: only these variables (and PATH, HOME=/work, and PORT for interactive steps). */
   env?: Record<string, string>;
   limits: StepLimits;
@@ -119,10 +124,11 @@ export interface ExecutionEngine {
    */
   run(command: StepCommand, signal: AbortSignal, tracking?: StepTracking): Promise<StepOutcome>;
   /**
-   * Starts an interactive step on a free loopback port; resolves once the program has started (not
-   * waiting for the port). It shares the host's network, since the gateway must reach its port.
+   * Starts an interactive step on a free loopback port (on `port` when given: an engine that runs
+   * the step elsewhere picked it); resolves once the program has started (not waiting for the
+   * port). It shares the host's network, since the gateway must reach its port.
    */
-  startInteractive(command: StepCommand, id?: string): Promise<InteractiveSession>;
+  startInteractive(command: StepCommand, id?: string, port?: number): Promise<InteractiveSession>;
   /** A running (or just ended) interactive step by id. */
   interactive(id: string): InteractiveSession | undefined;
   /** Stops every step still running (the service is closing). */

@@ -19,3 +19,4 @@ export {
   imageReference,
   type ContainerEngineOptions,
 } from './container-engine.ts';
+export { createSlurmEngine, sbatchArgs, type SlurmEngineOptions } from './slurm-engine.ts';

@@ -130,12 +130,13 @@ export function createLocalEngine(options: LocalEngineOptions): ExecutionEngine 
     async startInteractive(
       command: StepCommand,
       id: string = randomUUID(),
+      chosenPort?: number,
     ): Promise<InteractiveSession> {
       const existing = sessions.get(id);
       if (existing && existing.status() !== 'exited') {
         throw new Error(`an interactive step ${id} is already running`);
       }
-      const port = await freeLoopbackPort();
+      const port = chosenPort ?? (await freeLoopbackPort());
       const step = await start(command, port);
       await step.started;
       const session = interactiveSession(step, port, id);

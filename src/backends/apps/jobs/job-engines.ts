@@ -1,6 +1,7 @@
 // The engines analyses' steps run on, made through the executor's door from the configuration:
-// the local sandbox always, and the container engine when JOB_EXECUTOR=docker (or the older
-// CONTAINER_RUNTIME) names a runtime, for tools whose container names a registry image. The
+// the local sandbox, or Slurm's jobs when JOB_EXECUTOR=slurm (docs/slurm.md); and the container
+// engine when JOB_EXECUTOR=docker (or the older CONTAINER_RUNTIME) names a runtime, for tools
+// whose container names a registry image. The
 // runner (job-runner.ts) is handed them and sandbox-step.ts picks one per step; a further kind of
 // engine (a cluster scheduler) is made here and handed over the same way.
 import type { FastifyBaseLogger } from 'fastify';
@@ -8,6 +9,7 @@ import type { ExecutorSettings } from '../../../config/index.ts';
 import {
   createContainerEngine,
   createLocalEngine,
+  createSlurmEngine,
   type ExecutionEngine,
 } from '../../executor/index.ts';
 
@@ -20,7 +22,10 @@ export interface JobEngines {
 
 export function jobEngines(executor: ExecutorSettings, log: FastifyBaseLogger): JobEngines {
   return {
-    engine: createLocalEngine({ log }),
+    engine:
+      executor.jobExecutor === 'slurm' && executor.slurm
+        ? createSlurmEngine({ settings: executor.slurm, log })
+        : createLocalEngine({ log }),
     ...(executor.containerRuntime
       ? {
           containerEngine: createContainerEngine({

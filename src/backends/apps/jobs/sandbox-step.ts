@@ -86,6 +86,16 @@ export function limitsOf(
   };
 }
 
+/** What the tool asks a batch scheduler to reserve: its least CPU cores and GPUs (container settings). */
+function resourcesOf(tool: ToolRow): { cpus?: number; gpus?: number } {
+  const container = tool.container ? (JSON.parse(tool.container) as Record<string, unknown>) : {};
+  const count = (asked: unknown) =>
+    typeof asked === 'number' && Number.isInteger(asked) && asked > 0 ? asked : undefined;
+  const cpus = count(container.min_cpu_cores);
+  const gpus = count(container.min_gpus);
+  return { ...(cpus ? { cpus } : {}), ...(gpus ? { gpus } : {}) };
+}
+
 /** Output names must stay inside the working directory. */
 function checkOutputName(parameter: AppParameter, value: unknown): void {
   const name = String(value);
@@ -167,6 +177,7 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
       ...(rootImage ? { rootImage } : {}),
       ...(program.containerImage ? { containerImage: program.containerImage } : {}),
       limits: limitsOf(tool, settings.limits, step.requested),
+      resources: resourcesOf(tool),
     };
     const interactive = asBoolean(tool.interactive);
     // An interactive step's deadline is its session's time limit (which users extend), up to the
