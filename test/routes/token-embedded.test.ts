@@ -282,7 +282,9 @@ for (const engine of engines) {
       assert.equal(silentAnswer.get('state'), 'state-1');
 
       // A redirect URI the client does not have is shown, never redirected to.
-      const evil = await jar.fetch(authorizeUrl({ redirect_uri: 'http://evil.example/' }));
+      const evil = await jar.fetch(authorizeUrl({ redirect_uri: 'http://evil.example/' }), {
+        headers: { accept: 'text/html' },
+      });
       assert.equal(evil.status, 400);
       assert.match(evil.headers.get('content-type')!, /text\/html/);
 
