@@ -35,7 +35,10 @@ describe('token routes against a configured identity provider', () => {
   async function tokensFor(username: string) {
     issued++;
     return {
-      access_token: await signToken(key, userClaims(username)),
+      access_token: await signToken(
+        key,
+        userClaims(username, username === 'admin' ? { realm_access: { roles: ['de-admin'] } } : {}),
+      ),
       expires_in: 300,
       refresh_expires_in: 1800,
       refresh_token: `refresh-${username}-${issued}`,
@@ -159,6 +162,21 @@ describe('token routes against a configured identity provider', () => {
     assert.equal(missing.status, 400);
     assert.ok(((await missing.json()) as any).error_code);
     assert.equal((await fetch(`${running.url}/admin/token?username=bob`)).status, 401);
+    // Someone the provider signs in but who holds none of ADMIN_ROLES: refused by the gateway,
+    // whatever the provider's exchange policy, and before the missing username is noticed.
+    for (const query of ['?username=bob', '']) {
+      const asked = server.requests.length;
+      const notAdmin = await fetch(`${running.url}/admin/token${query}`, {
+        headers: basic('alice', 'alice-password'),
+      });
+      assert.equal(notAdmin.status, 403);
+      assert.equal(((await notAdmin.json()) as any).error_code, 'ERR_FORBIDDEN');
+      assert.deepEqual(
+        server.requests.slice(asked).map((request) => request.form.grant_type),
+        ['password'],
+        'no exchange asked for',
+      );
+    }
   });
 
   test('/oidc: login redirects with state and PKCE, callback sets HttpOnly SameSite=Lax cookies that authenticate, refresh, logout', async () => {
