@@ -1,7 +1,7 @@
 // `/token`, `/admin/token` and the `/oidc/*` browser flow against a configured identity provider
 // (routes.md §2): a local token endpoint records the forms the gateway posts (password grant as
 // AUTH_CLIENT_ID with its secret, token exchange with requested_subject, authorization_code with
-// the PKCE verifier, refresh_token); refusals keep the provider's status; no Basic is an empty 401;
+// the PKCE verifier, refresh_token); refusals keep the provider's status; no Basic is a 401 with a Basic challenge and an error_code;
 // the access-token cookie (HttpOnly, SameSite=Lax) authenticates calls.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -115,10 +115,17 @@ describe('token routes against a configured identity provider', () => {
     assert.equal(plain.status, 200);
   });
 
-  test('no Basic: 401 with an empty body; bad credentials: the provider’s 401 relayed with an error_code', async () => {
+  test('no Basic: 401 with a Basic challenge and an error_code; bad credentials: the provider’s 401 relayed with an error_code', async () => {
     const bare = await fetch(`${running.url}/token/keycloak`);
     assert.equal(bare.status, 401);
-    assert.equal(await bare.text(), '');
+    assert.equal(
+      bare.headers.get('www-authenticate'),
+      'Basic realm="platform-gateway", charset="UTF-8"',
+    );
+    assert.match(bare.headers.get('content-type')!, /^application\/json/);
+    const bareBody = (await bare.json()) as any;
+    assert.equal(bareBody.error_code, 'ERR_NOT_AUTHORIZED');
+    assert.equal(typeof bareBody.reason, 'string');
     const bearerOnly = await fetch(`${running.url}/token`, {
       headers: { authorization: 'Bearer abc' },
     });

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import { Type } from 'typebox';
 import { identityFromClaims } from '../../http/auth.ts';
+import { sendError } from '../../common/error-replies.ts';
 import { gatewayError } from '../../common/errors.ts';
 import type { IdentityProviderLink } from '../../common/identity-provider.ts';
 import type { GatewayConfig } from '../../config/index.ts';
@@ -47,12 +48,20 @@ export function passwordGrantRoutes(
         'idp-name': idpName,
       });
   };
-  /** No Basic: 401 with an empty body (clients.md §2.4; the command-line client asks again). */
+  /**
+   * No Basic: 401 with the challenge (RFC 7617), so that a client asks for credentials (the
+   * command-line client asks again), and the gateway's error body, as every other refusal has.
+   */
   const unauthorized = (reply: FastifyReply) =>
-    reply
-      .code(401)
-      .header('www-authenticate', 'Basic realm="platform-gateway", charset="UTF-8"')
-      .send();
+    sendError(
+      reply,
+      gatewayError(
+        'ERR_NOT_AUTHORIZED',
+        'HTTP Basic credentials (username and password) are required.',
+        {},
+        { 'www-authenticate': 'Basic realm="platform-gateway", charset="UTF-8"' },
+      ),
+    );
   const passwordGrant = async (request: FastifyRequest, username: string, password: string) =>
     tokensOf(
       await provider().token(
@@ -80,7 +89,7 @@ export function passwordGrantRoutes(
       description: `The identity provider's name (AUTH_IDP_NAME, default \`keycloak\`)`,
     }),
   });
-  // Errors: no HTTP Basic credentials → 401 with an empty body; a refusal of the identity provider
+  // Errors: no HTTP Basic credentials → 401 ERR_NOT_AUTHORIZED with a Basic challenge; a refusal of the identity provider
   // keeps its status, as `{error_code, reason, error}`.
   const responses = { 200: AccessTokenResponse };
 
@@ -91,7 +100,7 @@ export function passwordGrantRoutes(
         tags: ['token'],
         summary: 'Get an access token with a username and password (HTTP Basic)',
         description:
-          "A password grant at the identity provider (AUTH_TOKEN_URL as AUTH_CLIENT_ID, or the embedded identity provider's users). No Basic credentials: 401 with an empty body. A refusal keeps the provider's status (`{error_code, reason, error}`).",
+          "A password grant at the identity provider (AUTH_TOKEN_URL as AUTH_CLIENT_ID, or the embedded identity provider's users). No Basic credentials: 401 `ERR_NOT_AUTHORIZED` with a `WWW-Authenticate: Basic` challenge. A refusal keeps the provider's status (`{error_code, reason, error}`).",
         security: [{ basic: [] }],
         ...(path.includes(':') ? { params: idpParams } : {}),
         response: responses,
