@@ -71,7 +71,9 @@ test('the metadata service stalling mid-body past its timeout: 504 ERR_UNAVAILAB
 });
 
 test('the metadata service dying before it answers: 502 or 503 ERR_UNAVAILABLE', async () => {
-  fixture.backend.handle((_request, response) => response.socket?.destroy());
+  fixture.backend.handle((_request, response) => {
+    response.socket?.destroy();
+  });
   const response = await listing();
   assert.ok([502, 503].includes(response.status), String(response.status));
   assert.equal(((await response.json()) as any).error_code, 'ERR_UNAVAILABLE');
