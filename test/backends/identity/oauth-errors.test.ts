@@ -3,10 +3,12 @@
 // authorization endpoints, whatever is wrong (a JSON or text body where a form is due, no body, a
 // repeated parameter, a query of the wrong shape), never Fastify's `"[object Object]"` nor the
 // gateway's own `{error_code}`; the authorization endpoint's error page only to a browser asking
-// for HTML, and a signed-out page to a browser alone.
+// for HTML, and a signed-out page to a browser alone. A code is bound to the redirect URI given at
+// authorize: exchanged with another (even one the client has), it is `invalid_grant`.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { noRateLimits, startGateway, type RunningGateway } from '../../support/gateway.ts';
+import { addUser } from '../../support/identity.ts';
 
 let running: RunningGateway;
 let oidc: string;
@@ -19,6 +21,7 @@ before(async () => {
     IDP_CLIENT_DE_UI_REDIRECT_URIS: 'http://127.0.0.1:9/app/*',
   });
   oidc = `${running.url}/realms/platform/protocol/openid-connect`;
+  await addUser(running, 'alice', 'alice-password');
 });
 
 after(async () => {
@@ -144,4 +147,52 @@ test('userinfo and logout: OAuth errors in JSON; the signed-out page to a browse
   const browser = await fetch(`${oidc}/logout`, { headers: { accept: 'text/html' } });
   assert.equal(browser.status, 200);
   assert.match(await browser.text(), /signed out/);
+});
+
+test('a code exchanged with another redirect_uri than at authorize is invalid_grant', async () => {
+  const redirectUri = 'http://127.0.0.1:9/app/callback';
+  /** Signs alice in at the authorization endpoint (no PKCE) and answers the code it gives. */
+  const code = async () => {
+    const signedIn = await fetch(`${oidc}/auth`, {
+      method: 'POST',
+      headers: { 'content-type': form },
+      body: new URLSearchParams({
+        client_id: 'de-ui',
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: 'openid',
+        username: 'alice',
+        password: 'alice-password',
+      }).toString(),
+      redirect: 'manual',
+    });
+    assert.equal(signedIn.status, 302, await signedIn.text());
+    return new URL(signedIn.headers.get('location')!).searchParams.get('code')!;
+  };
+  const exchange = (code: string, redirect: string) =>
+    fetch(`${oidc}/token`, {
+      method: 'POST',
+      headers: { 'content-type': form },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: 'de-ui',
+        code,
+        redirect_uri: redirect,
+      }).toString(),
+    });
+
+  // Another of the client's own redirect URIs, and none at all: both refused.
+  for (const other of ['http://127.0.0.1:9/app/elsewhere', '']) {
+    const description = await oauthError(
+      await exchange(await code(), other),
+      400,
+      'invalid_grant',
+      `redirect_uri ${JSON.stringify(other)}`,
+    );
+    assert.match(description, /redirect_uri/);
+  }
+  // The same flow with the redirect URI of the authorization request gives tokens.
+  const right = await exchange(await code(), redirectUri);
+  assert.equal(right.status, 200, await right.clone().text());
+  assert.equal(typeof ((await right.json()) as any).access_token, 'string');
 });
