@@ -97,12 +97,16 @@ function oauthErrorOf(error: FastifyError | Error): {
     };
   }
   // §5.2 answers a bad request 400; a refused media type or conflicting values are such requests.
-  // The statuses that say something else (413, 429 with Retry-After, 408) are kept.
+  // The statuses that say something else (413, 429 with Retry-After, 408) are kept; too many
+  // requests is the client's to retry later (§4.1.2.1's temporarily_unavailable), not a bad one.
   const status = answer.statusCode === 415 || answer.statusCode === 409 ? 400 : answer.statusCode;
   return {
     status,
     headers: answer.headers,
-    body: { error: 'invalid_request', error_description: answer.reason },
+    body: {
+      error: status === 429 ? 'temporarily_unavailable' : 'invalid_request',
+      error_description: answer.reason,
+    },
   };
 }
 

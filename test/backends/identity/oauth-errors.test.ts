@@ -196,3 +196,26 @@ test('a code exchanged with another redirect_uri than at authorize is invalid_gr
   assert.equal(right.status, 200, await right.clone().text());
   assert.equal(typeof ((await right.json()) as any).access_token, 'string');
 });
+
+test('the sign-in form over its rate limit: 429 temporarily_unavailable with Retry-After, in JSON', async () => {
+  const limited = await startGateway({
+    RATE_LIMIT_ANON_PER_MIN: '1',
+    EMBEDDED_BACKENDS: 'user-info',
+    IDP_CLIENTS: 'de-ui',
+    IDP_CLIENT_DE_UI_REDIRECT_URIS: 'http://127.0.0.1:9/app/*',
+  });
+  try {
+    const post = () =>
+      fetch(`${limited.url}/realms/platform/protocol/openid-connect/auth`, {
+        method: 'POST',
+        headers: { 'content-type': form },
+        body: 'client_id=de-ui',
+      });
+    await (await post()).arrayBuffer();
+    const refused = await post();
+    await oauthError(refused, 429, 'temporarily_unavailable', 'the second sign-in in a minute');
+    assert.ok(refused.headers.get('retry-after'));
+  } finally {
+    await limited.close();
+  }
+});
