@@ -268,7 +268,10 @@ export async function buildGateway(
   forwarderMade(forwarder);
 
   registerMatchedRoute(app);
-  registerBodyDeadlines(app, config.connections.bodyTimeoutMs);
+  registerBodyDeadlines(app, config.connections.bodyTimeoutMs, {
+    bytesPerSecond: config.connections.bodyMinBytesPerSecond,
+    windowMs: config.connections.bodyMinRateWindowMs,
+  });
   registerConnectionHandling(app, config.connections);
   // Which of the WORKERS processes answered: for operators and the cluster's tests.
   const workerHeader = worker === undefined ? undefined : String(worker);

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Identity } from '../common/identity.ts';
 import { gatewayError } from '../common/errors.ts';
 import { backendError, jsonAnswer, type BackendResponse } from '../http/backend-answer.ts';
+import { backendFailure } from '../http/backend-failure.ts';
 import type { BackendCall, Forwarder } from '../http/proxy.ts';
 
 /**
@@ -206,17 +207,22 @@ export async function readStoredFile(
   }
   const parts: Buffer[] = [];
   let size = 0;
-  for await (const chunk of response.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      response.body.destroy();
-      throw gatewayError(
-        'ERR_FILE_SIZE_TOO_LARGE',
-        `${path} is larger than the ${maxBytes} bytes this operation reads`,
-        { path, limit: maxBytes },
-      );
+  try {
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        response.body.destroy();
+        throw gatewayError(
+          'ERR_FILE_SIZE_TOO_LARGE',
+          `${path} is larger than the ${maxBytes} bytes this operation reads`,
+          { path, limit: maxBytes },
+        );
+      }
+      parts.push(chunk);
     }
-    parts.push(chunk);
+  } catch (error) {
+    // data-info dying, stalling or closing mid-body: 502 or 504, as a passthrough answers it.
+    throw backendFailure('data-info', response.timeoutMs ?? 0, error);
   }
   return Buffer.concat(parts);
 }

@@ -26,6 +26,13 @@ export interface ServerSettings {
     headersTimeoutMs: number;
     /** A request body stalled this long, or a parsed body not all arrived after it, is cut with 408 (BODY_TIMEOUT_MS). */
     bodyTimeoutMs: number;
+    /**
+     * A request body averaging less than this over the last `bodyMinRateWindowMs`, once a whole
+     * window has passed, is cut with 408 (BODY_MIN_BYTES_PER_SECOND; 0: no minimum).
+     */
+    bodyMinBytesPerSecond: number;
+    /** The window of that average, and the grace before it is first taken (BODY_MIN_RATE_WINDOW_MS). */
+    bodyMinRateWindowMs: number;
     /** Idle keep-alive connections are closed after this (KEEP_ALIVE_TIMEOUT_MS). */
     keepAliveTimeoutMs: number;
     /** On shutdown, requests in flight get this long before their connections are cut (SHUTDOWN_GRACE_MS). */
@@ -106,6 +113,8 @@ export function serverSettings(env: Env): ServerSettings {
     connections: {
       headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 30_000, 10, 600_000),
       bodyTimeoutMs: integer(env, 'BODY_TIMEOUT_MS', 30_000, 10, 3_600_000),
+      bodyMinBytesPerSecond: integer(env, 'BODY_MIN_BYTES_PER_SECOND', 500, 0, 2 ** 30),
+      bodyMinRateWindowMs: integer(env, 'BODY_MIN_RATE_WINDOW_MS', 30_000, 10, 3_600_000),
       keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 10, 3_600_000),
       shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 2_000, 0, 600_000),
     },

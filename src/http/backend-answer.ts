@@ -3,12 +3,28 @@
 import type { BackendName } from '../common/backend-names.ts';
 import { GatewayError, gatewayError, relayedError } from '../common/errors.ts';
 import type { Dispatcher } from 'undici';
+import { backendFailure } from './backend-failure.ts';
 
 /** A backend's answer as the forwarder hands it over, the body not yet read. */
 export interface BackendResponse {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
   body: Dispatcher.ResponseData['body'];
+  /** The backend's timeout (ms), for the message of a body that stalls past it. */
+  timeoutMs?: number;
+}
+
+/**
+ * A backend's whole body as text. A backend that dies, stalls past its timeout or closes the
+ * connection mid-body fails the read with undici's error: it becomes the 502 or 504 a passthrough
+ * answers (backendFailure), not an unchecked 500.
+ */
+export async function bodyText(backend: BackendName, response: BackendResponse): Promise<string> {
+  try {
+    return await response.body.text();
+  } catch (error) {
+    throw backendFailure(backend, response.timeoutMs ?? 0, error);
+  }
 }
 
 function parsed(text: string): unknown {
@@ -64,7 +80,7 @@ export async function backendError(
 export async function jsonAnswer<T>(backend: BackendName, response: BackendResponse): Promise<T> {
   if (response.statusCode < 200 || response.statusCode >= 300)
     throw await backendError(backend, response);
-  const text = await response.body.text();
+  const text = await bodyText(backend, response);
   const body = parsed(text);
   if (body === undefined && text !== '') {
     throw gatewayError(

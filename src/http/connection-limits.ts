@@ -191,14 +191,25 @@ function closeAfterAnswer(raw: IncomingMessage, reply: FastifyReply): void {
 
 // ---- Body deadlines (the gateway's listener) ----
 
+/**
+ * The least a body must average (BODY_MIN_BYTES_PER_SECOND, 0 for no minimum) over the last
+ * `windowMs` (BODY_MIN_RATE_WINDOW_MS), measured once a whole window has passed: a body trickled a
+ * byte at a time never stalls, yet holds its connection for ever.
+ */
+export interface MinimumBodyRate {
+  bytesPerSecond: number;
+  windowMs: number;
+}
+
 const watches = new WeakMap<IncomingMessage, BodyWatch>();
 
 /**
  * Watches one request body that had not all arrived when the request began. The body fails with
  * 408 ERR_REQUEST_TIMEOUT when no byte arrives for `timeoutMs` while the gateway is ready to read
- * (a stall), and, for a body the gateway buffers (parsed JSON or text), when it has not all arrived
- * `timeoutMs` after the request began. A streamed body (an upload on its way to a backend) has no
- * overall deadline: however large, it lives as long as it keeps moving.
+ * (a stall), when it averages less than the minimum rate over a window (a trickle), and, for a body
+ * the gateway buffers (parsed JSON or text), when it has not all arrived `timeoutMs` after the
+ * request began. A streamed body (an upload on its way to a backend) has no overall deadline:
+ * however large, it lives as long as it keeps moving at the minimum rate.
  */
 class BodyWatch {
   private readonly timer: NodeJS.Timeout;
@@ -207,18 +218,32 @@ class BodyWatch {
   private lastProgress = Date.now();
   private deadline: number | undefined;
   private failure?: GatewayError;
+  /**
+   * Bytes read from the socket at each check since the rate window last restarted, oldest first:
+   * the rate is what arrived between the newest and the one a window earlier.
+   */
+  private samples: { at: number; bytes: number }[];
 
   private readonly raw: IncomingMessage;
   private readonly timeoutMs: number;
+  private readonly minRate: MinimumBodyRate;
 
-  constructor(raw: IncomingMessage, answer: ServerResponse, timeoutMs: number) {
+  constructor(
+    raw: IncomingMessage,
+    answer: ServerResponse,
+    timeoutMs: number,
+    minRate: MinimumBodyRate,
+  ) {
     this.raw = raw;
     this.timeoutMs = timeoutMs;
+    this.minRate = minRate;
     this.lastBytes = raw.socket.bytesRead;
     this.deadline = Date.now() + timeoutMs;
+    this.samples = [{ at: Date.now(), bytes: this.lastBytes }];
+    const rateTick = minRate.bytesPerSecond > 0 ? Math.floor(minRate.windowMs / 5) : Infinity;
     this.timer = setInterval(
       () => this.check(),
-      Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 5))),
+      Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 5), rateTick)),
     );
     this.timer.unref();
     // Watched until the answer is sent, or the request goes (its client gone first).
@@ -267,7 +292,33 @@ class BodyWatch {
       this.fail(`No bytes of the request body arrived for ${this.timeoutMs} ms`);
     } else if (this.deadline !== undefined && now >= this.deadline) {
       this.fail(`The request body did not arrive within ${this.timeoutMs} ms`);
+    } else {
+      const rate = this.rateOverWindow(now, bytes, waitingOnClient);
+      if (rate !== undefined && rate < this.minRate.bytesPerSecond)
+        this.fail(
+          `The request body arrived at ${rate.toFixed(1)} bytes/s over the last ${this.minRate.windowMs} ms, under the minimum of ${this.minRate.bytesPerSecond}`,
+        );
     }
+  }
+
+  /**
+   * The body's average rate (bytes/s) over the last window, once a whole window has been watched
+   * (the grace period); undefined before, or with no minimum. Time the gateway holds the body back
+   * (a slow backend) restarts the window: the client could not send then.
+   */
+  private rateOverWindow(now: number, bytes: number, waitingOnClient: boolean): number | undefined {
+    if (this.minRate.bytesPerSecond <= 0) return undefined;
+    if (!waitingOnClient) {
+      this.samples = [{ at: now, bytes }];
+      return undefined;
+    }
+    this.samples.push({ at: now, bytes });
+    const windowStart = now - this.minRate.windowMs;
+    // Keep one sample at or before the window's start (the baseline), none older.
+    while (this.samples.length > 1 && this.samples[1]!.at <= windowStart) this.samples.shift();
+    const baseline = this.samples[0]!;
+    if (baseline.at > windowStart) return undefined;
+    return ((bytes - baseline.bytes) * 1000) / (now - baseline.at);
   }
 
   private fail(reason: string): void {
@@ -333,11 +384,15 @@ export const unparsedBodyMethods = new Set(['GET', 'HEAD', 'TRACE']);
  * answer's hooks from the global ones, out of `onRoute`'s sight, and a body trickled to a path no
  * route serves must keep its deadline too.
  */
-export function registerBodyDeadlines(app: FastifyInstance, bodyTimeoutMs: number): void {
+export function registerBodyDeadlines(
+  app: FastifyInstance,
+  bodyTimeoutMs: number,
+  minRate: MinimumBodyRate = { bytesPerSecond: 0, windowMs: 30_000 },
+): void {
   // Callback-style hooks: every request passes them, and an async hook costs a promise each.
   app.addHook('onRequest', (request, reply, done) => {
     if (hasBody(request) && !request.raw.complete) {
-      const watch = new BodyWatch(request.raw, reply.raw, bodyTimeoutMs);
+      const watch = new BodyWatch(request.raw, reply.raw, bodyTimeoutMs, minRate);
       watches.set(request.raw, watch);
       // Never parsed, such a body is the route's to stream (or nobody's): only stalls end it.
       if (unparsedBodyMethods.has(request.method)) watch.streamed();

@@ -298,7 +298,12 @@ export class Forwarder {
         bodyTimeout: openEnded ? 0 : undefined,
       });
       this.metrics.backendDuration.series(backend, response.statusCode).observe(elapsed());
-      return { statusCode: response.statusCode, headers: response.headers, body: response.body };
+      return {
+        statusCode: response.statusCode,
+        headers: response.headers,
+        body: response.body,
+        timeoutMs: target.timeoutMs,
+      };
     } catch (error) {
       const failure = backendFailure(backend, target.timeoutMs, error);
       this.metrics.backendDuration.series(backend, failureStatusLabel(failure)).observe(elapsed());

@@ -7,6 +7,7 @@ import { Type } from 'typebox';
 import type { GatewayConfig } from '../config/index.ts';
 import { documentedNotEnforced, routeSecurity, takesNoBody } from '../http/openapi.ts';
 import type { BackendCall, Forwarder } from '../http/proxy.ts';
+import { bodyText } from '../http/backend-answer.ts';
 import { queryNormalizer } from '../common/query-params.ts';
 import { ServiceTokenSigner } from '../common/service-token.ts';
 import { GatewayError, gatewayError } from '../common/errors.ts';
@@ -112,7 +113,7 @@ export async function cogeRoutes(app: FastifyInstance, deps: GenomeRouteDeps): P
       { ...call, identityStyle: 'none', headers: { 'x-vendor-de-jwt': token } },
       request.id,
     );
-    const text = await response.body.text();
+    const text = await bodyText('genomesvc', response);
     if (response.statusCode < 200 || response.statusCode >= 300)
       throw genomeServiceError(response.statusCode, text);
     try {

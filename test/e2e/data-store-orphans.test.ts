@@ -173,8 +173,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const env = {
         GATEWAY_DATA_DIR: dataDir,
         AUTH_JWKS_URL: jwks.url,
-        // This gateway is alone on its DATA_STORE_DIR: nothing in it can be another's write in progress.
-        DATA_STORE_ORPHAN_GRACE_SECONDS: '0',
+        // The default grace period (an hour): alone on its DATA_STORE_DIR (the killed process's lease
+        // is dead), the restarted gateway clears what the crash left at once all the same.
         ...(pgDatabase ? { DATABASE_URL: pgDatabase.url } : {}),
       };
       const headers = {

@@ -47,6 +47,8 @@ describe('connection settings', () => {
     assert.deepEqual(loadConfig({}).connections, {
       headersTimeoutMs: 30_000,
       bodyTimeoutMs: 30_000,
+      bodyMinBytesPerSecond: 500,
+      bodyMinRateWindowMs: 30_000,
       keepAliveTimeoutMs: 5_000,
       shutdownGraceMs: 2_000,
     });
@@ -60,6 +62,8 @@ describe('connection settings', () => {
       {
         headersTimeoutMs: 250,
         bodyTimeoutMs: 750,
+        bodyMinBytesPerSecond: 500,
+        bodyMinRateWindowMs: 30_000,
         keepAliveTimeoutMs: 65_000,
         shutdownGraceMs: 0,
       },

@@ -1,6 +1,6 @@
 // The embedded identity provider over HTTP, on both engines (users in the database): `/token` and
 // `/admin/token` with its users (RS256 tokens the gateway accepts, refresh tokens rotated, a
-// wrong password 401, no Basic an empty 401), its OpenID Connect endpoints under /realms/platform
+// wrong password 401, no Basic a 401 with a Basic challenge and an error_code), its OpenID Connect endpoints under /realms/platform
 // (discovery, certs against which jose verifies the ID token, userinfo, the sign-in form, the
 // silent check `prompt=none`, end-session), and the `/oidc/*` browser flow with cookies.
 import assert from 'node:assert/strict';
@@ -84,7 +84,7 @@ for (const engine of engines) {
       ]);
     });
 
-    test('wrong password or unknown user: 401 relayed with an error_code; no Basic: empty 401', async () => {
+    test('wrong password or unknown user: 401 relayed with an error_code; no Basic: 401 with a Basic challenge', async () => {
       for (const credentials of [
         basic('alice', 'wrong-password'),
         basic('nobody', 'whatever-it-is'),
@@ -97,7 +97,8 @@ for (const engine of engines) {
       }
       const bare = await fetch(`${running.url}/token`);
       assert.equal(bare.status, 401);
-      assert.equal(await bare.text(), '');
+      assert.match(bare.headers.get('www-authenticate')!, /^Basic realm="[^"]+"/);
+      assert.equal(((await bare.json()) as any).error_code, 'ERR_NOT_AUTHORIZED');
     });
 
     test('refresh tokens work once: each refresh rotates the token, a reused one is refused', async () => {
@@ -282,7 +283,9 @@ for (const engine of engines) {
       assert.equal(silentAnswer.get('state'), 'state-1');
 
       // A redirect URI the client does not have is shown, never redirected to.
-      const evil = await jar.fetch(authorizeUrl({ redirect_uri: 'http://evil.example/' }));
+      const evil = await jar.fetch(authorizeUrl({ redirect_uri: 'http://evil.example/' }), {
+        headers: { accept: 'text/html' },
+      });
       assert.equal(evil.status, 400);
       assert.match(evil.headers.get('content-type')!, /text\/html/);
 

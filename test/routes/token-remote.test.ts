@@ -1,7 +1,7 @@
 // `/token`, `/admin/token` and the `/oidc/*` browser flow against a configured identity provider
 // (routes.md §2): a local token endpoint records the forms the gateway posts (password grant as
 // AUTH_CLIENT_ID with its secret, token exchange with requested_subject, authorization_code with
-// the PKCE verifier, refresh_token); refusals keep the provider's status; no Basic is an empty 401;
+// the PKCE verifier, refresh_token); refusals keep the provider's status; no Basic is a 401 with a Basic challenge and an error_code;
 // the access-token cookie (HttpOnly, SameSite=Lax) authenticates calls.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -35,7 +35,10 @@ describe('token routes against a configured identity provider', () => {
   async function tokensFor(username: string) {
     issued++;
     return {
-      access_token: await signToken(key, userClaims(username)),
+      access_token: await signToken(
+        key,
+        userClaims(username, username === 'admin' ? { realm_access: { roles: ['de-admin'] } } : {}),
+      ),
       expires_in: 300,
       refresh_expires_in: 1800,
       refresh_token: `refresh-${username}-${issued}`,
@@ -112,10 +115,17 @@ describe('token routes against a configured identity provider', () => {
     assert.equal(plain.status, 200);
   });
 
-  test('no Basic: 401 with an empty body; bad credentials: the provider’s 401 relayed with an error_code', async () => {
+  test('no Basic: 401 with a Basic challenge and an error_code; bad credentials: the provider’s 401 relayed with an error_code', async () => {
     const bare = await fetch(`${running.url}/token/keycloak`);
     assert.equal(bare.status, 401);
-    assert.equal(await bare.text(), '');
+    assert.equal(
+      bare.headers.get('www-authenticate'),
+      'Basic realm="platform-gateway", charset="UTF-8"',
+    );
+    assert.match(bare.headers.get('content-type')!, /^application\/json/);
+    const bareBody = (await bare.json()) as any;
+    assert.equal(bareBody.error_code, 'ERR_NOT_AUTHORIZED');
+    assert.equal(typeof bareBody.reason, 'string');
     const bearerOnly = await fetch(`${running.url}/token`, {
       headers: { authorization: 'Bearer abc' },
     });
@@ -159,6 +169,21 @@ describe('token routes against a configured identity provider', () => {
     assert.equal(missing.status, 400);
     assert.ok(((await missing.json()) as any).error_code);
     assert.equal((await fetch(`${running.url}/admin/token?username=bob`)).status, 401);
+    // Someone the provider signs in but who holds none of ADMIN_ROLES: refused by the gateway,
+    // whatever the provider's exchange policy, and before the missing username is noticed.
+    for (const query of ['?username=bob', '']) {
+      const asked = server.requests.length;
+      const notAdmin = await fetch(`${running.url}/admin/token${query}`, {
+        headers: basic('alice', 'alice-password'),
+      });
+      assert.equal(notAdmin.status, 403);
+      assert.equal(((await notAdmin.json()) as any).error_code, 'ERR_FORBIDDEN');
+      assert.deepEqual(
+        server.requests.slice(asked).map((request) => request.form.grant_type),
+        ['password'],
+        'no exchange asked for',
+      );
+    }
   });
 
   test('/oidc: login redirects with state and PKCE, callback sets HttpOnly SameSite=Lax cookies that authenticate, refresh, logout', async () => {

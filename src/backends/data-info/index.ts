@@ -57,6 +57,7 @@ export const dataInfoService: EmbeddedService = {
     app.addHook('onClose', async () => {
       sweep.stop();
       await orphanSweep.stop();
+      await data.release();
     });
 
     app.get('/navigation/base-paths', async (request) =>

@@ -6,7 +6,8 @@
  * Several gateways may share the database and DATA_STORE_DIR, and another one's upload may be
  * between "bytes installed" and "row committed" right now: only files untouched for the grace
  * period (DATA_STORE_ORPHAN_GRACE_SECONDS) are candidates, temporary files of unfinished writes
- * included. A write touches its file until it is installed, so a slow upload stays fresh.
+ * included. A write touches its file until it is installed, so a slow upload stays fresh. A process
+ * alone on a local folder at start-up (store-lease.ts) clears at once what predates it.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { DataStore } from './store.ts';
@@ -30,9 +31,9 @@ export async function sweepOrphans(
   data: DataStore,
   graceMs: number,
   signal?: AbortSignal,
+  before = data.now() - graceMs,
 ): Promise<OrphanSweep> {
   const started = performance.now();
-  const before = data.now() - graceMs;
   const temps = await data.blobs.removeStaleTemps(before);
   let checked = 0;
   let removed = 0;
@@ -55,7 +56,8 @@ export async function sweepOrphans(
 }
 
 /**
- * Sweeps at once (in the background: start-up does not wait for it) and then hourly; never
+ * Sweeps at once (in the background: start-up does not wait for it; alone on a local folder, with
+ * no grace for what was there before start-up) and then hourly; never
  * throws, never keeps the process alive. The start-up sweep is always logged, later ones when
  * they removed something.
  */
@@ -68,7 +70,13 @@ export function startOrphanSweep(
   const stopping = new AbortController();
   const run = (first: boolean) => {
     if (running || stopping.signal.aborted) return; // a slow sweep is not overlapped by the next one
-    running = sweepOrphans(data, graceMs, stopping.signal)
+    // Alone on the folder at start-up: whatever was written before then is no one's write in
+    // progress, so the first sweep need not wait out the grace period.
+    const before =
+      first && data.aloneSince !== undefined
+        ? Math.max(data.aloneSince, data.now() - graceMs)
+        : data.now() - graceMs;
+    running = sweepOrphans(data, graceMs, stopping.signal, before)
       .then((result) => {
         if (first || result.removed + result.temps > 0)
           log.info({ orphanSweep: result }, 'orphan sweep finished');

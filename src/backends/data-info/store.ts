@@ -3,6 +3,7 @@ import type { Database } from '../../store/schema.ts';
 import type { S3BlobStoreSettings } from '../../config/index.ts';
 import type { BlobStore, OpenBlob } from './blob-store.ts';
 import { openBlobStore } from './open-blob-store.ts';
+import { takeStoreLease, type StoreLease } from './store-lease.ts';
 import { atLeast, ObjectIndex, everyone, systemOwner, type DataObject } from './object-index.ts';
 import type { Permission, Stat } from '../../common/data-stat.ts';
 import {
@@ -86,9 +87,32 @@ export class DataStore {
     this.blobs = openBlobStore(options.dir, options.blobStore);
   }
 
-  /** Creates the bytes folders and removes unfinished writes older than the orphan grace period. */
+  /**
+   * When this process found itself alone on a local bytes folder at start-up (store-lease.ts), the
+   * time (epoch ms) before which nothing there can be a write in progress: the first orphan sweep
+   * clears what was written before it, grace period or not. Undefined otherwise.
+   */
+  aloneSince?: number;
+  private lease?: StoreLease;
+
+  /**
+   * Creates the bytes folders and removes unfinished writes older than the orphan grace period;
+   * alone on a local folder, every unfinished write a crashed process left, at once.
+   */
   async init(): Promise<void> {
-    await this.blobs.init(this.options.orphanGraceMs ?? 0);
+    const graceMs = this.options.orphanGraceMs ?? 0;
+    if (!this.options.blobStore && graceMs > 0) {
+      const since = Date.now();
+      this.lease = await takeStoreLease(this.options.dir);
+      if (!(await this.lease.othersAlive())) this.aloneSince = since;
+    }
+    await this.blobs.init(graceMs);
+    if (this.aloneSince !== undefined) await this.blobs.removeStaleTemps(this.aloneSince);
+  }
+
+  /** Gives up this process's lease on the bytes folder (closing). */
+  async release(): Promise<void> {
+    await this.lease?.release();
   }
 
   /**

@@ -2,8 +2,10 @@
 // realm's (`/realms/<realm>/...`), so that a client configured for Keycloak (the web UI's
 // keycloak-js, the command-line client) works against the platform alone: discovery, authorize
 // with the sign-in page and an SSO cookie, token, certs (JWKS), userinfo and end-session.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { toGatewayError } from '../../common/error-replies.ts';
+import { gatewayError } from '../../common/errors.ts';
 import { messagePage, signInPage } from './sign-in-page.ts';
 import type { IdentityProvider, Session } from './provider.ts';
 
@@ -57,9 +59,79 @@ const pageSecurity = {
   'x-frame-options': 'DENY',
 };
 const html = (description: string) => Type.String({ description: `${description} (text/html)` });
+/** An error of the authorize endpoint: its page to a browser asking for HTML, an OAuth error otherwise. */
+const pageOrError = (description: string) =>
+  Type.Union([html(description), oauthError], {
+    description: `${description}: a page (text/html) to a browser asking for HTML, else an RFC 6749 §5.2 error`,
+  });
 const redirect = (description: string) => ({ description, type: 'null' as const });
 
 type AuthorizeParams = Record<string, string | undefined>;
+
+/**
+ * A browser navigating to the endpoint (or posting its form) names text/html in Accept; any
+ * other client (fetch's and curl's `*\/*`, an OAuth library) is answered errors in JSON.
+ */
+const wantsHtml = (request: FastifyRequest) => /\btext\/html\b/i.test(request.headers.accept ?? '');
+
+/**
+ * Whatever a realm route or Fastify threw, as OAuth and OpenID Connect clients expect it
+ * (RFC 6749 §5.2, §4.1.2.1): `invalid_request` for what the request got wrong (a schema, a body
+ * that is not a form, a repeated parameter), `server_error` or `temporarily_unavailable` for ours.
+ */
+function oauthErrorOf(error: FastifyError | Error): {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: string; error_description: string };
+} {
+  const answer = toGatewayError(error);
+  if (answer.statusCode >= 500) {
+    const unavailable = answer.errorCode === 'ERR_UNAVAILABLE';
+    return {
+      status: answer.statusCode,
+      headers: answer.headers,
+      body: {
+        error: unavailable ? 'temporarily_unavailable' : 'server_error',
+        error_description: answer.reason,
+      },
+    };
+  }
+  // §5.2 answers a bad request 400; a refused media type or conflicting values are such requests.
+  // The statuses that say something else (413, 429 with Retry-After, 408) are kept; too many
+  // requests is the client's to retry later (§4.1.2.1's temporarily_unavailable), not a bad one.
+  const status = answer.statusCode === 415 || answer.statusCode === 409 ? 400 : answer.statusCode;
+  return {
+    status,
+    headers: answer.headers,
+    body: {
+      error: status === 429 ? 'temporarily_unavailable' : 'invalid_request',
+      error_description: answer.reason,
+    },
+  };
+}
+
+/** The realm's forms are application/x-www-form-urlencoded (RFC 6749 §4.1.3, §3.2); anything else is refused. */
+async function formOnly(request: FastifyRequest): Promise<void> {
+  const type = request.headers['content-type'];
+  if (type !== undefined && !/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type))
+    throw gatewayError(
+      'ERR_UNSUPPORTED_MEDIA_TYPE',
+      'The body must be application/x-www-form-urlencoded',
+    );
+}
+
+/** A form, each parameter once (RFC 6749 §3.1, §3.2: parameters must not be repeated). */
+function parseForm(body: string): Record<string, string> | Error {
+  const form: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(body)) {
+    if (Object.hasOwn(form, key))
+      return Object.assign(new Error(`Parameter ${key} is given more than once`), {
+        statusCode: 400,
+      });
+    form[key] = value;
+  }
+  return form;
+}
 
 function readCookie(request: FastifyRequest, name: string): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
@@ -165,8 +237,47 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string' },
-    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    (_request, body, done) => {
+      const form = parseForm(body as string);
+      if (form instanceof Error) done(form, undefined);
+      else done(null, form);
+    },
   );
+
+  const authorizePath = `${oidc}/auth`;
+  /** The message page to a browser, the OAuth error to any other client. */
+  const sendAuthorizeError = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    body: { error: string; error_description: string },
+  ) =>
+    wantsHtml(request)
+      ? reply
+          .code(status)
+          .header('cache-control', 'no-store')
+          .headers(pageSecurity)
+          .type('text/html; charset=utf-8')
+          .send(messagePage('Sign-in error', body.error_description))
+      : reply
+          .code(status)
+          .header('cache-control', 'no-store')
+          .type('application/json; charset=utf-8')
+          .send(body);
+  // Errors before a handler runs (schemas, content types, forms) never reach a redirect URI
+  // (RFC 6749 §4.1.2.1: it cannot be trusted yet): they are answered here, in OAuth's words.
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const { status, headers, body } = oauthErrorOf(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    reply.headers(headers);
+    if (request.routeOptions.url === authorizePath)
+      return sendAuthorizeError(request, reply, status, body);
+    return reply
+      .code(status)
+      .header('cache-control', 'no-store')
+      .type('application/json; charset=utf-8')
+      .send(body);
+  });
 
   app.get(`${base}/.well-known/openid-configuration`, {
     config: { auth: 'none', rateLimit: false },
@@ -250,16 +361,10 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
       !params.redirect_uri ||
       !provider.redirectAllowed(client, params.redirect_uri, issuer)
     )
-      return reply
-        .code(400)
-        .headers(pageSecurity)
-        .type('text/html; charset=utf-8')
-        .send(
-          messagePage(
-            'Sign-in error',
-            client ? 'Invalid parameter: redirect_uri' : 'Client not found.',
-          ),
-        );
+      return sendAuthorizeError(request, reply, 400, {
+        error: client ? 'invalid_request' : 'invalid_client',
+        error_description: client ? 'Invalid parameter: redirect_uri' : 'Client not found.',
+      });
     const mode = params.response_mode === 'fragment' ? 'fragment' : 'query';
     const back = (answer: Record<string, string | undefined>) =>
       backToClient(reply, params.redirect_uri!, mode, {
@@ -326,7 +431,7 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
         302: redirect(
           'Back to the redirect URI with `code`, `state`, `session_state` (or `error`)',
         ),
-        400: html('The client or redirect URI is not acceptable'),
+        400: pageOrError('The request, client or redirect URI is not acceptable'),
       },
     },
     handler: async (request, reply) => authorize(request, reply, request.query as AuthorizeParams),
@@ -349,9 +454,10 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
       response: {
         200: html('The sign-in page again, saying what was wrong'),
         302: redirect('Signed in: back to the client with a code'),
-        400: html('The client or redirect URI is not acceptable'),
+        400: pageOrError('The request, client or redirect URI is not acceptable'),
       },
     },
+    preValidation: formOnly,
     handler: async (request, reply) => {
       const params = request.body as AuthorizeParams;
       const user =
@@ -403,6 +509,7 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
       body: formFields,
       response: { 200: tokenAnswer, 400: oauthError, 401: oauthError, 403: oauthError },
     },
+    preValidation: formOnly,
     handler: async (request, reply) => {
       const answer = await provider.token(
         request.body as Record<string, string>,
@@ -483,15 +590,18 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
       if (params.state) url.searchParams.set('state', params.state);
       return reply.redirect(url.toString(), 302);
     }
-    if (request.method === 'POST' && params.refresh_token) return reply.code(204).send();
+    // A client that is not a browser (a back channel, a script) is answered no page.
+    if ((request.method === 'POST' && params.refresh_token) || !wantsHtml(request))
+      return reply.code(204).send();
     return reply
       .headers(pageSecurity)
       .type('text/html; charset=utf-8')
       .send(messagePage('Signed out', 'You are signed out.'));
   };
   const logoutResponses = {
-    200: html('Signed out (no acceptable post_logout_redirect_uri)'),
-    204: redirect('Back-channel logout done'),
+    200: html('Signed out (no acceptable post_logout_redirect_uri), to a browser asking for HTML'),
+    204: redirect('Back-channel logout done, or signed out a client that is not a browser'),
+    400: oauthError,
     302: redirect('To post_logout_redirect_uri (with `state`)'),
   };
   app.get(`${oidc}/logout`, {
@@ -516,6 +626,7 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
       body: Type.Optional(formFields),
       response: logoutResponses,
     },
+    preValidation: formOnly,
     handler: logoutHandler,
   });
 

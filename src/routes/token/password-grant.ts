@@ -3,7 +3,10 @@
 // the identity provider (AUTH_TOKEN_URL, or the embedded one); the admin variant then exchanges the
 // administrator's token for one of `username` (Keycloak's token exchange).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { decodeJwt } from 'jose';
 import { Type } from 'typebox';
+import { identityFromClaims } from '../../http/auth.ts';
+import { sendError } from '../../common/error-replies.ts';
 import { gatewayError } from '../../common/errors.ts';
 import type { IdentityProviderLink } from '../../common/identity-provider.ts';
 import type { GatewayConfig } from '../../config/index.ts';
@@ -45,12 +48,20 @@ export function passwordGrantRoutes(
         'idp-name': idpName,
       });
   };
-  /** No Basic: 401 with an empty body (clients.md §2.4; the command-line client asks again). */
+  /**
+   * No Basic: 401 with the challenge (RFC 7617), so that a client asks for credentials (the
+   * command-line client asks again), and the gateway's error body, as every other refusal has.
+   */
   const unauthorized = (reply: FastifyReply) =>
-    reply
-      .code(401)
-      .header('www-authenticate', 'Basic realm="platform-gateway", charset="UTF-8"')
-      .send();
+    sendError(
+      reply,
+      gatewayError(
+        'ERR_NOT_AUTHORIZED',
+        'HTTP Basic credentials (username and password) are required.',
+        {},
+        { 'www-authenticate': 'Basic realm="platform-gateway", charset="UTF-8"' },
+      ),
+    );
   const passwordGrant = async (request: FastifyRequest, username: string, password: string) =>
     tokensOf(
       await provider().token(
@@ -59,12 +70,26 @@ export function passwordGrantRoutes(
       ),
     );
 
+  /**
+   * Whether the access token of a password grant names an administrator (ADMIN_ROLES), as the
+   * guard decides for every other `/admin/` route. The token comes straight from the identity
+   * provider's answer to the gateway's own grant, so its claims are read, not verified again.
+   */
+  const isAdministrator = (accessToken: unknown) => {
+    try {
+      const { roles } = identityFromClaims(decodeJwt(String(accessToken)));
+      return roles.some((role) => config.auth.adminRoles.includes(role));
+    } catch {
+      return false;
+    }
+  };
+
   const idpParams = Type.Object({
     idpName: Type.String({
       description: `The identity provider's name (AUTH_IDP_NAME, default \`keycloak\`)`,
     }),
   });
-  // Errors: no HTTP Basic credentials → 401 with an empty body; a refusal of the identity provider
+  // Errors: no HTTP Basic credentials → 401 ERR_NOT_AUTHORIZED with a Basic challenge; a refusal of the identity provider
   // keeps its status, as `{error_code, reason, error}`.
   const responses = { 200: AccessTokenResponse };
 
@@ -75,7 +100,7 @@ export function passwordGrantRoutes(
         tags: ['token'],
         summary: 'Get an access token with a username and password (HTTP Basic)',
         description:
-          "A password grant at the identity provider (AUTH_TOKEN_URL as AUTH_CLIENT_ID, or the embedded identity provider's users). No Basic credentials: 401 with an empty body. A refusal keeps the provider's status (`{error_code, reason, error}`).",
+          "A password grant at the identity provider (AUTH_TOKEN_URL as AUTH_CLIENT_ID, or the embedded identity provider's users). No Basic credentials: 401 `ERR_NOT_AUTHORIZED` with a `WWW-Authenticate: Basic` challenge. A refusal keeps the provider's status (`{error_code, reason, error}`).",
         security: [{ basic: [] }],
         ...(path.includes(':') ? { params: idpParams } : {}),
         response: responses,
@@ -97,7 +122,7 @@ export function passwordGrantRoutes(
         summary:
           "Get an access token for another user, with an administrator's username and password",
         description:
-          "A password grant for the administrator (HTTP Basic), then a token exchange (grant_type urn:ietf:params:oauth:grant-type:token-exchange, requested_subject = `username`); whether it is allowed is the identity provider's exchange policy (the embedded one allows its administrators).",
+          "A password grant for the administrator (HTTP Basic), then a token exchange (grant_type urn:ietf:params:oauth:grant-type:token-exchange, requested_subject = `username`). No Basic credentials: 401; a caller whose token names none of ADMIN_ROLES: 403, before `username` is checked; then the identity provider's exchange policy decides (the embedded one allows its administrators).",
         security: [{ basic: [] }],
         ...(path.includes(':') ? { params: idpParams } : {}),
         querystring: Type.Object({
@@ -105,29 +130,38 @@ export function passwordGrantRoutes(
         }),
         response: responses,
       },
+      // Authorization before validation: who asks is settled (401 without Basic or with wrong
+      // credentials, 403 for someone who is not an administrator) before `idpName` and
+      // `username` are checked.
+      attachValidation: true,
       handler: async (request, reply) => {
-        checkIdpName(request);
         const credentials = basicCredentials(request);
         if (!credentials) return unauthorized(reply);
-        const { username } = request.query as { username: string };
         const admin = await passwordGrant(request, credentials.username, credentials.password);
-        const exchanged = tokensOf(
-          await provider().token(
-            {
-              grant_type: tokenExchangeGrant,
-              client_id: config.auth.clientId,
-              subject_token: admin.access_token as string,
-              subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
-              requested_subject: username,
-              requested_token_type: 'urn:ietf:params:oauth:token-type:refresh_token',
-            },
-            originOf(request),
-          ),
-        );
-        // The administrator's own sign-in served only the exchange: it ends here.
-        if (typeof admin.refresh_token === 'string')
-          await provider().revoke(admin.refresh_token, originOf(request));
-        return exchanged;
+        try {
+          if (!isAdministrator(admin.access_token))
+            throw gatewayError('ERR_FORBIDDEN', 'You are not in one of the admin groups.');
+          checkIdpName(request);
+          if (request.validationError) throw request.validationError;
+          const { username } = request.query as { username: string };
+          return tokensOf(
+            await provider().token(
+              {
+                grant_type: tokenExchangeGrant,
+                client_id: config.auth.clientId,
+                subject_token: admin.access_token as string,
+                subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+                requested_subject: username,
+                requested_token_type: 'urn:ietf:params:oauth:token-type:refresh_token',
+              },
+              originOf(request),
+            ),
+          );
+        } finally {
+          // The administrator's own sign-in served only the exchange (or was refused): it ends here.
+          if (typeof admin.refresh_token === 'string')
+            await provider().revoke(admin.refresh_token, originOf(request));
+        }
       },
     });
   }
