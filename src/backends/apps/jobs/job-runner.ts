@@ -17,7 +17,7 @@ import { executorsByTool } from './job-executors.ts';
 import { concurrentJobLimit } from './job-limits.ts';
 import { StepCanceled, StepError, type StepRun } from './job-step.ts';
 import { interactiveHooks } from './interactive-steps.ts';
-import type { CheckedSubmission } from './job-submission.ts';
+import { checkSubmission, type CheckedSubmission } from './job-submission.ts';
 import { GatewayError, gatewayError } from '../../../common/errors.ts';
 import { inSpan } from '../../../common/tracing.ts';
 import type { ExecutorSettings } from '../../../config/index.ts';
@@ -84,6 +84,32 @@ const parametersOfStep = (definition: AppDefinition, index: number) =>
 function resultFolderName(name: string, at: number): string {
   const stamp = new Date(at).toISOString().replace(/[:T]/g, '-').replace('Z', '');
   return `${name.replace(/[/\\]/g, '_').trim() || 'analysis'}-${stamp}`;
+}
+
+/**
+ * Gives the later steps that a pipeline maps step `index`'s outputs to those outputs' data paths
+ * in the result folder (into `mapped`, by step and parameter id).
+ */
+function carryOutputs(
+  definition: AppDefinition,
+  index: number,
+  stepName: string,
+  values: Record<string, unknown>,
+  resultFolder: string,
+  mapped: Record<string, unknown>[],
+): void {
+  for (const mapping of definition.mappings ?? []) {
+    if (mapping.source_step !== index) continue;
+    const target = parametersOfStep(definition, mapping.target_step);
+    for (const [output, input] of Object.entries(mapping.map)) {
+      const name = values[output];
+      if (typeof name !== 'string' || name === '')
+        throw new StepError(`step ${index + 1} (${stepName}) names no file for output ${output}`);
+      const dataPath = dataPathBelow(resultFolder, name);
+      const kind = target.find((parameter) => parameter.id === input)?.type;
+      mapped[mapping.target_step]![input] = kind === 'MultiFileSelector' ? [dataPath] : dataPath;
+    }
+  }
 }
 
 export class JobRunner {
@@ -195,10 +221,21 @@ export class JobRunner {
       );
     });
     await this.announce(row);
-    const abort = new AbortController();
-    const done = this.run(row, submission, abort.signal).finally(() => this.running.delete(row.id));
-    this.running.set(row.id, { abort, done });
+    this.start(row, submission);
     return row;
+  }
+
+  /** Runs the job in this process (see run), stoppable through `running`. */
+  private start(
+    row: AnalysisRow,
+    submission: CheckedSubmission,
+    resume?: { step: number; handle: string },
+  ): void {
+    const abort = new AbortController();
+    const done = this.run(row, submission, abort.signal, resume).finally(() =>
+      this.running.delete(row.id),
+    );
+    this.running.set(row.id, { abort, done });
   }
 
   /** Moves a job to `status` unless it has already ended; records and announces the change. */
@@ -284,16 +321,25 @@ export class JobRunner {
     );
   }
 
+  /**
+   * Runs the job's steps in turn. `resume`: the job was taken over from a gateway that is gone
+   * while its step `step` (1-based) ran on an engine that holds it as `handle`: the steps before
+   * it are done (only their outputs' names are carried on to later steps) and that step is
+   * followed, not started.
+   */
   private async run(
     row: AnalysisRow,
     submission: CheckedSubmission,
     signal: AbortSignal,
+    resume?: { step: number; handle: string },
   ): Promise<void> {
     const { db, log, now } = this.options;
     const { definition } = submission;
     let current = 0;
     try {
-      const running = await this.move(row, 'Running', 'running on the embedded executor');
+      const running = resume
+        ? row
+        : await this.move(row, 'Running', 'running on the embedded executor');
       if (!running) return;
       const toolIds = definition.steps
         .map((step) => step.tool_id)
@@ -319,10 +365,16 @@ export class JobRunner {
           return;
         }
         current = index + 1;
-        const stepStarted = now();
-        await moveStep(db, row.id, current, 'Running', `${step.name} running`, stepStarted);
         const parameters = parametersOfStep(definition, index);
         const values = { ...submission.stepValuesById[index], ...mapped[index] };
+        if (resume && current < resume.step) {
+          carryOutputs(definition, index, step.name, values, row.result_folder, mapped);
+          continue;
+        }
+        const followed = resume?.step === current ? resume.handle : undefined;
+        const stepStarted = now();
+        if (followed === undefined)
+          await moveStep(db, row.id, current, 'Running', `${step.name} running`, stepStarted);
         const stepRun: StepRun = {
           data,
           caller,
@@ -397,6 +449,7 @@ export class JobRunner {
                       ),
                       tracking: {
                         submitted: (handle) => recordHandle(db, row.id, current, handle),
+                        ...(followed !== undefined ? { attach: followed } : {}),
                       },
                     });
               },
@@ -404,21 +457,7 @@ export class JobRunner {
             ),
         );
         outputs.push(...written);
-        for (const mapping of definition.mappings ?? []) {
-          if (mapping.source_step !== index) continue;
-          const target = parametersOfStep(definition, mapping.target_step);
-          for (const [output, input] of Object.entries(mapping.map)) {
-            const name = values[output];
-            if (typeof name !== 'string' || name === '')
-              throw new StepError(
-                `step ${current} (${step.name}) names no file for output ${output}`,
-              );
-            const dataPath = dataPathBelow(row.result_folder, name);
-            const kind = target.find((parameter) => parameter.id === input)?.type;
-            mapped[mapping.target_step]![input] =
-              kind === 'MultiFileSelector' ? [dataPath] : dataPath;
-          }
-        }
+        carryOutputs(definition, index, step.name, values, row.result_folder, mapped);
         if (signal.aborted) return;
         await moveStep(db, row.id, current, 'Completed', `${step.name} completed`, now());
       }
@@ -600,21 +639,44 @@ export class JobRunner {
     for (const [id, job] of this.running)
       if (!held.has(id)) job.abort.abort('another gateway took the analysis over');
     for (const seen of await lapsedLeases(db, this.holder, now(), everyOther))
-      if (await takeOver(db, seen, this.holder, now() + leaseMs)) await this.endCutOff(seen);
+      if (await takeOver(db, seen, this.holder, now() + leaseMs)) await this.takenOver(seen);
   }
 
   /**
-   * A job taken over from a runner that is gone. Its steps ran as that gateway's processes and
-   * ended with it, so it ends Failed (history and notification as any other end), and its steps'
-   * folders (staged inputs, partial outputs) are removed.
+   * A job taken over from a runner that is gone. A batch step running on an engine that holds it
+   * outside the gateway (its handle recorded) is followed from here on, and the job goes on. Else
+   * its steps ran as that gateway's processes and ended with it, so it ends Failed (history and
+   * notification as any other end), and its steps' folders (staged inputs, partial outputs) are
+   * removed.
    */
-  private async endCutOff(seen: LeaseSeen): Promise<void> {
-    const row = await this.options.db
+  private async takenOver(seen: LeaseSeen): Promise<void> {
+    const { db, log } = this.options;
+    const row = await db
       .selectFrom('analyses')
       .selectAll()
       .where('id', '=', seen.id)
       .executeTakeFirst();
     if (!row) return;
+    const step = (await stepsOf(db, row.id)).find(
+      (candidate) => candidate.status === 'Running' && candidate.engine_handle !== null,
+    );
+    if (step && step.step_type !== 'Interactive' && row.status === 'Running') {
+      // Checked again as at launch: the app as it is now must still take this submission.
+      const submission = await checkSubmission(db, row.username, JSON.parse(row.submission)).catch(
+        (error: unknown) => {
+          log.warn({ err: error, analysis: row.id }, 'a taken-over analysis could not go on');
+          return undefined;
+        },
+      );
+      if (submission) {
+        log.info(
+          { analysis: row.id, step: step.step_number, handle: step.engine_handle },
+          'following an analysis taken over from a gateway that stopped',
+        );
+        this.start(row, submission, { step: step.step_number, handle: step.engine_handle! });
+        return;
+      }
+    }
     const moved = await this.move(
       row,
       'Failed',

@@ -125,21 +125,25 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
   const workDir = path.join(step.folder, 'work');
   const logDir = path.join(step.folder, 'logs');
   await Promise.all([inputs, workDir, logDir].map((dir) => mkdir(dir, { recursive: true })));
+  // A step another gateway started, followed here after taking its analysis over: its folder,
+  // inputs staged and command given, is the engine's already.
+  const attaching = step.tracking?.attach !== undefined;
   try {
-    const rootImage = program.image
-      ? await unpackImage(program.image, path.join(settings.workDir, 'images')).catch(
-          (error: unknown) => {
-            throw new StepError(
-              `${label} cannot run: its image ${program.image} could not be unpacked (${(error as Error).message})`,
-            );
-          },
-        )
-      : undefined;
+    const rootImage =
+      program.image && !attaching
+        ? await unpackImage(program.image, path.join(settings.workDir, 'images')).catch(
+            (error: unknown) => {
+              throw new StepError(
+                `${label} cannot run: its image ${program.image} could not be unpacked (${(error as Error).message})`,
+              );
+            },
+          )
+        : undefined;
     const stager = new InputStager(run, inputs);
     // What was staged, in order: staged again in the same order, the copies keep their paths.
     const staged: { parameter: AppParameter; value: unknown }[] = [];
     const found: { name: string; value: string; order: number }[] = [];
-    for (const parameter of step.parameters) {
+    for (const parameter of attaching ? [] : step.parameters) {
       if (parameter.type === 'Info') continue;
       const value = step.values[parameter.id];
       const order = typeof parameter.order === 'number' ? parameter.order : 0;
