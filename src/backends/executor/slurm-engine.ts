@@ -50,8 +50,13 @@ const nodeRunner = fileURLToPath(
 /** Memory Slurm reserves beyond the step's own limit, for the node runner (Node.js) itself. */
 const runnerMemoryMiB = 128;
 
-/** Slurm's minutes beyond the step's wall clock: the sandbox's own limit ends it first, named. */
-const slackMinutes = 1;
+/**
+ * Slurm's minutes beyond the step's wall clock: none. A minute more would let the sandbox's own
+ * limit end the step first, but a partition's MaxTime is often a day, the platform's default wall
+ * clock (TOOL_WALL_CLOCK_SECONDS), and Slurm refused every such step; Slurm's TIMEOUT is named
+ * `wall-clock` as the sandbox's end is.
+ */
+const slackMinutes = 0;
 
 /** How many polls in a row may find the job unknown to both scontrol and sacct. */
 const unknownPolls = 5;
