@@ -67,195 +67,198 @@ const executors: {
   },
 ];
 
-for (const executor of executors)
-  for (const engine of engines) {
-    describe(
-      `a gateway killed while a step runs as ${executor.name} (${engine})`,
-      { skip: skipWithout(engine) || executor.skip() },
-      () => {
-        let dataDir: string;
-        let jwks: JwksServer;
-        let database: Awaited<ReturnType<typeof engineDatabase>>;
-        let gateway: MainProcess | undefined;
-        let tokens: Record<string, string>;
-        before(async () => {
-          dataDir = mkdtempSync(path.join(tmpdir(), 'takeover-'));
-          const key = await createSigningKey('ES256', 'takeover-key');
-          jwks = await startJwksServer([key]);
-          database = await engineDatabase(engine);
-          tokens = {
-            alice: await signToken(key, userClaims('alice')),
-            [admin]: await signToken(
-              key,
-              userClaims(admin, { realm_access: { roles: ['de-admin'] } }),
-            ),
-          };
-        });
-        after(async () => {
-          await gateway?.stop('SIGKILL');
-          await jwks?.close();
-          await database?.drop();
-          if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-        });
+// Side by side: each waits on process starts, a lease and its engine's polls.
+describe('gateways killed mid-step', { concurrency: true }, () => {
+  for (const executor of executors)
+    for (const engine of engines) {
+      describe(
+        `a gateway killed while a step runs as ${executor.name} (${engine})`,
+        { skip: skipWithout(engine) || executor.skip() },
+        () => {
+          let dataDir: string;
+          let jwks: JwksServer;
+          let database: Awaited<ReturnType<typeof engineDatabase>>;
+          let gateway: MainProcess | undefined;
+          let tokens: Record<string, string>;
+          before(async () => {
+            dataDir = mkdtempSync(path.join(tmpdir(), 'takeover-'));
+            const key = await createSigningKey('ES256', 'takeover-key');
+            jwks = await startJwksServer([key]);
+            database = await engineDatabase(engine);
+            tokens = {
+              alice: await signToken(key, userClaims('alice')),
+              [admin]: await signToken(
+                key,
+                userClaims(admin, { realm_access: { roles: ['de-admin'] } }),
+              ),
+            };
+          });
+          after(async () => {
+            await gateway?.stop('SIGKILL');
+            await jwks?.close();
+            await database?.drop();
+            if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+          });
 
-        /** What names the analysis's first step in its engine, read from the gateway's database. */
-        const handleOf = async (id: string): Promise<string | null> => {
-          const query = `select engine_handle from analysis_steps where analysis_id = $1 and step_number = 1`;
-          if (database.env.DATABASE_URL) {
-            const client = new pg.Client({ connectionString: database.env.DATABASE_URL });
-            await client.connect();
-            try {
-              return (await client.query(query, [id])).rows[0]?.engine_handle ?? null;
-            } finally {
-              await client.end();
+          /** What names the analysis's first step in its engine, read from the gateway's database. */
+          const handleOf = async (id: string): Promise<string | null> => {
+            const query = `select engine_handle from analysis_steps where analysis_id = $1 and step_number = 1`;
+            if (database.env.DATABASE_URL) {
+              const client = new pg.Client({ connectionString: database.env.DATABASE_URL });
+              await client.connect();
+              try {
+                return (await client.query(query, [id])).rows[0]?.engine_handle ?? null;
+              } finally {
+                await client.end();
+              }
             }
-          }
-          const sqlite = new SQLite(path.join(dataDir, 'gateway.sqlite'), { readonly: true });
-          try {
-            const row = sqlite.prepare(query.replace('$1', '?')).get(id) as
-              { engine_handle: string | null } | undefined;
-            return row?.engine_handle ?? null;
-          } finally {
-            sqlite.close();
-          }
-        };
-        const start = () =>
-          startMainProcess({
-            ...noRateLimits,
-            ...database.env,
-            GATEWAY_DATA_DIR: dataDir,
-            AUTH_JWKS_URL: jwks.url,
-            ...executor.env,
-            JOB_LEASE_SECONDS: '1',
-          });
-        /** Calls the running gateway as `user`; answers the status and the JSON body. */
-        const call = async (user: string, method: string, route: string, json?: unknown) => {
-          const response = await fetch(`${gateway!.url}${route}`, {
-            method,
-            headers: {
-              ...bearer(tokens[user]!),
-              ...(json === undefined ? {} : { 'content-type': 'application/json' }),
-            },
-            ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-          });
-          const text = await response.text();
-          const isJson = response.headers.get('content-type')?.startsWith('application/json');
-          return { status: response.status, body: isJson ? JSON.parse(text) : undefined, text };
-        };
-        const ok = async (user: string, method: string, route: string, json?: unknown) => {
-          const answer = await call(user, method, route, json);
-          assert.ok(answer.status < 300, `${method} ${route}: ${answer.status} ${answer.text}`);
-          return answer.body;
-        };
-
-        test('the gateway started again follows the same container or job to its end: completed once, notified once', async () => {
-          gateway = await start();
-          const home = '/platform/home/alice';
-          await ok(admin, 'GET', '/secured/filesystem/root');
-          await ok('alice', 'GET', '/secured/filesystem/root');
-          const tool = await ok('alice', 'POST', '/tools', {
-            name: 'sh',
-            description: 'waits for its go',
-            version: '1',
-            type: 'executable',
-            interactive: false,
-            ...executor.tool,
-          });
-          await ok(admin, 'PATCH', `/admin/tools/${tool.id}`, {});
-          const app = await ok('alice', 'POST', '/apps/de', {
-            name: `wait for go ${Date.now()}`,
-            tools: [{ id: tool.id }],
-            groups: [
-              {
-                label: 'Parameters',
-                parameters: [{ type: 'Text', name: '-c', label: 'Script', order: 1 }],
+            const sqlite = new SQLite(path.join(dataDir, 'gateway.sqlite'), { readonly: true });
+            try {
+              const row = sqlite.prepare(query.replace('$1', '?')).get(id) as
+                { engine_handle: string | null } | undefined;
+              return row?.engine_handle ?? null;
+            } finally {
+              sqlite.close();
+            }
+          };
+          const start = () =>
+            startMainProcess({
+              ...noRateLimits,
+              ...database.env,
+              GATEWAY_DATA_DIR: dataDir,
+              AUTH_JWKS_URL: jwks.url,
+              ...executor.env,
+              JOB_LEASE_SECONDS: '1',
+            });
+          /** Calls the running gateway as `user`; answers the status and the JSON body. */
+          const call = async (user: string, method: string, route: string, json?: unknown) => {
+            const response = await fetch(`${gateway!.url}${route}`, {
+              method,
+              headers: {
+                ...bearer(tokens[user]!),
+                ...(json === undefined ? {} : { 'content-type': 'application/json' }),
               },
-            ],
-          });
-          const view = await ok('alice', 'GET', `/apps/de/${app.id}`);
-          const script = view.groups[0].parameters[0].id as string;
-          const launched = await ok('alice', 'POST', '/analyses', {
-            system_id: 'de',
-            app_id: app.id,
-            name: 'outlives its gateway',
-            output_dir: home,
-            config: {
-              [script]:
-                'while [ ! -e go ]; do sleep 0.05; done; rm go; echo finished > result.txt; echo on its way',
-            },
-          });
-          const work = path.join(dataDir, 'executor', 'steps', `${launched.id}-1`, 'work');
-          // The engine holds the step once its container or job exists (its name recorded on the step).
-          const held = await eventually(
-            async () => {
-              const handle = await handleOf(launched.id);
-              if (handle) return handle;
-              const { steps } = await ok('alice', 'GET', `/analyses/${launched.id}/history`);
-              if (steps[0].status !== 'Running' && steps[0].status !== 'Submitted')
-                throw new Error(`the step ended first: ${JSON.stringify(steps[0].updates)}`);
-              return undefined;
-            },
-            20_000,
-            'the engine to hold the step',
-          );
-          assert.ok(existsSync(work));
-          await gateway.stop('SIGKILL');
-          gateway = undefined;
-          writeFileSync(path.join(work, 'go'), '');
+              ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+            });
+            const text = await response.text();
+            const isJson = response.headers.get('content-type')?.startsWith('application/json');
+            return { status: response.status, body: isJson ? JSON.parse(text) : undefined, text };
+          };
+          const ok = async (user: string, method: string, route: string, json?: unknown) => {
+            const answer = await call(user, method, route, json);
+            assert.ok(answer.status < 300, `${method} ${route}: ${answer.status} ${answer.text}`);
+            return answer.body;
+          };
 
-          gateway = await start();
-          const ended = await eventually(
-            async () => {
-              const { analyses } = await ok(
-                'alice',
-                'GET',
-                `/analyses?filter=${encodeURIComponent(JSON.stringify([{ field: 'id', value: launched.id }]))}`,
-              );
-              return ['Completed', 'Failed', 'Canceled'].includes(analyses[0]?.status)
-                ? analyses[0]
-                : undefined;
-            },
-            30_000,
-            'the analysis to end under the second gateway',
-          );
-          assert.equal(
-            ended.status,
-            'Completed',
-            JSON.stringify((await ok('alice', 'GET', `/analyses/${launched.id}/history`)).steps),
-          );
-          const history = await ok('alice', 'GET', `/analyses/${launched.id}/history`);
-          const stepStatuses = history.steps[0].updates.map(
-            (update: { status: string }) => update.status,
-          );
-          assert.equal(stepStatuses.filter((status: string) => status === 'Completed').length, 1);
-          assert.ok(!stepStatuses.includes('Failed'), stepStatuses.join(', '));
-          const folder = ended.resultfolderid as string;
-          const download = await call(
-            'alice',
-            'GET',
-            `/secured/fileio/download?path=${encodeURIComponent(`${folder}/result.txt`)}`,
-          );
-          assert.equal(download.text, 'finished\n');
-          assert.equal(await handleOf(launched.id), held, 'the same container or job, followed');
-          const notices = await eventually(
-            async () => {
-              const { messages } = await ok(
-                'alice',
-                'GET',
-                '/secured/notifications/messages?filter=analysis&limit=100',
-              );
-              const about = (messages as any[]).filter((m) => m.payload.id === launched.id);
-              return about.some((m) => m.payload.status === 'Completed') ? about : undefined;
-            },
-            10_000,
-            'the completion notification',
-          );
-          assert.deepEqual(notices!.map((m: any) => m.payload.status).sort(), [
-            'Completed',
-            'Running',
-            'Submitted',
-          ]);
-        });
-      },
-    );
-  }
+          test('the gateway started again follows the same container or job to its end: completed once, notified once', async () => {
+            gateway = await start();
+            const home = '/platform/home/alice';
+            await ok(admin, 'GET', '/secured/filesystem/root');
+            await ok('alice', 'GET', '/secured/filesystem/root');
+            const tool = await ok('alice', 'POST', '/tools', {
+              name: 'sh',
+              description: 'waits for its go',
+              version: '1',
+              type: 'executable',
+              interactive: false,
+              ...executor.tool,
+            });
+            await ok(admin, 'PATCH', `/admin/tools/${tool.id}`, {});
+            const app = await ok('alice', 'POST', '/apps/de', {
+              name: `wait for go ${Date.now()}`,
+              tools: [{ id: tool.id }],
+              groups: [
+                {
+                  label: 'Parameters',
+                  parameters: [{ type: 'Text', name: '-c', label: 'Script', order: 1 }],
+                },
+              ],
+            });
+            const view = await ok('alice', 'GET', `/apps/de/${app.id}`);
+            const script = view.groups[0].parameters[0].id as string;
+            const launched = await ok('alice', 'POST', '/analyses', {
+              system_id: 'de',
+              app_id: app.id,
+              name: 'outlives its gateway',
+              output_dir: home,
+              config: {
+                [script]:
+                  'while [ ! -e go ]; do sleep 0.05; done; rm go; echo finished > result.txt; echo on its way',
+              },
+            });
+            const work = path.join(dataDir, 'executor', 'steps', `${launched.id}-1`, 'work');
+            // The engine holds the step once its container or job exists (its name recorded on the step).
+            const held = await eventually(
+              async () => {
+                const handle = await handleOf(launched.id);
+                if (handle) return handle;
+                const { steps } = await ok('alice', 'GET', `/analyses/${launched.id}/history`);
+                if (steps[0].status !== 'Running' && steps[0].status !== 'Submitted')
+                  throw new Error(`the step ended first: ${JSON.stringify(steps[0].updates)}`);
+                return undefined;
+              },
+              20_000,
+              'the engine to hold the step',
+            );
+            assert.ok(existsSync(work));
+            await gateway.stop('SIGKILL');
+            gateway = undefined;
+            writeFileSync(path.join(work, 'go'), '');
+
+            gateway = await start();
+            const ended = await eventually(
+              async () => {
+                const { analyses } = await ok(
+                  'alice',
+                  'GET',
+                  `/analyses?filter=${encodeURIComponent(JSON.stringify([{ field: 'id', value: launched.id }]))}`,
+                );
+                return ['Completed', 'Failed', 'Canceled'].includes(analyses[0]?.status)
+                  ? analyses[0]
+                  : undefined;
+              },
+              30_000,
+              'the analysis to end under the second gateway',
+            );
+            assert.equal(
+              ended.status,
+              'Completed',
+              JSON.stringify((await ok('alice', 'GET', `/analyses/${launched.id}/history`)).steps),
+            );
+            const history = await ok('alice', 'GET', `/analyses/${launched.id}/history`);
+            const stepStatuses = history.steps[0].updates.map(
+              (update: { status: string }) => update.status,
+            );
+            assert.equal(stepStatuses.filter((status: string) => status === 'Completed').length, 1);
+            assert.ok(!stepStatuses.includes('Failed'), stepStatuses.join(', '));
+            const folder = ended.resultfolderid as string;
+            const download = await call(
+              'alice',
+              'GET',
+              `/secured/fileio/download?path=${encodeURIComponent(`${folder}/result.txt`)}`,
+            );
+            assert.equal(download.text, 'finished\n');
+            assert.equal(await handleOf(launched.id), held, 'the same container or job, followed');
+            const notices = await eventually(
+              async () => {
+                const { messages } = await ok(
+                  'alice',
+                  'GET',
+                  '/secured/notifications/messages?filter=analysis&limit=100',
+                );
+                const about = (messages as any[]).filter((m) => m.payload.id === launched.id);
+                return about.some((m) => m.payload.status === 'Completed') ? about : undefined;
+              },
+              10_000,
+              'the completion notification',
+            );
+            assert.deepEqual(notices!.map((m: any) => m.payload.status).sort(), [
+              'Completed',
+              'Running',
+              'Submitted',
+            ]);
+          });
+        },
+      );
+    }
+});
