@@ -26,6 +26,7 @@ import {
   type SigningKey,
 } from '../support/tokens.ts';
 import { freePort } from '../support/bundle-process.ts';
+import { nodeCacheEnv } from '../support/child-env.ts';
 
 const projectDir = path.resolve(import.meta.dirname, '../..');
 const aliceHome = '/platform/home/alice';
@@ -126,6 +127,7 @@ const gatewayWith = (env: Record<string, string>) =>
 const childEnv = (env: Record<string, string>) => ({
   PATH: process.env.PATH ?? '',
   HOME: process.env.HOME ?? tmpdir(),
+  ...nodeCacheEnv(),
   ...env,
 });
 

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { freePort } from '../support/bundle-process.ts';
+import { nodeCacheEnv } from '../support/child-env.ts';
 
 const projectDir = path.resolve(import.meta.dirname, '../..');
 
@@ -23,6 +24,7 @@ const projectDir = path.resolve(import.meta.dirname, '../..');
 const childEnv = (env: Record<string, string>) => ({
   PATH: process.env.PATH ?? '',
   HOME: process.env.HOME ?? tmpdir(),
+  ...nodeCacheEnv(),
   ...env,
 });
 

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { nodeCacheEnv } from './child-env.ts';
 
 export const projectDir = path.resolve(import.meta.dirname, '../..');
 
@@ -40,6 +41,7 @@ export async function startBundle(
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? tmpdir(),
+      ...nodeCacheEnv(),
       GATEWAY_DATA_DIR: dataDir,
       PORT: String(port),
       LOG_LEVEL: 'silent',

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { nodeCacheEnv } from './child-env.ts';
 
 export interface GatewayProcess {
   url: string;
@@ -20,7 +21,11 @@ const childScript = fileURLToPath(new URL('./gateway-child.ts', import.meta.url)
 /** Starts a gateway in a child process (see gateway-child.ts) with `env` layered over the test defaults. */
 export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
   const child: ChildProcess = spawn(process.execPath, [childScript], {
-    env: { PATH: process.env.PATH ?? '', GATEWAY_CHILD_ENV: JSON.stringify(env) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...nodeCacheEnv(),
+      GATEWAY_CHILD_ENV: JSON.stringify(env),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

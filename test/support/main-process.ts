@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { nodeCacheEnv } from './child-env.ts';
 
 export interface MainProcess {
   url: string;
@@ -30,6 +31,7 @@ export async function startMainProcess(
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
+      ...nodeCacheEnv(),
       LOG_LEVEL: 'info',
       PORT: '0',
       HOST: '127.0.0.1',

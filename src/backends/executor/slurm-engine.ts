@@ -310,6 +310,11 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
         '# A step of the platform gateway (src/backends/executor/slurm-engine.ts): runs its command',
         "# on this node in the local engine's sandbox (step-on-node.ts).",
         `export PATH=${quote(process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin')}`,
+        // The gateway's compiled-code cache, when it has one, spares each runner compiling the
+        // executor's sources again (a folder the nodes share, as JOB_WORK_DIR is).
+        ...(process.env.NODE_COMPILE_CACHE
+          ? [`export NODE_COMPILE_CACHE=${quote(process.env.NODE_COMPILE_CACHE)}`]
+          : []),
         `exec ${runner.map(quote).join(' ')}`,
         '',
       ].join('\n'),
