@@ -1,7 +1,8 @@
 // What an execution engine is: the apps service hands it a step (a program and its arguments, a
 // working directory with the inputs staged in it, limits) and gets back how the step ended. The
 // local engine (local-engine.ts) runs each step as a bubblewrap-sandboxed child process on this
-// machine; a cluster engine (a later issue) implements the same interface on a batch scheduler.
+// machine; the container engine (container-engine.ts) runs image tools on Docker, and the Slurm
+// engine (slurm-engine.ts) each step as a job of a Slurm cluster, both behind this interface.
 
 /** The limits a step runs under; each one, when passed, ends the step with that limit named. */
 export interface StepLimits {

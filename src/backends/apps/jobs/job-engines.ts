@@ -1,9 +1,9 @@
 // The engines analyses' steps run on, made through the executor's door from the configuration:
 // the local sandbox, or Slurm's jobs when JOB_EXECUTOR=slurm (docs/slurm.md); and the container
 // engine when JOB_EXECUTOR=docker (or the older CONTAINER_RUNTIME) names a runtime, for tools
-// whose container names a registry image. The
-// runner (job-runner.ts) is handed them and sandbox-step.ts picks one per step; a further kind of
-// engine (a cluster scheduler) is made here and handed over the same way.
+// whose container names a registry image. The runner (job-runner.ts) is handed them and
+// sandbox-step.ts picks one per step; a further kind of engine is made here and handed over the
+// same way (docs/architecture.md, "Where to add a new kind of job engine").
 import type { FastifyBaseLogger } from 'fastify';
 import type { ExecutorSettings } from '../../../config/index.ts';
 import {
