@@ -6,11 +6,13 @@
 // memory and CPUs the submission's requirements ask (less than the tool's), its output file
 // and its logs (stdout, stderr, exit status) in the result folder, the CPU seconds its container's
 // cgroup counted kept on the step for cpu.hours. A tool whose image cannot be
-// pulled ends its analysis Failed at once, naming the image and Docker's reason. In CI these fail
+// pulled ends its analysis Failed at once, naming the image and Docker's reason. An interactive
+// image tool serves from its container on the platform's port, reached through the VICE proxy. In CI these fail
 // when Docker cannot run; elsewhere they skip with the reason.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { endedAnalysis } from '../../../support/analyses.ts';
+import { eventually } from '../../../support/fileio.ts';
 import {
   skipWithoutDocker,
   testImageName,
@@ -134,6 +136,69 @@ for (const engine of engines) {
           .executeTakeFirstOrThrow();
         assert.equal(step.cpu_seconds, status.cpuSeconds);
         assert.ok(step.cpu_seconds! > 0, String(step.cpu_seconds));
+      });
+
+      test("an interactive image tool: a container serving on the platform's port, reached through the VICE proxy until stopped", async () => {
+        const tool = await gw.ok('alice', 'POST', '/tools', {
+          json: {
+            name: `server ${Math.random()}`,
+            description: 'serves its marker',
+            version: '1',
+            type: 'interactive',
+            interactive: true,
+            container: {
+              image: { name: testImageName, tag: testImageTag, url: '', osg_image_path: '' },
+              entrypoint: '/bin/sh',
+              network_mode: '',
+              skip_tmp_mount: false,
+            },
+          },
+        });
+        await gw.ok(admin, 'PATCH', `/admin/tools/${tool.id}`, { json: {} });
+        const app = await gw.ok('alice', 'POST', '/apps/de', {
+          json: {
+            name: `serve ${Math.random()}`,
+            tools: [{ id: tool.id }],
+            groups: [
+              {
+                label: 'Parameters',
+                parameters: [{ type: 'Text', name: '-c', label: 'Script', order: 1 }],
+              },
+            ],
+          },
+        });
+        const view = await gw.ok('alice', 'GET', `/apps/de/${app.id}`);
+        const script = view.groups[0].parameters[0].id as string;
+        const marker = `docker-vice-${process.pid}-${Date.now()}`;
+        const launched = await gw.ok('alice', 'POST', '/analyses', {
+          json: {
+            system_id: 'de',
+            app_id: app.id,
+            name: 'serve on docker',
+            output_dir: gw.home('alice'),
+            config: {
+              [script]: `echo ${marker} > index.html; exec httpd -f -p 127.0.0.1:$PORT -h /work`,
+            },
+          },
+        });
+        const { externalID: host } = await gw.ok(
+          'alice',
+          'GET',
+          `/vice/analyses/${launched.id}/external-id`,
+        );
+        const page = await eventually(
+          async () => {
+            const response = await gw.call('alice', 'GET', `/vice/${host}/index.html`);
+            return response.status === 200 ? response.text : undefined;
+          },
+          20_000,
+          'the proxy to reach the container',
+        );
+        assert.equal(page, `${marker}\n`);
+        await gw.ok('alice', 'POST', `/analyses/${launched.id}/stop`);
+        const done = await endedAnalysis(gw, 'alice', launched.id);
+        assert.equal(done.status, 'Canceled');
+        assert.equal((await gw.call('alice', 'GET', `/vice/${host}/index.html`)).status, 404);
       });
 
       test('an image that cannot be pulled fails the analysis at once, naming it and why', async () => {

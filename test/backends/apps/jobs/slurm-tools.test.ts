@@ -2,7 +2,8 @@
 // engine, on the one-node cluster of scripts/job-engines/slurm.sh: a tool's step runs as a Slurm
 // job with the tool's cores and memory, its output in the data store and its logs in logs/; a pipeline of two tools on Slurm, the
 // second reading the first's output; a stop of a running analysis cancelling its Slurm job, none
-// of its processes left; and an interactive tool as a Slurm job on the port the platform assigned,
+// of its processes left; and an interactive tool as a Slurm job on the port the platform assigned
+// (reached through the platform's VICE proxy),
 // reachable until stopped, its work kept.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -263,6 +264,21 @@ for (const engine of engines) {
           'the server to listen',
         );
         assert.equal(answer, marker);
+        // Reached as users reach it, through the platform's proxy at its VICE host.
+        const { externalID: host } = await gw.ok(
+          'alice',
+          'GET',
+          `/vice/analyses/${launched.id}/external-id`,
+        );
+        const proxied = await eventually(
+          async () => {
+            const response = await gw.call('alice', 'GET', `/vice/${host}/`);
+            return response.status === 200 ? response.text : undefined;
+          },
+          10_000,
+          'the proxy to reach the session',
+        );
+        assert.equal(proxied, marker);
         assert.deepEqual(
           slurmJobsOf(launched.id).map(([, state]) => state),
           ['RUNNING'],
