@@ -86,13 +86,24 @@ export function limitsOf(
   };
 }
 
-/** What the tool asks a batch scheduler to reserve: its least CPU cores and GPUs (container settings). */
-function resourcesOf(tool: ToolRow): { cpus?: number; gpus?: number } {
+/**
+ * What a batch scheduler reserves for the step: the CPU cores and GPUs the tool's container asks
+ * for at least (`min_cpu_cores`, `min_gpus`), or the submission's requirements for the step when
+ * they ask for more; the engine holds them to its ceilings.
+ */
+function resourcesOf(
+  tool: ToolRow,
+  requested: Record<string, unknown> = {},
+): { cpus?: number; gpus?: number } {
   const container = tool.container ? (JSON.parse(tool.container) as Record<string, unknown>) : {};
-  const count = (asked: unknown) =>
-    typeof asked === 'number' && Number.isInteger(asked) && asked > 0 ? asked : undefined;
-  const cpus = count(container.min_cpu_cores);
-  const gpus = count(container.min_gpus);
+  const count = (...asked: unknown[]) => {
+    const counts = asked.filter(
+      (value): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0,
+    );
+    return counts.length ? Math.max(...counts) : undefined;
+  };
+  const cpus = count(container.min_cpu_cores, requested.min_cpu_cores);
+  const gpus = count(container.min_gpus, requested.min_gpus);
   return { ...(cpus ? { cpus } : {}), ...(gpus ? { gpus } : {}) };
 }
 
@@ -181,7 +192,7 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
       ...(rootImage ? { rootImage } : {}),
       ...(program.containerImage ? { containerImage: program.containerImage } : {}),
       limits: limitsOf(tool, settings.limits, step.requested),
-      resources: resourcesOf(tool),
+      resources: resourcesOf(tool, step.requested),
     };
     const interactive = asBoolean(tool.interactive);
     // An interactive step's deadline is its session's time limit (which users extend), up to the

@@ -114,7 +114,11 @@ for (const engine of engines) {
         );
         return { app, keys: keys as Record<string, string> };
       };
-      const launch = (app: { id: string }, config: Record<string, unknown>) =>
+      const launch = (
+        app: { id: string },
+        config: Record<string, unknown>,
+        extra: Record<string, unknown> = {},
+      ) =>
         gw.ok('alice', 'POST', '/analyses', {
           json: {
             system_id: 'de',
@@ -122,6 +126,7 @@ for (const engine of engines) {
             name: 'on slurm',
             output_dir: gw.home('alice'),
             config,
+            ...extra,
           },
         });
       const download = async (file: string) => {
@@ -137,12 +142,14 @@ for (const engine of engines) {
       test('a tool runs as a Slurm job: its output in the data store, its logs in logs/', async () => {
         await gw.upload('alice', gw.home('alice'), 'lines.txt', 'one\ntwo\nthree\n');
         const { app, keys } = await toolApp('report.sh', reportParameters, {
-          container: { image: { name: 'host' }, min_cpu_cores: 2, memory_limit: 64 * 1024 * 1024 },
+          container: { image: { name: 'host' }, min_cpu_cores: 1, memory_limit: 64 * 1024 * 1024 },
         });
-        const launched = await launch(app, {
-          [keys.Lines!]: `${gw.home('alice')}/lines.txt`,
-          [keys.Label!]: 'on slurm',
-        });
+        const launched = await launch(
+          app,
+          { [keys.Lines!]: `${gw.home('alice')}/lines.txt`, [keys.Label!]: 'on slurm' },
+          // More cores than the tool's one, less memory than its 64 MiB: both hold.
+          { requirements: [{ step_number: 1, min_cpu_cores: 2, memory_limit: 32 * 1024 * 1024 }] },
+        );
         const done = await endedAnalysis(gw, 'alice', launched.id);
         assert.equal(done.status, 'Completed', JSON.stringify(done));
         const folder = done.resultfolderid as string;
@@ -151,15 +158,15 @@ for (const engine of engines) {
         assert.equal(await download(`${folder}/logs/step-1-stdout.txt`), 'made report.txt\n');
         const status = JSON.parse(await download(`${folder}/logs/step-1-exit-status.json`));
         assert.equal(status.state, 'completed');
-        // It was Slurm's job: scontrol still knows it (MinJobAge), completed, with the tool's two
-        // cores and its memory limit (64 MiB) and the node runner's 128 MiB.
+        // It was Slurm's job: scontrol still knows it (MinJobAge), completed, with the two cores
+        // and the memory limit (32 MiB) the submission asked for, and the node runner's 128 MiB.
         const jobs = slurmJobsOf(launched.id);
         assert.deepEqual(
           jobs.map(([, state]) => state),
           ['COMPLETED'],
         );
         assert.match(jobs[0]![2]!, / CPUs\/Task=2 /);
-        assert.match(jobs[0]![2]!, / MinMemoryNode=192M /);
+        assert.match(jobs[0]![2]!, / MinMemoryNode=160M /);
       });
 
       test("a pipeline on Slurm: the second step reads the first's output", async () => {
