@@ -135,11 +135,11 @@ export function createContainerEngine(options: ContainerEngineOptions): Executio
         signal.removeEventListener('abort', stop);
       }
     },
-    async startInteractive(command, id = randomUUID()) {
+    async startInteractive(command, id = randomUUID(), given) {
       const existing = sessions.get(id);
       if (existing && existing.status() !== 'exited')
         throw new Error(`an interactive step ${id} is already running`);
-      const port = await freeLoopbackPort();
+      const port = given ?? (await freeLoopbackPort());
       const step = await start(command, { port });
       await step.started;
       const session = interactiveSession(step, port, id);

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { NodeContainer, NodeStep } from './node-step.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SlurmSettings } from '../../config/index.ts';
 import type {
@@ -40,6 +41,12 @@ import {
 export interface SlurmEngineOptions {
   settings: SlurmSettings;
   log: Pick<FastifyBaseLogger, 'warn'>;
+  /**
+   * The container runtime the nodes run image tools' steps on (CONTAINER_RUNTIME or
+   * JOB_EXECUTOR's docker: the nodes have it), and the registry image names naming none come
+   * from (DOCKER_REGISTRY); without it, a step naming an image is refused.
+   */
+  container?: NodeContainer;
 }
 
 /** The node runner, beside this file (step-on-node.ts from source, .js once built). */
@@ -301,7 +308,11 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
     await rm(join(command.logDir, 'exit-status'), { force: true });
     const stepFile = join(command.logDir, 'slurm-step.json');
     const script = join(command.logDir, 'slurm-step.sh');
-    await writeFile(stepFile, `${JSON.stringify(command)}\n`);
+    const job: NodeStep = {
+      command,
+      ...(options.container ? { container: options.container } : {}),
+    };
+    await writeFile(stepFile, `${JSON.stringify(job)}\n`);
     const runner = [process.execPath, nodeRunner, stepFile, ...(port ? [String(port)] : [])];
     await writeFile(
       script,

@@ -21,11 +21,24 @@ export interface JobEngines {
 }
 
 export function jobEngines(executor: ExecutorSettings, log: FastifyBaseLogger): JobEngines {
+  if (executor.jobExecutor === 'slurm' && executor.slurm) {
+    // Every step a Slurm job; image tools' too, run on the node's container runtime.
+    const slurm = createSlurmEngine({
+      settings: executor.slurm,
+      log,
+      ...(executor.containerRuntime
+        ? {
+            container: {
+              runtime: executor.containerRuntime,
+              ...(executor.registry ? { registry: executor.registry } : {}),
+            },
+          }
+        : {}),
+    });
+    return { engine: slurm, ...(executor.containerRuntime ? { containerEngine: slurm } : {}) };
+  }
   return {
-    engine:
-      executor.jobExecutor === 'slurm' && executor.slurm
-        ? createSlurmEngine({ settings: executor.slurm, log })
-        : createLocalEngine({ log }),
+    engine: createLocalEngine({ log }),
     ...(executor.containerRuntime
       ? {
           containerEngine: createContainerEngine({

@@ -7,9 +7,11 @@
 // and its logs (stdout, stderr, exit status) in the result folder, the CPU seconds its container's
 // cgroup counted kept on the step for cpu.hours. A tool whose image cannot be
 // pulled ends its analysis Failed at once, naming the image and Docker's reason. An interactive
-// image tool serves from its container on the platform's port, reached through the VICE proxy. In CI these fail
-// when Docker cannot run; elsewhere they skip with the reason.
+// image tool serves from its container on the platform's port, reached through the VICE proxy.
+// And the same image tool on Slurm, in a container on the node. In CI these fail when Docker (or
+// Slurm) cannot run; elsewhere they skip with the reason.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { endedAnalysis } from '../../../support/analyses.ts';
 import { eventually } from '../../../support/fileio.ts';
@@ -20,6 +22,7 @@ import {
   testRegistry,
 } from '../../../support/docker.ts';
 import { engines, skipWithout } from '../../../support/postgres.ts';
+import { skipWithoutSlurm } from '../../../support/slurm.ts';
 import {
   admin,
   startMetadataGateway,
@@ -220,6 +223,103 @@ for (const engine of engines) {
           history.steps[0].updates.at(-1).message,
           /its image 127\.0\.0\.1:5000\/platform\/missing:7 could not be pulled: .*manifest unknown/,
         );
+      });
+    },
+  );
+}
+
+// The same image tool on Slurm (JOB_EXECUTOR=slurm with CONTAINER_RUNTIME=docker): its step a
+// Slurm job whose node runner runs the container on the node's Docker.
+for (const engine of engines) {
+  describe(
+    `image tools on Slurm, in Docker on the node (${engine})`,
+    { skip: skipWithout(engine) || skipWithoutDocker() || skipWithoutSlurm() },
+    () => {
+      let gw: MetadataGateway;
+      before(async () => {
+        gw = (await startMetadataGateway({
+          engine,
+          env: {
+            JOB_EXECUTOR: 'slurm',
+            CONTAINER_RUNTIME: 'docker',
+            DOCKER_REGISTRY: testRegistry,
+            SLURM_PARTITION: 'debug',
+            SLURM_POLL_MS: '100',
+            TOOL_WALL_CLOCK_SECONDS: '60',
+            TOOL_MEMORY_MB: '256',
+          },
+        }))!;
+        for (const name of ['alice', admin])
+          await gw.ok(name, 'GET', '/subjects?search=nobody-matches-this');
+      });
+      after(async () => gw?.close());
+
+      test('an image tool pulled by name runs in a container on the node; its output and logs in the data store', async () => {
+        await gw.upload('alice', gw.home('alice'), 'lines.txt', 'one\ntwo\n');
+        const tool = await gw.ok('alice', 'POST', '/tools', {
+          json: {
+            name: `counter ${Math.random()}`,
+            version: '1',
+            type: 'executable',
+            container: {
+              image: { name: testImageName, tag: testImageTag, url: '', osg_image_path: '' },
+              entrypoint: '/bin/sh',
+            },
+          },
+        });
+        await gw.ok(admin, 'PATCH', `/admin/tools/${tool.id}`, { json: {} });
+        const app = await gw.ok('alice', 'POST', '/apps/de', {
+          json: {
+            name: `count on slurm ${Math.random()}`,
+            tools: [{ id: tool.id }],
+            groups: [
+              {
+                label: 'Parameters',
+                parameters: [
+                  { type: 'Text', name: '-c', label: 'Script', order: 1 },
+                  { type: 'FileInput', name: '', label: 'Lines', order: 2, required: true },
+                ],
+              },
+            ],
+          },
+        });
+        const view = await gw.ok('alice', 'GET', `/apps/de/${app.id}`);
+        const [script, lines] = view.groups[0].parameters.map((p: { id: string }) => p.id);
+        const launched = await gw.ok('alice', 'POST', '/analyses', {
+          json: {
+            system_id: 'de',
+            app_id: app.id,
+            name: 'count on slurm in docker',
+            output_dir: gw.home('alice'),
+            config: {
+              [script]: 'wc -l < "$0" > count.txt; echo "in $(cat /etc/hostname) as $(id -un)"',
+              [lines]: `${gw.home('alice')}/lines.txt`,
+            },
+          },
+        });
+        const done = await endedAnalysis(gw, 'alice', launched.id);
+        assert.equal(done.status, 'Completed', JSON.stringify(done));
+        const folder = done.resultfolderid as string;
+        const read = async (file: string) =>
+          (
+            await gw.call(
+              'alice',
+              'GET',
+              `/secured/fileio/download?path=${encodeURIComponent(`${folder}/${file}`)}`,
+            )
+          ).text;
+        assert.equal((await read('count.txt')).trim(), '2');
+        assert.match(await read('logs/step-1-stdout.txt'), /^in \S+ as nobody\n$/);
+        // The step was a Slurm job (scontrol still knows it), and its handle that job's id.
+        const step = await gw.running.gateway.store.db
+          .selectFrom('analysis_steps')
+          .select('engine_handle')
+          .where('analysis_id', '=', launched.id)
+          .executeTakeFirstOrThrow();
+        const job = execFileSync('scontrol', ['show', 'job', '-o', step.engine_handle!], {
+          encoding: 'utf8',
+        });
+        assert.match(job, /JobState=COMPLETED/);
       });
     },
   );
