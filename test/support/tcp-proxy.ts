@@ -1,4 +1,5 @@
-// A loopback TCP proxy that stages network failures between the gateway and a real service.
+// A loopback TCP proxy that stages network failures between the gateway and a real service (over
+// TCP, or a Unix socket such as dockerd's).
 import { createServer, Socket, type AddressInfo, type Server } from 'node:net';
 
 /**
@@ -36,7 +37,10 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/** Where the proxy forwards: a TCP address, or a Unix socket's path (dockerd's). */
+export type ProxyTarget = { host: string; port: number } | { path: string };
+
+export async function startTcpProxy(target: ProxyTarget): Promise<TcpProxy> {
   let mode: ProxyMode = 'pass';
   const pairs = new Set<Pair>();
 
@@ -73,7 +77,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     upstream.on('end', () => {
       if (mode === 'pass') client.end();
     });
-    upstream.connect(target.port, target.host);
+    if ('path' in target) upstream.connect(target.path);
+    else upstream.connect(target.port, target.host);
   });
 
   const listen = (port: number) =>
