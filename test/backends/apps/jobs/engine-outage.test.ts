@@ -21,45 +21,27 @@ import { noRateLimits } from '../../../support/gateway.ts';
 import { startMainProcess, type MainProcess } from '../../../support/main-process.ts';
 import { engineDatabase, engines, skipWithout } from '../../../support/postgres.ts';
 import { startTcpProxy, type TcpProxy } from '../../../support/tcp-proxy.ts';
-import {
-  bearer,
-  createSigningKey,
-  signToken,
-  startJwksServer,
-  userClaims,
-  type JwksServer,
-} from '../../../support/tokens.ts';
-
-const admin = 'root';
+import { processCallers, shellApp, type ProcessCallers } from '../../../support/process-callers.ts';
 
 describe('the Docker engine gone mid-step', { concurrency: true }, () => {
   for (const engine of engines) {
     describe(engine, { skip: skipWithout(engine) || skipWithoutDocker() }, () => {
       let dataDir: string;
-      let jwks: JwksServer;
       let database: Awaited<ReturnType<typeof engineDatabase>>;
       let proxy: TcpProxy;
       let gateway: MainProcess | undefined;
-      let tokens: Record<string, string>;
+      let callers: ProcessCallers;
       const containers: string[] = [];
       before(async () => {
         dataDir = mkdtempSync(path.join(tmpdir(), 'engine-outage-'));
-        const key = await createSigningKey('ES256', 'outage-key');
-        jwks = await startJwksServer([key]);
+        callers = await processCallers(() => gateway!.url);
         database = await engineDatabase(engine);
         proxy = await startTcpProxy({ path: '/var/run/docker.sock' });
-        tokens = {
-          alice: await signToken(key, userClaims('alice')),
-          [admin]: await signToken(
-            key,
-            userClaims(admin, { realm_access: { roles: ['de-admin'] } }),
-          ),
-        };
         gateway = await startMainProcess({
           ...noRateLimits,
           ...database.env,
           GATEWAY_DATA_DIR: dataDir,
-          AUTH_JWKS_URL: jwks.url,
+          AUTH_JWKS_URL: callers.jwksUrl,
           JOB_EXECUTOR: 'docker',
           DOCKER_REGISTRY: testRegistry,
           DOCKER_HOST: `tcp://${proxy.host}:${proxy.port}`,
@@ -69,55 +51,25 @@ describe('the Docker engine gone mid-step', { concurrency: true }, () => {
         await gateway?.stop('SIGKILL');
         await proxy?.close();
         for (const name of containers) docker(['rm', '--force', name]);
-        await jwks?.close();
+        await callers?.close();
         await database?.drop();
         if (dataDir) rmSync(dataDir, { recursive: true, force: true });
       });
-
-      const ok = async (user: string, method: string, route: string, json?: unknown) => {
-        const response = await fetch(`${gateway!.url}${route}`, {
-          method,
-          headers: {
-            ...bearer(tokens[user]!),
-            ...(json === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-        });
-        const text = await response.text();
-        assert.ok(response.status < 300, `${method} ${route}: ${response.status} ${text}`);
-        return text ? JSON.parse(text) : undefined;
-      };
+      const ok: ProcessCallers['ok'] = (...args) => callers.ok(...args);
 
       test('the analysis ends Failed at once, saying its container cannot be followed and why', async () => {
-        await ok(admin, 'GET', '/secured/filesystem/root');
-        await ok('alice', 'GET', '/secured/filesystem/root');
-        const tool = await ok('alice', 'POST', '/tools', {
-          name: 'sh',
-          version: '1',
-          type: 'executable',
+        const { appId, script } = await shellApp(callers, {
           container: {
             image: { name: testImageName, tag: testImageTag, url: '', osg_image_path: '' },
             entrypoint: '/bin/sh',
           },
         });
-        await ok(admin, 'PATCH', `/admin/tools/${tool.id}`, {});
-        const app = await ok('alice', 'POST', '/apps/de', {
-          name: `sleeps ${Date.now()}`,
-          tools: [{ id: tool.id }],
-          groups: [
-            {
-              label: 'Parameters',
-              parameters: [{ type: 'Text', name: '-c', label: 'Script', order: 1 }],
-            },
-          ],
-        });
-        const view = await ok('alice', 'GET', `/apps/de/${app.id}`);
         const launched = await ok('alice', 'POST', '/analyses', {
           system_id: 'de',
-          app_id: app.id,
+          app_id: appId,
           name: 'loses its engine',
           output_dir: '/platform/home/alice',
-          config: { [view.groups[0].parameters[0].id]: 'echo started; sleep 300' },
+          config: { [script]: 'echo started; sleep 300' },
         });
         // Running in its container (Docker lists it, labelled as a platform step).
         const container = await eventually(

@@ -23,16 +23,7 @@ import { noRateLimits } from '../../../support/gateway.ts';
 import { startMainProcess, type MainProcess } from '../../../support/main-process.ts';
 import { engineDatabase, engines, skipWithout } from '../../../support/postgres.ts';
 import { skipWithoutSlurm } from '../../../support/slurm.ts';
-import {
-  bearer,
-  createSigningKey,
-  signToken,
-  startJwksServer,
-  userClaims,
-  type JwksServer,
-} from '../../../support/tokens.ts';
-
-const admin = 'root';
+import { processCallers, shellApp, type ProcessCallers } from '../../../support/process-callers.ts';
 
 /** Where the step runs: its settings, and the tool it runs (`sh -c <script>`) as that engine takes it. */
 const executors: {
@@ -76,26 +67,17 @@ describe('gateways killed mid-step', { concurrency: true }, () => {
         { skip: skipWithout(engine) || executor.skip() },
         () => {
           let dataDir: string;
-          let jwks: JwksServer;
           let database: Awaited<ReturnType<typeof engineDatabase>>;
           let gateway: MainProcess | undefined;
-          let tokens: Record<string, string>;
+          let callers: ProcessCallers;
           before(async () => {
             dataDir = mkdtempSync(path.join(tmpdir(), 'takeover-'));
-            const key = await createSigningKey('ES256', 'takeover-key');
-            jwks = await startJwksServer([key]);
+            callers = await processCallers(() => gateway!.url);
             database = await engineDatabase(engine);
-            tokens = {
-              alice: await signToken(key, userClaims('alice')),
-              [admin]: await signToken(
-                key,
-                userClaims(admin, { realm_access: { roles: ['de-admin'] } }),
-              ),
-            };
           });
           after(async () => {
             await gateway?.stop('SIGKILL');
-            await jwks?.close();
+            await callers?.close();
             await database?.drop();
             if (dataDir) rmSync(dataDir, { recursive: true, force: true });
           });
@@ -126,59 +108,19 @@ describe('gateways killed mid-step', { concurrency: true }, () => {
               ...noRateLimits,
               ...database.env,
               GATEWAY_DATA_DIR: dataDir,
-              AUTH_JWKS_URL: jwks.url,
+              AUTH_JWKS_URL: callers.jwksUrl,
               ...executor.env,
               JOB_LEASE_SECONDS: '1',
             });
-          /** Calls the running gateway as `user`; answers the status and the JSON body. */
-          const call = async (user: string, method: string, route: string, json?: unknown) => {
-            const response = await fetch(`${gateway!.url}${route}`, {
-              method,
-              headers: {
-                ...bearer(tokens[user]!),
-                ...(json === undefined ? {} : { 'content-type': 'application/json' }),
-              },
-              ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-            });
-            const text = await response.text();
-            const isJson = response.headers.get('content-type')?.startsWith('application/json');
-            return { status: response.status, body: isJson ? JSON.parse(text) : undefined, text };
-          };
-          const ok = async (user: string, method: string, route: string, json?: unknown) => {
-            const answer = await call(user, method, route, json);
-            assert.ok(answer.status < 300, `${method} ${route}: ${answer.status} ${answer.text}`);
-            return answer.body;
-          };
+          const ok: ProcessCallers['ok'] = (...args) => callers.ok(...args);
 
           test('the gateway started again follows the same container or job to its end: completed once, notified once', async () => {
             gateway = await start();
             const home = '/platform/home/alice';
-            await ok(admin, 'GET', '/secured/filesystem/root');
-            await ok('alice', 'GET', '/secured/filesystem/root');
-            const tool = await ok('alice', 'POST', '/tools', {
-              name: 'sh',
-              description: 'waits for its go',
-              version: '1',
-              type: 'executable',
-              interactive: false,
-              ...executor.tool,
-            });
-            await ok(admin, 'PATCH', `/admin/tools/${tool.id}`, {});
-            const app = await ok('alice', 'POST', '/apps/de', {
-              name: `wait for go ${Date.now()}`,
-              tools: [{ id: tool.id }],
-              groups: [
-                {
-                  label: 'Parameters',
-                  parameters: [{ type: 'Text', name: '-c', label: 'Script', order: 1 }],
-                },
-              ],
-            });
-            const view = await ok('alice', 'GET', `/apps/de/${app.id}`);
-            const script = view.groups[0].parameters[0].id as string;
+            const { appId, script } = await shellApp(callers, executor.tool);
             const launched = await ok('alice', 'POST', '/analyses', {
               system_id: 'de',
-              app_id: app.id,
+              app_id: appId,
               name: 'outlives its gateway',
               output_dir: home,
               config: {
@@ -232,7 +174,7 @@ describe('gateways killed mid-step', { concurrency: true }, () => {
             assert.equal(stepStatuses.filter((status: string) => status === 'Completed').length, 1);
             assert.ok(!stepStatuses.includes('Failed'), stepStatuses.join(', '));
             const folder = ended.resultfolderid as string;
-            const download = await call(
+            const download = await callers.call(
               'alice',
               'GET',
               `/secured/fileio/download?path=${encodeURIComponent(`${folder}/result.txt`)}`,
