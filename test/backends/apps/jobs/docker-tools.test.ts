@@ -29,6 +29,60 @@ import {
   type MetadataGateway,
 } from '../../../support/metadata-gateway.ts';
 
+/**
+ * A tool as the UI's tool form sends it (its container naming `image`, `/bin/sh` its entry point),
+ * approved by an administrator, and an app of alice's on it with a Script (`-c`) parameter and,
+ * unless `interactive`, a Lines file input; answers the app and its parameters' ids by label.
+ */
+async function imageToolApp(
+  gw: MetadataGateway,
+  image: { name: string; tag: string },
+  interactive = false,
+): Promise<{ app: { id: string }; keys: Record<string, string> }> {
+  const tool = await gw.ok('alice', 'POST', '/tools', {
+    json: {
+      name: `${interactive ? 'server' : 'counter'} ${Math.random()}`,
+      description: interactive ? 'serves' : 'counts lines',
+      version: '1',
+      type: interactive ? 'interactive' : 'executable',
+      interactive,
+      container: {
+        image: { ...image, url: '', osg_image_path: '' },
+        entrypoint: '/bin/sh',
+        network_mode: '',
+        skip_tmp_mount: false,
+        max_cpu_cores: 1,
+        memory_limit: 64 * 1024 * 1024,
+      },
+    },
+  });
+  await gw.ok(admin, 'PATCH', `/admin/tools/${tool.id}`, { json: {} });
+  const app = await gw.ok('alice', 'POST', '/apps/de', {
+    json: {
+      name: `${interactive ? 'serve' : 'count lines'} ${Math.random()}`,
+      tools: [{ id: tool.id }],
+      groups: [
+        {
+          label: 'Parameters',
+          parameters: [
+            { type: 'Text', name: '-c', label: 'Script', order: 1 },
+            ...(interactive
+              ? []
+              : [{ type: 'FileInput', name: '', label: 'Lines', order: 2, required: true }]),
+          ],
+        },
+      ],
+    },
+  });
+  const view = await gw.ok('alice', 'GET', `/apps/de/${app.id}`);
+  const keys = Object.fromEntries(
+    view.groups
+      .flatMap((group: any) => group.parameters)
+      .map((parameter: any) => [parameter.label, parameter.id]),
+  ) as Record<string, string>;
+  return { app, keys };
+}
+
 for (const engine of engines) {
   describe(
     `image tools on Docker (${engine})`,
@@ -45,49 +99,7 @@ for (const engine of engines) {
       });
       after(async () => gw?.close());
 
-      /** A tool as the UI's tool form sends it, approved by an administrator, and an app on it. */
-      const imageTool = async (image: { name: string; tag: string }) => {
-        const tool = await gw.ok('alice', 'POST', '/tools', {
-          json: {
-            name: `counter ${Math.random()}`,
-            description: 'counts lines',
-            version: '1',
-            type: 'executable',
-            interactive: false,
-            container: {
-              image: { ...image, url: '', osg_image_path: '' },
-              entrypoint: '/bin/sh',
-              network_mode: '',
-              skip_tmp_mount: false,
-              max_cpu_cores: 1,
-              memory_limit: 64 * 1024 * 1024,
-            },
-          },
-        });
-        await gw.ok(admin, 'PATCH', `/admin/tools/${tool.id}`, { json: {} });
-        const app = await gw.ok('alice', 'POST', '/apps/de', {
-          json: {
-            name: `count lines ${Math.random()}`,
-            tools: [{ id: tool.id }],
-            groups: [
-              {
-                label: 'Parameters',
-                parameters: [
-                  { type: 'Text', name: '-c', label: 'Script', order: 1 },
-                  { type: 'FileInput', name: '', label: 'Lines', order: 2, required: true },
-                ],
-              },
-            ],
-          },
-        });
-        const view = await gw.ok('alice', 'GET', `/apps/de/${app.id}`);
-        const keys = Object.fromEntries(
-          view.groups
-            .flatMap((group: any) => group.parameters)
-            .map((parameter: any) => [parameter.label, parameter.id]),
-        ) as Record<string, string>;
-        return { app, keys };
-      };
+      const imageTool = (image: { name: string; tag: string }) => imageToolApp(gw, image);
       const download = async (file: string) => {
         const answer = await gw.call(
           'alice',
@@ -142,36 +154,12 @@ for (const engine of engines) {
       });
 
       test("an interactive image tool: a container serving on the platform's port, reached through the VICE proxy until stopped", async () => {
-        const tool = await gw.ok('alice', 'POST', '/tools', {
-          json: {
-            name: `server ${Math.random()}`,
-            description: 'serves its marker',
-            version: '1',
-            type: 'interactive',
-            interactive: true,
-            container: {
-              image: { name: testImageName, tag: testImageTag, url: '', osg_image_path: '' },
-              entrypoint: '/bin/sh',
-              network_mode: '',
-              skip_tmp_mount: false,
-            },
-          },
-        });
-        await gw.ok(admin, 'PATCH', `/admin/tools/${tool.id}`, { json: {} });
-        const app = await gw.ok('alice', 'POST', '/apps/de', {
-          json: {
-            name: `serve ${Math.random()}`,
-            tools: [{ id: tool.id }],
-            groups: [
-              {
-                label: 'Parameters',
-                parameters: [{ type: 'Text', name: '-c', label: 'Script', order: 1 }],
-              },
-            ],
-          },
-        });
-        const view = await gw.ok('alice', 'GET', `/apps/de/${app.id}`);
-        const script = view.groups[0].parameters[0].id as string;
+        const { app, keys } = await imageToolApp(
+          gw,
+          { name: testImageName, tag: testImageTag },
+          true,
+        );
+        const script = keys.Script!;
         const marker = `docker-vice-${process.pid}-${Date.now()}`;
         const launched = await gw.ok('alice', 'POST', '/analyses', {
           json: {
@@ -256,35 +244,8 @@ for (const engine of engines) {
 
       test('an image tool pulled by name runs in a container on the node; its output and logs in the data store', async () => {
         await gw.upload('alice', gw.home('alice'), 'lines.txt', 'one\ntwo\n');
-        const tool = await gw.ok('alice', 'POST', '/tools', {
-          json: {
-            name: `counter ${Math.random()}`,
-            version: '1',
-            type: 'executable',
-            container: {
-              image: { name: testImageName, tag: testImageTag, url: '', osg_image_path: '' },
-              entrypoint: '/bin/sh',
-            },
-          },
-        });
-        await gw.ok(admin, 'PATCH', `/admin/tools/${tool.id}`, { json: {} });
-        const app = await gw.ok('alice', 'POST', '/apps/de', {
-          json: {
-            name: `count on slurm ${Math.random()}`,
-            tools: [{ id: tool.id }],
-            groups: [
-              {
-                label: 'Parameters',
-                parameters: [
-                  { type: 'Text', name: '-c', label: 'Script', order: 1 },
-                  { type: 'FileInput', name: '', label: 'Lines', order: 2, required: true },
-                ],
-              },
-            ],
-          },
-        });
-        const view = await gw.ok('alice', 'GET', `/apps/de/${app.id}`);
-        const [script, lines] = view.groups[0].parameters.map((p: { id: string }) => p.id);
+        const { app, keys } = await imageToolApp(gw, { name: testImageName, tag: testImageTag });
+        const [script, lines] = [keys.Script!, keys.Lines!];
         const launched = await gw.ok('alice', 'POST', '/analyses', {
           json: {
             system_id: 'de',
