@@ -7,7 +7,8 @@
 // and its logs (stdout, stderr, exit status) in the result folder, the CPU seconds its container's
 // cgroup counted kept on the step for cpu.hours. A tool whose image cannot be
 // pulled ends its analysis Failed at once, naming the image and Docker's reason. An interactive
-// image tool serves from its container on the platform's port, reached through the VICE proxy.
+// image tool serves from its container on the platform's port, reached through the VICE proxy; a
+// pipeline of two image tools passes the first's output to the second.
 // And the same image tool on Slurm, in a container on the node. In CI these fail when Docker (or
 // Slurm) cannot run; elsewhere they skip with the reason.
 import assert from 'node:assert/strict';
@@ -190,6 +191,88 @@ for (const engine of engines) {
         const done = await endedAnalysis(gw, 'alice', launched.id);
         assert.equal(done.status, 'Canceled');
         assert.equal((await gw.call('alice', 'GET', `/vice/${host}/index.html`)).status, 404);
+      });
+
+      test("a pipeline of two image tools: the second step's container reads the first's output", async () => {
+        /** An app running `sh -c <script> <file>` in the test image, its file parameter `file`. */
+        const shApp = async (label: string, file: Record<string, unknown>) => {
+          const tool = await gw.ok('alice', 'POST', '/tools', {
+            json: {
+              name: `${label} ${Math.random()}`,
+              version: '1',
+              type: 'executable',
+              container: {
+                image: { name: testImageName, tag: testImageTag, url: '', osg_image_path: '' },
+                entrypoint: '/bin/sh',
+              },
+            },
+          });
+          await gw.ok(admin, 'PATCH', `/admin/tools/${tool.id}`, { json: {} });
+          const app = await gw.ok('alice', 'POST', '/apps/de', {
+            json: {
+              name: `${label} ${Math.random()}`,
+              tools: [{ id: tool.id }],
+              groups: [
+                {
+                  label: 'Parameters',
+                  parameters: [
+                    { type: 'Text', name: '-c', label, order: 1 },
+                    { order: 2, ...file },
+                  ],
+                },
+              ],
+            },
+          });
+          return (await gw.ok('alice', 'GET', `/apps/de/${app.id}/tasks`)).tasks[0];
+        };
+        const make = await shApp('Make', {
+          type: 'FileOutput',
+          name: '',
+          label: 'Made',
+          defaultValue: 'made.txt',
+        });
+        const count = await shApp('Count', {
+          type: 'FileInput',
+          name: '',
+          label: 'Counted',
+          required: true,
+        });
+        const made = make.outputs.find((output: any) => output.label === 'Made').id;
+        const counted = count.inputs.find((input: any) => input.label === 'Counted').id;
+        const pipeline = await gw.ok('alice', 'POST', '/apps/pipelines', {
+          json: {
+            name: `make then count in docker ${engine}`,
+            description: 'two image tools',
+            steps: [
+              { name: 'make', description: '', task_id: make.id, app_type: 'DE' },
+              { name: 'count', description: '', task_id: count.id, app_type: 'DE' },
+            ],
+            mappings: [{ source_step: 0, target_step: 1, map: { [counted]: made } }],
+          },
+        });
+        const view = await gw.ok('alice', 'GET', `/apps/de/${pipeline.id}`);
+        const keys = Object.fromEntries(
+          view.groups
+            .flatMap((group: any) => group.parameters)
+            .map((parameter: any) => [parameter.label, parameter.id]),
+        );
+        const launched = await gw.ok('alice', 'POST', '/analyses', {
+          json: {
+            system_id: 'de',
+            app_id: pipeline.id,
+            name: 'piped through docker',
+            output_dir: gw.home('alice'),
+            config: {
+              [keys.Make]: 'printf "one\\ntwo\\nthree\\n" > "$0"',
+              [keys.Count]: 'wc -l < "$0" > count.txt',
+            },
+          },
+        });
+        const done = await endedAnalysis(gw, 'alice', launched.id);
+        assert.equal(done.status, 'Completed', JSON.stringify(done));
+        const folder = done.resultfolderid as string;
+        assert.equal(await download(`${folder}/made.txt`), 'one\ntwo\nthree\n');
+        assert.equal((await download(`${folder}/count.txt`)).trim(), '3');
       });
 
       test('an image that cannot be pulled fails the analysis at once, naming it and why', async () => {
