@@ -166,7 +166,8 @@ async function makeTemplate(databaseUrl: string): Promise<Snapshot> {
       await client.query(`drop database if exists ${building}`);
       await client.query(`drop database if exists ${templateName}`);
       await client.query(`create database ${building}`);
-      // The store's pool is closed before the rename: a database with connections cannot be renamed or copied.
+      // The store's pool is closed before the rename: a database with connections cannot be
+      // renamed or copied.
       const store = await openStore({
         databaseUrl: urlOfDatabase(databaseUrl, building),
         dataDir: tmpdir(),

@@ -2,15 +2,14 @@
 // 44; docs/executor.md "Docker"), on each database engine: a tool created the way the web UI's tool
 // form creates it, its container naming an image by name and tag (`platform/busybox:1` in the
 // loopback registry of scripts/job-engines/docker.sh), approved by an administrator, and an app on
-// it launched: its file input staged, the step run in a container of that image held to the
-// memory and CPUs the submission's requirements ask (less than the tool's), its output file
-// and its logs (stdout, stderr, exit status) in the result folder, the CPU seconds its container's
-// cgroup counted kept on the step for cpu.hours. A tool whose image cannot be
-// pulled ends its analysis Failed at once, naming the image and Docker's reason. An interactive
-// image tool serves from its container on the platform's port, reached through the VICE proxy; a
-// pipeline of two image tools passes the first's output to the second.
-// And the same image tool on Slurm, in a container on the node. In CI these fail when Docker (or
-// Slurm) cannot run; elsewhere they skip with the reason.
+// it launched: its file input staged, the step run in a container of that image held to the memory
+// and CPUs the submission's requirements ask (less than the tool's), its output file and its logs
+// (stdout, stderr, exit status) in the result folder, the CPU seconds its container's cgroup
+// counted kept on the step for cpu.hours. A tool whose image cannot be pulled ends its analysis
+// Failed at once, naming the image and Docker's reason. An interactive image tool serves from its
+// container on the platform's port, reached through the VICE proxy; a pipeline of two image tools
+// passes the first's output to the second. And the same image tool on Slurm, in a container on the
+// node. In CI these fail when Docker (or Slurm) cannot run; elsewhere they skip with the reason.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';

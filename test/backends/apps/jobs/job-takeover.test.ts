@@ -1,10 +1,10 @@
-// A gateway SIGKILLed while an analysis's step runs outside it, in a container (JOB_EXECUTOR=docker)
-// or as a Slurm job (JOB_EXECUTOR=slurm; issue 44, docs/executor.md "Which gateway follows a
-// job"), on each database engine: the step goes on; the gateway started again takes the analysis
-// over (at once on SQLite, where it is alone; once the dead one's lease lapses on PostgreSQL),
-// follows the same container or job to its end, uploads its output and logs, and records the
-// completion once, with one notification. In CI these fail when Docker or Slurm cannot run;
-// elsewhere they skip with the reason.
+// A gateway SIGKILLed while an analysis's step runs outside it, in a container
+// (JOB_EXECUTOR=docker) or as a Slurm job (JOB_EXECUTOR=slurm; issue 44, docs/executor.md "Which
+// gateway follows a job"), on each database engine: the step goes on; the gateway started again
+// takes the analysis over (at once on SQLite, where it is alone; once the dead one's lease lapses
+// on PostgreSQL), follows the same container or job to its end, uploads its output and logs, and
+// records the completion once, with one notification. In CI these fail when Docker or Slurm cannot
+// run; elsewhere they skip with the reason.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -129,7 +129,7 @@ describe('gateways killed mid-step', { concurrency: true }, () => {
               },
             });
             const work = path.join(dataDir, 'executor', 'steps', `${launched.id}-1`, 'work');
-            // The engine holds the step once its container or job exists (its name recorded on the step).
+            // The engine holds the step once its container or job exists (its name on the step).
             const held = await eventually(
               async () => {
                 const handle = await handleOf(launched.id);

@@ -1,9 +1,9 @@
 // User tools on Slurm (JOB_EXECUTOR=slurm, docs/slurm.md), through the gateway on each database
 // engine, on the one-node cluster of scripts/job-engines/slurm.sh: a tool's step runs as a Slurm
-// job with the tool's cores and memory, its output in the data store and its logs in logs/; a pipeline of two tools on Slurm, the
-// second reading the first's output; a stop of a running analysis cancelling its Slurm job, none
-// of its processes left; and an interactive tool as a Slurm job on the port the platform assigned
-// (reached through the platform's VICE proxy),
+// job with the cores and memory its submission asks, its output in the data store and its logs in
+// logs/; a pipeline of two tools on Slurm, the second reading the first's output; a stop of a
+// running analysis cancelling its Slurm job, none of its processes left; and an interactive tool as
+// a Slurm job on the port the platform assigned (reached through the platform's VICE proxy),
 // reachable until stopped, its work kept.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
