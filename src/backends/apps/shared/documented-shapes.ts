@@ -2,6 +2,36 @@
 // room's documented.ts holds its own routes' table; the service's documented.ts composes them).
 import type { JsonSchema } from '../../../common/documented-schemas.ts';
 
+/** The properties of an app in an app listing, its version's included (the listings' own answers vary only in what they require). */
+export const listedAppProperties: Record<string, JsonSchema> = {
+  id: { type: 'string' },
+  name: { type: 'string' },
+  description: { type: 'string' },
+  app_type: { type: 'string' },
+  version: { type: 'string' },
+  version_id: { type: 'string' },
+  system_id: { type: 'string' },
+  integrator_name: { type: 'string' },
+  integrator_email: { type: 'string' },
+  integration_date: { type: 'string' },
+  edited_date: { type: 'string' },
+  deleted: { type: 'boolean' },
+  disabled: { type: 'boolean' },
+  beta: { type: 'boolean' },
+  is_public: { type: 'boolean' },
+  isBlessed: { type: 'boolean' },
+  is_favorite: { type: 'boolean' },
+  can_favor: { type: 'boolean' },
+  can_rate: { type: 'boolean' },
+  can_run: { type: 'boolean' },
+  step_count: { type: 'integer' },
+  overall_job_type: { type: 'string' },
+  permission: { type: 'string' },
+  pipeline_eligibility: { type: 'object', additionalProperties: true },
+  rating: { type: 'object', additionalProperties: true },
+  limitChecks: { type: 'object', additionalProperties: true },
+};
+
 /** The fields every app of an app listing carries (the listings' answers add a few each). */
 export const appListingRequired = [
   'id',

@@ -25,6 +25,7 @@ export { blank, typed } from './parameter-values.ts';
 /** Shapes of the OpenAPI tables that several rooms' routes take or answer. */
 export {
   appListingRequired,
+  listedAppProperties,
   versionedAppRequired,
   pipelineEligibility,
   rating,

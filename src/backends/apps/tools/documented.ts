@@ -4,6 +4,7 @@
 import type { DocumentedSchemas, JsonSchema } from '../../../common/documented-schemas.ts';
 import {
   containerImage,
+  listedAppProperties,
   toolSummaryProperties,
   toolSummaryRequired,
   namedItem,
@@ -95,34 +96,7 @@ const answeredTool: JsonSchema = {
 
 const toolApp: JsonSchema = {
   type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    app_type: { type: 'string' },
-    version: { type: 'string' },
-    version_id: { type: 'string' },
-    system_id: { type: 'string' },
-    integrator_name: { type: 'string' },
-    integrator_email: { type: 'string' },
-    integration_date: { type: 'string' },
-    edited_date: { type: 'string' },
-    deleted: { type: 'boolean' },
-    disabled: { type: 'boolean' },
-    beta: { type: 'boolean' },
-    is_public: { type: 'boolean' },
-    isBlessed: { type: 'boolean' },
-    is_favorite: { type: 'boolean' },
-    can_favor: { type: 'boolean' },
-    can_rate: { type: 'boolean' },
-    can_run: { type: 'boolean' },
-    step_count: { type: 'integer' },
-    overall_job_type: { type: 'string' },
-    permission: { type: 'string' },
-    pipeline_eligibility: { type: 'object', additionalProperties: true },
-    rating: { type: 'object', additionalProperties: true },
-    limitChecks: { type: 'object', additionalProperties: true },
-  },
+  properties: listedAppProperties,
 };
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
