@@ -8,22 +8,11 @@ import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { requiredInCi } from './gateway.ts';
-import { pgDatabaseUrl, templateName } from './postgres.ts';
+import { pgDatabaseUrl, templateName, withClient } from './postgres.ts';
 
 const databaseUrl = requiredInCi('DATABASE_URL');
 
 type Claim = Awaited<ReturnType<typeof pgDatabaseUrl>>;
-
-/** Runs `work` with a client connected to `url`, and ends the client. */
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Every row of every public table, as JSON in a stable order, keyed by table. */
 async function contentsOf(url: string): Promise<Record<string, string[]>> {

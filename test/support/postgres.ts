@@ -35,7 +35,7 @@ export async function pgSchemaUrl(
 }
 
 /** Runs `work` with a client connected to `databaseUrl`, and ends the client. */
-async function withClient<T>(
+export async function withClient<T>(
   databaseUrl: string,
   work: (client: pg.Client) => Promise<T>,
 ): Promise<T> {
