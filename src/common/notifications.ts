@@ -10,6 +10,11 @@ export interface UserNotification {
   /** Longer text; the agent shows the subject when absent. */
   message?: string;
   payload?: Record<string, unknown>;
+  /**
+   * A UUID the agent records the notification under once: sent again with the same key, it adds
+   * nothing (the `Idempotency-Key` header; job-notices.ts).
+   */
+  key?: string;
 }
 
 /** A job's state as its status notification reports it (spec "Payload for types data and analysis"). */

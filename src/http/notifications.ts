@@ -15,7 +15,7 @@ export async function sendNotification(
   log: Pick<FastifyBaseLogger, 'warn'>,
   requestId?: string,
 ): Promise<boolean> {
-  const { type, user, subject, message = subject, payload = {} } = notification;
+  const { type, user, subject, message = subject, payload = {}, key } = notification;
   try {
     const response = await forwarder.call(
       'notification-agent',
@@ -24,6 +24,7 @@ export async function sendNotification(
         path: '/notification',
         identityStyle: 'none',
         json: { type, user, subject, message, email: false, payload },
+        ...(key ? { headers: { 'idempotency-key': key } } : {}),
       },
       requestId,
     );

@@ -253,6 +253,20 @@ export interface Database {
     /** The notification request as received, JSON text. */
     incoming_json: string;
   };
+  /**
+   * Migration 040: job status notifications not yet accepted by the notification agent, each sent
+   * under its id as the Idempotency-Key (job-notices.ts).
+   */
+  notification_outbox: {
+    id: string;
+    analysis_id: string;
+    /** The UserNotification, JSON text. */
+    notification_json: string;
+    created_at: number;
+    attempt_after: number;
+    holder: string | null;
+    attempts: ColumnType<number, number | undefined, number>;
+  };
   /** Live notifications per user, type and seen, kept by migration 033's triggers. */
   notification_counts: {
     username: string;

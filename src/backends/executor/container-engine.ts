@@ -3,10 +3,11 @@
 // pulled by name when absent (docs/executor.md "Docker"). Containers are created detached and
 // followed (container-step.ts), so a step outlives the gateway: `tracking.submitted` is told the
 // container's name, and an engine given it as `tracking.attach` after a restart follows that
-// container to its end. Stopping kills the container.
+// container to its end. Stopping kills the container; a gateway stopping for a restart lets go of
+// it instead (`tracking.detach`).
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { ExecutionEngine, InteractiveSession } from './engine.ts';
+import { StepDetached, type ExecutionEngine, type InteractiveSession } from './engine.ts';
 import { findProgram } from './find-program.ts';
 import { freeLoopbackPort, interactiveSession } from './interactive-session.ts';
 import { runtimeCli, runtimeComplaint } from './runtime-cli.ts';
@@ -127,10 +128,24 @@ export function createContainerEngine(options: ContainerEngineOptions): Executio
     async run(command, signal, tracking) {
       const step = await start(command, tracking ? { tracking } : {});
       const stop = () => step.stop();
+      // Let go of before any stop: a gateway stopping for a restart leaves its containers running.
+      const detached = new Promise<never>((_, reject) => {
+        const detach = () => {
+          signal.removeEventListener('abort', stop);
+          running.delete(step);
+          step.detach();
+          // Once the container is made and named (or not made at all), so its handle is recorded.
+          void step.started.then(() => reject(new StepDetached(step.name)));
+        };
+        if (tracking?.detach?.aborted) detach();
+        else tracking?.detach?.addEventListener('abort', detach, { once: true });
+        void step.done.finally(() => tracking?.detach?.removeEventListener('abort', detach));
+      });
+      detached.catch(() => undefined);
       if (signal.aborted) stop();
       signal.addEventListener('abort', stop, { once: true });
       try {
-        return await step.done;
+        return await Promise.race([step.done, detached]);
       } finally {
         signal.removeEventListener('abort', stop);
       }

@@ -35,6 +35,12 @@ export interface ContainerStepTools {
 export interface ContainerStep extends RunningStep {
   /** The container's name: what `tracking.submitted` is given. */
   readonly name: string;
+  /**
+   * Stops following the container and leaves it running (the gateway stops for a restart): no
+   * limit is enforced from here on, nothing is removed, and `done` settles without an outcome
+   * recorded.
+   */
+  detach(): void;
 }
 
 /** How long the followed output may go on after the container has ended before it is cut. */
@@ -76,10 +82,13 @@ export function startContainerStep(
   const name = attach ?? `platform-step-${randomUUID()}`;
   let ending: EngineEnding | undefined;
   let exists = false;
+  /** Aborted by detach(): the clients following the container end, the container goes on. */
+  const letGo = new AbortController();
   let markStarted!: () => void;
   const started = new Promise<void>((resolve) => (markStarted = resolve));
 
   const end = (why: EngineEnding) => {
+    if (letGo.signal.aborted) return;
     ending ??= why;
     if (exists) void cli(['kill', name]);
   };
@@ -97,6 +106,23 @@ export function startContainerStep(
       tools.log.warn({ err: error, logDir: command.logDir }, 'step outcome not written');
     }
     return outcome;
+  };
+
+  /** What `done` settles with once the step was let go of (nothing is recorded). */
+  const detachedOutcome = (): StepOutcome => {
+    const now = Date.now();
+    return {
+      ...stepOutcome({
+        code: null,
+        signal: null,
+        ending: { stopped: true },
+        limits,
+        startedAt: now,
+        endedAt: now,
+        cpuSeconds: 0,
+      }),
+      reason: 'was let go of',
+    };
   };
 
   const notRun = (why: EngineEnding) => {
@@ -142,6 +168,7 @@ export function startContainerStep(
     const unavailable = await tools.ensureImage(image);
     if (unavailable)
       return `could not start: its image ${image} could not be pulled: ${unavailable}`;
+    if (letGo.signal.aborted) return 'could not start: the gateway is stopping';
     if (tools.user.uid !== process.getuid?.())
       await giveTo(command.workDir, tools.user.uid, tools.user.gid);
     const created = await cli(
@@ -182,10 +209,12 @@ export function startContainerStep(
     markStarted();
     const logs = spawn(tools.program, ['logs', '--follow', name], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      signal: letGo.signal,
     });
-    logs.once('error', (error) =>
-      tools.log.warn({ err: error, container: name }, "a container's output cannot be read"),
-    );
+    logs.once('error', (error) => {
+      if (!letGo.signal.aborted)
+        tools.log.warn({ err: error, container: name }, "a container's output cannot be read");
+    });
     const stdout = captureStream(
       logs.stdout,
       path.join(command.logDir, 'stdout'),
@@ -217,15 +246,21 @@ export function startContainerStep(
     }, tools.pollMs);
     // `docker wait` ends with the container, or with its connection to the engine: while the
     // engine still says the container runs, it is waited for again.
-    let waited = await cli(['wait', name]);
-    for (let again = 0; waited.code !== 0 && again < 5; again += 1) {
+    const stopWatching = () => {
+      clearTimeout(wallClock);
+      clearInterval(watch);
+    };
+    letGo.signal.addEventListener('abort', stopWatching, { once: true });
+    let waited = await cli(['wait', name], letGo.signal);
+    for (let again = 0; waited.code !== 0 && again < 5 && !letGo.signal.aborted; again += 1) {
       const now = await inspect();
       if (typeof now === 'string' || !['running', 'created', 'paused'].includes(now.Status)) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
-      waited = await cli(['wait', name]);
+      waited = await cli(['wait', name], letGo.signal);
     }
-    clearTimeout(wallClock);
-    clearInterval(watch);
+    stopWatching();
+    // Let go of: whoever follows it next reads its output again from the start and records its end.
+    if (letGo.signal.aborted) return detachedOutcome();
     const cut = setTimeout(() => logs.kill('SIGKILL'), logsGraceMs);
     await Promise.all([stdout.finished, stderr.finished]);
     clearTimeout(cut);
@@ -316,5 +351,11 @@ export function startContainerStep(
     if (exists) await removeContainer().catch(() => undefined);
     return notRun({ notStarted: `could not start: ${error.message}` });
   });
-  return { name, started, done, stop: () => end({ stopped: true }) };
+  return {
+    name,
+    started,
+    done,
+    stop: () => end({ stopped: true }),
+    detach: () => letGo.abort(),
+  };
 }

@@ -108,6 +108,25 @@ export interface StepTracking {
   submitted?(handle: string): void | Promise<void>;
   /** A handle `submitted` gave before: the engine follows that step to its end, starting nothing. */
   attach?: string;
+  /**
+   * Aborted when the gateway stops for a restart: an engine holding the step outside the gateway
+   * stops following it and leaves it running (`run` rejects with StepDetached), for the gateway
+   * that takes the analysis over to follow through its handle. The local engine's steps are the
+   * gateway's own processes and end with it: it ignores this.
+   */
+  detach?: AbortSignal;
+}
+
+/** `run` let go of a step that goes on outside the gateway (StepTracking.detach). */
+export class StepDetached extends Error {
+  /** What names the step on its engine (StepTracking.submitted's handle). */
+  readonly handle: string;
+
+  constructor(handle: string) {
+    super(`the step ${handle} goes on without this gateway`);
+    this.name = 'StepDetached';
+    this.handle = handle;
+  }
 }
 
 export interface ExecutionEngine {

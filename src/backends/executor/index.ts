@@ -9,6 +9,7 @@ export type {
   StepOutcome,
   StepTracking,
 } from './engine.ts';
+export { StepDetached } from './engine.ts';
 export { createLocalEngine, type LocalEngineOptions } from './local-engine.ts';
 export { unpackImage } from './image.ts';
 /** Whether a session's loopback port accepts connections now (VICE's url-ready asks). */

@@ -9,12 +9,16 @@ export interface RuntimeResult {
   stderr: string;
 }
 
-export type RuntimeCli = (args: string[]) => Promise<RuntimeResult>;
+/** One command; aborting `signal` ends the client (not what it asked the engine to do). */
+export type RuntimeCli = (args: string[], signal?: AbortSignal) => Promise<RuntimeResult>;
 
 export function runtimeCli(program: string): RuntimeCli {
-  return (args) =>
+  return (args, signal) =>
     new Promise((resolve) => {
-      const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(program, args, {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...(signal ? { signal } : {}),
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -17,13 +17,14 @@ import { fileURLToPath } from 'node:url';
 import type { NodeContainer, NodeStep } from './node-step.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SlurmSettings } from '../../config/index.ts';
-import type {
-  ExecutionEngine,
-  InteractiveSession,
-  LimitName,
-  StepCommand,
-  StepOutcome,
-  StepTracking,
+import {
+  StepDetached,
+  type ExecutionEngine,
+  type InteractiveSession,
+  type LimitName,
+  type StepCommand,
+  type StepOutcome,
+  type StepTracking,
 } from './engine.ts';
 import { findProgram } from './find-program.ts';
 import { freeLoopbackPort, interactiveSession } from './interactive-session.ts';
@@ -224,11 +225,15 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
     return outcome;
   };
 
-  /** Follows job `jobId` to its end; aborting `signal` cancels it. */
+  /**
+   * Follows job `jobId` to its end; aborting `signal` cancels it. Aborting `detach` first lets go
+   * of it instead (StepDetached): the job goes on, cancelled by nothing here.
+   */
   const follow = async (
     jobId: string,
     command: StepCommand,
     signal: AbortSignal,
+    detach?: AbortSignal,
   ): Promise<StepOutcome> => {
     let cancelled = false;
     const cancel = () => {
@@ -239,6 +244,9 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
           log.warn({ jobId, stderr: result.stderr, err: result.error }, 'scancel failed');
       });
     };
+    const letGo = () => signal.removeEventListener('abort', cancel);
+    if (detach?.aborted) throw new StepDetached(jobId);
+    detach?.addEventListener('abort', letGo, { once: true });
     if (signal.aborted) cancel();
     signal.addEventListener('abort', cancel, { once: true });
     try {
@@ -259,6 +267,7 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
       };
       for (;;) {
         const job = await jobState(jobId);
+        if (detach?.aborted) throw new StepDetached(jobId);
         if (typeof job === 'object' && 'unanswered' in job) {
           unansweredSince ??= Date.now();
           const silentSeconds = (Date.now() - unansweredSince) / 1000;
@@ -290,6 +299,7 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
       }
     } finally {
       signal.removeEventListener('abort', cancel);
+      detach?.removeEventListener('abort', letGo);
     }
   };
 
@@ -355,9 +365,11 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
       const submittedAt = Date.now();
       const submitted = signal.aborted
         ? { refused: 'could not start: it was stopped before it was submitted' }
-        : await submit(command, port).catch((error: Error) => ({
-            refused: `could not start: ${error.message}`,
-          }));
+        : tracking?.detach?.aborted
+          ? { refused: 'could not start: the gateway is stopping' }
+          : await submit(command, port).catch((error: Error) => ({
+              refused: `could not start: ${error.message}`,
+            }));
       if ('refused' in submitted) {
         await mkdir(command.logDir, { recursive: true });
         return finish(
@@ -380,7 +392,12 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
         log.warn({ err: error, jobId }, 'a Slurm job could not be recorded; it runs all the same');
       }
     }
-    const done = follow(jobId, command, AbortSignal.any([signal, closing.signal]));
+    const done = follow(
+      jobId,
+      command,
+      AbortSignal.any([signal, closing.signal]),
+      tracking?.detach,
+    );
     following.set(jobId, done);
     try {
       return await done;

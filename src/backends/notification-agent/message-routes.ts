@@ -1,6 +1,13 @@
 // User notifications (backends.md §4.1–4.4), with the spec's counts: marks answer how many are still unseen.
 import { randomUUID } from 'node:crypto';
-import { notificationColumns, notificationJson, notificationRequest, storedType } from './model.ts';
+import {
+  badField,
+  notificationColumns,
+  notificationJson,
+  notificationRequest,
+  storedType,
+} from './model.ts';
+import { isUuid } from '../../common/ids.ts';
 import type { AgentRoutes } from './options.ts';
 import { paged } from '../../store/paging.ts';
 import { badQueryParam, countParam } from '../../common/query-params.ts';
@@ -32,8 +39,20 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events, webhook
 
   app.post('/notification', async (request) => {
     const notification = notificationRequest(request.body);
+    // A sender that may send one notification twice (job-notices.ts) names it: recorded once.
+    const key = request.headers['idempotency-key'];
+    if (key !== undefined && !isUuid(key))
+      throw badField('Idempotency-Key', 'the Idempotency-Key header must be a UUID');
+    if (key !== undefined) {
+      const known = await db
+        .selectFrom('notifications')
+        .select([...notificationColumns])
+        .where('id', '=', key)
+        .executeTakeFirst();
+      if (known) return { notification: notificationJson(known) };
+    }
     const row = {
-      id: randomUUID(),
+      id: key ?? randomUUID(),
       username: notification.user,
       type: storedType(notification.type),
       subject: notification.subject,
@@ -42,7 +61,14 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events, webhook
       time_created: creationTime(),
       incoming_json: JSON.stringify(notification),
     };
-    await db.insertInto('notifications').values(row).execute();
+    // Two sends of one key at once: the second adds nothing.
+    const inserted = await db
+      .insertInto('notifications')
+      .values(row)
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 1) === 0)
+      return { notification: notificationJson(row) };
     await events.publish({ user: row.username, kind: 'notification', id: row.id });
     // In the background: a slow or failing webhook or broker never delays or fails the notification.
     webhooks.dispatch(row);

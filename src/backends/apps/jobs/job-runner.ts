@@ -21,7 +21,7 @@ import { checkSubmission, type CheckedSubmission } from './job-submission.ts';
 import { GatewayError, gatewayError } from '../../../common/errors.ts';
 import { inSpan } from '../../../common/tracing.ts';
 import type { ExecutorSettings } from '../../../config/index.ts';
-import type { ExecutionEngine } from '../../executor/index.ts';
+import { StepDetached, type ExecutionEngine } from '../../executor/index.ts';
 import {
   closeSteps,
   insertSteps,
@@ -31,6 +31,7 @@ import {
   stepsOf,
 } from './analysis-steps.ts';
 import type { AppDefinition } from '../shared/index.ts';
+import { JobNotices } from './job-notices.ts';
 import { runSandboxedStep } from './sandbox-step.ts';
 import { dataPathBelow } from './step-outputs.ts';
 import { stepEnding, writeStepLogs } from './step-logs.ts';
@@ -120,10 +121,27 @@ export class JobRunner {
 
   private leaseTimer: NodeJS.Timeout | undefined;
 
+  /**
+   * Aborted as the service closes: steps held by an engine outside the gateway (a container, a
+   * Slurm job) are let go of, still running, for the gateway that takes their analyses over.
+   */
+  private readonly detaching = new AbortController();
+
   private readonly options: RunnerOptions;
+
+  /** Status notifications, each recorded with its change and delivered once. */
+  private readonly notices: JobNotices;
 
   constructor(options: RunnerOptions) {
     this.options = options;
+    this.notices = new JobNotices({
+      db: options.db,
+      send: (notification) => options.notify(notification),
+      now: options.now,
+      log: options.log,
+      holder: this.holder,
+      holdMs: options.leaseMs,
+    });
   }
 
   /** Refuses (ERR_LIMIT_REACHED) unless `user` may start `count` more jobs now. */
@@ -219,8 +237,9 @@ export class JobRunner {
         })),
         started,
       );
+      await this.notices.record(trx, row.id, statusNotification(row));
     });
-    await this.announce(row);
+    await this.notices.flush(row.id);
     this.start(row, submission);
     return row;
   }
@@ -247,6 +266,7 @@ export class JobRunner {
     const { db, now } = this.options;
     const at = now();
     const ended = !activeStatuses.includes(status);
+    const moved = { ...row, status, end_date: ended ? at : row.end_date };
     const updated = await db.transaction().execute(async (trx) => {
       const result = await trx
         .updateTable('analyses')
@@ -260,12 +280,12 @@ export class JobRunner {
         .values({ id: randomUUID(), analysis_id: row.id, status, message, sent_on: at })
         .execute();
       if (ended) await closeSteps(trx, row.id, status, message, at);
+      await this.notices.record(trx, row.id, statusNotification(moved, message));
       return true;
     });
     if (!updated) return undefined;
     if (ended) await this.recordCpuHours(row);
-    const moved = { ...row, status, end_date: ended ? at : row.end_date };
-    await this.announce(moved, message);
+    await this.notices.flush(row.id);
     return moved;
   }
 
@@ -299,26 +319,6 @@ export class JobRunner {
       value: ms / 3_600_000,
       updateType: 'ADD',
     });
-  }
-
-  private async announce(row: AnalysisRow, message?: string): Promise<void> {
-    const notification = jobStatusNotification({
-      id: row.id,
-      name: row.name,
-      description: row.description,
-      user: row.username,
-      status: row.status,
-      startDate: row.start_date,
-      ...(row.end_date !== null ? { endDate: row.end_date } : {}),
-      resultFolder: row.result_folder,
-      appName: row.app_name,
-      systemId: row.system_id,
-    });
-    await this.options.notify(
-      message && row.status === 'Failed'
-        ? { ...notification, message: `${notification.subject}: ${message}` }
-        : notification,
-    );
   }
 
   /**
@@ -450,6 +450,7 @@ export class JobRunner {
                       tracking: {
                         submitted: (handle) => recordHandle(db, row.id, current, handle),
                         ...(followed !== undefined ? { attach: followed } : {}),
+                        detach: this.detaching.signal,
                       },
                     });
               },
@@ -472,6 +473,14 @@ export class JobRunner {
         outputs.length > 0 ? `wrote ${outputs.join(', ')}` : 'completed',
       );
     } catch (error) {
+      // Let go of as this gateway stops: the job, still Running, is the next gateway's to follow.
+      if (error instanceof StepDetached) {
+        log.info(
+          { analysis: row.id, step: current, handle: error.handle },
+          'an analysis step goes on without this gateway; another will follow it',
+        );
+        return;
+      }
       // Stopped before its first step began: that step says it never ran.
       if (signal.aborted && current === 0)
         await this.leaveLogs(row, submission, { index: 0, startedAt: now() }, signal);
@@ -509,7 +518,8 @@ export class JobRunner {
     try {
       written = await body();
     } catch (error) {
-      await logged([], error);
+      // A step let go of has not ended: its logs are written by whoever sees it end.
+      if (!(error instanceof StepDetached)) await logged([], error);
       throw error;
     }
     // A step that ended as the job was stopped is logged as stopped (its outputs are kept).
@@ -636,6 +646,12 @@ export class JobRunner {
   private async keepLeases(everyOther: boolean): Promise<void> {
     const { db, now, leaseMs } = this.options;
     const held = await renewLeases(db, this.holder, now() + leaseMs);
+    // Notifications the agent did not take when they were recorded (or whose sender died).
+    await this.notices
+      .sendDue()
+      .catch((error: unknown) =>
+        this.options.log.warn({ err: error }, 'could not send waiting job notifications'),
+      );
     for (const [id, job] of this.running)
       if (!held.has(id)) job.abort.abort('another gateway took the analysis over');
     for (const seen of await lapsedLeases(db, this.holder, now(), everyOther))
@@ -695,10 +711,15 @@ export class JobRunner {
 
   private recovery: Promise<void> = Promise.resolve();
 
-  /** Waits for the jobs still running (the service is closing). */
+  /**
+   * Waits for the jobs still running (the service is closing). Steps an engine holds outside the
+   * gateway are let go of, still running (a restart, or another gateway, follows them on); the
+   * rest, this process's own, are stopped.
+   */
   async drain(): Promise<void> {
     clearInterval(this.leaseTimer);
     await this.recovery;
+    this.detaching.abort();
     for (const { abort } of this.running.values()) abort.abort('the platform was shutting down');
     await Promise.allSettled([...this.running.values()].map((job) => job.done));
     // What it ran is cut off: another gateway records that now rather than when the leases lapse.
@@ -708,6 +729,25 @@ export class JobRunner {
     await this.options.engine.close();
     await this.options.containerEngine?.close();
   }
+}
+
+/** The job_status_change notification of `row` as it is now (a failure's reason in its message). */
+function statusNotification(row: AnalysisRow, message?: string): UserNotification {
+  const notification = jobStatusNotification({
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    user: row.username,
+    status: row.status,
+    startDate: row.start_date,
+    ...(row.end_date !== null ? { endDate: row.end_date } : {}),
+    resultFolder: row.result_folder,
+    appName: row.app_name,
+    systemId: row.system_id,
+  });
+  return message && row.status === 'Failed'
+    ? { ...notification, message: `${notification.subject}: ${message}` }
+    : notification;
 }
 
 /** A submission's resource requirement for step `number` (1-based, as app definitions number them). */

@@ -9,6 +9,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExecutorSettings } from '../../../config/index.ts';
 import {
+  StepDetached,
   unpackImage,
   type ExecutionEngine,
   type StepLimits,
@@ -139,6 +140,7 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
   // A step another gateway started, followed here after taking its analysis over: its folder,
   // inputs staged and command given, is the engine's already.
   const attaching = step.tracking?.attach !== undefined;
+  let detached = false;
   try {
     const rootImage =
       program.image && !attaching
@@ -262,9 +264,14 @@ export async function runSandboxedStep(step: SandboxedStep): Promise<string[]> {
     if (outcome.state === 'failed') throw new StepError(`${label} ${outcome.reason}`);
     if (failedUpload !== undefined) throw failedUpload;
     return written;
+  } catch (error) {
+    // Let go of, still running on its engine: its folder is its working directory still.
+    if (error instanceof StepDetached) detached = true;
+    throw error;
   } finally {
-    await rm(step.folder, { recursive: true, force: true }).catch((error: unknown) =>
-      run.log.warn({ err: error, folder: step.folder }, 'could not remove a step folder'),
-    );
+    if (!detached)
+      await rm(step.folder, { recursive: true, force: true }).catch((error: unknown) =>
+        run.log.warn({ err: error, folder: step.folder }, 'could not remove a step folder'),
+      );
   }
 }

@@ -1,10 +1,11 @@
-// A gateway SIGKILLed while an analysis's step runs outside it, in a container
-// (JOB_EXECUTOR=docker) or as a Slurm job (JOB_EXECUTOR=slurm; issue 44, docs/executor.md "Which
-// gateway follows a job"), on each database engine: the step goes on; the gateway started again
-// takes the analysis over (at once on SQLite, where it is alone; once the dead one's lease lapses
-// on PostgreSQL), follows the same container or job to its end, uploads its output and logs, and
-// records the completion once, with one notification. In CI these fail when Docker or Slurm cannot
-// run; elsewhere they skip with the reason.
+// A gateway SIGKILLed, or stopped with SIGTERM (a rolling restart), while an analysis's step runs
+// outside it, in a container (JOB_EXECUTOR=docker) or as a Slurm job (JOB_EXECUTOR=slurm; issue
+// 44, docs/executor.md "Which gateway follows a job"), on each database engine: the step goes on
+// (SIGTERM lets go of it rather than stopping it); the gateway started again takes the analysis
+// over (at once on SQLite, where it is alone; once the dead one's lease lapses, or at once when
+// the stopping one released it, on PostgreSQL), follows the same container or job to its end,
+// uploads its output and logs, and records the completion once, with one notification. In CI these
+// fail when Docker or Slurm cannot run; elsewhere they skip with the reason.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,7 +65,8 @@ describe('gateways killed mid-step', { concurrency: true }, () => {
     for (const engine of engines) {
       describe(
         `a gateway killed while a step runs as ${executor.name} (${engine})`,
-        { skip: skipWithout(engine) || executor.skip() },
+        // One gateway at a time: its two tests in turn.
+        { skip: skipWithout(engine) || executor.skip(), concurrency: 1 },
         () => {
           let dataDir: string;
           let database: Awaited<ReturnType<typeof engineDatabase>>;
@@ -114,7 +116,8 @@ describe('gateways killed mid-step', { concurrency: true }, () => {
             });
           const ok: ProcessCallers['ok'] = (...args) => callers.ok(...args);
 
-          test('the gateway started again follows the same container or job to its end: completed once, notified once', async () => {
+          const outlives = async (stopSignal: 'SIGKILL' | 'SIGTERM') => {
+            await gateway?.stop('SIGTERM');
             gateway = await start();
             const home = '/platform/home/alice';
             const { appId, script } = await shellApp(callers, executor.tool);
@@ -143,8 +146,10 @@ describe('gateways killed mid-step', { concurrency: true }, () => {
               'the engine to hold the step',
             );
             assert.ok(existsSync(work));
-            await gateway.stop('SIGKILL');
+            await gateway.stop(stopSignal);
             gateway = undefined;
+            // Still there after its gateway is gone: not removed with the step's folder.
+            assert.ok(existsSync(work), "the step's working directory outlives its gateway");
             writeFileSync(path.join(work, 'go'), '');
 
             gateway = await start();
@@ -199,7 +204,12 @@ describe('gateways killed mid-step', { concurrency: true }, () => {
               'Running',
               'Submitted',
             ]);
-          });
+          };
+
+          test('killed (SIGKILL): the gateway started again follows the same container or job to its end, completed once, notified once', () =>
+            outlives('SIGKILL'));
+          test('stopped (SIGTERM): it lets go of the step, still running, and the gateway started again follows it to its end, completed once, notified once', () =>
+            outlives('SIGTERM'));
         },
       );
     }
