@@ -187,8 +187,8 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
 
   /**
    * How Slurm says the job stands: scontrol while it remembers the job, then sacct; `unknown` when
-   * both answered and neither knows it; what they said when they could not be asked (the
-   * controller unreachable), to ask again.
+   * both answered and neither knows it; what scontrol said when the controller could not be asked
+   * (unreachable; sacct's word taken only for a job that ended), to ask again.
    */
   const jobState = async (
     jobId: string,
@@ -200,8 +200,11 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
     const line = accounted.code === 0 ? accounted.stdout.split('\n')[0] : undefined;
     const accountedJob = line ? parseSacct(line) : undefined;
     if (job) return accountedJob ? { ...job, cpuSeconds: accountedJob.cpuSeconds } : job;
-    if (accountedJob) return accountedJob;
     const forgotten = /Invalid job id/i.test(shown.stderr);
+    // The accounting database answers while the controller does not; it knows a job has ended,
+    // but what it says of a running one is as old as the controller's last word: the controller
+    // counts as silent until it answers again.
+    if (accountedJob && (forgotten || hasEnded(accountedJob))) return accountedJob;
     if (forgotten && accounted.code === 0) return 'unknown';
     const said = (shown.stderr.trim() || shown.error?.message || 'no answer').split('\n')[0]!;
     return { unanswered: said };
@@ -266,10 +269,13 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
         });
       };
       for (;;) {
+        const askedAt = Date.now();
         const job = await jobState(jobId);
         if (detach?.aborted) throw new StepDetached(jobId);
         if (typeof job === 'object' && 'unanswered' in job) {
-          unansweredSince ??= Date.now();
+          // Silent since it was asked: Slurm's clients try to connect for a while (about
+          // MessageTimeout) before they give up.
+          unansweredSince ??= askedAt;
           const silentSeconds = (Date.now() - unansweredSince) / 1000;
           if (silentSeconds > settings.controllerGraceSeconds) {
             // It may still run: asked to end, in case the controller hears it.

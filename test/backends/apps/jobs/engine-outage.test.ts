@@ -1,11 +1,15 @@
-// The Docker engine gone while an analysis's step runs in a container (JOB_EXECUTOR=docker; issue
-// 44), on each database engine: the gateway reaches dockerd through a proxy of the test's own
-// (DOCKER_HOST), which then refuses every connection, as a stopped engine does. The analysis ends
-// Failed at once, its step saying it lost its container and what Docker answered, never stuck
-// Running. (The Slurm controller's silence: slurm-engine.test.ts.) In CI these fail when Docker
-// cannot run; elsewhere they skip with the reason.
+// The job engines gone while an analysis's step runs on them (issue 44), on each database engine,
+// each reached through a proxy of the test's own, which then refuses every connection, as a
+// stopped daemon does:
+// - Docker (JOB_EXECUTOR=docker, DOCKER_HOST through the proxy): the analysis ends Failed at once,
+//   its step saying it lost its container and what Docker answered, never stuck Running.
+// - Slurm's controller (JOB_EXECUTOR=slurm, SLURM_CONF naming the proxy's port as the
+//   controller's): back within SLURM_CONTROLLER_GRACE_SECONDS, the job is followed on to its end
+//   and completes; silent longer, the analysis ends Failed saying the controller has not answered.
+// In CI these fail when Docker or Slurm cannot run; elsewhere they skip with the reason.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -17,6 +21,7 @@ import {
   testRegistry,
 } from '../../../support/docker.ts';
 import { eventually } from '../../../support/fileio.ts';
+import { skipWithoutSlurm, slurmConfThrough, slurmctldPort } from '../../../support/slurm.ts';
 import { noRateLimits } from '../../../support/gateway.ts';
 import { startMainProcess, type MainProcess } from '../../../support/main-process.ts';
 import { engineDatabase, engines, skipWithout } from '../../../support/postgres.ts';
@@ -118,6 +123,128 @@ describe('the Docker engine gone mid-step', { concurrency: true }, () => {
         ]);
         return mounts.stdout.includes(dataDir);
       }
+    });
+  }
+});
+
+describe("Slurm's controller gone mid-step", { concurrency: true }, () => {
+  for (const engine of engines) {
+    // Its two tests in turn: each cuts the one proxy.
+    describe(engine, { skip: skipWithout(engine) || skipWithoutSlurm(), concurrency: 1 }, () => {
+      let dataDir: string;
+      let database: Awaited<ReturnType<typeof engineDatabase>>;
+      let proxy: TcpProxy;
+      let gateway: MainProcess | undefined;
+      let callers: ProcessCallers;
+      before(async () => {
+        dataDir = mkdtempSync(path.join(tmpdir(), 'controller-outage-'));
+        callers = await processCallers(() => gateway!.url);
+        database = await engineDatabase(engine);
+        proxy = await startTcpProxy({ host: '127.0.0.1', port: slurmctldPort() });
+        gateway = await startMainProcess({
+          ...noRateLimits,
+          ...database.env,
+          GATEWAY_DATA_DIR: dataDir,
+          AUTH_JWKS_URL: callers.jwksUrl,
+          JOB_EXECUTOR: 'slurm',
+          SLURM_PARTITION: 'debug',
+          SLURM_POLL_MS: '100',
+          SLURM_CONTROLLER_GRACE_SECONDS: '3',
+          SLURM_CONF: slurmConfThrough(proxy.port, dataDir),
+          TOOL_EXECUTABLES_ALLOW: '/bin/sh',
+        });
+      });
+      after(async () => {
+        await gateway?.stop('SIGKILL');
+        await proxy?.close();
+        // Whatever of ours the controller still runs (a step given up while it was unreachable).
+        for (const job of ourJobs()) execFileSync('scancel', [job.id]);
+        await callers?.close();
+        await database?.drop();
+        if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      });
+      const ok: ProcessCallers['ok'] = (...args) => callers.ok(...args);
+
+      /** This gateway's Slurm jobs the controller knows (asked directly, not through the proxy). */
+      function ourJobs(): { id: string; state: string; folder: string }[] {
+        return execFileSync('squeue', ['-h', '-o', '%i|%T|%o'], { encoding: 'utf8' })
+          .split('\n')
+          .map((line) => line.split('|'))
+          .filter((fields) => fields.length === 3 && fields[2]!.startsWith(dataDir))
+          .map(([id, state, command]) => ({
+            id: id!,
+            state: state!,
+            folder: path.dirname(path.dirname(command!)),
+          }));
+      }
+
+      /** Launches a step that waits for a `go` file; answers the analysis and its working directory once its job runs. */
+      async function launchWaiting(name: string) {
+        const { appId, script } = await shellApp(callers, {
+          location: '/bin',
+          container: { image: { name: 'host' } },
+        });
+        const launched = await ok('alice', 'POST', '/analyses', {
+          system_id: 'de',
+          app_id: appId,
+          name,
+          output_dir: '/platform/home/alice',
+          config: {
+            [script]: 'while [ ! -e go ]; do sleep 0.05; done; echo finished > result.txt',
+          },
+        });
+        const job = await eventually(
+          () =>
+            ourJobs().find(
+              (candidate) =>
+                candidate.state === 'RUNNING' && candidate.folder.endsWith(`${launched.id}-1`),
+            ),
+          20_000,
+          "the step's Slurm job to run",
+        );
+        return { id: launched.id as string, work: path.join(job!.folder, 'work') };
+      }
+
+      const ended = (id: string) =>
+        eventually(
+          async () => {
+            const found = await ok('alice', 'GET', `/analyses/${id}/history`);
+            return ['Completed', 'Failed'].includes(found.steps[0].status) ? found : undefined;
+          },
+          30_000,
+          'the analysis to end',
+        );
+
+      test('back within the grace: the job is followed on to its end and completes', async () => {
+        const { id, work } = await launchWaiting('outlives an outage');
+        await proxy.refuse();
+        // The controller unreachable for a second (ten of the engine's polls), the step ending
+        // meanwhile, then back.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        writeFileSync(path.join(work, 'go'), '');
+        await proxy.restore();
+        const history = await ended(id);
+        assert.equal(
+          history.steps[0].status,
+          'Completed',
+          JSON.stringify(history.steps[0].updates),
+        );
+      });
+
+      test('silent longer than the grace: the analysis ends Failed, saying the controller has not answered', async () => {
+        const { id } = await launchWaiting('loses its controller');
+        await proxy.refuse();
+        try {
+          const history = await ended(id);
+          assert.equal(history.steps[0].status, 'Failed');
+          assert.match(
+            history.steps[0].updates.at(-1).message,
+            /Slurm's controller has not answered about job \d+ for \d+ s \(.+\); the step is given up/,
+          );
+        } finally {
+          await proxy.restore();
+        }
+      });
     });
   }
 });
