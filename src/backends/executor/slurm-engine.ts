@@ -196,7 +196,9 @@ export function createSlurmEngine(options: SlurmEngineOptions): ExecutionEngine 
     const shown = await slurm('scontrol', ['show', 'job', '-o', jobId]);
     const job = shown.code === 0 ? parseScontrolJob(shown.stdout) : undefined;
     if (job && !hasEnded(job)) return job;
-    const accounted = await slurm('sacct', ['-n', '-P', '-X', '-j', jobId, '-o', sacctFormat]);
+    // Not -X (allocations only): the allocation's line then says TotalCPU 0; without it, the first
+    // line is the allocation's with its steps' CPU time summed.
+    const accounted = await slurm('sacct', ['-n', '-P', '-j', jobId, '-o', sacctFormat]);
     const line = accounted.code === 0 ? accounted.stdout.split('\n')[0] : undefined;
     const accountedJob = line ? parseSacct(line) : undefined;
     if (job) return accountedJob ? { ...job, cpuSeconds: accountedJob.cpuSeconds } : job;

@@ -1,7 +1,7 @@
 // User tools on Slurm (JOB_EXECUTOR=slurm, docs/slurm.md), through the gateway on each database
 // engine, on the one-node cluster of scripts/job-engines/slurm.sh: a tool's step runs as a Slurm
 // job with the cores and memory its submission asks, its output in the data store and its logs in
-// logs/; a pipeline of two tools on Slurm, the second reading the first's output; a stop of a
+// logs/, its CPU time Slurm's accounting's (sacct) and recorded with the QMS as cpu.hours; a pipeline of two tools on Slurm, the second reading the first's output; a stop of a
 // running analysis cancelling its Slurm job, none of its processes left; and an interactive tool as
 // a Slurm job on the port the platform assigned (reached through the platform's VICE proxy),
 // reachable until stopped, its work kept.
@@ -20,6 +20,7 @@ import {
   type MetadataGateway,
 } from '../../../support/metadata-gateway.ts';
 import { skipWithoutSlurm } from '../../../support/slurm.ts';
+import { slurmDuration } from '../../../../src/backends/executor/slurm-commands.ts';
 
 const fixtures = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -167,6 +168,29 @@ for (const engine of engines) {
         );
         assert.match(jobs[0]![2]!, / CPUs\/Task=2 /);
         assert.match(jobs[0]![2]!, / MinMemoryNode=160M /);
+        // Its CPU time is Slurm's own accounting's (sacct's TotalCPU of the job), kept on the step
+        // and recorded with the QMS as alice's cpu.hours (at least a millisecond a step).
+        const accounted = slurmDuration(
+          execFileSync('sacct', ['-n', '-P', '-j', jobs[0]![0]!, '-o', 'TotalCPU'], {
+            encoding: 'utf8',
+          }).split('\n')[0]!,
+        )!;
+        assert.ok(accounted > 0, `sacct's TotalCPU: ${accounted}`);
+        const step = await gw.running.gateway.store.db
+          .selectFrom('analysis_steps')
+          .select('cpu_seconds')
+          .where('analysis_id', '=', launched.id)
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(step.cpu_seconds), accounted);
+        const usage = await eventually(
+          async () =>
+            (await gw.ok('alice', 'GET', '/qms/user/usages')).result.find(
+              (each: any) => each.resource_type.name === 'cpu.hours',
+            )?.usage,
+          10_000,
+          'the cpu.hours usage',
+        );
+        assert.equal(usage, Math.max(1, accounted * 1000) / 3_600_000);
       });
 
       test("a pipeline on Slurm: the second step reads the first's output", async () => {
