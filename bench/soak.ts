@@ -18,8 +18,8 @@
  * - every write answered 200 read back intact afterwards, through a gateway started again on the
  *   same store without limits (so also after a restart).
  *
- * Settings: SOAK_USERS (50), SOAK_SECONDS (60), SOAK_PER_MIN (120, the users' refill per minute),
- * SOAK_BURST (20, their bucket's capacity), SOAK_MODES (`single,pair`; `pair` needs DATABASE_URL
+ * Settings: SOAK_USERS (50), SOAK_SECONDS (60), SOAK_PER_MIN (60, the users' refill per minute),
+ * SOAK_BURST (10, their bucket's capacity), SOAK_MODES (`single,pair`; `pair` needs DATABASE_URL
  * and REDIS_URL). Exit status 1 when a check failed. The table goes to bench/results/ and between
  * the `soak` markers of bench/README.md.
  */
@@ -29,6 +29,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { Agent, fetch } from 'undici';
 import { Redis } from 'ioredis';
 import { signEmbeddedToken } from '../src/http/keys.ts';
 import { startS3, type TestS3 } from '../test/support/s3.ts';
@@ -44,8 +45,8 @@ import {
 
 const users = Number(process.env.SOAK_USERS ?? 50);
 const seconds = Number(process.env.SOAK_SECONDS ?? 60);
-const perMinute = Number(process.env.SOAK_PER_MIN ?? 120);
-const burst = Number(process.env.SOAK_BURST ?? 20);
+const perMinute = Number(process.env.SOAK_PER_MIN ?? 60);
+const burst = Number(process.env.SOAK_BURST ?? 10);
 const modes = (process.env.SOAK_MODES ?? 'single,pair')
   .split(',')
   .map((mode) => mode.trim())
@@ -108,6 +109,12 @@ export function bucketAccepts(times: number[], capacity: number, perMin: number)
 /** The first few answers that were neither 2xx nor 429, to say what went wrong. */
 const unexpected: string[] = [];
 
+/**
+ * The users' connections: at most this many to each gateway, as many clients behind one address
+ * would have (a request waits for a free one here, counted from when it was due).
+ */
+const dispatcher = new Agent({ connections: 128, keepAliveTimeout: 30_000 });
+
 /** Drives the load: every user at twice its rate for `seconds`, across `gateways` in turn. */
 async function drive(gateways: Gateway[], tokens: string[]): Promise<UserLog[]> {
   const intervalMs = 60_000 / (2 * perMinute);
@@ -165,6 +172,7 @@ async function drive(gateways: Gateway[], tokens: string[]): Promise<UserLog[]> 
             let status: number;
             try {
               const response = await fetch(`${gateway.url}${request.route}`, {
+                dispatcher,
                 method: request.method,
                 headers,
                 ...(request.body ? { body: request.body } : {}),
@@ -182,8 +190,10 @@ async function drive(gateways: Gateway[], tokens: string[]): Promise<UserLog[]> 
               if (status === 200 && read && !written && text !== read.content) log.mismatches += 1;
             } catch (error) {
               status = 0;
-              if (unexpected.length < 5)
-                unexpected.push(`${request.method} ${request.route}: ${(error as Error).message}`);
+              if (unexpected.length < 10)
+                unexpected.push(
+                  `${request.method} ${request.route}: ${(error as Error).message} (${String((error as { cause?: unknown }).cause)})`,
+                );
             }
             log.latencies.push(performance.now() - sentAt);
             log.statuses[index] = status;
@@ -204,7 +214,7 @@ async function readBack(gateway: Gateway, tokens: string[], logs: UserLog[]): Pr
       for (const [file, content] of log.saved) {
         const response = await fetch(
           `${gateway.url}/secured/fileio/download?path=${encodeURIComponent(file)}`,
-          { headers: { authorization: `Bearer ${tokens[user]}` } },
+          { dispatcher, headers: { authorization: `Bearer ${tokens[user]}` } },
         );
         if (response.status === 200 && (await response.text()) === content) intact += 1;
         else await response.arrayBuffer();

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { startBackend, type TestBackend } from '../support/backend.ts';
 import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { recordTried, testFile } from '../support/reliability.ts';
 import {
   bearer,
   craftToken,
@@ -96,6 +97,9 @@ async function expectUser(
 }
 
 /** The request is refused by the gateway itself and never reaches the backend. */
+/** Invalid and forged credentials refused as they must be, for the reliability report. */
+let refusedTokens = 0;
+
 async function expectRefused(
   gateway: RunningGateway,
   headers: HeaderMap,
@@ -118,6 +122,7 @@ async function expectRefused(
     forwardedBefore,
     'a refused request must not reach the backend',
   );
+  refusedTokens += 1;
   return answer;
 }
 
@@ -142,6 +147,13 @@ before(async () => {
 });
 
 after(async () => {
+  recordTried({
+    area: 'tokens',
+    what: 'invalid and forged credentials (no, expired or early exp; unknown keys with a trusted, missing or unknown kid; alg none; HS256 keyed with the RSA key; garbage; a tampered payload; roles short of admin), each 401 or 403 with its reason, never reaching the backend',
+    tried: refusedTokens,
+    held: refusedTokens,
+    file: testFile(import.meta.url),
+  });
   await Promise.all(gateways.map((running) => running.close()));
   await Promise.all([...jwksServers.map((server) => server.close()), backend.close()]);
 });

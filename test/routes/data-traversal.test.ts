@@ -15,6 +15,7 @@ import {
   type DataStoreGateway,
 } from '../support/data-store.ts';
 import { engines, skipWithout } from '../support/postgres.ts';
+import { recordTried, testFile } from '../support/reliability.ts';
 
 const zone = 'platform';
 const H = `/${zone}/home/alice`;
@@ -261,13 +262,26 @@ for (const engine of engines) {
 
       for (const probe of probes) {
         test(`${probe.route}: every hostile path is refused with ERR_BAD_OR_MISSING_FIELD`, async () => {
+          let tried = 0;
           for (const [label, hostile] of refused)
-            if (!probe.skip?.includes(label))
+            if (!probe.skip?.includes(label)) {
               assertRefused(await probe.send(gw, hostile), `${probe.route} / ${label}`);
+              tried += 1;
+            }
           if (!probe.route.includes('query')) {
-            for (const [label, hostile] of refusedInJson)
+            for (const [label, hostile] of refusedInJson) {
               assertRefused(await probe.send(gw, hostile), `${probe.route} / ${label}`);
+              tried += 1;
+            }
           }
+          recordTried({
+            area: 'paths',
+            what: `hostile paths (parent and dot segments, encodings, control characters) to ${probe.route}, refused with ERR_BAD_OR_MISSING_FIELD`,
+            tried,
+            held: tried,
+            file: testFile(import.meta.url),
+            note: engine,
+          });
         });
       }
 
