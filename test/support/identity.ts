@@ -104,3 +104,43 @@ export async function startTokenServer(
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
+
+/** The hidden fields of a sign-in page: the authorization request it carries and its form token. */
+export function hiddenFields(html: string): Record<string, string> {
+  const unescape = (text: string) =>
+    text
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+  return Object.fromEntries(
+    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((match) => [
+      unescape(match[1]!),
+      unescape(match[2]!),
+    ]),
+  );
+}
+
+/**
+ * Signs in as a browser does: opens the sign-in page of `authorizeUrl` with the jar (which keeps
+ * its form-token cookie), then posts its form with the credentials. Answers the POST's response.
+ */
+export async function signInThroughPage(
+  jar: CookieJar,
+  authorizeUrl: string,
+  username: string,
+  password: string,
+): Promise<Response> {
+  const page = await jar.fetch(authorizeUrl);
+  if (page.status !== 200) throw new Error(`no sign-in page: ${page.status} ${await page.text()}`);
+  return jar.fetch(authorizeUrl.split('?')[0]!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      ...hiddenFields(await page.text()),
+      username,
+      password,
+    }).toString(),
+  });
+}
