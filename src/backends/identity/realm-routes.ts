@@ -222,7 +222,10 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
     provider.settings.clients.flatMap((client) =>
       client.redirectUris.flatMap((entry) => {
         try {
-          return [new URL(entry.replace(/\*$/, '')).origin];
+          // A native app's redirect URI (`org.example.app:/callback`) has the opaque origin
+          // `null`, which is also what a sandboxed frame or a file sends: never a web origin.
+          const { origin } = new URL(entry.replace(/\*$/, ''));
+          return origin === 'null' ? [] : [origin];
         } catch {
           return [];
         }
@@ -301,7 +304,7 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
     request: FastifyRequest,
     reply: FastifyReply,
     params: AuthorizeParams,
-    options: { status?: number; error?: string; username?: string } = {},
+    options: { status?: number; error?: string; username?: string | undefined } = {},
   ) => {
     let formToken = readCookie(request, formCookie);
     if (!formToken || !formTokenPattern.test(formToken)) {
@@ -451,9 +454,7 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
       session = await provider.sessionOfSecret(readCookie(request, ssoCookie));
     if (!session) {
       if (params.prompt === 'none') return back({ error: 'login_required' });
-      return showSignIn(request, reply, params, {
-        ...(params.login_hint === undefined ? {} : { username: params.login_hint }),
-      });
+      return showSignIn(request, reply, params, { username: params.login_hint });
     }
     const code = await provider.issueCode(session, {
       clientId: client.id,
@@ -534,7 +535,7 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
       if (!formTokenMatches(readCookie(request, formCookie), params[formTokenField]))
         return showSignIn(request, reply, params, {
           status: 400,
-          ...(params.username === undefined ? {} : { username: params.username }),
+          username: params.username,
           error:
             'This sign-in form has expired or did not come from this site. Please sign in again (cookies must be enabled).',
         });
@@ -549,13 +550,13 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
           params,
           {
             status: 429,
-            ...(params.username === undefined ? {} : { username: params.username }),
+            username: params.username,
             error: lockedMessage(check.retryAfterSeconds),
           },
         );
       if (check.outcome === 'refused')
         return showSignIn(request, reply, params, {
-          ...(params.username === undefined ? {} : { username: params.username }),
+          username: params.username,
           error: 'Invalid username or password.',
         });
       const { secret, session } = await provider.startSession(check.user.username);

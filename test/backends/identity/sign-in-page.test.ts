@@ -7,7 +7,8 @@
 // loads only what the page has (by hash) and says who may frame it (no one, but the clients'
 // origins for the cookie page and the gateway's own for the docs), nosniff, no Referer,
 // X-Frame-Options, no-store on the sign-in pages; the authorize endpoint's redirects, which a
-// client's silent check (`prompt=none`) follows in a hidden iframe, forbid no framing.
+// client's silent check (`prompt=none`) follows in a hidden iframe, forbid no framing; and the
+// opaque origin `null` of a native app's redirect URI is never taken for a web origin (CORS).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -52,8 +53,10 @@ describe('the sign-in page: CSRF token, framing and security headers', () => {
     running = await startGateway({
       ...noRateLimits,
       EMBEDDED_BACKENDS: 'user-info',
-      IDP_CLIENTS: 'de-ui',
+      IDP_CLIENTS: 'de-ui,mobile',
       IDP_CLIENT_DE_UI_REDIRECT_URIS: 'http://127.0.0.1:9/app/*',
+      // A native app's redirect URI, whose origin is the opaque `null`.
+      IDP_CLIENT_MOBILE_REDIRECT_URIS: 'org.example.app:/callback',
       // One failed password would lock: a forged form must count none.
       SIGNIN_MAX_FAILURES: '1',
     });
@@ -171,6 +174,21 @@ describe('the sign-in page: CSRF token, framing and security headers', () => {
     assert.equal(policy.get('default-src'), "'none'");
     assert.equal(policy.get('frame-ancestors'), "'self' http://127.0.0.1:9");
     assert.equal(response.headers['x-frame-options'], undefined, 'it cannot name an origin');
+  });
+
+  test('`Origin: null` (a sandboxed frame, a file) is no client’s web origin, even with a native app registered', async () => {
+    for (const origin of ['null', 'http://127.0.0.1:9']) {
+      const preflight = await inject({
+        method: 'OPTIONS',
+        url: `${oidc}/token`,
+        headers: { origin, 'access-control-request-method': 'POST' },
+      });
+      assert.equal(
+        preflight.headers['access-control-allow-origin'],
+        origin === 'null' ? undefined : origin,
+        origin,
+      );
+    }
   });
 
   test('the silent check’s redirects forbid no framing and send no Referer', async () => {
