@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { userDirectory } from '../../src/backends/identity/index.ts';
+import { hashPassword } from '../../src/backends/identity/passwords.ts';
 import type { RunningGateway } from './gateway.ts';
 
 export const basic = (username: string, password: string) => ({
@@ -57,6 +58,31 @@ export async function addUser(
     lastName: 'Tester',
     ...options,
   });
+}
+
+/**
+ * Adds a user whose password is cheap to check (scrypt N=1024 instead of 16384; the stored hash
+ * names its cost, so the same check reads it), for tests that check many passwords.
+ */
+export async function addUserWithCheapHash(
+  running: RunningGateway,
+  username: string,
+  password: string,
+): Promise<void> {
+  const now = Date.now();
+  await running.gateway.store.db
+    .insertInto('idp_users')
+    .values({
+      username,
+      email: `${username}@example.org`,
+      first_name: username,
+      last_name: 'Tester',
+      password_hash: await hashPassword(password, { N: 1024, r: 8, p: 1 }),
+      admin: false,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
 }
 
 export interface FormRequest {
