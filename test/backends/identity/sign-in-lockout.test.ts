@@ -5,8 +5,8 @@
 // 429 with Retry-After in each place's own shape (the gateway's `error_code`, OAuth's `error`, the
 // page again with a message), also for the right password; the lock lifts when its time has
 // passed (the provider's clock, moved) or when an administrator lifts it
-// (`/admin/sign-in-locks`); a right password clears the username's count; checks side by side get
-// no more tries than one after the other.
+// (`/admin/sign-in-locks`); each lock is logged; a right password clears the username's count;
+// checks side by side get no more tries than one after the other.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { InjectOptions } from 'fastify';
@@ -32,6 +32,7 @@ for (const engine of engines) {
     let now = Date.now();
     let adminToken: string;
     let userToken: string;
+    const logLines: string[] = [];
 
     before(async () => {
       const database = await engineDatabase(engine);
@@ -47,8 +48,9 @@ for (const engine of engines) {
           SIGNIN_LOCKOUT_SECONDS: '60',
           SIGNIN_ADDRESS_MAX_FAILURES: '2',
           SIGNIN_ADDRESS_LOCKOUT_SECONDS: '600',
+          LOG_LEVEL: 'warn',
         },
-        { identityClock: () => now },
+        { identityClock: () => now, logStream: { write: (line) => void logLines.push(line) } },
       );
       // Cheap hashes (the stored hash names its cost): the test checks some forty passwords.
       const names = [
@@ -150,6 +152,15 @@ for (const engine of engines) {
       assert.equal(fromThere.statusCode, 429);
       assert.equal(fromThere.headers['retry-after'], '600');
       assert.equal((await tokenRoute('gwen', 'gwen-password', '198.51.100.2')).statusCode, 200);
+
+      // Each lock is logged, naming what it locks and until when.
+      const locks = logLines
+        .map((line) => JSON.parse(line))
+        .filter((entry) => /^failed passwords locked/.test(entry.msg));
+      const tina = locks.find((entry) => entry.username === 'tina');
+      assert.equal(tina?.msg, 'failed passwords locked the username tina');
+      assert.equal(Date.parse(tina.lockedUntil), now + 60_000);
+      assert.ok(locks.some((entry) => entry.address === '198.51.100.1'));
     });
 
     test('the realm token endpoint (password grant): 429 temporarily_unavailable in OAuth JSON with Retry-After', async () => {
