@@ -1,4 +1,4 @@
-// The arithmetic of the embedded identity provider's failed-sign-in limits (sign-in-limits.ts),
+// The arithmetic of the embedded identity provider's failed-sign-in limits (failure-counts.ts),
 // without a database: whatever the policy and however failures are spread in time, exactly the
 // SIGNIN_MAX_FAILURES-th failure, each within a window of the one before, locks; nothing is
 // admitted while locked; each lock lasts from SIGNIN_LOCKOUT_SECONDS to SIGNIN_MAX_LOCKOUT_SECONDS
@@ -14,7 +14,7 @@ import {
   expiryOf,
   freshState,
   type LockState,
-} from '../../../src/backends/identity/sign-in-limits.ts';
+} from '../../../src/backends/identity/failure-counts.ts';
 
 const policies = fc
   .record({
