@@ -82,6 +82,8 @@ export interface GatewayOptions {
   authClock?: () => number;
   /** The rate limiter's clock, epoch ms (tests move it instead of sleeping); default: Date.now, and Redis's TIME with REDIS_URL. */
   rateLimitClock?: () => number;
+  /** The embedded identity provider's clock, epoch ms: its sessions, codes, tokens and sign-in locks (default Date.now). */
+  identityClock?: () => number;
 }
 
 const requestIdPattern = /^[\w.:-]{1,128}$/;
@@ -311,7 +313,15 @@ export async function buildGateway(
   registerQuotaChecks(app, { forwarder, config });
   // The embedded identity provider answers browsers: its area mounts it on the public listener.
   const identity = config.identity.enabled
-    ? await createIdentityProvider(config, store)
+    ? await createIdentityProvider(config, store, options.identityClock, (lock) =>
+        app.log.warn(
+          {
+            [lock.kind === 'user' ? 'username' : 'address']: lock.name,
+            lockedUntil: new Date(lock.lockedUntil).toISOString(),
+          },
+          `failed passwords locked the ${lock.kind === 'user' ? 'username' : 'address'} ${lock.name}`,
+        ),
+      )
     : undefined;
   const blobProbe = blobStoreProbe(config.dataStore.blobStore);
   await registerAreas(app, areas, {

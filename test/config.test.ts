@@ -320,6 +320,27 @@ describe('loadConfig reads the environment', () => {
   });
 });
 
+test('the limits on failed sign-ins: defaults, and a longest lock no shorter than the first', () => {
+  assert.deepEqual(loadConfig({}).identity.signIn, {
+    windowSeconds: 900,
+    user: { maxFailures: 5, lockoutSeconds: 60, maxLockoutSeconds: 900 },
+    address: { maxFailures: 20, lockoutSeconds: 900, maxLockoutSeconds: 86_400 },
+  });
+  const set = loadConfig({
+    SIGNIN_MAX_FAILURES: '0',
+    SIGNIN_LOCKOUT_SECONDS: '1200',
+    SIGNIN_ADDRESS_MAX_FAILURES: '50',
+    SIGNIN_ADDRESS_MAX_LOCKOUT_SECONDS: '3600',
+    SIGNIN_FAILURE_WINDOW_SECONDS: '60',
+  }).identity.signIn;
+  assert.deepEqual(set, {
+    windowSeconds: 60,
+    // A first lock longer than the default longest one makes the longest one that long.
+    user: { maxFailures: 0, lockoutSeconds: 1200, maxLockoutSeconds: 1200 },
+    address: { maxFailures: 50, lockoutSeconds: 900, maxLockoutSeconds: 3600 },
+  });
+});
+
 describe('invalid values throw a ConfigError naming the variable', () => {
   const cases: Record<string, string>[] = [
     { PORT: 'abc' },
@@ -347,6 +368,9 @@ describe('invalid values throw a ConfigError naming the variable', () => {
     { URL_IMPORT_ALLOW_PRIVATE_NETWORKS: 'sometimes' },
     { TICKET_BASE_URL: 'ftp://files.example.org' },
     { REDIS_COMMAND_TIMEOUT_MS: '0' },
+    { SIGNIN_MAX_FAILURES: 'many' },
+    { SIGNIN_MAX_LOCKOUT_SECONDS: '30' },
+    { SIGNIN_ADDRESS_LOCKOUT_SECONDS: '0' },
   ];
   for (const env of cases) {
     const [[variable, value]] = Object.entries(env) as [[string, string]];

@@ -1,16 +1,18 @@
 // `npm run user -- <command>`: the embedded identity provider's users (docs/authentication.md).
 //   add <name> [--admin] [--email a@b.org] [--first-name A] [--last-name B]
 //   passwd <name>      remove <name>      list
+//   unlock <name>      (lifts a sign-in lock of failed passwords, and forgets them)
 // Passwords are read from standard input (the first line), or asked for twice on a terminal.
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { userDirectory, UserError } from '../backends/identity/index.ts';
+import { signInLocks, userDirectory, UserError } from '../backends/identity/index.ts';
 import { ConfigError, loadConfig } from '../config/index.ts';
 import { openStore } from '../store/database.ts';
 
 const usage = `usage: npm run user -- add <name> [--admin] [--email address] [--first-name A] [--last-name B]
        npm run user -- passwd <name>
        npm run user -- remove <name>
+       npm run user -- unlock <name>
        npm run user -- list`;
 
 /** One line read from standard input, without echo on a terminal. */
@@ -62,7 +64,7 @@ async function main(): Promise<void> {
     },
   });
   const [command, name, ...rest] = positionals;
-  const needsName = ['add', 'passwd', 'remove'].includes(command ?? '');
+  const needsName = ['add', 'passwd', 'remove', 'unlock'].includes(command ?? '');
   if (!command || rest.length > 0 || (needsName ? !name : command !== 'list' || name))
     throw new UserError(usage);
   const config = loadConfig();
@@ -99,6 +101,15 @@ async function main(): Promise<void> {
         await users.remove(name!);
         process.stdout.write(`removed ${name}\n`);
         break;
+      case 'unlock': {
+        const lifted = await signInLocks(store, config).liftUser(name!);
+        process.stdout.write(
+          lifted
+            ? `lifted the sign-in lock of ${name} (its failed passwords are forgotten)\n`
+            : `${name} had no failed sign-ins counted\n`,
+        );
+        break;
+      }
       default:
         for (const user of await users.list())
           process.stdout.write(

@@ -1,5 +1,6 @@
 // The embedded identity provider (docs/authentication.md): on when no other identity provider or
-// key is configured; its realm, public URL, clients, token lifetimes and signing key.
+// key is configured; its realm, public URL, clients, token lifetimes, signing key and the limits
+// on failed sign-ins.
 import { createPrivateKey } from 'node:crypto';
 import {
   ConfigError,
@@ -21,6 +22,28 @@ export interface IdentityClientSettings {
   redirectUris: string[];
 }
 
+/**
+ * How failed passwords lock one key (a username, or a client address): `maxFailures` of them,
+ * each within a window of the one before, lock it for `lockoutSeconds`, doubled at each lock
+ * after it, at most `maxLockoutSeconds`.
+ */
+export interface SignInLockPolicy {
+  /** Failed passwords that lock; 0: never locked. */
+  maxFailures: number;
+  lockoutSeconds: number;
+  maxLockoutSeconds: number;
+}
+
+/** The limits on failed passwords (docs/authentication.md, "Failed sign-ins"). */
+export interface SignInLimitSettings {
+  /** A failure this long after the last is counted afresh; a lock ended this long ago is no longer doubled (SIGNIN_FAILURE_WINDOW_SECONDS). */
+  windowSeconds: number;
+  /** Per username (SIGNIN_MAX_FAILURES, SIGNIN_LOCKOUT_SECONDS, SIGNIN_MAX_LOCKOUT_SECONDS). */
+  user: SignInLockPolicy;
+  /** Per client address, an IPv6 address by its /64 (SIGNIN_ADDRESS_MAX_FAILURES, ...). */
+  address: SignInLockPolicy;
+}
+
 /** The embedded identity provider: users in the database, OpenID Connect under `/realms/<realm>`. */
 export interface IdentitySettings {
   /** On when AUTH_TOKEN_URL, AUTH_JWKS_URL and AUTH_PUBLIC_KEYS are all unset. */
@@ -38,6 +61,8 @@ export interface IdentitySettings {
   sessionSeconds: number;
   /** Its RS256 key as PEM (IDP_SIGNING_KEY or _FILE), so several gateways sign alike; unset: a data-dir file. */
   signingKey?: Buffer;
+  /** Failed passwords lock a username and a client address for a while. */
+  signIn: SignInLimitSettings;
 }
 
 /** A client id of IDP_CLIENTS: upper-cased, `-` as `_`, in its variables' names. */
@@ -73,6 +98,42 @@ export function identitySettings(
     refreshTokenSeconds: integer(env, 'IDP_REFRESH_TOKEN_SECONDS', 1800, 10, 30 * 86_400),
     sessionSeconds: integer(env, 'IDP_SESSION_SECONDS', 36_000, 60, 365 * 86_400),
     ...rsaPrivateKey(env, 'IDP_SIGNING_KEY'),
+    signIn: {
+      windowSeconds: integer(env, 'SIGNIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
+      user: lockPolicy(env, { prefix: 'SIGNIN', maxFailures: 5, lockout: 60, maxLockout: 900 }),
+      address: lockPolicy(env, {
+        prefix: 'SIGNIN_ADDRESS',
+        maxFailures: 20,
+        lockout: 900,
+        maxLockout: 86_400,
+      }),
+    },
+  };
+}
+
+/** `<prefix>_MAX_FAILURES`, `<prefix>_LOCKOUT_SECONDS`, `<prefix>_MAX_LOCKOUT_SECONDS`. */
+function lockPolicy(
+  env: Env,
+  defaults: { prefix: string; maxFailures: number; lockout: number; maxLockout: number },
+): SignInLockPolicy {
+  const { prefix } = defaults;
+  const lockoutSeconds = integer(env, `${prefix}_LOCKOUT_SECONDS`, defaults.lockout, 1, 86_400);
+  const maxLockoutSeconds = integer(
+    env,
+    `${prefix}_MAX_LOCKOUT_SECONDS`,
+    Math.max(defaults.maxLockout, lockoutSeconds),
+    1,
+    30 * 86_400,
+  );
+  if (maxLockoutSeconds < lockoutSeconds)
+    throw new ConfigError(
+      `${prefix}_MAX_LOCKOUT_SECONDS`,
+      `must be at least ${prefix}_LOCKOUT_SECONDS (${lockoutSeconds}), got "${maxLockoutSeconds}"`,
+    );
+  return {
+    maxFailures: integer(env, `${prefix}_MAX_FAILURES`, defaults.maxFailures, 0, 1000),
+    lockoutSeconds,
+    maxLockoutSeconds,
   };
 }
 

@@ -42,7 +42,12 @@ export type { ServiceRole } from './auth.ts';
 export type { BackendSetting } from './backends.ts';
 export type { S3BlobStoreSettings } from './data-store.ts';
 export type { ExecutorSettings, JobExecutor, SlurmSettings } from './executor.ts';
-export type { IdentityClientSettings, IdentitySettings } from './identity-provider.ts';
+export type {
+  IdentityClientSettings,
+  IdentitySettings,
+  SignInLimitSettings,
+  SignInLockPolicy,
+} from './identity-provider.ts';
 export type { EmailSettings } from './notifications.ts';
 export type { OAuthClientSettings } from './oauth.ts';
 export { PREPARED_PER_CONNECTION } from './store.ts';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { pageHeadersBesidesPolicy } from '../common/page-headers.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { OpenAPIV3 } from 'openapi-types';
 import type { AuthLevel } from './auth.ts';
@@ -150,7 +151,30 @@ export async function registerOpenApi(
       // The page loads the document from its own `/docs/json`: the same bytes as /openapi.json.
       if (route.url === '/docs/json') route.handler = sendDocument;
     });
-    await docs.register(swaggerUi, { routePrefix: '/docs' });
+    // The page's security headers (docs/authentication.md, "Pages and framing"): swagger-ui's own
+    // Content-Security-Policy (its scripts by hash, framed by this origin alone), with two
+    // changes. No `upgrade-insecure-requests`, which would send a page served over plain HTTP (a
+    // gateway on 127.0.0.1) to fetch its own files over HTTPS; and inline styles allowed, which
+    // swagger-ui sets as it renders (its hashes cover only its page's own, and a hash turns
+    // 'unsafe-inline' off). Then the headers of every page.
+    const besidesPolicy = pageHeadersBesidesPolicy("'self'");
+    docs.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(besidesPolicy);
+      done();
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      staticCSP: true,
+      transformStaticCSP: (header) =>
+        header
+          .split(';')
+          .map((directive) => directive.trim())
+          .filter((directive) => directive && directive !== 'upgrade-insecure-requests')
+          .map((directive) =>
+            directive.startsWith('style-src ') ? "style-src 'self' 'unsafe-inline'" : directive,
+          )
+          .join('; '),
+    });
   });
 }
 

@@ -3,8 +3,7 @@
 // tag of shared/tags.ts belongs to exactly one area), lists its passthrough rows (data: method, path,
 // backend, identity style) and registers the routes that aggregate backend calls in its plugin.
 // src/app.ts registers this list (registerAreas, shared/area.ts). Order: routes.md's sections.
-import { adminGatewayRoutes } from './admin/config-status.ts';
-import { adminPassthroughs } from './admin/index.ts';
+import { adminPassthroughs, adminRoutes } from './admin/index.ts';
 import { analysisPassthroughs } from './analyses/index.ts';
 import { quickLaunchCreateRoute } from './analyses/quicklaunches.ts';
 import { appPassthroughs } from './apps/index.ts';
@@ -152,7 +151,7 @@ export const areas: readonly Area[] = [
     name: 'admin',
     tags: ['admin', 'admin-settings', 'admin-user-info'],
     passthroughs: adminPassthroughs,
-    plugin: adminGatewayRoutes,
+    plugin: adminRoutes,
   },
   {
     name: 'service-accounts',

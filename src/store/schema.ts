@@ -852,3 +852,21 @@ export interface Database {
     expires_at: number;
   };
 }
+
+/** Failed sign-ins of the embedded identity provider, per username and per address (migration 041). Times in ms. */
+export interface Database {
+  idp_sign_in_failures: {
+    /** `user:<username>` or `address:<ip>` (an IPv6 address by its /64's first address). */
+    key: string;
+    /** Failed sign-ins, each within a window of the one before (none since a lock). */
+    failures: number;
+    /** The last failed sign-in, or the last lock's start. */
+    last_failure_at: number;
+    /** 0, or the end of the lock in force (or last in force). */
+    locked_until: number;
+    /** The length of the last lock: the next one is twice as long, up to the policy's longest. */
+    lock_ms: number;
+    /** When the row no longer means anything (a whole window after its last failure and lock). */
+    expires_at: number;
+  };
+}

@@ -1,6 +1,7 @@
 // `npm run user` as a child process, on both engines: add (password on standard input, --admin,
 // --email), list, passwd and remove change the embedded identity provider's users, which a gateway
-// on the same data directory and database then signs in with `/token`; mistakes exit 1 saying why.
+// on the same data directory and database then signs in with `/token`, and unlock lifts the lock
+// that failed passwords put on a username there; mistakes exit 1 saying why.
 // The first call of each engine goes through npm (the script's wiring); the others run the script's
 // command itself (`node src/cli/user.ts`), as npm would, without npm's own start-up each time.
 import assert from 'node:assert/strict';
@@ -72,6 +73,7 @@ for (const engine of engines) {
         ...databaseEnv,
         GATEWAY_DATA_DIR: dataDir,
         EMBEDDED_BACKENDS: 'none',
+        SIGNIN_MAX_FAILURES: '2',
       });
     });
 
@@ -114,6 +116,16 @@ for (const engine of engines) {
       assert.equal(removed.code, 0, removed.stderr);
       assert.equal(await tokenStatus('erin', 'erin-password'), 401);
       assert.doesNotMatch((await userCli(['list'])).stdout, /erin/);
+    });
+
+    test('unlock lifts the lock of failed passwords on a username', async () => {
+      assert.equal(await tokenStatus('dana', 'wrong-password'), 401);
+      assert.equal(await tokenStatus('dana', 'wrong-password'), 401);
+      assert.equal(await tokenStatus('dana', 'second-password'), 429);
+      const unlocked = await userCli(['unlock', 'dana']);
+      assert.equal(unlocked.code, 0, unlocked.stderr);
+      assert.match(unlocked.stdout, /lifted the sign-in lock of dana/);
+      assert.equal(await tokenStatus('dana', 'second-password'), 200);
     });
 
     // The reasons do not depend on the engine: checked once.

@@ -1,6 +1,7 @@
 // The interactive docs page in a real browser (headless Chromium driven by playwright-core): it
 // loads its API definition on every reload even past the anonymous rate limit, the Authorize
-// dialog takes a bare token, and "Try it out" on a secured route sends it as a bearer token.
+// dialog takes a bare token, and "Try it out" on a secured route sends it as a bearer token; its
+// Content-Security-Policy blocks nothing the page does.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -37,6 +38,12 @@ describe(
     let browser: Browser;
     let page: Page;
     let token: string;
+    /** What the page's Content-Security-Policy blocked, as the browser's console reports it. */
+    const violations: string[] = [];
+    const watch = (watched: Page) =>
+      watched.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      });
 
     before(async () => {
       const key = await createSigningKey('ES256', 'docs-key');
@@ -65,6 +72,7 @@ describe(
       });
       page = await browser.newPage();
       page.setDefaultTimeout(15_000);
+      watch(page);
     });
 
     after(async () => {
@@ -115,6 +123,7 @@ describe(
       const other = await fetch(`${running.url}/uuid`);
       assert.equal(other.status, 200);
       assert.equal(other.headers.get('ratelimit-remaining'), String(anonymousPerMinute - 1));
+      assert.deepEqual(violations, [], 'the Content-Security-Policy blocks nothing of the page');
     });
 
     test('Authorize takes the bare token; Try it out sends it as a bearer token and shows 200', async () => {
@@ -123,6 +132,7 @@ describe(
       // leaves it out of the page).
       page = await browser.newPage();
       page.setDefaultTimeout(15_000);
+      watch(page);
       await page.goto(`${running.url}/docs#/misc/get_secured_sessions`);
       await definitionShown();
 
@@ -153,6 +163,7 @@ describe(
       const status = operation.locator('.live-responses-table tbody .response-col_status').first();
       await status.waitFor();
       assert.equal((await status.innerText()).trim(), '200');
+      assert.deepEqual(violations, [], 'the Content-Security-Policy blocks nothing of the page');
     });
   },
 );

@@ -1,8 +1,10 @@
 // The embedded identity provider in a real browser (headless Chromium driven by playwright-core):
 // a client page signs a user in through the sign-in page (authorization code, PKCE S256, fragment
 // response mode, as keycloak-js asks), the silent check `prompt=none` answers login_required when
-// signed out and a code when signed in, and the docs page's `/oidc/login` → callback → `/docs`
-// leaves the browser able to call authenticated routes.
+// signed out and a code when signed in, also in a hidden iframe of the client's page, as
+// keycloak-js makes it (while the sign-in page itself refuses to be framed), the pages'
+// Content-Security-Policy blocks nothing they do, and the docs page's `/oidc/login` → callback →
+// `/docs` leaves the browser able to call authenticated routes.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -10,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
 import { addUser } from '../support/identity.ts';
 
@@ -82,9 +84,30 @@ describe(
 
     const fragmentOf = (url: string) => new URLSearchParams(new URL(url).hash.slice(1));
 
+    /** What a page's Content-Security-Policy blocked, as the browser's console reports it. */
+    const violations: string[] = [];
+    const watched = (page: Page) =>
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      });
+
+    /** Adds an iframe of `url` to the page and answers it once it has loaded (or failed to). */
+    async function framed(page: Page, url: string) {
+      const name = `frame-${randomBytes(4).toString('hex')}`;
+      // A script for the page (the tests are not type-checked against the DOM).
+      await page.evaluate(`new Promise((resolve) => {
+        const frame = document.createElement('iframe');
+        frame.name = ${JSON.stringify(name)};
+        frame.onload = () => resolve();
+        frame.src = ${JSON.stringify(url)};
+        document.body.append(frame);
+      })`);
+      return page.frame({ name })!;
+    }
+
     test('authorization code flow through the sign-in page, then the silent check', async () => {
       const context = await browser.newContext();
-      const page = await context.newPage();
+      const page = watched(await context.newPage());
       const request = authorizeRequest();
       await page.goto(request.url);
       await page.fill('#username', 'alice');
@@ -137,6 +160,45 @@ describe(
       assert.equal(fragmentOf(other.url()).get('state'), check.state);
       assert.equal(fragmentOf(other.url()).get('code'), null);
       await signedOut.close();
+      assert.deepEqual(violations, [], 'the Content-Security-Policy blocks nothing of the pages');
+    });
+
+    test('the silent check in a hidden iframe of the client’s page; the sign-in page refuses to be framed', async () => {
+      const context = await browser.newContext();
+      const page = watched(await context.newPage());
+      await page.goto(`${clientOrigin}/app/home`);
+
+      // Framed, the sign-in page is refused: the frame shows the browser's error, not the form.
+      const signIn = await framed(page, authorizeRequest().url);
+      assert.equal(await signIn.locator('#username').count(), 0);
+      assert.ok(
+        violations.some((text) => /frame-ancestors 'none'/.test(text)),
+        `the browser says why: ${JSON.stringify(violations)}`,
+      );
+      violations.length = 0;
+
+      // Signed out, the silent check comes back to the client's page in the frame.
+      const signedOut = authorizeRequest({ prompt: 'none' });
+      const first = await framed(page, signedOut.url);
+      assert.ok(first.url().startsWith(`${clientOrigin}/app/callback`), first.url());
+      assert.equal(fragmentOf(first.url()).get('error'), 'login_required');
+
+      // Signed in (at the top, as a user does), the silent check in a frame gives a code.
+      const request = authorizeRequest();
+      await page.goto(request.url);
+      await page.fill('#username', 'alice');
+      await page.fill('#password', 'alice-password');
+      await Promise.all([
+        page.waitForURL(`${clientOrigin}/app/callback**`),
+        page.click('#sign-in-button'),
+      ]);
+      const silent = authorizeRequest({ prompt: 'none' });
+      const frame = await framed(page, silent.url);
+      assert.ok(frame.url().startsWith(`${clientOrigin}/app/callback`), frame.url());
+      assert.ok(fragmentOf(frame.url()).get('code'), 'a code in the frame');
+      assert.equal(fragmentOf(frame.url()).get('state'), silent.state);
+      assert.deepEqual(violations, []);
+      await context.close();
     });
 
     test('the docs page sign-in: /oidc/login → sign-in page → /docs, then authenticated calls from the page', async () => {

@@ -2,7 +2,8 @@
 // (routes.md §2): a local token endpoint records the forms the gateway posts (password grant as
 // AUTH_CLIENT_ID with its secret, token exchange with requested_subject, authorization_code with
 // the PKCE verifier, refresh_token); refusals keep the provider's status; no Basic is a 401 with a Basic challenge and an error_code;
-// the access-token cookie (HttpOnly, SameSite=Lax) authenticates calls.
+// the access-token cookie (HttpOnly, SameSite=Lax) authenticates calls; the embedded provider's
+// sign-in locks answer 501 (the configured provider limits failed passwords itself).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -243,5 +244,18 @@ describe('token routes against a configured identity provider', () => {
     assert.equal(jar.values.size, 0);
     assert.equal((await jar.fetch(`${running.url}/secured/sessions`)).status, 401);
     assert.equal((await jar.fetch(`${running.url}/oidc/refresh`, { method: 'POST' })).status, 401);
+  });
+
+  test('the embedded provider’s sign-in locks are not there: 501 to an administrator', async () => {
+    const admin = { authorization: `Bearer ${(await tokensFor('admin')).access_token}` };
+    for (const [method, path] of [
+      ['GET', '/admin/sign-in-locks'],
+      ['DELETE', '/admin/sign-in-locks/users/bob'],
+      ['DELETE', '/admin/sign-in-locks/addresses/192.0.2.1'],
+    ] as const) {
+      const response = await fetch(`${running.url}${path}`, { method, headers: admin });
+      assert.equal(response.status, 501, path);
+      assert.equal(((await response.json()) as any).error_code, 'ERR_NOT_IMPLEMENTED', path);
+    }
   });
 });

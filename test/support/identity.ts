@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { userDirectory } from '../../src/backends/identity/index.ts';
+import { hashPassword } from '../../src/backends/identity/passwords.ts';
 import type { RunningGateway } from './gateway.ts';
 
 export const basic = (username: string, password: string) => ({
@@ -59,6 +60,31 @@ export async function addUser(
   });
 }
 
+/**
+ * Adds a user whose password is cheap to check (scrypt N=1024 instead of 16384; the stored hash
+ * names its cost, so the same check reads it), for tests that check many passwords.
+ */
+export async function addUserWithCheapHash(
+  running: RunningGateway,
+  username: string,
+  password: string,
+): Promise<void> {
+  const now = Date.now();
+  await running.gateway.store.db
+    .insertInto('idp_users')
+    .values({
+      username,
+      email: `${username}@example.org`,
+      first_name: username,
+      last_name: 'Tester',
+      password_hash: await hashPassword(password, { N: 1024, r: 8, p: 1 }),
+      admin: false,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+}
+
 export interface FormRequest {
   form: Record<string, string>;
   authorization?: string;
@@ -103,4 +129,44 @@ export async function startTokenServer(
     requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The hidden fields of a sign-in page: the authorization request it carries and its form token. */
+export function hiddenFields(html: string): Record<string, string> {
+  const unescape = (text: string) =>
+    text
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+  return Object.fromEntries(
+    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((match) => [
+      unescape(match[1]!),
+      unescape(match[2]!),
+    ]),
+  );
+}
+
+/**
+ * Signs in as a browser does: opens the sign-in page of `authorizeUrl` with the jar (which keeps
+ * its form-token cookie), then posts its form with the credentials. Answers the POST's response.
+ */
+export async function signInThroughPage(
+  jar: CookieJar,
+  authorizeUrl: string,
+  username: string,
+  password: string,
+): Promise<Response> {
+  const page = await jar.fetch(authorizeUrl);
+  if (page.status !== 200) throw new Error(`no sign-in page: ${page.status} ${await page.text()}`);
+  return jar.fetch(authorizeUrl.split('?')[0]!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      ...hiddenFields(await page.text()),
+      username,
+      password,
+    }).toString(),
+  });
 }

@@ -8,15 +8,17 @@
 // gateway's areas, whose `identity-provider` area mounts its routes on the public listener and
 // whose `/token` and `/oidc/*` routes call its token endpoint in process (src/common/identity-provider.ts).
 import type { GatewayConfig } from '../../config/index.ts';
-import type { EmbeddedIdentity } from '../../common/identity-provider.ts';
+import type { EmbeddedIdentity, SignInLocks } from '../../common/identity-provider.ts';
 import type { Store } from '../../store/database.ts';
 import { memberGroupNames } from '../groups/index.ts';
 import { IdentityProvider } from './provider.ts';
 import { realmRoutes } from './realm-routes.ts';
+import { SignInLimits, type LockEvent } from './sign-in-limits.ts';
 import { loadSigningKey, type SigningKey } from './signing.ts';
 import { UserDirectory } from './users.ts';
 
 export { UserDirectory, UserError, type IdentityUser } from './users.ts';
+export type { LockEvent } from './sign-in-limits.ts';
 
 export interface EmbeddedIdentityProvider extends EmbeddedIdentity {
   users: UserDirectory;
@@ -26,6 +28,8 @@ export async function createIdentityProvider(
   config: Pick<GatewayConfig, 'identity' | 'auth' | 'dataDir' | 'uidDomain'>,
   store: Store,
   now?: () => number,
+  /** Told when failed passwords lock a username or an address (the gateway logs it). */
+  onLock?: (event: LockEvent) => void,
 ): Promise<EmbeddedIdentityProvider> {
   // Made (or read) on first use: a 2048-bit RSA key takes a few hundred milliseconds to make.
   let signingKey: Promise<SigningKey> | undefined;
@@ -42,6 +46,7 @@ export async function createIdentityProvider(
     emailDomain: config.uidDomain,
     key: () => (signingKey ??= loadSigningKey(config.dataDir, config.identity.signingKey)),
     ...(now ? { now } : {}),
+    ...(onLock ? { onLock } : {}),
   });
   const realmPath = `/realms/${config.identity.realm}`;
   const issuer = (origin: string) => `${config.identity.publicUrl ?? origin}${realmPath}`;
@@ -51,14 +56,25 @@ export async function createIdentityProvider(
     link: {
       embedded: true,
       authorizeUrl: (origin) => `${issuer(origin)}/protocol/openid-connect/auth`,
-      token: (form, origin) => provider.token(form, undefined, issuer(origin), true),
+      token: (form, origin, address) =>
+        provider.token(form, {
+          issuer: issuer(origin),
+          trusted: true,
+          ...(address === undefined ? {} : { address }),
+        }),
       endSessionUrl: (origin) => `${issuer(origin)}/protocol/openid-connect/logout`,
       revoke: (refreshToken) => provider.endSessionOfRefreshToken(refreshToken),
     },
+    signInLocks: provider.signInLimits,
   };
 }
 
 /** The user directory alone, for `npm run user`. */
 export function userDirectory(store: Store, uidDomain: string): UserDirectory {
   return new UserDirectory(store, uidDomain);
+}
+
+/** The limits on failed passwords alone, for `npm run user -- unlock`. */
+export function signInLocks(store: Store, config: Pick<GatewayConfig, 'identity'>): SignInLocks {
+  return new SignInLimits(store, config.identity.signIn);
 }

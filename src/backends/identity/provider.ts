@@ -1,9 +1,11 @@
 // The embedded identity provider's state and grants: sign-in sessions, authorization codes
-// (PKCE S256), refresh tokens (hashed, rotated at each use, gone with their session) and the token
-// endpoint's grants (authorization_code, refresh_token, password, Keycloak-style token exchange).
+// (PKCE S256), refresh tokens (hashed, rotated at each use, gone with their session), the token
+// endpoint's grants (authorization_code, refresh_token, password, Keycloak-style token exchange)
+// and the one password check every sign-in goes through, limited per username and per address.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IdentityClientSettings, IdentitySettings } from '../../config/index.ts';
 import type { Store } from '../../store/database.ts';
+import { SignInLimits, type LockEvent } from './sign-in-limits.ts';
 import { signedPayload, signTokens, type SigningKey } from './signing.ts';
 import { UserDirectory, type IdentityUser } from './users.ts';
 
@@ -13,7 +15,27 @@ export const tokenExchangeGrant = 'urn:ietf:params:oauth:grant-type:token-exchan
 export interface TokenAnswer {
   status: number;
   body: Record<string, unknown>;
+  /** A 429's `Retry-After`: the seconds until a locked sign-in may try again. */
+  retryAfterSeconds?: number;
 }
+
+/** Who asks the token endpoint, besides what the form says. */
+export interface TokenRequestContext {
+  /** The issuer of the tokens, `<origin>/realms/<realm>`. */
+  issuer: string;
+  /** The decoded HTTP Basic client credentials. */
+  basic?: { id: string; secret: string };
+  /** The gateway's own in-process call, whose client needs no secret. */
+  trusted?: boolean;
+  /** The client's address, whose failed passwords are limited (request.ip). */
+  address?: string;
+}
+
+/** A password check: the user, a wrong name or password, or a sign-in locked for a while. */
+export type PasswordCheck =
+  | { outcome: 'signed-in'; user: IdentityUser }
+  | { outcome: 'refused' }
+  | { outcome: 'locked'; retryAfterSeconds: number };
 
 export interface ProviderOptions {
   store: Store;
@@ -30,6 +52,8 @@ export interface ProviderOptions {
   /** The signing key, made on first use (an RSA key takes a while to make). */
   key: () => Promise<SigningKey>;
   now?: () => number;
+  /** Told when failed passwords lock a username or an address. */
+  onLock?: (event: LockEvent) => void;
 }
 
 export interface Client extends IdentityClientSettings {
@@ -75,6 +99,7 @@ export function uriAllowed(uri: string, allowed: readonly string[]): boolean {
 
 export class IdentityProvider {
   readonly users: UserDirectory;
+  readonly signInLimits: SignInLimits;
   private readonly now: () => number;
   private readonly clients: Map<string, Client>;
 
@@ -84,6 +109,12 @@ export class IdentityProvider {
     this.options = options;
     this.now = options.now ?? Date.now;
     this.users = new UserDirectory(options.store, options.emailDomain, this.now);
+    this.signInLimits = new SignInLimits(
+      options.store,
+      options.settings.signIn,
+      this.now,
+      options.onLock,
+    );
     this.clients = new Map(options.settings.clients.map((client) => [client.id, client]));
     if (!this.clients.has(options.gatewayClient.id))
       this.clients.set(options.gatewayClient.id, {
@@ -133,6 +164,26 @@ export class IdentityProvider {
   private async entitlementOf(user: IdentityUser): Promise<string[]> {
     const groups = await this.options.groupsOf(user.username);
     return [...new Set([...(user.admin ? [this.options.adminGroup] : []), ...groups])];
+  }
+
+  // --- Passwords ------------------------------------------------------------------------------
+
+  /**
+   * The one password check of every sign-in (the sign-in page, the password grant behind `/token`
+   * and `/admin/token`): refused while the username or the address is locked, whatever the
+   * password (no oracle, and no scrypt spent); a right password clears the username's failures.
+   */
+  async checkPassword(
+    username: string,
+    password: string,
+    address: string | undefined,
+  ): Promise<PasswordCheck> {
+    const admission = await this.signInLimits.admit(username, address);
+    if (!admission.admitted)
+      return { outcome: 'locked', retryAfterSeconds: admission.retryAfterSeconds };
+    const user = await this.users.check(username, password);
+    await this.signInLimits.settle(admission, user !== undefined);
+    return user ? { outcome: 'signed-in', user } : { outcome: 'refused' };
   }
 
   // --- Sessions -------------------------------------------------------------------------------
@@ -247,15 +298,10 @@ export class IdentityProvider {
 
   // --- The token endpoint ---------------------------------------------------------------------
 
-  /**
-   * One token request (RFC 6749 §3.2): `form` as posted, `basic` the decoded HTTP Basic client
-   * credentials. `trusted` is the gateway's own in-process call, whose client needs no secret.
-   */
+  /** One token request (RFC 6749 §3.2): `form` as posted, and who asks. */
   async token(
     form: Record<string, string | undefined>,
-    basic: { id: string; secret: string } | undefined,
-    issuer: string,
-    trusted = false,
+    { issuer, basic, trusted = false, address }: TokenRequestContext,
   ): Promise<TokenAnswer> {
     const clientId = basic?.id ?? form.client_id;
     const client = this.client(clientId);
@@ -268,7 +314,7 @@ export class IdentityProvider {
       return oauthError(401, 'unauthorized_client', 'Invalid client secret');
     switch (form.grant_type) {
       case 'password':
-        return this.passwordGrant(form, client, issuer);
+        return this.passwordGrant(form, client, issuer, address);
       case 'authorization_code':
         return this.codeGrant(form, client, issuer);
       case 'refresh_token':
@@ -296,13 +342,24 @@ export class IdentityProvider {
     form: Record<string, string | undefined>,
     client: Client,
     issuer: string,
+    address: string | undefined,
   ): Promise<TokenAnswer> {
     if (!form.username || form.password === undefined)
       return oauthError(400, 'invalid_request', 'Missing parameter: username or password');
-    const user = await this.users.check(form.username, form.password);
-    if (!user) return oauthError(401, 'invalid_grant', 'Invalid user credentials');
-    const { session } = await this.startSession(user.username);
-    return this.issue(user, session, client.id, form.scope, issuer);
+    const check = await this.checkPassword(form.username, form.password, address);
+    if (check.outcome === 'locked')
+      return {
+        ...oauthError(
+          429,
+          'temporarily_unavailable',
+          `Too many failed sign-ins: try again in ${check.retryAfterSeconds} s`,
+        ),
+        retryAfterSeconds: check.retryAfterSeconds,
+      };
+    if (check.outcome === 'refused')
+      return oauthError(401, 'invalid_grant', 'Invalid user credentials');
+    const { session } = await this.startSession(check.user.username);
+    return this.issue(check.user, session, client.id, form.scope, issuer);
   }
 
   private async codeGrant(

@@ -2,16 +2,31 @@
 // realm's (`/realms/<realm>/...`), so that a client configured for Keycloak (the web UI's
 // keycloak-js, the command-line client) works against the platform alone: discovery, authorize
 // with the sign-in page and an SSO cookie, token, certs (JWKS), userinfo and end-session.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { toGatewayError } from '../../common/error-replies.ts';
 import { gatewayError } from '../../common/errors.ts';
-import { messagePage, signInPage } from './sign-in-page.ts';
+import { hashSource, pageHeaders } from '../../common/page-headers.ts';
+import {
+  formTokenField,
+  lockedMessage,
+  messagePage,
+  pageSecurity,
+  signInPage,
+} from './sign-in-page.ts';
 import type { IdentityProvider, Session } from './provider.ts';
 
 const tag = 'identity-provider';
 /** The SSO cookie: the secret of a sign-in session, scoped to the realm's paths. */
 export const ssoCookie = 'IDP_SESSION';
+/**
+ * The form token's cookie (against cross-site request forgery of the sign-in form, which would
+ * sign a browser in as someone else): the page's hidden field must equal it. SameSite=Lax keeps
+ * it from a cross-site POST, and another site can read neither the cookie nor the page.
+ */
+export const formCookie = 'IDP_FORM';
+const formTokenPattern = /^[\w-]{43}$/;
 
 const formFields = Type.Record(Type.String(), Type.String());
 const authorizeQuery = Type.Object(
@@ -52,12 +67,8 @@ const oauthError = Type.Object(
   { error: Type.String(), error_description: Type.Optional(Type.String()) },
   { description: 'RFC 6749 §5.2 error' },
 );
-/** The sign-in and message pages load nothing and may not be framed (clickjacking). */
-const pageSecurity = {
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-  'x-frame-options': 'DENY',
-};
+/** keycloak-js's third-party cookie check: a page its client frames, posting one word to it. */
+const thirdPartyCookieScript = 'window.parent.postMessage("unsupported","*")';
 const html = (description: string) => Type.String({ description: `${description} (text/html)` });
 /** An error of the authorize endpoint: its page to a browser asking for HTML, an OAuth error otherwise. */
 const pageOrError = (description: string) =>
@@ -174,7 +185,21 @@ function backToClient(
   } else {
     for (const [key, value] of entries) target.searchParams.set(key, value);
   }
-  return reply.header('cache-control', 'no-store').redirect(target.toString(), 302);
+  // No frame-ancestors or X-Frame-Options: a client's silent check (`prompt=none`) comes here in
+  // a hidden iframe of its own page, and what that frame shows next is the client's page at the
+  // redirect URI, not this answer. No Referer to the client either: this URL carries the request.
+  return reply
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .redirect(target.toString(), 302);
+}
+
+/** Whether the posted form token is the browser's (its cookie), compared in constant time. */
+function formTokenMatches(cookie: string | undefined, posted: string | undefined): boolean {
+  if (!cookie || !posted || !formTokenPattern.test(cookie)) return false;
+  const a = Buffer.from(cookie);
+  const b = Buffer.from(posted);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export async function realmRoutes(app: FastifyInstance, provider: IdentityProvider): Promise<void> {
@@ -187,6 +212,9 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
   /** Lax over HTTP; over HTTPS None (with Secure), so a client's silent check in an iframe of another site still sees it. */
   const cookieAttributes = (request: FastifyRequest) =>
     `Path=${base}/; HttpOnly; ${secure(request) ? 'Secure; SameSite=None' : 'SameSite=Lax'}`;
+  /** Never sent with a cross-site POST, framed or not (see formCookie). */
+  const formCookieAttributes = (request: FastifyRequest) =>
+    `Path=${base}/; HttpOnly; SameSite=Lax${secure(request) ? '; Secure' : ''}`;
 
   // CORS for the clients' web origins (those of their redirect URIs), as Keycloak does: a
   // browser client such as keycloak-js calls the token, userinfo and logout endpoints itself.
@@ -194,7 +222,10 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
     provider.settings.clients.flatMap((client) =>
       client.redirectUris.flatMap((entry) => {
         try {
-          return [new URL(entry.replace(/\*$/, '')).origin];
+          // A native app's redirect URI (`org.example.app:/callback`) has the opaque origin
+          // `null`, which is also what a sandboxed frame or a file sends: never a web origin.
+          const { origin } = new URL(entry.replace(/\*$/, ''));
+          return origin === 'null' ? [] : [origin];
         } catch {
           return [];
         }
@@ -255,7 +286,6 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
     wantsHtml(request)
       ? reply
           .code(status)
-          .header('cache-control', 'no-store')
           .headers(pageSecurity)
           .type('text/html; charset=utf-8')
           .send(messagePage('Sign-in error', body.error_description))
@@ -264,6 +294,43 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
           .header('cache-control', 'no-store')
           .type('application/json; charset=utf-8')
           .send(body);
+  /** Parameters of the authorization request that the form carries, not those it asks for. */
+  const formOwn = new Set(['username', 'password', 'prompt', formTokenField]);
+  /**
+   * The sign-in page for the authorization request `params`, with the browser's form token (a new
+   * one, and its cookie, when the browser has none), saying what went wrong if anything did.
+   */
+  const showSignIn = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    params: AuthorizeParams,
+    options: { status?: number; error?: string; username?: string | undefined } = {},
+  ) => {
+    let formToken = readCookie(request, formCookie);
+    if (!formToken || !formTokenPattern.test(formToken)) {
+      formToken = randomBytes(32).toString('base64url');
+      reply.header('set-cookie', `${formCookie}=${formToken}; ${formCookieAttributes(request)}`);
+    }
+    const fields = Object.fromEntries(
+      Object.entries(params).filter(
+        (entry): entry is [string, string] => entry[1] !== undefined && !formOwn.has(entry[0]),
+      ),
+    );
+    return reply
+      .code(options.status ?? 200)
+      .headers(pageSecurity)
+      .type('text/html; charset=utf-8')
+      .send(
+        signInPage({
+          realm,
+          action: `${issuerOf(request)}/protocol/openid-connect/auth`,
+          fields,
+          formToken,
+          ...(options.username === undefined ? {} : { username: options.username }),
+          ...(options.error === undefined ? {} : { error: options.error }),
+        }),
+      );
+  };
   // Errors before a handler runs (schemas, content types, forms) never reach a redirect URI
   // (RFC 6749 §4.1.2.1: it cannot be trusted yet): they are answered here, in OAuth's words.
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -387,24 +454,7 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
       session = await provider.sessionOfSecret(readCookie(request, ssoCookie));
     if (!session) {
       if (params.prompt === 'none') return back({ error: 'login_required' });
-      const fields = Object.fromEntries(
-        Object.entries(params).filter(
-          (entry): entry is [string, string] =>
-            entry[1] !== undefined && !['username', 'password', 'prompt'].includes(entry[0]),
-        ),
-      );
-      return reply
-        .header('cache-control', 'no-store')
-        .headers(pageSecurity)
-        .type('text/html; charset=utf-8')
-        .send(
-          signInPage({
-            realm,
-            action: `${issuer}/protocol/openid-connect/auth`,
-            fields,
-            username: params.login_hint,
-          }),
-        );
+      return showSignIn(request, reply, params, { username: params.login_hint });
     }
     const code = await provider.issueCode(session, {
       clientId: client.id,
@@ -442,56 +492,74 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
     schema: {
       tags: [tag],
       summary: 'The sign-in form: username and password, with the authorization request',
+      description:
+        "The form's `form_token` must be the browser's `IDP_FORM` cookie, both given with the page (cross-site request forgery); otherwise the page is shown again (400) and nothing is checked. Failed passwords lock the username and the address for a while (429 with `Retry-After`, whatever the password).",
       security: [],
       consumes: ['application/x-www-form-urlencoded'],
       body: Type.Intersect([
         Type.Object({
           username: Type.Optional(Type.String()),
           password: Type.Optional(Type.String()),
+          [formTokenField]: Type.Optional(
+            Type.String({ description: "The page's form token, equal to the IDP_FORM cookie" }),
+          ),
         }),
         authorizeQuery,
       ]),
       response: {
         200: html('The sign-in page again, saying what was wrong'),
         302: redirect('Signed in: back to the client with a code'),
-        400: pageOrError('The request, client or redirect URI is not acceptable'),
+        400: pageOrError(
+          'The request, client or redirect URI is not acceptable, or the form token is not the browser’s',
+        ),
+        429: Type.Union([html('The page again, saying how long to wait'), oauthError], {
+          description:
+            'Too many failed passwords of this username or from this address: the sign-in page again, saying how long to wait; or the rate limit of the address (RATE_LIMIT_ANON_PER_MIN) as an RFC 6749 §5.2 error. Both with `Retry-After`',
+        }),
       },
     },
     preValidation: formOnly,
     handler: async (request, reply) => {
       const params = request.body as AuthorizeParams;
-      const user =
+      const client = provider.client(params.client_id);
+      // An unusable client or redirect URI is shown (authorize's error page): no password is
+      // checked for a request that could not be answered.
+      if (
+        !client ||
+        !params.redirect_uri ||
+        !provider.redirectAllowed(client, params.redirect_uri, issuerOf(request))
+      )
+        return authorize(request, reply, params);
+      // A form this browser was not given (another site's, or an expired cookie): shown again
+      // with a token of its own, and nothing checked or counted.
+      if (!formTokenMatches(readCookie(request, formCookie), params[formTokenField]))
+        return showSignIn(request, reply, params, {
+          status: 400,
+          username: params.username,
+          error:
+            'This sign-in form has expired or did not come from this site. Please sign in again (cookies must be enabled).',
+        });
+      const check =
         params.username && params.password !== undefined
-          ? await provider.users.check(params.username, params.password)
-          : undefined;
-      if (!user) {
-        const client = provider.client(params.client_id);
-        if (
-          !client ||
-          !params.redirect_uri ||
-          !provider.redirectAllowed(client, params.redirect_uri, issuerOf(request))
-        )
-          return authorize(request, reply, params);
-        const { username: _username, password: _password, ...fields } = params;
-        return reply
-          .header('cache-control', 'no-store')
-          .headers(pageSecurity)
-          .type('text/html; charset=utf-8')
-          .send(
-            signInPage({
-              realm,
-              action: `${issuerOf(request)}/protocol/openid-connect/auth`,
-              fields: Object.fromEntries(
-                Object.entries(fields).filter(
-                  (entry): entry is [string, string] => entry[1] !== undefined,
-                ),
-              ),
-              username: params.username,
-              error: 'Invalid username or password.',
-            }),
-          );
-      }
-      const { secret, session } = await provider.startSession(user.username);
+          ? await provider.checkPassword(params.username, params.password, request.ip)
+          : ({ outcome: 'refused' } as const);
+      if (check.outcome === 'locked')
+        return showSignIn(
+          request,
+          reply.header('retry-after', String(check.retryAfterSeconds)),
+          params,
+          {
+            status: 429,
+            username: params.username,
+            error: lockedMessage(check.retryAfterSeconds),
+          },
+        );
+      if (check.outcome === 'refused')
+        return showSignIn(request, reply, params, {
+          username: params.username,
+          error: 'Invalid username or password.',
+        });
+      const { secret, session } = await provider.startSession(check.user.username);
       reply.header('set-cookie', `${ssoCookie}=${secret}; ${cookieAttributes(request)}`);
       return authorize(request, reply, params, session);
     },
@@ -507,15 +575,30 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
       security: [],
       consumes: ['application/x-www-form-urlencoded'],
       body: formFields,
-      response: { 200: tokenAnswer, 400: oauthError, 401: oauthError, 403: oauthError },
+      response: {
+        200: tokenAnswer,
+        400: oauthError,
+        401: oauthError,
+        403: oauthError,
+        429: Type.Object(
+          { error: Type.Literal('temporarily_unavailable'), error_description: Type.String() },
+          {
+            description:
+              'Too many failed passwords of this username or from this address (or requests): try again after `Retry-After` seconds',
+          },
+        ),
+      },
     },
     preValidation: formOnly,
     handler: async (request, reply) => {
-      const answer = await provider.token(
-        request.body as Record<string, string>,
-        decodeBasic(request.headers.authorization),
-        issuerOf(request),
-      );
+      const basic = decodeBasic(request.headers.authorization);
+      const answer = await provider.token(request.body as Record<string, string>, {
+        issuer: issuerOf(request),
+        ...(basic ? { basic } : {}),
+        address: request.ip,
+      });
+      if (answer.retryAfterSeconds !== undefined)
+        reply.header('retry-after', String(answer.retryAfterSeconds));
       return reply
         .code(answer.status as 200)
         .header('cache-control', 'no-store')
@@ -631,7 +714,12 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
   });
 
   // keycloak-js checks whether third-party cookies work before its login-status iframe; saying
-  // they do not makes it fall back to redirects (`prompt=none`), which this provider serves.
+  // they do not makes it fall back to redirects (`prompt=none`), which this provider serves. It
+  // loads the page in a hidden iframe of the client's page: the clients' web origins may frame it.
+  const thirdPartyCookiePageHeaders = pageHeaders(
+    `default-src 'none'; script-src ${hashSource(thirdPartyCookieScript)}; base-uri 'none'`,
+    ["'self'", ...webOrigins].join(' '),
+  );
   app.get(`${oidc}/3p-cookies/step1.html`, {
     config: { auth: 'none', rateLimit: false },
     schema: {
@@ -643,9 +731,10 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
     },
     handler: async (_request, reply) =>
       reply
+        .headers(thirdPartyCookiePageHeaders)
         .type('text/html; charset=utf-8')
         .send(
-          '<!doctype html><html><body><script>window.parent.postMessage("unsupported","*")</script></body></html>',
+          `<!doctype html><html><body><script>${thirdPartyCookieScript}</script></body></html>`,
         ),
   });
 }

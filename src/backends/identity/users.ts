@@ -1,5 +1,6 @@
 // The embedded identity provider's users (migration 031): added, re-passworded, removed and
-// listed by `npm run user`, checked by the sign-in page and the password grant.
+// listed by `npm run user`, checked by the sign-in page and the password grant (through the
+// provider's checkPassword, which limits failures).
 import type { Store } from '../../store/database.ts';
 import { isUniqueViolation } from '../../store/unique-violation.ts';
 import { recordUser } from '../../store/users.ts';
@@ -129,7 +130,10 @@ export class UserDirectory {
     return row ? userOf(row) : undefined;
   }
 
-  /** The user whose password this is, or undefined (a wrong name and a wrong password cost the same). */
+  /**
+   * The user whose password this is, or undefined (a wrong name and a wrong password cost the
+   * same). Sign-ins call it through IdentityProvider.checkPassword, which limits failed ones.
+   */
   async check(username: string, password: string): Promise<IdentityUser | undefined> {
     const row = await this.store.db
       .selectFrom('idp_users')

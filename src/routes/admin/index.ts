@@ -1,11 +1,22 @@
 // The admin area (routes.md §24, and §9 ontologies, §8 the admin's view of OAuth tokens): tags
 // admin, admin-settings, admin-user-info, admin-token. Passthroughs, admins only; the gateway's own
-// `/admin/config` and `/admin/status` are in config-status.ts.
+// `/admin/config` and `/admin/status` are in config-status.ts, the embedded identity provider's
+// sign-in locks in sign-in-locks.ts.
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ErrorAnswer } from '../../common/error-replies.ts';
 import type { PassthroughRoute } from '../../http/passthrough.ts';
+import type { AreaDeps } from '../shared/area.ts';
 import type { Tag } from '../shared/tags.ts';
+import { adminGatewayRoutes } from './config-status.ts';
 import { ontologyPassthroughs } from './ontologies.ts';
+import { signInLockRoutes } from './sign-in-locks.ts';
+
+/** The area's own routes: the gateway's configuration and status, and the sign-in locks. */
+export async function adminRoutes(app: FastifyInstance, deps: AreaDeps): Promise<void> {
+  await adminGatewayRoutes(app, deps);
+  await signInLockRoutes(app, deps);
+}
 
 /** A group as the groups service shows it (`detail` with `details=true`). */
 const GroupView = Type.Object({

@@ -62,11 +62,15 @@ export function passwordGrantRoutes(
         { 'www-authenticate': 'Basic realm="platform-gateway", charset="UTF-8"' },
       ),
     );
+  // The caller's address goes along: the embedded provider limits failed passwords per address
+  // as well as per username (a configured one sees only the gateway's address, and limits them
+  // by its own rules).
   const passwordGrant = async (request: FastifyRequest, username: string, password: string) =>
     tokensOf(
       await provider().token(
         { grant_type: 'password', client_id: config.auth.clientId, username, password },
         originOf(request),
+        request.ip,
       ),
     );
 
@@ -100,7 +104,7 @@ export function passwordGrantRoutes(
         tags: ['token'],
         summary: 'Get an access token with a username and password (HTTP Basic)',
         description:
-          "A password grant at the identity provider (AUTH_TOKEN_URL as AUTH_CLIENT_ID, or the embedded identity provider's users). No Basic credentials: 401 `ERR_NOT_AUTHORIZED` with a `WWW-Authenticate: Basic` challenge. A refusal keeps the provider's status (`{error_code, reason, error}`).",
+          "A password grant at the identity provider (AUTH_TOKEN_URL as AUTH_CLIENT_ID, or the embedded identity provider's users). No Basic credentials: 401 `ERR_NOT_AUTHORIZED` with a `WWW-Authenticate: Basic` challenge. A refusal keeps the provider's status (`{error_code, reason, error}`): too many failed passwords of the username or from the caller's address is 429 `ERR_TOO_MANY_REQUESTS` with `Retry-After`, whatever the password.",
         security: [{ basic: [] }],
         ...(path.includes(':') ? { params: idpParams } : {}),
         response: responses,

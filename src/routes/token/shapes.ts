@@ -33,8 +33,8 @@ const codeOfStatus: Record<number, ErrorCode> = {
 
 /**
  * The error of an identity provider's refusal: a 4xx keeps its status (routes.md §2, "bad
- * credentials → idp status relayed") with the provider's `error` and `error_description`; a 5xx
- * is the provider failing (502).
+ * credentials → idp status relayed") with the provider's `error` and `error_description`, and a
+ * 429 its `Retry-After`; a 5xx is the provider failing (502).
  */
 export function identityProviderError(answer: TokenEndpointAnswer): GatewayError {
   const error = typeof answer.body.error === 'string' ? answer.body.error : undefined;
@@ -43,9 +43,15 @@ export function identityProviderError(answer: TokenEndpointAnswer): GatewayError
   const reason = `The identity provider refused: ${description ?? error ?? `HTTP ${answer.status}`}`;
   if (answer.status < 400 || answer.status >= 500)
     return gatewayError('ERR_OAUTH_SERVER', reason, { status: answer.status });
-  return relayedError(answer.status, codeOfStatus[answer.status] ?? 'ERR_BAD_REQUEST', reason, {
-    ...(error ? { error } : {}),
-  });
+  return relayedError(
+    answer.status,
+    codeOfStatus[answer.status] ?? 'ERR_BAD_REQUEST',
+    reason,
+    { ...(error ? { error } : {}) },
+    answer.retryAfterSeconds === undefined
+      ? {}
+      : { 'retry-after': String(answer.retryAfterSeconds) },
+  );
 }
 
 /** The tokens of a 200, else the provider's refusal thrown. */

@@ -38,6 +38,7 @@ import * as searchOrders from './037-search-orders.ts';
 import * as jobLeases from './038-job-leases.ts';
 import * as stepCpuSeconds from './039-step-cpu-seconds.ts';
 import * as notificationOutbox from './040-notification-outbox.ts';
+import * as signInFailures from './041-sign-in-failures.ts';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -80,4 +81,5 @@ export const migrations: Record<string, Migration> = {
   '038-job-leases': jobLeases,
   '039-step-cpu-seconds': stepCpuSeconds,
   '040-notification-outbox': notificationOutbox,
+  '041-sign-in-failures': signInFailures,
 };

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { noRateLimits, startGateway, type RunningGateway } from '../../support/gateway.ts';
 import { engineDatabase, engines, skipWithout } from '../../support/postgres.ts';
-import { addUser, basic, CookieJar } from '../../support/identity.ts';
+import { addUser, basic, CookieJar, signInThroughPage } from '../../support/identity.ts';
 
 const projectDir = path.resolve(import.meta.dirname, '../../..');
 const payloadOf = (token: string) =>
@@ -145,15 +145,12 @@ for (const engine of engines) {
           code_challenge: challenge,
           code_challenge_method: 'S256',
         };
-        const signedIn = await jar.fetch(`${realm}/protocol/openid-connect/auth`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({
-            ...params,
-            username: 'root',
-            password: 'root-password',
-          }).toString(),
-        });
+        const signedIn = await signInThroughPage(
+          jar,
+          `${realm}/protocol/openid-connect/auth?${new URLSearchParams(params)}`,
+          'root',
+          'root-password',
+        );
         assert.equal(signedIn.status, 302);
         const code = new URL(signedIn.headers.get('location')!).searchParams.get('code')!;
         const exchanged = await fetch(`${realm}/protocol/openid-connect/token`, {

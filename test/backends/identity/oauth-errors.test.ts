@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { noRateLimits, startGateway, type RunningGateway } from '../../support/gateway.ts';
-import { addUser } from '../../support/identity.ts';
+import { addUser, CookieJar, signInThroughPage } from '../../support/identity.ts';
 
 let running: RunningGateway;
 let oidc: string;
@@ -153,19 +153,17 @@ test('a code exchanged with another redirect_uri than at authorize is invalid_gr
   const redirectUri = 'http://127.0.0.1:9/app/callback';
   /** Signs alice in at the authorization endpoint (no PKCE) and answers the code it gives. */
   const code = async () => {
-    const signedIn = await fetch(`${oidc}/auth`, {
-      method: 'POST',
-      headers: { 'content-type': form },
-      body: new URLSearchParams({
+    const signedIn = await signInThroughPage(
+      new CookieJar(),
+      `${oidc}/auth?${new URLSearchParams({
         client_id: 'de-ui',
         redirect_uri: redirectUri,
         response_type: 'code',
         scope: 'openid',
-        username: 'alice',
-        password: 'alice-password',
-      }).toString(),
-      redirect: 'manual',
-    });
+      })}`,
+      'alice',
+      'alice-password',
+    );
     assert.equal(signedIn.status, 302, await signedIn.text());
     return new URL(signedIn.headers.get('location')!).searchParams.get('code')!;
   };
