@@ -10,6 +10,11 @@ import { gatewayError } from '../../common/errors.ts';
 import type { Permission } from '../../common/data-stat.ts';
 
 export type DataObject = Selectable<Database['data_objects']>;
+
+/** The blob (BlobStore id) holding a file's current bytes: its own id unless new content replaced them. */
+export function blobOf(object: Pick<DataObject, 'id' | 'blob_id'>): string {
+  return object.blob_id ?? object.id;
+}
 type Db = Kysely<Database> | Transaction<Database>;
 
 const levels: Record<Permission, number> = { read: 1, write: 2, own: 3 };
@@ -205,6 +210,30 @@ export class ObjectIndex {
       for (const row of rows) found.set(row.path, row);
     }
     return found;
+  }
+
+  /**
+   * Which of the blobs `ids` (lower-case, as BlobStore lists them) hold a file's current bytes:
+   * named by a file row's blob_id, or by its id when it has none (blobOf).
+   */
+  async blobsNamed(ids: string[], db: Db = this.db): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const [own, replaced] = await Promise.all([
+      db
+        .selectFrom('data_objects')
+        .select('id as blob')
+        .where('id', 'in', ids)
+        .where('blob_id', 'is', null)
+        .where('type', '=', 'file')
+        .execute(),
+      db
+        .selectFrom('data_objects')
+        .select('blob_id as blob')
+        .where('blob_id', 'in', ids)
+        .where('type', '=', 'file')
+        .execute(),
+    ]);
+    return new Set([...own, ...replaced].map((row) => row.blob!.toLowerCase()));
   }
 
   async byId(id: string, db: Db = this.db): Promise<DataObject | undefined> {

@@ -37,6 +37,7 @@ import * as folderVersions from './036-folder-versions.ts';
 import * as searchOrders from './037-search-orders.ts';
 import * as jobLeases from './038-job-leases.ts';
 import * as stepCpuSeconds from './039-step-cpu-seconds.ts';
+import * as dataObjectBlobs from './040-data-object-blobs.ts';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -78,4 +79,5 @@ export const migrations: Record<string, Migration> = {
   '037-search-orders': searchOrders,
   '038-job-leases': jobLeases,
   '039-step-cpu-seconds': stepCpuSeconds,
+  '040-data-object-blobs': dataObjectBlobs,
 };
