@@ -213,27 +213,32 @@ export class ObjectIndex {
   }
 
   /**
-   * Which of the blobs `ids` (lower-case, as BlobStore lists them) hold a file's current bytes:
-   * named by a file row's blob_id, or by its id when it has none (blobOf).
+   * The file rows whose current bytes are the blobs `ids` (lower-case, as BlobStore lists them), by
+   * blob: rows naming one in blob_id, or by their id when they name none (blobOf).
    */
+  async filesByBlob(ids: string[], db: Db = this.db): Promise<Map<string, DataObject>> {
+    if (ids.length === 0) return new Map();
+    const own = await db
+      .selectFrom('data_objects')
+      .selectAll()
+      .where('id', 'in', ids)
+      .where('blob_id', 'is', null)
+      .where('type', '=', 'file')
+      .execute();
+    const replaced = await db
+      .selectFrom('data_objects')
+      .selectAll()
+      .where('blob_id', 'in', ids)
+      .where('type', '=', 'file')
+      .execute();
+    return new Map(
+      ([...own, ...replaced] as DataObject[]).map((row) => [blobOf(row).toLowerCase(), row]),
+    );
+  }
+
+  /** Which of the blobs `ids` hold a file's current bytes (filesByBlob). */
   async blobsNamed(ids: string[], db: Db = this.db): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const [own, replaced] = await Promise.all([
-      db
-        .selectFrom('data_objects')
-        .select('id as blob')
-        .where('id', 'in', ids)
-        .where('blob_id', 'is', null)
-        .where('type', '=', 'file')
-        .execute(),
-      db
-        .selectFrom('data_objects')
-        .select('blob_id as blob')
-        .where('blob_id', 'in', ids)
-        .where('type', '=', 'file')
-        .execute(),
-    ]);
-    return new Set([...own, ...replaced].map((row) => row.blob!.toLowerCase()));
+    return new Set((await this.filesByBlob(ids, db)).keys());
   }
 
   async byId(id: string, db: Db = this.db): Promise<DataObject | undefined> {

@@ -104,14 +104,15 @@ export class DataStore {
 
   /**
    * Creates the bytes folders and removes unfinished writes older than the orphan grace period;
-   * alone on a local folder, every unfinished write a crashed process left, at once.
+   * alone on a local folder, every unfinished write a crashed process left, at once. A local folder
+   * is leased whatever the grace, so that `npm run fsck --repair` sees this process use it.
    */
   async init(): Promise<void> {
     const graceMs = this.options.orphanGraceMs ?? 0;
-    if (!this.options.blobStore && graceMs > 0) {
+    if (!this.options.blobStore) {
       const since = Date.now();
       this.lease = await takeStoreLease(this.options.dir);
-      if (!(await this.lease.othersAlive())) this.aloneSince = since;
+      if (graceMs > 0 && !(await this.lease.othersAlive())) this.aloneSince = since;
     }
     await this.blobs.init(graceMs);
     if (this.aloneSince !== undefined) await this.blobs.removeStaleTemps(this.aloneSince);
