@@ -173,6 +173,14 @@ export async function checkDataStore(data: DataStore, options: FsckOptions): Pro
         });
         continue;
       }
+      let md5: string | undefined;
+      if (options.checksums && row.md5 && Number(row.size) === blob.size) {
+        md5 = await md5Of(data, blob.id).catch((error: unknown) => {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+          throw error;
+        });
+        if (md5 === undefined) continue; // removed since the listing: the rows' pass looks again
+      }
       matched += 1;
       found.add(row.id);
       const catalog = { size: Number(row.size), md5: row.md5 };
@@ -186,10 +194,7 @@ export async function checkDataStore(data: DataStore, options: FsckOptions): Pro
           bytes,
         });
       if (catalog.size !== blob.size) mismatch({ size: blob.size });
-      else if (options.checksums && row.md5) {
-        const md5 = await md5Of(data, blob.id);
-        if (md5 !== row.md5) mismatch({ size: blob.size, md5 });
-      }
+      else if (md5 !== undefined && md5 !== row.md5) mismatch({ size: blob.size, md5 });
     }
   }
 
@@ -296,8 +301,15 @@ async function repair(
       const row = await stillNaming(data, difference.id, difference.blob);
       if (!row) return kept('overwritten or deleted meanwhile');
       // The bytes are what every reader gets: the row is made to describe them.
-      const size = await data.blobs.size(difference.blob);
-      const md5 = await md5Of(data, difference.blob);
+      let size: number;
+      let md5: string;
+      try {
+        size = await data.blobs.size(difference.blob);
+        md5 = await md5Of(data, difference.blob);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return kept('changed meanwhile');
+        throw error;
+      }
       difference.bytes = { size, md5 };
       const updated = await data.db
         .updateTable('data_objects')
