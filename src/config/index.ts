@@ -40,7 +40,7 @@ import type { Env } from './variables.ts';
 
 export type { ServiceRole } from './auth.ts';
 export type { BackendSetting } from './backends.ts';
-export type { S3BlobStoreSettings } from './data-store.ts';
+export type { DataStoreSettings, S3BlobStoreSettings } from './data-store.ts';
 export type { ExecutorSettings, JobExecutor, SlurmSettings } from './executor.ts';
 export type {
   IdentityClientSettings,

@@ -66,6 +66,8 @@ export interface Database {
     info_type: ColumnType<string, string | undefined, string>;
     trash_origin: string | null;
     trashed_at: number | null;
+    /** The blob holding a file's bytes when it is not `id` (new content, migration 042); null: `id`. */
+    blob_id: ColumnType<string | null, string | null | undefined, string | null>;
   };
   data_permissions: {
     object_id: string;

@@ -71,6 +71,7 @@ function object(folder: string, owner: string, name: string, type: 'file' | 'dir
     info_type: type === 'file' ? (index % 2 === 0 ? 'even' : 'odd') : '',
     trash_origin: null,
     trashed_at: null,
+    blob_id: null,
   } satisfies Row;
 }
 

@@ -17,6 +17,8 @@ export interface Answer {
 export interface ProcessCallers {
   /** The JWKS server's URL: the gateway's AUTH_JWKS_URL. */
   jwksUrl: string;
+  /** The `Authorization` header of `user` (`alice` or `root`), for requests a test sends itself. */
+  headers(user: string): Record<string, string>;
   /** Calls the gateway at `url()` as `user` (`alice` or `root`). */
   call(user: string, method: string, route: string, json?: unknown): Promise<Answer>;
   /** As call, and fails unless the status is 2xx; answers the JSON body. */
@@ -46,6 +48,7 @@ export async function processCallers(url: () => string): Promise<ProcessCallers>
   };
   return {
     jwksUrl: jwks.url,
+    headers: (user) => bearer(tokens[user]!),
     call,
     ok: async (user, method, route, json) => {
       const answer = await call(user, method, route, json);

@@ -42,6 +42,24 @@ export interface ByteRange {
   end: number;
 }
 
+/** An object as a store lists it (BlobStore.objects). */
+export interface StoredBlob {
+  id: string;
+  size: number;
+  /** When its bytes were last written (epoch ms). */
+  modified: number;
+}
+
+/** An unfinished write as a store lists it (BlobStore.temps): a temporary file, a multipart upload. */
+export interface UnfinishedWrite {
+  /** The temporary file's name below `tmp/`, or the upload's key and upload id. */
+  name: string;
+  /** When it was started or last written (epoch ms). */
+  started: number;
+  /** Bytes written so far, where the store tells. */
+  size?: number;
+}
+
 /**
  * File bytes by object id. A missing object is reported as an error with `code: 'ENOENT'` (as
  * node:fs does), whichever kind of store it is; a store that cannot be reached fails with a
@@ -59,6 +77,18 @@ export interface BlobStore {
   removeStaleTemps(before: number): Promise<number>;
   /** The ids of objects last written at or before `before` (epoch ms), in batches of at most `batchSize`. */
   staleObjects(before: number, batchSize: number): AsyncGenerator<string[]>;
+  /**
+   * Every object (named by a lower-case UUID; anything else in the store is not one), in batches of
+   * at most `batchSize`, in key order. An empty store, or one never initialised, has none.
+   */
+  objects(batchSize: number): AsyncGenerator<StoredBlob[]>;
+  /** The unfinished writes (a crash's leftovers, or writes in progress). */
+  temps(): Promise<UnfinishedWrite[]>;
+  /**
+   * Moves the object's bytes out of the store, to `lost+found/<id>` beside `objects/`, where no
+   * listing sees them and an operator can look at them; answers where they went. ENOENT if missing.
+   */
+  quarantine(id: string): Promise<string>;
   /**
    * Streams `source` into the object `id`, replacing any previous content atomically. On any
    * failure (too large, source error or premature close, abort) the previous content is untouched,

@@ -5,6 +5,7 @@
  *
  *   <root>/objects/<first 2 hex chars of id>/<id>   the current content of one object
  *   <root>/tmp/<id>.<random>.tmp                     a write in progress
+ *   <root>/lost+found/<id>                           bytes `npm run fsck --quarantine` set aside
  *
  * Every write goes to its own temporary file in `<root>/tmp` (same filesystem as `objects`, so
  * rename is atomic), is fsynced, then renamed over the final path. Readers therefore see either the
@@ -14,7 +15,7 @@
  * (`staleTemps`, `staleObjects`), so another process's write in progress is never taken for it.
  */
 import { randomUUID } from 'node:crypto';
-import { constants, createReadStream } from 'node:fs';
+import { constants, createReadStream, type Dirent, type Stats } from 'node:fs';
 import {
   copyFile,
   mkdir,
@@ -34,6 +35,8 @@ import {
   type BlobStore,
   type ByteRange,
   type OpenBlob,
+  type StoredBlob,
+  type UnfinishedWrite,
   type WriteOptions,
   type WrittenBlob,
 } from './blob-store.ts';
@@ -41,6 +44,26 @@ import { BlobMd5 } from './md5.ts';
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+}
+
+/** A folder's entries; none when it does not exist (a store never initialised, a shard removed). */
+async function entriesOf(folder: string): Promise<Dirent[]> {
+  try {
+    return await readdir(folder, { withFileTypes: true });
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw error;
+  }
+}
+
+/** A file's stat, or undefined once it is gone. */
+async function statOf(file: string): Promise<Stats | undefined> {
+  try {
+    return await stat(file);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
 }
 
 /** True when `file` exists and was last modified at or before `before` (epoch ms). */
@@ -174,25 +197,34 @@ export class LocalBlobStore implements BlobStore {
     return removed;
   }
 
-  /**
-   * The ids of the objects whose bytes were last written at or before `before` (epoch ms), in
-   * batches of at most `batchSize`, shard by shard. Files that are not named by a UUID are not
-   * objects and are left out.
-   */
+  /** The ids of the objects whose bytes were last written at or before `before` (epoch ms), in batches. */
   async *staleObjects(before: number, batchSize: number): AsyncGenerator<string[]> {
-    let batch: string[] = [];
-    for (const shard of (await readdir(this.objectsDir, { withFileTypes: true })).filter((entry) =>
-      entry.isDirectory(),
-    )) {
-      for (const name of await readdir(path.join(this.objectsDir, shard.name))) {
-        if (
-          !uuidPattern.test(name) ||
-          name !== name.toLowerCase() ||
-          name.slice(0, 2) !== shard.name
-        )
+    for await (const batch of this.objects(batchSize)) {
+      const stale = batch.filter((object) => object.modified <= before).map((object) => object.id);
+      if (stale.length > 0) yield stale;
+    }
+  }
+
+  /**
+   * Every object file, shard by shard, in key order. Files that are not named by a lower-case UUID
+   * in their own shard are not objects and are left out.
+   */
+  async *objects(batchSize: number): AsyncGenerator<StoredBlob[]> {
+    const shards = (await entriesOf(this.objectsDir))
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
+    let batch: StoredBlob[] = [];
+    for (const shard of shards) {
+      const names = (await entriesOf(path.join(this.objectsDir, shard)))
+        .map((entry) => entry.name)
+        .sort();
+      for (const name of names) {
+        if (!uuidPattern.test(name) || name !== name.toLowerCase() || name.slice(0, 2) !== shard)
           continue;
-        if (!(await writtenAtOrBefore(this.pathOf(name), before))) continue;
-        batch.push(name);
+        const info = await statOf(this.pathOf(name));
+        if (!info?.isFile()) continue; // removed meanwhile (installed over, or by another process)
+        batch.push({ id: name, size: info.size, modified: info.mtimeMs });
         if (batch.length >= batchSize) {
           yield batch;
           batch = [];
@@ -200,6 +232,28 @@ export class LocalBlobStore implements BlobStore {
       }
     }
     if (batch.length > 0) yield batch;
+  }
+
+  /** The temporary files of writes in progress or cut off, by name below `tmp/`. */
+  async temps(): Promise<UnfinishedWrite[]> {
+    const found: UnfinishedWrite[] = [];
+    for (const entry of await entriesOf(this.tmpDir)) {
+      const info = await statOf(path.join(this.tmpDir, entry.name));
+      if (info) found.push({ name: entry.name, started: info.mtimeMs, size: info.size });
+    }
+    return found.sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  /** Renames the object's file to `<root>/lost+found/<id>`, durably; answers that path. */
+  async quarantine(id: string): Promise<string> {
+    const from = this.pathOf(id);
+    const folder = path.join(this.root, 'lost+found');
+    const to = path.join(folder, blobKey(id));
+    await mkdir(folder, { recursive: true, mode: 0o700 });
+    await rename(from, to);
+    await syncDirectory(folder);
+    await syncDirectory(path.dirname(from));
+    return to;
   }
 
   private pathOf(id: string): string {

@@ -172,7 +172,7 @@ export const chunkRoutes: FastifyPluginAsync<{ data: DataStore }> = async (app, 
       let reader = blob;
       if (pageStart > 0) {
         rowStart = await firstRowStart(blob, pageStart);
-        reader = await data.blobs.openRead(object.id);
+        reader = await data.content(object);
       }
       if (rowStart < pageEnd) {
         result = await readRows(

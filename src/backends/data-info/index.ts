@@ -39,6 +39,15 @@ export {
   type Permission,
 } from './data-store-api.ts';
 
+/** `npm run fsck`: the catalog against the bytes, reported and repaired (src/cli/fsck.ts). */
+export {
+  fsckDataStore,
+  FsckRefused,
+  type Difference,
+  type FsckOptions,
+  type FsckReport,
+} from './fsck.ts';
+
 /** The readiness probe of the S3 bucket of BLOB_STORE_URL, for the gateway's `/readyz`. */
 export { blobStoreProbe } from './open-blob-store.ts';
 

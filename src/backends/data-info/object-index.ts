@@ -10,6 +10,11 @@ import { gatewayError } from '../../common/errors.ts';
 import type { Permission } from '../../common/data-stat.ts';
 
 export type DataObject = Selectable<Database['data_objects']>;
+
+/** The blob (BlobStore id) holding a file's current bytes: its own id unless new content replaced them. */
+export function blobOf(object: Pick<DataObject, 'id' | 'blob_id'>): string {
+  return object.blob_id ?? object.id;
+}
 type Db = Kysely<Database> | Transaction<Database>;
 
 const levels: Record<Permission, number> = { read: 1, write: 2, own: 3 };
@@ -205,6 +210,35 @@ export class ObjectIndex {
       for (const row of rows) found.set(row.path, row);
     }
     return found;
+  }
+
+  /**
+   * The file rows whose current bytes are the blobs `ids` (lower-case, as BlobStore lists them), by
+   * blob: rows naming one in blob_id, or by their id when they name none (blobOf).
+   */
+  async filesByBlob(ids: string[], db: Db = this.db): Promise<Map<string, DataObject>> {
+    if (ids.length === 0) return new Map();
+    const own = await db
+      .selectFrom('data_objects')
+      .selectAll()
+      .where('id', 'in', ids)
+      .where('blob_id', 'is', null)
+      .where('type', '=', 'file')
+      .execute();
+    const replaced = await db
+      .selectFrom('data_objects')
+      .selectAll()
+      .where('blob_id', 'in', ids)
+      .where('type', '=', 'file')
+      .execute();
+    return new Map(
+      ([...own, ...replaced] as DataObject[]).map((row) => [blobOf(row).toLowerCase(), row]),
+    );
+  }
+
+  /** Which of the blobs `ids` hold a file's current bytes (filesByBlob). */
+  async blobsNamed(ids: string[], db: Db = this.db): Promise<Set<string>> {
+    return new Set((await this.filesByBlob(ids, db)).keys());
   }
 
   async byId(id: string, db: Db = this.db): Promise<DataObject | undefined> {

@@ -1,7 +1,8 @@
 /**
- * The orphan sweep: removes file bytes that no committed catalog row names. A new file's bytes are
- * written before its row is committed and a deleted file's bytes removed after its row is gone, so
- * a crash (SIGKILL, power cut) between the two leaves bytes behind that nothing will ever read.
+ * The orphan sweep: removes file bytes that no committed catalog row names. A new file's bytes (and
+ * an overwrite's new blob) are written before its row is committed, and a deleted file's bytes
+ * (and the blob an overwrite replaced) removed after its row has changed, so a crash (SIGKILL,
+ * power cut) between the two leaves bytes behind that nothing will ever read.
  *
  * Several gateways may share the database and DATA_STORE_DIR, and another one's upload may be
  * between "bytes installed" and "row committed" right now: only files untouched for the grace
@@ -40,12 +41,7 @@ export async function sweepOrphans(
   for await (const ids of data.blobs.staleObjects(before, BATCH)) {
     if (signal?.aborted) break;
     checked += ids.length;
-    const rows = await data.db
-      .selectFrom('data_objects')
-      .select('id')
-      .where('id', 'in', ids)
-      .execute();
-    const named = new Set(rows.map((row) => row.id.toLowerCase()));
+    const named = await data.catalog.blobsNamed(ids);
     for (const id of ids) {
       if (named.has(id)) continue;
       await data.blobs.remove(id);

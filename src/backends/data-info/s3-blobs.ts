@@ -1,6 +1,7 @@
 /**
  * File bytes in an S3-compatible bucket (BLOB_STORE_URL), so that gateways on several hosts share
- * them: one object per data object, `<prefix>objects/<id>` (the local store's layout, blobs.ts).
+ * them: one object per data object, `<prefix>objects/<id>` (the local store's layout, blobs.ts;
+ * `<prefix>lost+found/<id>` for bytes `npm run fsck --quarantine` set aside).
  *
  * The guarantees are the local store's. A write is one PutObject or one multipart upload
  * (@aws-sdk/lib-storage, parts of partSizeBytes, queueSize of them in flight: the most a write
@@ -24,6 +25,8 @@ import {
   type BlobStore,
   type ByteRange,
   type OpenBlob,
+  type StoredBlob,
+  type UnfinishedWrite,
   type WriteOptions,
   type WrittenBlob,
 } from './blob-store.ts';
@@ -211,7 +214,15 @@ export class S3BlobStore implements BlobStore {
   }
 
   async *staleObjects(before: number, batchSize: number): AsyncGenerator<string[]> {
-    let batch: string[] = [];
+    for await (const batch of this.objects(batchSize)) {
+      const stale = batch.filter((object) => object.modified <= before).map((object) => object.id);
+      if (stale.length > 0) yield stale;
+    }
+  }
+
+  /** Every object under `<prefix>objects/`, in key order (ListObjectsV2's). */
+  async *objects(batchSize: number): AsyncGenerator<StoredBlob[]> {
+    let batch: StoredBlob[] = [];
     let token: string | undefined;
     do {
       const page = await this.send('list objects', undefined, ({ client, sdk }) =>
@@ -226,8 +237,11 @@ export class S3BlobStore implements BlobStore {
       for (const object of page.Contents ?? []) {
         const name = object.Key?.slice(this.objectsPrefix.length) ?? '';
         if (!uuidPattern.test(name) || name !== name.toLowerCase()) continue;
-        if ((object.LastModified?.getTime() ?? Infinity) > before) continue;
-        batch.push(name);
+        batch.push({
+          id: name,
+          size: object.Size ?? 0,
+          modified: object.LastModified?.getTime() ?? Date.now(),
+        });
         if (batch.length >= batchSize) {
           yield batch;
           batch = [];
@@ -236,6 +250,77 @@ export class S3BlobStore implements BlobStore {
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
     if (batch.length > 0) yield batch;
+  }
+
+  /** The multipart uploads under the prefix that were neither completed nor aborted. */
+  async temps(): Promise<UnfinishedWrite[]> {
+    const found: UnfinishedWrite[] = [];
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    const { client, sdk } = await this.connect();
+    for (;;) {
+      let page;
+      try {
+        page = await client.send(
+          new sdk.ListMultipartUploadsCommand({
+            Bucket: this.bucket,
+            Prefix: this.objectsPrefix,
+            KeyMarker: keyMarker,
+            UploadIdMarker: uploadIdMarker,
+          }),
+        );
+      } catch (error) {
+        if ((error as S3Failure).name === 'NotImplemented') return found;
+        throw this.failure(error, undefined, 'list unfinished uploads');
+      }
+      for (const upload of page.Uploads ?? [])
+        if (upload.Key && upload.UploadId)
+          found.push({
+            name: `${upload.Key} (upload ${upload.UploadId})`,
+            started: upload.Initiated?.getTime() ?? Date.now(),
+          });
+      if (!page.IsTruncated) return found;
+      keyMarker = page.NextKeyMarker;
+      uploadIdMarker = page.NextUploadIdMarker;
+    }
+  }
+
+  /** Copies the object to `<prefix>lost+found/<id>`, then deletes it; answers the new place. */
+  async quarantine(id: string): Promise<string> {
+    const from = this.keyOf(id);
+    const to = `${this.settings.prefix}lost+found/${blobKey(id)}`;
+    const { size } = await this.head(id);
+    if (size > MAX_COPY_BYTES) {
+      const { client, sdk } = await this.connect();
+      await new sdk.Upload({
+        client,
+        params: { Bucket: this.bucket, Key: to, Body: this.read(id) },
+        partSize: this.settings.partSizeBytes,
+        queueSize: this.settings.queueSize,
+        leavePartsOnError: false,
+      })
+        .done()
+        .catch((error: unknown) => {
+          throw this.failure(error, id, `set ${id} aside`);
+        });
+    } else {
+      await this.send(`set ${id} aside`, id, ({ client, sdk }) =>
+        client.send(
+          new sdk.CopyObjectCommand({
+            Bucket: this.bucket,
+            Key: to,
+            CopySource: this.copySource(from),
+          }),
+        ),
+      );
+    }
+    await this.remove(id);
+    return `s3://${this.bucket}/${to}`;
+  }
+
+  /** CopyObject's source: the bucket and the key, each segment URL-encoded. */
+  private copySource(key: string): string {
+    return `${this.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
   }
 
   async write(
@@ -360,9 +445,14 @@ export class S3BlobStore implements BlobStore {
       await this.write(toId, this.read(fromId));
       return;
     }
-    const source = `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`;
     await this.send(`copy ${fromId} to ${toId}`, fromId, ({ client, sdk }) =>
-      client.send(new sdk.CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: source })),
+      client.send(
+        new sdk.CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: to,
+          CopySource: this.copySource(from),
+        }),
+      ),
     );
   }
 }

@@ -37,6 +37,60 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/** Who holds a lease: what its file says. */
+export interface LeaseHolder {
+  host?: string;
+  pid?: number;
+  started?: string;
+}
+
+/** Whether the lease `file` is alive (see the module's comment), and what it says of its holder. */
+async function judge(
+  file: string,
+  staleMs: number,
+): Promise<{ alive: boolean; holder: LeaseHolder }> {
+  if (heldHere.has(file)) return { alive: true, holder: { host: hostname(), pid: process.pid } };
+  let modified: number;
+  let holder: { host?: unknown; pid?: unknown; started?: unknown } = {};
+  try {
+    modified = (await stat(file)).mtimeMs;
+    holder = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    if (isMissing(error)) return { alive: false, holder: {} };
+    // Unreadable or half written: judged by its time alone.
+    modified ??= Date.now();
+  }
+  const said: LeaseHolder = {
+    ...(typeof holder.host === 'string' ? { host: holder.host } : {}),
+    ...(typeof holder.pid === 'number' ? { pid: holder.pid } : {}),
+    ...(typeof holder.started === 'string' ? { started: holder.started } : {}),
+  };
+  if (said.host === hostname() && said.pid !== undefined)
+    return { alive: said.pid !== process.pid && pidAlive(said.pid), holder: said };
+  return { alive: Date.now() - modified < staleMs, holder: said };
+}
+
+/**
+ * The holders of the live leases on `dir` (another process's or another store's of this one),
+ * read without changing anything: for a process that only looks (`npm run fsck` without repair).
+ */
+export async function liveLeaseHolders(dir: string, staleMs = 60_000): Promise<LeaseHolder[]> {
+  const folder = path.join(dir, 'processes');
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw error;
+  }
+  const holders: LeaseHolder[] = [];
+  for (const name of names) {
+    const { alive, holder } = await judge(path.join(folder, name), staleMs);
+    if (alive) holders.push(holder);
+  }
+  return holders;
+}
+
 export async function takeStoreLease(
   dir: string,
   options: { touchMs?: number; staleMs?: number } = {},
@@ -63,30 +117,13 @@ export async function takeStoreLease(
   const timer = setInterval(() => void touch().catch(() => {}), touchMs);
   timer.unref();
 
-  const alive = async (other: string): Promise<boolean> => {
-    if (heldHere.has(other)) return true;
-    let modified: number;
-    let owner: { host?: unknown; pid?: unknown } = {};
-    try {
-      modified = (await stat(other)).mtimeMs;
-      owner = JSON.parse(await readFile(other, 'utf8'));
-    } catch (error) {
-      if (isMissing(error)) return false;
-      // Unreadable or half written: judged by its time alone.
-      modified ??= Date.now();
-    }
-    if (owner.host === host && typeof owner.pid === 'number')
-      return owner.pid !== process.pid && pidAlive(owner.pid);
-    return Date.now() - modified < staleMs;
-  };
-
   return {
     async othersAlive() {
       let found = false;
       for (const name of await readdir(folder)) {
         const other = path.join(folder, name);
         if (other === file) continue;
-        if (await alive(other)) found = true;
+        if ((await judge(other, staleMs)).alive) found = true;
         // A dead process's lease is cleared, so that the next start need not judge it again.
         else await rm(other, { force: true });
       }

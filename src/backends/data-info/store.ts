@@ -4,7 +4,14 @@ import type { S3BlobStoreSettings } from '../../config/index.ts';
 import type { BlobStore, OpenBlob } from './blob-store.ts';
 import { openBlobStore } from './open-blob-store.ts';
 import { takeStoreLease, type StoreLease } from './store-lease.ts';
-import { atLeast, ObjectIndex, everyone, systemOwner, type DataObject } from './object-index.ts';
+import {
+  atLeast,
+  blobOf,
+  ObjectIndex,
+  everyone,
+  systemOwner,
+  type DataObject,
+} from './object-index.ts';
 import type { Permission, Stat } from '../../common/data-stat.ts';
 import {
   baseName,
@@ -97,14 +104,15 @@ export class DataStore {
 
   /**
    * Creates the bytes folders and removes unfinished writes older than the orphan grace period;
-   * alone on a local folder, every unfinished write a crashed process left, at once.
+   * alone on a local folder, every unfinished write a crashed process left, at once. A local folder
+   * is leased whatever the grace, so that `npm run fsck --repair` sees this process use it.
    */
   async init(): Promise<void> {
     const graceMs = this.options.orphanGraceMs ?? 0;
-    if (!this.options.blobStore && graceMs > 0) {
+    if (!this.options.blobStore) {
       const since = Date.now();
       this.lease = await takeStoreLease(this.options.dir);
-      if (!(await this.lease.othersAlive())) this.aloneSince = since;
+      if (graceMs > 0 && !(await this.lease.othersAlive())) this.aloneSince = since;
     }
     await this.blobs.init(graceMs);
     if (this.aloneSince !== undefined) await this.blobs.removeStaleTemps(this.aloneSince);
@@ -171,15 +179,25 @@ export class DataStore {
     return object;
   }
 
-  /** A file's bytes opened for reading (BlobStore.openRead), or ERR_DOES_NOT_EXIST when they are missing. */
+  /**
+   * A file's bytes opened for reading (BlobStore.openRead), or ERR_DOES_NOT_EXIST when they are
+   * missing. `object` may be a row read before an overwrite replaced its blob (writes.ts
+   * replaceContent removes the old one): then the row is read again and its new blob opened.
+   */
   async content(object: DataObject): Promise<OpenBlob> {
-    try {
-      return await this.blobs.openRead(object.id);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      throw gatewayError('ERR_DOES_NOT_EXIST', `the content of ${object.path} is missing`, {
-        path: object.path,
-      });
+    let blob = blobOf(object);
+    for (;;) {
+      try {
+        return await this.blobs.openRead(blob);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+      const now = await this.catalog.byId(object.id);
+      if (!now || blobOf(now) === blob)
+        throw gatewayError('ERR_DOES_NOT_EXIST', `the content of ${object.path} is missing`, {
+          path: object.path,
+        });
+      blob = blobOf(now);
     }
   }
 

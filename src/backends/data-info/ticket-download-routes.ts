@@ -4,13 +4,13 @@ import type { ExpressionBuilder } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../store/schema.ts';
 import { contentDisposition } from '../../common/content-disposition.ts';
-import { parseRange } from './blob-store.ts';
+import { parseRange, type OpenBlob } from './blob-store.ts';
 import { atLeast, type DataObject } from './object-index.ts';
 import { baseName, isWithin } from '../../common/data-path.ts';
 import { trashBase } from './moves.ts';
 import type { DataStore } from './store.ts';
 import { ticketDefinition } from './tickets.ts';
-import { gatewayError } from '../../common/errors.ts';
+import { GatewayError, gatewayError } from '../../common/errors.ts';
 
 /**
  * What a ticket grants (backends.md §2.6): anyone holding its id may download the object, with no
@@ -85,64 +85,71 @@ export const ticketDownloadRoutes: FastifyPluginAsync<{ data: DataStore }> = asy
           `ticket ${id} is for the folder ${object.path}; only files can be downloaded`,
         );
 
-      let size: number;
+      // One version of the bytes for the size and the stream, even if an overwrite lands meanwhile.
+      let blob: OpenBlob | undefined;
       try {
-        size = await data.blobs.size(object.id);
+        blob = await data.content(object);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || Number(object.size) !== 0)
-          throw error;
-        size = 0; // an empty file may have no bytes on disk
+        const missing = error instanceof GatewayError && error.errorCode === 'ERR_DOES_NOT_EXIST';
+        if (!missing || Number(object.size) !== 0) throw error; // an empty file may have no bytes
       }
-      const range = parseRange(
-        typeof request.headers.range === 'string' ? request.headers.range : undefined,
-        size,
-      );
-      if (range === 'unsatisfiable') {
-        throw gatewayError(
-          'ERR_RANGE_NOT_SATISFIABLE',
-          `the requested range is outside the ${size} bytes of the file`,
-          {},
-          { 'content-range': `bytes */${size}` },
+      try {
+        const size = blob?.size ?? 0;
+        const range = parseRange(
+          typeof request.headers.range === 'string' ? request.headers.range : undefined,
+          size,
         );
-      }
+        if (range === 'unsatisfiable') {
+          throw gatewayError(
+            'ERR_RANGE_NOT_SATISFIABLE',
+            `the requested range is outside the ${size} bytes of the file`,
+            {},
+            { 'content-range': `bytes */${size}` },
+          );
+        }
 
-      const head = request.method === 'HEAD'; // a probe (link previews, download managers) is not a use
-      const usable = (eb: ExpressionBuilder<Database, 'data_tickets'>) =>
-        eb.or([eb('uses_limit', 'is', null), eb('uses_count', '<', eb.ref('uses_limit'))]);
-      // Counting and checking the limit is one statement, so concurrent downloads cannot overrun it.
-      const counted = head
-        ? (
-            await data.db
-              .selectFrom('data_tickets')
-              .select('id')
-              .where('id', '=', id)
-              .where(usable)
-              .execute()
-          ).length
-        : Number(
-            (
+        const head = request.method === 'HEAD'; // a probe (link previews, download managers) is not a use
+        const usable = (eb: ExpressionBuilder<Database, 'data_tickets'>) =>
+          eb.or([eb('uses_limit', 'is', null), eb('uses_count', '<', eb.ref('uses_limit'))]);
+        // Counting and checking the limit is one statement, so concurrent downloads cannot overrun it.
+        const counted = head
+          ? (
               await data.db
-                .updateTable('data_tickets')
-                .set((eb) => ({ uses_count: eb('uses_count', '+', 1) }))
+                .selectFrom('data_tickets')
+                .select('id')
                 .where('id', '=', id)
                 .where(usable)
-                .executeTakeFirst()
-            ).numUpdatedRows,
-          );
-      if (counted === 0) throw noSuchTicket(id, `has reached its uses limit (${usesLimit})`);
+                .execute()
+            ).length
+          : Number(
+              (
+                await data.db
+                  .updateTable('data_tickets')
+                  .set((eb) => ({ uses_count: eb('uses_count', '+', 1) }))
+                  .where('id', '=', id)
+                  .where(usable)
+                  .executeTakeFirst()
+              ).numUpdatedRows,
+            );
+        if (counted === 0) throw noSuchTicket(id, `has reached its uses limit (${usesLimit})`);
 
-      reply
-        .header('content-type', object.content_type || 'application/octet-stream')
-        .header('content-disposition', contentDisposition('attachment', baseName(object.path)))
-        .header('accept-ranges', 'bytes')
-        .header('cache-control', 'no-store');
-      if (range)
-        reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
-      reply.header('content-length', range ? range.end - range.start + 1 : size);
-      // Fastify's HEAD handling keeps our Content-Length only for a stream; an empty one reads nothing.
-      if (head) return reply.send(Readable.from([]));
-      if (size === 0) return reply.send();
-      return reply.send(data.blobs.read(object.id, range));
+        reply
+          .header('content-type', object.content_type || 'application/octet-stream')
+          .header('content-disposition', contentDisposition('attachment', baseName(object.path)))
+          .header('accept-ranges', 'bytes')
+          .header('cache-control', 'no-store');
+        if (range)
+          reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
+        reply.header('content-length', range ? range.end - range.start + 1 : size);
+        // Fastify's HEAD handling keeps our Content-Length only for a stream; an empty one reads nothing.
+        if (head) return reply.send(Readable.from([]));
+        if (size === 0) return reply.send();
+        const stream = blob!.stream(range);
+        blob = undefined; // the stream closes it
+        return reply.send(stream);
+      } finally {
+        await blob?.close();
+      }
     },
   );
 };

@@ -70,6 +70,18 @@ class TracedBlobStore implements BlobStore {
     return this.store.staleObjects(before, batchSize);
   }
 
+  objects(batchSize: number) {
+    return this.store.objects(batchSize);
+  }
+
+  temps() {
+    return this.store.temps();
+  }
+
+  quarantine(id: string) {
+    return this.store.quarantine(id);
+  }
+
   size(id: string) {
     return this.store.size(id);
   }

@@ -35,13 +35,16 @@ export interface DeleteResult {
   events: DataEvent[];
 }
 
-/** Removes file bytes after the catalog rows are gone; a failure leaves an orphan blob, never a broken object. */
+/**
+ * Removes file bytes (their blobs) after the catalog rows are gone; a failure, or a crash before
+ * the last, leaves orphan blobs (orphans.ts), never a broken object.
+ */
 async function removeBlobs(
   data: DataStore,
-  fileIds: string[],
+  blobs: string[],
   log?: FastifyBaseLogger,
 ): Promise<void> {
-  for (const id of fileIds) {
+  for (const id of blobs) {
     try {
       await data.blobs.remove(id);
     } catch (error) {

@@ -8,7 +8,7 @@ import {
   type Transaction,
 } from 'kysely';
 import type { Database } from '../../store/schema.ts';
-import type { DataObject } from './object-index.ts';
+import { blobOf, type DataObject } from './object-index.ts';
 import { baseName, parentOf } from '../../common/data-path.ts';
 import { gatewayError } from '../../common/errors.ts';
 
@@ -138,8 +138,8 @@ export async function touch(db: Db, folders: string[], now: number): Promise<voi
 
 /**
  * Deletes the object at `path` and everything below it from the catalog (grants and tickets go
- * with them by foreign-key cascade) and answers the ids of the files, whose bytes the caller
- * removes once the transaction has committed; undefined when nothing is at `path` any more.
+ * with them by foreign-key cascade) and answers the blobs of the files (blobOf), whose bytes the
+ * caller removes once the transaction has committed; undefined when nothing is at `path` any more.
  *
  * After its folder (see touch), the object's own row goes first, in one statement that checks and acts: on PostgreSQL it
  * waits for a concurrent request holding the row and then finds it gone, so two deletions (or a
@@ -155,19 +155,19 @@ export async function removeSubtree(
   const removed = await db
     .deleteFrom('data_objects')
     .where('path', '=', path)
-    .returning(['id', 'type'])
+    .returning(['id', 'type', 'blob_id'])
     .execute();
   const top = removed[0];
   if (!top) return undefined;
   await lockBelow(db, path);
   const files = await db
     .selectFrom('data_objects')
-    .select('id')
+    .select(['id', 'blob_id'])
     .where(below(path))
     .where('type', '=', 'file')
     .execute();
   await db.deleteFrom('data_objects').where(below(path)).execute();
-  return [...(top.type === 'file' ? [top.id] : []), ...files.map((file) => file.id)];
+  return [...(top.type === 'file' ? [top] : []), ...files].map(blobOf);
 }
 
 /** Drops duplicates and paths that lie below another path of the list (they travel with it). */

@@ -2,8 +2,10 @@
 // files on a user's behalf (analyses): folders made like `mkdir -p`, new files made whole.
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { PostgresAdapter, type Transaction } from 'kysely';
 import { newChildPath } from './bulk.ts';
-import type { DataObject } from './object-index.ts';
+import type { Database } from '../../store/schema.ts';
+import { blobOf, type DataObject } from './object-index.ts';
 import { contentTypeFromName, infoTypeFromName, sniffContentType } from './content-types.ts';
 import { ancestorsOf, baseName, parentOf } from '../../common/data-path.ts';
 import { objectLock } from './locks.ts';
@@ -163,9 +165,12 @@ export async function addFile(
 }
 
 /**
- * New bytes for an existing file, written by `write` into its blob: bytes and catalog row change
- * together (of two racing overwrites one completes entirely first); a file deleted for good
- * meanwhile keeps nothing and is ERR_DOES_NOT_EXIST.
+ * New bytes for an existing file, written whole by `write` into a blob of their own (the id it is
+ * given); then one transaction points the row at that blob with its size and MD5, and the blob
+ * the row named before is removed once that has committed. A crash at any point therefore leaves
+ * the old bytes with the old row or the new bytes with the new row, never one with the other; the
+ * blob left over is an orphan (orphans.ts). Overwrites of one object in this process run one after
+ * the other; a file deleted for good meanwhile keeps nothing and is ERR_DOES_NOT_EXIST.
  */
 export async function replaceContent(
   data: DataStore,
@@ -173,29 +178,58 @@ export async function replaceContent(
   write: (id: string) => Promise<WrittenContent>,
 ): Promise<DataObject> {
   return objectLock(data).run(object.id, async () => {
-    const written = await write(object.id);
-    const current = await data.catalog.byId(object.id);
-    const name = baseName(current?.path ?? object.path);
-    const result = await data.db
-      .updateTable('data_objects')
-      .set({
-        size: written.size,
-        md5: written.md5,
-        modified_at: Math.max(data.now(), Number(current?.modified_at ?? 0)),
-        ...(written.head
-          ? { content_type: sniffContentType(contentTypeFromName(name), written.head) }
-          : {}),
-      })
-      .where('id', '=', object.id)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) {
-      await data.blobs.remove(object.id);
+    const blob = randomUUID();
+    const written = await write(blob);
+    let replaced: string | undefined;
+    try {
+      replaced = await data.db.transaction().execute(async (trx) => {
+        const current = await rowForUpdate(trx, object.id);
+        if (!current) return undefined;
+        const name = baseName(current.path);
+        await trx
+          .updateTable('data_objects')
+          .set({
+            blob_id: blob,
+            size: written.size,
+            md5: written.md5,
+            modified_at: Math.max(data.now(), Number(current.modified_at)),
+            ...(written.head
+              ? { content_type: sniffContentType(contentTypeFromName(name), written.head) }
+              : {}),
+          })
+          .where('id', '=', object.id)
+          .execute();
+        return blobOf(current);
+      });
+    } catch (error) {
+      await data.blobs.remove(blob).catch(() => {}); // else an orphan, swept later
+      throw error;
+    }
+    if (replaced === undefined) {
+      await data.blobs.remove(blob);
       throw gatewayError('ERR_DOES_NOT_EXIST', `${object.path} was deleted while it was written`, {
         path: object.path,
       });
     }
+    // The new content is in place: bytes that cannot be removed now are an orphan, not a failure.
+    await data.blobs.remove(replaced).catch(() => {});
     return (await data.catalog.byId(object.id))!;
   });
+}
+
+/**
+ * The row of `id` in the transaction `trx`, held on PostgreSQL (FOR UPDATE) so that the blob it
+ * names is the one this transaction replaces, not one a concurrent overwrite replaced already.
+ * SQLite has a single writer.
+ */
+async function rowForUpdate(trx: Transaction<Database>, id: string) {
+  const query = trx
+    .selectFrom('data_objects')
+    .select(['id', 'blob_id', 'path', 'modified_at'])
+    .where('id', '=', id);
+  return trx.getExecutor().adapter instanceof PostgresAdapter
+    ? query.forUpdate().executeTakeFirst()
+    : query.executeTakeFirst();
 }
 
 /** A new file at `path` (in a folder `caller` can write, under a valid free name) with the bytes of `content`. */

@@ -39,6 +39,7 @@ import * as jobLeases from './038-job-leases.ts';
 import * as stepCpuSeconds from './039-step-cpu-seconds.ts';
 import * as notificationOutbox from './040-notification-outbox.ts';
 import * as signInFailures from './041-sign-in-failures.ts';
+import * as dataObjectBlobs from './042-data-object-blobs.ts';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -82,4 +83,5 @@ export const migrations: Record<string, Migration> = {
   '039-step-cpu-seconds': stepCpuSeconds,
   '040-notification-outbox': notificationOutbox,
   '041-sign-in-failures': signInFailures,
+  '042-data-object-blobs': dataObjectBlobs,
 };

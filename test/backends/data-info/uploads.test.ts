@@ -101,9 +101,16 @@ for (const engine of engines) {
       (await s().store.db.selectFrom('data_objects').select('path').execute())
         .map((row) => row.path)
         .filter((p) => p.startsWith(prefix));
-    /** Bytes on disk of an object, read straight from DATA_STORE_DIR. */
-    const onDisk = (id: string) =>
-      readFileSync(path.join(s().blobDir, 'objects', id.slice(0, 2), id));
+    /** Bytes on disk of an object, read straight from DATA_STORE_DIR (its blob: blob_id, else its id). */
+    const onDisk = async (id: string) => {
+      const row = await s()
+        .store.db.selectFrom('data_objects')
+        .select('blob_id')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      const blob = row?.blob_id ?? id;
+      return readFileSync(path.join(s().blobDir, 'objects', blob.slice(0, 2), blob));
+    };
     const assertNothingLeft = async (filePath: string, objectsBefore: number) => {
       assert.equal(await s().object(filePath), undefined, 'no catalog row');
       const files = s().blobFiles();
@@ -148,7 +155,7 @@ for (const engine of engines) {
       assert.equal(stat['share-count'], 0);
       for (const key of ['id', 'date-created', 'date-modified'])
         assert.ok(stat[key] !== undefined, key);
-      assert.equal(onDisk(stat.id).toString(), content);
+      assert.equal((await onDisk(stat.id)).toString(), content);
       const row = (await s().object(expectedPath))!;
       assert.equal(row.owner, 'alice');
       assert.equal(row.id, stat.id);
@@ -167,7 +174,7 @@ for (const engine of engines) {
       });
       assert.equal(picked.status, 200, picked.text);
       assert.equal(picked.json().file.path, `${a}/picked.txt`);
-      assert.equal(onDisk(picked.json().file.id).toString(), 'PICKED');
+      assert.equal((await onDisk(picked.json().file.id)).toString(), 'PICKED');
       assert.equal(await s().object(`${a}/other.txt`), undefined);
     });
 
@@ -178,7 +185,7 @@ for (const engine of engines) {
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.json().file['content-type'], 'application/json');
       assert.equal(answer.json().file.infoType, 'json');
-      assert.equal(onDisk(answer.json().file.id).toString(), json);
+      assert.equal((await onDisk(answer.json().file.id)).toString(), json);
 
       const textBody = await raw('alice', a, 'notes.txt', 'some text', 'text/plain; charset=utf-8');
       assert.equal(textBody.status, 200, textBody.text);
@@ -188,7 +195,7 @@ for (const engine of engines) {
       assert.equal(empty.status, 200, empty.text);
       assert.equal(empty.json().file['file-size'], 0);
       assert.equal(empty.json().file.md5, md5(''));
-      assert.equal(onDisk(empty.json().file.id).length, 0);
+      assert.equal((await onDisk(empty.json().file.id)).length, 0);
       const emptyForm = await form('alice', a, 'empty-form.txt', '');
       assert.equal(emptyForm.status, 200, emptyForm.text);
       assert.equal(emptyForm.json().file['file-size'], 0);
@@ -307,7 +314,7 @@ for (const engine of engines) {
           assert.deepEqual(answer.json()[key], value, `${what}: ${key}`);
       }
       assert.equal(
-        onDisk((await s().object(`${a}/taken.txt`))!.id).toString(),
+        (await onDisk((await s().object(`${a}/taken.txt`))!.id)).toString(),
         'first',
         'the existing file is untouched',
       );
@@ -355,7 +362,7 @@ for (const engine of engines) {
       });
       assert.equal(overwrite.status, 413);
       assert.deepEqual(
-        onDisk(file.id),
+        await onDisk(file.id),
         Buffer.alloc(LIMIT, 1),
         'a refused overwrite keeps the old bytes',
       );
@@ -419,12 +426,13 @@ for (const engine of engines) {
       const files = s().blobFiles();
       assert.equal(files.objects.length, before + 1, "the loser's blob is gone");
       assert.deepEqual(files.tmp, []);
-      assert.equal(md5(onDisk(winner.id)), winner.md5);
+      assert.equal(md5(await onDisk(winner.id)), winner.md5);
     });
 
     test('overwrite: new bytes, size, checksum and modified time; the kind and level checked', async (t) => {
       if (!service) return t.skip('DATABASE_URL is not set (CI sets it)');
       const created = (await raw('alice', a, 'edit.txt', 'version one')).json().file;
+      const objectsBefore = s().blobFiles().objects.length;
       await sleep(5);
       const replaced = await s().send('PUT', `/data/${created.id}`, 'alice', {
         body: 'version two, longer',
@@ -438,7 +446,12 @@ for (const engine of engines) {
       assert.equal(stat.md5, md5('version two, longer'));
       assert.ok(stat['date-modified'] > created['date-modified'], 'modified time bumped');
       assert.equal(stat['date-created'], created['date-created']);
-      assert.equal(onDisk(created.id).toString(), 'version two, longer');
+      assert.equal((await onDisk(created.id)).toString(), 'version two, longer');
+      assert.equal(
+        s().blobFiles().objects.length,
+        objectsBefore,
+        'the new bytes are a blob of their own; the replaced one is removed',
+      );
 
       const { body, contentType } = multipartBody('ignored-name.txt', 'version three');
       const viaForm = await s().send('PUT', `/data/${created.id}`, 'alice', {
@@ -447,7 +460,7 @@ for (const engine of engines) {
       });
       assert.equal(viaForm.status, 200, viaForm.text);
       assert.equal(viaForm.json().file.path, created.path, 'an overwrite never renames');
-      assert.equal(onDisk(created.id).toString(), 'version three');
+      assert.equal((await onDisk(created.id)).toString(), 'version three');
 
       const emptied = await s().send('PUT', `/data/${created.id}`, 'alice', { body: '' });
       assert.equal(emptied.json().file['file-size'], 0);
@@ -484,7 +497,7 @@ for (const engine of engines) {
       });
       assert.equal(edited.status, 200, edited.text);
       assert.equal(edited.json().file.permission, 'write');
-      assert.equal(onDisk(bobsInbox.id).toString(), 'edited by alice');
+      assert.equal((await onDisk(bobsInbox.id)).toString(), 'edited by alice');
     });
 
     test('concurrent overwrites of one file: never torn, and the catalog always matches the bytes', async (t) => {
@@ -517,7 +530,7 @@ for (const engine of engines) {
             'each answer describes what that request wrote',
           );
         });
-        const bytes = onDisk(file.id);
+        const bytes = await onDisk(file.id);
         assert.ok(
           contents.some((content) => content.equals(bytes)),
           'the file is exactly one of the uploads, not a mix',
