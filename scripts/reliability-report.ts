@@ -78,7 +78,7 @@ function lastSoak(): { file: string; report: any } | undefined {
 
 const areas: [string, string][] = [
   ['inputs', 'Hostile and generated inputs'],
-  ['tokens', 'Tokens'],
+  ['tokens', 'Tokens and passwords'],
   ['paths', 'Paths'],
   ['authorization', 'Authorization'],
   ['faults', 'Faults'],
