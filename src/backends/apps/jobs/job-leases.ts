@@ -42,15 +42,20 @@ export async function lapsedLeases(
   now: number,
   everyOther: boolean,
 ): Promise<LeaseSeen[]> {
-  return db
+  const active = db
     .selectFrom('analyses')
     .select(['id', 'lease_holder', 'lease_expires_at'])
     .where('status', 'in', activeStatuses)
-    .where((eb) =>
-      everyOther
-        ? eb.or([eb('lease_holder', 'is', null), eb('lease_holder', '<>', holder)])
-        : eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]),
-    )
+    // Never its own: a lease of `holder`'s that lapsed (its renewal came late) is renewed, not
+    // taken over, which would follow the job a second time beside the first.
+    .where((eb) => eb.or([eb('lease_holder', 'is', null), eb('lease_holder', '<>', holder)]));
+  return (
+    everyOther
+      ? active
+      : active.where((eb) =>
+          eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]),
+        )
+  )
     .orderBy('start_date')
     .execute();
 }

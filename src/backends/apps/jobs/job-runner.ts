@@ -655,7 +655,8 @@ export class JobRunner {
     for (const [id, job] of this.running)
       if (!held.has(id)) job.abort.abort('another gateway took the analysis over');
     for (const seen of await lapsedLeases(db, this.holder, now(), everyOther))
-      if (await takeOver(db, seen, this.holder, now() + leaseMs)) await this.takenOver(seen);
+      if (!this.running.has(seen.id) && (await takeOver(db, seen, this.holder, now() + leaseMs)))
+        await this.takenOver(seen);
   }
 
   /**

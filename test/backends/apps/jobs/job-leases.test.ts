@@ -2,7 +2,8 @@
 // job whose lease lapsed (its gateway died) is taken over and ended Failed exactly once, with its
 // history and one notification, while a job whose holder still renews it is left alone; a running
 // job's lease is renewed while it runs and let go when its gateway stops, so the next gateway
-// takes it over at once; and on PostgreSQL, of two gateways sharing the database, exactly one
+// takes it over at once; a runner never takes over a job it holds itself (a late renewal), which
+// would follow it twice; and on PostgreSQL, of two gateways sharing the database, exactly one
 // takes over each lapsed job.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -13,6 +14,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { builtInApps } from '../../../../src/backends/apps/catalog/built-in.ts';
+import { lapsedLeases } from '../../../../src/backends/apps/jobs/job-leases.ts';
 import { eventually } from '../../../support/fileio.ts';
 import { startMetadataGateway, type MetadataGateway } from '../../../support/metadata-gateway.ts';
 import { engineDatabase, engines, skipWithout } from '../../../support/postgres.ts';
@@ -149,6 +151,43 @@ for (const engine of engines) {
       assert.equal(still.status, 'Running');
       assert.equal(still.lease_holder, 'alive');
       assert.deepEqual(await statusesOf(gw, held), []);
+    });
+
+    test('a runner never takes over a job it holds itself, however late its renewal: it would follow the job twice', async () => {
+      // In a transaction rolled back at the end: the gateway's own runner never sees the job.
+      const rolledBack = new Error('rolled back');
+      await gw.running.gateway.store.db
+        .transaction()
+        .execute(async (trx) => {
+          const late = randomUUID();
+          await trx
+            .insertInto('analyses')
+            .values({
+              id: late,
+              name: 'renewed late',
+              username: 'lena',
+              app_id: urlImport.id,
+              app_version_id: urlImport.versionId,
+              system_id: 'de',
+              app_name: urlImport.name,
+              result_folder: gw.home('lena'),
+              status: 'Running',
+              start_date: Date.now(),
+              submission: '{}',
+              lease_holder: 'late-runner',
+              lease_expires_at: 1,
+            })
+            .execute();
+          const seenBy = async (holder: string, everyOther: boolean) =>
+            (await lapsedLeases(trx, holder, Date.now(), everyOther)).map((seen) => seen.id);
+          assert.ok(!(await seenBy('late-runner', false)).includes(late));
+          assert.ok(!(await seenBy('late-runner', true)).includes(late));
+          assert.ok((await seenBy('another-runner', false)).includes(late));
+          throw rolledBack;
+        })
+        .catch((error: unknown) => {
+          if (error !== rolledBack) throw error;
+        });
     });
 
     test('a running job is renewed while it runs and let go when its gateway stops; the next gateway takes it over at once', async () => {
