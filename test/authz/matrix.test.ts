@@ -1,0 +1,82 @@
+// The authorization matrix (matrix.ts), walked on each engine in-process: for every row and every
+// actor (the owner, the grantees of read, write and own, a team's and a collaborator list's
+// members, a community's member, a stranger, an administrator, a service account, an anonymous
+// caller), the answer is the one the row expects (2xx, or 401/403/404 with an error_code, or a
+// listing that does not show the resource), and a refused write leaves what the owner reads back
+// unchanged.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { engines, skipWithout } from '../support/postgres.ts';
+import { kinds, matrix } from './matrix.ts';
+import type { Resource, Security } from './model.ts';
+import { bystander, startPlatform, users, type Actor, type Platform } from './platform.ts';
+import { walkRow, type WalkContext } from './walk.ts';
+
+const methods = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'];
+
+function securityOf(security: unknown[] | undefined): Security {
+  if (!security || security.length === 0) return 'none';
+  return security.some((scheme) => Object.keys(scheme as object).length === 0)
+    ? 'optional'
+    : 'required';
+}
+
+async function operationsOf(platform: Platform): Promise<Map<string, Security>> {
+  const answer = await platform.call('anonymous', { method: 'GET', url: '/openapi.json' });
+  const operations = new Map<string, Security>();
+  for (const [path, item] of Object.entries(answer.body.paths as Record<string, any>))
+    for (const [method, operation] of Object.entries(item as Record<string, any>))
+      if (methods.includes(method))
+        operations.set(`${method.toUpperCase()} ${path}`, securityOf(operation.security));
+  return operations;
+}
+
+for (const engine of engines) {
+  describe(`the authorization matrix (${engine})`, { skip: skipWithout(engine) }, () => {
+    let platform: Platform;
+    let context: WalkContext;
+    before(async () => {
+      platform = await startPlatform(engine, { URL_IMPORT_ALLOW_PRIVATE_NETWORKS: 'true' });
+      // Every user signs in once: the platform shares only with users it has seen.
+      for (const actor of [...users, bystander as Actor])
+        await platform.ok(actor, { method: 'GET', url: '/secured/filesystem/root' });
+      const made = new Map<string, Promise<Resource>>();
+      context = {
+        platform,
+        kinds,
+        security: await operationsOf(platform),
+        calls: 0,
+        shared: (kind) => {
+          let resource = made.get(kind);
+          if (!resource) made.set(kind, (resource = kinds[kind]!.make(platform, context.shared)));
+          return resource;
+        },
+      };
+    });
+    after(async () => platform?.close());
+
+    test('every row answers each actor as the matrix says', async (t) => {
+      const found: string[] = [];
+      const timings: string[] = [];
+      for (const row of matrix) {
+        const started = performance.now();
+        const calls = context.calls;
+        found.push(...(await walkRow(context, row)));
+        timings.push(
+          `${(performance.now() - started).toFixed(0)} ms ${context.calls - calls} calls ${row.ops[0]}`,
+        );
+      }
+      if (process.env.AUTHZ_TIMINGS)
+        (await import('node:fs')).writeFileSync(
+          `${process.env.AUTHZ_TIMINGS}.${engine}`,
+          timings.join('\n'),
+        );
+      t.diagnostic(`${matrix.length} rows, ${context.calls} calls`);
+      assert.equal(
+        found.length,
+        0,
+        `${found.length} answers not as the matrix says:\n${found.join('\n')}`,
+      );
+    });
+  });
+}

@@ -1,0 +1,16 @@
+// The authorization matrix (issue 45 item 5): every operation of /openapi.json that touches
+// someone's data is a row here, on a kind of resource (how it is made, and what its owner grants
+// to whom), saying what the operation takes; the answer each actor should get follows from that
+// (model.ts `expected`), with the exceptions the row names. Every other operation is in
+// `outsideTheMatrix` with the reason it touches no one's data. matrix.test.ts walks the rows on
+// both engines and fails for an operation that is in neither. docs/development.md says how to
+// place a new route.
+import { dataKinds, dataRows } from './data.ts';
+import type { Kind, Row } from './model.ts';
+
+export const kinds: Record<string, Kind> = { ...dataKinds };
+
+export const matrix: Row[] = [...dataRows];
+
+/** Operations that touch no one's data, each with why ("METHOD /path" as in /openapi.json). */
+export const outsideTheMatrix: Record<string, string> = {};

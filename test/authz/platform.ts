@@ -1,0 +1,166 @@
+// The platform the authorization matrix is walked on: one gateway with every embedded backend on an
+// engine, called in-process (app.inject), and a token for each actor of the matrix: the owner of
+// every resource, the grantees of its shares, a member of a team and of a collaborator list it
+// is shared with, a member of a community, a stranger, an administrator and a service account.
+import type { JWTPayload } from 'jose';
+import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { engineDatabase, type engines } from '../support/postgres.ts';
+import {
+  bearer,
+  createSigningKey,
+  signToken,
+  startJwksServer,
+  userClaims,
+  type JwksServer,
+} from '../support/tokens.ts';
+
+/** Who calls: each is a user of that name, but `anonymous` (no credentials). */
+export const actors = [
+  'owner',
+  'reader',
+  'writer',
+  'coowner',
+  'teammate',
+  'listmate',
+  'commoner',
+  'stranger',
+  'admin',
+  'service',
+  'anonymous',
+] as const;
+export type Actor = (typeof actors)[number];
+/** The actors who are users of the platform (all but the service account and anonymous). */
+export const users = actors.filter(
+  (actor): actor is Exclude<Actor, 'service' | 'anonymous'> =>
+    actor !== 'service' && actor !== 'anonymous',
+);
+
+/**
+ * A user who is no actor: the kinds share with them too, so that a row may unshare someone without
+ * taking an actor's grant away.
+ */
+export const bystander = 'bystander';
+
+/** An actor's home folder (the platform runs in the default zone, `platform`). */
+export const homeOf = (actor: string) => `/platform/home/${actor}`;
+
+/** The realm roles of the service account: every service role of routes.md §25. */
+const serviceRoles = ['ldap-reader', 'emailer', 'subscription-updater'];
+
+function claimsOf(actor: Actor): JWTPayload {
+  if (actor === 'admin') return userClaims(actor, { realm_access: { roles: ['de-admin'] } });
+  if (actor === 'service')
+    return { preferred_username: 'service-account-authz', realm_access: { roles: serviceRoles } };
+  return userClaims(actor);
+}
+
+/** A request of the matrix: what `app.inject` sends. */
+export interface Call {
+  method: string;
+  url: string;
+  json?: unknown;
+  /** A multipart form (uploads), sent as a browser sends it. */
+  form?: FormData;
+  headers?: Record<string, string>;
+}
+
+export interface Answer {
+  status: number;
+  text: string;
+  body: any;
+}
+
+export interface Platform {
+  engine: (typeof engines)[number];
+  running: RunningGateway;
+  zone: string;
+  home(actor: Actor): string;
+  call(actor: Actor, call: Call): Promise<Answer>;
+  /** Like call, but throws unless the answer is 2xx (fixture steps), answering the body. */
+  ok(actor: Actor, call: Call): Promise<any>;
+  close(): Promise<void>;
+}
+
+async function bodyOf(call: Call): Promise<{ payload?: Buffer | string; type?: string }> {
+  if (call.form) {
+    const request = new Request('http://multipart.invalid/', { method: 'POST', body: call.form });
+    return {
+      payload: Buffer.from(await request.arrayBuffer()),
+      type: request.headers.get('content-type')!,
+    };
+  }
+  if (call.json !== undefined)
+    return { payload: JSON.stringify(call.json), type: 'application/json' };
+  return {};
+}
+
+/** Starts the platform on `engine` (PostgreSQL: a pooled database of its own). */
+export async function startPlatform(
+  engine: (typeof engines)[number],
+  env: Record<string, string> = {},
+): Promise<Platform> {
+  const database = await engineDatabase(engine);
+  const key = await createSigningKey('ES256', 'authz-key');
+  const jwks: JwksServer = await startJwksServer([key]);
+  let running: RunningGateway;
+  try {
+    running = await startGateway({
+      ...noRateLimits,
+      AUTH_JWKS_URL: jwks.url,
+      ...database.env,
+      ...env,
+    });
+  } catch (error) {
+    await jwks.close();
+    await database.drop();
+    throw error;
+  }
+  const tokens = new Map<Actor, string>();
+  for (const actor of actors)
+    if (actor !== 'anonymous') tokens.set(actor, await signToken(key, claimsOf(actor)));
+  tokens.set(bystander as Actor, await signToken(key, userClaims(bystander)));
+  const zone = running.gateway.config.dataStore.zone;
+
+  const call = async (actor: Actor, request: Call): Promise<Answer> => {
+    const { payload, type } = await bodyOf(request);
+    const token = tokens.get(actor);
+    const response = await running.gateway.app.inject({
+      method: request.method as 'GET',
+      url: request.url,
+      headers: {
+        ...(token ? bearer(token) : {}),
+        ...(type ? { 'content-type': type } : {}),
+        ...request.headers,
+      },
+      ...(payload === undefined ? {} : { payload }),
+    });
+    let body: unknown;
+    try {
+      body = response.body ? JSON.parse(response.body) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: response.statusCode, text: response.body, body };
+  };
+
+  return {
+    engine,
+    running,
+    zone,
+    home: homeOf,
+    call,
+    ok: async (actor, request) => {
+      const answer = await call(actor, request);
+      if (answer.status < 200 || answer.status > 299)
+        throw new Error(
+          `fixture step ${request.method} ${request.url} as ${actor}: ${answer.status} ${answer.text.slice(0, 300)}`,
+        );
+      return answer.body;
+    },
+    close: async () => {
+      await running.close();
+      await jwks.close();
+      await database.drop();
+    },
+  };
+}

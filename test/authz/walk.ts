@@ -1,0 +1,166 @@
+// Walking the authorization matrix on one platform: for each row, the resource made (once, or
+// fresh for each caller a row lets destroy it), each actor's call answered as the row expects, and
+// after the refused callers of a write the owner's read-back unchanged. Mismatches are collected as
+// lines, so one run reports every hole.
+import {
+  expected,
+  isDenial,
+  walkers,
+  type Denial,
+  type Kind,
+  type Outcome,
+  type Resource,
+  type Row,
+  type Security,
+} from './model.ts';
+import type { Actor, Answer, Call, Platform } from './platform.ts';
+
+/** The request of `op` ("METHOD /path") for `actor` on `resource`. */
+export function callOf(row: Row, op: string, resource: Resource, actor: Actor): Call {
+  const [method, template] = op.split(' ') as [string, string];
+  const params = row.params?.(resource, actor) ?? {};
+  const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${op}: the row gives no parameter ${name}`);
+    return name === '*' ? value : encodeURIComponent(value);
+  });
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(row.query?.(resource, actor) ?? {}))
+    for (const each of Array.isArray(value) ? value : [value]) search.append(name, each);
+  const query = search.toString();
+  return {
+    method,
+    url: query ? `${path}?${query}` : path,
+    ...(row.json ? { json: row.json(resource, actor) } : {}),
+    ...(row.form ? { form: row.form(resource, actor) } : {}),
+  };
+}
+
+const describe = (outcome: Outcome): string =>
+  typeof outcome === 'string'
+    ? outcome
+    : isDenial(outcome)
+      ? `${outcome.status} ${[outcome.code].flat().join('|')}`
+      : `2xx with item ${outcome.item}`;
+
+const codes = (denial: Denial) => [denial.code].flat();
+
+/** Whether any object inside `value` has `error_code` equal to `code`; and none `success: true`. */
+function refusesItem(value: unknown, code: string): boolean {
+  let refused = false;
+  let succeeded = false;
+  const visit = (node: unknown) => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node && typeof node === 'object') {
+      const record = node as Record<string, unknown>;
+      if (record.error_code === code) refused = true;
+      if (record.success === true) succeeded = true;
+      Object.values(record).forEach(visit);
+    }
+  };
+  visit(value);
+  return refused && !succeeded;
+}
+
+const seenIn = (row: Row, answer: Answer, resource: Resource) =>
+  row.seen ? row.seen(answer, resource) : answer.text.includes(resource.marker);
+
+/** Why `answer` is not `outcome`, or undefined when it is. */
+function mismatch(row: Row, outcome: Outcome, answer: Answer, resource: Resource) {
+  const ok = answer.status >= 200 && answer.status <= 299;
+  if (outcome === 'allow') {
+    if (!ok) return 'refused';
+    if (row.needs === 'listing' && !row.writes && !seenIn(row, answer, resource))
+      return 'not shown the resource';
+    return undefined;
+  }
+  if (outcome === 'blind') {
+    if (!ok) return 'refused';
+    return seenIn(row, answer, resource) ? 'shown the resource' : undefined;
+  }
+  if (isDenial(outcome))
+    return answer.status === outcome.status && codes(outcome).includes(answer.body?.error_code)
+      ? undefined
+      : 'not refused so';
+  return ok && refusesItem(answer.body, outcome.item) ? undefined : 'not refused so';
+}
+
+/** A snapshot of what the owner reads back, for comparing before and after refused writes. */
+async function readBack(platform: Platform, kind: Kind, row: Row, resource: Resource) {
+  const calls = row.readBack?.(resource, platform) ?? kind.readBack(resource, platform);
+  const owner = kind.owner ?? 'owner';
+  const answers: string[] = [];
+  for (const call of calls) {
+    const answer = await platform.call(owner, call);
+    answers.push(`${call.method} ${call.url} → ${answer.status} ${answer.text}`);
+  }
+  return answers;
+}
+
+export interface WalkContext {
+  platform: Platform;
+  kinds: Record<string, Kind>;
+  /** The resource of a kind shared by the rows that leave it as it was (made on first use). */
+  shared(kind: string): Promise<Resource>;
+  /** How each operation reads credentials, by `METHOD /path`. */
+  security: Map<string, Security>;
+  /** Every answer, by row, operation and actor (the walk's record). */
+  calls: number;
+}
+
+const aliasWalkers: Actor[] = ['owner', 'stranger', 'anonymous'];
+
+/** Walks one row; answers its mismatches, one line each. */
+export async function walkRow(context: WalkContext, row: Row): Promise<string[]> {
+  const { platform, kinds } = context;
+  const kind = kinds[row.on];
+  if (!kind) return [`${row.ops.join(', ')}: no kind ${row.on}`];
+  const found: string[] = [];
+  for (const [index, op] of row.ops.entries()) {
+    const security = context.security.get(op);
+    if (!security) {
+      found.push(`${op}: not an operation of /openapi.json`);
+      continue;
+    }
+    // An alias is the same route at another path: every actor on the first, and on the others
+    // those whose answers tell the routes apart (the owner, a stranger, an anonymous caller).
+    const walked = walkers(row, kind).filter(
+      (actor) => index === 0 || aliasWalkers.includes(actor),
+    );
+    const plan = walked.map((actor) => ({ actor, outcome: expected(row, kind, actor, security) }));
+    const allowed = plan.filter(({ outcome }) => outcome === 'allow');
+    // Refused callers change nothing (the read-back checks it): they share the kind's resource.
+    const denied = plan.filter(({ outcome }) => outcome !== 'allow');
+    const attempt = async (actor: Actor, outcome: Outcome, resource: Resource) => {
+      const call = callOf(row, op, resource, actor);
+      const answer = await platform.call(actor, call);
+      context.calls++;
+      const why = mismatch(row, outcome, answer, resource);
+      if (why)
+        found.push(
+          `${op} as ${actor}: ${why}, expected ${describe(outcome)}; got ${answer.status} ${answer.text.slice(0, 200)}`,
+        );
+    };
+    // The refused (and blind) first, the owner's read-back taken around them.
+    if (denied.length > 0) {
+      const resource = await context.shared(row.on);
+      const before = row.writes ? await readBack(platform, kind, row, resource) : [];
+      for (const { actor, outcome } of denied) await attempt(actor, outcome, resource);
+      if (row.writes) {
+        const after = await readBack(platform, kind, row, resource);
+        const changed = after.findIndex((line, index) => line !== before[index]);
+        if (changed >= 0)
+          found.push(
+            `${op}: refused callers (${denied.map(({ actor }) => actor).join(', ')}) changed what the owner reads: ${before[changed]?.slice(0, 300)} ⇒ ${after[changed]?.slice(0, 300)}`,
+          );
+      }
+    }
+    for (const { actor, outcome } of allowed)
+      await attempt(
+        actor,
+        outcome,
+        row.fresh ? await kind.make(platform, context.shared) : await context.shared(row.on),
+      );
+  }
+  return found;
+}
