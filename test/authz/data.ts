@@ -119,7 +119,7 @@ export const dataKinds: Record<string, Kind> = {
       const own = await ownFileIds(platform);
       return { marker, path: file.path, id: file.id, name: `${marker}.csv`, own };
     },
-    readBack: (file) => [statOf(file.path), permissionsOf(file.path), metadataOf(file)],
+    readBack: (file) => [statOf(file.path), permissionsOf(file.path)],
   },
   folder: {
     about:
@@ -140,7 +140,7 @@ export const dataKinds: Record<string, Kind> = {
       const folder = await stat(platform, 'owner', path);
       return { marker, path, id: folder.id, inner: inner.path, innerId: inner.id };
     },
-    readBack: (folder) => [statOf(folder.path), permissionsOf(folder.path), listingOf(folder.path)],
+    readBack: (folder) => [listingOf(folder.path)],
   },
   trashed: {
     about:
@@ -160,7 +160,7 @@ export const dataKinds: Record<string, Kind> = {
       });
       return { marker, path: file.path, trashPath: deleted['trash-paths'][file.path] };
     },
-    readBack: (item) => [listingOf(trashOf('owner')), statOf(item.trashPath)],
+    readBack: (item) => [statOf(item.trashPath)],
   },
   ticket: {
     about: "a ticket (a download link) on the owner's file, which is shared read, write and own",
@@ -194,7 +194,6 @@ export const dataKinds: Record<string, Kind> = {
   },
 };
 
-const trashOf = (actor: Actor) => `/platform/trash/home/${actor}`;
 const ticketsOf = (path: string): Call => ({
   method: 'POST',
   url: '/secured/filesystem/list-tickets',
@@ -539,6 +538,7 @@ export const dataRows: Row[] = [
     params: (file) => ({ dataId: file.id }),
     json: (file) => ({ avus: [{ attr: 'colour', value: file.marker, unit: '' }] }),
     hidden: notWriteable,
+    readBack: (file) => [metadataOf(file)],
   },
   {
     ops: both('POST', '/filesystem/{dataId}/metadata/add'),
@@ -548,6 +548,7 @@ export const dataRows: Row[] = [
     params: (file) => ({ dataId: file.id }),
     json: (_, actor) => ({ avus: [{ attr: 'added-by', value: actor, unit: '' }] }),
     hidden: notWriteable,
+    readBack: (file) => [metadataOf(file)],
   },
   {
     ops: both('POST', '/filesystem/{dataId}/metadata/copy'),
@@ -558,6 +559,7 @@ export const dataRows: Row[] = [
     params: (file, actor) => ({ dataId: file.own[actor] ?? file.id }),
     json: (file) => ({ destination_ids: [file.id] }),
     hidden: notWriteable,
+    readBack: (file) => [metadataOf(file)],
   },
   {
     ops: both('GET', '/filesystem/metadata'),

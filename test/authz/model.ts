@@ -22,9 +22,10 @@ export interface Denial {
 }
 
 /**
- * An answer an actor should get: `allow` (2xx), `blind` (2xx, and nothing of the resource in it;
- * for a write, the owner's resource unchanged), a refusal, or `{item}`: a 2xx whose per-item
- * outcome is that `error_code` (sharing reports each item, never failing the request).
+ * An answer an actor should get: `allow` (2xx, and no item of a per-item answer failed), `blind`
+ * (2xx, and nothing of the resource in it; for a write, the owner's resource unchanged), a
+ * refusal, or `{item}`: a 2xx whose per-item outcome is that `error_code` (`*`: any failure), as
+ * sharing and group membership report each item, never failing the request.
  */
 export type Outcome = 'allow' | 'blind' | Denial | { item: string };
 
@@ -72,6 +73,11 @@ export interface Row {
   writes?: boolean;
   /** The resource does not survive an allowed call: each allowed caller gets a fresh one. */
   fresh?: boolean;
+  /**
+   * An allowed call takes the kind's shared resource with it too (it removes all of the
+   * caller's own: bags, tags): the next row to need one makes it anew.
+   */
+  spoils?: boolean;
   /** Whether an answer shows the resource (`listing` rows; default: its marker is in it). */
   seen?(answer: Answer, resource: Resource): boolean;
   /** The kind's refusals, where this route answers others (each with the spec's say). */
@@ -114,17 +120,18 @@ export function levelOf(kind: Kind, actor: Actor): Level | undefined {
 
 /**
  * The actors a row is walked with: the owner, those granted something, a stranger, an
- * administrator and an anonymous caller; the service account too on the rows of administrators
- * and service accounts (for the others it is one more stranger).
+ * administrator and an anonymous caller. On an administrators' or service accounts' route the
+ * guard decides by role alone, so the owner stands for every user without it, beside the
+ * stranger, the administrator, the service account and an anonymous caller.
  */
 export function walkers(row: Row, kind: Kind): Actor[] {
-  const walked = new Set<Actor>([
-    kind.owner ?? 'owner',
-    ...(Object.keys(kind.grants) as Actor[]),
-    ...(kind.also ?? []),
-  ]);
+  const owner = kind.owner ?? 'owner';
+  const walked = new Set<Actor>(
+    row.needs === 'admin' || row.needs === 'service'
+      ? [owner, 'stranger', 'admin', 'service', 'anonymous']
+      : [owner, ...(Object.keys(kind.grants) as Actor[]), ...(kind.also ?? [])],
+  );
   for (const actor of ['stranger', 'admin', 'anonymous'] as Actor[]) walked.add(actor);
-  if (row.needs === 'admin' || row.needs === 'service') walked.add('service');
   for (const actor of Object.keys(row.except ?? {}) as Actor[]) walked.add(actor);
   return [...walked];
 }

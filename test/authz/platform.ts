@@ -2,9 +2,13 @@
 // engine, called in-process (app.inject), and a token for each actor of the matrix: the owner of
 // every resource, the grantees of its shares, a member of a team and of a collaborator list it
 // is shared with, a member of a community, a stranger, an administrator and a service account.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { JWTPayload } from 'jose';
 import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
 import { engineDatabase, type engines } from '../support/postgres.ts';
+import { copySqliteTemplate } from '../support/sqlite-template.ts';
 import {
   bearer,
   createSigningKey,
@@ -76,6 +80,8 @@ export interface Platform {
   zone: string;
   home(actor: Actor): string;
   call(actor: Actor, call: Call): Promise<Answer>;
+  /** Calls made so far, fixture steps and read-backs included. */
+  readonly calls: number;
   /** Like call, but throws unless the answer is 2xx (fixture steps), answering the body. */
   ok(actor: Actor, call: Call): Promise<any>;
   close(): Promise<void>;
@@ -94,12 +100,21 @@ async function bodyOf(call: Call): Promise<{ payload?: Buffer | string; type?: s
   return {};
 }
 
-/** Starts the platform on `engine` (PostgreSQL: a pooled database of its own). */
+/**
+ * Starts the platform on `engine` (PostgreSQL: a pooled database of its own). Its data folder
+ * (the SQLite database, the data store's bytes) is in memory where the machine has /dev/shm: the
+ * matrix makes thousands of small writes, each synced to disk elsewhere, and what it checks is
+ * who may do what, not what survives a crash.
+ */
 export async function startPlatform(
   engine: (typeof engines)[number],
   env: Record<string, string> = {},
 ): Promise<Platform> {
   const database = await engineDatabase(engine);
+  const dataDir = mkdtempSync(
+    path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'gateway-authz-'),
+  );
+  if (engine === 'sqlite') await copySqliteTemplate(dataDir);
   const key = await createSigningKey('ES256', 'authz-key');
   const jwks: JwksServer = await startJwksServer([key]);
   let running: RunningGateway;
@@ -107,12 +122,14 @@ export async function startPlatform(
     running = await startGateway({
       ...noRateLimits,
       AUTH_JWKS_URL: jwks.url,
+      GATEWAY_DATA_DIR: dataDir,
       ...database.env,
       ...env,
     });
   } catch (error) {
     await jwks.close();
     await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
   const tokens = new Map<Actor, string>();
@@ -122,6 +139,7 @@ export async function startPlatform(
   const zone = running.gateway.config.dataStore.zone;
 
   const call = async (actor: Actor, request: Call): Promise<Answer> => {
+    counted.calls++;
     const { payload, type } = await bodyOf(request);
     const token = tokens.get(actor);
     const response = await running.gateway.app.inject({
@@ -143,9 +161,13 @@ export async function startPlatform(
     return { status: response.statusCode, text: response.body, body };
   };
 
+  const counted = { calls: 0 };
   return {
     engine,
     running,
+    get calls() {
+      return counted.calls;
+    },
     zone,
     home: homeOf,
     call,
@@ -161,6 +183,7 @@ export async function startPlatform(
       await running.close();
       await jwks.close();
       await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

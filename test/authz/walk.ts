@@ -45,7 +45,18 @@ const describe = (outcome: Outcome): string =>
 
 const codes = (denial: Denial) => [denial.code].flat();
 
-/** Whether any object inside `value` has `error_code` equal to `code`; and none `success: true`. */
+/** Whether some item of a per-item answer (sharing, members) failed: `success: false` inside it. */
+function failsAnItem(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(failsAnItem);
+  if (!value || typeof value !== 'object') return false;
+  const record = value as Record<string, unknown>;
+  return record.success === false || Object.values(record).some(failsAnItem);
+}
+
+/**
+ * Whether some object inside `value` has `error_code` equal to `code` (any failed item for `*`),
+ * and none `success: true`.
+ */
 function refusesItem(value: unknown, code: string): boolean {
   let refused = false;
   let succeeded = false;
@@ -53,7 +64,7 @@ function refusesItem(value: unknown, code: string): boolean {
     if (Array.isArray(node)) node.forEach(visit);
     else if (node && typeof node === 'object') {
       const record = node as Record<string, unknown>;
-      if (record.error_code === code) refused = true;
+      if (code === '*' ? record.success === false : record.error_code === code) refused = true;
       if (record.success === true) succeeded = true;
       Object.values(record).forEach(visit);
     }
@@ -70,6 +81,7 @@ function mismatch(row: Row, outcome: Outcome, answer: Answer, resource: Resource
   const ok = answer.status >= 200 && answer.status <= 299;
   if (outcome === 'allow') {
     if (!ok) return 'refused';
+    if (failsAnItem(answer.body)) return 'an item refused';
     if (row.needs === 'listing' && !row.writes && !seenIn(row, answer, resource))
       return 'not shown the resource';
     return undefined;
@@ -85,16 +97,33 @@ function mismatch(row: Row, outcome: Outcome, answer: Answer, resource: Resource
   return ok && refusesItem(answer.body, outcome.item) ? undefined : 'not refused so';
 }
 
+export const readBacks = { calls: 0 };
+
 /** A snapshot of what the owner reads back, for comparing before and after refused writes. */
 async function readBack(platform: Platform, kind: Kind, row: Row, resource: Resource) {
   const calls = row.readBack?.(resource, platform) ?? kind.readBack(resource, platform);
   const owner = kind.owner ?? 'owner';
   const answers: string[] = [];
   for (const call of calls) {
+    readBacks.calls++;
     const answer = await platform.call(owner, call);
-    answers.push(`${call.method} ${call.url} → ${answer.status} ${answer.text}`);
+    // When the answer was made is no part of what it says (the analyses' `timestamp`).
+    const { timestamp: _, ...said } =
+      answer.body && typeof answer.body === 'object' && !Array.isArray(answer.body)
+        ? answer.body
+        : { body: answer.text };
+    answers.push(`${call.method} ${call.url} → ${answer.status} ${JSON.stringify(said)}`);
   }
   return answers;
+}
+
+/** Where two read-backs part: the call, and a little of each around the first difference. */
+function difference(before: string, after: string): string {
+  let at = 0;
+  while (at < before.length && before[at] === after[at]) at++;
+  const call = before.slice(0, before.indexOf(' → '));
+  const around = (text: string) => text.slice(Math.max(0, at - 80), at + 120);
+  return `${call}: …${around(before)}… ⇒ …${around(after)}…`;
 }
 
 export interface WalkContext {
@@ -102,13 +131,13 @@ export interface WalkContext {
   kinds: Record<string, Kind>;
   /** The resource of a kind shared by the rows that leave it as it was (made on first use). */
   shared(kind: string): Promise<Resource>;
+  /** Forgets the shared resource of a kind (a row spoilt it): the next use makes another. */
+  forget(kind: string): void;
   /** How each operation reads credentials, by `METHOD /path`. */
   security: Map<string, Security>;
   /** Every answer, by row, operation and actor (the walk's record). */
   calls: number;
 }
-
-const aliasWalkers: Actor[] = ['owner', 'stranger', 'anonymous'];
 
 /** Walks one row; answers its mismatches, one line each. */
 export async function walkRow(context: WalkContext, row: Row): Promise<string[]> {
@@ -116,51 +145,60 @@ export async function walkRow(context: WalkContext, row: Row): Promise<string[]>
   const kind = kinds[row.on];
   if (!kind) return [`${row.ops.join(', ')}: no kind ${row.on}`];
   const found: string[] = [];
+  const steps: { op: string; actor: Actor; outcome: Outcome }[] = [];
   for (const [index, op] of row.ops.entries()) {
     const security = context.security.get(op);
     if (!security) {
       found.push(`${op}: not an operation of /openapi.json`);
       continue;
     }
-    // An alias is the same route at another path: every actor on the first, and on the others
-    // those whose answers tell the routes apart (the owner, a stranger, an anonymous caller).
-    const walked = walkers(row, kind).filter(
-      (actor) => index === 0 || aliasWalkers.includes(actor),
+    // An alias is the same route at another path: every actor on the first; on the others one
+    // allowed caller, a stranger and an anonymous caller, whose answers tell the routes apart.
+    const everyone = walkers(row, kind).map((actor) => ({
+      op,
+      actor,
+      outcome: expected(row, kind, actor, security),
+    }));
+    const firstAllowed = everyone.find(({ outcome }) => outcome === 'allow')?.actor;
+    steps.push(
+      ...everyone.filter(
+        ({ actor }) =>
+          index === 0 || actor === firstAllowed || actor === 'stranger' || actor === 'anonymous',
+      ),
     );
-    const plan = walked.map((actor) => ({ actor, outcome: expected(row, kind, actor, security) }));
-    const allowed = plan.filter(({ outcome }) => outcome === 'allow');
-    // Refused callers change nothing (the read-back checks it): they share the kind's resource.
-    const denied = plan.filter(({ outcome }) => outcome !== 'allow');
-    const attempt = async (actor: Actor, outcome: Outcome, resource: Resource) => {
-      const call = callOf(row, op, resource, actor);
-      const answer = await platform.call(actor, call);
-      context.calls++;
-      const why = mismatch(row, outcome, answer, resource);
-      if (why)
-        found.push(
-          `${op} as ${actor}: ${why}, expected ${describe(outcome)}; got ${answer.status} ${answer.text.slice(0, 200)}`,
-        );
-    };
-    // The refused (and blind) first, the owner's read-back taken around them.
-    if (denied.length > 0) {
-      const resource = await context.shared(row.on);
-      const before = row.writes ? await readBack(platform, kind, row, resource) : [];
-      for (const { actor, outcome } of denied) await attempt(actor, outcome, resource);
-      if (row.writes) {
-        const after = await readBack(platform, kind, row, resource);
-        const changed = after.findIndex((line, index) => line !== before[index]);
-        if (changed >= 0)
-          found.push(
-            `${op}: refused callers (${denied.map(({ actor }) => actor).join(', ')}) changed what the owner reads: ${before[changed]?.slice(0, 300)} ⇒ ${after[changed]?.slice(0, 300)}`,
-          );
-      }
-    }
-    for (const { actor, outcome } of allowed)
-      await attempt(
-        actor,
-        outcome,
-        row.fresh ? await kind.make(platform, context.shared) : await context.shared(row.on),
-      );
   }
+  const attempt = async (step: (typeof steps)[number], resource: Resource) => {
+    const call = callOf(row, step.op, resource, step.actor);
+    const answer = await platform.call(step.actor, call);
+    context.calls++;
+    const why = mismatch(row, step.outcome, answer, resource);
+    if (why)
+      found.push(
+        `${step.op} as ${step.actor}: ${why}, expected ${describe(step.outcome)}; got ${answer.status} ${answer.text.slice(0, 200)}`,
+      );
+  };
+  // The refused (and blind) first, on the kind's shared resource (they change nothing), the
+  // owner's read-back taken before and after them all.
+  const denied = steps.filter(({ outcome }) => outcome !== 'allow');
+  if (denied.length > 0) {
+    const resource = await context.shared(row.on);
+    const before = row.writes ? await readBack(platform, kind, row, resource) : [];
+    for (const step of denied) await attempt(step, resource);
+    if (row.writes) {
+      const after = await readBack(platform, kind, row, resource);
+      const changed = after.findIndex((line, index) => line !== before[index]);
+      if (changed >= 0)
+        found.push(
+          `${row.ops.join(', ')}: refused callers (${[...new Set(denied.map(({ actor }) => actor))].join(', ')}) changed what the owner reads: ${difference(before[changed]!, after[changed]!)}`,
+        );
+    }
+  }
+  const allowed = steps.filter(({ outcome }) => outcome === 'allow');
+  for (const step of allowed)
+    await attempt(
+      step,
+      row.fresh ? await kind.make(platform, context.shared) : await context.shared(row.on),
+    );
+  if (row.spoils && allowed.length > 0) context.forget(row.on);
   return found;
 }
