@@ -136,6 +136,12 @@ export const dataKinds: Record<string, Kind> = {
         json: { path },
       });
       const inner = await upload(platform, 'owner', path, `inner-${marker}.csv`);
+      // Metadata for the inner file, as the CSV parser reads it (a path column, then attributes).
+      await platform.ok('owner', {
+        method: 'POST',
+        url: '/secured/fileio/saveas',
+        json: { dest: `${path}/avus.csv`, content: `path,colour\ninner-${marker}.csv,blue\n` },
+      });
       await shareAll(platform, path);
       const folder = await stat(platform, 'owner', path);
       return { marker, path, id: folder.id, inner: inner.path, innerId: inner.id };
@@ -588,6 +594,17 @@ export const dataRows: Row[] = [
     needs: 'write',
     writes: true,
     params: (folder) => ({ dataId: folder.innerId }),
+  },
+  {
+    // Applying a CSV's metadata: read on the CSV, write on every path it names.
+    ops: both('POST', '/filesystem/metadata/csv-parser'),
+    on: 'folder',
+    needs: 'write',
+    writes: true,
+    query: (folder) => ({ dest: folder.path, src: `${folder.path}/avus.csv` }),
+    readBack: (folder) => [
+      { method: 'GET', url: `/secured/filesystem/${folder.innerId}/metadata` },
+    ],
   },
   // File types.
   {

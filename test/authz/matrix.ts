@@ -5,6 +5,8 @@
 // `outsideTheMatrix` with the reason it touches no one's data. matrix.test.ts walks the rows on
 // both engines and fails for an operation that is in neither. docs/development.md says how to
 // place a new route.
+import { accountKinds, accountRows } from './accounts.ts';
+import { annotationKinds, annotationRows } from './annotations.ts';
 import { appKinds, appRows } from './apps.ts';
 import { dataKinds, dataRows } from './data.ts';
 import { groupKinds, groupRows } from './groups.ts';
@@ -12,9 +14,9 @@ import { launchKinds, launchRows } from './launches.ts';
 import type { Kind, Row } from './model.ts';
 import { ownKinds, ownRows } from './own.ts';
 
-export const kinds: Record<string, Kind> = { ...dataKinds, ...groupKinds, ...appKinds, ...ownKinds, ...launchKinds };
+export const kinds: Record<string, Kind> = { ...dataKinds, ...groupKinds, ...appKinds, ...ownKinds, ...launchKinds, ...annotationKinds, ...accountKinds };
 
-export const matrix: Row[] = [...dataRows, ...groupRows, ...appRows, ...ownRows, ...launchRows];
+export const matrix: Row[] = [...dataRows, ...groupRows, ...appRows, ...ownRows, ...launchRows, ...annotationRows, ...accountRows];
 
 /** Operations that touch no one's data, each with why ("METHOD /path" as in /openapi.json). */
 export const outsideTheMatrix: Record<string, string> = {};

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { JWTPayload } from 'jose';
 import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { startOAuthServer, type OAuthServer } from '../support/oauth-server.ts';
 import { engineDatabase, type engines } from '../support/postgres.ts';
 import { copySqliteTemplate } from '../support/sqlite-template.ts';
 import {
@@ -82,6 +83,8 @@ export interface Platform {
   call(actor: Actor, call: Call): Promise<Answer>;
   /** Calls made so far, fixture steps and read-backs included. */
   readonly calls: number;
+  /** Lets the third-party API's OAuth provider (a stand-in) exchange `code` once. */
+  grantOAuthCode(code: string): void;
   /** Like call, but throws unless the answer is 2xx (fixture steps), answering the body. */
   ok(actor: Actor, call: Call): Promise<any>;
   close(): Promise<void>;
@@ -117,16 +120,22 @@ export async function startPlatform(
   if (engine === 'sqlite') await copySqliteTemplate(dataDir);
   const key = await createSigningKey('ES256', 'authz-key');
   const jwks: JwksServer = await startJwksServer([key]);
+  const oauth: OAuthServer = await startOAuthServer();
   let running: RunningGateway;
   try {
     running = await startGateway({
       ...noRateLimits,
       AUTH_JWKS_URL: jwks.url,
       GATEWAY_DATA_DIR: dataDir,
+      EXTAPI_OAUTH_AUTHORIZE_URL: 'https://provider.invalid/authorize',
+      EXTAPI_OAUTH_TOKEN_URL: oauth.tokenUrl,
+      EXTAPI_OAUTH_CLIENT_ID: 'authz',
+      EXTAPI_OAUTH_CLIENT_SECRET: 'authz-secret',
       ...database.env,
       ...env,
     });
   } catch (error) {
+    await oauth.close();
     await jwks.close();
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -179,8 +188,10 @@ export async function startPlatform(
         );
       return answer.body;
     },
+    grantOAuthCode: (code) => oauth.grantCode(code),
     close: async () => {
       await running.close();
+      await oauth.close();
       await jwks.close();
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
