@@ -16,7 +16,11 @@ export const grantedCode = (resource: Resource) => `code-${resource.state}`;
 
 async function folderWithFile(platform: Platform, marker: string) {
   const path = `${homeOf('owner')}/${marker}`;
-  await platform.ok('owner', { method: 'POST', url: '/secured/filesystem/directory/create', json: { path } });
+  await platform.ok('owner', {
+    method: 'POST',
+    url: '/secured/filesystem/directory/create',
+    json: { path },
+  });
   await platform.ok('owner', {
     method: 'POST',
     url: `/secured/fileio/upload?dest=${encodeURIComponent(path)}`,
@@ -60,7 +64,12 @@ export const accountKinds: Record<string, Kind> = {
       await platform.ok('admin', {
         method: 'POST',
         url: '/admin/qms/usages',
-        json: { username: 'owner', resource_name: 'cpu.hours', usage_value: 1.25, update_type: 'SET' },
+        json: {
+          username: 'owner',
+          resource_name: 'cpu.hours',
+          usage_value: 1.25,
+          update_type: 'SET',
+        },
       });
       return { marker: '"owner"' };
     },
@@ -115,7 +124,8 @@ export const accountKinds: Record<string, Kind> = {
     readBack: (request) => [get(`/permanent-id-requests/${request.id}`)],
   },
   'pid folder': {
-    about: "a non-empty folder of the owner's (shared read, write and own), for a permanent-ID request",
+    about:
+      "a non-empty folder of the owner's (shared read, write and own), for a permanent-ID request",
     grants: { reader: 'read', writer: 'write', coowner: 'own' },
     hidden: { status: 404, code: 'ERR_DOES_NOT_EXIST' },
     short: { status: 403, code: 'ERR_NOT_OWNER' },
@@ -156,7 +166,7 @@ export const accountKinds: Record<string, Kind> = {
     ],
   },
   genome: {
-    about: "a genome the owner loaded from their FASTA file: restricted to them",
+    about: 'a genome the owner loaded from their FASTA file: restricted to them',
     grants: {},
     hidden: notFound,
     short: notFound,
@@ -213,7 +223,12 @@ export const accountRows: Row[] = [
     needs: 'read',
     params: () => ({ username: 'owner' }),
   },
-  { ops: ['GET /secured/user-info'], on: 'account', needs: 'anyone', query: () => ({ username: 'owner' }) },
+  {
+    ops: ['GET /secured/user-info'],
+    on: 'account',
+    needs: 'anyone',
+    query: () => ({ username: 'owner' }),
+  },
   {
     ops: ['GET /service/users/{username}'],
     on: 'account',
@@ -341,8 +356,17 @@ export const accountRows: Row[] = [
     needs: 'read',
     writes: true,
   },
-  { ops: ['GET /admin/notifications/system', 'GET /admin/notifications/system-types'], on: 'system message', needs: 'admin' },
-  { ops: ['GET /admin/notifications/system/{uuid}'], on: 'system message', needs: 'admin', params: (message) => ({ uuid: message.id }) },
+  {
+    ops: ['GET /admin/notifications/system', 'GET /admin/notifications/system-types'],
+    on: 'system message',
+    needs: 'admin',
+  },
+  {
+    ops: ['GET /admin/notifications/system/{uuid}'],
+    on: 'system message',
+    needs: 'admin',
+    params: (message) => ({ uuid: message.id }),
+  },
   {
     ops: ['POST /admin/notifications/system/{uuid}'],
     on: 'system message',
@@ -364,7 +388,11 @@ export const accountRows: Row[] = [
     on: 'system message',
     needs: 'admin',
     writes: true,
-    json: () => ({ type: 'warning', message: markerOf('warning'), deactivation_date: Date.now() + 60_000 }),
+    json: () => ({
+      type: 'warning',
+      message: markerOf('warning'),
+      deactivation_date: Date.now() + 60_000,
+    }),
     readBack: () => [get('/secured/notifications/system/messages')],
   },
 ];

@@ -40,12 +40,17 @@ function commentKind(target: 'app' | 'file'): Kind {
   };
 }
 
-const comments = (on: string) => (resource: Resource): Call[] => [
-  {
-    method: 'GET',
-    url: on === 'app' ? `/apps/${resource.id}/comments` : `/secured/filesystem/entry/${resource.id}/comments`,
-  },
-];
+const comments =
+  (on: string) =>
+  (resource: Resource): Call[] => [
+    {
+      method: 'GET',
+      url:
+        on === 'app'
+          ? `/apps/${resource.id}/comments`
+          : `/secured/filesystem/entry/${resource.id}/comments`,
+    },
+  ];
 
 export const annotationKinds: Record<string, Kind> = {
   'app comment': commentKind('app'),
@@ -57,7 +62,10 @@ export const annotationKinds: Record<string, Kind> = {
     short: notFound,
     make: async (platform, shared) => {
       const file = await dataKinds.file!.make(platform, shared);
-      await platform.ok('owner', { method: 'PUT', url: `/secured/favorites/filesystem/${file.id}` });
+      await platform.ok('owner', {
+        method: 'PUT',
+        url: `/secured/favorites/filesystem/${file.id}`,
+      });
       return { ...file, marker: file.id };
     },
     readBack: () => [favourites],
@@ -110,7 +118,12 @@ export const annotationRows: Row[] = [
     json: (app, actor) => ({ comment: `${actor} on ${app.marker}` }),
     readBack: comments('app'),
   },
-  { ops: ['GET /apps/{appId}/comments'], on: 'app', needs: 'read', params: (app) => ({ appId: app.id }) },
+  {
+    ops: ['GET /apps/{appId}/comments'],
+    on: 'app',
+    needs: 'read',
+    params: (app) => ({ appId: app.id }),
+  },
   {
     ops: ['PATCH /apps/{appId}/comments/{commentId}'],
     on: 'app comment',
@@ -184,7 +197,12 @@ export const annotationRows: Row[] = [
     fresh: true,
     params: (comment) => ({ entryId: comment.id, commentId: comment.comment }),
   },
-  { ops: ['GET /admin/comments/{commenterId}'], on: 'app comment', needs: 'admin', params: () => ({ commenterId: 'reader' }) },
+  {
+    ops: ['GET /admin/comments/{commenterId}'],
+    on: 'app comment',
+    needs: 'admin',
+    params: () => ({ commenterId: 'reader' }),
+  },
   {
     // Every comment of the reader's goes: the last comment row.
     ops: ['DELETE /admin/comments/{commenterId}'],
@@ -248,7 +266,12 @@ export const annotationRows: Row[] = [
     query: () => ({ type: 'attach' }),
     json: (file, actor) => ({ tags: [file.tags[actor] ?? file.tags.stranger] }),
   },
-  { ops: ['GET /secured/filesystem/entry/tags'], on: 'tagged file', needs: 'listing', except: { reader: 'blind', writer: 'blind', coowner: 'blind' } },
+  {
+    ops: ['GET /secured/filesystem/entry/tags'],
+    on: 'tagged file',
+    needs: 'listing',
+    except: { reader: 'blind', writer: 'blind', coowner: 'blind' },
+  },
   {
     ops: ['DELETE /secured/filesystem/entry/tags'],
     on: 'tagged file',

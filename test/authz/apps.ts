@@ -101,7 +101,11 @@ function inputOf(platform: Platform): Promise<string> {
         url: `/secured/fileio/upload?dest=${encodeURIComponent(homeOf('owner'))}`,
         form: uploadForm('authz-words.txt', 'one two two\n'),
       });
-      await platform.ok('owner', { method: 'POST', url: '/secured/filesystem/anon-files', json: { paths: [file] } });
+      await platform.ok('owner', {
+        method: 'POST',
+        url: '/secured/filesystem/anon-files',
+        json: { paths: [file] },
+      });
       return file;
     })();
     inputs.set(platform, path);
@@ -140,7 +144,11 @@ export const appKinds: Record<string, Kind> = {
     make: (platform, shared) => makeApp(platform, shared, markerOf('app')),
     readBack: (app) => [
       { method: 'GET', url: `/apps/de/${app.id}/ui` },
-      { method: 'POST', url: '/apps/permission-lister', json: { apps: [{ system_id: 'de', app_id: app.id }] } },
+      {
+        method: 'POST',
+        url: '/apps/permission-lister',
+        json: { apps: [{ system_id: 'de', app_id: app.id }] },
+      },
     ],
   },
   tool: {
@@ -428,7 +436,12 @@ export const appRows: Row[] = [
   },
   { ops: ['POST /analyses'], on: 'app', needs: 'read', writes: true, json: launch },
   // The app's AVUs: read by whoever sees it, changed by its integrator.
-  { ops: ['GET /apps/{appId}/metadata'], on: 'app', needs: 'read', params: (app) => ({ appId: app.id }) },
+  {
+    ops: ['GET /apps/{appId}/metadata'],
+    on: 'app',
+    needs: 'read',
+    params: (app) => ({ appId: app.id }),
+  },
   {
     ops: ['POST /apps/{appId}/metadata', 'PUT /apps/{appId}/metadata'],
     on: 'app',
@@ -454,7 +467,10 @@ export const appRows: Row[] = [
     fresh: true,
     json: (app) => ({
       sharing: [
-        { subject: user('commoner'), apps: [{ system_id: 'de', app_id: app.id, permission: 'read' }] },
+        {
+          subject: user('commoner'),
+          apps: [{ system_id: 'de', app_id: app.id, permission: 'read' }],
+        },
       ],
     }),
     hidden: { item: 'ERR_NOT_FOUND' },
@@ -487,7 +503,12 @@ export const appRows: Row[] = [
   },
   // Tools.
   { ops: ['GET /tools'], on: 'tool', needs: 'listing', query: (tool) => ({ search: tool.marker }) },
-  { ops: ['GET /tools/{toolId}', 'GET /tools/{toolId}/apps'], on: 'tool', needs: 'read', params: tool },
+  {
+    ops: ['GET /tools/{toolId}', 'GET /tools/{toolId}/apps'],
+    on: 'tool',
+    needs: 'read',
+    params: tool,
+  },
   {
     ops: ['PATCH /tools/{toolId}'],
     on: 'tool',
@@ -496,7 +517,15 @@ export const appRows: Row[] = [
     params: tool,
     json: (tool) => ({ description: `${tool.marker}, changed` }),
   },
-  { ops: ['DELETE /tools/{toolId}'], on: 'tool', needs: 'own', writes: true, fresh: true, params: tool, short: notOwner },
+  {
+    ops: ['DELETE /tools/{toolId}'],
+    on: 'tool',
+    needs: 'own',
+    writes: true,
+    fresh: true,
+    params: tool,
+    short: notOwner,
+  },
   {
     // An app made of a tool the caller sees.
     ops: ['POST /apps/{systemId}'],
@@ -608,7 +637,9 @@ export const appRows: Row[] = [
     writes: true,
     fresh: true,
     json: (analysis) => ({
-      sharing: [{ subject: user('commoner'), analyses: [{ analysis_id: analysis.id, permission: 'read' }] }],
+      sharing: [
+        { subject: user('commoner'), analyses: [{ analysis_id: analysis.id, permission: 'read' }] },
+      ],
     }),
     hidden: { item: 'ERR_NOT_FOUND' },
     short: { item: 'ERR_NOT_OWNER' },

@@ -142,7 +142,12 @@ const others = (names: string[]) => () => ({ members: names });
 export const groupRows: Row[] = [
   // Teams.
   { ops: ['GET /teams'], on: 'team', needs: 'listing' },
-  { ops: ['GET /subjects'], on: 'team', needs: 'listing', query: (team) => ({ search: team.marker }) },
+  {
+    ops: ['GET /subjects'],
+    on: 'team',
+    needs: 'listing',
+    query: (team) => ({ search: team.marker }),
+  },
   { ops: ['GET /teams/{name}'], on: 'team', needs: 'read', params: name },
   {
     ops: ['PATCH /teams/{name}'],
@@ -152,7 +157,14 @@ export const groupRows: Row[] = [
     params: name,
     json: (team) => ({ description: `changed ${team.marker}` }),
   },
-  { ops: ['DELETE /teams/{name}'], on: 'team', needs: 'own', writes: true, fresh: true, params: name },
+  {
+    ops: ['DELETE /teams/{name}'],
+    on: 'team',
+    needs: 'own',
+    writes: true,
+    fresh: true,
+    params: name,
+  },
   { ops: ['GET /teams/{name}/members'], on: 'team', needs: 'read', params: name },
   {
     ops: ['POST /teams/{name}/members'],
@@ -181,7 +193,14 @@ export const groupRows: Row[] = [
     json: () => ({ updates: [{ subject_id: bystander, privileges: ['view', 'optout'] }] }),
   },
   // Joining needs the optin privilege (a public one here); leaving is a member's own.
-  { ops: ['POST /teams/{name}/join'], on: 'public team', needs: 'read', writes: true, fresh: true, params: name },
+  {
+    ops: ['POST /teams/{name}/join'],
+    on: 'public team',
+    needs: 'read',
+    writes: true,
+    fresh: true,
+    params: name,
+  },
   {
     ops: ['POST /teams/{name}/leave'],
     on: 'team',
@@ -213,7 +232,12 @@ export const groupRows: Row[] = [
   },
   // Collaborator lists: the path names one of the caller's own lists.
   { ops: ['GET /collaborator-lists'], on: 'list', needs: 'listing' },
-  { ops: ['GET /subjects'], on: 'list', needs: 'listing', query: (list) => ({ search: list.marker }) },
+  {
+    ops: ['GET /subjects'],
+    on: 'list',
+    needs: 'listing',
+    query: (list) => ({ search: list.marker }),
+  },
   { ops: ['GET /collaborator-lists/{name}'], on: 'list', needs: 'own', params: name },
   {
     ops: ['PATCH /collaborator-lists/{name}'],
@@ -313,7 +337,12 @@ export const groupRows: Row[] = [
     writes: true,
     json: () => ({ name: markerOf('made-by-admin') }),
   },
-  { ops: ['GET /admin/communities/{name}', 'GET /admin/communities/{name}/admins'], on: 'community', needs: 'admin', params: name },
+  {
+    ops: ['GET /admin/communities/{name}', 'GET /admin/communities/{name}/admins'],
+    on: 'community',
+    needs: 'admin',
+    params: name,
+  },
   {
     ops: ['PATCH /admin/communities/{name}'],
     on: 'community',

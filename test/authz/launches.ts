@@ -118,7 +118,12 @@ export const launchKinds: Record<string, Kind> = {
       // A user has one default per app: each is of another built-in app's quick launch.
       const made = defaults.get(platform) ?? 0;
       defaults.set(platform, made + 1);
-      const ql = await makeQuickLaunch(platform, shared, true, builtInApps[made % builtInApps.length]!);
+      const ql = await makeQuickLaunch(
+        platform,
+        shared,
+        true,
+        builtInApps[made % builtInApps.length]!,
+      );
       const userDefault = await platform.ok('owner', {
         method: 'POST',
         url: '/quicklaunches/defaults/user',
@@ -151,7 +156,9 @@ export const launchKinds: Record<string, Kind> = {
 
 const favourite = (ql: Resource) => ({ quick_launch_id: ql.id });
 const userDefault = (ql: Resource) => ({ quick_launch_id: ql.id, app_id: ql.appId });
-const renamed = (ql: Resource, actor: Actor) => ({ description: `${ql.marker} described by ${actor}` });
+const renamed = (ql: Resource, actor: Actor) => ({
+  description: `${ql.marker} described by ${actor}`,
+});
 
 export const launchRows: Row[] = [
   // Quick launches: the creator's own and the public ones are viewed; only the creator changes one.
@@ -171,12 +178,50 @@ export const launchRows: Row[] = [
     needs: 'listing',
     params: (ql) => ({ appId: ql.appId }),
   },
-  { ops: ['GET /quicklaunches/{qlId}', 'GET /quicklaunches/{qlId}/app-info'], on: 'quick launch', needs: 'read', params: id },
-  { ops: ['GET /quicklaunches/{qlId}', 'GET /quicklaunches/{qlId}/app-info'], on: 'public quick launch', needs: 'read', params: id },
-  { ops: ['PATCH /quicklaunches/{qlId}'], on: 'quick launch', needs: 'own', writes: true, params: id, json: renamed },
-  { ops: ['PATCH /quicklaunches/{qlId}'], on: 'public quick launch', needs: 'own', writes: true, params: id, json: renamed },
-  { ops: ['DELETE /quicklaunches/{qlId}'], on: 'quick launch', needs: 'own', writes: true, fresh: true, params: id },
-  { ops: ['DELETE /quicklaunches/{qlId}'], on: 'public quick launch', needs: 'own', writes: true, fresh: true, params: id },
+  {
+    ops: ['GET /quicklaunches/{qlId}', 'GET /quicklaunches/{qlId}/app-info'],
+    on: 'quick launch',
+    needs: 'read',
+    params: id,
+  },
+  {
+    ops: ['GET /quicklaunches/{qlId}', 'GET /quicklaunches/{qlId}/app-info'],
+    on: 'public quick launch',
+    needs: 'read',
+    params: id,
+  },
+  {
+    ops: ['PATCH /quicklaunches/{qlId}'],
+    on: 'quick launch',
+    needs: 'own',
+    writes: true,
+    params: id,
+    json: renamed,
+  },
+  {
+    ops: ['PATCH /quicklaunches/{qlId}'],
+    on: 'public quick launch',
+    needs: 'own',
+    writes: true,
+    params: id,
+    json: renamed,
+  },
+  {
+    ops: ['DELETE /quicklaunches/{qlId}'],
+    on: 'quick launch',
+    needs: 'own',
+    writes: true,
+    fresh: true,
+    params: id,
+  },
+  {
+    ops: ['DELETE /quicklaunches/{qlId}'],
+    on: 'public quick launch',
+    needs: 'own',
+    writes: true,
+    fresh: true,
+    params: id,
+  },
   {
     // A quick launch of an app the caller sees, with the owner's (public) input.
     ops: ['POST /quicklaunches'],
@@ -186,14 +231,36 @@ export const launchRows: Row[] = [
     json: (app, actor) => ({
       name: `${app.marker} quick launch of ${actor}`,
       app_id: app.id,
-      submission: { name: 'saved', output_dir: `/platform/home/${actor}`, config: { [app.input]: '/platform/home/owner/authz-words.txt' } },
+      submission: {
+        name: 'saved',
+        output_dir: `/platform/home/${actor}`,
+        config: { [app.input]: '/platform/home/owner/authz-words.txt' },
+      },
     }),
   },
   // Favourites and defaults: the caller's own, of quick launches they view.
-  { ops: ['POST /quicklaunches/favorites'], on: 'quick launch', needs: 'read', writes: true, json: favourite },
-  { ops: ['POST /quicklaunches/favorites'], on: 'public quick launch', needs: 'read', writes: true, fresh: true, json: favourite },
+  {
+    ops: ['POST /quicklaunches/favorites'],
+    on: 'quick launch',
+    needs: 'read',
+    writes: true,
+    json: favourite,
+  },
+  {
+    ops: ['POST /quicklaunches/favorites'],
+    on: 'public quick launch',
+    needs: 'read',
+    writes: true,
+    fresh: true,
+    json: favourite,
+  },
   { ops: ['GET /quicklaunches/favorites'], on: 'quick launch favourite', needs: 'listing' },
-  { ops: ['GET /quicklaunches/favorites/{faveId}'], on: 'quick launch favourite', needs: 'own', params: (fave) => ({ faveId: fave.id }) },
+  {
+    ops: ['GET /quicklaunches/favorites/{faveId}'],
+    on: 'quick launch favourite',
+    needs: 'own',
+    params: (fave) => ({ faveId: fave.id }),
+  },
   {
     ops: ['DELETE /quicklaunches/favorites/{faveId}'],
     on: 'quick launch favourite',
@@ -202,9 +269,20 @@ export const launchRows: Row[] = [
     fresh: true,
     params: (fave) => ({ faveId: fave.id }),
   },
-  { ops: ['POST /quicklaunches/defaults/user'], on: 'quick launch', needs: 'read', writes: true, json: userDefault },
+  {
+    ops: ['POST /quicklaunches/defaults/user'],
+    on: 'quick launch',
+    needs: 'read',
+    writes: true,
+    json: userDefault,
+  },
   { ops: ['GET /quicklaunches/defaults/user'], on: 'quick launch default', needs: 'listing' },
-  { ops: ['GET /quicklaunches/defaults/user/{id}'], on: 'quick launch default', needs: 'own', params: byId },
+  {
+    ops: ['GET /quicklaunches/defaults/user/{id}'],
+    on: 'quick launch default',
+    needs: 'own',
+    params: byId,
+  },
   {
     ops: ['PATCH /quicklaunches/defaults/user/{id}'],
     on: 'quick launch default',
@@ -224,7 +302,12 @@ export const launchRows: Row[] = [
   },
   // Global defaults: everyone reads them; administrators keep them.
   { ops: ['GET /quicklaunches/defaults/global'], on: 'global default', needs: 'listing' },
-  { ops: ['GET /quicklaunches/defaults/global/{id}'], on: 'global default', needs: 'read', params: byId },
+  {
+    ops: ['GET /quicklaunches/defaults/global/{id}'],
+    on: 'global default',
+    needs: 'read',
+    params: byId,
+  },
   {
     ops: ['PATCH /quicklaunches/defaults/global/{id}'],
     on: 'global default',
@@ -251,8 +334,16 @@ export const launchRows: Row[] = [
     readBack: () => [{ method: 'GET', url: '/quicklaunches/defaults/global' }],
   },
   // Instant launches: seen with their quick launch; changed by who added them.
-  { ops: ['GET /instantlaunches', 'GET /instantlaunches/full'], on: 'instant launch', needs: 'listing' },
-  { ops: ['GET /instantlaunches', 'GET /instantlaunches/full'], on: 'public instant launch', needs: 'listing' },
+  {
+    ops: ['GET /instantlaunches', 'GET /instantlaunches/full'],
+    on: 'instant launch',
+    needs: 'listing',
+  },
+  {
+    ops: ['GET /instantlaunches', 'GET /instantlaunches/full'],
+    on: 'public instant launch',
+    needs: 'listing',
+  },
   {
     ops: ['GET /instantlaunches/{id}', 'GET /instantlaunches/{id}/full'],
     on: 'instant launch',

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engines, skipWithout } from '../support/postgres.ts';
 import { kinds, matrix } from './matrix.ts';
+import { sessionProgram } from './sessions.ts';
 import type { Resource, Security } from './model.ts';
 import { bystander, startPlatform, users, type Actor, type Platform } from './platform.ts';
 import { readBacks, walkRow, type WalkContext } from './walk.ts';
@@ -40,6 +41,9 @@ for (const engine of engines.filter((each) => (process.env.AUTHZ_ENGINES ?? each
       platform = await startPlatform(engine, {
         URL_IMPORT_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+        // The VICE sessions' program; sessions ending are still counted for a moment.
+        TOOL_EXECUTABLES_ALLOW: sessionProgram,
+        MAX_CONCURRENT_JOBS: '100',
       });
       // Every user signs in once: the platform shares only with users it has seen.
       for (const actor of [...users, bystander as Actor])

@@ -13,10 +13,29 @@ import { groupKinds, groupRows } from './groups.ts';
 import { launchKinds, launchRows } from './launches.ts';
 import type { Kind, Row } from './model.ts';
 import { ownKinds, ownRows } from './own.ts';
+import { sessionKinds, sessionRows } from './sessions.ts';
 
-export const kinds: Record<string, Kind> = { ...dataKinds, ...groupKinds, ...appKinds, ...ownKinds, ...launchKinds, ...annotationKinds, ...accountKinds };
+export const kinds: Record<string, Kind> = {
+  ...dataKinds,
+  ...groupKinds,
+  ...appKinds,
+  ...ownKinds,
+  ...launchKinds,
+  ...annotationKinds,
+  ...accountKinds,
+  ...sessionKinds,
+};
 
-export const matrix: Row[] = [...dataRows, ...groupRows, ...appRows, ...ownRows, ...launchRows, ...annotationRows, ...accountRows];
+export const matrix: Row[] = [
+  ...dataRows,
+  ...groupRows,
+  ...appRows,
+  ...ownRows,
+  ...launchRows,
+  ...annotationRows,
+  ...accountRows,
+  ...sessionRows,
+];
 
 /** Operations that touch no one's data, each with why ("METHOD /path" as in /openapi.json). */
 export const outsideTheMatrix: Record<string, string> = {};

@@ -34,8 +34,8 @@ function ownKind(
 }
 
 export const ownKinds: Record<string, Kind> = {
-  session: ownKind(
-    "the owner's session document",
+  'session document': ownKind(
+    "the owner's session document (what the web UI keeps of its state)",
     async (platform, marker) => {
       await platform.ok('owner', { method: 'POST', url: '/secured/sessions', json: { marker } });
       return {};
@@ -53,7 +53,11 @@ export const ownKinds: Record<string, Kind> = {
   'saved searches': ownKind(
     "the owner's saved searches",
     async (platform, marker) => {
-      await platform.ok('owner', { method: 'POST', url: '/secured/saved-searches', json: { marker } });
+      await platform.ok('owner', {
+        method: 'POST',
+        url: '/secured/saved-searches',
+        json: { marker },
+      });
       return {};
     },
     () => [get('/secured/saved-searches')],
@@ -61,8 +65,16 @@ export const ownKinds: Record<string, Kind> = {
   bag: ownKind(
     "a bag of the owner's, also their default",
     async (platform, marker) => {
-      const bag = await platform.ok('owner', { method: 'PUT', url: '/bags', json: { files: [marker] } });
-      await platform.ok('owner', { method: 'POST', url: '/bags/default', json: { files: [marker] } });
+      const bag = await platform.ok('owner', {
+        method: 'PUT',
+        url: '/bags',
+        json: { files: [marker] },
+      });
+      await platform.ok('owner', {
+        method: 'POST',
+        url: '/bags/default',
+        json: { files: [marker] },
+      });
       return { id: bag.id };
     },
     // The default bag first: reading it makes one when there is none.
@@ -78,7 +90,10 @@ export const ownKinds: Record<string, Kind> = {
       });
       return { id: sent.notification?.message?.id ?? sent.message?.id ?? sent.id };
     },
-    () => [get('/secured/notifications/messages?limit=0'), get('/secured/notifications/count-messages')],
+    () => [
+      get('/secured/notifications/messages?limit=0'),
+      get('/secured/notifications/count-messages'),
+    ],
   ),
   webhook: ownKind(
     "the owner's webhook",
@@ -86,7 +101,11 @@ export const ownKinds: Record<string, Kind> = {
       await platform.ok('owner', {
         method: 'PUT',
         url: '/webhooks',
-        json: { webhooks: [{ url: `http://127.0.0.1:9/${marker}`, type: { type: 'Custom' }, topics: ['data'] }] },
+        json: {
+          webhooks: [
+            { url: `http://127.0.0.1:9/${marker}`, type: { type: 'Custom' }, topics: ['data'] },
+          ],
+        },
       });
       return {};
     },
@@ -150,9 +169,16 @@ const mine = (ops: string[], on: string, extra: Partial<Row> = {}): Row => ({
 const body = (json: (resource: Resource, actor: Actor) => unknown) => ({ json });
 
 export const ownRows: Row[] = [
-  mine(['GET /secured/sessions'], 'session'),
-  mine(['POST /secured/sessions'], 'session', { writes: true, ...body((_, actor) => ({ by: actor })) }),
-  mine(['DELETE /secured/sessions'], 'session', { writes: true, fresh: true, spoils: true }),
+  mine(['GET /secured/sessions'], 'session document'),
+  mine(['POST /secured/sessions'], 'session document', {
+    writes: true,
+    ...body((_, actor) => ({ by: actor })),
+  }),
+  mine(['DELETE /secured/sessions'], 'session document', {
+    writes: true,
+    fresh: true,
+    spoils: true,
+  }),
   mine(['GET /secured/preferences'], 'preferences'),
   mine(['POST /secured/preferences'], 'preferences', {
     writes: true,
@@ -173,7 +199,10 @@ export const ownRows: Row[] = [
   mine(['GET /bags', 'GET /bags/default'], 'bag'),
   mine(['PUT /bags'], 'bag', { writes: true, ...body((_, actor) => ({ files: [actor] })) }),
   mine(['DELETE /bags'], 'bag', { writes: true, fresh: true, spoils: true }),
-  mine(['POST /bags/default'], 'bag', { writes: true, ...body((_, actor) => ({ files: [actor] })) }),
+  mine(['POST /bags/default'], 'bag', {
+    writes: true,
+    ...body((_, actor) => ({ files: [actor] })),
+  }),
   mine(['DELETE /bags/default'], 'bag', { writes: true, fresh: true, spoils: true }),
   { ops: ['GET /bags/{bagId}'], on: 'bag', needs: 'own', params: (bag) => ({ bagId: bag.id }) },
   {
