@@ -8,6 +8,7 @@
 import { accountKinds, accountRows } from './accounts.ts';
 import { annotationKinds, annotationRows } from './annotations.ts';
 import { appKinds, appRows } from './apps.ts';
+import { catalogKinds, catalogRows } from './catalog.ts';
 import { dataKinds, dataRows } from './data.ts';
 import { groupKinds, groupRows } from './groups.ts';
 import { launchKinds, launchRows } from './launches.ts';
@@ -15,27 +16,22 @@ import type { Kind, Row } from './model.ts';
 import { ownKinds, ownRows } from './own.ts';
 import { sessionKinds, sessionRows } from './sessions.ts';
 
-export const kinds: Record<string, Kind> = {
-  ...dataKinds,
-  ...groupKinds,
-  ...appKinds,
-  ...ownKinds,
-  ...launchKinds,
-  ...annotationKinds,
-  ...accountKinds,
-  ...sessionKinds,
-};
-
-export const matrix: Row[] = [
-  ...dataRows,
-  ...groupRows,
-  ...appRows,
-  ...ownRows,
-  ...launchRows,
-  ...annotationRows,
-  ...accountRows,
-  ...sessionRows,
+/** The parts of the matrix, by area: each its kinds of resources and its rows. */
+const parts: { kinds: Record<string, Kind>; rows: Row[] }[] = [
+  { kinds: dataKinds, rows: dataRows },
+  { kinds: groupKinds, rows: groupRows },
+  { kinds: appKinds, rows: appRows },
+  { kinds: catalogKinds, rows: catalogRows },
+  { kinds: ownKinds, rows: ownRows },
+  { kinds: launchKinds, rows: launchRows },
+  { kinds: annotationKinds, rows: annotationRows },
+  { kinds: accountKinds, rows: accountRows },
+  { kinds: sessionKinds, rows: sessionRows },
 ];
+
+export const kinds: Record<string, Kind> = Object.assign({}, ...parts.map((part) => part.kinds));
+
+export const matrix: Row[] = parts.flatMap((part) => part.rows);
 
 /** Operations that touch no one's data, each with why ("METHOD /path" as in /openapi.json). */
 export const outsideTheMatrix: Record<string, string> = {};
