@@ -69,6 +69,8 @@ export interface Row {
   query?(resource: Resource, actor: Actor): Record<string, string | string[]>;
   json?(resource: Resource, actor: Actor): unknown;
   form?(resource: Resource, actor: Actor): FormData;
+  /** The address each actor calls from (default loopback). */
+  from?(actor: Actor): string | undefined;
   /** It changes something: a refused caller must leave the owner's read-back unchanged. */
   writes?: boolean;
   /** The resource does not survive an allowed call: each allowed caller gets a fresh one. */

@@ -67,6 +67,8 @@ export interface Call {
   /** A multipart form (uploads), sent as a browser sends it. */
   form?: FormData;
   headers?: Record<string, string>;
+  /** The client's address (default loopback, as for a test's own calls). */
+  from?: string;
 }
 
 export interface Answer {
@@ -160,6 +162,7 @@ export async function startPlatform(
         ...request.headers,
       },
       ...(payload === undefined ? {} : { payload }),
+      ...(request.from ? { remoteAddress: request.from } : {}),
     });
     let body: unknown;
     try {

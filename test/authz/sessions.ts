@@ -110,6 +110,13 @@ export const sessionKinds: Record<string, Kind> = {
 };
 
 const analysis = (session: Resource) => ({ analysisId: session.id });
+/** An address of the public internet (TEST-NET-3), outside every default allow list. */
+const outside = '203.0.113.9';
+const refusedFromOutside = Object.fromEntries(
+  ['reader', 'writer', 'coowner', 'teammate', 'listmate', 'stranger', 'admin', 'anonymous'].map(
+    (actor) => [actor, forbidden],
+  ),
+);
 const id = (session: Resource) => ({ id: session.id });
 const host = (session: Resource) => ({ host: session.host, '*': 'page' });
 
@@ -182,6 +189,20 @@ export const sessionRows: Row[] = [
     writes: true,
     fresh: true,
     params: analysis,
+  },
+  {
+    // The third-party job API's status updates carry no credentials: they are taken only from its
+    // addresses (CALLBACKS_ALLOW, loopback by default), never for knowing an analysis's id (its
+    // readers see it). The owner stands for the job API, calling from loopback; everyone else
+    // calls from the public internet. A running analysis told it runs changes nothing.
+    ops: ['POST /callbacks/extapi-job/{jobId}'],
+    on: 'vice session',
+    needs: 'anyone',
+    writes: true,
+    params: (session) => ({ jobId: session.id }),
+    json: () => ({ status: 'RUNNING' }),
+    from: (actor) => (actor === 'owner' ? undefined : outside),
+    except: refusedFromOutside,
   },
   // Administrators: every session.
   {

@@ -33,6 +33,7 @@ export function callOf(row: Row, op: string, resource: Resource, actor: Actor): 
     url: query ? `${path}?${query}` : path,
     ...(row.json ? { json: row.json(resource, actor) } : {}),
     ...(row.form ? { form: row.form(resource, actor) } : {}),
+    ...(row.from?.(actor) ? { from: row.from(actor) } : {}),
   };
 }
 
