@@ -282,6 +282,8 @@ export const accountRows: Row[] = [
     needs: 'own',
     writes: true,
     fresh: true,
+    // A fresh token replaces the owner's one: the next row makes another.
+    spoils: true,
     params: () => ({ apiName: 'extapi' }),
   },
   // Permanent-ID requests: for folders one owns; each user's own.

@@ -78,9 +78,14 @@ async function makeApp(platform: Platform, shared: Shared, marker: string) {
       })),
     },
   });
+  const integrationData = await platform.ok('owner', {
+    method: 'GET',
+    url: `${base}/integration-data`,
+  });
   return {
     marker,
     id: app.id,
+    integrationData: integrationData.id,
     ui,
     firstVersion: first.version_id,
     version: ui.version_id,
@@ -504,7 +509,11 @@ export const appRows: Row[] = [
   // Tools.
   { ops: ['GET /tools'], on: 'tool', needs: 'listing', query: (tool) => ({ search: tool.marker }) },
   {
-    ops: ['GET /tools/{toolId}', 'GET /tools/{toolId}/apps'],
+    ops: [
+      'GET /tools/{toolId}',
+      'GET /tools/{toolId}/apps',
+      'GET /tools/{toolId}/integration-data',
+    ],
     on: 'tool',
     needs: 'read',
     params: tool,
@@ -569,6 +578,7 @@ export const appRows: Row[] = [
     short: { item: 'ERR_NOT_OWNER' },
   },
   // Analyses: read with read, renamed with write, deleted and shared by the owner.
+  { ops: ['GET /dashboard'], on: 'analysis', needs: 'listing' },
   {
     ops: ['GET /analyses'],
     on: 'analysis',

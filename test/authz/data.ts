@@ -140,7 +140,10 @@ export const dataKinds: Record<string, Kind> = {
       await platform.ok('owner', {
         method: 'POST',
         url: '/secured/fileio/saveas',
-        json: { dest: `${path}/avus.csv`, content: `path,colour\ninner-${marker}.csv,blue\n` },
+        json: {
+          dest: `${path}/avus-${marker}.csv`,
+          content: `path,colour\ninner-${marker}.csv,blue\n`,
+        },
       });
       await shareAll(platform, path);
       const folder = await stat(platform, 'owner', path);
@@ -601,7 +604,7 @@ export const dataRows: Row[] = [
     on: 'folder',
     needs: 'write',
     writes: true,
-    query: (folder) => ({ dest: folder.path, src: `${folder.path}/avus.csv` }),
+    query: (folder) => ({ dest: folder.path, src: `${folder.path}/avus-${folder.marker}.csv` }),
     readBack: (folder) => [
       { method: 'GET', url: `/secured/filesystem/${folder.innerId}/metadata` },
     ],

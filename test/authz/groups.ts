@@ -171,6 +171,8 @@ export const groupRows: Row[] = [
     on: 'team',
     needs: 'write',
     writes: true,
+    // Whoever is added gains what the group holds: on a group of its own.
+    fresh: true,
     params: name,
     json: others(['commoner']),
   },
@@ -261,6 +263,8 @@ export const groupRows: Row[] = [
     on: 'list',
     needs: 'own',
     writes: true,
+    // Whoever is added gains what the group holds: on a group of its own.
+    fresh: true,
     params: name,
     json: others(['commoner']),
   },
@@ -298,6 +302,8 @@ export const groupRows: Row[] = [
     on: 'community',
     needs: 'own',
     writes: true,
+    // Whoever is added gains what the group holds: on a group of its own.
+    fresh: true,
     params: name,
     json: others(['listmate']),
   },
@@ -364,6 +370,8 @@ export const groupRows: Row[] = [
     on: 'community',
     needs: 'admin',
     writes: true,
+    // Whoever is added gains what the group holds: on a group of its own.
+    fresh: true,
     params: name,
     json: others(['listmate']),
   },

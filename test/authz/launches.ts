@@ -78,6 +78,12 @@ const instantLaunchKind = (isPublic: boolean): Kind => ({
       url: '/instantlaunches',
       json: { quick_launch_id: ql.id },
     });
+    // An administrator's AVU on it, as the navigation drawer's are.
+    await platform.ok('admin', {
+      method: 'POST',
+      url: `/admin/instant-launches/${instant.id}/metadata`,
+      json: { avus: [{ attr: 'authz', value: instant.id }] },
+    });
     return { marker: instant.id, id: instant.id, ql: ql.id, qlMarker: ql.marker };
   },
   readBack: (instant) => [{ method: 'GET', url: `/instantlaunches/${instant.id}/full` }],
@@ -378,6 +384,69 @@ export const launchRows: Row[] = [
     needs: 'read',
     writes: true,
     json: favourite,
+  },
+  {
+    ops: ['GET /instantlaunches/metadata/full'],
+    on: 'instant launch',
+    needs: 'listing',
+    query: (instant) => ({ attribute: 'authz', value: instant.id }),
+  },
+  {
+    ops: ['GET /instantlaunches/metadata/full'],
+    on: 'public instant launch',
+    needs: 'listing',
+    query: (instant) => ({ attribute: 'authz', value: instant.id }),
+  },
+  // Administrators: every instant launch, its metadata, and the default mappings.
+  {
+    ops: ['GET /admin/instant-launches/metadata', 'GET /admin/instant-launches/metadata/full'],
+    on: 'instant launch',
+    needs: 'admin',
+    query: (instant) => ({ attribute: 'authz', value: instant.id }),
+  },
+  {
+    ops: ['GET /admin/instant-launches/{id}/metadata'],
+    on: 'instant launch',
+    needs: 'admin',
+    params: byId,
+  },
+  {
+    ops: [
+      'POST /admin/instant-launches/{id}/metadata',
+      'PUT /admin/instant-launches/{id}/metadata',
+    ],
+    on: 'instant launch',
+    needs: 'admin',
+    writes: true,
+    params: byId,
+    json: (instant) => ({ avus: [{ attr: 'authz', value: instant.id }] }),
+    readBack: (instant) => [
+      { method: 'GET', url: `/admin/instant-launches/${instant.id}/metadata` },
+    ],
+  },
+  {
+    ops: ['POST /admin/instant-launches/{id}'],
+    on: 'instant launch',
+    needs: 'admin',
+    writes: true,
+    params: byId,
+    json: (instant) => ({ quick_launch_id: instant.ql }),
+  },
+  {
+    ops: ['DELETE /admin/instant-launches/{id}'],
+    on: 'instant launch',
+    needs: 'admin',
+    writes: true,
+    fresh: true,
+    params: byId,
+  },
+  {
+    ops: ['PUT /admin/instant-launches'],
+    on: 'quick launch',
+    needs: 'admin',
+    writes: true,
+    json: (ql) => ({ quick_launch_id: ql.id, added_by: 'owner' }),
+    readBack: () => [{ method: 'GET', url: '/instantlaunches' }],
   },
   {
     ops: ['GET /instantlaunches/quicklaunches/public'],

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engines, skipWithout } from '../support/postgres.ts';
-import { kinds, matrix } from './matrix.ts';
+import { kinds, matrix, outsideTheMatrix } from './matrix.ts';
 import { sessionProgram } from './sessions.ts';
 import type { Resource, Security } from './model.ts';
 import { bystander, startPlatform, users, type Actor, type Platform } from './platform.ts';
@@ -63,6 +63,21 @@ for (const engine of engines.filter((each) => (process.env.AUTHZ_ENGINES ?? each
       };
     });
     after(async () => platform?.close());
+
+    if (engine === 'sqlite')
+      test('every operation of /openapi.json is placed: a row of the matrix, or outside it with a reason', () => {
+        const placed = new Set(matrix.flatMap((row) => row.ops));
+        const unplaced = [...context.security.keys()].filter(
+          (op) => !placed.has(op) && !outsideTheMatrix[op],
+        );
+        assert.deepEqual(unplaced, [], 'operations neither in the matrix nor outside it');
+        const both = Object.keys(outsideTheMatrix).filter((op) => placed.has(op));
+        assert.deepEqual(both, [], 'operations both in the matrix and outside it');
+        const unknown = [...placed, ...Object.keys(outsideTheMatrix)].filter(
+          (op) => !context.security.has(op),
+        );
+        assert.deepEqual(unknown, [], 'placed operations that /openapi.json does not have');
+      });
 
     test('every row answers each actor as the matrix says', async (t) => {
       const found: string[] = [];

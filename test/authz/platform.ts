@@ -5,19 +5,12 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { JWTPayload } from 'jose';
 import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
 import { startOAuthServer, type OAuthServer } from '../support/oauth-server.ts';
 import { engineDatabase, type engines } from '../support/postgres.ts';
 import { copySqliteTemplate } from '../support/sqlite-template.ts';
-import {
-  bearer,
-  createSigningKey,
-  signToken,
-  startJwksServer,
-  userClaims,
-  type JwksServer,
-} from '../support/tokens.ts';
+import { signEmbeddedToken } from '../../src/http/keys.ts';
+import { bearer } from '../support/tokens.ts';
 
 /** Who calls: each is a user of that name, but `anonymous` (no credentials). */
 export const actors = [
@@ -51,13 +44,6 @@ export const homeOf = (actor: string) => `/platform/home/${actor}`;
 
 /** The realm roles of the service account: every service role of routes.md §25. */
 const serviceRoles = ['ldap-reader', 'emailer', 'subscription-updater'];
-
-function claimsOf(actor: Actor): JWTPayload {
-  if (actor === 'admin') return userClaims(actor, { realm_access: { roles: ['de-admin'] } });
-  if (actor === 'service')
-    return { preferred_username: 'service-account-authz', realm_access: { roles: serviceRoles } };
-  return userClaims(actor);
-}
 
 /** A request of the matrix: what `app.inject` sends. */
 export interface Call {
@@ -120,14 +106,13 @@ export async function startPlatform(
     path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'gateway-authz-'),
   );
   if (engine === 'sqlite') await copySqliteTemplate(dataDir);
-  const key = await createSigningKey('ES256', 'authz-key');
-  const jwks: JwksServer = await startJwksServer([key]);
   const oauth: OAuthServer = await startOAuthServer();
   let running: RunningGateway;
   try {
+    // The embedded identity provider is on (its routes are in /openapi.json): tokens are signed
+    // with its key, as `npm run token` signs them.
     running = await startGateway({
       ...noRateLimits,
-      AUTH_JWKS_URL: jwks.url,
       GATEWAY_DATA_DIR: dataDir,
       EXTAPI_OAUTH_AUTHORIZE_URL: 'https://provider.invalid/authorize',
       EXTAPI_OAUTH_TOKEN_URL: oauth.tokenUrl,
@@ -138,15 +123,22 @@ export async function startPlatform(
     });
   } catch (error) {
     await oauth.close();
-    await jwks.close();
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
+  const { config } = running.gateway;
+  const sign = (username: string, roles: string[] = []) =>
+    signEmbeddedToken(
+      config.dataDir,
+      { username, email: `${username}@example.org`, familyName: 'Tester', roles, ttlSeconds: 3600 },
+      config.keys.authSigningKey,
+    );
   const tokens = new Map<Actor, string>();
-  for (const actor of actors)
-    if (actor !== 'anonymous') tokens.set(actor, await signToken(key, claimsOf(actor)));
-  tokens.set(bystander as Actor, await signToken(key, userClaims(bystander)));
+  for (const actor of users)
+    tokens.set(actor, await sign(actor, actor === 'admin' ? config.auth.adminRoles : []));
+  tokens.set('service', await sign('service-account-authz', serviceRoles));
+  tokens.set(bystander as Actor, await sign(bystander));
   const zone = running.gateway.config.dataStore.zone;
 
   const call = async (actor: Actor, request: Call): Promise<Answer> => {
@@ -195,7 +187,6 @@ export async function startPlatform(
     close: async () => {
       await running.close();
       await oauth.close();
-      await jwks.close();
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -197,12 +197,15 @@ export async function walkRow(context: WalkContext, row: Row): Promise<string[]>
     }
   }
   const allowed = steps.filter(({ outcome }) => outcome === 'allow');
-  // Fresh resources are made side by side (a session's start is mostly waiting).
-  const resources = row.fresh
-    ? await Promise.all(allowed.map(() => kind.make(platform, context.shared)))
-    : [];
-  for (const [index, step] of allowed.entries())
-    await attempt(step, resources[index] ?? (await context.shared(row.on)));
+  for (const op of row.ops) {
+    const ofOp = allowed.filter((step) => step.op === op);
+    // An operation's fresh resources are made side by side (a session's start is mostly waiting).
+    const resources = row.fresh
+      ? await Promise.all(ofOp.map(() => kind.make(platform, context.shared)))
+      : [];
+    for (const [index, step] of ofOp.entries())
+      await attempt(step, resources[index] ?? (await context.shared(row.on)));
+  }
   if (row.spoils && allowed.length > 0) context.forget(row.on);
   return found;
 }
