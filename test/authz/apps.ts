@@ -82,15 +82,17 @@ async function makeApp(platform: Platform, shared: Shared, marker: string) {
     method: 'GET',
     url: `${base}/integration-data`,
   });
+  // A form's parameter ids are `<step id>_<parameter id>`: the step is what pipelines name.
+  const input: string = form.groups[0].parameters[0].id;
   return {
     marker,
     id: app.id,
     integrationData: integrationData.id,
     ui,
-    firstVersion: first.version_id,
-    version: ui.version_id,
-    input: form.groups[0].parameters[0].id,
-    task: (await platform.ok('owner', { method: 'GET', url: `${base}/tasks` })).tasks[0].id,
+    firstVersion: app.version_id,
+    version: form.version_id,
+    input,
+    task: input.slice(0, input.indexOf('_')),
   };
 }
 
@@ -205,6 +207,7 @@ export const appKinds: Record<string, Kind> = {
         json: {
           system_id: 'de',
           app_id: app.id,
+          app_version_id: app.version,
           name: marker,
           output_dir: homeOf('owner'),
           config: { [app.input]: await inputOf(platform) },
@@ -238,6 +241,8 @@ const documentation = (resource: Resource) => ({ documentation: `how to use ${re
 const launch = (resource: Resource, actor: Actor) => ({
   system_id: 'de',
   app_id: resource.id,
+  // The version whose form the kind read (rows add newer ones).
+  app_version_id: resource.version,
   name: `${resource.marker} by ${actor}`,
   output_dir: homeOf(actor),
   config: { [resource.input]: `${homeOf('owner')}/authz-words.txt` },
@@ -354,9 +359,8 @@ export const appRows: Row[] = [
     on: 'app',
     needs: 'write',
     writes: true,
-    fresh: true,
     params: app,
-    json: (app, actor) => ({ ...app.ui, version: `3.0 by ${actor}` }),
+    json: (app, actor) => ({ ...app.ui, version: `${markerOf('version')} by ${actor}` }),
   },
   {
     ops: ['PUT /apps/{systemId}/{appId}/versions'],
@@ -372,7 +376,6 @@ export const appRows: Row[] = [
     on: 'app',
     needs: 'write',
     writes: true,
-    fresh: true,
     params: version,
   },
   {

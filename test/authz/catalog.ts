@@ -120,6 +120,18 @@ export const catalogKinds: Record<string, Kind> = {
       { method: 'GET', url: `/admin/ontologies/${encodeURIComponent(ontology.version)}` },
     ],
   },
+  'unclassified app': {
+    about:
+      "an app of the owner's (shared as apps are) classified nowhere, under the active ontology",
+    grants: appGrants,
+    hidden: notFound,
+    short: notOwner,
+    make: async (platform, shared) => {
+      await activeOntology(platform);
+      return appKinds.app!.make(platform, shared);
+    },
+    readBack: (app) => [{ method: 'GET', url: `/apps/${app.id}/metadata` }],
+  },
   'classified app': {
     about:
       "an app of the owner's (shared as apps are) classified under the active ontology's Genomics",
@@ -191,16 +203,14 @@ export const catalogRows: Row[] = [
     on: 'pipeline',
     needs: 'write',
     writes: true,
-    fresh: true,
     params: pipeline,
-    json: pipelineBody('2.0'),
+    json: (resource, actor) => pipelineBody(`${markerOf('version')} by ${actor}`)(resource),
   },
   {
     ops: ['POST /apps/pipelines/{appId}/versions/{versionId}/copy'],
     on: 'pipeline',
     needs: 'write',
     writes: true,
-    fresh: true,
     params: pipelineVersion,
   },
   {
@@ -251,9 +261,8 @@ export const catalogRows: Row[] = [
     seen: (answer) => answer.text.includes('Genomics'),
   },
   {
-    // The shared app is classified nowhere: listed unclassified to those who see it.
     ops: ['GET /apps/hierarchies/{rootIri}/unclassified'],
-    on: 'app',
+    on: 'unclassified app',
     needs: 'listing',
     params: () => ({ rootIri: iri('Topic') }),
     query: (app) => ({ attr: classAttr, search: app.marker }),

@@ -196,14 +196,6 @@ export const groupRows: Row[] = [
   },
   // Joining needs the optin privilege (a public one here); leaving is a member's own.
   {
-    ops: ['POST /teams/{name}/join'],
-    on: 'public team',
-    needs: 'read',
-    writes: true,
-    fresh: true,
-    params: name,
-  },
-  {
     ops: ['POST /teams/{name}/leave'],
     on: 'team',
     needs: 'read',
@@ -231,6 +223,14 @@ export const groupRows: Row[] = [
     fresh: true,
     params: (team) => ({ name: team.name, requester: team.requester }),
     json: () => ({ message: 'no' }),
+  },
+  {
+    // After the requests: whoever joins stays a member of the kind's team.
+    ops: ['POST /teams/{name}/join'],
+    on: 'public team',
+    needs: 'read',
+    writes: true,
+    params: name,
   },
   // Collaborator lists: the path names one of the caller's own lists.
   { ops: ['GET /collaborator-lists'], on: 'list', needs: 'listing' },
@@ -318,14 +318,6 @@ export const groupRows: Row[] = [
   },
   { ops: ['GET /communities/{name}/members'], on: 'community', needs: 'read', params: name },
   {
-    ops: ['POST /communities/{name}/join'],
-    on: 'community',
-    needs: 'read',
-    writes: true,
-    fresh: true,
-    params: name,
-  },
-  {
     ops: ['POST /communities/{name}/leave'],
     on: 'community',
     needs: 'read',
@@ -333,6 +325,14 @@ export const groupRows: Row[] = [
     fresh: true,
     params: name,
     except: { stranger: notAMember, admin: notAMember },
+  },
+  {
+    // After leaving: whoever joins stays a member of the kind's community.
+    ops: ['POST /communities/{name}/join'],
+    on: 'community',
+    needs: 'read',
+    writes: true,
+    params: name,
   },
   // The groups administrator's routes: any community, for administrators only.
   { ops: ['GET /admin/communities'], on: 'community', needs: 'admin' },

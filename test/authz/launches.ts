@@ -237,6 +237,7 @@ export const launchRows: Row[] = [
     json: (app, actor) => ({
       name: `${app.marker} quick launch of ${actor}`,
       app_id: app.id,
+      app_version_id: app.version,
       submission: {
         name: 'saved',
         output_dir: `/platform/home/${actor}`,

@@ -32,85 +32,90 @@ async function operationsOf(platform: Platform): Promise<Map<string, Security>> 
   return operations;
 }
 
-for (const engine of engines.filter((each) => (process.env.AUTHZ_ENGINES ?? each).includes(each))) {
-  describe(`the authorization matrix (${engine})`, { skip: skipWithout(engine) }, () => {
-    let platform: Platform;
-    let context: WalkContext;
-    before(async () => {
-      // Imports and webhooks may name loopback addresses (nothing listens at them).
-      platform = await startPlatform(engine, {
-        URL_IMPORT_ALLOW_PRIVATE_NETWORKS: 'true',
-        WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
-        // The VICE sessions' program; sessions ending are still counted for a moment.
-        TOOL_EXECUTABLES_ALLOW: sessionProgram,
-        MAX_CONCURRENT_JOBS: '100',
+// The engines' suites run side by side: one waits on PostgreSQL while the other works.
+describe('the authorization matrix on each engine', { concurrency: true }, () => {
+  for (const engine of engines.filter((each) =>
+    (process.env.AUTHZ_ENGINES ?? each).includes(each),
+  )) {
+    describe(`the authorization matrix (${engine})`, { skip: skipWithout(engine) }, () => {
+      let platform: Platform;
+      let context: WalkContext;
+      before(async () => {
+        // Imports and webhooks may name loopback addresses (nothing listens at them).
+        platform = await startPlatform(engine, {
+          URL_IMPORT_ALLOW_PRIVATE_NETWORKS: 'true',
+          WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+          // The VICE sessions' program; sessions ending are still counted for a moment.
+          TOOL_EXECUTABLES_ALLOW: sessionProgram,
+          MAX_CONCURRENT_JOBS: '100',
+        });
+        // Every user signs in once: the platform shares only with users it has seen.
+        for (const actor of [...users, bystander as Actor])
+          await platform.ok(actor, { method: 'GET', url: '/secured/filesystem/root' });
+        const made = new Map<string, Promise<Resource>>();
+        context = {
+          platform,
+          kinds,
+          security: await operationsOf(platform),
+          calls: 0,
+          forget: (kind) => made.delete(kind),
+          shared: (kind) => {
+            let resource = made.get(kind);
+            if (!resource) made.set(kind, (resource = kinds[kind]!.make(platform, context.shared)));
+            return resource;
+          },
+        };
       });
-      // Every user signs in once: the platform shares only with users it has seen.
-      for (const actor of [...users, bystander as Actor])
-        await platform.ok(actor, { method: 'GET', url: '/secured/filesystem/root' });
-      const made = new Map<string, Promise<Resource>>();
-      context = {
-        platform,
-        kinds,
-        security: await operationsOf(platform),
-        calls: 0,
-        forget: (kind) => made.delete(kind),
-        shared: (kind) => {
-          let resource = made.get(kind);
-          if (!resource) made.set(kind, (resource = kinds[kind]!.make(platform, context.shared)));
-          return resource;
-        },
-      };
-    });
-    after(async () => platform?.close());
+      after(async () => platform?.close());
 
-    if (engine === 'sqlite')
-      test('every operation of /openapi.json is placed: a row of the matrix, or outside it with a reason', () => {
-        const placed = new Set(matrix.flatMap((row) => row.ops));
-        const unplaced = [...context.security.keys()].filter(
-          (op) => !placed.has(op) && !outsideTheMatrix[op],
-        );
-        assert.deepEqual(unplaced, [], 'operations neither in the matrix nor outside it');
-        const both = Object.keys(outsideTheMatrix).filter((op) => placed.has(op));
-        assert.deepEqual(both, [], 'operations both in the matrix and outside it');
-        const unknown = [...placed, ...Object.keys(outsideTheMatrix)].filter(
-          (op) => !context.security.has(op),
-        );
-        assert.deepEqual(unknown, [], 'placed operations that /openapi.json does not have');
-      });
+      if (engine === 'sqlite')
+        test('every operation of /openapi.json is placed: a row of the matrix, or outside it with a reason', () => {
+          const placed = new Set(matrix.flatMap((row) => row.ops));
+          const unplaced = [...context.security.keys()].filter(
+            (op) => !placed.has(op) && !outsideTheMatrix[op],
+          );
+          assert.deepEqual(unplaced, [], 'operations neither in the matrix nor outside it');
+          const both = Object.keys(outsideTheMatrix).filter((op) => placed.has(op));
+          assert.deepEqual(both, [], 'operations both in the matrix and outside it');
+          const unknown = [...placed, ...Object.keys(outsideTheMatrix)].filter(
+            (op) => !context.security.has(op),
+          );
+          assert.deepEqual(unknown, [], 'placed operations that /openapi.json does not have');
+        });
 
-    test('every row answers each actor as the matrix says', async (t) => {
-      const found: string[] = [];
-      const cpu = process.cpuUsage();
-      const timings: string[] = [];
-      const only = process.env.AUTHZ_ONLY ? new RegExp(process.env.AUTHZ_ONLY) : undefined;
-      for (const row of matrix) {
-        if (only && !row.ops.some((op) => only.test(op)) && !only.test(row.on)) continue;
-        const started = performance.now();
-        const calls = context.calls;
-        try {
-          found.push(...(await walkRow(context, row)));
-        } catch (error) {
-          found.push(`${row.ops[0]} on ${row.on}: ${(error as Error).message}`);
+      test('every row answers each actor as the matrix says', async (t) => {
+        const found: string[] = [];
+        const cpu = process.cpuUsage();
+        const timings: string[] = [];
+        const only = process.env.AUTHZ_ONLY ? new RegExp(process.env.AUTHZ_ONLY) : undefined;
+        for (const row of matrix) {
+          if (only && !row.ops.some((op) => only.test(op)) && !only.test(row.on)) continue;
+          const started = performance.now();
+          const calls = context.calls;
+          try {
+            found.push(...(await walkRow(context, row)));
+          } catch (error) {
+            found.push(`${row.ops[0]} on ${row.on}: ${(error as Error).message}`);
+          }
+          timings.push(
+            `${(performance.now() - started).toFixed(0)} ms ${context.calls - calls} calls ${row.ops[0]}`,
+          );
         }
-        timings.push(
-          `${(performance.now() - started).toFixed(0)} ms ${context.calls - calls} calls ${row.ops[0]}`,
+        if (process.env.AUTHZ_TIMINGS)
+          (await import('node:fs')).writeFileSync(
+            `${process.env.AUTHZ_TIMINGS}.${engine}`,
+            timings.join('\n'),
+          );
+        const used = process.cpuUsage(cpu);
+        t.diagnostic(
+          `${matrix.length} rows, ${context.calls} walked calls, ${readBacks.calls} read back, of ${platform.calls}, ${((used.user + used.system) / 1e6).toFixed(1)} CPU-s`,
         );
-      }
-      if (process.env.AUTHZ_TIMINGS)
-        (await import('node:fs')).writeFileSync(
-          `${process.env.AUTHZ_TIMINGS}.${engine}`,
-          timings.join('\n'),
+        assert.equal(
+          found.length,
+          0,
+          `${found.length} answers not as the matrix says:\n${found.join('\n')}`,
         );
-      const used = process.cpuUsage(cpu);
-      t.diagnostic(
-        `${matrix.length} rows, ${context.calls} walked calls, ${readBacks.calls} read back, of ${platform.calls}, ${((used.user + used.system) / 1e6).toFixed(1)} CPU-s`,
-      );
-      assert.equal(
-        found.length,
-        0,
-        `${found.length} answers not as the matrix says:\n${found.join('\n')}`,
-      );
+      });
     });
-  });
-}
+  }
+});

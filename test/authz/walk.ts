@@ -142,6 +142,9 @@ export interface WalkContext {
   calls: number;
 }
 
+/** An operation without its `/secured` prefix: an operation and its alias are the same so. */
+const unsecured = (op: string) => op.replace(' /secured/', ' /');
+
 /** Walks one row; answers its mismatches, one line each. */
 export async function walkRow(context: WalkContext, row: Row): Promise<string[]> {
   const { platform, kinds } = context;
@@ -155,18 +158,21 @@ export async function walkRow(context: WalkContext, row: Row): Promise<string[]>
       found.push(`${op}: not an operation of /openapi.json`);
       continue;
     }
-    // An alias is the same route at another path: every actor on the first; on the others one
-    // allowed caller, a stranger and an anonymous caller, whose answers tell the routes apart.
+    // An alias is the same route at another path (`/secured/x` beside `/x`): every actor on the
+    // first; on the alias one allowed caller, a stranger and an anonymous caller, whose answers
+    // tell the two apart (the alias may take credentials otherwise). Other routes of a row are
+    // walked with every actor.
     const everyone = walkers(row, kind).map((actor) => ({
       op,
       actor,
       outcome: expected(row, kind, actor, security),
     }));
     const firstAllowed = everyone.find(({ outcome }) => outcome === 'allow')?.actor;
+    const alias = row.ops.slice(0, index).some((earlier) => unsecured(earlier) === unsecured(op));
     steps.push(
       ...everyone.filter(
         ({ actor }) =>
-          index === 0 || actor === firstAllowed || actor === 'stranger' || actor === 'anonymous',
+          !alias || actor === firstAllowed || actor === 'stranger' || actor === 'anonymous',
       ),
     );
   }
