@@ -2,10 +2,9 @@
 // oauth.md, permanent-ids.md, genomes.md, notifications.md's system messages): the owner's
 // account (its directory details, subscription and usage, OAuth token and pending authorization),
 // a permanent-ID request, a FASTA file and a genome loaded from it, and a system message.
-import { eventually } from '../support/fileio.ts';
 import { markerOf, uploadForm } from './data.ts';
 import type { Denial, Kind, Resource, Row } from './model.ts';
-import { homeOf, type Call, type Platform } from './platform.ts';
+import { homeOf, until, type Call, type Platform } from './platform.ts';
 
 const notFound: Denial = { status: 404, code: 'ERR_NOT_FOUND' };
 const forbidden: Denial = { status: 403, code: 'ERR_FORBIDDEN' };
@@ -177,10 +176,9 @@ export const accountKinds: Record<string, Kind> = {
         url: '/genomesvc/genomes/load',
         json: { paths: [fasta.path] },
       });
-      const genome = await eventually(
+      const genome = await until(
         async () =>
           (await platform.ok('owner', get(`/genomesvc/genomes?search=${fasta.marker}`))).genomes[0],
-        10_000,
         `the genome of ${fasta.marker} to load`,
       );
       return { marker: genome.id, id: genome.id };

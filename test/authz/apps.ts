@@ -5,10 +5,9 @@
 // is 404 ERR_NOT_FOUND; what they see without the level a change needs is 403 (ERR_NOT_OWNER for
 // apps and analyses, ERR_NOT_WRITEABLE for a tool's change).
 import { builtInApps } from '../../src/backends/apps/catalog/built-in.ts';
-import { eventually } from '../support/fileio.ts';
 import { markerOf, uploadForm } from './data.ts';
 import type { Denial, Kind, Resource, Row, Shared } from './model.ts';
-import { bystander, homeOf, type Actor, type Platform } from './platform.ts';
+import { bystander, homeOf, until, type Actor, type Platform } from './platform.ts';
 
 const wordCountTool = builtInApps[1]!.tool.id;
 const notFound: Denial = { status: 404, code: 'ERR_NOT_FOUND' };
@@ -213,9 +212,8 @@ export const appKinds: Record<string, Kind> = {
           config: { [app.input]: await inputOf(platform) },
         },
       });
-      await eventually(
+      await until(
         async () => ['Completed', 'Failed'].includes((await listed(platform, launched.id))?.status),
-        10_000,
         `analysis ${marker} to end`,
       );
       await shareAnalysis(platform, shared, launched.id);

@@ -192,3 +192,17 @@ export async function startPlatform(
     },
   };
 }
+
+/**
+ * What `check` answers once it answers something, asked every 100 ms for at most 10 s (a session
+ * starting, a job ending): fixture steps wait for what they can observe.
+ */
+export async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

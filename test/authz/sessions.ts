@@ -6,11 +6,10 @@
 // that does not exist. Administrators reach every session through /admin/vice.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { eventually } from '../support/fileio.ts';
-import { listed, shareAnalysis } from './apps.ts';
+import { shareAnalysis } from './apps.ts';
 import { markerOf } from './data.ts';
 import type { Denial, Kind, Resource, Row } from './model.ts';
-import { homeOf, type Call, type Platform } from './platform.ts';
+import { homeOf, until, type Call, type Platform } from './platform.ts';
 
 /** The folder of the session's program, which the platform is told to allow. */
 export const sessionTools = path.resolve(
@@ -90,16 +89,16 @@ export const sessionKinds: Record<string, Kind> = {
           config: { [app.marker]: marker },
         },
       });
-      const url = await eventually(
-        async () => (await listed(platform, launched.id))?.interactive_urls?.[0] as string,
-        10_000,
-        `session ${marker} to run`,
+      // The session's host is its step's external id; it is ready once it listens.
+      const host = await until(
+        async () =>
+          (await platform.ok('owner', { method: 'GET', url: `/analyses/${launched.id}/steps` }))
+            .steps[0]?.external_id as string | undefined,
+        `session ${marker} to have a host`,
       );
-      const host = /^\/vice\/([^/]+)\/$/.exec(url)![1]!;
-      await eventually(
+      await until(
         async () =>
           (await platform.ok('owner', { method: 'GET', url: `/vice/${host}/url-ready` })).ready,
-        10_000,
         `session ${marker} to listen`,
       );
       await shareAnalysis(platform, shared, launched.id);
