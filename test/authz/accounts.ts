@@ -2,9 +2,8 @@
 // oauth.md, permanent-ids.md, genomes.md, notifications.md's system messages): the owner's
 // account (its directory details, subscription and usage, OAuth token and pending authorization),
 // a permanent-ID request, a FASTA file and a genome loaded from it, and a system message.
-import { markerOf, uploadForm } from './data.ts';
 import type { Denial, Kind, Resource, Row } from './model.ts';
-import { homeOf, until, type Call, type Platform } from './platform.ts';
+import { homeOf, markerOf, until, uploadForm, type Call, type Platform } from './platform.ts';
 
 const notFound: Denial = { status: 404, code: 'ERR_NOT_FOUND' };
 const forbidden: Denial = { status: 403, code: 'ERR_FORBIDDEN' };

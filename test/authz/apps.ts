@@ -5,9 +5,16 @@
 // is 404 ERR_NOT_FOUND; what they see without the level a change needs is 403 (ERR_NOT_OWNER for
 // apps and analyses, ERR_NOT_WRITEABLE for a tool's change).
 import { builtInApps } from '../../src/backends/apps/catalog/built-in.ts';
-import { markerOf, uploadForm } from './data.ts';
 import type { Denial, Kind, Resource, Row, Shared } from './model.ts';
-import { bystander, homeOf, until, type Actor, type Platform } from './platform.ts';
+import {
+  bystander,
+  homeOf,
+  markerOf,
+  until,
+  uploadForm,
+  type Actor,
+  type Platform,
+} from './platform.ts';
 
 const wordCountTool = builtInApps[1]!.tool.id;
 const notFound: Denial = { status: 404, code: 'ERR_NOT_FOUND' };

@@ -5,9 +5,8 @@
 // integrator or an admin of the community; listings show only the apps the caller sees.
 import { ontologyXml, iri } from '../support/ontology-fixture.ts';
 import { appKinds, subjects } from './apps.ts';
-import { markerOf } from './data.ts';
 import type { Denial, Kind, Resource, Row } from './model.ts';
-import type { Platform } from './platform.ts';
+import { markerOf, type Platform } from './platform.ts';
 
 const notFound: Denial = { status: 404, code: 'ERR_NOT_FOUND' };
 const notOwner: Denial = { status: 403, code: 'ERR_NOT_OWNER' };

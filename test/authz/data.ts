@@ -6,18 +6,18 @@
 // gets 403 with the level's code, ERR_NOT_READABLE, ERR_NOT_WRITEABLE or ERR_NOT_OWNER, whether
 // they hold a lower level or none; file I/O answers those codes with 500 (spec "Errors" 2).
 import { unauthenticated, type Denial, type Kind, type Resource, type Row } from './model.ts';
-import { bystander, homeOf, type Actor, type Call, type Platform } from './platform.ts';
+import {
+  both,
+  bystander,
+  homeOf,
+  markerOf,
+  uploadForm,
+  type Actor,
+  type Call,
+  type Platform,
+} from './platform.ts';
 
 const q = encodeURIComponent;
-let made = 0;
-/** A name no other resource's answer contains. */
-export const markerOf = (kind: string) => `authz-${kind}-${++made}`;
-
-/** The two aliases of a `[/secured]` route. */
-export const both = (method: string, path: string) => [
-  `${method} ${path}`,
-  `${method} /secured${path}`,
-];
 
 const grants = { reader: 'read', writer: 'write', coowner: 'own' } as const;
 
@@ -27,12 +27,6 @@ const notOwner: Denial = { status: 403, code: 'ERR_NOT_OWNER' };
 /** File I/O's refusals (spec "Errors" 2: 500 with the code). */
 const fileioNotReadable: Denial = { status: 500, code: 'ERR_NOT_READABLE' };
 const fileioNotWriteable: Denial = { status: 500, code: 'ERR_NOT_WRITEABLE' };
-
-export const uploadForm = (name: string, content: string) => {
-  const form = new FormData();
-  form.append('file', new Blob([content]), name);
-  return form;
-};
 
 async function upload(platform: Platform, actor: Actor, folder: string, name: string) {
   await platform.ok(actor, {
@@ -211,7 +205,7 @@ const ticketsOf = (path: string): Call => ({
 const paths = (resource: Resource) => ({ paths: [resource.path] });
 const innerPaths = (folder: Resource) => ({ paths: [folder.inner] });
 /** A name no earlier call used (a fresh destination for each caller). */
-const fresh = (prefix: string) => `${prefix}-${++made}`;
+const fresh = (prefix: string) => markerOf(prefix);
 /** Signed out, the read routes serve public data only: anything else is 401 (data-store.md). */
 const signedOutReads = { anonymous: unauthenticated };
 

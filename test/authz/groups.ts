@@ -6,9 +6,8 @@
 // never reaches it (404). A community is public (everyone reads it and may join); its admins own
 // it. A group the caller cannot see is 404 ERR_NOT_FOUND; one they see without the privilege a
 // change needs is 403 ERR_FORBIDDEN.
-import { markerOf } from './data.ts';
 import type { Denial, Kind, Resource, Row } from './model.ts';
-import { bystander, type Call, type Platform } from './platform.ts';
+import { bystander, markerOf, type Call, type Platform } from './platform.ts';
 
 const notFound: Denial = { status: 404, code: 'ERR_NOT_FOUND' };
 const refused: Denial = { status: 403, code: 'ERR_FORBIDDEN' };

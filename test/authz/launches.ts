@@ -5,9 +5,8 @@
 // all, kept by administrators) and instant launches of the private and the public one.
 import { builtInApps } from '../../src/backends/apps/catalog/built-in.ts';
 import { inputOf } from './apps.ts';
-import { markerOf } from './data.ts';
 import type { Denial, Kind, Resource, Row } from './model.ts';
-import type { Actor, Platform } from './platform.ts';
+import { markerOf, type Actor, type Platform } from './platform.ts';
 
 const notFound: Denial = { status: 404, code: 'ERR_NOT_FOUND' };
 const notOwner: Denial = { status: 403, code: 'ERR_NOT_OWNER' };

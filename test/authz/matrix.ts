@@ -6,6 +6,7 @@
 // both engines and fails for an operation that is in neither. docs/development.md says how to
 // place a new route.
 import { accountKinds, accountRows } from './accounts.ts';
+import { adminAppKinds, adminAppRows } from './admin-apps.ts';
 import { adminKinds, adminRows } from './admin.ts';
 import { annotationKinds, annotationRows } from './annotations.ts';
 import { appKinds, appRows } from './apps.ts';
@@ -28,6 +29,7 @@ const parts: { kinds: Record<string, Kind>; rows: Row[] }[] = [
   { kinds: annotationKinds, rows: annotationRows },
   { kinds: accountKinds, rows: accountRows },
   { kinds: sessionKinds, rows: sessionRows },
+  { kinds: adminAppKinds, rows: adminAppRows },
   { kinds: adminKinds, rows: adminRows },
 ];
 

@@ -5,9 +5,8 @@
 // a route naming one (by id) is the owner's alone, 404 to anyone else; a route of the caller's
 // own (no id) answers everyone, each about themselves, and neither shows nor changes the owner's
 // (`listing`: blind, the owner's read-back unchanged).
-import { markerOf } from './data.ts';
 import type { Denial, Kind, Resource, Row } from './model.ts';
-import type { Actor, Call, Platform } from './platform.ts';
+import { markerOf, type Actor, type Call, type Platform } from './platform.ts';
 
 const notFound: Denial = { status: 404, code: 'ERR_NOT_FOUND' };
 

@@ -39,6 +39,23 @@ export const users = actors.filter(
  */
 export const bystander = 'bystander';
 
+let made = 0;
+/** A name no other resource's answer contains. */
+export const markerOf = (kind: string) => `authz-${kind}-${++made}`;
+
+/** The two aliases of a `[/secured]` route. */
+export const both = (method: string, path: string) => [
+  `${method} ${path}`,
+  `${method} /secured${path}`,
+];
+
+/** A multipart form of one file, as the web UI uploads it. */
+export const uploadForm = (name: string, content: string) => {
+  const form = new FormData();
+  form.append('file', new Blob([content]), name);
+  return form;
+};
+
 /** An actor's home folder (the platform runs in the default zone, `platform`). */
 export const homeOf = (actor: string) => `/platform/home/${actor}`;
 

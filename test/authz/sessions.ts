@@ -7,9 +7,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shareAnalysis } from './apps.ts';
-import { markerOf } from './data.ts';
 import type { Denial, Kind, Resource, Row } from './model.ts';
-import { homeOf, until, type Call, type Platform } from './platform.ts';
+import { homeOf, markerOf, until, type Call, type Platform } from './platform.ts';
 
 /** The folder of the session's program, which the platform is told to allow. */
 export const sessionTools = path.resolve(
