@@ -3,7 +3,7 @@
 // container runtime image tools run on.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { ConfigError, integer, list, text, type Env } from './variables.ts';
+import { addressRanges, ConfigError, integer, list, text, type Env } from './variables.ts';
 
 /**
  * Where user tools' steps run (JOB_EXECUTOR): `local`, sandboxed processes of the gateway
@@ -83,6 +83,12 @@ export interface AnalysesSettings {
    * lease (JOB_LEASE_SECONDS); then another gateway takes it over.
    */
   leaseSeconds: number;
+  /**
+   * Who may POST the third-party job API's status updates, `/callbacks/...` (CALLBACKS_ALLOW): IP
+   * addresses and CIDR ranges; default loopback. They carry no credentials, and the job id they
+   * name is an analysis's id, which its readers see.
+   */
+  callbackClients: string[];
 }
 
 export function analysesSettings(env: Env, dataDir: string): AnalysesSettings {
@@ -90,6 +96,7 @@ export function analysesSettings(env: Env, dataDir: string): AnalysesSettings {
     maxConcurrentJobs: integer(env, 'MAX_CONCURRENT_JOBS', 8, 1, 10_000),
     executor: executorSettings(env, dataDir),
     leaseSeconds: integer(env, 'JOB_LEASE_SECONDS', 30, 1, 3600),
+    callbackClients: addressRanges(env, 'CALLBACKS_ALLOW', ['127.0.0.0/8', '::1/128']),
   };
 }
 

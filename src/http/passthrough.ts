@@ -13,6 +13,9 @@ import { qualifiedUsername } from '../common/users.ts';
 import type { Forwarder } from './proxy.ts';
 import type { BackendSchemas } from './backend-schemas.ts';
 import type { DocumentedSchemas } from '../common/documented-schemas.ts';
+import { gatewayError } from '../common/errors.ts';
+import type { GatewayConfig } from '../config/index.ts';
+import { allowList } from './address-allow-list.ts';
 
 /**
  * A route the gateway serves by forwarding to one backend: the table row of DEVELOPERS.md.
@@ -48,6 +51,12 @@ export interface PassthroughRoute<TagName extends string = string> {
   responses?: Record<number, TSchema>;
   /** A POST, PUT or PATCH whose body the backend ignores (documented as taking none). */
   noBody?: boolean;
+  /**
+   * A door for another service rather than a user (no credentials): the client addresses (IPs
+   * and CIDR ranges) it is accepted from, out of the configuration. Anyone else gets 403
+   * ERR_FORBIDDEN before the body is read.
+   */
+  onlyFrom?: (config: GatewayConfig) => string[];
 }
 
 const paramPattern = /\{([^}]+)\}/g;
@@ -98,6 +107,7 @@ function backendPathOf(template: string, uidDomain: string): BackendPath {
 
 export interface PassthroughDeps {
   forwarder: Forwarder;
+  config: GatewayConfig;
   uidDomain: string;
   bodyLimitBytes: number;
   /** The embedded services' route schemas: a row they answer is documented with them. */
@@ -136,7 +146,19 @@ function routeOptions(
   const identityStyle = route.identity ?? defaultIdentityStyle[route.backend];
   const backendTemplate = route.backendPath ?? route.path;
   const backendPath = backendPathOf(backendTemplate, deps.uidDomain);
+  const clientAllowed = route.onlyFrom ? allowList(route.onlyFrom(deps.config)) : undefined;
   return {
+    ...(clientAllowed
+      ? {
+          onRequest: async (request: FastifyRequest) => {
+            if (!clientAllowed(request.ip))
+              throw gatewayError(
+                'ERR_FORBIDDEN',
+                `${route.path} is accepted only from the addresses the configuration allows`,
+              );
+          },
+        }
+      : {}),
     method: methods.length === 1 ? methods[0]! : methods,
     url: fastifyPath(route.path),
     config: {

@@ -204,6 +204,8 @@ export class DataStore {
   /**
    * The caller's level on a path, if any: their grants and everyone's on it and above it, and for
    * an administrator `own` in the community folder (docs/api/data-store.md, "Community data").
+   * Nothing in another user's trash: the grants an item carried there stay with it for its
+   * restore, but until then no one but the trash's owner reads, restores, moves or deletes it.
    */
   async permission(caller: Caller, path: string, db?: Db): Promise<Permission | undefined> {
     return (await this.permissions(caller, [path], db)).get(path);
@@ -215,7 +217,15 @@ export class DataStore {
     paths: string[],
     db?: Db,
   ): Promise<Map<string, Permission | undefined>> {
-    const levels = await this.catalog.permissions(caller.name, paths, db);
+    const trashes = `/${this.zone}/trash/home/`;
+    const ownTrash = this.catalog.basePaths(caller.name).user_trash_path;
+    const othersTrash = (path: string) => path.startsWith(trashes) && !isWithin(path, ownTrash);
+    const levels = await this.catalog.permissions(
+      caller.name,
+      paths.filter((path) => !othersTrash(path)),
+      db,
+    );
+    for (const path of paths) if (othersTrash(path)) levels.set(path, undefined);
     if (!caller.administrator) return levels;
     const community = this.catalog.communityPath;
     return new Map(

@@ -66,6 +66,7 @@ export async function registerAreas(
   const deps: AreaDeps = { ...parts, ensuredOutputFolders: new LRUCache({ max: 10_000 }) };
   const passthroughDeps = {
     forwarder: parts.forwarder,
+    config: parts.config,
     uidDomain: parts.config.uidDomain,
     bodyLimitBytes: parts.config.bodyLimitBytes,
     ...(parts.backendSchemas ? { backendSchemas: parts.backendSchemas } : {}),

@@ -9,6 +9,7 @@ import {
   type OntologyClassHierarchy,
 } from '../../metadata/index.ts';
 import { gatewayError } from '../../../common/errors.ts';
+import { visibleAppsQuery } from './app-listings.ts';
 
 /**
  * Which apps fall under an ontology class (backends.md §5.5): an app is under a class when it has
@@ -74,8 +75,9 @@ export async function unclassifiedApps(
 }
 
 /**
- * The root's saved hierarchy cut down to the classes that have apps `user` can see (public ones and
- * their own, not deleted), and their ancestors; null when no class has any.
+ * The root's saved hierarchy cut down to the classes that have apps `user` can see (public ones,
+ * their own and those shared with them, not deleted: the apps its listings list), and their
+ * ancestors; null when no class has any.
  */
 export async function hierarchyWithApps(
   db: Db,
@@ -86,12 +88,9 @@ export async function hierarchyWithApps(
   const visible = new Set<string>();
   const candidates = [...new Set(hits.map((row) => row.target_id))];
   for (let start = 0; start < candidates.length; start += 500) {
-    const rows = await db
-      .selectFrom('apps')
-      .select('id')
-      .where('id', 'in', candidates.slice(start, start + 500))
-      .where('deleted', '=', false)
-      .where((eb) => eb.or([eb('is_public', '=', true), eb('integrator', '=', query.user)]))
+    const rows = await visibleAppsQuery(db, query.user)
+      .select('apps.id')
+      .where('apps.id', 'in', candidates.slice(start, start + 500))
       .execute();
     for (const row of rows) visible.add(row.id);
   }

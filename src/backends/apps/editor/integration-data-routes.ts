@@ -1,6 +1,6 @@
 // Integration data routes of the apps service (routes.md §17, §18): administrators keep the records
 // (`/admin/integration-data`) and say which one an app or a tool shows; users read an app's (and
-// each version's, which is the app's) and a tool's.
+// each version's, which is the app's) and a tool's, when they may see it.
 import type { FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
@@ -23,6 +23,7 @@ import {
   updateIntegrationData,
 } from './integration-data.ts';
 import { shortUsername } from '../../../common/users.ts';
+import { visibleToolsQuery } from '../tools/index.ts';
 
 const Fields = {
   integrator_name: Type.String({ minLength: 1, maxLength: 255 }),
@@ -80,10 +81,19 @@ export const integrationDataRoutes: FastifyPluginAsync<{
       return integrationDataView(data);
     });
 
+  // A tool's, for whoever may see it (as an app's): a private tool others cannot see is 404.
   app.get<{ Params: { toolId: string } }>('/tools/:toolId/integration-data', async (request) => {
-    signedInUser(request.query, 'read integration data');
+    const user = signedInUser(request.query, 'read integration data');
+    const visible = await visibleToolsQuery(db, user)
+      .select('tools.id')
+      .where('tools.id', '=', request.params.toolId.toLowerCase())
+      .executeTakeFirst();
+    if (!visible)
+      throw gatewayError('ERR_NOT_FOUND', `no tool ${request.params.toolId}`, {
+        tool_id: request.params.toolId,
+      });
     return integrationDataView(
-      await toolIntegrationData(db, await toolOf(request.params.toolId), uidDomain, now()),
+      await toolIntegrationData(db, await toolOf(visible.id), uidDomain, now()),
     );
   });
 
