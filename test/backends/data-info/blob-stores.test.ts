@@ -348,19 +348,18 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         // Refused: three quick attempts. Hung: three attempts of timeoutMs each, and the SDK's back-off.
         const bound = outage === 'refuse' ? 2_000 : 3 * timeoutMs + 2_500;
         // At once, as clients would: a hang holds each for its own bound, not for the others'.
-        const [times, ready] = await Promise.all([
-          Promise.all([
-            unavailable(download('kept.txt'), 500, bound, `${outage}: download`),
-            unavailable(readChunk(), 503, bound, `${outage}: read-chunk`),
-            unavailable(
-              gw.uploadThroughGateway('uma', home, `new-${outage}.txt`, 'never stored'),
-              500,
-              bound,
-              `${outage}: upload`,
-            ),
-          ]),
-          gw.call(null, 'GET', '/readyz'),
+        const readiness: ReturnType<DataStoreGateway['call']> = gw.call(null, 'GET', '/readyz');
+        const times = await Promise.all([
+          unavailable(download('kept.txt'), 500, bound, `${outage}: download`),
+          unavailable(readChunk(), 503, bound, `${outage}: read-chunk`),
+          unavailable(
+            gw.uploadThroughGateway('uma', home, `new-${outage}.txt`, 'never stored'),
+            500,
+            bound,
+            `${outage}: upload`,
+          ),
         ]);
+        const ready = await readiness;
         assert.equal(await gw.stat('uma', `${home}/new-${outage}.txt`), undefined, 'no row');
         assert.equal(ready.status, 503);
         assert.match(ready.body.checks['blob-store'], /^unavailable: /);
