@@ -197,8 +197,10 @@ export class AmqpPublisher {
           lost,
         ]);
         if ('error' in claimed) {
-          // The database is away: the broker connection stays; look again after a pause.
-          this.log.warn({ err: claimed.error }, 'could not read the live notification outbox');
+          // The database is away: the broker connection stays; look again after a pause (one
+          // warning per outage).
+          if (storePause === firstRetryMs)
+            this.log.warn({ err: claimed.error }, 'could not read the live notification outbox');
           await Promise.race([this.nextWake(storePause), lost]);
           storePause = Math.min(storePause * 2, this.settings.reconnectMaxMs);
           continue;

@@ -6,7 +6,7 @@
 // with the gateway restarted meanwhile, and a consumer bound after the outage gets the new ones; a
 // row another process holds is taken over only once its hold has passed (at once when it let go).
 // While no broker answers, the outbox keeps the newest AMQP_QUEUE_LIMIT messages, with one
-// warning. A system message an administrator creates, updates or deletes reaches every known
+// warning; while the database is away the broker connection stays and publishing resumes after. A system message an administrator creates, updates or deletes reaches every known
 // user's binding, with that user's unseen count, in the same shape (type `system message`).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -14,13 +14,49 @@ import { after, before, describe, test } from 'node:test';
 import { AmqpPublisher } from '../../../src/backends/notification-agent/amqp.ts';
 import { LiveOutbox } from '../../../src/backends/notification-agent/live-outbox.ts';
 import { hostEngines, type BackendHost } from '../../support/backend-host.ts';
-import { startAmqpConsumer, type AmqpConsumer } from '../../support/amqp-consumer.ts';
+import { rabbitUri, startAmqpConsumer, type AmqpConsumer } from '../../support/amqp-consumer.ts';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
 import { eventually } from '../../support/fileio.ts';
 import { recordUser } from '../../../src/store/users.ts';
 
 const prefix = '/notification-agent';
 const skipped = 'DATABASE_URL is not set (CI sets it)';
+
+test('the database away while the broker answers: publishing pauses, the broker connection stays, and what waited goes out once the database is back', async (t) => {
+  const exchange = `test-outbox-outage-${randomUUID()}`;
+  const consumer = await startAmqpConsumer(exchange, ['notification.#']);
+  t.after(() => consumer.close());
+  const infos: unknown[][] = [];
+  const warnings: unknown[][] = [];
+  const log = {
+    warn: (...args: unknown[]) => warnings.push(args),
+    info: (...args: unknown[]) => infos.push(args),
+  };
+  // An outbox whose database fails its first reads, as one restarting would.
+  let failures = 3;
+  const waiting = [{ id: randomUUID(), routingKey: 'notification.zoe', body: '{"n":1}' }];
+  const outbox = {
+    holdMs: 10_000,
+    claim: async () => {
+      if (failures-- > 0) throw new Error('Connection terminated unexpectedly');
+      return waiting.splice(0);
+    },
+    remove: async () => {},
+    release: async () => 0,
+    trim: async () => 0,
+  };
+  const publisher = new AmqpPublisher(
+    { uri: rabbitUri, exchange, reconnectMaxMs: 200, queueLimit: 10 },
+    outbox as never,
+    log as never,
+  );
+  t.after(() => publisher.close());
+  await consumer.waitFor('notification.#', (body) => body?.n === 1);
+  const connected = infos.filter((args) => String(args[1]).includes('publisher connected'));
+  assert.equal(connected.length, 1, 'one broker connection all along');
+  const unread = warnings.filter((args) => String(args[1]).includes('could not read'));
+  assert.equal(unread.length, 1, 'one warning for the outage');
+});
 
 for (const engine of hostEngines) {
   describe(`live notifications over AMQP on ${engine.name}`, () => {
