@@ -269,6 +269,20 @@ export interface Database {
     holder: string | null;
     attempts: ColumnType<number, number | undefined, number>;
   };
+  /**
+   * Migration 043: live notifications not yet confirmed by the AMQP broker (notification-agent's
+   * live-outbox.ts), published in `created_at` order and removed once confirmed.
+   */
+  live_notification_outbox: {
+    /** The AMQP message id: the notification's id, or a fresh one per user of a system message. */
+    id: string;
+    routing_key: string;
+    /** The message body, JSON text. */
+    body: string;
+    created_at: number;
+    attempt_after: number;
+    holder: string | null;
+  };
   /** Live notifications per user, type and seen, kept by migration 033's triggers. */
   notification_counts: {
     username: string;

@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import { FallbackBuckets, MemoryBuckets, type BucketStore } from '../../src/http/rate-limit.ts';
 import { startBackend, type TestBackend } from '../support/backend.ts';
+import { eventually } from '../support/fileio.ts';
 import { requiredInCi, startGateway, type RunningGateway } from '../support/gateway.ts';
 import type { GatewayOptions } from '../../src/app.ts';
 import {
@@ -19,6 +20,7 @@ import {
   type JwksServer,
   type SigningKey,
 } from '../support/tokens.ts';
+import { startTcpProxy } from '../support/tcp-proxy.ts';
 
 const redisUrl = requiredInCi('REDIS_URL');
 
@@ -658,6 +660,71 @@ describe(
         `request latency with Redis stalled: ${answers.map((a) => a.ms.toFixed(0)).join(', ')} ms`,
       );
       assert.equal(await metric(url, 'gateway_rate_limit_store_fallbacks_total'), 3);
+    });
+
+    test('Redis gone and back, then hung and back: local counters meanwhile, Redis again after, no restart', async (t) => {
+      const prefix = newPrefix();
+      const proxy = await startTcpProxy({
+        host: new URL(redisUrl!).hostname,
+        port: Number(new URL(redisUrl!).port || 6379),
+      });
+      t.after(() => proxy.close());
+      const { url } = await gatewayFor(t, {
+        REDIS_URL: `redis://${proxy.host}:${proxy.port}`,
+        REDIS_KEY_PREFIX: prefix,
+        RATE_LIMIT_BURST: '100',
+        RATE_LIMIT_USER_PER_MIN: '1',
+        REDIS_COMMAND_TIMEOUT_MS: '300',
+      });
+      const mona = bearer(await tokenFor('mona'));
+      const fallbacks = () => metric(url, 'gateway_rate_limit_store_fallbacks_total');
+      const served = async () => {
+        const answer = await get(url, APP_PATH, mona);
+        assert.equal(answer.status, 200, answer.text);
+        return answer;
+      };
+      /** Requests until one is decided by Redis again (the fallback count stands still): how long that took. */
+      const backOnRedis = async () => {
+        const started = performance.now();
+        await eventually(
+          async () => {
+            const before = await fallbacks();
+            await served();
+            return (await fallbacks()) === before;
+          },
+          10_000,
+          'a decision taken in Redis again',
+        );
+        return performance.now() - started;
+      };
+
+      await served();
+      assert.equal(await fallbacks(), 0);
+      const spent = await sharedTokens(prefix, 'mona');
+
+      for (const outage of ['refuse', 'blackhole'] as const) {
+        if (outage === 'refuse') await proxy.refuse();
+        else proxy.blackhole();
+        const counted = await fallbacks();
+        const during = [await served(), await served()];
+        assert.equal(await fallbacks(), counted + 2, `${outage}: both decided locally`);
+        const slowest = Math.max(...during.map((answer) => answer.ms));
+        assert.ok(slowest < 300 + 1_000, `${outage}: slowest ${Math.round(slowest)} ms`);
+        const ready = await get(url, '/readyz');
+        assert.equal(ready.status, 503, `${outage}: /readyz names Redis`);
+        assert.equal(JSON.parse(ready.text).reason, 'Not ready: redis');
+
+        await proxy.restore();
+        const recovered = await backOnRedis();
+        t.diagnostic(
+          `Redis ${outage}d: slowest request ${Math.round(slowest)} ms; back on Redis ${Math.round(recovered)} ms after the restore`,
+        );
+        assert.ok(
+          (await sharedTokens(prefix, 'mona')) < spent,
+          `${outage}: the shared bucket is spent again`,
+        );
+        assert.equal((await get(url, '/readyz')).status, 200, `${outage}: ready again`);
+      }
     });
   },
 );

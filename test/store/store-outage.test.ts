@@ -1,7 +1,8 @@
 // A PostgreSQL outage never kills the gateway. Connections cut while idle or under load, refused,
 // blackholed (accepted but silent) or terminated by the server: the process stays up, every request
 // gets an HTTP answer (2xx, or 503 ERR_UNAVAILABLE within the configured bounds, never a reset or a
-// hang), and the gateway recovers by itself, LISTEN channel included, once the database is back.
+// hang; at once when connections are cut or refused), nothing acknowledged is lost, and the gateway
+// recovers by itself, LISTEN channel included, once the database is back.
 // The gateway runs in a child process so that an unhandled 'error' event, which ends a process,
 // fails the test.
 import assert from 'node:assert/strict';
@@ -260,16 +261,27 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
       assert.equal((await call(gateway.url, token)).status, 200);
       const answers: Answer[] = [];
       const failures: unknown[] = [];
+      /** The subjects of the notifications the gateway acknowledged (200): each must be kept. */
+      const acknowledged: string[] = [];
       let stop = false;
       const worker = async (index: number) => {
         for (let round = 0; !stop && round < 400; round++) {
           try {
-            // Reads and writes of the embedded user-info backend; each also records the caller.
+            // Reads and writes of the embedded user-info backend, each also recording the caller,
+            // and notifications recorded by the embedded agent, each a row of its own.
+            const subject = `load ${index}.${round}`;
             const answer =
-              round % 2
+              round % 3 === 0
                 ? await call(gateway.url, token)
-                : await call(gateway.url, token, 'POST', '/secured/sessions', { index, round });
+                : round % 3 === 1
+                  ? await call(gateway.url, token, 'POST', '/secured/sessions', { index, round })
+                  : await call(gateway.url, token, 'POST', '/send-notification', {
+                      type: 'data',
+                      user: 'olive',
+                      subject,
+                    });
             answers.push(answer);
+            if (round % 3 === 2 && answer.status === 200) acknowledged.push(subject);
           } catch (error) {
             failures.push(error);
           }
@@ -302,8 +314,28 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
       t.diagnostic(
         `under load: ${[...statuses].map(([status, count]) => `${count} × ${status}`).join(', ')}; slowest ${Math.round(Math.max(...answers.map((answer) => answer.ms)))} ms`,
       );
+      // Cut and refused connections never wait for a bound: the gap answers at once.
+      const slowest = Math.max(...answers.map((answer) => answer.ms));
+      assert.ok(
+        slowest < connectTimeoutMs + queryTimeoutMs,
+        `slowest answer under load took ${Math.round(slowest)} ms`,
+      );
       assert.ok(gateway.alive(), `the gateway process died:\n${gateway.stderr()}`);
       await recovery(gateway);
+      // Nothing acknowledged is lost: every notification answered 200 is listed.
+      const listed = await fetch(`${gateway.url}/secured/notifications/messages?limit=0`, {
+        headers: bearer(token),
+      });
+      assert.equal(listed.status, 200);
+      const subjects = new Set(
+        ((await listed.json()) as { messages: { subject: string }[] }).messages.map(
+          (message) => message.subject,
+        ),
+      );
+      const lost = acknowledged.filter((subject) => !subjects.has(subject));
+      assert.deepEqual(lost, [], `acknowledged but lost (of ${acknowledged.length})`);
+      assert.ok(acknowledged.length > 0);
+      t.diagnostic(`${acknowledged.length} notifications acknowledged under load, all kept`);
     });
   });
 

@@ -8,9 +8,12 @@ export const rabbitUri = process.env.AMQP_TEST_URI ?? 'amqp://guest:guest@127.0.
 export interface AmqpConsumer {
   /** Bodies received so far on the queue bound with `pattern`, parsed, in arrival order. */
   received(pattern: string): unknown[];
+  /** The AMQP message ids of those bodies, in the same order. */
+  messageIds(pattern: string): (string | undefined)[];
   /** Resolves with the first body on `pattern`'s queue that `match` accepts; rejects after `timeoutMs`. */
   waitFor(pattern: string, match: (body: any) => boolean, timeoutMs?: number): Promise<any>;
-  close(): Promise<void>;
+  /** Closes the connection (its queues go) and deletes the exchange, unless others still use it. */
+  close(options?: { keepExchange?: boolean }): Promise<void>;
 }
 
 /** Declares `exchange` (topic, durable, as the gateway does) and binds one exclusive queue per pattern. */
@@ -22,16 +25,19 @@ export async function startAmqpConsumer(
   const channel = await connection.createChannel();
   await channel.assertExchange(exchange, 'topic', { durable: true });
   const bodies = new Map<string, unknown[]>();
+  const ids = new Map<string, (string | undefined)[]>();
   const waiters = new Set<() => void>();
   for (const pattern of patterns) {
     const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
     await channel.bindQueue(queue, exchange, pattern);
     bodies.set(pattern, []);
+    ids.set(pattern, []);
     await channel.consume(
       queue,
       (message) => {
         if (!message) return;
         bodies.get(pattern)!.push(JSON.parse(message.content.toString('utf8')));
+        ids.get(pattern)!.push(message.properties.messageId as string | undefined);
         for (const waiter of [...waiters]) waiter();
       },
       { noAck: true },
@@ -40,6 +46,7 @@ export async function startAmqpConsumer(
   const received = (pattern: string) => bodies.get(pattern) ?? [];
   return {
     received,
+    messageIds: (pattern) => ids.get(pattern) ?? [],
     waitFor: (pattern, match, timeoutMs = 10_000) =>
       new Promise((resolve, reject) => {
         const check = () => {
@@ -57,8 +64,8 @@ export async function startAmqpConsumer(
         waiters.add(check);
         check();
       }),
-    close: async () => {
-      await channel.deleteExchange(exchange).catch(() => {});
+    close: async ({ keepExchange = false } = {}) => {
+      if (!keepExchange) await channel.deleteExchange(exchange).catch(() => {});
       await connection.close().catch(() => {});
     },
   };

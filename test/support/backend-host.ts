@@ -54,6 +54,11 @@ export interface BackendHost {
   port: number;
   /** Every notification the services sent, in order. */
   notifications: UserNotification[];
+  /**
+   * Stops the services (their onClose hooks run, as when a gateway stops) and starts them again on
+   * the same store: a restarted gateway. Answers the new host, which `close` ends as this one would.
+   */
+  reopen(): Promise<BackendHost>;
   /** One request to `url` (the service's prefix included) with the secret header; Content-Length is set for a body. */
   request(
     method: string,
@@ -131,6 +136,10 @@ async function start(
     port,
     request: send,
     notifications,
+    reopen: async () => {
+      await host.close();
+      return start(engine, store, dir, cleanup, options);
+    },
     close: async () => {
       await host.close();
       await store.close();

@@ -1,8 +1,10 @@
 // Live notifications over AMQP (clients.md §7): the web UI's server binds a queue per open tab to a
-// topic exchange with `notification.<username>` and forwards each body to the browser. Publishing
-// happens after the notification is committed, in the background: a broker that is down, slow or
-// refusing delays nothing, fails nothing, and loses nothing from the database. While it is away,
-// messages wait in a bounded local queue (the oldest dropped first) and go out once reconnected.
+// topic exchange with `notification.<username>` and forwards each body to the browser. Each message
+// is written to the outbox (live-outbox.ts) in the transaction that records its notification, and
+// published from there once committed, in the background: a broker that is down, slow or refusing
+// delays nothing and fails nothing. A message leaves the outbox once the broker confirmed it, so one
+// recorded while the broker is away, or while the gateway restarts, goes out when both are back.
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
 import type { FastifyBaseLogger } from 'fastify';
@@ -11,6 +13,7 @@ import type { Database } from '../../store/schema.ts';
 import { notificationJson, shortUsername, type NotificationRow } from './model.ts';
 import { unseenCount } from './queries.ts';
 import { currentContext, inContext } from '../../common/tracing.ts';
+import type { LiveOutbox, OutboxMessage } from './live-outbox.ts';
 
 export interface AmqpSettings {
   /** The broker (AMQP_URI). */
@@ -19,15 +22,8 @@ export interface AmqpSettings {
   exchange: string;
   /** Longest pause between reconnection attempts; pauses start short and double (AMQP_RECONNECT_MAX_MS). */
   reconnectMaxMs: number;
-  /** Messages kept while the broker is away (AMQP_QUEUE_LIMIT); beyond it the oldest is dropped. */
+  /** Messages kept while the broker is away (AMQP_QUEUE_LIMIT); beyond it the oldest are dropped. */
   queueLimit: number;
-}
-
-interface Outgoing {
-  routingKey: string;
-  body: Buffer;
-  /** The trace context it was queued in (src/common/tracing.ts; undefined with tracing off). */
-  context: unknown;
 }
 
 type Log = Pick<FastifyBaseLogger, 'warn' | 'info'>;
@@ -42,70 +38,89 @@ export function liveMessage(row: NotificationRow, total: number): Record<string,
 }
 
 /**
- * One connection with a confirm channel, kept up with back-off. `publish` only queues; a message
- * leaves the queue once the broker confirmed it, so a cut connection resends what was unconfirmed.
+ * One connection with a confirm channel, kept up with back-off, publishing the outbox: what this
+ * process wrote at once (`written`), what another process left (its hold passed) on its next look.
+ * A row is removed once the broker confirmed it, so a cut connection publishes again what was not
+ * confirmed (a consumer may, rarely, see a message twice: its AMQP message id says which).
  */
 export class AmqpPublisher {
-  private readonly pending: Outgoing[] = [];
   private readonly stop = new AbortController();
   private wake: (() => void) | undefined;
+  /** Rows were written since the last look: look again before waiting. */
+  private woken = false;
   private connection: ChannelModel | undefined;
+  /** Warned of dropped messages in this outage. */
   private dropping = false;
+  /** Confirmed by the broker, but their removal failed (the database away): removed, not sent, next. */
+  private readonly confirmed = new Set<string>();
+  /** The trace contexts of rows this process wrote: each is published in the trace that wrote it. */
+  private readonly contexts = new Map<string, unknown>();
   private readonly running: Promise<void>;
 
   private readonly settings: AmqpSettings;
+  private readonly outbox: LiveOutbox;
   private readonly log: Log;
 
-  constructor(settings: AmqpSettings, log: Log) {
+  constructor(settings: AmqpSettings, outbox: LiveOutbox, log: Log) {
     this.settings = settings;
+    this.outbox = outbox;
     this.log = log;
     this.running = this.keepConnected();
   }
 
-  /** Queues one message; never throws, never waits. */
-  publish(routingKey: string, message: unknown): void {
+  /** Rows with these ids were committed to the outbox: publish them now. Never throws, never waits. */
+  written(ids: string[]): void {
     if (this.stop.signal.aborted) return;
-    if (this.pending.length >= this.settings.queueLimit) {
-      this.pending.shift();
-      // One warning per outage, not one per message.
-      if (!this.dropping)
-        this.log.warn(
-          { limit: this.settings.queueLimit },
-          'AMQP queue full: dropping the oldest live notifications (they stay in the database)',
-        );
-      this.dropping = true;
-    }
-    this.pending.push({
-      routingKey,
-      body: Buffer.from(JSON.stringify(message)),
-      // Published later from the queue: its span joins the trace of what recorded it.
-      context: currentContext(),
-    });
+    const context = currentContext();
+    if (context !== undefined)
+      for (const id of ids) {
+        this.contexts.set(id, context);
+        // Bounded as the outbox is: the oldest first (a Map keeps insertion order).
+        if (this.contexts.size > this.settings.queueLimit)
+          this.contexts.delete(this.contexts.keys().next().value!);
+      }
     this.wakeUp();
   }
 
-  /** Messages not yet confirmed by the broker. */
-  queued(): number {
-    return this.pending.length;
-  }
-
-  /** Stops reconnecting and closes the connection; unconfirmed messages are given up (logged). */
+  /**
+   * Stops reconnecting and closes the connection. The rows this process held are let go, so that
+   * the next publisher on the database (this gateway started again, another one) sends them at once.
+   */
   async close(): Promise<void> {
     this.stop.abort();
     this.wakeUp();
     await this.connection?.close().catch(() => {});
     await this.running;
-    if (this.pending.length > 0)
-      this.log.warn(
-        { unsent: this.pending.length },
-        'AMQP publisher closed with live notifications unsent',
-      );
+    try {
+      const left = await this.outbox.release();
+      if (left > 0)
+        this.log.warn(
+          { unsent: left },
+          'AMQP publisher closed with live notifications unsent; they wait in the outbox for the next publisher',
+        );
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not let go of the live notification outbox');
+    }
   }
 
   private wakeUp(): void {
     const wake = this.wake;
     this.wake = undefined;
-    wake?.();
+    if (wake) wake();
+    else this.woken = true;
+  }
+
+  /** Resolves when rows are written, or after `ms` (to look for rows another process left). */
+  private nextWake(ms: number): Promise<void> {
+    if (this.woken || this.stop.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   private async keepConnected(): Promise<void> {
@@ -120,12 +135,30 @@ export class AmqpPublisher {
           'AMQP connection lost or refused; reconnecting',
         );
       }
+      if (this.stop.signal.aborted) break;
+      await this.trim();
       try {
         await sleep(pause, undefined, { signal: this.stop.signal });
       } catch {
         break;
       }
       pause = Math.min(pause * 2, this.settings.reconnectMaxMs);
+    }
+  }
+
+  /** While the broker is away the outbox keeps the newest AMQP_QUEUE_LIMIT messages. */
+  private async trim(): Promise<void> {
+    try {
+      const dropped = await this.outbox.trim(this.settings.queueLimit);
+      // One warning per outage, not one per message.
+      if (dropped > 0 && !this.dropping)
+        this.log.warn(
+          { limit: this.settings.queueLimit, dropped },
+          'AMQP outbox full: dropping the oldest live notifications (they stay in the database)',
+        );
+      if (dropped > 0) this.dropping = true;
+    } catch {
+      // The database is away as well: nothing is written meanwhile, nothing to trim.
     }
   }
 
@@ -151,13 +184,36 @@ export class AmqpPublisher {
         lost,
       ]);
       connected();
+      this.dropping = false;
       this.log.info({ exchange: this.settings.exchange }, 'AMQP publisher connected');
+      let storePause = firstRetryMs;
       while (!this.stop.signal.aborted) {
-        if (this.pending.length === 0) {
-          await Promise.race([new Promise<void>((resolve) => (this.wake = resolve)), lost]);
+        this.woken = false;
+        const claimed = await Promise.race([
+          this.outbox.claim(batchSize).then(
+            (rows) => ({ rows }),
+            (error: unknown) => ({ error }),
+          ),
+          lost,
+        ]);
+        if ('error' in claimed) {
+          // The database is away: the broker connection stays; look again after a pause (one
+          // warning per outage).
+          if (storePause === firstRetryMs)
+            this.log.warn({ err: claimed.error }, 'could not read the live notification outbox');
+          await Promise.race([this.nextWake(storePause), lost]);
+          storePause = Math.min(storePause * 2, this.settings.reconnectMaxMs);
           continue;
         }
-        await this.sendBatch(channel, lost);
+        storePause = firstRetryMs;
+        const rows = await this.settle(claimed.rows);
+        if (rows.length === 0) {
+          // Nothing due: wait for rows to be written, or look for ones another process left.
+          const wait = claimed.rows.length === 0 ? this.outbox.holdMs : firstRetryMs;
+          await Promise.race([this.nextWake(wait), lost]);
+          continue;
+        }
+        await this.sendBatch(channel, rows, lost);
       }
     } finally {
       this.connection = undefined;
@@ -165,40 +221,85 @@ export class AmqpPublisher {
     }
   }
 
-  /** Publishes the head of the queue and removes what the broker confirmed. */
-  private async sendBatch(channel: ConfirmChannel, lost: Promise<never>): Promise<void> {
-    const batch = this.pending.slice(0, batchSize);
-    for (const message of batch)
-      inContext(message.context, () =>
-        channel.publish(this.settings.exchange, message.routingKey, message.body, {
+  /** Removes the rows already confirmed (their removal failed before); answers the others. */
+  private async settle(rows: OutboxMessage[]): Promise<OutboxMessage[]> {
+    const done = rows.filter((row) => this.confirmed.has(row.id)).map((row) => row.id);
+    if (done.length > 0) await this.removeConfirmed(done);
+    return rows.filter((row) => !this.confirmed.has(row.id) && !done.includes(row.id));
+  }
+
+  /** Publishes `rows`, waits for the broker's confirmations, and removes them from the outbox. */
+  private async sendBatch(
+    channel: ConfirmChannel,
+    rows: OutboxMessage[],
+    lost: Promise<never>,
+  ): Promise<void> {
+    for (const row of rows)
+      inContext(this.contexts.get(row.id), () =>
+        channel.publish(this.settings.exchange, row.routingKey, Buffer.from(row.body), {
           contentType: 'application/json',
           persistent: true,
+          messageId: row.id,
         }),
       );
     await Promise.race([channel.waitForConfirms(), lost]);
-    // Drops while waiting only ever took from the head, so what is left of the batch is still first.
-    const sent = new Set(batch);
-    let confirmed = 0;
-    while (confirmed < this.pending.length && sent.has(this.pending[confirmed]!)) confirmed++;
-    this.pending.splice(0, confirmed);
-    if (this.pending.length === 0) this.dropping = false;
+    const ids = rows.map((row) => row.id);
+    for (const id of ids) this.contexts.delete(id);
+    await this.removeConfirmed(ids);
+  }
+
+  private async removeConfirmed(ids: string[]): Promise<void> {
+    try {
+      await this.outbox.remove(ids);
+      for (const id of ids) this.confirmed.delete(id);
+    } catch (error) {
+      // Not sent again: removed on a later look, once the database answers.
+      for (const id of ids) this.confirmed.add(id);
+      this.log.warn(
+        { err: error },
+        'could not remove confirmed live notifications from the outbox',
+      );
+    }
   }
 }
 
-/** Publishes each recorded notification as `notification.<username>` with the user's unseen count. */
+/** Writes each recorded notification's live message, `notification.<username>` with the user's unseen count. */
 export class LiveNotifications {
   private readonly db: Kysely<Database>;
+  private readonly outbox: LiveOutbox;
   private readonly publisher: AmqpPublisher;
   private readonly log: Pick<FastifyBaseLogger, 'warn'>;
 
   constructor(
     db: Kysely<Database>,
+    outbox: LiveOutbox,
     publisher: AmqpPublisher,
     log: Pick<FastifyBaseLogger, 'warn'>,
   ) {
     this.db = db;
+    this.outbox = outbox;
     this.publisher = publisher;
     this.log = log;
+  }
+
+  /**
+   * Writes `row`'s live message in `trx`, the transaction recording it (after the insert, so the
+   * count includes it); `announce` it once committed.
+   */
+  async record(trx: Kysely<Database>, row: NotificationRow): Promise<void> {
+    const total = await unseenCount(trx, row.username);
+    await this.outbox.add(trx, [
+      {
+        id: row.id,
+        routingKey: `notification.${row.username}`,
+        body: JSON.stringify(liveMessage(row, total)),
+      },
+    ]);
+  }
+
+  /** Publishes a recorded notification's live message now that it is committed; never throws, never waits. */
+  announce(row: NotificationRow): void {
+    this.publisher.written([row.id]);
   }
 
   /**
@@ -218,6 +319,7 @@ export class LiveNotifications {
     );
   }
 
+  /** Writes the messages to the outbox a page of users at a time, each page published once written. */
   private async fanOut(
     systemMessage: { uuid: string; type: string; message: string; date_created: number },
     action: SystemMessageAction,
@@ -242,26 +344,14 @@ export class LiveNotifications {
         .groupBy('username')
         .execute();
       const unseen = new Map(counts.map((row) => [row.username, Number(row.count)]));
-      for (const name of names)
-        this.publisher.publish(
-          `notification.${name}`,
-          liveSystemMessage(systemMessage, action, name, unseen.get(name) ?? 0),
-        );
+      const messages = names.map((name) => ({
+        id: randomUUID(),
+        routingKey: `notification.${name}`,
+        body: JSON.stringify(liveSystemMessage(systemMessage, action, name, unseen.get(name) ?? 0)),
+      }));
+      await this.outbox.add(this.db, messages);
+      this.publisher.written(messages.map((message) => message.id));
     }
-  }
-
-  /** Starts publishing a just-committed notification; never throws, never waits. */
-  announce(row: NotificationRow): void {
-    unseenCount(this.db, row.username)
-      .then((total) =>
-        this.publisher.publish(`notification.${row.username}`, liveMessage(row, total)),
-      )
-      .catch((error: unknown) =>
-        this.log.warn(
-          { err: error, notification: row.id },
-          'could not publish a live notification',
-        ),
-      );
   }
 }
 

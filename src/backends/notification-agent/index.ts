@@ -2,6 +2,7 @@ import { openChannel } from '../../store/channel.ts';
 import { documented } from './documented.ts';
 import type { EmbeddedService } from '../service.ts';
 import { AmqpPublisher, LiveNotifications } from './amqp.ts';
+import { LiveOutbox } from './live-outbox.ts';
 import { AgentEventBus } from './events.ts';
 import { messageRoutes } from './message-routes.ts';
 import { streamRoutes } from './stream-routes.ts';
@@ -26,7 +27,7 @@ export {
  * changes. Every process on the same store hears every change (StoreChannel), so a stream served
  * by one gateway sees notifications recorded through another. Each notification recorded is also
  * POSTed to the user's webhooks subscribed to its type (webhooks.ts), and published to the UI's
- * AMQP exchange when AMQP_URI is set (amqp.ts).
+ * AMQP exchange when AMQP_URI is set (amqp.ts, from the outbox of live-outbox.ts).
  */
 export const notificationAgentService: EmbeddedService = {
   name: 'notification-agent',
@@ -39,15 +40,20 @@ export const notificationAgentService: EmbeddedService = {
     const webhooks = new WebhookDispatcher(store.db, config.notifications.webhooks, app.log);
     app.addHook('onClose', async () => webhooks.close());
     const amqp = config.notifications.amqp;
-    const publisher = amqp ? new AmqpPublisher(amqp, app.log) : undefined;
-    if (publisher) app.addHook('onClose', async () => publisher.close());
+    let live: LiveNotifications | undefined;
+    if (amqp) {
+      const outbox = new LiveOutbox({ db: store.db, now });
+      const publisher = new AmqpPublisher(amqp, outbox, app.log);
+      app.addHook('onClose', async () => publisher.close());
+      live = new LiveNotifications(store.db, outbox, publisher, app.log);
+    }
     const options = {
       db: store.db,
       now,
       events: new AgentEventBus(channel, app.log),
       heartbeatMs: config.notifications.streamHeartbeatMs,
       webhooks,
-      live: publisher ? new LiveNotifications(store.db, publisher, app.log) : undefined,
+      live,
     };
     for (const routes of [messageRoutes, systemMessageRoutes, streamRoutes]) {
       await app.register(routes, options);

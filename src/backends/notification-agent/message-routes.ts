@@ -61,14 +61,20 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events, webhook
       time_created: creationTime(),
       incoming_json: JSON.stringify(notification),
     };
-    // Two sends of one key at once: the second adds nothing.
-    const inserted = await db
-      .insertInto('notifications')
-      .values(row)
-      .onConflict((conflict) => conflict.column('id').doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 1) === 0)
-      return { notification: notificationJson(row) };
+    // The live message is written with the notification, so that it is published once, whatever
+    // the broker does meanwhile (amqp.ts).
+    const inserted = await db.transaction().execute(async (trx) => {
+      // Two sends of one key at once: the second adds nothing.
+      const result = await trx
+        .insertInto('notifications')
+        .values(row)
+        .onConflict((conflict) => conflict.column('id').doNothing())
+        .executeTakeFirst();
+      if (Number(result.numInsertedOrUpdatedRows ?? 1) === 0) return false;
+      await live?.record(trx, row);
+      return true;
+    });
+    if (!inserted) return { notification: notificationJson(row) };
     await events.publish({ user: row.username, kind: 'notification', id: row.id });
     // In the background: a slow or failing webhook or broker never delays or fails the notification.
     webhooks.dispatch(row);

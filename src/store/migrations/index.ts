@@ -40,6 +40,7 @@ import * as stepCpuSeconds from './039-step-cpu-seconds.ts';
 import * as notificationOutbox from './040-notification-outbox.ts';
 import * as signInFailures from './041-sign-in-failures.ts';
 import * as dataObjectBlobs from './042-data-object-blobs.ts';
+import * as liveNotificationOutbox from './043-live-notification-outbox.ts';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -84,4 +85,5 @@ export const migrations: Record<string, Migration> = {
   '040-notification-outbox': notificationOutbox,
   '041-sign-in-failures': signInFailures,
   '042-data-object-blobs': dataObjectBlobs,
+  '043-live-notification-outbox': liveNotificationOutbox,
 };

@@ -1,35 +1,61 @@
 // Live notifications over AMQP (clients.md §7) against the local RabbitMQ, on each engine: a
 // notification the agent records is published to the topic exchange as `notification.<username>`
-// in the shape the UI's websocket reads, only to that user's binding; and the publisher survives
-// the broker's connection being cut: a notification recorded while the broker is unreachable is
-// in the database at once and reaches the consumer once the broker is back. While no broker
-// answers, the local queue is bounded: the oldest message is dropped, with one warning. A system
-// message an administrator creates, updates or deletes reaches every known user's binding, with
-// that user's unseen count, in the same shape (type `system message`).
+// in the shape the UI's websocket reads, only to that user's binding, with its id as the AMQP
+// message id. Each message goes through the outbox (live-outbox.ts): one recorded while the broker
+// is unreachable is in the database at once and is published once when the broker is back, even
+// with the gateway restarted meanwhile, and a consumer bound after the outage gets the new ones; a
+// row another process holds is taken over only once its hold has passed (at once when it let go).
+// While no broker answers, the outbox keeps the newest AMQP_QUEUE_LIMIT messages, with one
+// warning; while the database is away the broker connection stays and publishing resumes after. A system message an administrator creates, updates or deletes reaches every known
+// user's binding, with that user's unseen count, in the same shape (type `system message`).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { AmqpPublisher } from '../../../src/backends/notification-agent/amqp.ts';
+import { LiveOutbox } from '../../../src/backends/notification-agent/live-outbox.ts';
 import { hostEngines, type BackendHost } from '../../support/backend-host.ts';
-import { startAmqpConsumer, type AmqpConsumer } from '../../support/amqp-consumer.ts';
+import { rabbitUri, startAmqpConsumer, type AmqpConsumer } from '../../support/amqp-consumer.ts';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
+import { eventually } from '../../support/fileio.ts';
 import { recordUser } from '../../../src/store/users.ts';
 
 const prefix = '/notification-agent';
 const skipped = 'DATABASE_URL is not set (CI sets it)';
 
-test('while no broker answers, the queue keeps the newest messages up to its limit', async () => {
-  const warnings: unknown[] = [];
-  const log = { warn: (...args: unknown[]) => warnings.push(args), info: () => {} };
+test('the database away while the broker answers: publishing pauses, the broker connection stays, and what waited goes out once the database is back', async (t) => {
+  const exchange = `test-outbox-outage-${randomUUID()}`;
+  const consumer = await startAmqpConsumer(exchange, ['notification.#']);
+  t.after(() => consumer.close());
+  const infos: unknown[][] = [];
+  const warnings: unknown[][] = [];
+  const log = {
+    warn: (...args: unknown[]) => warnings.push(args),
+    info: (...args: unknown[]) => infos.push(args),
+  };
+  // An outbox whose database fails its first reads, as one restarting would.
+  let failures = 3;
+  const waiting = [{ id: randomUUID(), routingKey: 'notification.zoe', body: '{"n":1}' }];
+  const outbox = {
+    holdMs: 10_000,
+    claim: async () => {
+      if (failures-- > 0) throw new Error('Connection terminated unexpectedly');
+      return waiting.splice(0);
+    },
+    remove: async () => {},
+    release: async () => 0,
+    trim: async () => 0,
+  };
   const publisher = new AmqpPublisher(
-    { uri: 'amqp://guest:guest@127.0.0.1:1', exchange: 'x', reconnectMaxMs: 100, queueLimit: 2 },
+    { uri: rabbitUri, exchange, reconnectMaxMs: 200, queueLimit: 10 },
+    outbox as never,
     log as never,
   );
-  for (const n of [1, 2, 3, 4]) publisher.publish('notification.alice', { n });
-  assert.equal(publisher.queued(), 2);
-  const drops = warnings.filter((args) => String((args as unknown[])[1]).includes('queue full'));
-  assert.equal(drops.length, 1, 'one warning per outage');
-  await publisher.close();
+  t.after(() => publisher.close());
+  await consumer.waitFor('notification.#', (body) => body?.n === 1);
+  const connected = infos.filter((args) => String(args[1]).includes('publisher connected'));
+  assert.equal(connected.length, 1, 'one broker connection all along');
+  const unread = warnings.filter((args) => String(args[1]).includes('could not read'));
+  assert.equal(unread.length, 1, 'one warning for the outage');
 });
 
 for (const engine of hostEngines) {
@@ -179,10 +205,27 @@ for (const engine of hostEngines) {
       await consumer.waitFor('notification.alice', isIt('deleted'));
     });
 
-    test('a notification recorded while the broker is cut off arrives once it is back', async (t) => {
+    /** How many times a message with this notification id reached `pattern`'s queue. */
+    const copies = (pattern: string, id: string) =>
+      consumer.received(pattern).filter(byId(id)).length;
+    /** The notification's live message has been confirmed and removed from the outbox. */
+    const outboxSize = async () =>
+      Number(
+        (
+          await service!.store.db
+            .selectFrom('live_notification_outbox')
+            .select((eb) => eb.fn.countAll().as('count'))
+            .executeTakeFirstOrThrow()
+        ).count,
+      );
+
+    test('recorded while the broker is cut off: in the database at once, published once when it is back, and a consumer bound after gets the new ones', async (t) => {
       if (!service) return t.skip(skipped);
       const before = await record({ type: 'data', user: 'alice', subject: 'before the cut' });
       await consumer.waitFor('notification.alice', byId(before.message.id));
+      // Its AMQP message id is the notification's: a consumer can de-duplicate on either.
+      const index = consumer.received('notification.alice').findIndex(byId(before.message.id));
+      assert.equal(consumer.messageIds('notification.alice')[index], before.message.id);
 
       await proxy.refuse(); // the open connection is cut and reconnections are refused
       const during = await record({ type: 'data', user: 'alice', subject: 'during the cut' });
@@ -192,10 +235,105 @@ for (const engine of hostEngines) {
         (note) => note.message.id,
       );
       assert.ok(ids.includes(during.message.id), 'recorded in the database at once');
+      assert.equal(await outboxSize(), 1, 'its live message waits in the outbox');
 
       await proxy.restore();
       const arrived = await consumer.waitFor('notification.alice', byId(during.message.id));
       assert.equal(arrived.message.subject, 'during the cut');
+
+      // The push resumes, for a consumer bound after the outage too (a tab opened since).
+      const late = await startAmqpConsumer(exchange, ['notification.alice']);
+      t.after(() => late.close({ keepExchange: true }));
+      const after = await record({ type: 'data', user: 'alice', subject: 'after the cut' });
+      await late.waitFor('notification.alice', byId(after.message.id));
+      await consumer.waitFor('notification.alice', byId(after.message.id));
+      // Published in order: anything sent twice would have come before the later one.
+      assert.equal(copies('notification.alice', during.message.id), 1, 'published once');
+      assert.equal(copies('notification.alice', before.message.id), 1);
+      await eventually(async () => (await outboxSize()) === 0, 5_000, 'the outbox to empty');
+    });
+
+    test('recorded while the broker is away and the gateway restarted meanwhile: published once by the gateway started again', async (t) => {
+      if (!service) return t.skip(skipped);
+      await proxy.refuse();
+      const during = await record({ type: 'data', user: 'alice', subject: 'across a restart' });
+      // Stopped (its publisher lets go of the message) and started again on the same database.
+      service = await service.reopen();
+      assert.equal(await outboxSize(), 1, 'the message outlived the gateway that recorded it');
+      await proxy.restore();
+      // Well within the hold (10 s) a killed gateway's rows wait out: this one let go of it.
+      await consumer.waitFor('notification.alice', byId(during.message.id), 5_000);
+      const next = await record({ type: 'data', user: 'alice', subject: 'after the restart' });
+      await consumer.waitFor('notification.alice', byId(next.message.id));
+      assert.equal(copies('notification.alice', during.message.id), 1, 'published once');
+      await eventually(async () => (await outboxSize()) === 0, 5_000, 'the outbox to empty');
+    });
+
+    test("the outbox: another process's rows are taken once its hold has passed, at once once it let go", async (t) => {
+      if (!service) return t.skip(skipped);
+      const db = service.store.db;
+      let clock = Date.now() + 3_600_000; // apart from the running publisher's rows
+      const message = (id: string) => ({ id, routingKey: 'outbox-test.x', body: '{}' });
+      const killed = new LiveOutbox({ db, now: () => clock, holdMs: 1_000 });
+      const stopped = new LiveOutbox({ db, now: () => clock, holdMs: 1_000 });
+      const next = new LiveOutbox({ db, now: () => clock, holdMs: 1_000 });
+      const [a, b] = [randomUUID(), randomUUID()];
+      t.after(() => next.remove([a, b]));
+      await killed.add(db, [message(a)]);
+      clock += 1;
+      await stopped.add(db, [message(b)]);
+      assert.deepEqual(await next.claim(10), [], 'both still held');
+      assert.equal(await stopped.release(), 1);
+      assert.deepEqual(
+        (await next.claim(10)).map((row) => row.id),
+        [b],
+        'let go of: taken at once',
+      );
+      clock += 1_000;
+      assert.deepEqual(
+        (await next.claim(10)).map((row) => row.id),
+        [a, b],
+        "the killed process's hold passed: taken, in the order written",
+      );
+      assert.deepEqual(await killed.claim(10), [], "no longer the killed process's");
+    });
+
+    test('while no broker answers, the outbox keeps the newest messages up to AMQP_QUEUE_LIMIT, with one warning', async (t) => {
+      if (!service) return t.skip(skipped);
+      const db = service.store.db;
+      const warnings: unknown[][] = [];
+      const log = { warn: (...args: unknown[]) => warnings.push(args), info: () => {} };
+      // Its own rows, far in the future, so the running publisher never takes them.
+      const outbox = new LiveOutbox({ db, now: () => Date.now() + 3_600_000 });
+      const ids = [1, 2, 3, 4].map(() => randomUUID());
+      t.after(() => outbox.remove(ids));
+      const before = await outboxSize();
+      await outbox.add(
+        db,
+        ids.map((id) => ({ id, routingKey: 'outbox-test.x', body: '{}' })),
+      );
+      const publisher = new AmqpPublisher(
+        {
+          uri: 'amqp://guest:guest@127.0.0.1:1',
+          exchange: 'x',
+          reconnectMaxMs: 100,
+          queueLimit: before + 2,
+        },
+        outbox,
+        log as never,
+      );
+      // Closed even when an assertion fails: it would keep reconnecting, and the file never end.
+      t.after(() => publisher.close());
+      await eventually(async () => (await outboxSize()) === before + 2, 5_000, 'the trim');
+      const left = await db
+        .selectFrom('live_notification_outbox')
+        .select('id')
+        .where('id', 'in', ids)
+        .execute();
+      assert.deepEqual(left.map((row) => row.id).sort(), ids.slice(2).sort(), 'the newest two');
+      await publisher.close();
+      const drops = warnings.filter((args) => String(args[1]).includes('outbox full'));
+      assert.equal(drops.length, 1, 'one warning per outage');
     });
   });
 }
