@@ -303,7 +303,7 @@ export async function buildGateway(
   registerJsonBodyParser(app, config.jsonMaxDepth);
   await registerOpenApi(app, allTags);
   // Tests only: every answer held against the document just registered (src/http/contract-check.ts).
-  if (config.contractCheck) registerContractCheck(app);
+  if (config.contractCheck) registerContractCheck(app, forwarder);
   registerGuard(app, {
     config,
     verifier,

@@ -225,10 +225,12 @@ export class Contract {
           message: `content type ${request.contentType ?? '(none)'} is not one of ${types.join(', ')}`,
         },
       ];
-    if (!isJsonMediaType(request.contentType)) return [];
+    // JSON is read where JSON is documented; a body of any type (`*\/*`) is taken as bytes.
+    const key = this.mediaKey(documented.content!, request.contentType);
+    if (!isJsonMediaType(request.contentType) || !isJsonMediaType(key)) return [];
     if (request.bodyUnreadable) return [{ path: 'request.body', message: 'is not JSON' }];
     if (request.body === undefined) return [];
-    const schema = this.mediaSchema(documented.content!, request.contentType);
+    const schema = documented.content![key!]!.schema;
     if (!schema) return [];
     const validate = this.validator(this.requests, this.compiledRequest, schema);
     return validate(structuredClone(request.body))
@@ -255,10 +257,16 @@ export class Contract {
     return objects;
   }
 
-  private mediaSchema(content: Record<string, MediaType>, type: string): object | undefined {
-    const key =
+  /** The documented media type an actual one falls under: itself, else a range or JSON's kin. */
+  private mediaKey(content: Record<string, MediaType>, type: string): string | undefined {
+    return (
       Object.keys(content).find((entry) => entry.toLowerCase() === type) ??
-      Object.keys(content).find((entry) => matchesMedia([entry], type));
+      Object.keys(content).find((entry) => matchesMedia([entry], type))
+    );
+  }
+
+  private mediaSchema(content: Record<string, MediaType>, type: string): object | undefined {
+    const key = this.mediaKey(content, type);
     return key === undefined ? undefined : content[key]!.schema;
   }
 
@@ -302,9 +310,12 @@ export class Contract {
     answer: CheckedAnswer,
     content: Record<string, MediaType> | undefined,
   ): ContractError[] {
+    // 204 and 304 answers never carry a body: Node leaves out whatever the route gave.
     const empty =
-      !answer.streamed &&
-      (answer.body === undefined || answer.body === null || answer.body.length === 0);
+      answer.status === 204 ||
+      answer.status === 304 ||
+      (!answer.streamed &&
+        (answer.body === undefined || answer.body === null || answer.body.length === 0));
     if (!content || Object.keys(content).length === 0)
       return empty ? [] : [{ path: 'response.body', message: 'documented as answering no body' }];
     if (empty) {
@@ -314,6 +325,8 @@ export class Contract {
       return [{ path: 'response.body', message: 'is empty, but a body is documented' }];
     }
     const types = Object.keys(content);
+    // Any type (`*\/*`, a relayed file) is any type or none.
+    if (types.includes('*/*')) return [];
     if (!answer.contentType || !matchesMedia(types, answer.contentType))
       return [
         {
