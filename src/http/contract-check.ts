@@ -102,7 +102,18 @@ function violation(
   );
   request.log.error({ contract: { operation, status, errors } }, 'contract violation');
   // TEMP-DEBUG
-  (globalThis as any).process.getBuiltinModule('node:fs').appendFileSync('/tmp/c45/violations.ndjson', JSON.stringify({ operation, status, errors, url: request.url, file: process.argv.slice(-1)[0] }) + '\n');
+  (globalThis as any).process
+    .getBuiltinModule('node:fs')
+    .appendFileSync(
+      '/tmp/c45/violations.ndjson',
+      JSON.stringify({
+        operation,
+        status,
+        errors,
+        url: request.url,
+        file: process.argv.slice(-1)[0],
+      }) + '\n',
+    );
   for (const header of entityHeaders) reply.removeHeader(header);
   reply.code(error.statusCode).type('application/json; charset=utf-8');
   return JSON.stringify({ error_code: error.errorCode, reason: error.reason, ...error.extra });
@@ -125,7 +136,13 @@ export function registerContractCheck(app: FastifyInstance, forwarder: Forwarder
   // gateways of one process with the same routes and schemas share one.
   const routes: unknown[] = [];
   app.addHook('onRoute', (route) => {
-    routes.push([route.method, route.url, route.schema, route.config?.openapi, optionalMarks(route)]);
+    routes.push([
+      route.method,
+      route.url,
+      route.schema,
+      route.config?.openapi,
+      optionalMarks(route),
+    ]);
   });
   let contract: Contract | undefined;
   const contractOf = () => {

@@ -281,8 +281,9 @@ export class Contract {
     const realm = route?.startsWith('/realms/') ?? false;
     const documented = operation?.responses?.[status];
     if (!documented) {
+      // A HEAD answer has no body to check: its status alone.
       if (answer.status >= 400)
-        return this.checkErrorBody(answer, realm ? oauthErrorBody : errorBody);
+        return head ? [] : this.checkErrorBody(answer, realm ? oauthErrorBody : errorBody);
       if (!operation) return [];
       if (answer.status >= 200 && answer.status < 300) {
         const successes = Object.keys(operation.responses ?? {}).filter((code) => /^2/.test(code));

@@ -131,8 +131,7 @@ export async function registerOpenApi(
           if (takingNoBody.has(key))
             (operation as Record<string, unknown>)['x-request-body'] = 'none';
           const body = (operation as OpenAPIV3.OperationObject).requestBody as
-            | OpenAPIV3.RequestBodyObject
-            | undefined;
+            OpenAPIV3.RequestBodyObject | undefined;
           if (body && optionalBody.has(key)) body.required = false;
         }
       return openapi;
