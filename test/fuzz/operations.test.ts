@@ -155,3 +155,83 @@ describe(`every operation of /openapi.json, fuzzed (${engine})`, () => {
     assert.deepEqual(failures, [], `operations that failed:\n${failures.join('\n')}`);
   });
 });
+
+/** Requests the fuzzing found answered against the document, kept as they were found. */
+const found: { request: FuzzRequest; why: string }[] = [
+  {
+    why: 'bag contents are any JSON object, not the fields the tests had sent',
+    request: {
+      method: 'POST',
+      url: '/bags/default?unknown-parameter=%FF',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      payload: '{"files":[],"a":""}',
+      caller: 'user',
+    },
+  },
+  {
+    why: "a tool request's optional fields are not answered when not given",
+    request: {
+      method: 'POST',
+      url: '/tool-requests',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        name: 'zargument',
+        description: '{unb_8MMc',
+        source_url: '$4U(G[=z6<',
+        version: 'bl-mVD;+',
+        multithreaded: true,
+        test_data_path: '$@*`G9)\\',
+        cmd_line: '&!',
+        source_upload_file: 'na',
+      }),
+      caller: 'user',
+    },
+  },
+  {
+    why: 'the user-info service reads a body of any type as JSON',
+    request: {
+      method: 'POST',
+      url: '/secured/sessions',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      payload: '{"ref":5e-323}',
+      caller: 'admin',
+    },
+  },
+  {
+    why: 'so does a saved search',
+    request: {
+      method: 'POST',
+      url: '/secured/saved-searches',
+      headers: { 'content-type': 'text/plain' },
+      payload: '[["b``%q1",true]]',
+      caller: 'user',
+    },
+  },
+  {
+    why: 'and a mark-all route',
+    request: {
+      method: 'POST',
+      url: '/secured/notifications/system/mark-all-seen?unknown-parameter=%zz',
+      headers: { 'content-type': 'application/xml' },
+      payload: '{"sJ":-1.8936875182307667e+279}',
+      caller: 'admin',
+    },
+  },
+  {
+    why: 'a HEAD answer (404: no bags) has no body to judge',
+    request: { method: 'HEAD', url: '/bags', headers: {}, caller: 'user' },
+  },
+];
+
+test('the requests the fuzzing found, pinned', async () => {
+  for (const { request, why } of found) {
+    const [path, operation] = Object.entries(document.paths)
+      .map(([path, methods]) => [path, methods[request.method.toLowerCase()]] as const)
+      .find(([path]) =>
+        new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(request.url.split('?')[0]!),
+      )!;
+    const answer = await send(request);
+    assert.ok(answer.statusCode < 500, `${why}: ${answer.statusCode} ${answer.body}`);
+    assert.equal(fault(request.method, path, operation!, answer), undefined, why);
+  }
+});
