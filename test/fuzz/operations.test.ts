@@ -12,10 +12,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { fault, fuzzedGateway, type FuzzedGateway, type Operation } from './fuzzed-gateway.ts';
+import { sendFound } from './found-requests.ts';
 import { requestOf } from './requests.ts';
 
 const seed = Number(process.env.FUZZ_SEED ?? 45);
-const runs = Number(process.env.FUZZ_RUNS ?? 2);
+const runs = Number(process.env.FUZZ_RUNS ?? 1);
 const engine = process.env.FUZZ_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 const only = process.env.FUZZ_ONLY;
 
@@ -66,3 +67,6 @@ describe(`every operation of /openapi.json, fuzzed (${engine})`, () => {
     assert.deepEqual(failures, [], `operations that failed:\n${failures.join('\n')}`);
   });
 });
+
+test(`the requests the fuzzing found are answered as documented (${engine})`, () =>
+  sendFound(gateway));
