@@ -101,19 +101,6 @@ function violation(
     { operation, status, errors },
   );
   request.log.error({ contract: { operation, status, errors } }, 'contract violation');
-  // TEMP-DEBUG
-  (globalThis as any).process
-    .getBuiltinModule('node:fs')
-    .appendFileSync(
-      '/tmp/c45/violations.ndjson',
-      JSON.stringify({
-        operation,
-        status,
-        errors,
-        url: request.url,
-        file: process.argv.slice(-1)[0],
-      }) + '\n',
-    );
   for (const header of entityHeaders) reply.removeHeader(header);
   reply.code(error.statusCode).type('application/json; charset=utf-8');
   return JSON.stringify({ error_code: error.errorCode, reason: error.reason, ...error.extra });
@@ -175,24 +162,37 @@ export function registerContractCheck(app: FastifyInstance, forwarder: Forwarder
 
   app.addHook('onSend', (request, reply, payload, done) => {
     const contentType = mediaType(reply.getHeader('content-type'));
+    /** The departures of the answer `body` (and of its request), or the failure to judge them. */
+    const judge = (body: unknown): ContractError[] | Error => {
+      try {
+        const route = request.is404 ? undefined : request.routeOptions.url;
+        const checks = contractOf();
+        // What a remote service answered is that service's to keep (a stand-in's in tests).
+        const errors = remote.has(request.id)
+          ? []
+          : checks.checkAnswer(request.method, route, {
+              status: reply.statusCode,
+              ...(contentType ? { contentType } : {}),
+              ...(isStream(body)
+                ? { streamed: true }
+                : { body: body as string | Buffer | undefined }),
+            });
+        if (route !== undefined && reply.statusCode >= 200 && reply.statusCode < 300)
+          errors.push(...checks.checkRequest(checkedRequest(request, route)));
+        return errors;
+      } catch (error) {
+        return error as Error;
+      }
+    };
+    // Every way out calls `done` once: a check that throws fails the answer instead of leaving it
+    // hanging.
     const check = (body: unknown) => {
-      const route = request.is404 ? undefined : request.routeOptions.url;
-      const status = reply.statusCode;
-      const checks = contractOf();
-      const streamed = isStream(body);
-      // What a remote service answered is that service's to keep (a stand-in's in tests).
-      const errors = remote.has(request.id)
-        ? []
-        : checks.checkAnswer(request.method, route, {
-            status,
-            ...(contentType ? { contentType } : {}),
-            ...(streamed ? { streamed: true } : { body: body as string | Buffer | undefined }),
-          });
-      if (route !== undefined && status >= 200 && status < 300)
-        errors.push(...checks.checkRequest(checkedRequest(request, route)));
+      const errors = judge(body);
+      if (errors instanceof Error) return done(errors);
       if (errors.length === 0) return done(null, body);
-      if (streamed) body.destroy();
-      done(null, violation(request, reply, route, status, errors));
+      if (isStream(body)) body.destroy();
+      const route = request.is404 ? undefined : request.routeOptions.url;
+      done(null, violation(request, reply, route, reply.statusCode, errors));
     };
     // A JSON answer streamed (relayed without a length, or larger than the relay sends at once) is
     // read whole here to be checked, then sent as bytes; other streams are checked by type alone.
