@@ -1,10 +1,10 @@
 // The contract check (CONTRACT_CHECK, src/http/contract-check.ts): an answer that departs from the
 // OpenAPI document (a number where the schema says string, an undocumented success status, a body
-// where none is documented, a content type not documented) becomes 500 ERR_CONTRACT_VIOLATION naming
-// the operation, the status and the Ajv path, and is logged; so does a request that departs from its
-// documented parameters or body yet is answered 2xx, a passthrough's streamed JSON body included.
-// Answers relayed from a backend are checked at the gateway's edge; errors answer the error body.
-// Off (the default), the same answers pass unchanged.
+// where none is documented, a content type not documented, an error without `error_code`) becomes
+// 500 ERR_CONTRACT_VIOLATION naming the operation, the status and the Ajv path, and is logged; so
+// does a request that departs from its documented parameters or body yet is answered 2xx, a
+// passthrough's streamed JSON body included. Answers relayed from an embedded backend are checked
+// at the gateway's edge. Off (the default), the same answers pass unchanged.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,6 +42,11 @@ async function addRoutes(app: FastifyInstance, gateway: Gateway, standIn: string
       response: { 200: named },
     },
     handler: async (request) => ({ name: (request.query as { name?: unknown }).name ?? 'x' }),
+  });
+  app.get('/contract/empty', {
+    config: { auth: 'none' },
+    schema: { tags: ['operations'], response: { 200: Type.Null({ description: 'No body' }) } },
+    handler: async (_request, reply) => reply.type('application/json').send('{"done":true}'),
   });
   app.get('/contract/counted', {
     config: { auth: 'none', openapi: { querystring: Type.Object({ count: Type.Integer() }) } },
@@ -187,6 +192,11 @@ describe('the contract check', () => {
         `${code}: ${JSON.stringify(body.errors)}`,
       );
     }
+    const empty = await checked.app.inject({ url: '/contract/empty' });
+    assert.equal(empty.statusCode, 500, empty.body);
+    assert.deepEqual(empty.json<Violation>().errors, [
+      { path: 'response.body', message: 'documented as answering no body' },
+    ]);
     // A documented error status is the gateway's error body: it passes.
     const refused = await checked.app.inject({ url: '/contract/status?code=abc' });
     assert.equal(refused.statusCode, 400);
