@@ -47,12 +47,14 @@ interface RouteSchema {
 }
 
 /**
- * A body schema that lets the body be absent: `nullable` (null stands for none), or TypeBox's
- * `Type.Optional` (its non-enumerable `~optional` mark).
+ * A body schema that lets the body be absent: TypeBox's `Type.Optional` (its non-enumerable
+ * `~optional` mark), or `nullable` (null stands for none) with no property required (a multipart
+ * body the gateway streams unread is `nullable` only so that the validator lets it through).
  */
 function isOptionalBody(schema: unknown): boolean {
-  const body = schema as { nullable?: unknown; '~optional'?: unknown } | undefined;
-  return body?.nullable === true || body?.['~optional'] === true;
+  const body = schema as
+    { nullable?: unknown; '~optional'?: unknown; required?: unknown[] } | undefined;
+  return body?.['~optional'] === true || (body?.nullable === true && !(body.required?.length ?? 0));
 }
 
 /** `/apps/:systemId` → `/apps/{systemId}`, as the document writes paths. */
