@@ -42,6 +42,7 @@ import { sendNotification } from './http/notifications.ts';
 import { sendUsage } from './clients/qms.ts';
 import { registerQuotaChecks } from './routes/quota-checks.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { registerContractCheck } from './http/contract-check.ts';
 import { registerAreas } from './routes/shared/area.ts';
 import { areas } from './routes/index.ts';
 import { allTags } from './routes/shared/tags.ts';
@@ -303,6 +304,8 @@ export async function buildGateway(
   registerRequestLog(app);
   registerJsonBodyParser(app, config.jsonMaxDepth);
   await registerOpenApi(app, allTags);
+  // Tests only: every answer held against the document just registered (src/http/contract-check.ts).
+  if (config.contractCheck) registerContractCheck(app, forwarder);
   registerGuard(app, {
     config,
     verifier,

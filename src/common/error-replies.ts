@@ -66,6 +66,9 @@ function fromValidation(error: FastifyError): GatewayError {
   return gatewayError(errorCode, reason, field ? { field } : {});
 }
 
+/** PostgreSQL's `character_not_in_repertoire`: text with a NUL character (0x00) in it. */
+const postgresBadCharacter = '22021';
+
 /** Maps whatever a handler or Fastify threw onto the gateway's error model. */
 export function toGatewayError(error: FastifyError | Error): GatewayError {
   if (error instanceof GatewayError) return error;
@@ -100,6 +103,12 @@ export function toGatewayError(error: FastifyError | Error): GatewayError {
     // Fastify's own 4xx (e.g. from a plugin) keeps Fastify's status.
     return relayedError(status, 'ERR_BAD_REQUEST', fastifyError.message);
   }
+  // PostgreSQL stores no NUL character in text (SQLite does): a value the caller sent, not a fault.
+  if ((error as { code?: unknown }).code === postgresBadCharacter)
+    return gatewayError(
+      'ERR_BAD_REQUEST',
+      'The request holds a character the database cannot store (NUL).',
+    );
   // An outage of the database (or the network to it) is the operator's to fix and the client's to retry.
   if (isDatabaseUnavailable(error))
     return gatewayError('ERR_UNAVAILABLE', 'The database is unavailable; try again shortly.');

@@ -192,6 +192,11 @@ export const errorTable = {
   ERR_NOT_IMPLEMENTED: { status: 501, reason: 'This deployment does not serve this.' },
   ERR_UNEXPECTED_SERVICE: { status: 500, reason: 'This is not the service that was expected.' },
   ERR_UNCHECKED_EXCEPTION: { status: 500, reason: 'Internal error' },
+  /** Only with CONTRACT_CHECK (tests): an exchange that departs from the OpenAPI document. */
+  ERR_CONTRACT_VIOLATION: {
+    status: 500,
+    reason: 'The answer or the request departs from the documented contract.',
+  },
 } as const satisfies Record<`ERR_${string}`, ErrorDefinition>;
 
 export type ErrorTable = typeof errorTable;

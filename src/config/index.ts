@@ -108,6 +108,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     connections: server.connections,
     commentMaxBytes: server.commentMaxBytes,
     jsonMaxDepth: server.jsonMaxDepth,
+    contractCheck: server.contractCheck,
     uidDomain: auth.uidDomain,
     auth: auth.auth,
     identity,

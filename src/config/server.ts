@@ -3,7 +3,7 @@
 // connections' deadlines and its rate limits.
 import { availableParallelism } from 'node:os';
 import { defaultJsonMaxDepth, jsonDepthCeiling } from '../common/json-depth.ts';
-import { addressRanges, ConfigError, integer, text, url, type Env } from './variables.ts';
+import { addressRanges, boolean, ConfigError, integer, text, url, type Env } from './variables.ts';
 
 export interface ServerSettings {
   port: number;
@@ -42,6 +42,11 @@ export interface ServerSettings {
   commentMaxBytes: number;
   /** Deepest nesting of arrays and objects a JSON request body may have (JSON_MAX_DEPTH); deeper is 400 ERR_INVALID_JSON. */
   jsonMaxDepth: number;
+  /**
+   * Hold every answer, and every request answered 2xx, against the OpenAPI document
+   * (CONTRACT_CHECK, src/http/contract-check.ts): for tests, which turn it on; off in production.
+   */
+  contractCheck: boolean;
   rateLimit: {
     userPerMin: number;
     anonPerMin: number;
@@ -120,6 +125,7 @@ export function serverSettings(env: Env): ServerSettings {
     },
     commentMaxBytes: integer(env, 'COMMENT_MAX_BYTES', 64 * 1024, 1, 16 * 1024 ** 2),
     jsonMaxDepth: integer(env, 'JSON_MAX_DEPTH', defaultJsonMaxDepth, 1, jsonDepthCeiling),
+    contractCheck: boolean(env, 'CONTRACT_CHECK', false),
     rateLimit: {
       userPerMin: integer(env, 'RATE_LIMIT_USER_PER_MIN', 100, 1, 1_000_000),
       anonPerMin: integer(env, 'RATE_LIMIT_ANON_PER_MIN', 10, 1, 1_000_000),

@@ -171,7 +171,13 @@ export function embeddedTargets(
   return Object.fromEntries(
     names.map((name) => [
       name,
-      { ...address, basePath: `/${name}`, timeoutMs: config.backends[name].timeoutMs, secret },
+      {
+        ...address,
+        basePath: `/${name}`,
+        timeoutMs: config.backends[name].timeoutMs,
+        secret,
+        embedded: true,
+      },
     ]),
   );
 }

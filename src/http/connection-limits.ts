@@ -342,6 +342,9 @@ function detachedBody(raw: IncomingMessage): PassThrough {
   // Readers see a failure through their own listeners (parser, pipeline); none may crash the process.
   stream.on('error', () => {});
   raw.pipe(stream);
+  // A second listener beside the pipe's sees the same chunks, and leaves the flow to the pipe.
+  const tap = bodyTaps.get(raw);
+  if (tap) raw.on('data', (chunk: Buffer) => tap.push(chunk));
   raw.once('close', () => {
     if (!raw.complete)
       stream.destroy(
@@ -354,6 +357,23 @@ function detachedBody(raw: IncomingMessage): PassThrough {
 }
 
 const detached = new WeakMap<IncomingMessage, Readable>();
+
+/** Requests whose streamed body is copied as it passes (tapRequestBody). */
+const bodyTaps = new WeakMap<IncomingMessage, Buffer[]>();
+
+/**
+ * The chunks of a request body that a route streams on (requestBody), copied as they pass: the
+ * contract check (contract-check.ts, on in tests only) reads a streamed JSON body this way. Call it
+ * before the body is read; the array fills as the body flows.
+ */
+export function tapRequestBody(raw: IncomingMessage): Buffer[] {
+  let chunks = bodyTaps.get(raw);
+  if (!chunks) {
+    chunks = [];
+    bodyTaps.set(raw, chunks);
+  }
+  return chunks;
+}
 
 /**
  * The body of `request` as the gateway's handlers read it (streamed on to a backend, say): the

@@ -47,6 +47,17 @@ interface RouteSchema {
   [key: string]: unknown;
 }
 
+/**
+ * A body schema that lets the body be absent: TypeBox's `Type.Optional` (its non-enumerable
+ * `~optional` mark), or `nullable` (null stands for none) with no property required (a multipart
+ * body the gateway streams unread is `nullable` only so that the validator lets it through).
+ */
+function isOptionalBody(schema: unknown): boolean {
+  const body = schema as
+    { nullable?: unknown; '~optional'?: unknown; required?: unknown[] } | undefined;
+  return body?.['~optional'] === true || (body?.nullable === true && !(body.required?.length ?? 0));
+}
+
 /** `/apps/:systemId` → `/apps/{systemId}`, as the document writes paths. */
 function documentUrl(url: string): string {
   return url.replace(/:(\w+)/g, '{$1}');
@@ -98,6 +109,7 @@ export async function registerOpenApi(
   tags: readonly string[],
 ): Promise<void> {
   const takingNoBody = new Set<string>();
+  const optionalBody = new Set<string>();
   await app.register(swagger, {
     transform: ({ schema, url, route }) => {
       const documented = route.config?.openapi;
@@ -106,15 +118,25 @@ export async function registerOpenApi(
       if (documented?.noBody || bodiless)
         for (const method of [route.method].flat())
           takingNoBody.add(`${method.toLowerCase()} ${documentUrl(url)}`);
+      // The generator calls every body required; one that may be absent is not.
+      if (isOptionalBody((schema as RouteSchema | undefined)?.body ?? documented?.body))
+        for (const method of [route.method].flat())
+          optionalBody.add(`${method.toLowerCase()} ${documentUrl(url)}`);
       return { schema: withDocumented(schema as RouteSchema, documented) as FastifySchema, url };
     },
     transformObject: (documentObject) => {
       const openapi = (documentObject as { openapiObject: Partial<OpenAPIV3.Document> })
         .openapiObject;
       for (const [path, operations] of Object.entries(openapi.paths ?? {}))
-        for (const [method, operation] of Object.entries(operations ?? {}))
-          if (takingNoBody.has(`${method} ${path}`) && typeof operation === 'object')
+        for (const [method, operation] of Object.entries(operations ?? {})) {
+          if (typeof operation !== 'object' || operation === null) continue;
+          const key = `${method} ${path}`;
+          if (takingNoBody.has(key))
             (operation as Record<string, unknown>)['x-request-body'] = 'none';
+          const body = (operation as OpenAPIV3.OperationObject).requestBody as
+            OpenAPIV3.RequestBodyObject | undefined;
+          if (body && optionalBody.has(key)) body.required = false;
+        }
       return openapi;
     },
     openapi: {

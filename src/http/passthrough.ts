@@ -59,6 +59,12 @@ export interface PassthroughRoute<TagName extends string = string> {
   onlyFrom?: (config: GatewayConfig) => string[];
 }
 
+/**
+ * `consumes` of a row whose backend reads every body as JSON whatever its content type (the
+ * user-info service): JSON is documented, and any other type is taken as JSON too.
+ */
+export const anyTypeAsJson = ['application/json', '*/*'];
+
 const paramPattern = /\{([^}]+)\}/g;
 
 function camel(name: string): string {

@@ -23,6 +23,8 @@ export interface BackendTarget {
   timeoutMs: number;
   /** Sent as `X-Backend-Secret`: embedded backends answer only a gateway that holds it. */
   secret?: string;
+  /** One of this process's embedded services (src/embedded/host.ts), not a service reached by URL. */
+  embedded?: boolean;
 }
 
 /** The target of a backend configured by URL (`<NAME>_URL`), or undefined when it has none. */
@@ -222,6 +224,13 @@ export class Forwarder {
   /** Request headers not sent on (credentials; trace context when tracing is on). */
   private readonly droppedHeaders = activeTracing() ? credentialAndTraceHeaders : credentialHeaders;
 
+  /**
+   * Told the request id of each call made for a client's request to a backend reached by URL
+   * (not embedded): the contract check (contract-check.ts) leaves such answers alone, since the
+   * gateway passes on what that service answers. Unset outside it.
+   */
+  remoteCallObserver: ((requestId: string) => void) | undefined;
+
   private readonly targets: Partial<Record<BackendName, BackendTarget>>;
   private readonly uidDomain: string;
   private readonly metrics: Metrics;
@@ -328,6 +337,7 @@ export class Forwarder {
     ];
     const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
     if (requestId) headers['x-request-id'] = requestId;
+    if (requestId && !this.targets[backend]?.embedded) this.remoteCallObserver?.(requestId);
     let body: string | Readable | undefined;
     if (call.raw !== undefined) {
       body = call.raw.content;
@@ -429,6 +439,7 @@ export class Forwarder {
     options: ForwardOptions,
   ): Promise<BackendResponse> {
     const { pathAndQuery, headers, body, limiter } = this.outgoing(request, options);
+    if (!this.targets[backend]?.embedded) this.remoteCallObserver?.(request.id);
     // A client that goes away cancels its backend call.
     const abort = new AbortController();
     const onClose = () => {
@@ -465,6 +476,7 @@ export class Forwarder {
     const target = this.target(backend);
     const { pathAndQuery, headers, body, limiter } = this.outgoing(request, options);
     if (target.secret) headers['x-backend-secret'] = target.secret;
+    if (!target.embedded) this.remoteCallObserver?.(request.id);
     const relay = new Relay(reply, {
       backend,
       timeoutMs: target.timeoutMs,

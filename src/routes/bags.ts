@@ -1,5 +1,5 @@
 // Tag bags: bags of the caller, kept by the user-info service (routes.md §21).
-import type { PassthroughRoute } from '../http/passthrough.ts';
+import { anyTypeAsJson, type PassthroughRoute } from '../http/passthrough.ts';
 import type { Tag } from './shared/tags.ts';
 
 export const bagPassthroughs: PassthroughRoute<Tag>[] = [
@@ -10,6 +10,7 @@ export const bagPassthroughs: PassthroughRoute<Tag>[] = [
     backendPath: '/bags/{qualified-user}',
     tag: 'bags',
     summary: 'Check for, list, add or delete all bags',
+    consumes: anyTypeAsJson,
   },
   {
     method: ['GET', 'POST', 'DELETE'],
@@ -18,6 +19,7 @@ export const bagPassthroughs: PassthroughRoute<Tag>[] = [
     backendPath: '/bags/{qualified-user}/default',
     tag: 'bags',
     summary: 'Get, update or reset the default bag',
+    consumes: anyTypeAsJson,
   },
   {
     method: ['GET', 'POST', 'DELETE'],
@@ -26,5 +28,6 @@ export const bagPassthroughs: PassthroughRoute<Tag>[] = [
     backendPath: '/bags/{qualified-user}/{bag-id}',
     tag: 'bags',
     summary: 'Get, update or delete a bag',
+    consumes: anyTypeAsJson,
   },
 ];

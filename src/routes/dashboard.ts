@@ -15,7 +15,7 @@ import {
   recentAnalyses,
   type DashboardCall,
 } from '../clients/dashboard.ts';
-import type { PassthroughRoute } from '../http/passthrough.ts';
+import { anyTypeAsJson, type PassthroughRoute } from '../http/passthrough.ts';
 import { documentedNotEnforced, routeSecurity } from '../http/openapi.ts';
 import type { AreaDeps } from './shared/area.ts';
 import type { Tag } from './shared/tags.ts';
@@ -85,6 +85,7 @@ export const dashboardPassthroughs: PassthroughRoute<Tag>[] = [
     identity: 'none',
     tag: 'dashboard',
     summary: 'Post an item to a dashboard feed (news, events or videos)',
+    consumes: anyTypeAsJson,
   },
   {
     method: 'DELETE',

@@ -80,7 +80,12 @@ export async function operationsRoutes(app: FastifyInstance, deps: OperationsDep
       tags: ['operations'],
       summary: 'Prometheus metrics',
       security: [],
-      response: { 200: { description: 'Prometheus text exposition format', type: 'string' } },
+      response: {
+        200: {
+          description: 'Prometheus text exposition format',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+      },
     },
     handler: async (_request, reply) =>
       reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),

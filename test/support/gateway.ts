@@ -32,7 +32,13 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const dataDir = env.GATEWAY_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'gateway-test-'));
   if (!env.GATEWAY_DATA_DIR && !env.DATABASE_URL) await copySqliteTemplate(dataDir);
-  const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0', GATEWAY_DATA_DIR: dataDir, ...env });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    GATEWAY_DATA_DIR: dataDir,
+    ...contractCheckEnv(),
+    ...env,
+  });
   const gateway = await buildGateway(config, options);
   await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   const address = gateway.app.server.address();
@@ -46,6 +52,15 @@ export async function startGateway(
       if (!env.GATEWAY_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * CONTRACT_CHECK as the test process has it (scripts/test.mjs sets it): a gateway a test builds
+ * holds its answers against its OpenAPI document (src/http/contract-check.ts).
+ */
+export function contractCheckEnv(): { CONTRACT_CHECK?: string } {
+  const value = process.env.CONTRACT_CHECK;
+  return value === undefined ? {} : { CONTRACT_CHECK: value };
 }
 
 /** The value of an environment variable CI sets; a test that needs it fails loudly without it in CI. */

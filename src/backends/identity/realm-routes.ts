@@ -69,12 +69,13 @@ const oauthError = Type.Object(
 );
 /** keycloak-js's third-party cookie check: a page its client frames, posting one word to it. */
 const thirdPartyCookieScript = 'window.parent.postMessage("unsupported","*")';
-const html = (description: string) => Type.String({ description: `${description} (text/html)` });
+const page = { 'text/html': { schema: { type: 'string' } } };
+const html = (description: string) => ({ description, content: page });
 /** An error of the authorize endpoint: its page to a browser asking for HTML, an OAuth error otherwise. */
-const pageOrError = (description: string) =>
-  Type.Union([html(description), oauthError], {
-    description: `${description}: a page (text/html) to a browser asking for HTML, else an RFC 6749 §5.2 error`,
-  });
+const pageOrError = (description: string) => ({
+  description: `${description}: a page to a browser asking for HTML, else an RFC 6749 §5.2 error`,
+  content: { ...page, 'application/json': { schema: oauthError } },
+});
 const redirect = (description: string) => ({ description, type: 'null' as const });
 
 type AuthorizeParams = Record<string, string | undefined>;

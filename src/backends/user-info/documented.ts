@@ -27,9 +27,17 @@ const alertList: JsonSchema = {
   required: ['alerts'],
 };
 
+/** A bag's contents: any JSON object, kept as sent (backends.md §7.4). */
 const bagContents: JsonSchema = {
   type: 'object',
-  properties: { files: { type: 'array', items: { type: 'string' } }, a: { type: 'integer' } },
+  additionalProperties: true,
+  description: "The bag's contents: any JSON object, as stored",
+};
+
+const bag: JsonSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, contents: bagContents, user_id: { type: 'string' } },
+  required: ['id', 'contents', 'user_id'],
 };
 
 const feedItem: JsonSchema = {
@@ -86,88 +94,16 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: {
       '200': { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
     },
-    body: {
-      type: 'object',
-      properties: {
-        files: { type: 'array', items: { type: 'string' } },
-        n: { type: 'integer' },
-        secret: { type: 'boolean' },
-        mine: { type: 'boolean' },
-      },
-    },
+    body: bagContents,
   },
   'DELETE /bags/{username}/{bag-id}': {
     response: { '200': { type: 'null', description: 'No body' } },
   },
-  'GET /bags/{username}/{bagId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          contents: {
-            type: 'object',
-            properties: {
-              files: { type: 'array', items: { type: 'string' } },
-              secret: { type: 'boolean' },
-            },
-          },
-          user_id: { type: 'string' },
-        },
-        required: ['id', 'contents', 'user_id'],
-      },
-    },
-  },
-  'POST /bags/{username}/{bagId}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          contents: { type: 'object', properties: { files: { type: 'array', items: {} } } },
-          user_id: { type: 'string' },
-        },
-      },
-    },
-    body: { type: 'object', properties: { files: { type: 'array', items: {} } } },
-  },
-  'DELETE /bags/{username}/default': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          contents: { type: 'object', additionalProperties: true },
-          user_id: { type: 'string' },
-        },
-      },
-    },
-  },
-  'GET /bags/{username}/default': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          contents: {
-            type: 'object',
-            properties: { files: { type: 'array', items: { type: 'string' } } },
-          },
-          user_id: { type: 'string' },
-        },
-        required: ['id', 'contents', 'user_id'],
-      },
-    },
-  },
-  'POST /bags/{username}/default': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: { id: { type: 'string' }, contents: bagContents, user_id: { type: 'string' } },
-      },
-    },
-    body: bagContents,
-  },
+  'GET /bags/{username}/{bagId}': { response: { '200': bag } },
+  'POST /bags/{username}/{bagId}': { response: { '200': bag }, body: bagContents },
+  'DELETE /bags/{username}/default': { response: { '200': bag } },
+  'GET /bags/{username}/default': { response: { '200': bag } },
+  'POST /bags/{username}/default': { response: { '200': bag }, body: bagContents },
   'GET /feeds': {
     response: {
       '200': {
@@ -200,30 +136,30 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'DELETE /searches/{username}': { response: { '200': { type: 'null', description: 'No body' } } },
   'GET /searches/{username}': {
     response: {
-      '200': {
-        type: 'object',
-        additionalProperties: true,
-        description: 'The saved searches as stored (`{}` when none)',
-      },
+      '200': { description: 'The saved searches as stored, any JSON (`{}` when none)' },
     },
   },
   'POST /searches/{username}': {
-    body: { type: 'object', additionalProperties: true, description: 'Any JSON, stored as sent' },
+    body: { description: 'Any JSON, stored as sent' },
     response: {
       '200': { type: 'object', properties: { saved_searches: {} }, required: ['saved_searches'] },
     },
   },
   'DELETE /sessions/{username}': { response: { '200': { type: 'null', description: 'No body' } } },
   'GET /sessions/{username}': {
-    response: { '200': { type: 'object', additionalProperties: true } },
+    response: {
+      '200': { description: 'The session document as stored, any JSON (`{}` when none)' },
+    },
   },
+  // Spec "Session and preferences": an arbitrary JSON document, stored and returned as given.
   'POST /sessions/{username}': {
     response: {
       '200': {
         type: 'object',
-        properties: { session: { type: 'object', properties: { tabs: { type: 'integer' } } } },
+        properties: { session: { description: 'The document as stored' } },
+        required: ['session'],
       },
     },
-    body: { type: 'object', properties: { tabs: { type: 'integer' } } },
+    body: { description: 'Any JSON document, stored as sent' },
   },
 };

@@ -38,9 +38,9 @@ export interface FileioDeps {
 
 const errorResponses = { 500: FileioErrorSchema };
 
-const fileBytes = (description: string) => ({
+const fileBytes = (description: string, type = 'application/octet-stream') => ({
   description,
-  content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+  content: { [type]: { schema: { type: 'string', format: 'binary' } } },
 });
 
 /**
@@ -304,8 +304,8 @@ export async function fileioRoutes(app: FastifyInstance, deps: FileioDeps): Prom
         attachment: Type.Optional(Type.String({ enum: ['0', '1', 'true', 'false'], default: '1' })),
       }),
       response: {
-        200: fileBytes('The file'),
-        206: fileBytes('The requested range'),
+        200: fileBytes('The file, of its detected type', '*/*'),
+        206: fileBytes('The requested range', '*/*'),
         ...errorResponses,
       },
     },

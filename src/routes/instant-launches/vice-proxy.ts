@@ -134,7 +134,8 @@ export async function viceProxyRoutes(app: FastifyInstance, deps: AreaDeps): Pro
         auth: 'user',
         // Whatever the session's program takes and answers: any body, any content type.
         openapi: {
-          body: { description: "The session program's own request, relayed" },
+          // Optional (`nullable`: a GET has none), of any type (`consumes`).
+          body: { description: "The session program's own request, relayed", nullable: true },
           response: {
             200: {
               description: "The session program's own answer, relayed",
@@ -148,6 +149,7 @@ export async function viceProxyRoutes(app: FastifyInstance, deps: AreaDeps): Pro
         summary:
           "An interactive session's own pages and API, WebSocket upgrades included (its owner and those it is shared with)",
         security: routeSecurity('user'),
+        consumes: ['*/*'],
         params: Type.Object({ host: Type.String(), '*': Type.String() }),
         response: { 404: ErrorAnswer },
       },

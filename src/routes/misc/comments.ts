@@ -146,6 +146,17 @@ async function relay(
   return body ?? {};
 }
 
+/** A metadata call whose answer is relayed as none: 200 with no body (`emptyAnswer`). */
+async function relayNothing(
+  deps: CommentDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  call: MetadataRequest,
+): Promise<FastifyReply> {
+  await metadataJson<unknown>(deps, request, call);
+  return reply.code(200).send();
+}
+
 /** What the gateway needs of an app's details (backends.md §5.1 AppDetails). */
 interface AppDetails {
   integrator_email?: string | null;
@@ -306,7 +317,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
       const details = await appDetails(deps, request, appId);
       const asOwner = retracted && ownsApp(deps, request.identity, details);
       const path = `${asOwner ? '/admin' : ''}/apps/${appId}/comments/${commentId}`;
-      return relay(deps, request, reply, {
+      return relayNothing(deps, request, reply, {
         method: 'PATCH',
         path,
         query: { retracted: String(retracted) },
@@ -377,7 +388,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
         const stat = await readableEntry(deps, request, entryId);
         const asOwner = retracted && stat.permission === 'own';
         const path = `${asOwner ? '/admin' : ''}/filesystem/entry/${entryId}/comments/${commentId}`;
-        return relay(deps, request, reply, {
+        return relayNothing(deps, request, reply, {
           method: 'PATCH',
           path,
           query: { retracted: String(retracted) },
@@ -406,7 +417,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
       handler: async (request, reply) => {
         const path = pathOf(request);
         const retracted = retractedParam(request.query);
-        return relay(deps, request, reply, {
+        return relayNothing(deps, request, reply, {
           method: 'PATCH',
           path,
           query: { retracted: String(retracted) },
@@ -415,7 +426,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
     });
 
     const deleteOne = async (request: FastifyRequest, reply: FastifyReply) =>
-      relay(deps, request, reply, { method: 'DELETE', path: pathOf(request) });
+      relayNothing(deps, request, reply, { method: 'DELETE', path: pathOf(request) });
     app.delete(`/admin/${target}/:${param}/comments/:commentId`, {
       ...adminOptions(`Delete a comment on ${what}`, { params, response: emptyAnswer }),
       handler: deleteOne,
@@ -453,7 +464,7 @@ export async function commentRoutes(app: FastifyInstance, deps: CommentDeps): Pr
     }),
     handler: async (request, reply) => {
       const { commenterId: commenter } = request.params as { commenterId: string };
-      return relay(deps, request, reply, {
+      return relayNothing(deps, request, reply, {
         method: 'DELETE',
         path: `/admin/comments/${encodeURIComponent(commenter)}`,
       });

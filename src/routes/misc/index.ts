@@ -3,7 +3,7 @@
 // admin-comments), system alerts and OAuth access codes; and the identity provider's token routes
 // (tag token; none served yet).
 import type { FastifyInstance } from 'fastify';
-import type { PassthroughRoute } from '../../http/passthrough.ts';
+import { anyTypeAsJson, type PassthroughRoute } from '../../http/passthrough.ts';
 import type { AreaDeps } from '../shared/area.ts';
 import type { Tag } from '../shared/tags.ts';
 import { alertAdminRoutes, alertPassthroughs } from './alerts.ts';
@@ -25,6 +25,7 @@ export const miscPassthroughs: PassthroughRoute<Tag>[] = [
     securedAlias: true,
     tag: 'misc',
     summary: 'Get, store or delete saved searches',
+    consumes: anyTypeAsJson,
   },
 ];
 

@@ -2,10 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { ErrorAnswer } from '../../common/error-replies.ts';
 import { gatewayError } from '../../common/errors.ts';
 
 const SERVICE_NAME = 'platform-gateway';
-const plainText = { 200: { description: 'Plain text', type: 'string' } };
+const plainText = {
+  200: { description: 'Plain text', content: { 'text/plain': { schema: { type: 'string' } } } },
+};
 
 export async function rootRoutes(app: FastifyInstance): Promise<void> {
   app.get('/', {
@@ -19,7 +22,13 @@ export async function rootRoutes(app: FastifyInstance): Promise<void> {
           Type.String({ description: `When given, must be "${SERVICE_NAME}"` }),
         ),
       }),
-      response: plainText,
+      response: {
+        ...plainText,
+        500: {
+          ...ErrorAnswer,
+          description: '`expecting` names another service: `ERR_UNEXPECTED_SERVICE` (routes.md §2)',
+        },
+      },
     },
     handler: async (request, reply) => {
       const { expecting } = request.query as { expecting?: string };

@@ -1,6 +1,6 @@
 // Tag misc: session data (user-info) and the login history (apps), per user.
 import { Type } from 'typebox';
-import type { PassthroughRoute } from '../../http/passthrough.ts';
+import { anyTypeAsJson, type PassthroughRoute } from '../../http/passthrough.ts';
 import type { Tag } from '../shared/tags.ts';
 
 export const sessionPassthroughs: PassthroughRoute<Tag>[] = [
@@ -19,6 +19,7 @@ export const sessionPassthroughs: PassthroughRoute<Tag>[] = [
     backendPath: '/sessions/{qualified-user}',
     tag: 'misc',
     summary: 'Store session data: any JSON document, returned as given by GET',
+    consumes: anyTypeAsJson,
     // Streamed, so the document is kept byte for byte (a parse and re-serialise would round big numbers).
     streamedBody: Type.Unknown({ description: 'Any JSON document' }),
   },

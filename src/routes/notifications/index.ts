@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import type { GatewayConfig } from '../../config/index.ts';
 import type { Identity } from '../../common/identity.ts';
 import { documentedNotEnforced, routeSecurity } from '../../http/openapi.ts';
-import type { PassthroughRoute } from '../../http/passthrough.ts';
+import { anyTypeAsJson, type PassthroughRoute } from '../../http/passthrough.ts';
 import { notificationStreamRoutes } from './stream.ts';
 import type { Tag } from '../shared/tags.ts';
 import type { Forwarder } from '../../http/proxy.ts';
@@ -455,6 +455,8 @@ async function aggregatedNotificationRoutes(
           tags: ['notifications'],
           summary,
           security: routeSecurity('user'),
+          // Read as JSON whatever its content type (the parser above).
+          consumes: anyTypeAsJson,
           body: Type.Optional(Json),
           response: { 200: Count },
         },

@@ -31,7 +31,12 @@ export async function notificationStreamRoutes(
         `A user may hold ${maxStreamsPerUser} streams at once per gateway; more are 429 \`ERR_TOO_MANY_STREAMS\`.`,
       ].join(' '),
       security: routeSecurity('user'),
-      response: { 200: { description: '`text/event-stream`', type: 'string' } },
+      response: {
+        200: {
+          description: 'Server-Sent Events',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+      },
     },
     handler: async (request, reply) => {
       const user = request.identity!.username;

@@ -655,7 +655,12 @@ export async function permanentIdRequestRoutes(
       description:
         'The identifier in it is a placeholder under PID_PREFIX; the real one is chosen when minting.',
       params: RequestParams,
-      response: { 200: Type.String({ description: 'DataCite 4 XML (application/xml)' }) },
+      response: {
+        200: {
+          description: 'DataCite 4 XML',
+          content: { 'application/xml': { schema: { type: 'string' } } },
+        },
+      },
     }),
     handler: async (request, reply: FastifyReply) => {
       const details = await adminDetails(request);

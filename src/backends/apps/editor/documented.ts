@@ -390,8 +390,15 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
                 requestor: { type: 'string' },
                 requested_on: { type: 'string' },
                 completed: { type: 'boolean' },
-                documentation: { type: 'string' },
-                references: { type: 'array', items: {} },
+                documentation: {
+                  type: 'string',
+                  description: 'As the publication request sent it, when it did',
+                },
+                references: {
+                  type: 'array',
+                  items: {},
+                  description: 'As the publication request sent them, when it did',
+                },
                 completed_by: { type: 'string' },
                 completed_on: { type: 'string' },
                 app: {
@@ -428,8 +435,6 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
                 'requestor',
                 'requested_on',
                 'completed',
-                'documentation',
-                'references',
                 'app',
               ],
             },

@@ -168,6 +168,14 @@ const tools = singleIdKind('tool', 'tools', 'tool', ['tool', 'tools'], async (db
   );
 });
 
+/**
+ * The items `ids` name, loaded once each. No id loads nothing, without a query: `in ()` is
+ * PostgreSQL's syntax error (SQLite reads it as an empty list).
+ */
+async function loadAll(kind: Kind, db: Parameters<Kind['load']>[0], ids: string[]) {
+  return ids.length === 0 ? new Map() : kind.load(db, [...new Set(ids)]);
+}
+
 /** Most items one request may name, over all its subjects. */
 const maxItems = 1000;
 
@@ -358,7 +366,7 @@ export const sharingRoutes: FastifyPluginAsync<{
         const entries = (request.body as Record<string, Entry[]>)[listKey]!;
         countItems(entries, kind.items);
         const ids = entries.flatMap((entry) => entry[kind.items]!.map(kind.idOf));
-        const resources = await kind.load(db, [...new Set(ids)]);
+        const resources = await loadAll(kind, db, ids);
         const levels = await levelsFor(kind, sharer, resources, asAdmin);
         const answer = [];
         for (const entry of entries) {
@@ -417,7 +425,7 @@ export const sharingRoutes: FastifyPluginAsync<{
         const fullListing = (request.query as Record<string, unknown>)['full-listing'] === 'true';
         const items = (request.body as Record<string, unknown[]>)[kind.items]!;
         const ids = items.map(kind.idOf);
-        const resources = await kind.load(db, [...new Set(ids)]);
+        const resources = await loadAll(kind, db, ids);
         const levels = await levelsFor(kind, user, resources, false);
         const missing = ids.filter((id) => !levels.get(id));
         if (missing.length > 0)

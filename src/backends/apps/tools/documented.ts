@@ -39,19 +39,8 @@ const toolRequest: JsonSchema = {
     history: { type: 'array', items: toolRequestStatus },
     source_upload_file: { type: 'string' },
   },
-  required: [
-    'id',
-    'submitted_by',
-    'name',
-    'description',
-    'version',
-    'documentation_url',
-    'attribution',
-    'test_data_path',
-    'cmd_line',
-    'multithreaded',
-    'history',
-  ],
+  // The other fields are kept as the request gave them, when it did (tool-request-routes.ts).
+  required: ['id', 'submitted_by', 'name', 'description', 'version', 'history'],
 };
 
 const toolImplementation: JsonSchema = {
