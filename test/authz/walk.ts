@@ -137,6 +137,13 @@ export interface WalkContext {
   forget(kind: string): void;
   /** How each operation reads credentials, by `METHOD /path`. */
   security: Map<string, Security>;
+  /**
+   * Whether to walk the answers the guard gives by itself, whatever the store: 401 to an anonymous
+   * caller of a route that requires credentials, and every answer of an administrators' or service
+   * accounts' route (refused by role; an administrator's call is a fixture's check). They are the
+   * same on every engine: the first walks them, the others walk what their store decides.
+   */
+  guardDecided: boolean;
   /** The calls walked so far, and the owner's read-backs. */
   calls: number;
   readBacks: number;
@@ -150,6 +157,7 @@ export async function walkRow(context: WalkContext, row: Row): Promise<string[]>
   const { platform, kinds } = context;
   const kind = kinds[row.on];
   if (!kind) return [`${row.ops.join(', ')}: no kind ${row.on}`];
+  if (!context.guardDecided && (row.needs === 'admin' || row.needs === 'service')) return [];
   const found: string[] = [];
   const steps: { op: string; actor: Actor; outcome: Outcome }[] = [];
   for (const [index, op] of row.ops.entries()) {
@@ -172,7 +180,8 @@ export async function walkRow(context: WalkContext, row: Row): Promise<string[]>
     steps.push(
       ...everyone.filter(
         ({ actor }) =>
-          !alias || actor === firstAllowed || actor === 'stranger' || actor === 'anonymous',
+          (!alias || actor === firstAllowed || actor === 'stranger' || actor === 'anonymous') &&
+          (context.guardDecided || actor !== 'anonymous' || security !== 'required'),
       ),
     );
   }
