@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { engines, skipWithout } from '../support/postgres.ts';
+import { recordTried, testFile } from '../support/reliability.ts';
 import { kinds, matrix, outsideTheMatrix } from './matrix.ts';
 import { sessionProgram } from './sessions.ts';
 import type { Resource, Security } from './model.ts';
@@ -101,6 +102,14 @@ describe('the authorization matrix on each engine', { concurrency: true }, () =>
         t.diagnostic(
           `${matrix.length} rows: ${context.calls} calls walked, ${context.readBacks} read back, ${platform.calls} in all`,
         );
+        recordTried({
+          area: 'authorization',
+          what: `${matrix.length} rows of the authorization matrix (every operation touching someone's data) × owner, read/write/own grantees, teammate, collaborator-list member, community member, stranger, administrator, service account, anonymous; refused writes read back unchanged (${context.readBacks} read-backs)`,
+          tried: context.calls,
+          held: context.calls - found.length,
+          file: testFile(import.meta.url),
+          note: engine,
+        });
         assert.equal(
           found.length,
           0,
