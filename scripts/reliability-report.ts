@@ -61,8 +61,18 @@ const tried: Tried[] = readdirSync(reportDir)
   );
 rmSync(reportDir, { recursive: true, force: true });
 
+/** What bench/soak.ts writes of a run. */
+interface SoakReport {
+  users: number;
+  seconds: number;
+  perMinute: number;
+  burst: number;
+  failures?: string[];
+  rows: Record<string, string | number>[];
+}
+
 /** The last soak's results, if a soak has run here. */
-function lastSoak(): { file: string; report: any } | undefined {
+function lastSoak(): { file: string; report: SoakReport } | undefined {
   const results = path.join(root, 'bench', 'results');
   const latest = readdirSync(results)
     .filter((name) => /^soak-.*\.json$/.test(name))
@@ -129,7 +139,7 @@ if (soak) {
     '| mode | sent | accepted | refused | 5xx | worst user vs bucket | p50 / p99 ms | writes acked | read back intact |',
     '|---|---|---|---|---|---|---|---|---|',
     ...report.rows.map(
-      (row: any) =>
+      (row) =>
         `| ${row.mode} | ${row.sent} | ${row.accepted} | ${row.refused} | ${row['5xx']} | ${row['worst user vs bucket']} | ${row['p50 / p99 ms']} | ${row['writes acked']} | ${row['read back intact']} |`,
     ),
     '',
@@ -137,10 +147,10 @@ if (soak) {
 } else lines.push('No soak has run here (`npm run soak`, or this script with `--soak`).', '');
 const crashes = tried.filter((entry) => entry.area === 'crashes');
 const acked = soak
-  ? soak.report.rows.reduce((sum: number, row: any) => sum + row['writes acked'], 0)
+  ? soak.report.rows.reduce((sum: number, row) => sum + Number(row['writes acked']), 0)
   : 0;
 const intact = soak
-  ? soak.report.rows.reduce((sum: number, row: any) => sum + row['read back intact'], 0)
+  ? soak.report.rows.reduce((sum: number, row) => sum + Number(row['read back intact']), 0)
   : 0;
 lines.push(
   '## Nothing lost',
