@@ -80,19 +80,16 @@ export const ownKinds: Record<string, Kind> = {
     (bag) => [get('/bags/default'), get('/bags'), get(`/bags/${bag.id}`)],
   ),
   notification: ownKind(
-    "an unseen notification of the owner's",
+    "an unseen notification of the owner's, of a type of its own (the platform's others come and go)",
     async (platform, marker) => {
       const sent = await platform.ok('anonymous', {
         method: 'POST',
         url: '/send-notification',
-        json: { type: 'data', user: 'owner', subject: marker, message: marker },
+        json: { type: 'authz', user: 'owner', subject: marker, message: marker },
       });
       return { id: sent.notification?.message?.id ?? sent.message?.id ?? sent.id };
     },
-    () => [
-      get('/secured/notifications/messages?limit=0'),
-      get('/secured/notifications/count-messages'),
-    ],
+    () => [get('/secured/notifications/messages?limit=0&filter=authz')],
   ),
   webhook: ownKind(
     "the owner's webhook",
