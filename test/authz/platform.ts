@@ -2,6 +2,7 @@
 // engine, called in-process (app.inject), and a token for each actor of the matrix: the owner of
 // every resource, the grantees of its shares, a member of a team and of a collaborator list it
 // is shared with, a member of a community, a stranger, an administrator and a service account.
+// Beside it, a stand-in OAuth provider for the third-party API and a silent loopback server.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -232,11 +233,11 @@ export async function startPlatform(
 }
 
 /**
- * What `check` answers once it answers something, asked every 100 ms for at most 10 s (a session
- * starting, a job ending): fixture steps wait for what they can observe.
+ * What `check` answers once it answers something, asked every 100 ms for at most 20 s (a session
+ * starting, a job ending; a loaded machine is slow to): fixture steps wait for what they observe.
  */
 export async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 20_000;
   for (;;) {
     const value = await check();
     if (value) return value;

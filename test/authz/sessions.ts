@@ -2,8 +2,10 @@
 // running (a tiny HTTP server the tests ship, test/fixtures/tools/vice.sh), shared as the apps
 // service shares analyses (read, write and own with three users, read with a team, write with a
 // collaborator list). Those who may read the analysis reach the session and read about it; those
-// who may write it extend its time, stop it or end it; anyone else gets 404, as for a session
-// that does not exist. Administrators reach every session through /admin/vice.
+// who may write it extend its time or end it; anyone else gets 404, as for a session that does not
+// exist. Administrators reach every session through /admin/vice. Beside it, a running analysis
+// without a session (a URL import that never ends) for stopping one, and the third-party job
+// API's status updates, taken from its addresses only.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtInApps } from '../../src/backends/apps/catalog/built-in.ts';
