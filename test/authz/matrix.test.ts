@@ -4,7 +4,8 @@
 // caller), the answer is the one the row expects (2xx, or 401/403/404 with an error_code, or a
 // listing that does not show the resource), and a refused write leaves what the owner reads back
 // unchanged. What the guard answers by itself (401 without credentials, the administrators' and
-// service accounts' routes) is the same on every store: SQLite walks it, PostgreSQL the rest.
+// service accounts' routes) and what tells a route from its `/secured` alias are the same on every
+// store: SQLite walks them, PostgreSQL what its store decides.
 // Also: every operation of /openapi.json is a row or listed outside the matrix with a reason.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -2,9 +2,9 @@
 // someone's data is a row here, on a kind of resource (how it is made, and what its owner grants
 // to whom), saying what the operation takes; the answer each actor should get follows from that
 // (model.ts `expected`), with the exceptions the row names. Every other operation is in
-// `outsideTheMatrix` with the reason it touches no one's data. matrix.test.ts walks the rows on
-// both engines and fails for an operation that is in neither. docs/development.md says how to
-// place a new route.
+// `outsideTheMatrix` with the reason it is not walked (it touches no one's data, or signs in).
+// matrix.test.ts walks the rows on both engines and fails for an operation that is in neither.
+// docs/development.md says how to place a new route.
 import { accountKinds, accountRows } from './accounts.ts';
 import { adminAppKinds, adminAppRows } from './admin-apps.ts';
 import { adminKinds, adminRows } from './admin.ts';

@@ -57,9 +57,12 @@ export interface Kind {
   readBack(resource: Resource, platform: Platform): Call[];
 }
 
-/** A row of the matrix: one route (its aliases alike) on a kind of resource. */
+/** A row of the matrix: routes that act alike on a kind of resource. */
 export interface Row {
-  /** `METHOD /path` exactly as in /openapi.json; several when they are aliases of one route. */
+  /**
+   * `METHOD /path` exactly as in /openapi.json; several when they take the same (a route and its
+   * `/secured` alias, or routes reading the same resource alike).
+   */
   ops: string[];
   /** The kind of resource it acts on (a key of kinds). */
   on: string;

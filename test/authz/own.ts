@@ -1,7 +1,7 @@
 // The part of the authorization matrix for what each user keeps for themselves (user-info.md,
-// notifications.md, webhooks.md, metadata.md's tags, comments-favorites.md, requests.md,
-// permanent-ids.md, tools.md's tool requests): sessions, preferences, saved searches, bags,
-// notifications, webhooks, tags, favourites, comments, requests of every kind. None is shared:
+// notifications.md, webhooks.md, metadata.md's tags, requests.md, tools.md's tool requests):
+// sessions, preferences, saved searches, bags, notifications, webhooks, tags, tool requests and
+// VICE access requests. None is shared:
 // a route naming one (by id) is the owner's alone, 404 to anyone else; a route of the caller's
 // own (no id) answers everyone, each about themselves, and neither shows nor changes the owner's
 // (`listing`: blind, the owner's read-back unchanged).
@@ -80,19 +80,16 @@ export const ownKinds: Record<string, Kind> = {
     (bag) => [get('/bags/default'), get('/bags'), get(`/bags/${bag.id}`)],
   ),
   notification: ownKind(
-    "an unseen notification of the owner's",
+    "an unseen notification of the owner's, of a type of its own (the platform's others come and go)",
     async (platform, marker) => {
       const sent = await platform.ok('anonymous', {
         method: 'POST',
         url: '/send-notification',
-        json: { type: 'data', user: 'owner', subject: marker, message: marker },
+        json: { type: 'authz', user: 'owner', subject: marker, message: marker },
       });
       return { id: sent.notification?.message?.id ?? sent.message?.id ?? sent.id };
     },
-    () => [
-      get('/secured/notifications/messages?limit=0'),
-      get('/secured/notifications/count-messages'),
-    ],
+    () => [get('/secured/notifications/messages?limit=0&filter=authz')],
   ),
   webhook: ownKind(
     "the owner's webhook",

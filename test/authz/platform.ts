@@ -2,7 +2,9 @@
 // engine, called in-process (app.inject), and a token for each actor of the matrix: the owner of
 // every resource, the grantees of its shares, a member of a team and of a collaborator list it
 // is shared with, a member of a community, a stranger, an administrator and a service account.
+// Beside it, a stand-in OAuth provider for the third-party API and a silent loopback server.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
@@ -88,6 +90,11 @@ export interface Platform {
   call(actor: Actor, call: Call): Promise<Answer>;
   /** Calls made so far, fixture steps and read-backs included. */
   readonly calls: number;
+  /**
+   * A loopback address that accepts connections and never answers: a URL import of it runs until
+   * it is stopped (a running analysis without a process of its own).
+   */
+  silentUrl: string;
   /** Lets the third-party API's OAuth provider (a stand-in) exchange `code` once. */
   grantOAuthCode(code: string): void;
   /** Like call, but throws unless the answer is 2xx (fixture steps), answering the body. */
@@ -124,6 +131,17 @@ export async function startPlatform(
   );
   if (engine === 'sqlite') await copySqliteTemplate(dataDir);
   const oauth: OAuthServer = await startOAuthServer();
+  const held = new Set<Socket>();
+  const silent = createServer((socket) => {
+    held.add(socket);
+    socket.on('close', () => held.delete(socket));
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const closeSilent = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of held) socket.destroy();
+      silent.close(() => resolve());
+    });
   let running: RunningGateway;
   try {
     // The embedded identity provider is on (its routes are in /openapi.json): tokens are signed
@@ -139,6 +157,7 @@ export async function startPlatform(
       ...env,
     });
   } catch (error) {
+    await closeSilent();
     await oauth.close();
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -200,8 +219,11 @@ export async function startPlatform(
         );
       return answer.body;
     },
+    silentUrl: `http://127.0.0.1:${(silent.address() as { port: number }).port}`,
     grantOAuthCode: (code) => oauth.grantCode(code),
     close: async () => {
+      // The imports it holds fail at once, so no job is left running when the gateway closes.
+      await closeSilent();
       await running.close();
       await oauth.close();
       await database.drop();
@@ -211,11 +233,11 @@ export async function startPlatform(
 }
 
 /**
- * What `check` answers once it answers something, asked every 100 ms for at most 10 s (a session
- * starting, a job ending): fixture steps wait for what they can observe.
+ * What `check` answers once it answers something, asked every 100 ms for at most 20 s (a session
+ * starting, a job ending; a loaded machine is slow to): fixture steps wait for what they observe.
  */
 export async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 20_000;
   for (;;) {
     const value = await check();
     if (value) return value;

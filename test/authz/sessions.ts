@@ -2,11 +2,14 @@
 // running (a tiny HTTP server the tests ship, test/fixtures/tools/vice.sh), shared as the apps
 // service shares analyses (read, write and own with three users, read with a team, write with a
 // collaborator list). Those who may read the analysis reach the session and read about it; those
-// who may write it extend its time, stop it or end it; anyone else gets 404, as for a session
-// that does not exist. Administrators reach every session through /admin/vice.
+// who may write it extend its time or end it; anyone else gets 404, as for a session that does not
+// exist. Administrators reach every session through /admin/vice. Beside it, a running analysis
+// without a session (a URL import that never ends) for stopping one, and the third-party job
+// API's status updates, taken from its addresses only.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { shareAnalysis } from './apps.ts';
+import { builtInApps } from '../../src/backends/apps/catalog/built-in.ts';
+import { listed, shareAnalysis } from './apps.ts';
 import type { Denial, Kind, Resource, Row } from './model.ts';
 import { homeOf, markerOf, until, type Call, type Platform } from './platform.ts';
 
@@ -61,7 +64,52 @@ const sessionReadBack = (session: Resource): Call[] => [
   { method: 'POST', url: '/analyses/permission-lister', json: { analyses: [session.id] } },
 ];
 
+/** The URL import app's parameter of the address, as a launch's config names it. */
+const urlImport = builtInApps[0]!;
+const addressKey = `${urlImport.definition.steps[0]!.id}_${
+  urlImport.definition.groups
+    .flatMap((group) => group.parameters)
+    .find((parameter) => parameter.name === 'address')!.id
+}`;
+
 export const sessionKinds: Record<string, Kind> = {
+  'running analysis': {
+    about:
+      "a running analysis of the owner's (a URL import of an address that never answers), shared as analyses are",
+    grants: {
+      reader: 'read',
+      writer: 'write',
+      coowner: 'own',
+      teammate: 'read',
+      listmate: 'write',
+    },
+    hidden: notFound,
+    short: forbidden,
+    make: async (platform, shared) => {
+      const marker = markerOf('running');
+      const launched = await platform.ok('owner', {
+        method: 'POST',
+        url: '/analyses',
+        json: {
+          system_id: 'de',
+          app_id: urlImport.id,
+          name: marker,
+          output_dir: homeOf('owner'),
+          config: { [addressKey]: `${platform.silentUrl}/${marker}.txt` },
+        },
+      });
+      await until(
+        async () => (await listed(platform, launched.id))?.status === 'Running',
+        `analysis ${marker} to run`,
+      );
+      await shareAnalysis(platform, shared, launched.id);
+      return { marker, id: launched.id };
+    },
+    readBack: (analysis) => [
+      { method: 'POST', url: '/analyses/permission-lister', json: { analyses: [analysis.id] } },
+      { method: 'GET', url: `/analyses/${analysis.id}/steps` },
+    ],
+  },
   'vice session': {
     about:
       "a running VICE session of the owner's, its analysis shared read, write and own, read with a team and write with a collaborator list",
@@ -182,7 +230,7 @@ export const sessionRows: Row[] = [
   },
   {
     ops: ['POST /analyses/{analysisId}/stop'],
-    on: 'vice session',
+    on: 'running analysis',
     needs: 'write',
     writes: true,
     fresh: true,

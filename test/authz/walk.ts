@@ -168,8 +168,8 @@ export async function walkRow(context: WalkContext, row: Row): Promise<string[]>
     }
     // An alias is the same route at another path (`/secured/x` beside `/x`): every actor on the
     // first; on the alias one allowed caller, a stranger and an anonymous caller, whose answers
-    // tell the two apart (the alias may take credentials otherwise). Other routes of a row are
-    // walked with every actor.
+    // tell the two apart (the alias may take credentials otherwise), on the first engine only:
+    // the store behind the two is one. Other routes of a row are walked with every actor.
     const everyone = walkers(row, kind).map((actor) => ({
       op,
       actor,
@@ -177,6 +177,7 @@ export async function walkRow(context: WalkContext, row: Row): Promise<string[]>
     }));
     const firstAllowed = everyone.find(({ outcome }) => outcome === 'allow')?.actor;
     const alias = row.ops.slice(0, index).some((earlier) => unsecured(earlier) === unsecured(op));
+    if (alias && !context.guardDecided) continue;
     steps.push(
       ...everyone.filter(
         ({ actor }) =>
