@@ -190,7 +190,11 @@ export function registerContractCheck(app: FastifyInstance, forwarder: Forwarder
       const errors = judge(body);
       if (errors instanceof Error) return done(errors);
       if (errors.length === 0) return done(null, body);
-      if (isStream(body)) body.destroy();
+      if (isStream(body)) {
+        // Not sent: its reader's own abort error has no one else to hear it.
+        body.on('error', () => {});
+        body.destroy();
+      }
       const route = request.is404 ? undefined : request.routeOptions.url;
       done(null, violation(request, reply, route, reply.statusCode, errors));
     };

@@ -44,6 +44,11 @@ export const matrix: Row[] = parts.flatMap((part) => part.rows);
  * authorization itself ("METHOD /path" as in /openapi.json).
  */
 export const outsideTheMatrix: Record<string, string> = {
+  // The embedded identity provider's sign-in locks (an address or a username, no one's data);
+  // administrators only, as sign-in-lockout.test.ts checks.
+  'GET /admin/sign-in-locks': "the sign-in locks: administrators' own view, no one's data",
+  'DELETE /admin/sign-in-locks/users/{username}': 'lifts a sign-in lock: no one’s data',
+  'DELETE /admin/sign-in-locks/addresses/{address}': 'lifts a sign-in lock: no one’s data',
   // The gateway itself.
   'GET /openapi.json': "the interface description: no one's data",
   'GET /': "a greeting: no one's data",

@@ -513,10 +513,11 @@ export async function realmRoutes(app: FastifyInstance, provider: IdentityProvid
         400: pageOrError(
           'The request, client or redirect URI is not acceptable, or the form token is not the browser’s',
         ),
-        429: Type.Union([html('The page again, saying how long to wait'), oauthError], {
+        429: {
           description:
             'Too many failed passwords of this username or from this address: the sign-in page again, saying how long to wait; or the rate limit of the address (RATE_LIMIT_ANON_PER_MIN) as an RFC 6749 §5.2 error. Both with `Retry-After`',
-        }),
+          content: { ...page, 'application/json': { schema: oauthError } },
+        },
       },
     },
     preValidation: formOnly,
