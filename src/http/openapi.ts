@@ -58,9 +58,9 @@ function isOptionalBody(schema: unknown): boolean {
   return body?.['~optional'] === true || (body?.nullable === true && !(body.required?.length ?? 0));
 }
 
-/** `/apps/:systemId` → `/apps/{systemId}`, as the document writes paths. */
+/** `/apps/:systemId` → `/apps/{systemId}`, `/vice/:host/*` → `/vice/{host}/{*}`, as the document writes paths. */
 function documentUrl(url: string): string {
-  return url.replace(/:(\w+)/g, '{$1}');
+  return url.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{*}');
 }
 
 /**

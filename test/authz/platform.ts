@@ -148,10 +148,6 @@ export async function startPlatform(
     // with its key, as `npm run token` signs them.
     running = await startGateway({
       ...noRateLimits,
-      // The contract check is off here: the matrix's requests find documents that name a body
-      // required where the routes take none (the apps' and pipelines' copy routes); walked with
-      // it on, those rows fail on the document, not on who may call them (left for the contract).
-      CONTRACT_CHECK: '0',
       GATEWAY_DATA_DIR: dataDir,
       EXTAPI_OAUTH_AUTHORIZE_URL: 'https://provider.invalid/authorize',
       EXTAPI_OAUTH_TOKEN_URL: oauth.tokenUrl,

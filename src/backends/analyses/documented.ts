@@ -29,6 +29,23 @@ const instantLaunch: JsonSchema = {
   },
 };
 
+/**
+ * An analysis submission as a quick launch holds it: stored as its creator gave it (the spec: "required
+ * analysis parameters need not all be present"), so no field is sure to be there.
+ */
+const storedSubmission: JsonSchema = {
+  type: 'object',
+  properties: {
+    system_id: { type: 'string' },
+    app_id: { type: 'string' },
+    name: { type: 'string' },
+    debug: { type: 'boolean' },
+    notify: { type: 'boolean' },
+    output_dir: { type: 'string' },
+    config: { type: 'object', additionalProperties: true },
+  },
+};
+
 const fullInstantLaunch: JsonSchema = {
   type: 'object',
   properties: {
@@ -40,16 +57,7 @@ const fullInstantLaunch: JsonSchema = {
     quick_launch_description: { type: 'string' },
     quick_launch_creator: { type: 'string' },
     quick_launch_is_public: { type: 'boolean' },
-    submission: {
-      type: 'object',
-      properties: {
-        system_id: { type: 'string' },
-        app_id: { type: 'string' },
-        name: { type: 'string' },
-        config: { type: 'object', additionalProperties: true },
-      },
-      required: ['system_id', 'app_id', 'name', 'config'],
-    },
+    submission: storedSubmission,
     app_id: { type: 'string' },
     app_version_id: { type: 'string' },
     app_version: { type: 'string' },
@@ -72,16 +80,6 @@ const fullInstantLaunch: JsonSchema = {
     'app_name',
     'app_description',
   ],
-};
-
-const launchSubmission: JsonSchema = {
-  type: 'object',
-  properties: {
-    system_id: { type: 'string' },
-    app_id: { type: 'string' },
-    name: { type: 'string' },
-    config: { type: 'object', additionalProperties: true },
-  },
 };
 
 const instantLaunchAvu: JsonSchema = {
@@ -237,19 +235,7 @@ const quickLaunch: JsonSchema = {
     name: { type: 'string' },
     description: { type: 'string' },
     is_public: { type: 'boolean' },
-    submission: {
-      type: 'object',
-      properties: {
-        system_id: { type: 'string' },
-        app_id: { type: 'string' },
-        name: { type: 'string' },
-        debug: { type: 'boolean' },
-        notify: { type: 'boolean' },
-        output_dir: { type: 'string' },
-        config: { type: 'object', additionalProperties: true },
-      },
-      required: ['system_id', 'app_id', 'name', 'debug', 'notify', 'output_dir', 'config'],
-    },
+    submission: storedSubmission,
   },
   required: [
     'id',
@@ -261,19 +247,6 @@ const quickLaunch: JsonSchema = {
     'is_public',
     'submission',
   ],
-};
-
-const quickLaunchSubmission: JsonSchema = {
-  type: 'object',
-  properties: {
-    system_id: { type: 'string' },
-    app_id: { type: 'string' },
-    name: { type: 'string' },
-    debug: { type: 'boolean' },
-    notify: { type: 'boolean' },
-    output_dir: { type: 'string' },
-    config: { type: 'object', additionalProperties: { type: 'string' } },
-  },
 };
 
 const concurrentJobLimit: JsonSchema = {
@@ -406,7 +379,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
                 quick_launch_description: { type: 'string' },
                 quick_launch_creator: { type: 'string' },
                 quick_launch_is_public: { type: 'boolean' },
-                submission: { type: 'object', additionalProperties: true },
+                submission: storedSubmission,
                 app_id: { type: 'string' },
                 app_version_id: { type: 'string' },
                 app_version: { type: 'string' },
@@ -468,7 +441,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
             name: { type: 'string' },
             description: { type: 'string' },
             is_public: { type: 'boolean' },
-            submission: launchSubmission,
+            submission: storedSubmission,
           },
         },
       },
@@ -545,19 +518,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           name: { type: 'string' },
           description: { type: 'string' },
           is_public: { type: 'boolean' },
-          submission: {
-            type: 'object',
-            properties: {
-              system_id: { type: 'string' },
-              app_id: { type: 'string' },
-              name: { type: 'string' },
-              config: { type: 'object', additionalProperties: {} },
-              debug: { type: 'boolean' },
-              notify: { type: 'boolean' },
-              output_dir: { type: 'string' },
-            },
-            required: ['app_id'],
-          },
+          submission: storedSubmission,
         },
         required: [
           'id',
@@ -578,18 +539,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         description: { type: 'string' },
         app_id: { type: 'string' },
         is_public: { type: 'boolean' },
-        submission: {
-          type: 'object',
-          properties: {
-            system_id: { type: 'string' },
-            app_id: { type: 'string' },
-            name: { type: 'string' },
-            config: { type: 'object', additionalProperties: {} },
-            debug: { type: 'boolean' },
-            notify: { type: 'boolean' },
-            output_dir: { type: 'string' },
-          },
-        },
+        submission: storedSubmission,
         creator: { type: 'string' },
         app_version_id: { type: 'string' },
       },
@@ -612,19 +562,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           name: { type: 'string' },
           description: { type: 'string' },
           is_public: { type: 'boolean' },
-          submission: {
-            type: 'object',
-            properties: {
-              system_id: { type: 'string' },
-              app_id: { type: 'string' },
-              name: { type: 'string' },
-              config: { type: 'object', additionalProperties: {} },
-              debug: { type: 'boolean' },
-              notify: { type: 'boolean' },
-              output_dir: { type: 'string' },
-            },
-            required: ['system_id', 'app_id', 'name', 'config'],
-          },
+          submission: storedSubmission,
         },
         required: [
           'id',
@@ -651,7 +589,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           name: { type: 'string' },
           description: { type: 'string' },
           is_public: { type: 'boolean' },
-          submission: quickLaunchSubmission,
+          submission: storedSubmission,
         },
       },
     },
@@ -660,7 +598,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       properties: {
         name: { type: 'string' },
         description: { type: 'string' },
-        submission: quickLaunchSubmission,
+        submission: storedSubmission,
         is_public: { type: 'boolean' },
       },
     },

@@ -17,6 +17,15 @@ import { isJsonObject } from '../../common/request-body.ts';
 import { errorAs, gatewayError } from '../../common/errors.ts';
 
 const PATH_BATCH = 500;
+/** The submission's own fields a quick launch may leave out, and their types when present. */
+const submissionFieldTypes = [
+  ['system_id', 'string'],
+  ['app_id', 'string'],
+  ['name', 'string'],
+  ['output_dir', 'string'],
+  ['debug', 'boolean'],
+  ['notify', 'boolean'],
+] as const;
 const bad = (field: string, reason: string) =>
   gatewayError('ERR_BAD_OR_MISSING_FIELD', reason, { field });
 
@@ -125,6 +134,12 @@ export async function checkTarget(
   const config = submission.config ?? {};
   if (!isJsonObject(config))
     throw bad('submission.config', '"submission.config" must be an object of parameter values');
+  // Stored as given and answered as given: a field that is there has the type a launch reads.
+  for (const [field, type] of submissionFieldTypes) {
+    const value = (submission as Record<string, unknown>)[field];
+    if (value !== undefined && typeof value !== type)
+      throw bad(`submission.${field}`, `"submission.${field}" must be a ${type}`);
+  }
 
   const app = await appVisibleTo(db, target.creator, target.appId);
   const version = await versionOf(db, app.id, target.appVersionId);

@@ -277,17 +277,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
           versions: { type: 'array', items: appVersion },
           job_stats: jobStats,
           documentation: appDocumentation,
-          extra: {
-            type: 'object',
-            properties: {
-              htcondor: {
-                type: 'object',
-                properties: { extra_requirements: { type: 'string' } },
-                required: ['extra_requirements'],
-              },
-            },
-            required: ['htcondor'],
-          },
+          extra: htcondorExtra, // any JSON object an administrator set
           hierarchies: { type: 'array', items: {} },
         },
         required: [
@@ -360,7 +350,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         },
       },
     },
-    body: { type: 'object', additionalProperties: true },
+    // Bodiless (clients.md): the web UI sends `{}` or nothing.
+    body: { type: 'object', additionalProperties: true, nullable: true },
   },
   'PATCH /admin/apps/{systemId}/{appId}/versions/{versionId}': {
     response: { '200': adminAppVersionDetails },
@@ -533,7 +524,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'PUT /apps/{systemId}/{appId}': { response: { '200': savedApp }, body: appDefinition },
   'POST /apps/{systemId}/{appId}/copy': {
     response: { '200': appDefinition },
-    body: { type: 'object', additionalProperties: true },
+    // The web UI sends `{}` or nothing: the body is optional and its content unread.
+    body: { type: 'object', additionalProperties: true, nullable: true },
   },
   'GET /apps/{systemId}/{appId}/documentation': { response: { '200': appDocumentation } },
   'POST /apps/{systemId}/{appId}/documentation': {
@@ -723,7 +715,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   },
   'POST /apps/{systemId}/{appId}/versions/{versionId}/copy': {
     response: { '200': newAppVersion },
-    body: { type: 'object', additionalProperties: true },
+    // The web UI sends `{}` or nothing: the body is optional and its content unread.
+    body: { type: 'object', additionalProperties: true, nullable: true },
   },
   'GET /apps/{systemId}/{appId}/versions/{versionId}/details': {
     response: {

@@ -219,7 +219,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'PUT /apps/pipelines/{appId}': { response: { '200': updatedPipeline }, body: pipelineDefinition },
   'POST /apps/pipelines/{appId}/copy': {
     response: { '200': updatedPipeline },
-    body: { type: 'object', additionalProperties: true },
+    // The web UI sends `{}` or nothing: the body is optional and its content unread.
+    body: { type: 'object', additionalProperties: true, nullable: true },
   },
   'GET /apps/pipelines/{appId}/ui': { response: { '200': createdPipeline } },
   'POST /apps/pipelines/{appId}/versions': {
@@ -287,7 +288,8 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         },
       },
     },
-    body: { type: 'object', additionalProperties: true },
+    // The web UI sends `{}` or nothing: the body is optional and its content unread.
+    body: { type: 'object', additionalProperties: true, nullable: true },
   },
   'GET /apps/pipelines/{appId}/versions/{versionId}/ui': {
     response: { '200': pipelineDefinition },
