@@ -26,7 +26,7 @@ import {
   type SigningKey,
 } from '../support/tokens.ts';
 import { freePort } from '../support/bundle-process.ts';
-import { nodeCacheEnv } from '../support/child-env.ts';
+import { nodeCacheEnv, nodeDyingWithTest } from '../support/child-env.ts';
 
 const projectDir = path.resolve(import.meta.dirname, '../..');
 const aliceHome = '/platform/home/alice';
@@ -143,7 +143,7 @@ interface Standalone {
 /** `node src/main.ts --backends user-info --backends-only`, waited for until `/livez` answers. */
 async function startStandalone(env: Record<string, string>): Promise<Standalone> {
   const port = await freePort();
-  const child = spawn(process.execPath, backendsOnlyArgs, {
+  const child = spawn(...nodeDyingWithTest(backendsOnlyArgs), {
     cwd: projectDir,
     env: childEnv({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -627,7 +627,7 @@ describe('user-info in a separate process', () => {
   test('--backends-only without BACKEND_SECRET exits non-zero naming it, in one line', async () => {
     const dataDir = tempDir();
     try {
-      const child = spawn(process.execPath, backendsOnlyArgs, {
+      const child = spawn(...nodeDyingWithTest(backendsOnlyArgs), {
         cwd: projectDir,
         env: childEnv({
           PORT: String(await freePort()),

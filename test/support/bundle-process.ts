@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { nodeCacheEnv } from './child-env.ts';
+import { nodeCacheEnv, nodeDyingWithTest } from './child-env.ts';
 
 export const projectDir = path.resolve(import.meta.dirname, '../..');
 
@@ -36,19 +36,22 @@ export async function startBundle(
 ): Promise<Bundled> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-bundle-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, path.join(projectDir, 'dist', 'main.js')], {
-    cwd: projectDir,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? tmpdir(),
-      ...nodeCacheEnv(),
-      GATEWAY_DATA_DIR: dataDir,
-      PORT: String(port),
-      LOG_LEVEL: 'silent',
-      ...env,
+  const child = spawn(
+    ...nodeDyingWithTest([...nodeArgs, path.join(projectDir, 'dist', 'main.js')]),
+    {
+      cwd: projectDir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? tmpdir(),
+        ...nodeCacheEnv(),
+        GATEWAY_DATA_DIR: dataDir,
+        PORT: String(port),
+        LOG_LEVEL: 'silent',
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { nodeCacheEnv } from './child-env.ts';
+import { nodeCacheEnv, nodeDyingWithTest } from './child-env.ts';
 
 export interface GatewayProcess {
   url: string;
@@ -20,7 +20,7 @@ const childScript = fileURLToPath(new URL('./gateway-child.ts', import.meta.url)
 
 /** Starts a gateway in a child process (see gateway-child.ts) with `env` layered over the test defaults. */
 export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
-  const child: ChildProcess = spawn(process.execPath, [childScript], {
+  const child: ChildProcess = spawn(...nodeDyingWithTest([childScript]), {
     env: {
       PATH: process.env.PATH ?? '',
       ...nodeCacheEnv(),

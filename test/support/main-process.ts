@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { nodeCacheEnv } from './child-env.ts';
+import { nodeCacheEnv, nodeDyingWithTest } from './child-env.ts';
 
 export interface MainProcess {
   url: string;
@@ -26,7 +26,7 @@ export async function startMainProcess(
   env: Record<string, string>,
   args: string[] = [],
 ): Promise<MainProcess> {
-  const child = spawn(process.execPath, ['src/main.ts', ...args], {
+  const child = spawn(...nodeDyingWithTest(['src/main.ts', ...args]), {
     cwd: repoRoot,
     env: {
       PATH: process.env.PATH ?? '',

@@ -170,11 +170,36 @@ export class S3BlobStore implements BlobStore {
 
   /**
    * Aborts the multipart uploads of objects under the prefix started at or before `before`: the
-   * writes a crashed process left unfinished. A server that cannot list them (NotImplemented) has
-   * nothing to clean here: 0.
+   * writes a crashed process left unfinished.
    */
   async removeStaleTemps(before: number): Promise<number> {
     let removed = 0;
+    for await (const upload of this.unfinishedUploads()) {
+      if ((upload.initiated ?? 0) > before) continue; // one that does not say when is old
+      await this.send('abort an unfinished upload', undefined, ({ client, sdk }) =>
+        client.send(
+          new sdk.AbortMultipartUploadCommand({
+            Bucket: this.bucket,
+            Key: upload.key,
+            UploadId: upload.uploadId,
+          }),
+        ),
+      );
+      removed += 1;
+    }
+    return removed;
+  }
+
+  /**
+   * The multipart uploads under the prefix neither completed nor aborted, page after page. A server
+   * that cannot list them (NotImplemented) has none to show.
+   */
+  private async *unfinishedUploads(): AsyncGenerator<{
+    key: string;
+    uploadId: string;
+    /** Undefined when the server did not say. */
+    initiated: number | undefined;
+  }> {
     let keyMarker: string | undefined;
     let uploadIdMarker: string | undefined;
     const { client, sdk } = await this.connect();
@@ -190,24 +215,17 @@ export class S3BlobStore implements BlobStore {
           }),
         );
       } catch (error) {
-        if ((error as S3Failure).name === 'NotImplemented') return removed;
+        if ((error as S3Failure).name === 'NotImplemented') return;
         throw this.failure(error, undefined, 'list unfinished uploads');
       }
-      for (const upload of page.Uploads ?? []) {
-        if (!upload.Key || !upload.UploadId) continue;
-        if ((upload.Initiated?.getTime() ?? 0) > before) continue;
-        await this.send('abort an unfinished upload', undefined, () =>
-          client.send(
-            new sdk.AbortMultipartUploadCommand({
-              Bucket: this.bucket,
-              Key: upload.Key,
-              UploadId: upload.UploadId,
-            }),
-          ),
-        );
-        removed += 1;
-      }
-      if (!page.IsTruncated) return removed;
+      for (const upload of page.Uploads ?? [])
+        if (upload.Key && upload.UploadId)
+          yield {
+            key: upload.Key,
+            uploadId: upload.UploadId,
+            initiated: upload.Initiated?.getTime(),
+          };
+      if (!page.IsTruncated) return;
       keyMarker = page.NextKeyMarker;
       uploadIdMarker = page.NextUploadIdMarker;
     }
@@ -255,34 +273,12 @@ export class S3BlobStore implements BlobStore {
   /** The multipart uploads under the prefix that were neither completed nor aborted. */
   async temps(): Promise<UnfinishedWrite[]> {
     const found: UnfinishedWrite[] = [];
-    let keyMarker: string | undefined;
-    let uploadIdMarker: string | undefined;
-    const { client, sdk } = await this.connect();
-    for (;;) {
-      let page;
-      try {
-        page = await client.send(
-          new sdk.ListMultipartUploadsCommand({
-            Bucket: this.bucket,
-            Prefix: this.objectsPrefix,
-            KeyMarker: keyMarker,
-            UploadIdMarker: uploadIdMarker,
-          }),
-        );
-      } catch (error) {
-        if ((error as S3Failure).name === 'NotImplemented') return found;
-        throw this.failure(error, undefined, 'list unfinished uploads');
-      }
-      for (const upload of page.Uploads ?? [])
-        if (upload.Key && upload.UploadId)
-          found.push({
-            name: `${upload.Key} (upload ${upload.UploadId})`,
-            started: upload.Initiated?.getTime() ?? Date.now(),
-          });
-      if (!page.IsTruncated) return found;
-      keyMarker = page.NextKeyMarker;
-      uploadIdMarker = page.NextUploadIdMarker;
-    }
+    for await (const upload of this.unfinishedUploads())
+      found.push({
+        name: `${upload.key} (upload ${upload.uploadId})`,
+        started: upload.initiated ?? Date.now(),
+      });
+    return found;
   }
 
   /** Copies the object to `<prefix>lost+found/<id>`, then deletes it; answers the new place. */
