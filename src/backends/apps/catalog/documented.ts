@@ -1,93 +1,72 @@
 // What the catalog room's routes (listings, categories, communities, hierarchies and ontologies,
 // marks, AVU metadata, reference genomes) take and answer, for the OpenAPI document: documentation
 // only (the service's documented.ts composes the rooms' tables and says how they were recorded).
-import type { DocumentedSchemas, JsonSchema } from '../../../common/documented-schemas.ts';
+import {
+  loose,
+  requiringAll,
+  type DocumentedSchemas,
+  type JsonSchema,
+} from '../../../common/documented-schemas.ts';
 import {
   appListingRequired,
+  appVersionProperties,
   listedAppProperties,
+  unversionedAppProperties,
   versionedAppRequired,
-  pipelineEligibility,
-  rating,
-  limitChecks,
+  detailedAppProperties,
+  adminAppDetailsProperties,
   appToolDetail,
   appVersion,
-  jobStats,
-  appDocumentation,
-  htcondorExtra,
-  appTool,
   namedItem,
   savedApp,
 } from '../shared/index.ts';
 
-const metadataAvus: JsonSchema = {
-  type: 'object',
-  properties: {
-    avus: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          attr: { type: 'string' },
-          value: { type: 'string' },
-          unit: { type: 'string' },
-          target_id: { type: 'string' },
-          target_type: { type: 'string' },
-          created_by: { type: 'string' },
-          modified_by: { type: 'string' },
-          created_on: { type: 'integer' },
-          modified_on: { type: 'integer' },
-          avus: { type: 'array', items: {} },
-        },
-        required: [
-          'id',
-          'attr',
-          'value',
-          'unit',
-          'target_id',
-          'target_type',
-          'created_by',
-          'modified_by',
-          'created_on',
-          'modified_on',
-          'avus',
-        ],
-      },
-    },
-  },
-  required: ['avus'],
-};
+/** An AVU as stored: an attribute, value and unit on a target, with who set it when. */
+const avu = requiringAll({
+  id: { type: 'string' },
+  attr: { type: 'string' },
+  value: { type: 'string' },
+  unit: { type: 'string' },
+  target_id: { type: 'string' },
+  target_type: { type: 'string' },
+  created_by: { type: 'string' },
+  modified_by: { type: 'string' },
+  created_on: { type: 'integer' },
+  modified_on: { type: 'integer' },
+  avus: { type: 'array', items: {} },
+});
 
-const metadataAvusBody: JsonSchema = {
-  type: 'object',
-  properties: {
-    avus: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          attr: { type: 'string' },
-          value: { type: 'string' },
-          unit: { type: 'string' },
-        },
-      },
-    },
-  },
-};
+const metadataAvus = requiringAll({ avus: { type: 'array', items: avu } });
 
-const appCategory: JsonSchema = {
+/** What a client sends of an AVU. */
+const sentAvuProperties = {
+  attr: { type: 'string' },
+  value: { type: 'string' },
+  unit: { type: 'string' },
+} satisfies Record<string, JsonSchema>;
+
+/** A body of AVUs, each of `properties`. */
+const avusBody = (properties: Record<string, JsonSchema>): JsonSchema => ({
   type: 'object',
-  properties: {
-    system_id: { type: 'string' },
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    is_public: { type: 'boolean' },
-    total: { type: 'integer' },
-    parent_id: { type: 'string', nullable: true },
-  },
-  required: ['system_id', 'id', 'name', 'description', 'is_public', 'total', 'parent_id'],
-};
+  properties: { avus: { type: 'array', items: { type: 'object', properties } } },
+});
+
+const metadataAvusBody = avusBody(sentAvuProperties);
+
+/** What every category answer gives of a category. */
+const categoryProperties = {
+  system_id: { type: 'string' },
+  id: { type: 'string' },
+  name: { type: 'string' },
+  description: { type: 'string' },
+  is_public: { type: 'boolean' },
+  total: { type: 'integer' },
+} satisfies Record<string, JsonSchema>;
+
+const appCategory = requiringAll({
+  ...categoryProperties,
+  parent_id: { type: 'string', nullable: true },
+});
 
 const appHierarchy: JsonSchema = {
   type: 'object',
@@ -104,36 +83,10 @@ const appHierarchy: JsonSchema = {
   },
 };
 
+/** An app under a hierarchy: its version named last, and not required. */
 const hierarchyApp: JsonSchema = {
   type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    app_type: { type: 'string' },
-    system_id: { type: 'string' },
-    integrator_name: { type: 'string' },
-    integrator_email: { type: 'string' },
-    integration_date: { type: 'string' },
-    edited_date: { type: 'string' },
-    deleted: { type: 'boolean' },
-    disabled: { type: 'boolean' },
-    beta: { type: 'boolean' },
-    is_public: { type: 'boolean' },
-    isBlessed: { type: 'boolean' },
-    is_favorite: { type: 'boolean' },
-    can_favor: { type: 'boolean' },
-    can_rate: { type: 'boolean' },
-    can_run: { type: 'boolean' },
-    step_count: { type: 'integer' },
-    overall_job_type: { type: 'string' },
-    permission: { type: 'string' },
-    pipeline_eligibility: { type: 'object', additionalProperties: true },
-    rating: { type: 'object', additionalProperties: true },
-    limitChecks: { type: 'object', additionalProperties: true },
-    version: { type: 'string' },
-    version_id: { type: 'string' },
-  },
+  properties: { ...unversionedAppProperties, ...appVersionProperties },
   required: [...appListingRequired],
 };
 
@@ -142,61 +95,20 @@ const ontologyApps: JsonSchema = {
   properties: { total: { type: 'integer' }, apps: { type: 'array', items: hierarchyApp } },
 };
 
-const referenceGenome: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    path: { type: 'string' },
-    deleted: { type: 'boolean' },
-    created_by: { type: 'string' },
-    created_on: { type: 'string' },
-    last_modified_by: { type: 'string' },
-    last_modified_on: { type: 'string' },
-  },
-  required: [
-    'id',
-    'name',
-    'path',
-    'deleted',
-    'created_by',
-    'created_on',
-    'last_modified_by',
-    'last_modified_on',
-  ],
-};
+const referenceGenome = requiringAll({
+  id: { type: 'string' },
+  name: { type: 'string' },
+  path: { type: 'string' },
+  deleted: { type: 'boolean' },
+  created_by: { type: 'string' },
+  created_on: { type: 'string' },
+  last_modified_by: { type: 'string' },
+  last_modified_on: { type: 'string' },
+});
 
 const referenceGenomeBody: JsonSchema = {
   type: 'object',
   properties: { name: { type: 'string' }, path: { type: 'string' } },
-};
-
-/** The properties of an app in a community's app listing (no version fields). */
-const communityAppProperties: Record<string, JsonSchema> = {
-  id: { type: 'string' },
-  name: { type: 'string' },
-  description: { type: 'string' },
-  app_type: { type: 'string' },
-  system_id: { type: 'string' },
-  integrator_name: { type: 'string' },
-  integrator_email: { type: 'string' },
-  integration_date: { type: 'string' },
-  edited_date: { type: 'string' },
-  deleted: { type: 'boolean' },
-  disabled: { type: 'boolean' },
-  beta: { type: 'boolean' },
-  is_public: { type: 'boolean' },
-  isBlessed: { type: 'boolean' },
-  is_favorite: { type: 'boolean' },
-  can_favor: { type: 'boolean' },
-  can_rate: { type: 'boolean' },
-  can_run: { type: 'boolean' },
-  step_count: { type: 'integer' },
-  overall_job_type: { type: 'string' },
-  permission: { type: 'string' },
-  pipeline_eligibility: { type: 'object', additionalProperties: true },
-  rating: { type: 'object', additionalProperties: true },
-  limitChecks: { type: 'object', additionalProperties: true },
 };
 
 const listedApp: JsonSchema = {
@@ -210,24 +122,19 @@ const ratingSummary: JsonSchema = {
   properties: { average: { type: 'number' }, total: { type: 'integer' } },
 };
 
-const categoryApps: JsonSchema = {
-  type: 'object',
-  properties: {
-    system_id: { type: 'string' },
-    id: { type: 'string' },
-    name: { type: 'string' },
-    is_public: { type: 'boolean' },
-    total: { type: 'integer' },
-    apps: { type: 'array', items: listedApp },
-  },
-  required: ['system_id', 'id', 'name', 'is_public', 'total', 'apps'],
-};
+const categoryApps = requiringAll({
+  system_id: { type: 'string' },
+  id: { type: 'string' },
+  name: { type: 'string' },
+  is_public: { type: 'boolean' },
+  total: { type: 'integer' },
+  apps: { type: 'array', items: listedApp },
+});
 
-const hierarchyApps: JsonSchema = {
-  type: 'object',
-  properties: { total: { type: 'integer' }, apps: { type: 'array', items: hierarchyApp } },
-  required: ['total', 'apps'],
-};
+const hierarchyApps = requiringAll({
+  total: { type: 'integer' },
+  apps: { type: 'array', items: hierarchyApp },
+});
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'GET /admin/apps': {
@@ -240,34 +147,11 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
             type: 'array',
             items: {
               type: 'object',
+              // Its job counts, then its version, named last and not required.
               properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                app_type: { type: 'string' },
-                system_id: { type: 'string' },
-                integrator_name: { type: 'string' },
-                integrator_email: { type: 'string' },
-                integration_date: { type: 'string' },
-                edited_date: { type: 'string' },
-                deleted: { type: 'boolean' },
-                disabled: { type: 'boolean' },
-                beta: { type: 'boolean' },
-                is_public: { type: 'boolean' },
-                isBlessed: { type: 'boolean' },
-                is_favorite: { type: 'boolean' },
-                can_favor: { type: 'boolean' },
-                can_rate: { type: 'boolean' },
-                can_run: { type: 'boolean' },
-                step_count: { type: 'integer' },
-                overall_job_type: { type: 'string' },
-                permission: { type: 'string' },
-                pipeline_eligibility: { type: 'object', additionalProperties: true },
-                rating: { type: 'object', additionalProperties: true },
-                limitChecks: { type: 'object', additionalProperties: true },
+                ...unversionedAppProperties,
                 job_stats: { type: 'object', additionalProperties: true },
-                version: { type: 'string' },
-                version_id: { type: 'string' },
+                ...appVersionProperties,
               },
               required: [...appListingRequired, 'job_stats'],
             },
@@ -284,15 +168,11 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         properties: {
           categories: {
             type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                system_id: { type: 'string' },
-                app_id: { type: 'string' },
-                category_ids: { type: 'array', items: {} },
-              },
-              required: ['system_id', 'app_id', 'category_ids'],
-            },
+            items: requiringAll({
+              system_id: { type: 'string' },
+              app_id: { type: 'string' },
+              category_ids: { type: 'array', items: {} },
+            }),
           },
         },
         required: ['categories'],
@@ -325,60 +205,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     body: { type: 'object', properties: { avus: { type: 'array', items: {} } } },
   },
   'GET /admin/apps/{systemId}/{appId}/details': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          system_id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          beta: { type: 'boolean' },
-          is_public: { type: 'boolean' },
-          isBlessed: { type: 'boolean' },
-          is_favorite: { type: 'boolean' },
-          can_favor: { type: 'boolean' },
-          can_rate: { type: 'boolean' },
-          can_run: { type: 'boolean' },
-          step_count: { type: 'integer' },
-          overall_job_type: { type: 'string' },
-          permission: { type: 'string' },
-          pipeline_eligibility: pipelineEligibility,
-          rating,
-          limitChecks,
-          tools: { type: 'array', items: appTool },
-          references: { type: 'array', items: { type: 'string' } },
-          categories: { type: 'array', items: {} },
-          suggested_categories: { type: 'array', items: {} },
-          versions: { type: 'array', items: appVersion },
-          job_stats: jobStats,
-          documentation: appDocumentation,
-          extra: htcondorExtra,
-          hierarchies: { type: 'array', items: {} },
-        },
-        required: [
-          ...versionedAppRequired,
-          'tools',
-          'references',
-          'categories',
-          'suggested_categories',
-          'versions',
-          'job_stats',
-          'documentation',
-          'extra',
-          'hierarchies',
-        ],
-      },
-    },
+    response: { '200': requiringAll(adminAppDetailsProperties) },
   },
   'GET /admin/apps/categories': {
     response: {
@@ -387,27 +214,10 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         properties: {
           categories: {
             type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                system_id: { type: 'string' },
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                is_public: { type: 'boolean' },
-                total: { type: 'integer' },
-                categories: { type: 'array', items: {} },
-              },
-              required: [
-                'system_id',
-                'id',
-                'name',
-                'description',
-                'is_public',
-                'total',
-                'categories',
-              ],
-            },
+            items: requiringAll({
+              ...categoryProperties,
+              categories: { type: 'array', items: {} },
+            }),
           },
         },
         required: ['categories'],
@@ -448,13 +258,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         type: 'object',
         properties: {
           total: { type: 'integer' },
-          apps: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: communityAppProperties,
-            },
-          },
+          apps: { type: 'array', items: { type: 'object', properties: unversionedAppProperties } },
         },
       },
     },
@@ -466,17 +270,13 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         properties: {
           ontologies: {
             type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                iri: { type: 'string' },
-                version: { type: 'string' },
-                created_by: { type: 'string' },
-                created_on: { type: 'integer' },
-                active: { type: 'boolean' },
-              },
-              required: ['iri', 'version', 'created_by', 'created_on', 'active'],
-            },
+            items: requiringAll({
+              iri: { type: 'string' },
+              version: { type: 'string' },
+              created_by: { type: 'string' },
+              created_on: { type: 'integer' },
+              active: { type: 'boolean' },
+            }),
           },
         },
         required: ['ontologies'],
@@ -485,15 +285,11 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   },
   'POST /admin/ontologies/{version}': {
     response: {
-      '200': {
-        type: 'object',
-        properties: {
-          version: { type: 'string' },
-          applied_by: { type: 'string' },
-          applied: { type: 'integer' },
-        },
-        required: ['version', 'applied_by', 'applied'],
-      },
+      '200': requiringAll({
+        version: { type: 'string' },
+        applied_by: { type: 'string' },
+        applied: { type: 'integer' },
+      }),
     },
     noBody: true,
   },
@@ -506,30 +302,15 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   },
   'DELETE /admin/reference-genomes/{id}': { response: { '200': referenceGenome } },
   'PATCH /admin/reference-genomes/{id}': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          path: { type: 'string' },
-          deleted: { type: 'boolean' },
-          created_by: { type: 'string' },
-          created_on: { type: 'string' },
-          last_modified_by: { type: 'string' },
-          last_modified_on: { type: 'string' },
-        },
-      },
-    },
+    response: { '200': loose(referenceGenome) },
     body: referenceGenomeBody,
   },
   'GET /apps': {
     response: {
-      '200': {
-        type: 'object',
-        properties: { total: { type: 'integer' }, apps: { type: 'array', items: listedApp } },
-        required: ['total', 'apps'],
-      },
+      '200': requiringAll({
+        total: { type: 'integer' },
+        apps: { type: 'array', items: listedApp },
+      }),
     },
   },
   'DELETE /apps/{appId}/communities': {
@@ -539,121 +320,41 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'GET /apps/{appId}/metadata': { response: { '200': metadataAvus } },
   'POST /apps/{appId}/metadata': {
     response: { '200': metadataAvus },
-    body: {
-      type: 'object',
-      properties: {
-        avus: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              attr: { type: 'string' },
-              value: { type: 'string' },
-              unit: { type: 'string' },
-              id: { type: 'string' },
-            },
-          },
-        },
-      },
-    },
+    body: avusBody({ ...sentAvuProperties, id: { type: 'string' } }),
   },
   'PUT /apps/{appId}/metadata': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          avus: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                attr: { type: 'string' },
-                value: { type: 'string' },
-                unit: { type: 'string' },
-                target_id: { type: 'string' },
-                target_type: { type: 'string' },
-                created_by: { type: 'string' },
-                modified_by: { type: 'string' },
-                created_on: { type: 'integer' },
-                modified_on: { type: 'integer' },
-                avus: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
-        required: ['avus'],
-      },
-    },
+    response: { '200': requiringAll({ avus: { type: 'array', items: loose(avu) } }) },
     body: metadataAvusBody,
   },
   'GET /apps/{systemId}/{appId}': { response: { '200': savedApp } },
   'GET /apps/{systemId}/{appId}/details': {
     response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          system_id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          beta: { type: 'boolean' },
-          is_public: { type: 'boolean' },
-          isBlessed: { type: 'boolean' },
-          is_favorite: { type: 'boolean' },
-          can_favor: { type: 'boolean' },
-          can_rate: { type: 'boolean' },
-          can_run: { type: 'boolean' },
-          step_count: { type: 'integer' },
-          overall_job_type: { type: 'string' },
-          permission: { type: 'string' },
-          pipeline_eligibility: pipelineEligibility,
-          rating: {
-            type: 'object',
-            properties: {
-              average: { type: 'integer' },
-              total: { type: 'integer' },
-              user: { type: 'integer' },
-            },
-            required: ['average', 'total'],
+      '200': requiringAll({
+        ...detailedAppProperties,
+        // The caller's own rating beside the average, when they gave one.
+        rating: {
+          type: 'object',
+          properties: {
+            average: { type: 'integer' },
+            total: { type: 'integer' },
+            user: { type: 'integer' },
           },
-          limitChecks,
-          tools: {
-            type: 'array',
-            items: appToolDetail,
-          },
-          references: { type: 'array', items: {} },
-          categories: { type: 'array', items: namedItem },
-          suggested_categories: { type: 'array', items: {} },
-          versions: { type: 'array', items: appVersion },
-          job_stats: {
-            type: 'object',
-            properties: {
-              job_count_completed: { type: 'integer' },
-              job_last_completed: { type: 'string' },
-            },
-            required: ['job_count_completed'],
-          },
+          required: ['average', 'total'],
         },
-        required: [
-          ...versionedAppRequired,
-          'tools',
-          'references',
-          'categories',
-          'suggested_categories',
-          'versions',
-          'job_stats',
-        ],
-      },
+        tools: { type: 'array', items: appToolDetail },
+        references: { type: 'array', items: {} },
+        categories: { type: 'array', items: namedItem },
+        suggested_categories: { type: 'array', items: {} },
+        versions: { type: 'array', items: appVersion },
+        job_stats: {
+          type: 'object',
+          properties: {
+            job_count_completed: { type: 'integer' },
+            job_last_completed: { type: 'string' },
+          },
+          required: ['job_count_completed'],
+        },
+      }),
     },
   },
   'DELETE /apps/{systemId}/{appId}/favorite': {
@@ -694,18 +395,14 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         properties: {
           categories: {
             type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                system_id: { type: 'string' },
-                id: { type: 'string' },
-                name: { type: 'string' },
-                is_public: { type: 'boolean' },
-                total: { type: 'integer' },
-                categories: { type: 'array', items: {} },
-              },
-              required: ['system_id', 'id', 'name', 'is_public', 'total', 'categories'],
-            },
+            items: requiringAll({
+              system_id: { type: 'string' },
+              id: { type: 'string' },
+              name: { type: 'string' },
+              is_public: { type: 'boolean' },
+              total: { type: 'integer' },
+              categories: { type: 'array', items: {} },
+            }),
           },
         },
         required: ['categories'],
@@ -724,7 +421,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
             type: 'array',
             items: {
               type: 'object',
-              properties: communityAppProperties,
+              properties: unversionedAppProperties,
               required: [...appListingRequired],
             },
           },

@@ -2,12 +2,17 @@
 // administrators' app edits, elements, integration data) take and answer, for the OpenAPI document:
 // documentation only (the service's documented.ts composes the rooms' tables and says how they were
 // recorded).
-import type { DocumentedSchemas, JsonSchema } from '../../../common/documented-schemas.ts';
 import {
-  versionedAppRequired,
+  loose,
+  requiringAll,
+  type DocumentedSchemas,
+  type JsonSchema,
+} from '../../../common/documented-schemas.ts';
+import {
+  listedAppProperties,
   pipelineEligibility,
   rating,
-  limitChecks,
+  adminAppDetailsProperties,
   appToolDetail,
   appVersion,
   jobStats,
@@ -17,10 +22,15 @@ import {
   appTool,
   looseAppVersion,
   parameterGroup,
+  appDefinitionProperties,
+  looseAppDefinitionProperties,
+  appTaskProperties,
+  appJobViewProperties,
   appJobView,
   uiParameterGroup,
   savedApp,
   elementType,
+  unreadOptionalBody,
 } from '../shared/index.ts';
 
 const editedDocumentation: JsonSchema = {
@@ -33,15 +43,7 @@ const editedDocumentation: JsonSchema = {
   },
 };
 
-const savedDocumentation: JsonSchema = {
-  type: 'object',
-  properties: {
-    app_id: { type: 'string' },
-    version_id: { type: 'string' },
-    documentation: { type: 'string' },
-    references: { type: 'array', items: { type: 'string' } },
-  },
-};
+const savedDocumentation = loose(appDocumentation);
 
 const documentationBody: JsonSchema = {
   type: 'object',
@@ -51,102 +53,37 @@ const documentationBody: JsonSchema = {
   },
 };
 
-const integrationData: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    integrator_name: { type: 'string' },
-    integrator_email: { type: 'string' },
-  },
+const integrationDataProperties = {
+  id: { type: 'string' },
+  integrator_name: { type: 'string' },
+  integrator_email: { type: 'string' },
+} satisfies Record<string, JsonSchema>;
+
+const integrationData: JsonSchema = { type: 'object', properties: integrationDataProperties };
+
+/** A listed app's properties as the editor answers them: its objects' fields none required. */
+const looseDetailedAppProperties: Record<string, JsonSchema> = {
+  ...listedAppProperties,
+  pipeline_eligibility: loose(pipelineEligibility),
+  rating: loose(rating),
+  limitChecks: looseLimitChecks,
 };
 
-const loosePipelineEligibility: JsonSchema = {
-  type: 'object',
-  properties: { is_valid: { type: 'boolean' }, reason: { type: 'string' } },
-};
+const blessedApp: JsonSchema = { type: 'object', properties: looseDetailedAppProperties };
 
-const looseRating: JsonSchema = {
-  type: 'object',
-  properties: { average: { type: 'integer' }, total: { type: 'integer' } },
-};
-
-const blessedApp: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    app_type: { type: 'string' },
-    version: { type: 'string' },
-    version_id: { type: 'string' },
-    system_id: { type: 'string' },
-    integrator_name: { type: 'string' },
-    integrator_email: { type: 'string' },
-    integration_date: { type: 'string' },
-    edited_date: { type: 'string' },
-    deleted: { type: 'boolean' },
-    disabled: { type: 'boolean' },
-    beta: { type: 'boolean' },
-    is_public: { type: 'boolean' },
-    isBlessed: { type: 'boolean' },
-    is_favorite: { type: 'boolean' },
-    can_favor: { type: 'boolean' },
-    can_rate: { type: 'boolean' },
-    can_run: { type: 'boolean' },
-    step_count: { type: 'integer' },
-    overall_job_type: { type: 'string' },
-    permission: { type: 'string' },
-    pipeline_eligibility: loosePipelineEligibility,
-    rating: looseRating,
-    limitChecks: looseLimitChecks,
-  },
-};
-
+/**
+ * The administrators' details of an app as their version routes answer them: no field claimed
+ * required, the listing's objects loose, the references and documentation as edited.
+ */
 const adminAppVersionDetails: JsonSchema = {
   type: 'object',
   properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    app_type: { type: 'string' },
-    version: { type: 'string' },
-    version_id: { type: 'string' },
-    system_id: { type: 'string' },
-    integrator_name: { type: 'string' },
-    integrator_email: { type: 'string' },
-    integration_date: { type: 'string' },
-    edited_date: { type: 'string' },
-    deleted: { type: 'boolean' },
-    disabled: { type: 'boolean' },
-    beta: { type: 'boolean' },
-    is_public: { type: 'boolean' },
-    isBlessed: { type: 'boolean' },
-    is_favorite: { type: 'boolean' },
-    can_favor: { type: 'boolean' },
-    can_rate: { type: 'boolean' },
-    can_run: { type: 'boolean' },
-    step_count: { type: 'integer' },
-    overall_job_type: { type: 'string' },
-    permission: { type: 'string' },
-    pipeline_eligibility: loosePipelineEligibility,
-    rating: looseRating,
-    limitChecks: looseLimitChecks,
-    tools: { type: 'array', items: appTool },
+    ...adminAppDetailsProperties,
+    ...looseDetailedAppProperties, // over the listing's fields, each where it stands
     references: { type: 'array', items: {} },
-    categories: { type: 'array', items: {} },
-    suggested_categories: { type: 'array', items: {} },
     versions: { type: 'array', items: looseAppVersion },
-    job_stats: {
-      type: 'object',
-      properties: {
-        job_count: { type: 'integer' },
-        job_count_completed: { type: 'integer' },
-        job_count_failed: { type: 'integer' },
-      },
-    },
+    job_stats: loose(jobStats),
     documentation: editedDocumentation,
-    extra: htcondorExtra,
-    hierarchies: { type: 'array', items: {} },
   },
 };
 
@@ -160,38 +97,22 @@ const parameterGroupBody: JsonSchema = {
   properties: { label: { type: 'string' }, parameters: { type: 'array', items: {} } },
 };
 
+/** The editor's own parts of an app's definition: its tools and their parameter groups. */
+const editedAppParts = {
+  references: { type: 'array', items: {} },
+  tools: { type: 'array', items: appTool },
+  requirements: { type: 'array', items: {} },
+  groups: { type: 'array', items: parameterGroup },
+} satisfies Record<string, JsonSchema>;
+
 const appDefinition: JsonSchema = {
   type: 'object',
-  properties: {
-    id: { type: 'string' },
-    system_id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    version: { type: 'string' },
-    version_id: { type: 'string' },
-    versions: { type: 'array', items: looseAppVersion },
-    integrator_name: { type: 'string' },
-    integrator_email: { type: 'string' },
-    integration_date: { type: 'string' },
-    edited_date: { type: 'string' },
-    is_public: { type: 'boolean' },
-    deleted: { type: 'boolean' },
-    disabled: { type: 'boolean' },
-    references: { type: 'array', items: {} },
-    tools: { type: 'array', items: appTool },
-    requirements: { type: 'array', items: {} },
-    groups: { type: 'array', items: parameterGroup },
-  },
+  properties: { ...looseAppDefinitionProperties, ...editedAppParts },
 };
 
 const appIntegrationData: JsonSchema = {
   type: 'object',
-  properties: {
-    id: { type: 'string' },
-    integrator_name: { type: 'string' },
-    integrator_email: { type: 'string' },
-    user: { type: 'string' },
-  },
+  properties: { ...integrationDataProperties, user: { type: 'string' } },
 };
 
 const appTools: JsonSchema = {
@@ -201,27 +122,37 @@ const appTools: JsonSchema = {
 
 const newAppVersion: JsonSchema = {
   type: 'object',
-  properties: {
-    id: { type: 'string' },
-    system_id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    version: { type: 'string' },
-    version_id: { type: 'string' },
-    versions: { type: 'array', items: appVersion },
-    integrator_name: { type: 'string' },
-    integrator_email: { type: 'string' },
-    integration_date: { type: 'string' },
-    edited_date: { type: 'string' },
-    is_public: { type: 'boolean' },
-    deleted: { type: 'boolean' },
-    disabled: { type: 'boolean' },
-    references: { type: 'array', items: {} },
-    tools: { type: 'array', items: appTool },
-    requirements: { type: 'array', items: {} },
-    groups: { type: 'array', items: parameterGroup },
-  },
+  properties: { ...appDefinitionProperties, ...editedAppParts },
 };
+
+/** An app's tasks, each as `task`. */
+const appTasksProperties = (task: JsonSchema): Record<string, JsonSchema> => ({
+  id: { type: 'string' },
+  name: { type: 'string' },
+  description: { type: 'string' },
+  version_id: { type: 'string' },
+  tasks: { type: 'array', items: task },
+});
+
+/** What a publication request and its answer say first. */
+const publicationRequestProperties = {
+  id: { type: 'string' },
+  app_id: { type: 'string' },
+  system_id: { type: 'string' },
+  app_name: { type: 'string' },
+  requestor: { type: 'string' },
+  requested_on: { type: 'string' },
+  completed: { type: 'boolean' },
+} satisfies Record<string, JsonSchema>;
+
+/** An app sketched as the editor sends it to save or to preview: its name, tools and groups. */
+const sketchedAppProperties = {
+  name: { type: 'string' },
+  tools: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } },
+  groups: { type: 'array', items: parameterGroupBody },
+} satisfies Record<string, JsonSchema>;
+
+const deletedId: JsonSchema = { type: 'object', properties: { id: { type: 'string' } } };
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'PATCH /admin/apps/{system-id}/{app-id}/documentation': {
@@ -236,63 +167,14 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: { '200': integrationData },
     noBody: true,
   },
-  'DELETE /admin/apps/{systemId}/{appId}': {
-    response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
-  },
+  'DELETE /admin/apps/{systemId}/{appId}': { response: { '200': deletedId } },
   'PATCH /admin/apps/{systemId}/{appId}': {
     response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          system_id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          beta: { type: 'boolean' },
-          is_public: { type: 'boolean' },
-          isBlessed: { type: 'boolean' },
-          is_favorite: { type: 'boolean' },
-          can_favor: { type: 'boolean' },
-          can_rate: { type: 'boolean' },
-          can_run: { type: 'boolean' },
-          step_count: { type: 'integer' },
-          overall_job_type: { type: 'string' },
-          permission: { type: 'string' },
-          pipeline_eligibility: pipelineEligibility,
-          rating,
-          limitChecks,
-          tools: { type: 'array', items: appToolDetail },
-          references: { type: 'array', items: { type: 'string' } },
-          categories: { type: 'array', items: {} },
-          suggested_categories: { type: 'array', items: {} },
-          versions: { type: 'array', items: appVersion },
-          job_stats: jobStats,
-          documentation: appDocumentation,
-          extra: htcondorExtra, // any JSON object an administrator set
-          hierarchies: { type: 'array', items: {} },
-        },
-        required: [
-          ...versionedAppRequired,
-          'tools',
-          'references',
-          'categories',
-          'suggested_categories',
-          'versions',
-          'job_stats',
-          'documentation',
-          'extra',
-          'hierarchies',
-        ],
-      },
+      // The administrators' details, its tools' fields claimed.
+      '200': requiringAll({
+        ...adminAppDetailsProperties,
+        tools: { type: 'array', items: appToolDetail },
+      }),
     },
     body: {
       type: 'object',
@@ -320,38 +202,12 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       '200': {
         type: 'object',
         properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          system_id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          beta: { type: 'boolean' },
-          is_public: { type: 'boolean' },
-          isBlessed: { type: 'boolean' },
-          is_favorite: { type: 'boolean' },
-          can_favor: { type: 'boolean' },
-          can_rate: { type: 'boolean' },
-          can_run: { type: 'boolean' },
-          step_count: { type: 'integer' },
-          overall_job_type: { type: 'string' },
-          permission: { type: 'string' },
-          pipeline_eligibility: loosePipelineEligibility,
-          rating: looseRating,
-          limitChecks: looseLimitChecks,
+          ...looseDetailedAppProperties,
           publication_request_ids: { type: 'array', items: { type: 'string' } },
         },
       },
     },
-    // Bodiless (clients.md): the web UI sends `{}` or nothing.
-    body: { type: 'object', additionalProperties: true, nullable: true },
+    body: unreadOptionalBody, // bodiless (clients.md)
   },
   'PATCH /admin/apps/{systemId}/{appId}/versions/{versionId}': {
     response: { '200': adminAppVersionDetails },
@@ -374,13 +230,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
             items: {
               type: 'object',
               properties: {
-                id: { type: 'string' },
-                app_id: { type: 'string' },
-                system_id: { type: 'string' },
-                app_name: { type: 'string' },
-                requestor: { type: 'string' },
-                requested_on: { type: 'string' },
-                completed: { type: 'boolean' },
+                ...publicationRequestProperties,
                 documentation: {
                   type: 'string',
                   description: 'As the publication request sent it, when it did',
@@ -418,16 +268,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
                   ],
                 },
               },
-              required: [
-                'id',
-                'app_id',
-                'system_id',
-                'app_name',
-                'requestor',
-                'requested_on',
-                'completed',
-                'app',
-              ],
+              required: [...Object.keys(publicationRequestProperties), 'app'],
             },
           },
         },
@@ -443,15 +284,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         properties: {
           integration_data: {
             type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                integrator_name: { type: 'string' },
-                integrator_email: { type: 'string' },
-              },
-              required: ['id', 'integrator_name', 'integrator_email'],
-            },
+            items: requiringAll(integrationDataProperties),
           },
           total: { type: 'integer' },
         },
@@ -460,16 +293,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   },
   'POST /admin/integration-data': {
     response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          user: { type: 'string' },
-        },
-        required: ['id', 'integrator_name', 'integrator_email'],
-      },
+      '200': { ...appIntegrationData, required: Object.keys(integrationDataProperties) },
     },
     body: {
       type: 'object',
@@ -480,9 +304,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       },
     },
   },
-  'DELETE /admin/integration-data/{dataId}': {
-    response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
-  },
+  'DELETE /admin/integration-data/{dataId}': { response: { '200': deletedId } },
   'GET /admin/integration-data/{dataId}': { response: { '200': integrationData } },
   'PUT /admin/integration-data/{dataId}': {
     response: { '200': integrationData },
@@ -503,17 +325,10 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: { '200': savedApp },
     body: {
       type: 'object',
-      properties: {
-        name: { type: 'string' },
-        tools: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } },
-        groups: { type: 'array', items: parameterGroupBody },
-        description: { type: 'string' },
-      },
+      properties: { ...sketchedAppProperties, description: { type: 'string' } },
     },
   },
-  'DELETE /apps/{systemId}/{appId}': {
-    response: { '200': { type: 'object', properties: { id: { type: 'string' } } } },
-  },
+  'DELETE /apps/{systemId}/{appId}': { response: { '200': deletedId } },
   'PATCH /apps/{systemId}/{appId}': {
     response: { '200': appJobView },
     body: {
@@ -524,8 +339,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'PUT /apps/{systemId}/{appId}': { response: { '200': savedApp }, body: appDefinition },
   'POST /apps/{systemId}/{appId}/copy': {
     response: { '200': appDefinition },
-    // The web UI sends `{}` or nothing: the body is optional and its content unread.
-    body: { type: 'object', additionalProperties: true, nullable: true },
+    body: unreadOptionalBody,
   },
   'GET /apps/{systemId}/{appId}/documentation': { response: { '200': appDocumentation } },
   'POST /apps/{systemId}/{appId}/documentation': {
@@ -547,13 +361,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       '200': {
         type: 'object',
         properties: {
-          id: { type: 'string' },
-          app_id: { type: 'string' },
-          system_id: { type: 'string' },
-          app_name: { type: 'string' },
-          requestor: { type: 'string' },
-          requested_on: { type: 'string' },
-          completed: { type: 'boolean' },
+          ...publicationRequestProperties,
           documentation: { type: 'string' },
           references: { type: 'array', items: { type: 'string' } },
         },
@@ -562,107 +370,25 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     body: documentationBody,
   },
   'GET /apps/{systemId}/{appId}/tasks': {
-    response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version_id: { type: 'string' },
-          tasks: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                step_number: { type: 'integer' },
-                tool: { type: 'object', additionalProperties: true },
-                inputs: { type: 'array', items: {} },
-                outputs: { type: 'array', items: {} },
-              },
-              required: ['id', 'name', 'description', 'step_number', 'tool', 'inputs', 'outputs'],
-            },
-          },
-        },
-        required: ['id', 'name', 'description', 'version_id', 'tasks'],
-      },
-    },
+    response: { '200': requiringAll(appTasksProperties(requiringAll(appTaskProperties))) },
   },
   'GET /apps/{systemId}/{appId}/tools': { response: { '200': appTools } },
   'GET /apps/{systemId}/{appId}/ui': {
     response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: { type: 'array', items: appVersion },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          references: { type: 'array', items: {} },
-          tools: { type: 'array', items: appToolDetail },
-          requirements: { type: 'array', items: {} },
-          groups: { type: 'array', items: uiParameterGroup },
-        },
-        required: [
-          'id',
-          'system_id',
-          'name',
-          'description',
-          'version',
-          'version_id',
-          'versions',
-          'integrator_name',
-          'integrator_email',
-          'integration_date',
-          'edited_date',
-          'is_public',
-          'deleted',
-          'disabled',
-          'references',
-          'tools',
-          'requirements',
-          'groups',
-        ],
-      },
+      // The definition whole: every field, its tools' and groups' fields claimed.
+      '200': requiringAll({
+        ...appDefinitionProperties,
+        ...editedAppParts,
+        tools: { type: 'array', items: appToolDetail },
+        groups: { type: 'array', items: uiParameterGroup },
+      }),
     },
   },
   'POST /apps/{systemId}/{appId}/versions': {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          label: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          system_id: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          debug: { type: 'boolean' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          overall_job_type: { type: 'string' },
-          requirements: { type: 'array', items: {} },
-          versions: { type: 'array', items: appVersion },
-          limitChecks: looseLimitChecks,
-          groups: { type: 'array', items: parameterGroup },
-        },
+        properties: { ...appJobViewProperties, versions: { type: 'array', items: appVersion } },
       },
     },
     body: appDefinition,
@@ -715,40 +441,14 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   },
   'POST /apps/{systemId}/{appId}/versions/{versionId}/copy': {
     response: { '200': newAppVersion },
-    // The web UI sends `{}` or nothing: the body is optional and its content unread.
-    body: { type: 'object', additionalProperties: true, nullable: true },
+    body: unreadOptionalBody,
   },
   'GET /apps/{systemId}/{appId}/versions/{versionId}/details': {
     response: {
       '200': {
         type: 'object',
         properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          app_type: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          system_id: { type: 'string' },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          beta: { type: 'boolean' },
-          is_public: { type: 'boolean' },
-          isBlessed: { type: 'boolean' },
-          is_favorite: { type: 'boolean' },
-          can_favor: { type: 'boolean' },
-          can_rate: { type: 'boolean' },
-          can_run: { type: 'boolean' },
-          step_count: { type: 'integer' },
-          overall_job_type: { type: 'string' },
-          permission: { type: 'string' },
-          pipeline_eligibility: loosePipelineEligibility,
-          rating: looseRating,
-          limitChecks: looseLimitChecks,
+          ...looseDetailedAppProperties,
           tools: { type: 'array', items: appTool },
           references: { type: 'array', items: { type: 'string' } },
           categories: { type: 'array', items: {} },
@@ -777,27 +477,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     response: {
       '200': {
         type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version_id: { type: 'string' },
-          tasks: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                description: { type: 'string' },
-                step_number: { type: 'integer' },
-                tool: { type: 'object', additionalProperties: true },
-                inputs: { type: 'array', items: {} },
-                outputs: { type: 'array', items: {} },
-              },
-            },
-          },
-        },
+        properties: appTasksProperties({ type: 'object', properties: appTaskProperties }),
       },
     },
   },
@@ -823,14 +503,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
         },
       },
     },
-    body: {
-      type: 'object',
-      properties: {
-        name: { type: 'string' },
-        tools: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } },
-        groups: { type: 'array', items: parameterGroupBody },
-      },
-    },
+    body: { type: 'object', properties: sketchedAppProperties },
   },
   'GET /apps/elements': {
     response: {

@@ -1,112 +1,55 @@
 // What the pipelines room's routes take and answer, for the OpenAPI document: documentation only
 // (the service's documented.ts composes the rooms' tables and says how they were recorded).
-import type { DocumentedSchemas, JsonSchema } from '../../../common/documented-schemas.ts';
-import { appVersion, looseAppVersion } from '../shared/index.ts';
+import {
+  loose,
+  requiringAll,
+  type DocumentedSchemas,
+  type JsonSchema,
+} from '../../../common/documented-schemas.ts';
+import {
+  appDefinitionProperties,
+  appTaskProperties,
+  looseAppDefinitionProperties,
+  unreadOptionalBody,
+} from '../shared/index.ts';
 
-const pipelineStepAnswered: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    system_id: { type: 'string' },
-    app_type: { type: 'string' },
-    task_id: { type: 'string' },
-    app_id: { type: 'string' },
-    app_version_id: { type: 'string' },
-    tool_id: { type: 'string' },
-  },
-  required: [
-    'id',
-    'name',
-    'description',
-    'system_id',
-    'app_type',
-    'task_id',
-    'app_id',
-    'app_version_id',
-    'tool_id',
-  ],
-};
+const pipelineStepAnswered = requiringAll({
+  id: { type: 'string' },
+  name: { type: 'string' },
+  description: { type: 'string' },
+  system_id: { type: 'string' },
+  app_type: { type: 'string' },
+  task_id: { type: 'string' },
+  app_id: { type: 'string' },
+  app_version_id: { type: 'string' },
+  tool_id: { type: 'string' },
+});
 
-const pipelineTaskAnswered: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    step_number: { type: 'integer' },
-    tool: { type: 'object', additionalProperties: true },
-    inputs: { type: 'array', items: {} },
-    outputs: { type: 'array', items: {} },
-    app_id: { type: 'string' },
-    app_version_id: { type: 'string' },
-  },
-  required: [
-    'id',
-    'name',
-    'description',
-    'step_number',
-    'tool',
-    'inputs',
-    'outputs',
-    'app_id',
-    'app_version_id',
-  ],
-};
+const pipelineStep = loose(pipelineStepAnswered);
 
-const createdPipeline: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    system_id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    version: { type: 'string' },
-    version_id: { type: 'string' },
-    versions: { type: 'array', items: appVersion },
-    integrator_name: { type: 'string' },
-    integrator_email: { type: 'string' },
-    integration_date: { type: 'string' },
-    edited_date: { type: 'string' },
-    is_public: { type: 'boolean' },
-    deleted: { type: 'boolean' },
-    disabled: { type: 'boolean' },
-    steps: { type: 'array', items: pipelineStepAnswered },
-    mappings: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          source_step: { type: 'integer' },
-          target_step: { type: 'integer' },
-          map: { type: 'object', additionalProperties: true },
-        },
-        required: ['source_step', 'target_step', 'map'],
-      },
-    },
-    tasks: { type: 'array', items: pipelineTaskAnswered },
-  },
-  required: [
-    'id',
-    'system_id',
-    'name',
-    'description',
-    'version',
-    'version_id',
-    'versions',
-    'integrator_name',
-    'integrator_email',
-    'integration_date',
-    'edited_date',
-    'is_public',
-    'deleted',
-    'disabled',
-    'steps',
-    'mappings',
-    'tasks',
-  ],
-};
+/** A pipeline's task: an app's task, with the app (and its version) it is of. */
+const pipelineTaskAnswered = requiringAll({
+  ...appTaskProperties,
+  app_id: { type: 'string' },
+  app_version_id: { type: 'string' },
+});
+
+const pipelineTask = loose(pipelineTaskAnswered);
+
+const pipelineMappingAnswered = requiringAll({
+  source_step: { type: 'integer' },
+  target_step: { type: 'integer' },
+  map: { type: 'object', additionalProperties: true },
+});
+
+const pipelineMapping = loose(pipelineMappingAnswered);
+
+const createdPipeline = requiringAll({
+  ...appDefinitionProperties,
+  steps: { type: 'array', items: pipelineStepAnswered },
+  mappings: { type: 'array', items: pipelineMappingAnswered },
+  tasks: { type: 'array', items: pipelineTaskAnswered },
+});
 
 const pipelineStepBody: JsonSchema = {
   type: 'object',
@@ -118,89 +61,33 @@ const pipelineStepBody: JsonSchema = {
   },
 };
 
-const pipelineMapping: JsonSchema = {
-  type: 'object',
-  properties: {
-    source_step: { type: 'integer' },
-    target_step: { type: 'integer' },
-    map: { type: 'object', additionalProperties: true },
-  },
-};
+/** A pipeline as the pipeline editor sends it to make one or a version: its name and steps. */
+const sketchedPipelineProperties = {
+  name: { type: 'string' },
+  description: { type: 'string' },
+  steps: { type: 'array', items: pipelineStepBody },
+} satisfies Record<string, JsonSchema>;
 
 const updatedPipeline: JsonSchema = {
   type: 'object',
   properties: {
-    id: { type: 'string' },
-    system_id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    version: { type: 'string' },
-    version_id: { type: 'string' },
-    versions: { type: 'array', items: looseAppVersion },
-    integrator_name: { type: 'string' },
-    integrator_email: { type: 'string' },
-    integration_date: { type: 'string' },
-    edited_date: { type: 'string' },
-    is_public: { type: 'boolean' },
-    deleted: { type: 'boolean' },
-    disabled: { type: 'boolean' },
+    ...looseAppDefinitionProperties,
     steps: { type: 'array', items: pipelineStepAnswered },
     mappings: { type: 'array', items: pipelineMapping },
     tasks: { type: 'array', items: pipelineTaskAnswered },
   },
 };
 
-const pipelineStep: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    system_id: { type: 'string' },
-    app_type: { type: 'string' },
-    task_id: { type: 'string' },
-    app_id: { type: 'string' },
-    app_version_id: { type: 'string' },
-    tool_id: { type: 'string' },
-  },
-};
-
-const pipelineTask: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    step_number: { type: 'integer' },
-    tool: { type: 'object', additionalProperties: true },
-    inputs: { type: 'array', items: {} },
-    outputs: { type: 'array', items: {} },
-    app_id: { type: 'string' },
-    app_version_id: { type: 'string' },
-  },
-};
+/** A pipeline's own parts of its definition, as sent: its steps, their mappings and tasks. */
+const pipelineParts = {
+  steps: { type: 'array', items: pipelineStep },
+  mappings: { type: 'array', items: pipelineMapping },
+  tasks: { type: 'array', items: pipelineTask },
+} satisfies Record<string, JsonSchema>;
 
 const pipelineDefinition: JsonSchema = {
   type: 'object',
-  properties: {
-    id: { type: 'string' },
-    system_id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    version: { type: 'string' },
-    version_id: { type: 'string' },
-    versions: { type: 'array', items: looseAppVersion },
-    integrator_name: { type: 'string' },
-    integrator_email: { type: 'string' },
-    integration_date: { type: 'string' },
-    edited_date: { type: 'string' },
-    is_public: { type: 'boolean' },
-    deleted: { type: 'boolean' },
-    disabled: { type: 'boolean' },
-    steps: { type: 'array', items: pipelineStep },
-    mappings: { type: 'array', items: pipelineMapping },
-    tasks: { type: 'array', items: pipelineTask },
-  },
+  properties: { ...looseAppDefinitionProperties, ...pipelineParts },
 };
 
 export const documented: Readonly<Record<string, DocumentedSchemas>> = {
@@ -209,9 +96,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
     body: {
       type: 'object',
       properties: {
-        name: { type: 'string' },
-        description: { type: 'string' },
-        steps: { type: 'array', items: pipelineStepBody },
+        ...sketchedPipelineProperties,
         mappings: { type: 'array', items: pipelineMapping },
       },
     },
@@ -219,8 +104,7 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   'PUT /apps/pipelines/{appId}': { response: { '200': updatedPipeline }, body: pipelineDefinition },
   'POST /apps/pipelines/{appId}/copy': {
     response: { '200': updatedPipeline },
-    // The web UI sends `{}` or nothing: the body is optional and its content unread.
-    body: { type: 'object', additionalProperties: true, nullable: true },
+    body: unreadOptionalBody,
   },
   'GET /apps/pipelines/{appId}/ui': { response: { '200': createdPipeline } },
   'POST /apps/pipelines/{appId}/versions': {
@@ -228,32 +112,16 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
       '200': {
         type: 'object',
         properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: { type: 'array', items: looseAppVersion },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          steps: { type: 'array', items: pipelineStep },
+          ...looseAppDefinitionProperties,
+          ...pipelineParts,
           mappings: { type: 'array', items: {} },
-          tasks: { type: 'array', items: pipelineTask },
         },
       },
     },
     body: {
       type: 'object',
       properties: {
-        name: { type: 'string' },
-        description: { type: 'string' },
-        steps: { type: 'array', items: pipelineStepBody },
+        ...sketchedPipelineProperties,
         mappings: { type: 'array', items: {} },
         version: { type: 'string' },
       },
@@ -265,31 +133,9 @@ export const documented: Readonly<Record<string, DocumentedSchemas>> = {
   },
   'POST /apps/pipelines/{appId}/versions/{versionId}/copy': {
     response: {
-      '200': {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          system_id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: 'string' },
-          version: { type: 'string' },
-          version_id: { type: 'string' },
-          versions: { type: 'array', items: appVersion },
-          integrator_name: { type: 'string' },
-          integrator_email: { type: 'string' },
-          integration_date: { type: 'string' },
-          edited_date: { type: 'string' },
-          is_public: { type: 'boolean' },
-          deleted: { type: 'boolean' },
-          disabled: { type: 'boolean' },
-          steps: { type: 'array', items: pipelineStep },
-          mappings: { type: 'array', items: pipelineMapping },
-          tasks: { type: 'array', items: pipelineTask },
-        },
-      },
+      '200': { type: 'object', properties: { ...appDefinitionProperties, ...pipelineParts } },
     },
-    // The web UI sends `{}` or nothing: the body is optional and its content unread.
-    body: { type: 'object', additionalProperties: true, nullable: true },
+    body: unreadOptionalBody,
   },
   'GET /apps/pipelines/{appId}/versions/{versionId}/ui': {
     response: { '200': pipelineDefinition },

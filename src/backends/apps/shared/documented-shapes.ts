@@ -1,15 +1,29 @@
 // Shapes of the OpenAPI tables that several rooms' routes take or answer, written once (each
 // room's documented.ts holds its own routes' table; the service's documented.ts composes them).
-import type { JsonSchema } from '../../../common/documented-schemas.ts';
+// A shape's variants (claiming its fields required or not, a field or two of another shape) are
+// spread from one base, so that the answers that share fields share one copy of them.
+import { loose, requiringAll, type JsonSchema } from '../../../common/documented-schemas.ts';
 
-/** The properties of an app in an app listing, its version's included (the listings' own answers vary only in what they require). */
+/** An app version's own fields (a listing names them after `app_type`, as sent). */
+export const appVersionProperties = {
+  version: { type: 'string' },
+  version_id: { type: 'string' },
+} satisfies Record<string, JsonSchema>;
+
+export const appVersion = requiringAll(appVersionProperties);
+
+export const looseAppVersion = loose(appVersion);
+
+/**
+ * The properties of an app in an app listing, its version's included (the listings' own answers
+ * vary only in what they require).
+ */
 export const listedAppProperties: Record<string, JsonSchema> = {
   id: { type: 'string' },
   name: { type: 'string' },
   description: { type: 'string' },
   app_type: { type: 'string' },
-  version: { type: 'string' },
-  version_id: { type: 'string' },
+  ...appVersionProperties,
   system_id: { type: 'string' },
   integrator_name: { type: 'string' },
   integrator_email: { type: 'string' },
@@ -32,58 +46,37 @@ export const listedAppProperties: Record<string, JsonSchema> = {
   limitChecks: { type: 'object', additionalProperties: true },
 };
 
+/** The same without the version's fields: the communities' and hierarchies' listings. */
+export const unversionedAppProperties: Record<string, JsonSchema> = Object.fromEntries(
+  Object.entries(listedAppProperties).filter(([field]) => !(field in appVersionProperties)),
+);
+
 /** The fields every app of an app listing carries (the listings' answers add a few each). */
-export const appListingRequired = [
-  'id',
-  'name',
-  'description',
-  'app_type',
-  'system_id',
-  'integrator_name',
-  'integrator_email',
-  'integration_date',
-  'edited_date',
-  'deleted',
-  'disabled',
-  'beta',
-  'is_public',
-  'isBlessed',
-  'is_favorite',
-  'can_favor',
-  'can_rate',
-  'can_run',
-  'step_count',
-  'overall_job_type',
-  'permission',
-  'pipeline_eligibility',
-  'rating',
-  'limitChecks',
-];
+export const appListingRequired = Object.keys(unversionedAppProperties);
 
 /** The same with the version an app listing of versioned apps names (after `app_type`, as sent). */
-export const versionedAppRequired = [
-  ...appListingRequired.slice(0, 4),
-  'version',
-  'version_id',
-  ...appListingRequired.slice(4),
-];
+export const versionedAppRequired = Object.keys(listedAppProperties);
 
-export const pipelineEligibility: JsonSchema = {
-  type: 'object',
-  properties: { is_valid: { type: 'boolean' }, reason: { type: 'string' } },
-  required: ['is_valid', 'reason'],
-};
+export const pipelineEligibility = requiringAll({
+  is_valid: { type: 'boolean' },
+  reason: { type: 'string' },
+});
 
-export const rating: JsonSchema = {
-  type: 'object',
-  properties: { average: { type: 'integer' }, total: { type: 'integer' } },
-  required: ['average', 'total'],
-};
+export const rating = requiringAll({ average: { type: 'integer' }, total: { type: 'integer' } });
 
-export const limitChecks: JsonSchema = {
-  type: 'object',
-  properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-  required: ['canRun', 'results'],
+export const limitChecks = requiringAll({
+  canRun: { type: 'boolean' },
+  results: { type: 'array', items: {} },
+});
+
+export const looseLimitChecks = loose(limitChecks);
+
+/** A listed app's properties, its eligibility, rating and limit checks spelt out: its details. */
+export const detailedAppProperties: Record<string, JsonSchema> = {
+  ...listedAppProperties,
+  pipeline_eligibility: pipelineEligibility,
+  rating,
+  limitChecks,
 };
 
 /**
@@ -129,38 +122,22 @@ export const toolSummaryProperties = {
 
 export const toolSummaryRequired = Object.keys(toolSummaryProperties);
 
-export const appToolDetail: JsonSchema = {
-  type: 'object',
-  properties: toolSummaryProperties,
-  required: toolSummaryRequired,
-};
+export const appToolDetail = requiringAll(toolSummaryProperties);
 
-export const appVersion: JsonSchema = {
-  type: 'object',
-  properties: { version: { type: 'string' }, version_id: { type: 'string' } },
-  required: ['version', 'version_id'],
-};
+export const appTool = loose(appToolDetail);
 
-export const jobStats: JsonSchema = {
-  type: 'object',
-  properties: {
-    job_count: { type: 'integer' },
-    job_count_completed: { type: 'integer' },
-    job_count_failed: { type: 'integer' },
-  },
-  required: ['job_count', 'job_count_completed', 'job_count_failed'],
-};
+export const jobStats = requiringAll({
+  job_count: { type: 'integer' },
+  job_count_completed: { type: 'integer' },
+  job_count_failed: { type: 'integer' },
+});
 
-export const appDocumentation: JsonSchema = {
-  type: 'object',
-  properties: {
-    app_id: { type: 'string' },
-    version_id: { type: 'string' },
-    documentation: { type: 'string' },
-    references: { type: 'array', items: { type: 'string' } },
-  },
-  required: ['app_id', 'version_id', 'documentation', 'references'],
-};
+export const appDocumentation = requiringAll({
+  app_id: { type: 'string' },
+  version_id: { type: 'string' },
+  documentation: { type: 'string' },
+  references: { type: 'array', items: { type: 'string' } },
+});
 
 export const htcondorExtra: JsonSchema = {
   type: 'object',
@@ -169,19 +146,18 @@ export const htcondorExtra: JsonSchema = {
   },
 };
 
-export const looseLimitChecks: JsonSchema = {
-  type: 'object',
-  properties: { canRun: { type: 'boolean' }, results: { type: 'array', items: {} } },
-};
-
-export const appTool: JsonSchema = {
-  type: 'object',
-  properties: toolSummaryProperties,
-};
-
-export const looseAppVersion: JsonSchema = {
-  type: 'object',
-  properties: { version: { type: 'string' }, version_id: { type: 'string' } },
+/** An app's details as administrators see them (their details route, their edit). */
+export const adminAppDetailsProperties: Record<string, JsonSchema> = {
+  ...detailedAppProperties,
+  tools: { type: 'array', items: appTool },
+  references: { type: 'array', items: { type: 'string' } },
+  categories: { type: 'array', items: {} },
+  suggested_categories: { type: 'array', items: {} },
+  versions: { type: 'array', items: appVersion },
+  job_stats: jobStats,
+  documentation: appDocumentation,
+  extra: htcondorExtra, // any JSON object an administrator set
+  hierarchies: { type: 'array', items: {} },
 };
 
 export const namedItem: JsonSchema = {
@@ -189,41 +165,91 @@ export const namedItem: JsonSchema = {
   properties: { id: { type: 'string' }, name: { type: 'string' } },
 };
 
-export const parameterGroup: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    label: { type: 'string' },
-    description: { type: 'string' },
-    isVisible: { type: 'boolean' },
-    step_number: { type: 'integer' },
-    parameters: { type: 'array', items: {} },
-  },
+export const uiParameterGroup = requiringAll({
+  id: { type: 'string' },
+  name: { type: 'string' },
+  label: { type: 'string' },
+  description: { type: 'string' },
+  isVisible: { type: 'boolean' },
+  step_number: { type: 'integer' },
+  parameters: { type: 'array', items: {} },
+});
+
+export const parameterGroup = loose(uiParameterGroup);
+
+/**
+ * The fields an app's definition opens with, as the app editor and the pipeline editor answer it
+ * (each adds its own parts: tools and parameter groups, or steps, mappings and tasks).
+ */
+export const appDefinitionProperties: Record<string, JsonSchema> = {
+  id: { type: 'string' },
+  system_id: { type: 'string' },
+  name: { type: 'string' },
+  description: { type: 'string' },
+  ...appVersionProperties,
+  versions: { type: 'array', items: appVersion },
+  integrator_name: { type: 'string' },
+  integrator_email: { type: 'string' },
+  integration_date: { type: 'string' },
+  edited_date: { type: 'string' },
+  is_public: { type: 'boolean' },
+  deleted: { type: 'boolean' },
+  disabled: { type: 'boolean' },
 };
 
-export const appJobView: JsonSchema = {
+/** The same whose versions claim no field required (a definition as sent, or as stored). */
+export const looseAppDefinitionProperties: Record<string, JsonSchema> = {
+  ...appDefinitionProperties,
+  versions: { type: 'array', items: looseAppVersion },
+};
+
+/** A task of an app (a step's tool, its inputs and outputs), as the tasks routes answer it. */
+export const appTaskProperties = {
+  id: { type: 'string' },
+  name: { type: 'string' },
+  description: { type: 'string' },
+  step_number: { type: 'integer' },
+  tool: { type: 'object', additionalProperties: true },
+  inputs: { type: 'array', items: {} },
+  outputs: { type: 'array', items: {} },
+} satisfies Record<string, JsonSchema>;
+
+/** An app as the job launcher's view of it answers it, no field claimed required. */
+export const appJobViewProperties: Record<string, JsonSchema> = {
+  id: { type: 'string' },
+  name: { type: 'string' },
+  label: { type: 'string' },
+  description: { type: 'string' },
+  app_type: { type: 'string' },
+  system_id: { type: 'string' },
+  deleted: { type: 'boolean' },
+  disabled: { type: 'boolean' },
+  debug: { type: 'boolean' },
+  ...appVersionProperties,
+  integration_date: { type: 'string' },
+  edited_date: { type: 'string' },
+  overall_job_type: { type: 'string' },
+  requirements: { type: 'array', items: {} },
+  versions: { type: 'array', items: looseAppVersion },
+  limitChecks: looseLimitChecks,
+  groups: { type: 'array', items: parameterGroup },
+};
+
+export const appJobView: JsonSchema = { type: 'object', properties: appJobViewProperties };
+
+/** The same as a saved app answers it: every field, its versions, limit checks and groups whole. */
+export const savedApp = requiringAll({
+  ...appJobViewProperties,
+  versions: { type: 'array', items: appVersion },
+  limitChecks,
+  groups: { type: 'array', items: uiParameterGroup },
+});
+
+/** A copy's or a publish's body: the web UI sends `{}` or nothing, so it is optional and unread. */
+export const unreadOptionalBody: JsonSchema = {
   type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    label: { type: 'string' },
-    description: { type: 'string' },
-    app_type: { type: 'string' },
-    system_id: { type: 'string' },
-    deleted: { type: 'boolean' },
-    disabled: { type: 'boolean' },
-    debug: { type: 'boolean' },
-    version: { type: 'string' },
-    version_id: { type: 'string' },
-    integration_date: { type: 'string' },
-    edited_date: { type: 'string' },
-    overall_job_type: { type: 'string' },
-    requirements: { type: 'array', items: {} },
-    versions: { type: 'array', items: looseAppVersion },
-    limitChecks: looseLimitChecks,
-    groups: { type: 'array', items: parameterGroup },
-  },
+  additionalProperties: true,
+  nullable: true,
 };
 
 export const analysisSelection: JsonSchema = {
@@ -231,66 +257,8 @@ export const analysisSelection: JsonSchema = {
   properties: { analyses: { type: 'array', items: { type: 'string' } } },
 };
 
-export const uiParameterGroup: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    label: { type: 'string' },
-    description: { type: 'string' },
-    isVisible: { type: 'boolean' },
-    step_number: { type: 'integer' },
-    parameters: { type: 'array', items: {} },
-  },
-  required: ['id', 'name', 'label', 'description', 'isVisible', 'step_number', 'parameters'],
-};
-
-export const savedApp: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    label: { type: 'string' },
-    description: { type: 'string' },
-    app_type: { type: 'string' },
-    system_id: { type: 'string' },
-    deleted: { type: 'boolean' },
-    disabled: { type: 'boolean' },
-    debug: { type: 'boolean' },
-    version: { type: 'string' },
-    version_id: { type: 'string' },
-    integration_date: { type: 'string' },
-    edited_date: { type: 'string' },
-    overall_job_type: { type: 'string' },
-    requirements: { type: 'array', items: {} },
-    versions: { type: 'array', items: appVersion },
-    limitChecks,
-    groups: { type: 'array', items: uiParameterGroup },
-  },
-  required: [
-    'id',
-    'name',
-    'label',
-    'description',
-    'app_type',
-    'system_id',
-    'deleted',
-    'disabled',
-    'debug',
-    'version',
-    'version_id',
-    'integration_date',
-    'edited_date',
-    'overall_job_type',
-    'requirements',
-    'versions',
-    'limitChecks',
-    'groups',
-  ],
-};
-
-export const elementType: JsonSchema = {
-  type: 'object',
-  properties: { id: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' } },
-  required: ['id', 'name', 'description'],
-};
+export const elementType = requiringAll({
+  id: { type: 'string' },
+  name: { type: 'string' },
+  description: { type: 'string' },
+});
