@@ -14,7 +14,6 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { endedAnalysis } from '../../../support/analyses.ts';
-import { eventually } from '../../../support/fileio.ts';
 import {
   skipWithoutDocker,
   testImageName,
@@ -23,11 +22,18 @@ import {
 } from '../../../support/docker.ts';
 import { engines, skipWithout } from '../../../support/postgres.ts';
 import { skipWithoutSlurm } from '../../../support/slurm.ts';
+import { admin, type MetadataGateway } from '../../../support/metadata-gateway.ts';
 import {
-  admin,
-  startMetadataGateway,
-  type MetadataGateway,
-} from '../../../support/metadata-gateway.ts';
+  appOnTool,
+  download,
+  firstTask,
+  launch,
+  launchKeys,
+  startEngineGateway,
+  storedStep,
+  throughViceProxy,
+  twoStepPipeline,
+} from '../../../support/engine-tools.ts';
 
 /**
  * A tool as the UI's tool form sends it (its container naming `image`, `/bin/sh` its entry point),
@@ -57,30 +63,18 @@ async function imageToolApp(
     },
   });
   await gw.ok(admin, 'PATCH', `/admin/tools/${tool.id}`, { json: {} });
-  const app = await gw.ok('alice', 'POST', '/apps/de', {
-    json: {
-      name: `${interactive ? 'serve' : 'count lines'} ${Math.random()}`,
-      tools: [{ id: tool.id }],
-      groups: [
-        {
-          label: 'Parameters',
-          parameters: [
-            { type: 'Text', name: '-c', label: 'Script', order: 1 },
-            ...(interactive
-              ? []
-              : [{ type: 'FileInput', name: '', label: 'Lines', order: 2, required: true }]),
-          ],
-        },
-      ],
-    },
-  });
-  const view = await gw.ok('alice', 'GET', `/apps/de/${app.id}`);
-  const keys = Object.fromEntries(
-    view.groups
-      .flatMap((group: any) => group.parameters)
-      .map((parameter: any) => [parameter.label, parameter.id]),
-  ) as Record<string, string>;
-  return { app, keys };
+  const app = await appOnTool(
+    gw,
+    `${interactive ? 'serve' : 'count lines'} ${Math.random()}`,
+    tool.id,
+    [
+      { type: 'Text', name: '-c', label: 'Script', order: 1 },
+      ...(interactive
+        ? []
+        : [{ type: 'FileInput', name: '', label: 'Lines', order: 2, required: true }]),
+    ],
+  );
+  return { app, keys: await launchKeys(gw, app.id) };
 }
 
 for (const engine of engines) {
@@ -90,65 +84,48 @@ for (const engine of engines) {
     () => {
       let gw: MetadataGateway;
       before(async () => {
-        gw = (await startMetadataGateway({
-          engine,
-          env: { JOB_EXECUTOR: 'docker', DOCKER_REGISTRY: testRegistry, TOOL_MEMORY_MB: '256' },
-        }))!;
-        for (const name of ['alice', admin])
-          await gw.ok(name, 'GET', '/subjects?search=nobody-matches-this');
+        gw = await startEngineGateway(engine, {
+          JOB_EXECUTOR: 'docker',
+          DOCKER_REGISTRY: testRegistry,
+          TOOL_MEMORY_MB: '256',
+        });
       });
       after(async () => gw?.close());
 
-      const imageTool = (image: { name: string; tag: string }) => imageToolApp(gw, image);
-      const download = async (file: string) => {
-        const answer = await gw.call(
-          'alice',
-          'GET',
-          `/secured/fileio/download?path=${encodeURIComponent(file)}`,
-        );
-        assert.equal(answer.status, 200, `${file}: ${answer.text}`);
-        return answer.text;
-      };
-
       test('an image tool pulled by name runs in a container, its output and logs in the data store', async () => {
         await gw.upload('alice', gw.home('alice'), 'lines.txt', 'one\ntwo\nthree\n');
-        const { app, keys } = await imageTool({ name: testImageName, tag: testImageTag });
-        const launched = await gw.ok('alice', 'POST', '/analyses', {
-          json: {
-            system_id: 'de',
-            app_id: app.id,
-            name: 'count on docker',
-            output_dir: gw.home('alice'),
-            // Less than the tool's 64 MiB and 1 CPU: the submission's ask holds.
-            requirements: [{ step_number: 1, memory_limit: 32 * 1024 * 1024, max_cpu_cores: 0.5 }],
-            config: {
-              [keys.Script!]:
-                'wc -l < "$0" > count.txt; echo "made count.txt as $(id -un)"; echo a warning >&2; ' +
-                'cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/memory.max > .memory 2>/dev/null; ' +
-                'cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu.max > .cpus 2>/dev/null; true',
-              [keys.Lines!]: `${gw.home('alice')}/lines.txt`,
-            },
+        const { app, keys } = await imageToolApp(gw, { name: testImageName, tag: testImageTag });
+        const launched = await launch(
+          gw,
+          app,
+          'count on docker',
+          {
+            [keys.Script!]:
+              'wc -l < "$0" > count.txt; echo "made count.txt as $(id -un)"; echo a warning >&2; ' +
+              'cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/memory.max > .memory 2>/dev/null; ' +
+              'cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu.max > .cpus 2>/dev/null; true',
+            [keys.Lines!]: `${gw.home('alice')}/lines.txt`,
           },
-        });
+          // Less than the tool's 64 MiB and 1 CPU: the submission's ask holds.
+          {
+            requirements: [{ step_number: 1, memory_limit: 32 * 1024 * 1024, max_cpu_cores: 0.5 }],
+          },
+        );
         const done = await endedAnalysis(gw, 'alice', launched.id);
         assert.equal(done.status, 'Completed', JSON.stringify(done));
         const folder = done.resultfolderid as string;
-        assert.equal((await download(`${folder}/count.txt`)).trim(), '3');
-        assert.equal((await download(`${folder}/.memory`)).trim(), String(32 * 1024 * 1024));
-        assert.match((await download(`${folder}/.cpus`)).trim(), /^50000( 100000)?$/);
+        assert.equal((await download(gw, `${folder}/count.txt`)).trim(), '3');
+        assert.equal((await download(gw, `${folder}/.memory`)).trim(), String(32 * 1024 * 1024));
+        assert.match((await download(gw, `${folder}/.cpus`)).trim(), /^50000( 100000)?$/);
         assert.equal(
-          await download(`${folder}/logs/step-1-stdout.txt`),
+          await download(gw, `${folder}/logs/step-1-stdout.txt`),
           'made count.txt as nobody\n',
         );
-        assert.equal(await download(`${folder}/logs/step-1-stderr.txt`), 'a warning\n');
-        const status = JSON.parse(await download(`${folder}/logs/step-1-exit-status.json`));
+        assert.equal(await download(gw, `${folder}/logs/step-1-stderr.txt`), 'a warning\n');
+        const status = JSON.parse(await download(gw, `${folder}/logs/step-1-exit-status.json`));
         assert.equal(status.state, 'completed');
         // The container's CPU time, from its cgroup, kept for the analysis's cpu.hours.
-        const step = await gw.running.gateway.store.db
-          .selectFrom('analysis_steps')
-          .select('cpu_seconds')
-          .where('analysis_id', '=', launched.id)
-          .executeTakeFirstOrThrow();
+        const step = await storedStep(gw, launched.id);
         assert.equal(step.cpu_seconds, status.cpuSeconds);
         assert.ok(step.cpu_seconds! > 0, String(step.cpu_seconds));
       });
@@ -159,29 +136,14 @@ for (const engine of engines) {
           { name: testImageName, tag: testImageTag },
           true,
         );
-        const script = keys.Script!;
         const marker = `docker-vice-${process.pid}-${Date.now()}`;
-        const launched = await gw.ok('alice', 'POST', '/analyses', {
-          json: {
-            system_id: 'de',
-            app_id: app.id,
-            name: 'serve on docker',
-            output_dir: gw.home('alice'),
-            config: {
-              [script]: `echo ${marker} > index.html; exec httpd -f -p 127.0.0.1:$PORT -h /work`,
-            },
-          },
+        const launched = await launch(gw, app, 'serve on docker', {
+          [keys.Script!]: `echo ${marker} > index.html; exec httpd -f -p 127.0.0.1:$PORT -h /work`,
         });
-        const { externalID: host } = await gw.ok(
-          'alice',
-          'GET',
-          `/vice/analyses/${launched.id}/external-id`,
-        );
-        const page = await eventually(
-          async () => {
-            const response = await gw.call('alice', 'GET', `/vice/${host}/index.html`);
-            return response.status === 200 ? response.text : undefined;
-          },
+        const { host, text: page } = await throughViceProxy(
+          gw,
+          launched.id,
+          '/index.html',
           20_000,
           'the proxy to reach the container',
         );
@@ -207,22 +169,11 @@ for (const engine of engines) {
             },
           });
           await gw.ok(admin, 'PATCH', `/admin/tools/${tool.id}`, { json: {} });
-          const app = await gw.ok('alice', 'POST', '/apps/de', {
-            json: {
-              name: `${label} ${Math.random()}`,
-              tools: [{ id: tool.id }],
-              groups: [
-                {
-                  label: 'Parameters',
-                  parameters: [
-                    { type: 'Text', name: '-c', label, order: 1 },
-                    { order: 2, ...file },
-                  ],
-                },
-              ],
-            },
-          });
-          return (await gw.ok('alice', 'GET', `/apps/de/${app.id}/tasks`)).tasks[0];
+          const app = await appOnTool(gw, `${label} ${Math.random()}`, tool.id, [
+            { type: 'Text', name: '-c', label, order: 1 },
+            { order: 2, ...file },
+          ]);
+          return firstTask(gw, app);
         };
         const make = await shApp('Make', {
           type: 'FileOutput',
@@ -236,55 +187,29 @@ for (const engine of engines) {
           label: 'Counted',
           required: true,
         });
-        const made = make.outputs.find((output: any) => output.label === 'Made').id;
-        const counted = count.inputs.find((input: any) => input.label === 'Counted').id;
-        const pipeline = await gw.ok('alice', 'POST', '/apps/pipelines', {
-          json: {
-            name: `make then count in docker ${engine}`,
-            description: 'two image tools',
-            steps: [
-              { name: 'make', description: '', task_id: make.id, app_type: 'DE' },
-              { name: 'count', description: '', task_id: count.id, app_type: 'DE' },
-            ],
-            mappings: [{ source_step: 0, target_step: 1, map: { [counted]: made } }],
-          },
-        });
-        const view = await gw.ok('alice', 'GET', `/apps/de/${pipeline.id}`);
-        const keys = Object.fromEntries(
-          view.groups
-            .flatMap((group: any) => group.parameters)
-            .map((parameter: any) => [parameter.label, parameter.id]),
+        const { pipeline, keys } = await twoStepPipeline(
+          gw,
+          { name: `make then count in docker ${engine}`, description: 'two image tools' },
+          { step: 'make', task: make, label: 'Made' },
+          { step: 'count', task: count, label: 'Counted' },
         );
-        const launched = await gw.ok('alice', 'POST', '/analyses', {
-          json: {
-            system_id: 'de',
-            app_id: pipeline.id,
-            name: 'piped through docker',
-            output_dir: gw.home('alice'),
-            config: {
-              [keys.Make]: 'printf "one\\ntwo\\nthree\\n" > "$0"',
-              [keys.Count]: 'wc -l < "$0" > count.txt',
-            },
-          },
+        const launched = await launch(gw, pipeline, 'piped through docker', {
+          [keys.Make!]: 'printf "one\\ntwo\\nthree\\n" > "$0"',
+          [keys.Count!]: 'wc -l < "$0" > count.txt',
         });
         const done = await endedAnalysis(gw, 'alice', launched.id);
         assert.equal(done.status, 'Completed', JSON.stringify(done));
         const folder = done.resultfolderid as string;
-        assert.equal(await download(`${folder}/made.txt`), 'one\ntwo\nthree\n');
-        assert.equal((await download(`${folder}/count.txt`)).trim(), '3');
+        assert.equal(await download(gw, `${folder}/made.txt`), 'one\ntwo\nthree\n');
+        assert.equal((await download(gw, `${folder}/count.txt`)).trim(), '3');
       });
 
       test('an image that cannot be pulled fails the analysis at once, naming it and why', async () => {
         await gw.upload('alice', gw.home('alice'), 'few.txt', 'one\n');
-        const { app, keys } = await imageTool({ name: 'platform/missing', tag: '7' });
-        const launched = await gw.ok('alice', 'POST', '/analyses', {
-          json: {
-            system_id: 'de',
-            app_id: app.id,
-            name: 'missing image',
-            output_dir: gw.home('alice'),
-            config: { [keys.Script!]: 'true', [keys.Lines!]: `${gw.home('alice')}/few.txt` },
-          },
+        const { app, keys } = await imageToolApp(gw, { name: 'platform/missing', tag: '7' });
+        const launched = await launch(gw, app, 'missing image', {
+          [keys.Script!]: 'true',
+          [keys.Lines!]: `${gw.home('alice')}/few.txt`,
         });
         const done = await endedAnalysis(gw, 'alice', launched.id, 10_000);
         assert.equal(done.status, 'Failed');
@@ -307,58 +232,35 @@ for (const engine of engines) {
     () => {
       let gw: MetadataGateway;
       before(async () => {
-        gw = (await startMetadataGateway({
-          engine,
-          env: {
-            JOB_EXECUTOR: 'slurm',
-            CONTAINER_RUNTIME: 'docker',
-            DOCKER_REGISTRY: testRegistry,
-            SLURM_PARTITION: 'debug',
-            SLURM_POLL_MS: '100',
-            TOOL_WALL_CLOCK_SECONDS: '60',
-            TOOL_MEMORY_MB: '256',
-          },
-        }))!;
-        for (const name of ['alice', admin])
-          await gw.ok(name, 'GET', '/subjects?search=nobody-matches-this');
+        gw = await startEngineGateway(engine, {
+          JOB_EXECUTOR: 'slurm',
+          CONTAINER_RUNTIME: 'docker',
+          DOCKER_REGISTRY: testRegistry,
+          SLURM_PARTITION: 'debug',
+          SLURM_POLL_MS: '100',
+          TOOL_WALL_CLOCK_SECONDS: '60',
+          TOOL_MEMORY_MB: '256',
+        });
       });
       after(async () => gw?.close());
 
       test('an image tool pulled by name runs in a container on the node; its output and logs in the data store', async () => {
         await gw.upload('alice', gw.home('alice'), 'lines.txt', 'one\ntwo\n');
         const { app, keys } = await imageToolApp(gw, { name: testImageName, tag: testImageTag });
-        const [script, lines] = [keys.Script!, keys.Lines!];
-        const launched = await gw.ok('alice', 'POST', '/analyses', {
-          json: {
-            system_id: 'de',
-            app_id: app.id,
-            name: 'count on slurm in docker',
-            output_dir: gw.home('alice'),
-            config: {
-              [script]: 'wc -l < "$0" > count.txt; echo "in $(cat /etc/hostname) as $(id -un)"',
-              [lines]: `${gw.home('alice')}/lines.txt`,
-            },
-          },
+        const launched = await launch(gw, app, 'count on slurm in docker', {
+          [keys.Script!]: 'wc -l < "$0" > count.txt; echo "in $(cat /etc/hostname) as $(id -un)"',
+          [keys.Lines!]: `${gw.home('alice')}/lines.txt`,
         });
         const done = await endedAnalysis(gw, 'alice', launched.id);
         assert.equal(done.status, 'Completed', JSON.stringify(done));
         const folder = done.resultfolderid as string;
-        const read = async (file: string) =>
-          (
-            await gw.call(
-              'alice',
-              'GET',
-              `/secured/fileio/download?path=${encodeURIComponent(`${folder}/${file}`)}`,
-            )
-          ).text;
-        assert.equal((await read('count.txt')).trim(), '2');
-        assert.match(await read('logs/step-1-stdout.txt'), /^in \S+ as nobody\n$/);
+        assert.equal((await download(gw, `${folder}/count.txt`)).trim(), '2');
+        assert.match(
+          await download(gw, `${folder}/logs/step-1-stdout.txt`),
+          /^in \S+ as nobody\n$/,
+        );
         // The step was a Slurm job (scontrol still knows it), and its handle that job's id.
-        const step = await gw.running.gateway.store.db
-          .selectFrom('analysis_steps')
-          .select('engine_handle')
-          .where('analysis_id', '=', launched.id)
-          .executeTakeFirstOrThrow();
+        const step = await storedStep(gw, launched.id);
         const job = execFileSync('scontrol', ['show', 'job', '-o', step.engine_handle!], {
           encoding: 'utf8',
         });

@@ -14,11 +14,18 @@ import { after, before, describe, test } from 'node:test';
 import { eventually } from '../../../support/fileio.ts';
 import { engines, skipWithout } from '../../../support/postgres.ts';
 import { endedAnalysis } from '../../../support/analyses.ts';
+import type { MetadataGateway } from '../../../support/metadata-gateway.ts';
 import {
-  admin,
-  startMetadataGateway,
-  type MetadataGateway,
-} from '../../../support/metadata-gateway.ts';
+  appOnTool,
+  download,
+  firstTask,
+  launch,
+  launchKeys,
+  startEngineGateway,
+  storedStep,
+  throughViceProxy,
+  twoStepPipeline,
+} from '../../../support/engine-tools.ts';
 import { skipWithoutSlurm } from '../../../support/slurm.ts';
 import { slurmDuration } from '../../../../src/backends/executor/slurm-commands.ts';
 
@@ -65,20 +72,15 @@ for (const engine of engines) {
     () => {
       let gw: MetadataGateway;
       before(async () => {
-        gw = (await startMetadataGateway({
-          engine,
-          env: {
-            JOB_EXECUTOR: 'slurm',
-            SLURM_PARTITION: 'debug',
-            SLURM_POLL_MS: '100',
-            TOOL_EXECUTABLES_ALLOW: `${fixtures}/report.sh,${fixtures}/upper.sh,${fixtures}/sleepy.sh,${fixtures}/serve.sh`,
-            TOOL_WALL_CLOCK_SECONDS: '60',
-            TOOL_MEMORY_MB: '256',
-            TOOL_OUTPUT_MB: '1',
-          },
-        }))!;
-        for (const name of ['alice', admin])
-          await gw.ok(name, 'GET', '/subjects?search=nobody-matches-this');
+        gw = await startEngineGateway(engine, {
+          JOB_EXECUTOR: 'slurm',
+          SLURM_PARTITION: 'debug',
+          SLURM_POLL_MS: '100',
+          TOOL_EXECUTABLES_ALLOW: `${fixtures}/report.sh,${fixtures}/upper.sh,${fixtures}/sleepy.sh,${fixtures}/serve.sh`,
+          TOOL_WALL_CLOCK_SECONDS: '60',
+          TOOL_MEMORY_MB: '256',
+          TOOL_OUTPUT_MB: '1',
+        });
       });
       after(async () => {
         await gw?.close();
@@ -100,44 +102,8 @@ for (const engine of engines) {
             ...tool,
           },
         });
-        const app = await gw.ok('alice', 'POST', '/apps/de', {
-          json: {
-            name: `${script} on slurm ${Math.random()}`,
-            tools: [{ id: made.id }],
-            groups: [{ label: 'Parameters', parameters }],
-          },
-        });
-        const view = await gw.ok('alice', 'GET', `/apps/de/${app.id}`);
-        const keys = Object.fromEntries(
-          view.groups
-            .flatMap((group: any) => group.parameters)
-            .map((parameter: any) => [parameter.label || parameter.name, parameter.id]),
-        );
-        return { app, keys: keys as Record<string, string> };
-      };
-      const launch = (
-        app: { id: string },
-        config: Record<string, unknown>,
-        extra: Record<string, unknown> = {},
-      ) =>
-        gw.ok('alice', 'POST', '/analyses', {
-          json: {
-            system_id: 'de',
-            app_id: app.id,
-            name: 'on slurm',
-            output_dir: gw.home('alice'),
-            config,
-            ...extra,
-          },
-        });
-      const download = async (file: string) => {
-        const answer = await gw.call(
-          'alice',
-          'GET',
-          `/secured/fileio/download?path=${encodeURIComponent(file)}`,
-        );
-        assert.equal(answer.status, 200, `${file}: ${answer.text}`);
-        return answer.text;
+        const app = await appOnTool(gw, `${script} on slurm ${Math.random()}`, made.id, parameters);
+        return { app, keys: await launchKeys(gw, app.id) };
       };
 
       test('a tool runs as a Slurm job: its output in the data store, its logs in logs/', async () => {
@@ -146,7 +112,9 @@ for (const engine of engines) {
           container: { image: { name: 'host' }, min_cpu_cores: 1, memory_limit: 64 * 1024 * 1024 },
         });
         const launched = await launch(
+          gw,
           app,
+          'on slurm',
           { [keys.Lines!]: `${gw.home('alice')}/lines.txt`, [keys.Label!]: 'on slurm' },
           // More cores than the tool's one, less memory than its 64 MiB: both hold.
           { requirements: [{ step_number: 1, min_cpu_cores: 2, memory_limit: 32 * 1024 * 1024 }] },
@@ -154,10 +122,10 @@ for (const engine of engines) {
         const done = await endedAnalysis(gw, 'alice', launched.id);
         assert.equal(done.status, 'Completed', JSON.stringify(done));
         const folder = done.resultfolderid as string;
-        assert.equal(await download(`${folder}/report.txt`), '3\n');
-        assert.equal(await download(`${folder}/label.txt`), 'on slurm');
-        assert.equal(await download(`${folder}/logs/step-1-stdout.txt`), 'made report.txt\n');
-        const status = JSON.parse(await download(`${folder}/logs/step-1-exit-status.json`));
+        assert.equal(await download(gw, `${folder}/report.txt`), '3\n');
+        assert.equal(await download(gw, `${folder}/label.txt`), 'on slurm');
+        assert.equal(await download(gw, `${folder}/logs/step-1-stdout.txt`), 'made report.txt\n');
+        const status = JSON.parse(await download(gw, `${folder}/logs/step-1-exit-status.json`));
         assert.equal(status.state, 'completed');
         // It was Slurm's job: scontrol still knows it (MinJobAge), completed, with the two cores
         // and the memory limit (32 MiB) the submission asked for, and the node runner's 128 MiB.
@@ -176,11 +144,7 @@ for (const engine of engines) {
           }).split('\n')[0]!,
         )!;
         assert.ok(accounted > 0, `sacct's TotalCPU: ${accounted}`);
-        const step = await gw.running.gateway.store.db
-          .selectFrom('analysis_steps')
-          .select('cpu_seconds')
-          .where('analysis_id', '=', launched.id)
-          .executeTakeFirstOrThrow();
+        const step = await storedStep(gw, launched.id);
         assert.equal(Number(step.cpu_seconds), accounted);
         // alice's other analyses (this file's tests run side by side) add theirs: her usage is
         // the sum over her ended analyses' steps, each its engine's CPU seconds (at least 1 ms).
@@ -238,38 +202,23 @@ for (const engine of engines) {
         ]);
         const report = await toolApp('report.sh', reportParameters);
         const [upperTask, reportTask] = await Promise.all(
-          [upper, report].map(
-            async ({ app }) => (await gw.ok('alice', 'GET', `/apps/de/${app.id}/tasks`)).tasks[0],
-          ),
+          [upper, report].map(({ app }) => firstTask(gw, app)),
         );
-        const shouted = upperTask.outputs.find((output: any) => output.label === 'Shouted').id;
-        const lines = reportTask.inputs.find((input: any) => input.label === 'Lines').id;
-        const pipeline = await gw.ok('alice', 'POST', '/apps/pipelines', {
-          json: {
-            name: `shout then report on slurm ${engine}`,
-            description: 'two tools',
-            steps: [
-              { name: 'shout', description: '', task_id: upperTask.id, app_type: 'DE' },
-              { name: 'report', description: '', task_id: reportTask.id, app_type: 'DE' },
-            ],
-            mappings: [{ source_step: 0, target_step: 1, map: { [lines]: shouted } }],
-          },
-        });
-        const view = await gw.ok('alice', 'GET', `/apps/de/${pipeline.id}`);
-        const keys = Object.fromEntries(
-          view.groups
-            .flatMap((group: any) => group.parameters)
-            .map((parameter: any) => [parameter.label, parameter.id]),
+        const { pipeline, keys } = await twoStepPipeline(
+          gw,
+          { name: `shout then report on slurm ${engine}`, description: 'two tools' },
+          { step: 'shout', task: upperTask, label: 'Shouted' },
+          { step: 'report', task: reportTask, label: 'Lines' },
         );
-        const launched = await launch(pipeline, {
-          [keys.Text]: `${gw.home('alice')}/words.txt`,
-          [keys.Label]: 'piped',
+        const launched = await launch(gw, pipeline, 'on slurm', {
+          [keys.Text!]: `${gw.home('alice')}/words.txt`,
+          [keys.Label!]: 'piped',
         });
         const done = await endedAnalysis(gw, 'alice', launched.id);
         assert.equal(done.status, 'Completed', JSON.stringify(done));
         const folder = done.resultfolderid as string;
-        assert.equal(await download(`${folder}/upper.txt`), 'ALPHA\nBETA\n');
-        assert.equal(await download(`${folder}/report.txt`), '2\n');
+        assert.equal(await download(gw, `${folder}/upper.txt`), 'ALPHA\nBETA\n');
+        assert.equal(await download(gw, `${folder}/report.txt`), '2\n');
         assert.deepEqual(
           slurmJobsOf(launched.id).map(([, state]) => state),
           ['COMPLETED', 'COMPLETED'],
@@ -281,7 +230,7 @@ for (const engine of engines) {
         const { app, keys } = await toolApp('sleepy.sh', [
           { type: 'Text', name: '', label: 'Marker', order: 1 },
         ]);
-        const launched = await launch(app, { [Object.values(keys)[0]!]: marker });
+        const launched = await launch(gw, app, 'on slurm', { [Object.values(keys)[0]!]: marker });
         await eventually(
           () => processesWith(marker, 'sleep 300').length >= 2,
           15_000,
@@ -300,7 +249,7 @@ for (const engine of engines) {
           'the job to be cancelled',
         );
         const folder = (await endedAnalysis(gw, 'alice', launched.id)).resultfolderid as string;
-        const status = JSON.parse(await download(`${folder}/logs/step-1-exit-status.json`));
+        const status = JSON.parse(await download(gw, `${folder}/logs/step-1-exit-status.json`));
         assert.equal(status.state, 'stopped');
       });
 
@@ -311,7 +260,7 @@ for (const engine of engines) {
           [{ type: 'Text', name: '', label: 'Marker', order: 1 }],
           { type: 'interactive', interactive: true },
         );
-        const launched = await launch(app, { [keys.Marker!]: marker });
+        const launched = await launch(gw, app, 'on slurm', { [keys.Marker!]: marker });
         const pid = await eventually(
           () =>
             processesWith(marker).find((candidate) =>
@@ -333,16 +282,10 @@ for (const engine of engines) {
         );
         assert.equal(answer, marker);
         // Reached as users reach it, through the platform's proxy at its VICE host.
-        const { externalID: host } = await gw.ok(
-          'alice',
-          'GET',
-          `/vice/analyses/${launched.id}/external-id`,
-        );
-        const proxied = await eventually(
-          async () => {
-            const response = await gw.call('alice', 'GET', `/vice/${host}/`);
-            return response.status === 200 ? response.text : undefined;
-          },
+        const { text: proxied } = await throughViceProxy(
+          gw,
+          launched.id,
+          '/',
           10_000,
           'the proxy to reach the session',
         );
