@@ -12,6 +12,21 @@ const get = (url: string): Call => ({ method: 'GET', url });
 /** The OAuth provider's code the owner was sent back with (the platform's stand-in grants it). */
 export const grantedCode = (resource: Resource) => `code-${resource.state}`;
 
+/** Shares the owner's `path` read, write and own with the reader, the writer and the co-owner. */
+async function shareReadWriteOwn(platform: Platform, path: string) {
+  await platform.ok('owner', {
+    method: 'POST',
+    url: '/secured/share',
+    json: {
+      sharing: [
+        { user: 'reader', paths: [{ path, permission: 'read' }] },
+        { user: 'writer', paths: [{ path, permission: 'write' }] },
+        { user: 'coowner', paths: [{ path, permission: 'own' }] },
+      ],
+    },
+  });
+}
+
 async function folderWithFile(platform: Platform, marker: string) {
   const path = `${homeOf('owner')}/${marker}`;
   await platform.ok('owner', {
@@ -29,17 +44,7 @@ async function folderWithFile(platform: Platform, marker: string) {
     url: '/secured/filesystem/stat',
     json: { paths: [path] },
   });
-  await platform.ok('owner', {
-    method: 'POST',
-    url: '/secured/share',
-    json: {
-      sharing: [
-        { user: 'reader', paths: [{ path, permission: 'read' }] },
-        { user: 'writer', paths: [{ path, permission: 'write' }] },
-        { user: 'coowner', paths: [{ path, permission: 'own' }] },
-      ],
-    },
-  });
+  await shareReadWriteOwn(platform, path);
   return { path, id: stat.paths[path].id };
 }
 
@@ -146,17 +151,7 @@ export const accountKinds: Record<string, Kind> = {
         form: uploadForm(`${marker}.fasta`, `>${marker}\nACGTACGT\n`),
       });
       const path = `${homeOf('owner')}/${marker}.fasta`;
-      await platform.ok('owner', {
-        method: 'POST',
-        url: '/secured/share',
-        json: {
-          sharing: [
-            { user: 'reader', paths: [{ path, permission: 'read' }] },
-            { user: 'writer', paths: [{ path, permission: 'write' }] },
-            { user: 'coowner', paths: [{ path, permission: 'own' }] },
-          ],
-        },
-      });
+      await shareReadWriteOwn(platform, path);
       return { marker, path };
     },
     readBack: (fasta) => [

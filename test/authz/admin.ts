@@ -166,6 +166,9 @@ export const adminKinds: Record<string, Kind> = {
 
 const byId = (resource: Resource) => ({ id: resource.id });
 const user = (name: string) => () => ({ username: name });
+/** The owner's subscription an add-on is applied to, and the add-on as applied there. */
+const addonSubscription = (addon: Resource) => ({ subUuid: addon.subscription });
+const appliedAddon = (addon: Resource) => ({ ...addonSubscription(addon), uuid: addon.applied });
 
 export const adminRows: Row[] = [
   // The platform.
@@ -248,14 +251,14 @@ export const adminRows: Row[] = [
     ],
     on: 'addon',
     needs: 'admin',
-    params: (addon) => ({ subUuid: addon.subscription, uuid: addon.applied }),
+    params: appliedAddon,
   },
   {
     ops: ['POST /admin/qms/subscriptions/{subUuid}/addons'],
     on: 'addon',
     needs: 'admin',
     writes: true,
-    params: (addon) => ({ subUuid: addon.subscription }),
+    params: addonSubscription,
     json: (addon) => ({ uuid: addon.id }),
   },
   {
@@ -263,7 +266,7 @@ export const adminRows: Row[] = [
     on: 'addon',
     needs: 'admin',
     writes: true,
-    params: (addon) => ({ subUuid: addon.subscription, uuid: addon.applied }),
+    params: appliedAddon,
     json: () => ({ amount: 2048, paid: false }),
   },
   {
@@ -272,7 +275,7 @@ export const adminRows: Row[] = [
     needs: 'admin',
     writes: true,
     fresh: true,
-    params: (addon) => ({ subUuid: addon.subscription, uuid: addon.applied }),
+    params: appliedAddon,
   },
   {
     ops: ['DELETE /admin/qms/addons/{uuid}'],
@@ -308,14 +311,14 @@ export const adminRows: Row[] = [
     ],
     on: 'addon',
     needs: 'service',
-    params: (addon) => ({ subUuid: addon.subscription, uuid: addon.applied }),
+    params: appliedAddon,
   },
   {
     ops: ['POST /service/qms/subscriptions/{subUuid}/addons'],
     on: 'addon',
     needs: 'service',
     writes: true,
-    params: (addon) => ({ subUuid: addon.subscription }),
+    params: addonSubscription,
     json: (addon) => ({ uuid: addon.id }),
   },
   {
@@ -323,7 +326,7 @@ export const adminRows: Row[] = [
     on: 'addon',
     needs: 'service',
     writes: true,
-    params: (addon) => ({ subUuid: addon.subscription, uuid: addon.applied }),
+    params: appliedAddon,
     json: () => ({ amount: 4096 }),
   },
   {
@@ -332,7 +335,7 @@ export const adminRows: Row[] = [
     needs: 'service',
     writes: true,
     fresh: true,
-    params: (addon) => ({ subUuid: addon.subscription, uuid: addon.applied }),
+    params: appliedAddon,
   },
   {
     ops: ['POST /service/email'],

@@ -51,6 +51,20 @@ async function subjects(shared: Shared) {
   ] as const;
 }
 
+/** Shares the owner's app (or pipeline) `id` with the matrix's subjects, as apps are shared. */
+async function shareApp(platform: Platform, shared: Shared, id: string) {
+  await platform.ok('owner', {
+    method: 'POST',
+    url: '/apps/sharing',
+    json: {
+      sharing: (await subjects(shared)).map(([subject, permission]) => ({
+        subject,
+        apps: [{ system_id: 'de', app_id: id, permission }],
+      })),
+    },
+  });
+}
+
 async function makeApp(platform: Platform, shared: Shared, marker: string) {
   const app = await platform.ok('owner', {
     method: 'POST',
@@ -74,16 +88,7 @@ async function makeApp(platform: Platform, shared: Shared, marker: string) {
   });
   const ui = await platform.ok('owner', { method: 'GET', url: `${base}/ui` });
   const form = await platform.ok('owner', { method: 'GET', url: base });
-  await platform.ok('owner', {
-    method: 'POST',
-    url: '/apps/sharing',
-    json: {
-      sharing: (await subjects(shared)).map(([subject, permission]) => ({
-        subject,
-        apps: [{ system_id: 'de', app_id: app.id, permission }],
-      })),
-    },
-  });
+  await shareApp(platform, shared, app.id);
   const integrationData = await platform.ok('owner', {
     method: 'GET',
     url: `${base}/integration-data`,
@@ -674,4 +679,4 @@ export const appRows: Row[] = [
   },
 ];
 
-export { listed, shareAnalysis, subjects, inputOf, launch };
+export { listed, shareAnalysis, shareApp, inputOf, launch };

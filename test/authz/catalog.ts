@@ -4,7 +4,7 @@
 // under it. Pipelines follow the apps' levels; an app joins or leaves a community by its
 // integrator or an admin of the community; listings show only the apps the caller sees.
 import { ontologyXml, iri } from '../support/ontology-fixture.ts';
-import { appKinds, subjects } from './apps.ts';
+import { appKinds, shareApp } from './apps.ts';
 import type { Denial, Kind, Resource, Row } from './model.ts';
 import { markerOf, type Platform } from './platform.ts';
 
@@ -61,16 +61,7 @@ export const catalogKinds: Record<string, Kind> = {
           mappings: [],
         },
       });
-      await platform.ok('owner', {
-        method: 'POST',
-        url: '/apps/sharing',
-        json: {
-          sharing: (await subjects(shared)).map(([subject, permission]) => ({
-            subject,
-            apps: [{ system_id: 'de', app_id: made.id, permission }],
-          })),
-        },
-      });
+      await shareApp(platform, shared, made.id);
       return { marker, id: made.id, version: made.version_id, ui: made };
     },
     readBack: (pipeline) => [{ method: 'GET', url: `/apps/pipelines/${pipeline.id}/ui` }],

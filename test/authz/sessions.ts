@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtInApps } from '../../src/backends/apps/catalog/built-in.ts';
-import { listed, shareAnalysis } from './apps.ts';
+import { appKinds, listed, shareAnalysis } from './apps.ts';
 import type { Denial, Kind, Resource, Row } from './model.ts';
 import { homeOf, markerOf, until, type Call, type Platform } from './platform.ts';
 
@@ -72,17 +72,14 @@ const addressKey = `${urlImport.definition.steps[0]!.id}_${
     .find((parameter) => parameter.name === 'address')!.id
 }`;
 
+/** Whom an analysis is shared with (shareAnalysis), as the ended analyses of apps.ts are. */
+const analysisGrants = appKinds.analysis!.grants;
+
 export const sessionKinds: Record<string, Kind> = {
   'running analysis': {
     about:
       "a running analysis of the owner's (a URL import of an address that never answers), shared as analyses are",
-    grants: {
-      reader: 'read',
-      writer: 'write',
-      coowner: 'own',
-      teammate: 'read',
-      listmate: 'write',
-    },
+    grants: analysisGrants,
     hidden: notFound,
     short: forbidden,
     make: async (platform, shared) => {
@@ -113,13 +110,7 @@ export const sessionKinds: Record<string, Kind> = {
   'vice session': {
     about:
       "a running VICE session of the owner's, its analysis shared read, write and own, read with a team and write with a collaborator list",
-    grants: {
-      reader: 'read',
-      writer: 'write',
-      coowner: 'own',
-      teammate: 'read',
-      listmate: 'write',
-    },
+    grants: analysisGrants,
     hidden: notFound,
     short: forbidden,
     make: async (platform, shared) => {
