@@ -147,7 +147,7 @@ function notesOf(row: Row): string {
     const counts = `**${count(part.held)} of ${count(part.tried)} held**`;
     return note ? `${note}: ${counts}` : counts;
   });
-  return [...new Set(notes.filter(Boolean))].join('; ');
+  return [...new Set(notes.filter(Boolean))].sort().join('; ');
 }
 
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
@@ -202,20 +202,23 @@ lines.push(
   'In each section a row is one test: what it tried and what it requires, how many cases it tried',
   '(requests, passwords, operations, analyses: the row says which), and how many were answered as',
   'it requires ("all" when every one was). A test run on both databases is one row, its counts',
-  'added up; the note names the databases. A test that fails stops at its first wrong answer, so',
-  'its row counts what it tried up to there.',
+  'added up; its notes name the databases (sqlite, postgres). A test that fails stops at its first',
+  'wrong answer, so its row counts what it tried up to there.',
   '',
 );
 for (const [area, title] of areas) {
   const section = inSection(area);
   if (section.length === 0) continue;
-  lines.push(`## ${title}`, '', '| what was tried | cases | held | test |', '|---|---|---|---|');
-  for (const row of section) {
-    const notes = notesOf(row);
+  lines.push(
+    `## ${title}`,
+    '',
+    '| what was tried | cases | held | notes | test |',
+    '|---|---|---|---|---|',
+  );
+  for (const row of section)
     lines.push(
-      `| ${row.what}${notes ? ` (${notes})` : ''} | ${count(row.tried)} | ${heldOf(row)} | \`${row.file}\` |`,
+      `| ${row.what} | ${count(row.tried)} | ${heldOf(row)} | ${notesOf(row)} | \`${row.file}\` |`,
     );
-  }
   lines.push('');
 }
 lines.push('## Load held', '');
