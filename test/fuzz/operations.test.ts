@@ -65,13 +65,18 @@ describe(`every operation of /openapi.json, fuzzed (${engine})`, () => {
     t.diagnostic(
       `${chosen.length} operations (${operations.length - chosen.length} left out), ${requests} requests: ${JSON.stringify(statuses)}`,
     );
+    /** The answers by class, for a reader of the report (`76 2xx, 2 3xx, 499 4xx, 13 5xx`). */
+    const answered = Object.entries(statuses)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([kind, count]) => `${count} ${kind}`)
+      .join(', ');
     recordTried({
       area: 'inputs',
       what: `every operation of /openapi.json (${chosen.length}) with generated and mutated requests (wrong types, huge strings, deep JSON, odd Unicode, repeated and badly encoded parameters, wrong content types, bodies on GET): no crash, no hang, no undocumented 5xx, every 4xx with its code, every 2xx as documented`,
       tried: requests,
       held: requests - failures.length,
       file: testFile(import.meta.url),
-      note: `${engine}, FUZZ_SEED=${seed}, FUZZ_RUNS=${runs}; answers ${JSON.stringify(statuses)}`,
+      note: `${engine}; FUZZ_SEED=${seed}, FUZZ_RUNS=${runs} (requests an operation; \`npm run fuzz\` runs 50); answered ${answered}`,
     });
     assert.deepEqual(failures, [], `operations that failed:\n${failures.join('\n')}`);
   });

@@ -10,6 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
 import { startBackend, type TestBackend } from '../support/backend.ts';
 import { noRateLimits, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { tally, testFile, type Tally } from '../support/reliability.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import {
   bearer,
@@ -93,10 +94,20 @@ async function call(route: string): Promise<Answer> {
   return { status: response.status, body, text, ms: performance.now() - started };
 }
 
-/** Both routes answer `status` with `code`, naming the agent, within the timeout and its slack. */
-async function bothFail(status: number, code: string, what: string): Promise<number[]> {
+/**
+ * Both routes answer `status` with `code`, naming the agent, within the timeout and its slack (and
+ * no sooner than `atLeastMs` when given); each answer counted in `cases` once it has passed.
+ */
+async function bothFail(
+  status: number,
+  code: string,
+  what: string,
+  cases: Tally,
+  atLeastMs?: number,
+): Promise<number[]> {
   const times: number[] = [];
   for (const [kind, route] of Object.entries(routes)) {
+    cases.tried += 1;
     const answer = await call(route);
     const label = `${what}, ${kind} route: ${answer.status} ${answer.text}`;
     assert.equal(answer.status, status, label);
@@ -105,70 +116,112 @@ async function bothFail(status: number, code: string, what: string): Promise<num
     assert.equal(typeof answer.body.reason, 'string', label);
     assert.doesNotMatch(answer.text, /\n\s+at /, `${label}: no stack trace`);
     assert.ok(answer.ms < timeoutMs + slackMs, `${label}: took ${Math.round(answer.ms)} ms`);
-    times.push(Math.round(answer.ms));
+    const ms = Math.round(answer.ms);
+    if (atLeastMs !== undefined)
+      assert.ok(ms >= atLeastMs, `answered before the timeout: ${ms} ms`);
+    cases.held += 1;
+    times.push(ms);
   }
   return times;
 }
 
-/** Both routes answer 200 again: the same gateway, no restart. */
-async function bothServe(what: string): Promise<void> {
+/** Both routes answer 200 again: the same gateway, no restart. Counted in `cases` after a fault. */
+async function bothServe(what: string, cases?: Tally): Promise<void> {
   for (const [kind, route] of Object.entries(routes)) {
+    if (cases) cases.tried += 1;
     const answer = await call(route);
     assert.equal(answer.status, 200, `${what}, ${kind} route: ${answer.text}`);
+    if (cases) cases.held += 1;
   }
 }
 
+/** The report's row of a test (docs/reliability.md): the requests sent during the fault and after it. */
+const faultCases = (t: { after(fn: () => void): void }, fault: string, answer: string) =>
+  tally(t, {
+    area: 'faults',
+    what: `a remote backend (the notification agent) ${fault}: ${answer}; the same gateway serves again (200) once it is back`,
+    file: testFile(import.meta.url),
+  });
+
 test('killed (connections refused): 503 at once; served again once it is back', async (t) => {
+  const cases = faultCases(
+    t,
+    'refusing connections',
+    'a passthrough and an aggregating route answer 503 ERR_UNAVAILABLE naming it, at once',
+  );
   await bothServe('before');
   await proxy.refuse();
-  const times = await bothFail(503, 'ERR_UNAVAILABLE', 'refused');
+  const times = await bothFail(503, 'ERR_UNAVAILABLE', 'refused', cases);
   await proxy.restore();
-  await bothServe('after the restart');
+  await bothServe('after the restart', cases);
   t.diagnostic(`refused: answered in ${times.join(' and ')} ms`);
 });
 
 test('hung (connections accepted, no answer): 504 within about the timeout; served again after', async (t) => {
+  const cases = faultCases(
+    t,
+    'accepting connections and never answering',
+    `a passthrough and an aggregating route answer 504 ERR_UNAVAILABLE naming it after its timeout (${timeoutMs} ms), not before`,
+  );
   proxy.blackhole();
-  const times = await bothFail(504, 'ERR_UNAVAILABLE', 'blackholed');
-  for (const ms of times) assert.ok(ms >= timeoutMs * 0.9, `answered before the timeout: ${ms} ms`);
+  const times = await bothFail(504, 'ERR_UNAVAILABLE', 'blackholed', cases, timeoutMs * 0.9);
   await proxy.restore();
-  await bothServe('after the hang');
+  await bothServe('after the hang', cases);
   t.diagnostic(`blackholed: answered in ${times.join(' and ')} ms (timeout ${timeoutMs} ms)`);
 });
 
-test('answering bytes that are not HTTP: 502', async () => {
+test('answering bytes that are not HTTP: 502', async (t) => {
+  const cases = faultCases(
+    t,
+    'answering bytes that are not HTTP',
+    'a passthrough and an aggregating route answer 502 ERR_UNAVAILABLE naming it',
+  );
   backend.handle((_request, response) => {
     response.socket?.end('SSH-2.0-OpenSSH_9.6\r\n\r\n');
   });
-  await bothFail(502, 'ERR_UNAVAILABLE', 'garbage');
+  await bothFail(502, 'ERR_UNAVAILABLE', 'garbage', cases);
   backend.handle(healthy);
-  await bothServe('after the garbage');
+  await bothServe('after the garbage', cases);
 });
 
-test('answering a 200 that is not JSON: the aggregating route 502 ERR_BAD_GATEWAY, the passthrough relays it', async () => {
+test('answering a 200 that is not JSON: the aggregating route 502 ERR_BAD_GATEWAY, the passthrough relays it', async (t) => {
+  const cases = faultCases(
+    t,
+    'answering a 200 that is not JSON',
+    'the aggregating route answers 502 ERR_BAD_GATEWAY, the passthrough relays the page as it came',
+  );
   backend.handle((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/html' });
     response.end('<html><body>502 Bad Gateway (nginx)</body></html>');
   });
+  cases.tried += 1;
   const read = await call(routes.aggregating);
   assert.equal(read.status, 502, read.text);
   assert.equal(read.body.error_code, 'ERR_BAD_GATEWAY');
   assert.equal(read.body.backend, 'notification-agent');
+  cases.held += 1;
   // A passthrough relays the backend's answer unread, as it came (docs/architecture.md).
+  cases.tried += 1;
   const relayed = await call(routes.passthrough);
   assert.equal(relayed.status, 200);
   assert.match(relayed.text, /^<html>/);
+  cases.held += 1;
   backend.handle(healthy);
-  await bothServe('after the HTML');
+  await bothServe('after the HTML', cases);
 });
 
-test('closing the connection mid-body: 502; served again after', async () => {
+test('closing the connection mid-body: 502; served again after', async (t) => {
+  const cases = faultCases(
+    t,
+    'closing the connection mid-body',
+    'a passthrough and an aggregating route answer 502 ERR_UNAVAILABLE naming it',
+  );
   backend.handle((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
     response.write('{"messages":[');
     setImmediate(() => response.socket?.destroy());
   });
-  await bothFail(502, 'ERR_UNAVAILABLE', 'cut mid-body');
+  await bothFail(502, 'ERR_UNAVAILABLE', 'cut mid-body', cases);
   backend.handle(healthy);
-  await bothServe('after the cut');
+  await bothServe('after the cut', cases);
 });

@@ -11,6 +11,7 @@ import { FallbackBuckets, MemoryBuckets, type BucketStore } from '../../src/http
 import { startBackend, type TestBackend } from '../support/backend.ts';
 import { eventually } from '../support/fileio.ts';
 import { requiredInCi, startGateway, type RunningGateway } from '../support/gateway.ts';
+import { tally, testFile } from '../support/reliability.ts';
 import type { GatewayOptions } from '../../src/app.ts';
 import {
   createSigningKey,
@@ -80,6 +81,17 @@ async function gatewayFor(
   t.after(() => running.close());
   return running;
 }
+
+/**
+ * The report's row of a Redis fault (docs/reliability.md): the requests sent from the fault on,
+ * held once the assertions on them have passed.
+ */
+const redisCases = (t: TestContext, what: string) =>
+  tally(t, {
+    area: 'faults',
+    what: `Redis (the rate limits' shared buckets) ${what}`,
+    file: testFile(import.meta.url),
+  });
 
 function rateLimitOf(answer: Answer) {
   const number = (name: string) => {
@@ -388,6 +400,10 @@ describe('exemptions, defaults and metrics', () => {
 
 describe('Redis unreachable from the start', () => {
   test('keeps serving with local counters, still limits, and counts the fallbacks', async (t) => {
+    const cases = redisCases(
+      t,
+      'unreachable from the start (nothing listening): requests served with local counters and still limited (429 once the bucket is spent), none waiting on Redis, each counted as a fallback',
+    );
     const { url } = await gatewayFor(t, {
       REDIS_URL: 'redis://127.0.0.1:1',
       RATE_LIMIT_BURST: '3',
@@ -395,7 +411,10 @@ describe('Redis unreachable from the start', () => {
     });
     const grace = bearer(await tokenFor('grace'));
     const answers = [];
-    for (let i = 0; i < 4; i++) answers.push(await get(url, APP_PATH, grace));
+    for (let i = 0; i < 4; i++) {
+      cases.tried += 1;
+      answers.push(await get(url, APP_PATH, grace));
+    }
     assert.deepEqual(
       answers.map((a) => a.status),
       [200, 200, 200, 429],
@@ -416,6 +435,7 @@ describe('Redis unreachable from the start', () => {
       4,
       'every decision was taken locally',
     );
+    cases.settle();
   });
 });
 
@@ -579,6 +599,10 @@ describe(
     });
 
     test('Redis going away mid-run: served with local counters, counted, without hanging', async (t) => {
+      const cases = redisCases(
+        t,
+        'going away mid-run (its connections closed): requests served at once from a fresh local bucket, still limited (429 once it is spent), each counted as a fallback, nothing reaching Redis meanwhile',
+      );
       const prefix = newPrefix();
       const proxy = await startRedisProxy(new URL(redisUrl!));
       t.after(() => proxy.close());
@@ -607,7 +631,10 @@ describe(
 
       await proxy.close();
       const answers = [];
-      for (let i = 0; i < 5; i++) answers.push(await get(url, APP_PATH, judy));
+      for (let i = 0; i < 5; i++) {
+        cases.tried += 1;
+        answers.push(await get(url, APP_PATH, judy));
+      }
       assert.deepEqual(
         answers.map((a) => a.status),
         [200, 200, 200, 200, 429],
@@ -625,6 +652,7 @@ describe(
         tokensBefore,
         'nothing reached Redis meanwhile',
       );
+      cases.settle();
     });
 
     test('Redis hanging mid-run (connection open, no answers): served locally within the command timeout', async (t) => {
@@ -632,6 +660,10 @@ describe(
       const proxy = await startRedisProxy(new URL(redisUrl!));
       t.after(() => proxy.close());
       const timeoutMs = 400;
+      const cases = redisCases(
+        t,
+        `hanging mid-run (connection open, no answers): requests served with local counters within the command timeout (REDIS_COMMAND_TIMEOUT_MS, ${timeoutMs} ms), still limited, each counted as a fallback`,
+      );
       const { url } = await gatewayFor(t, {
         REDIS_URL: proxy.url,
         REDIS_KEY_PREFIX: prefix,
@@ -646,7 +678,10 @@ describe(
 
       proxy.stall();
       const answers = [];
-      for (let i = 0; i < 3; i++) answers.push(await get(url, APP_PATH, kim));
+      for (let i = 0; i < 3; i++) {
+        cases.tried += 1;
+        answers.push(await get(url, APP_PATH, kim));
+      }
       assert.deepEqual(
         answers.map((a) => a.status),
         [200, 200, 429],
@@ -660,9 +695,19 @@ describe(
         `request latency with Redis stalled: ${answers.map((a) => a.ms.toFixed(0)).join(', ')} ms`,
       );
       assert.equal(await metric(url, 'gateway_rate_limit_store_fallbacks_total'), 3);
+      cases.settle();
     });
 
     test('Redis gone and back, then hung and back: local counters meanwhile, Redis again after, no restart', async (t) => {
+      const cases = redisCases(
+        t,
+        'refusing connections, then blackholed, each then back: requests decided locally meanwhile, within the command timeout, and /readyz 503 naming Redis; decided in Redis again and ready again once it is back, without a restart',
+      );
+      /** One of the test's cases: a request sent from the first fault on. */
+      const counted = <T>(request: () => Promise<T>) => {
+        cases.tried += 1;
+        return request();
+      };
       const prefix = newPrefix();
       const proxy = await startTcpProxy({
         host: new URL(redisUrl!).hostname,
@@ -689,7 +734,7 @@ describe(
         await eventually(
           async () => {
             const before = await fallbacks();
-            await served();
+            await counted(served);
             return (await fallbacks()) === before;
           },
           10_000,
@@ -705,14 +750,15 @@ describe(
       for (const outage of ['refuse', 'blackhole'] as const) {
         if (outage === 'refuse') await proxy.refuse();
         else proxy.blackhole();
-        const counted = await fallbacks();
-        const during = [await served(), await served()];
-        assert.equal(await fallbacks(), counted + 2, `${outage}: both decided locally`);
+        const fallbacksBefore = await fallbacks();
+        const during = [await counted(served), await counted(served)];
+        assert.equal(await fallbacks(), fallbacksBefore + 2, `${outage}: both decided locally`);
         const slowest = Math.max(...during.map((answer) => answer.ms));
         assert.ok(slowest < 300 + 1_000, `${outage}: slowest ${Math.round(slowest)} ms`);
-        const ready = await get(url, '/readyz');
+        const ready = await counted(() => get(url, '/readyz'));
         assert.equal(ready.status, 503, `${outage}: /readyz names Redis`);
         assert.equal(JSON.parse(ready.text).reason, 'Not ready: redis');
+        cases.settle();
 
         await proxy.restore();
         const recovered = await backOnRedis();
@@ -723,7 +769,12 @@ describe(
           (await sharedTokens(prefix, 'mona')) < spent,
           `${outage}: the shared bucket is spent again`,
         );
-        assert.equal((await get(url, '/readyz')).status, 200, `${outage}: ready again`);
+        assert.equal(
+          (await counted(() => get(url, '/readyz'))).status,
+          200,
+          `${outage}: ready again`,
+        );
+        cases.settle();
       }
     });
   },

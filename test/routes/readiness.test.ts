@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config/index.ts';
 import { requiredInCi, startGateway } from '../support/gateway.ts';
 import { pgDatabaseUrl } from '../support/postgres.ts';
+import { tally, testFile } from '../support/reliability.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 const databaseUrl = requiredInCi('DATABASE_URL');
@@ -45,6 +46,10 @@ const endpoint = (url: string, defaultPort: number) => ({
   host: new URL(url).hostname,
   port: Number(new URL(url).port || defaultPort),
 });
+
+/** The report's row of a test (docs/reliability.md): the /readyz requests sent from the fault on. */
+const outageCases = (t: { after(fn: () => void): void }, what: string) =>
+  tally(t, { area: 'faults', what, file: testFile(import.meta.url) });
 
 describe('READINESS_TIMEOUT_MS', () => {
   test('defaults to 2 s; refuses what is not a whole number of ms from 10 to 60000', () => {
@@ -87,6 +92,10 @@ describe(
     }
 
     test('a stalled database: 503 naming it within the budget, then ready again', async (t) => {
+      const cases = outageCases(
+        t,
+        `a blackholed PostgreSQL database (its own timeouts 30 s): /readyz answers 503 naming it within its budget (READINESS_TIMEOUT_MS, ${budgetMs} ms), then ready again once it is back`,
+      );
       const proxy = await startTcpProxy(endpoint(databaseUrl!, 5432));
       // The database's own bounds are far longer than the budget: the check's timeout must answer.
       const running = await startGateway({
@@ -99,6 +108,7 @@ describe(
       try {
         assert.equal((await readyz(running.url)).status, 200);
         proxy.blackhole();
+        cases.tried += 1;
         const stalled = await readyz(running.url);
         t.diagnostic(`readyz with a blackholed database: ${Math.round(stalled.ms)} ms`);
         assert.equal(stalled.status, 503);
@@ -107,9 +117,12 @@ describe(
         assert.equal(stalled.body.checks.database, `unavailable: no answer within ${budgetMs} ms`);
         assert.equal(stalled.body.checks.redis, 'ok');
         assert.ok(stalled.ms < budgetMs + slackMs, `readyz took ${Math.round(stalled.ms)} ms`);
+        cases.held += 1;
         await proxy.restore();
         // The stalled probe's connection is cut by the restore; the next probe connects afresh.
+        cases.tried += 1;
         assert.deepEqual((await readyz(running.url)).body.checks, { database: 'ok', redis: 'ok' });
+        cases.held += 1;
       } finally {
         await proxy.restore();
         await running.close();
@@ -119,6 +132,10 @@ describe(
 
     for (const outage of ['refuse', 'blackhole'] as const) {
       test(`Redis unreachable (${outage}): 503 naming redis within the budget`, async (t) => {
+        const cases = outageCases(
+          t,
+          `Redis ${outage === 'refuse' ? 'refusing connections' : 'blackholed (connections accepted, never a byte back)'}: /readyz answers 503 naming it within its budget (READINESS_TIMEOUT_MS, ${budgetMs} ms)`,
+        );
         const proxy = await startTcpProxy(endpoint(redisUrl!, 6379));
         const running = await startGateway({
           REDIS_URL: through(proxy, redisUrl!),
@@ -129,6 +146,7 @@ describe(
           assert.equal((await readyz(running.url)).status, 200);
           if (outage === 'refuse') await proxy.refuse();
           else proxy.blackhole();
+          cases.tried += 1;
           const down = await readyz(running.url);
           t.diagnostic(`readyz with Redis ${outage}d: ${Math.round(down.ms)} ms`);
           assert.equal(down.status, 503);
@@ -137,6 +155,7 @@ describe(
           assert.equal(down.body.checks.database, 'ok');
           assert.match(down.body.checks.redis ?? '', /^unavailable: /);
           assert.ok(down.ms < budgetMs + slackMs, `readyz took ${Math.round(down.ms)} ms`);
+          cases.held += 1;
         } finally {
           await proxy.restore();
           await running.close();

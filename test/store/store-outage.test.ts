@@ -18,6 +18,7 @@ import { eventually } from '../support/fileio.ts';
 import { noRateLimits, requiredInCi } from '../support/gateway.ts';
 import { spawnGateway, type GatewayProcess } from '../support/gateway-process.ts';
 import { pgDatabaseUrl } from '../support/postgres.ts';
+import { tally, testFile, type Tally } from '../support/reliability.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import {
   bearer,
@@ -202,14 +203,19 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
     });
   }
 
-  /** Requests until one succeeds: how long the gateway takes to serve again once the database is back. */
-  async function recovery(gateway: GatewayProcess): Promise<number> {
+  /**
+   * Requests until one succeeds: how long the gateway takes to serve again once the database is
+   * back. Each request is one of the test's cases.
+   */
+  async function recovery(gateway: GatewayProcess, cases: Tally): Promise<number> {
     const started = performance.now();
     await eventually(
       async () => {
         assert.ok(gateway.alive(), `the gateway process died:\n${gateway.stderr()}`);
+        cases.tried += 1;
         const answer = await call(gateway.url, token);
         assertOutageAnswer(answer, 'while recovering');
+        cases.held += 1;
         return answer.status === 200;
       },
       10_000,
@@ -232,7 +238,15 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
       'the LISTEN connection to come back',
     );
 
+  /** The report's row of a test (docs/reliability.md): the requests sent from the fault on. */
+  const outageCases = (t: { after(fn: () => void): void }, what: string) =>
+    tally(t, { area: 'faults', what, file: testFile(import.meta.url), note: 'postgres' });
+
   test('connections cut while idle: the process stays up and serves again', async (t) => {
+    const cases = outageCases(
+      t,
+      "the database's connections cut while idle (the pool's and the notification channel's LISTEN): every request answered 2xx or 503 ERR_UNAVAILABLE, the process stays up and serves again by itself, listening again",
+    );
     await withGateway('outage-idle', async (gateway, proxy) => {
       assert.equal(
         (await call(gateway.url, token, 'POST', '/secured/sessions', { step: 1 })).status,
@@ -248,15 +262,22 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
       await listening('outage-idle');
       proxy.cut();
       // The pool's idle connections and the LISTEN connection all see their socket close.
-      for (let index = 0; index < 3; index++)
+      for (let index = 0; index < 3; index++) {
+        cases.tried += 1;
         assertOutageAnswer(await call(gateway.url, token), `request ${index} after the cut`);
+        cases.held += 1;
+      }
       assert.ok(gateway.alive(), `the gateway process died:\n${gateway.stderr()}`);
-      await recovery(gateway);
+      await recovery(gateway, cases);
       await listening('outage-idle');
     });
   });
 
   test('connections cut and refused under load: every request is answered, 2xx or 503, then recovery', async (t) => {
+    const cases = outageCases(
+      t,
+      "the database's connections cut three times, then refused, under load (8 clients reading and writing): every request answered, 2xx or 503 ERR_UNAVAILABLE, sooner than the connect and query timeouts together; served again by itself; every notification acknowledged is kept",
+    );
     await withGateway('outage-load', async (gateway, proxy) => {
       assert.equal((await call(gateway.url, token)).status, 200);
       const answers: Answer[] = [];
@@ -302,6 +323,7 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
       await answered(160);
       stop = true;
       await workers;
+      cases.tried += answers.length + failures.length;
       assert.deepEqual(failures.map(String), [], 'every request got an HTTP answer');
       for (const answer of answers) assertOutageAnswer(answer, 'under load');
       assert.ok(
@@ -320,8 +342,9 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
         slowest < connectTimeoutMs + queryTimeoutMs,
         `slowest answer under load took ${Math.round(slowest)} ms`,
       );
+      cases.settle();
       assert.ok(gateway.alive(), `the gateway process died:\n${gateway.stderr()}`);
-      await recovery(gateway);
+      await recovery(gateway, cases);
       // Nothing acknowledged is lost: every notification answered 200 is listed.
       const listed = await fetch(`${gateway.url}/secured/notifications/messages?limit=0`, {
         headers: bearer(token),
@@ -333,6 +356,10 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
         ),
       );
       const lost = acknowledged.filter((subject) => !subjects.has(subject));
+      cases.writes = {
+        acknowledged: acknowledged.length,
+        found: acknowledged.length - lost.length,
+      };
       assert.deepEqual(lost, [], `acknowledged but lost (of ${acknowledged.length})`);
       assert.ok(acknowledged.length > 0);
       t.diagnostic(`${acknowledged.length} notifications acknowledged under load, all kept`);
@@ -340,11 +367,20 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
   });
 
   test('a blackholed database: requests answer 503 within the bounds, then recovery', async (t) => {
+    const cases = outageCases(
+      t,
+      `a blackholed database (connections accepted, never a byte back), more requests at once than the pool has connections: each answered 503 ERR_UNAVAILABLE within the bounds (connect ${connectTimeoutMs} ms, query ${queryTimeoutMs} ms); served again once it is back`,
+    );
     await withGateway('outage-blackhole', async (gateway, proxy) => {
       assert.equal((await call(gateway.url, token)).status, 200);
       proxy.blackhole();
       // More concurrent requests than the pool has connections: some wait for a connection, some for a query.
-      const during = await Promise.all(Array.from({ length: 12 }, () => call(gateway.url, token)));
+      const during = await Promise.all(
+        Array.from({ length: 12 }, () => {
+          cases.tried += 1;
+          return call(gateway.url, token);
+        }),
+      );
       for (const answer of during)
         assert.deepEqual(
           [answer.status, answer.errorCode],
@@ -357,10 +393,12 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
         slowest < 3 * (connectTimeoutMs + queryTimeoutMs),
         `slowest answer during the blackhole took ${Math.round(slowest)} ms`,
       );
+      cases.tried += 1;
       const next = await call(gateway.url, token);
       assert.deepEqual([next.status, next.errorCode], [503, 'ERR_UNAVAILABLE']);
+      cases.settle();
       await proxy.restore();
-      const recovered = await recovery(gateway);
+      const recovered = await recovery(gateway, cases);
       t.diagnostic(
         `blackhole: slowest 503 ${Math.round(slowest)} ms, next ${Math.round(next.ms)} ms; recovered ${Math.round(recovered)} ms after restore`,
       );
@@ -368,6 +406,10 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
   });
 
   test('the server terminates the idle connections: the process stays up', async (t) => {
+    const cases = outageCases(
+      t,
+      "the database server terminating the gateway's idle connections (pg_terminate_backend, the pool's and LISTEN): every request answered 2xx or 503 ERR_UNAVAILABLE, the process stays up and serves again by itself, listening again",
+    );
     const name = 'outage-terminate';
     const gateway = await spawnGateway({
       ...env,
@@ -394,13 +436,16 @@ describe('PostgreSQL outages', { skip: databaseUrl ? false : 'DATABASE_URL is no
         terminated.rowCount! >= 2,
         `terminated ${terminated.rowCount} connections (pool and LISTEN)`,
       );
-      for (let index = 0; index < 3; index++)
+      for (let index = 0; index < 3; index++) {
+        cases.tried += 1;
         assertOutageAnswer(
           await call(gateway.url, token),
           `request ${index} after the terminations`,
         );
+        cases.held += 1;
+      }
       assert.ok(gateway.alive(), `the gateway process died:\n${gateway.stderr()}`);
-      await recovery(gateway);
+      await recovery(gateway, cases);
       await listening(name);
     } catch (error) {
       throw await explained(error, gateway);

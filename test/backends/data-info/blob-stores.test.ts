@@ -18,6 +18,7 @@ import { S3BlobStore } from '../../../src/backends/data-info/s3-blobs.ts';
 import { loadConfig } from '../../../src/config/index.ts';
 import { GatewayError } from '../../../src/common/errors.ts';
 import { startDataStoreGateway, type DataStoreGateway } from '../../support/data-store.ts';
+import { tally, testFile } from '../../support/reliability.ts';
 import { startS3, type TestS3 } from '../../support/s3.ts';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
 
@@ -188,8 +189,16 @@ test('the genome service gets its own place beside the data store, in a folder o
   assert.equal(openBlobStore('/data/store', undefined, 'genomes').location, '/data/store/genomes');
 });
 
+/** The report's row of a test (docs/reliability.md): the operations or requests tried during the fault. */
+const outageCases = (t: { after(fn: () => void): void }, what: string, note?: string) =>
+  tally(t, { area: 'faults', what, file: testFile(import.meta.url), ...(note ? { note } : {}) });
+
 describe('an S3 store that cannot be reached', () => {
-  test('every operation fails with ERR_BLOB_STORE_UNAVAILABLE, and the process carries on', async () => {
+  test('every operation fails with ERR_BLOB_STORE_UNAVAILABLE, and the process carries on', async (t) => {
+    const cases = outageCases(
+      t,
+      'an S3 object store refusing connections, met by the store itself: writes (small and multipart), reads and deletes each fail with ERR_BLOB_STORE_UNAVAILABLE, the process carries on',
+    );
     const down = await startS3('gone-bucket');
     const url = down.url('x');
     await down.close(); // the port is closed now: connections are refused
@@ -197,15 +206,25 @@ describe('an S3 store that cannot be reached', () => {
     const id = randomUUID();
     const unavailable = (error: unknown) =>
       error instanceof GatewayError && error.errorCode === 'ERR_BLOB_STORE_UNAVAILABLE';
-    await assert.rejects(store.write(id, 'bytes'), unavailable);
-    await assert.rejects(store.write(id, Readable.from([randomBytes(6 * MiB)])), unavailable);
-    await assert.rejects(store.openRead(id), unavailable);
-    await assert.rejects(bytesOf(store.read(id)), unavailable);
-    await assert.rejects(store.remove(id), unavailable);
+    /** One operation, counted: it must fail as unavailable. */
+    const refused = async (operation: Promise<unknown>) => {
+      cases.tried += 1;
+      await assert.rejects(operation, unavailable);
+      cases.held += 1;
+    };
+    await refused(store.write(id, 'bytes'));
+    await refused(store.write(id, Readable.from([randomBytes(6 * MiB)])));
+    await refused(store.openRead(id));
+    await refused(bytesOf(store.read(id)));
+    await refused(store.remove(id));
     store.destroy();
   });
 
-  test('a store that accepts connections but never answers times out (timeoutMs) as ERR_BLOB_STORE_UNAVAILABLE', async () => {
+  test('a store that accepts connections but never answers times out (timeoutMs) as ERR_BLOB_STORE_UNAVAILABLE', async (t) => {
+    const cases = outageCases(
+      t,
+      'an S3 object store accepting connections and never answering, met by the store itself: a read times out (timeoutMs 200 ms) as ERR_BLOB_STORE_UNAVAILABLE instead of hanging',
+    );
     const sockets = new Set<Socket>();
     const silent = createServer((socket) => sockets.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -214,11 +233,13 @@ describe('an S3 store that cannot be reached', () => {
       `s3://k:s@bucket/x?endpoint=http://127.0.0.1:${port}&forcePathStyle=true&timeoutMs=200`,
     );
     try {
+      cases.tried += 1;
       await assert.rejects(
         store.openRead(randomUUID()),
         (error) =>
           error instanceof GatewayError && error.errorCode === 'ERR_BLOB_STORE_UNAVAILABLE',
       );
+      cases.held += 1;
     } finally {
       store.destroy();
       for (const socket of sockets) socket.destroy();
@@ -235,7 +256,11 @@ describe('an S3 store that cannot be reached', () => {
     store.destroy();
   });
 
-  test('through the gateway: uploads and downloads answer JSON errors with the code; /readyz says so', async () => {
+  test('through the gateway: uploads and downloads answer JSON errors with the code; /readyz says so', async (t) => {
+    const cases = outageCases(
+      t,
+      'an S3 object store gone, through the gateway: /readyz 503 naming it, a download and an upload answer JSON errors with ERR_BLOB_STORE_UNAVAILABLE, the failed upload leaves no file, /livez still 200',
+    );
     const own = await startS3('outage-bucket');
     const gw = (await startDataStoreGateway({ env: { BLOB_STORE_URL: own.url('g') } }))!;
     try {
@@ -252,10 +277,13 @@ describe('an S3 store that cannot be reached', () => {
       assert.equal(ready.body.checks['blob-store'], 'ok');
       await own.close();
 
+      cases.tried += 1;
       const unready = await gw.call(null, 'GET', '/readyz');
       assert.equal(unready.status, 503);
       assert.match(unready.body.checks['blob-store'], /^unavailable: /);
+      cases.held += 1;
 
+      cases.tried += 1;
       const download = await gw.call(
         'alice',
         'GET',
@@ -263,12 +291,17 @@ describe('an S3 store that cannot be reached', () => {
       );
       assert.ok(download.status >= 500, `status ${download.status}`);
       assert.equal(download.body.error_code, 'ERR_BLOB_STORE_UNAVAILABLE');
+      cases.held += 1;
+      cases.tried += 1;
       const upload = await gw.uploadThroughGateway('alice', home, 'new.txt', 'never stored');
       assert.ok(upload.status >= 500, `status ${upload.status}`);
       assert.equal(upload.body.error_code, 'ERR_BLOB_STORE_UNAVAILABLE');
       assert.equal(await gw.stat('alice', `${home}/new.txt`), undefined);
+      cases.held += 1;
       // The gateway is still up.
+      cases.tried += 1;
       assert.equal((await gw.call(null, 'GET', '/livez')).status, 200);
+      cases.held += 1;
     } finally {
       await gw.close();
       await own.close().catch(() => {});
@@ -302,6 +335,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
     test('refused, then hung: reads and uploads answer ERR_BLOB_STORE_UNAVAILABLE in bounded time, leave no row, and work again once it is back', async (t) => {
       if (!gw) return t.skip('DATABASE_URL is not set');
+      const cases = outageCases(
+        t,
+        `an S3 object store refusing connections, then hanging (timeoutMs ${timeoutMs} ms), through one gateway: a download, a chunk read and an upload at once each answer ERR_BLOB_STORE_UNAVAILABLE in bounded time, /readyz 503 naming it, no file left by the upload; after each, the same gateway reads, uploads and is ready again`,
+        engine,
+      );
       const home = gw.home('uma');
       const download = (name: string) =>
         gw!.call(
@@ -309,12 +347,17 @@ for (const engine of ['sqlite', 'postgres'] as const) {
           'GET',
           `/secured/fileio/download?path=${encodeURIComponent(`${home}/${name}`)}`,
         );
-      const served = async (name: string, content: string) => {
+      /** An upload and its download (two of the test's cases once the store is back, when `counted`). */
+      const served = async (name: string, content: string, counted = false) => {
+        if (counted) cases.tried += 1;
         const upload = await gw!.uploadThroughGateway('uma', home, name, content);
         assert.equal(upload.status, 200, upload.text);
+        if (counted) cases.held += 1;
+        if (counted) cases.tried += 1;
         const read = await download(name);
         assert.equal(read.status, 200, read.text);
         assert.equal(read.text, content);
+        if (counted) cases.held += 1;
       };
       const readChunk = () =>
         gw!.call('uma', 'POST', '/secured/filesystem/read-chunk', {
@@ -330,12 +373,14 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         boundMs: number,
         what: string,
       ) => {
+        cases.tried += 1;
         const started = performance.now();
         const { status: got, body, text } = await answer;
         const ms = performance.now() - started;
         assert.equal(got, status, `${what}: ${text}`);
         assert.equal(body?.error_code, 'ERR_BLOB_STORE_UNAVAILABLE', `${what}: ${text}`);
         assert.ok(ms < boundMs, `${what} took ${Math.round(ms)} ms`);
+        cases.held += 1;
         return Math.round(ms);
       };
 
@@ -348,6 +393,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         // Refused: three quick attempts. Hung: three attempts of timeoutMs each, and the SDK's back-off.
         const bound = outage === 'refuse' ? 2_000 : 3 * timeoutMs + 2_500;
         // At once, as clients would: a hang holds each for its own bound, not for the others'.
+        cases.tried += 1;
         const readiness: ReturnType<DataStoreGateway['call']> = gw.call(null, 'GET', '/readyz');
         const times = await Promise.all([
           unavailable(download('kept.txt'), 500, bound, `${outage}: download`),
@@ -363,15 +409,22 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         assert.equal(await gw.stat('uma', `${home}/new-${outage}.txt`), undefined, 'no row');
         assert.equal(ready.status, 503);
         assert.match(ready.body.checks['blob-store'], /^unavailable: /);
+        cases.held += 1;
         report.push(
           `${outage}d: download ${times[0]} ms, read-chunk ${times[1]} ms, upload ${times[2]} ms`,
         );
 
         await proxy.restore();
+        cases.tried += 1;
         assert.equal((await download('kept.txt')).text, 'stored while the store was up');
+        cases.held += 1;
+        cases.tried += 1;
         assert.equal((await readChunk()).body?.chunk, 'stored');
-        await served(`after-${outage}.txt`, `written after the store ${outage}d`);
+        cases.held += 1;
+        await served(`after-${outage}.txt`, `written after the store ${outage}d`, true);
+        cases.tried += 1;
         assert.equal((await gw.call(null, 'GET', '/readyz')).status, 200);
+        cases.held += 1;
       }
       // Nothing of the failed uploads reached the bucket: only the files written while it answered.
       assert.equal((await s3.keys(`${prefix}/`)).length, keysBefore.length + 2);

@@ -8,12 +8,13 @@
 // (`/admin/sign-in-locks`); each lock is logged; a right password clears the username's count;
 // checks side by side get no more tries than one after the other.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { InjectOptions } from 'fastify';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { signEmbeddedToken } from '../../../src/http/keys.ts';
 import { noRateLimits, startGateway, type RunningGateway } from '../../support/gateway.ts';
 import { addUserWithCheapHash, basic, hiddenFields } from '../../support/identity.ts';
 import { engineDatabase, engines, skipWithout } from '../../support/postgres.ts';
+import { tally, testFile } from '../../support/reliability.ts';
 
 const oidc = '/realms/platform/protocol/openid-connect';
 const redirectUri = 'http://127.0.0.1:9/app/callback';
@@ -33,6 +34,37 @@ for (const engine of engines) {
     let adminToken: string;
     let userToken: string;
     const logLines: string[] = [];
+
+    /**
+     * The report's row (docs/reliability.md): every password this engine's tests sent, a test's
+     * counted as held once all of its assertions have passed.
+     */
+    const cases = tally(
+      { after },
+      {
+        area: 'sign-in',
+        what: "passwords, wrong and right, sent to /token, /admin/token, the realm's password grant and the sign-in form: by one username from several addresses, by several usernames from one address, ten at once; refused (401, or the page again) until the second failure in a row locks (SIGNIN_MAX_FAILURES and SIGNIN_ADDRESS_MAX_FAILURES 2 here), then 429 with Retry-After in each place's own shape whatever the password, nobody signed in; a lock lifted when its time has passed or by an administrator; a right password clears the username's count",
+        file: testFile(import.meta.url),
+        note: engine,
+      },
+    );
+    let metLock = 0;
+    let triedBefore = 0;
+    beforeEach(() => {
+      triedBefore = cases.tried;
+    });
+    /** The end of a test: every password it sent was answered as it requires. */
+    const held = () => {
+      cases.held += cases.tried - triedBefore;
+      cases.note = `${engine}: ${metLock} answered 429 while locked`;
+    };
+    /** Counts one password sent, and whether it met a lock. */
+    const sent = async (answer: Promise<LightMyRequestResponse>) => {
+      cases.tried += 1;
+      const answered = await answer;
+      if (answered.statusCode === 429) metLock += 1;
+      return answered;
+    };
 
     before(async () => {
       const database = await engineDatabase(engine);
@@ -84,25 +116,29 @@ for (const engine of engines) {
 
     const inject = (options: InjectOptions) => running.gateway.app.inject(options);
     const tokenRoute = (username: string, password: string, address: string, path = '/token') =>
-      inject({
-        method: 'GET',
-        url: path,
-        headers: basic(username, password),
-        remoteAddress: address,
-      });
+      sent(
+        inject({
+          method: 'GET',
+          url: path,
+          headers: basic(username, password),
+          remoteAddress: address,
+        }),
+      );
     const passwordGrant = (username: string, password: string, address: string) =>
-      inject({
-        method: 'POST',
-        url: `${oidc}/token`,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: new URLSearchParams({
-          grant_type: 'password',
-          client_id: 'de-ui',
-          username,
-          password,
-        }).toString(),
-        remoteAddress: address,
-      });
+      sent(
+        inject({
+          method: 'POST',
+          url: `${oidc}/token`,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({
+            grant_type: 'password',
+            client_id: 'de-ui',
+            username,
+            password,
+          }).toString(),
+          remoteAddress: address,
+        }),
+      );
     /** Posts the sign-in form as a browser at `address` would, with the page's form token. */
     const signInForm = async (username: string, password: string, address: string) => {
       const page = await inject({
@@ -111,20 +147,22 @@ for (const engine of engines) {
         remoteAddress: address,
       });
       const cookie = page.cookies.find((c) => c.name === 'IDP_FORM')!;
-      return inject({
-        method: 'POST',
-        url: `${oidc}/auth`,
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          cookie: `IDP_FORM=${cookie.value}`,
-        },
-        payload: new URLSearchParams({
-          ...hiddenFields(page.body),
-          username,
-          password,
-        }).toString(),
-        remoteAddress: address,
-      });
+      return sent(
+        inject({
+          method: 'POST',
+          url: `${oidc}/auth`,
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            cookie: `IDP_FORM=${cookie.value}`,
+          },
+          payload: new URLSearchParams({
+            ...hiddenFields(page.body),
+            username,
+            password,
+          }).toString(),
+          remoteAddress: address,
+        }),
+      );
     };
     const admin = (method: 'GET' | 'DELETE', url: string, token = adminToken) =>
       inject({ method, url, headers: { authorization: `Bearer ${token}` } });
@@ -161,6 +199,7 @@ for (const engine of engines) {
       assert.equal(tina?.msg, 'failed passwords locked the username tina');
       assert.equal(Date.parse(tina.lockedUntil), now + 60_000);
       assert.ok(locks.some((entry) => entry.address === '198.51.100.1'));
+      held();
     });
 
     test('the realm token endpoint (password grant): 429 temporarily_unavailable in OAuth JSON with Retry-After', async () => {
@@ -184,6 +223,7 @@ for (const engine of engines) {
       assert.equal(address.statusCode, 429);
       assert.equal(address.json().error, 'temporarily_unavailable');
       assert.equal((await passwordGrant('fay', 'fay-password', '198.51.100.12')).statusCode, 200);
+      held();
     });
 
     test('the sign-in form: the page again with 429, a message and Retry-After; nobody signed in', async () => {
@@ -208,6 +248,7 @@ for (const engine of engines) {
       assert.match(address.body, /Try again in 10 minutes\./);
       const elsewhere = await signInForm('lee', 'lee-password', '198.51.100.22');
       assert.equal(elsewhere.statusCode, 302);
+      held();
     });
 
     test('a right password clears the username’s count; the lock lifts when its time has passed', async () => {
@@ -226,6 +267,7 @@ for (const engine of engines) {
       assert.equal(later.headers['retry-after'], '1');
       now += 1_000;
       assert.equal((await tokenRoute('lou', 'lou-password', '192.0.2.37')).statusCode, 200);
+      held();
     });
 
     test('checks side by side get no more tries than checks one after the other', async () => {
@@ -245,6 +287,7 @@ for (const engine of engines) {
         [401, 401, ...Array(8).fill(429)],
         'two checks, then the lock',
       );
+      held();
     });
 
     test('an administrator lists the locks and lifts one of a username or of an address', async () => {
@@ -291,6 +334,7 @@ for (const engine of engines) {
       const bad = await admin('DELETE', '/admin/sign-in-locks/addresses/not-an-address');
       assert.equal(bad.statusCode, 400);
       assert.equal(bad.json().error_code, 'ERR_BAD_REQUEST');
+      held();
     });
   });
 }

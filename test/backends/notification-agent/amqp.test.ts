@@ -17,6 +17,7 @@ import { hostEngines, type BackendHost } from '../../support/backend-host.ts';
 import { rabbitUri, startAmqpConsumer, type AmqpConsumer } from '../../support/amqp-consumer.ts';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
 import { eventually } from '../../support/fileio.ts';
+import { tally, testFile } from '../../support/reliability.ts';
 import { recordUser } from '../../../src/store/users.ts';
 
 const prefix = '/notification-agent';
@@ -223,9 +224,32 @@ for (const engine of hostEngines) {
     const drained = () =>
       eventually(async () => (await outboxSize()) === 0, 5_000, "the earlier tests' messages");
 
+    /**
+     * The report's row of a broker outage (docs/reliability.md): the notifications recorded around
+     * it, each held once it reached the consumers exactly once.
+     */
+    const outageCases = (t: { after(fn: () => void): void }, what: string) =>
+      tally(t, {
+        area: 'faults',
+        what,
+        file: testFile(import.meta.url),
+        // Named as the other rows name the engines (test/support/postgres.ts's `engines`).
+        note: engine.name === 'PostgreSQL' ? 'postgres' : 'sqlite',
+      });
+    /** Notifications recorded (acknowledged) during an outage, and how many reached the consumer. */
+    const kept = (ids: string[]) => ({
+      acknowledged: ids.length,
+      found: ids.filter((id) => copies('notification.alice', id) > 0).length,
+    });
+
     test('recorded while the broker is cut off: in the database at once, published once when it is back, and a consumer bound after gets the new ones', async (t) => {
       if (!service) return t.skip(skipped);
+      const cases = outageCases(
+        t,
+        "the message broker's connection cut and reconnections refused: a notification recorded meanwhile is in the database at once and published once when the broker is back; those before and after published once each, to a consumer bound after the outage too",
+      );
       await drained();
+      cases.tried += 1;
       const before = await record({ type: 'data', user: 'alice', subject: 'before the cut' });
       await consumer.waitFor('notification.alice', byId(before.message.id));
       // Its AMQP message id is the notification's: a consumer can de-duplicate on either.
@@ -233,6 +257,7 @@ for (const engine of hostEngines) {
       assert.equal(consumer.messageIds('notification.alice')[index], before.message.id);
 
       await proxy.refuse(); // the open connection is cut and reconnections are refused
+      cases.tried += 1;
       const during = await record({ type: 'data', user: 'alice', subject: 'during the cut' });
       const listed = await service.request('GET', `${prefix}/messages?user=alice`);
       assert.equal(listed.status, 200, listed.text);
@@ -249,19 +274,29 @@ for (const engine of hostEngines) {
       // The push resumes, for a consumer bound after the outage too (a tab opened since).
       const late = await startAmqpConsumer(exchange, ['notification.alice']);
       t.after(() => late.close({ keepExchange: true }));
+      cases.tried += 1;
       const after = await record({ type: 'data', user: 'alice', subject: 'after the cut' });
       await late.waitFor('notification.alice', byId(after.message.id));
       await consumer.waitFor('notification.alice', byId(after.message.id));
+      cases.held += 1;
+      cases.writes = kept([during.message.id]);
       // Published in order: anything sent twice would have come before the later one.
       assert.equal(copies('notification.alice', during.message.id), 1, 'published once');
+      cases.held += 1;
       assert.equal(copies('notification.alice', before.message.id), 1);
+      cases.held += 1;
       await eventually(async () => (await outboxSize()) === 0, 5_000, 'the outbox to empty');
     });
 
     test('recorded while the broker is away and the gateway restarted meanwhile: published once by the gateway started again', async (t) => {
       if (!service) return t.skip(skipped);
+      const cases = outageCases(
+        t,
+        'the message broker away while the gateway is stopped and started again: the notification recorded before the restart is kept in the database and published once by the gateway started again, and the next one after it',
+      );
       await drained();
       await proxy.refuse();
+      cases.tried += 1;
       const during = await record({ type: 'data', user: 'alice', subject: 'across a restart' });
       // Stopped (its publisher lets go of the message) and started again on the same database.
       service = await service.reopen();
@@ -269,9 +304,13 @@ for (const engine of hostEngines) {
       await proxy.restore();
       // Well within the hold (10 s) a killed gateway's rows wait out: this one let go of it.
       await consumer.waitFor('notification.alice', byId(during.message.id), 5_000);
+      cases.tried += 1;
       const next = await record({ type: 'data', user: 'alice', subject: 'after the restart' });
       await consumer.waitFor('notification.alice', byId(next.message.id));
+      cases.held += 1;
+      cases.writes = kept([during.message.id]);
       assert.equal(copies('notification.alice', during.message.id), 1, 'published once');
+      cases.held += 1;
       await eventually(async () => (await outboxSize()) === 0, 5_000, 'the outbox to empty');
     });
 

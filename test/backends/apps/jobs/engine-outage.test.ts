@@ -25,8 +25,13 @@ import { skipWithoutSlurm, slurmConfThrough, slurmctldPort } from '../../../supp
 import { noRateLimits } from '../../../support/gateway.ts';
 import { startMainProcess, type MainProcess } from '../../../support/main-process.ts';
 import { engineDatabase, engines, skipWithout } from '../../../support/postgres.ts';
+import { tally, testFile } from '../../../support/reliability.ts';
 import { startTcpProxy, type TcpProxy } from '../../../support/tcp-proxy.ts';
 import { processCallers, shellApp, type ProcessCallers } from '../../../support/process-callers.ts';
+
+/** The report's row of a test (docs/reliability.md): the analyses whose engine went away. */
+const outageCases = (t: { after(fn: () => void): void }, what: string, engine: string) =>
+  tally(t, { area: 'faults', what, file: testFile(import.meta.url), note: engine });
 
 describe('the Docker engine gone mid-step', { concurrency: true }, () => {
   for (const engine of engines) {
@@ -62,7 +67,12 @@ describe('the Docker engine gone mid-step', { concurrency: true }, () => {
       });
       const ok: ProcessCallers['ok'] = (...args) => callers.ok(...args);
 
-      test('the analysis ends Failed at once, saying its container cannot be followed and why', async () => {
+      test('the analysis ends Failed at once, saying its container cannot be followed and why', async (t) => {
+        const cases = outageCases(
+          t,
+          "the Docker engine refusing connections while an analysis's step runs in it: the analysis ends Failed, not stuck Running, its step saying it lost its container and what Docker answered",
+          engine,
+        );
         const { appId, script } = await shellApp(callers, {
           container: {
             image: { name: testImageName, tag: testImageTag, url: '', osg_image_path: '' },
@@ -93,6 +103,7 @@ describe('the Docker engine gone mid-step', { concurrency: true }, () => {
           'the engine to follow the container',
         );
 
+        cases.tried += 1;
         await proxy.refuse();
         const history = await eventually(
           async () => {
@@ -110,6 +121,7 @@ describe('the Docker engine gone mid-step', { concurrency: true }, () => {
             `(lost its container ${container}: docker answered|its container ${container} cannot be followed:) "?\\S`,
           ),
         );
+        cases.held += 1;
         await proxy.restore();
       });
 
@@ -215,8 +227,14 @@ describe("Slurm's controller gone mid-step", { concurrency: true }, () => {
           'the analysis to end',
         );
 
-      test('back within the grace: the job is followed on to its end and completes', async () => {
+      test('back within the grace: the job is followed on to its end and completes', async (t) => {
+        const cases = outageCases(
+          t,
+          "Slurm's controller unreachable for a second, shorter than SLURM_CONTROLLER_GRACE_SECONDS (3 s), while a step runs and ends: the job is followed on to its end and the analysis completes",
+          engine,
+        );
         const { id, work } = await launchWaiting('outlives an outage');
+        cases.tried += 1;
         await proxy.refuse();
         // The controller unreachable for a second (ten of the engine's polls), the step ending
         // meanwhile, then back.
@@ -229,10 +247,17 @@ describe("Slurm's controller gone mid-step", { concurrency: true }, () => {
           'Completed',
           JSON.stringify(history.steps[0].updates),
         );
+        cases.held += 1;
       });
 
-      test('silent longer than the grace: the analysis ends Failed, saying the controller has not answered', async () => {
+      test('silent longer than the grace: the analysis ends Failed, saying the controller has not answered', async (t) => {
+        const cases = outageCases(
+          t,
+          "Slurm's controller unreachable for longer than SLURM_CONTROLLER_GRACE_SECONDS (3 s) while a step runs: the analysis ends Failed, not stuck Running, saying the controller has not answered",
+          engine,
+        );
         const { id } = await launchWaiting('loses its controller');
+        cases.tried += 1;
         await proxy.refuse();
         try {
           const history = await ended(id);
@@ -241,6 +266,7 @@ describe("Slurm's controller gone mid-step", { concurrency: true }, () => {
             history.steps[0].updates.at(-1).message,
             /Slurm's controller has not answered about job \d+ for \d+ s \(.+\); the step is given up/,
           );
+          cases.held += 1;
         } finally {
           await proxy.restore();
         }
