@@ -47,3 +47,11 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
     return true;
   return isDatabaseUnavailable(error.cause, depth + 1);
 }
+
+/**
+ * True when `error` is pg's word for a connection that ended under the query (`Connection
+ * terminated unexpectedly`): that connection is gone, not necessarily the database.
+ */
+export function isConnectionTerminated(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('Connection terminated');
+}

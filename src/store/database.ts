@@ -25,6 +25,7 @@ import { FOLD_CASE } from './any-case.ts';
 import { withIntegerBooleans } from './sqlite-booleans.ts';
 import { withStatementCache } from './statement-cache.ts';
 import { traced } from './traced-sqlite.ts';
+import { isConnectionTerminated } from '../common/database-unavailable.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -227,7 +228,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     engine,
     ...(clientConfig ? { clientConfig } : {}),
     ping: async () => {
-      await sql`select 1`.execute(db);
+      try {
+        await sql`select 1`.execute(db);
+      } catch (error) {
+        // A pooled connection that died while idle (a network blip, a failover) fails the first
+        // query given to it before the pool hears of its end; that says nothing about the database.
+        // Asked again, the pool answers with a live connection or a new one: the database's own word.
+        if (!isConnectionTerminated(error)) throw error;
+        await sql`select 1`.execute(db);
+      }
     },
     close: () => db.destroy(),
   };
