@@ -13,6 +13,7 @@ import {
 } from './rate-limit.ts';
 import { gatewayError } from '../common/errors.ts';
 import { allowList } from './address-allow-list.ts';
+import { addressBudgetName } from '../common/client-address.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -96,7 +97,10 @@ export function registerGuard(app: FastifyInstance, deps: GuardDeps): void {
   ): Promise<void> | undefined {
     if (matchedRoute(request).rateLimit === false)
       return admit(request, reply, level, authFailure, undefined);
-    const key = request.identity ? `user:${request.identity.username}` : `addr:${request.ip}`;
+    // An IPv6 client by its /64: one subscriber's network, not 2^64 budgets of its own.
+    const key = request.identity
+      ? `user:${request.identity.username}`
+      : `addr:${addressBudgetName(request.ip)}`;
     const policy = request.identity
       ? userPolicy
       : isNamedClient(request.ip)

@@ -272,6 +272,19 @@ describe('per-address limits', () => {
     assert.equal(rateLimitOf(direct).remaining, 2);
   });
 
+  test('an IPv6 client is budgeted by its /64: its other addresses share the bucket, another network has its own', async (t) => {
+    const { url } = await gatewayFor(t, { RATE_LIMIT_ANON_PER_MIN: '3', TRUST_PROXY: 'true' });
+    // One subscriber's network hands out any of 2^64 addresses: each its own bucket would make
+    // the anonymous limit no limit.
+    const network = ['2001:db8:7:1::1', '2001:db8:7:1::2', '2001:db8:7:1:ffff:ffff:ffff:ffff'];
+    for (const address of network)
+      assert.equal((await get(url, '/uuid', { 'x-forwarded-for': address })).status, 200);
+    assertTooMany(await get(url, '/uuid', { 'x-forwarded-for': '2001:db8:7:1::abcd' }));
+    const elsewhere = await get(url, '/uuid', { 'x-forwarded-for': '2001:db8:7:2::1' });
+    assert.equal(elsewhere.status, 200, 'the next /64 is another client');
+    assert.equal(rateLimitOf(elsewhere).remaining, 2);
+  });
+
   // A web UI's server (sonora src/server/api/terrain.js) calls the gateway for every signed-out
   // visitor from its one address: behind listed proxies each forwarded client has its own budget.
   test('TRUST_PROXY listing the proxy: two forwarded clients get separate budgets, forwarded as themselves', async (t) => {

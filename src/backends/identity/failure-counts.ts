@@ -1,7 +1,5 @@
 // How the failed sign-ins of one key (a username, or a client address) are counted and locked:
 // the arithmetic of sign-in-limits.ts, apart from the database, and the key of an address.
-import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
 import type { SignInLockPolicy } from '../../config/index.ts';
 
 /** One key's count: its failures since the last lock, the last one's time, and its lock. */
@@ -69,18 +67,3 @@ export function attempt(
 /** When a key's row means nothing any more: a whole window after its last failure and its lock. */
 export const expiryOf = (state: LockState, windowMs: number) =>
   Math.max(state.lastFailureAt, state.lockedUntil) + windowMs;
-
-/**
- * The key of a client address: an IPv4 address as it is (also when it arrives IPv4-mapped,
- * `::ffff:a.b.c.d`), an IPv6 address by its /64, which one subscriber usually holds whole (one
- * address each would give an attacker 2^64 budgets). A trailing `/<bits>` is ignored. Undefined
- * for what is not an address.
- */
-export function addressName(address: string): string | undefined {
-  const plain = address.trim().replace(/\/\d{1,3}$/, '');
-  // Node's check, not ipaddr.js's: that one takes inet_aton's `203.0.113` for 203.0.0.113.
-  if (isIP(plain) === 0) return undefined;
-  const parsed = ipaddr.process(plain);
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  return `${ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/64`).toString()}/64`;
-}

@@ -8,7 +8,8 @@
 import type { SignInLock, SignInLocks } from '../../common/identity-provider.ts';
 import type { SignInLimitSettings, SignInLockPolicy } from '../../config/index.ts';
 import type { Store } from '../../store/database.ts';
-import { addressName, attempt, expiryOf, freshState, type LockState } from './failure-counts.ts';
+import { attempt, expiryOf, freshState, type LockState } from './failure-counts.ts';
+import { addressName } from '../../common/client-address.ts';
 import { usernamePattern } from './users.ts';
 
 const userKey = (username: string) => `user:${username}`;
