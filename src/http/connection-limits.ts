@@ -227,6 +227,8 @@ class BodyWatch {
   private readonly raw: IncomingMessage;
   private readonly timeoutMs: number;
   private readonly minRate: MinimumBodyRate;
+  private readonly tickMs: number;
+  private lastCheck: number;
 
   constructor(
     raw: IncomingMessage,
@@ -241,10 +243,9 @@ class BodyWatch {
     this.deadline = Date.now() + timeoutMs;
     this.samples = [{ at: Date.now(), bytes: this.lastBytes }];
     const rateTick = minRate.bytesPerSecond > 0 ? Math.floor(minRate.windowMs / 5) : Infinity;
-    this.timer = setInterval(
-      () => this.check(),
-      Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 5), rateTick)),
-    );
+    this.tickMs = Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 5), rateTick));
+    this.lastCheck = Date.now();
+    this.timer = setInterval(() => this.check(), this.tickMs);
     this.timer.unref();
     // Watched until the answer is sent, or the request goes (its client gone first).
     answer.once('finish', () => this.stop());
@@ -281,6 +282,11 @@ class BodyWatch {
     if (raw.complete || raw.destroyed) return this.stop();
     const now = Date.now();
     const bytes = raw.socket?.bytesRead ?? this.lastBytes;
+    // Checks far apart mean this process could not run (a long GC pause, a starved CPU, a blocked
+    // event loop): it read nothing then, whatever the client sent, so that time is not the client's
+    // to be measured by (a stall, counted in whole BODY_TIMEOUT_MS, is left to the timeout).
+    const lagged = now - this.lastCheck > 2 * this.tickMs;
+    this.lastCheck = now;
     // Below its high-water mark the request stream reads the socket: if nothing comes, the client is
     // not sending. Above it, the gateway holds the body back (a slow backend): that is no stall.
     const waitingOnClient = raw.readableLength < raw.readableHighWaterMark;
@@ -293,7 +299,7 @@ class BodyWatch {
     } else if (this.deadline !== undefined && now >= this.deadline) {
       this.fail(`The request body did not arrive within ${this.timeoutMs} ms`);
     } else {
-      const rate = this.rateOverWindow(now, bytes, waitingOnClient);
+      const rate = this.rateOverWindow(now, bytes, waitingOnClient && !lagged);
       if (rate !== undefined && rate < this.minRate.bytesPerSecond)
         this.fail(
           `The request body arrived at ${rate.toFixed(1)} bytes/s over the last ${this.minRate.windowMs} ms, under the minimum of ${this.minRate.bytesPerSecond}`,
@@ -304,7 +310,8 @@ class BodyWatch {
   /**
    * The body's average rate (bytes/s) over the last window, once a whole window has been watched
    * (the grace period); undefined before, or with no minimum. Time the gateway holds the body back
-   * (a slow backend) restarts the window: the client could not send then.
+   * (a slow backend), or could not read at all (`check`'s lag), restarts the window: the client
+   * could not send then, or was not heard.
    */
   private rateOverWindow(now: number, bytes: number, waitingOnClient: boolean): number | undefined {
     if (this.minRate.bytesPerSecond <= 0) return undefined;

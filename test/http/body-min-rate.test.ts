@@ -2,8 +2,9 @@
 // trickled a byte at a time, never stalling long enough for BODY_TIMEOUT_MS, is cut with 408
 // ERR_REQUEST_TIMEOUT once a whole window has averaged under the minimum, and nothing of it is
 // kept; a slow but real upload (well over the minimum) outlives the window several times over and
-// is stored whole; and time the gateway holds a body back for a slow backend is not counted against
-// the client. The window is 600 ms here (30 s by default), so each case takes a second or two.
+// is stored whole; and time the gateway holds a body back for a slow backend, or cannot run at all
+// (its event loop held), is not counted against the client. The window is 600 ms here (30 s by
+// default), so each case takes a second or two.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -84,6 +85,30 @@ describe('uploads against the minimum rate', { timeout: 30_000 }, () => {
     );
     await connection.closed;
     assert.deepEqual(await gw.rows(`${alice}/trickled.bin`), []);
+  });
+
+  test("a pause of the gateway's own (its event loop held past a window) is not counted against the client", async () => {
+    const content = randomContent(12 * 1024);
+    const body = Buffer.concat([multipartHead('paused.bin'), content, multipartTail]);
+    const connection = await rawConnect(gw.running.url);
+    await connection.write(uploadHead('paused.bin', body.length));
+    const pieces = 12; // 1 KiB every 100 ms, five times the minimum, with one pause in the middle
+    const size = Math.ceil(body.length / pieces);
+    let sent = 0;
+    for (let offset = 0; offset < body.length; offset += size, sent += 1) {
+      await connection.write(body.subarray(offset, offset + size));
+      await sleep(100);
+      if (sent === 6) {
+        // The whole process stops, the gateway's reading included, as in a long GC pause or on a
+        // starved CPU (a CI machine): nothing is read, so nothing may be blamed on the client.
+        const until = Date.now() + 3 * WINDOW_MS;
+        while (Date.now() < until);
+      }
+    }
+    const answer = await connection.answer();
+    connection.close();
+    assert.equal(answer.status, 200, answer.body);
+    assert.equal(answer.json.file['file-size'], content.length);
   });
 
   test('a slow but real upload (5 times the minimum) lasting three windows is stored whole', async () => {
