@@ -676,6 +676,22 @@ export interface Database {
     created_on: number;
   };
   webhook_subscriptions: { webhook_id: string; topic_id: string };
+  /** Webhook deliveries waiting (migration 044): one per notification and subscribed webhook. */
+  webhook_outbox: {
+    /** The X-Platform-Delivery header, the same on every attempt. */
+    id: string;
+    webhook_id: string;
+    notification_id: string;
+    /** The X-Platform-Topic header (the webhook's topic, as listed). */
+    topic: string;
+    /** The body as signed and sent, JSON text. */
+    body: string;
+    /** Failed attempts so far. */
+    attempts: ColumnType<number, number | undefined, number>;
+    attempt_after: number;
+    holder: string | null;
+    created_at: number;
+  };
 }
 
 /** App publication requests and administrators' app extras (migration 021), merged into `Database`. */

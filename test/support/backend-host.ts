@@ -59,6 +59,11 @@ export interface BackendHost {
    * the same store: a restarted gateway. Answers the new host, which `close` ends as this one would.
    */
   reopen(): Promise<BackendHost>;
+  /**
+   * Another gateway on the same database, running beside this one: the same services on a store
+   * of their own (own connections, own process state). `close` ends it alone.
+   */
+  sibling(): Promise<BackendHost>;
   /** One request to `url` (the service's prefix included) with the secret header; Content-Length is set for a body. */
   request(
     method: string,
@@ -74,6 +79,8 @@ export interface HostOptions {
   env?: (dir: string) => Record<string, string>;
   /** The services' clock (default Date.now). */
   now?: () => number;
+  /** When given, the services' log lines at warn and above are pushed here (else they are silent). */
+  logLines?: Record<string, unknown>[];
 }
 
 async function start(
@@ -82,6 +89,7 @@ async function start(
   dir: string,
   cleanup: () => Promise<void>,
   options: HostOptions,
+  openAgain: () => Promise<Store>,
 ): Promise<BackendHost> {
   const config = loadConfig({ GATEWAY_DATA_DIR: dir, ...options.env?.(dir) });
   const notifications: UserNotification[] = [];
@@ -100,7 +108,12 @@ async function start(
     names: options.names,
     context: { store, config, notify, ...(options.now ? { now: options.now } : {}) },
     secret,
-    logger: pino({ level: 'silent' }),
+    logger: options.logLines
+      ? pino(
+          { level: 'warn' },
+          { write: (line: string) => void options.logLines!.push(JSON.parse(line)) },
+        )
+      : pino({ level: 'silent' }),
     bodyLimitBytes: 1024 * 1024,
     logRequests: false,
   });
@@ -138,7 +151,11 @@ async function start(
     notifications,
     reopen: async () => {
       await host.close();
-      return start(engine, store, dir, cleanup, options);
+      return start(engine, store, dir, cleanup, options, openAgain);
+    },
+    sibling: async () => {
+      const own = await openAgain();
+      return start(engine, own, dir, async () => {}, options, openAgain);
     },
     close: async () => {
       await host.close();
@@ -164,6 +181,7 @@ export const hostEngines: {
         dir,
         async () => rmSync(dir, { recursive: true, force: true }),
         options,
+        () => openStore({ dataDir: dir }),
       );
     },
   },
@@ -184,6 +202,7 @@ export const hostEngines: {
           rmSync(dir, { recursive: true, force: true });
         },
         options,
+        () => openStore({ databaseUrl: url, dataDir: dir }),
       );
     },
   },

@@ -7,7 +7,7 @@ import { AgentEventBus } from './events.ts';
 import { messageRoutes } from './message-routes.ts';
 import { streamRoutes } from './stream-routes.ts';
 import { systemMessageRoutes } from './system-message-routes.ts';
-import { WebhookDispatcher } from './webhooks.ts';
+import { WebhookDispatcher } from './webhook-delivery.ts';
 
 /**
  * The notification agent's door: the service itself, for the embedded host, and users' webhooks,
@@ -26,7 +26,8 @@ export {
  * The notification agent (backends.md §4): user notifications, system messages, and a stream of
  * changes. Every process on the same store hears every change (StoreChannel), so a stream served
  * by one gateway sees notifications recorded through another. Each notification recorded is also
- * POSTed to the user's webhooks subscribed to its type (webhooks.ts), and published to the UI's
+ * POSTed to the user's webhooks subscribed to its type (webhook-delivery.ts, from the outbox of
+ * webhook-outbox.ts), and published to the UI's
  * AMQP exchange when AMQP_URI is set (amqp.ts, from the outbox of live-outbox.ts).
  */
 export const notificationAgentService: EmbeddedService = {

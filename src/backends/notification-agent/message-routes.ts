@@ -61,8 +61,9 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events, webhook
       time_created: creationTime(),
       incoming_json: JSON.stringify(notification),
     };
-    // The live message is written with the notification, so that it is published once, whatever
-    // the broker does meanwhile (amqp.ts).
+    // The live message and the webhook deliveries are written with the notification, so that each
+    // goes out once committed, whatever the broker, the receivers or this process do meanwhile
+    // (amqp.ts, webhook-delivery.ts).
     const inserted = await db.transaction().execute(async (trx) => {
       // Two sends of one key at once: the second adds nothing.
       const result = await trx
@@ -72,12 +73,13 @@ export const messageRoutes: AgentRoutes = async (app, { db, now, events, webhook
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 1) === 0) return false;
       await live?.record(trx, row);
+      await webhooks.record(trx, row);
       return true;
     });
     if (!inserted) return { notification: notificationJson(row) };
     await events.publish({ user: row.username, kind: 'notification', id: row.id });
     // In the background: a slow or failing webhook or broker never delays or fails the notification.
-    webhooks.dispatch(row);
+    webhooks.written();
     live?.announce(row);
     return { notification: notificationJson(row) };
   });

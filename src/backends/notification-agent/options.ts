@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import type { LiveNotifications } from './amqp.ts';
 import type { AgentEventBus } from './events.ts';
-import type { WebhookDispatcher } from './webhooks.ts';
+import type { WebhookDispatcher } from './webhook-delivery.ts';
 
 /** What every route module of the notification agent is given. */
 export interface AgentOptions {
@@ -13,7 +13,7 @@ export interface AgentOptions {
   events: AgentEventBus;
   /** How often an open stream gets a heartbeat (and a recount). */
   heartbeatMs: number;
-  /** Delivers each new notification to the user's webhooks subscribed to its type. */
+  /** Writes and delivers each new notification's deliveries to the user's webhooks subscribed to its type. */
   webhooks: WebhookDispatcher;
   /** Publishes each new notification to the UI's AMQP exchange, when AMQP_URI is set. */
   live?: LiveNotifications;

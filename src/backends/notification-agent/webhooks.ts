@@ -1,18 +1,17 @@
 // Users' webhooks (routes.md §18, docs/api/webhooks.md): URLs subscribed to topics (notification
 // types). The apps service serves the routes that keep them (through this service's door); the
-// agent delivers: when it records a notification of a subscribed topic, it POSTs it to each of the
-// user's URLs subscribed to that topic, signed with the webhook's secret, in the background with a
-// timeout and bounded retries. A failing webhook never delays, fails or loses the notification.
+// agent delivers (webhook-delivery.ts): when it records a notification of a subscribed topic, it
+// POSTs it to each of the user's URLs subscribed to that topic, signed with the webhook's secret, in
+// the background with a timeout and bounded retries, from an outbox that outlives the process. A
+// failing webhook never delays, fails or loses the notification.
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import { isUniqueViolation } from '../../store/unique-violation.ts';
 import { isJsonObject } from '../../common/request-body.ts';
-import { checkOutboundUrl, outboundPost } from '../../common/outbound-fetch.ts';
+import { checkOutboundUrl } from '../../common/outbound-fetch.ts';
 import { gatewayError } from '../../common/errors.ts';
-import { notificationJson, storedType, type NotificationRow } from './model.ts';
+import { storedType } from './model.ts';
 
 /** The header carrying `sha256=<hex HMAC-SHA256 of the body>`, keyed by the webhook's secret. */
 export const signatureHeader = 'X-Platform-Signature';
@@ -249,7 +248,7 @@ export function signature(secret: string, body: Buffer): string {
 }
 
 /** The body a webhook of `type` gets: Slack's `{text}`, else the notification as listed. */
-function bodyFor(type: string, notification: Record<string, unknown>): Buffer {
+export function bodyFor(type: string, notification: Record<string, unknown>): Buffer {
   if (type.toLowerCase() === 'slack') {
     const subject = String(notification.subject ?? '');
     const text = String((notification.message as { text?: unknown } | undefined)?.text ?? '');
@@ -258,98 +257,4 @@ function bodyFor(type: string, notification: Record<string, unknown>): Buffer {
     );
   }
   return Buffer.from(JSON.stringify(notification));
-}
-
-/**
- * Sends notifications to the webhooks subscribed to them. `dispatch` returns at once; deliveries
- * run in the background until they succeed, run out of attempts, or `close` stops them.
- */
-export class WebhookDispatcher {
-  private readonly stop = new AbortController();
-  private readonly inFlight = new Set<Promise<void>>();
-
-  private readonly db: Db;
-  private readonly settings: WebhookSettings;
-  private readonly log: Pick<FastifyBaseLogger, 'warn' | 'debug'>;
-
-  constructor(db: Db, settings: WebhookSettings, log: Pick<FastifyBaseLogger, 'warn' | 'debug'>) {
-    this.db = db;
-    this.settings = settings;
-    this.log = log;
-  }
-
-  /** Starts delivering a just-recorded notification; never throws, never waits. */
-  dispatch(row: NotificationRow): void {
-    if (this.stop.signal.aborted) return;
-    const work = this.deliverAll(row).catch((error: unknown) =>
-      this.log.warn({ err: error, notification: row.id }, 'webhook deliveries could not start'),
-    );
-    this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work));
-  }
-
-  /** Stops waiting retries and cuts requests in flight; resolves once every delivery has ended. */
-  async close(): Promise<void> {
-    this.stop.abort();
-    await Promise.allSettled([...this.inFlight]);
-  }
-
-  private async deliverAll(row: NotificationRow): Promise<void> {
-    const hooks = await this.db
-      .selectFrom('webhooks as w')
-      .innerJoin('webhook_types as t', 't.id', 'w.type_id')
-      .innerJoin('webhook_subscriptions as s', 's.webhook_id', 'w.id')
-      .innerJoin('webhook_topics as p', 'p.id', 's.topic_id')
-      .select(['w.id', 'w.url', 'w.secret', 't.type', 'p.topic'])
-      .where('w.username', '=', row.username)
-      .execute();
-    const subscribed = hooks.filter((hook) => storedType(hook.topic) === row.type);
-    if (subscribed.length === 0) return;
-    const notification = notificationJson(row);
-    await Promise.all(
-      subscribed.map((hook) => this.deliver(hook, bodyFor(hook.type, notification), row)),
-    );
-  }
-
-  private async deliver(
-    hook: { id: string; url: string; secret: string; topic: string },
-    body: Buffer,
-    row: NotificationRow,
-  ): Promise<void> {
-    const { attempts, timeoutMs, retryDelayMs, allowPrivateNetworks } = this.settings;
-    const headers = {
-      [signatureHeader]: signature(hook.secret, body),
-      'X-Platform-Delivery': randomUUID(),
-      'X-Platform-Topic': hook.topic,
-    };
-    let last = '';
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      if (this.stop.signal.aborted) return;
-      try {
-        const { statusCode } = await outboundPost(new URL(hook.url), body, {
-          allowPrivateNetworks,
-          connectTimeoutMs: timeoutMs,
-          headersTimeoutMs: timeoutMs,
-          bodyTimeoutMs: timeoutMs,
-          headers,
-          signal: AbortSignal.any([this.stop.signal, AbortSignal.timeout(timeoutMs)]),
-        });
-        if (statusCode >= 200 && statusCode < 300) return;
-        last = `answered ${statusCode}`;
-      } catch (error) {
-        last = (error as Error).message;
-      }
-      if (attempt < attempts) {
-        try {
-          await sleep(retryDelayMs * 2 ** (attempt - 1), undefined, { signal: this.stop.signal });
-        } catch {
-          return;
-        }
-      }
-    }
-    this.log.warn(
-      { webhook: hook.id, notification: row.id, attempts, reason: last },
-      'a webhook delivery failed',
-    );
-  }
 }

@@ -41,6 +41,7 @@ import * as notificationOutbox from './040-notification-outbox.ts';
 import * as signInFailures from './041-sign-in-failures.ts';
 import * as dataObjectBlobs from './042-data-object-blobs.ts';
 import * as liveNotificationOutbox from './043-live-notification-outbox.ts';
+import * as webhookOutbox from './044-webhook-outbox.ts';
 
 /** Versioned migrations, applied in key order on either engine. Never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -86,4 +87,5 @@ export const migrations: Record<string, Migration> = {
   '041-sign-in-failures': signInFailures,
   '042-data-object-blobs': dataObjectBlobs,
   '043-live-notification-outbox': liveNotificationOutbox,
+  '044-webhook-outbox': webhookOutbox,
 };
