@@ -14,6 +14,7 @@ import { notificationJson, shortUsername, type NotificationRow } from './model.t
 import { unseenCount } from './queries.ts';
 import { currentContext, inContext } from '../../common/tracing.ts';
 import type { LiveOutbox, OutboxMessage } from './live-outbox.ts';
+import { OutboxWake } from './outbox-wake.ts';
 
 export interface AmqpSettings {
   /** The broker (AMQP_URI). */
@@ -45,9 +46,7 @@ export function liveMessage(row: NotificationRow, total: number): Record<string,
  */
 export class AmqpPublisher {
   private readonly stop = new AbortController();
-  private wake: (() => void) | undefined;
-  /** Rows were written since the last look: look again before waiting. */
-  private woken = false;
+  private readonly wakes = new OutboxWake(this.stop.signal);
   private connection: ChannelModel | undefined;
   /** Warned of dropped messages in this outage. */
   private dropping = false;
@@ -79,7 +78,7 @@ export class AmqpPublisher {
         if (this.contexts.size > this.settings.queueLimit)
           this.contexts.delete(this.contexts.keys().next().value!);
       }
-    this.wakeUp();
+    this.wakes.wakeUp();
   }
 
   /**
@@ -88,7 +87,7 @@ export class AmqpPublisher {
    */
   async close(): Promise<void> {
     this.stop.abort();
-    this.wakeUp();
+    this.wakes.wakeUp();
     await this.connection?.close().catch(() => {});
     await this.running;
     try {
@@ -101,26 +100,6 @@ export class AmqpPublisher {
     } catch (error) {
       this.log.warn({ err: error }, 'could not let go of the live notification outbox');
     }
-  }
-
-  private wakeUp(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    if (wake) wake();
-    else this.woken = true;
-  }
-
-  /** Resolves when rows are written, or after `ms` (to look for rows another process left). */
-  private nextWake(ms: number): Promise<void> {
-    if (this.woken || this.stop.signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      timer.unref();
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 
   private async keepConnected(): Promise<void> {
@@ -188,7 +167,7 @@ export class AmqpPublisher {
       this.log.info({ exchange: this.settings.exchange }, 'AMQP publisher connected');
       let storePause = firstRetryMs;
       while (!this.stop.signal.aborted) {
-        this.woken = false;
+        this.wakes.looking();
         const claimed = await Promise.race([
           this.outbox.claim(batchSize).then(
             (rows) => ({ rows }),
@@ -201,7 +180,7 @@ export class AmqpPublisher {
           // warning per outage).
           if (storePause === firstRetryMs)
             this.log.warn({ err: claimed.error }, 'could not read the live notification outbox');
-          await Promise.race([this.nextWake(storePause), lost]);
+          await Promise.race([this.wakes.wait(storePause), lost]);
           storePause = Math.min(storePause * 2, this.settings.reconnectMaxMs);
           continue;
         }
@@ -210,7 +189,7 @@ export class AmqpPublisher {
         if (rows.length === 0) {
           // Nothing due: wait for rows to be written, or look for ones another process left.
           const wait = claimed.rows.length === 0 ? this.outbox.holdMs : firstRetryMs;
-          await Promise.race([this.nextWake(wait), lost]);
+          await Promise.race([this.wakes.wait(wait), lost]);
           continue;
         }
         await this.sendBatch(channel, rows, lost);

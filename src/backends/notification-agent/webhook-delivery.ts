@@ -12,6 +12,7 @@ import { outboundPost } from '../../common/outbound-fetch.ts';
 import { notificationJson, storedType, type NotificationRow } from './model.ts';
 import { bodyFor, signature, signatureHeader, type WebhookSettings } from './webhooks.ts';
 import { WebhookOutbox, type PendingDelivery } from './webhook-outbox.ts';
+import { OutboxWake } from './outbox-wake.ts';
 
 type Log = Pick<FastifyBaseLogger, 'warn' | 'debug'>;
 
@@ -40,11 +41,9 @@ const minPauseMs = 10;
 export class WebhookDispatcher {
   readonly outbox: WebhookOutbox;
   private readonly stop = new AbortController();
+  private readonly wakes = new OutboxWake(this.stop.signal);
   /** Rows this process is sending (their ids), each with its attempt. */
   private readonly inFlight = new Map<string, Promise<void>>();
-  private wake: (() => void) | undefined;
-  /** Rows were written or an attempt ended since the last look: look again before waiting. */
-  private woken = false;
   /** Warned that the outbox could not be read, in this outage. */
   private unreadable = false;
   private readonly running: Promise<void>;
@@ -104,7 +103,7 @@ export class WebhookDispatcher {
 
   /** Deliveries were committed: send them now. Never throws, never waits. */
   written(): void {
-    if (!this.stop.signal.aborted) this.wakeUp();
+    if (!this.stop.signal.aborted) this.wakes.wakeUp();
   }
 
   /**
@@ -113,7 +112,7 @@ export class WebhookDispatcher {
    */
   async close(): Promise<void> {
     this.stop.abort();
-    this.wakeUp();
+    this.wakes.wakeUp();
     await this.running;
     await Promise.allSettled([...this.inFlight.values()]);
     try {
@@ -128,29 +127,9 @@ export class WebhookDispatcher {
     }
   }
 
-  private wakeUp(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    if (wake) wake();
-    else this.woken = true;
-  }
-
-  /** Resolves when woken, or after `ms`. */
-  private nextWake(ms: number): Promise<void> {
-    if (this.woken || this.stop.signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      timer.unref();
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-
   private async deliverLoop(): Promise<void> {
     while (!this.stop.signal.aborted) {
-      this.woken = false;
+      this.wakes.looking();
       let wait = this.pollMs;
       try {
         const busy = new Set(this.inFlight.keys());
@@ -171,7 +150,7 @@ export class WebhookDispatcher {
           this.log.warn({ err: error }, 'could not read the webhook outbox');
         this.unreadable = true;
       }
-      await this.nextWake(wait);
+      await this.wakes.wait(wait);
     }
   }
 
@@ -183,7 +162,7 @@ export class WebhookDispatcher {
       )
       .finally(() => {
         this.inFlight.delete(delivery.id);
-        this.wakeUp();
+        this.wakes.wakeUp();
       });
     this.inFlight.set(delivery.id, attempt);
   }
