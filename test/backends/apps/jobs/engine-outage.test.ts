@@ -21,6 +21,7 @@ import {
   testRegistry,
 } from '../../../support/docker.ts';
 import { eventually } from '../../../support/fileio.ts';
+import { firstStepHandle } from '../../../support/step-handle.ts';
 import { skipWithoutSlurm, slurmConfThrough, slurmctldPort } from '../../../support/slurm.ts';
 import { noRateLimits } from '../../../support/gateway.ts';
 import { startMainProcess, type MainProcess } from '../../../support/main-process.ts';
@@ -213,6 +214,13 @@ describe("Slurm's controller gone mid-step", { concurrency: true }, () => {
             ),
           20_000,
           "the step's Slurm job to run",
+        );
+        // And the gateway has heard sbatch's answer (the job id recorded): a controller cut before
+        // that would cut sbatch's reply, not the following this test is about.
+        await eventually(
+          () => firstStepHandle(database.env.DATABASE_URL, dataDir, launched.id),
+          20_000,
+          "the gateway to record the step's job",
         );
         return { id: launched.id as string, work: path.join(job!.folder, 'work') };
       }

@@ -11,8 +11,6 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import SQLite from 'better-sqlite3';
-import pg from 'pg';
 import {
   skipWithoutDocker,
   testImageName,
@@ -24,6 +22,7 @@ import { noRateLimits } from '../../../support/gateway.ts';
 import { startMainProcess, type MainProcess } from '../../../support/main-process.ts';
 import { engineDatabase, engines, skipWithout } from '../../../support/postgres.ts';
 import { skipWithoutSlurm } from '../../../support/slurm.ts';
+import { firstStepHandle } from '../../../support/step-handle.ts';
 import { processCallers, shellApp, type ProcessCallers } from '../../../support/process-callers.ts';
 
 /** Where the step runs: its settings, and the tool it runs (`sh -c <script>`) as that engine takes it. */
@@ -85,26 +84,7 @@ describe('gateways killed mid-step', { concurrency: true }, () => {
           });
 
           /** What names the analysis's first step in its engine, read from the gateway's database. */
-          const handleOf = async (id: string): Promise<string | null> => {
-            const query = `select engine_handle from analysis_steps where analysis_id = $1 and step_number = 1`;
-            if (database.env.DATABASE_URL) {
-              const client = new pg.Client({ connectionString: database.env.DATABASE_URL });
-              await client.connect();
-              try {
-                return (await client.query(query, [id])).rows[0]?.engine_handle ?? null;
-              } finally {
-                await client.end();
-              }
-            }
-            const sqlite = new SQLite(path.join(dataDir, 'gateway.sqlite'), { readonly: true });
-            try {
-              const row = sqlite.prepare(query.replace('$1', '?')).get(id) as
-                { engine_handle: string | null } | undefined;
-              return row?.engine_handle ?? null;
-            } finally {
-              sqlite.close();
-            }
-          };
+          const handleOf = (id: string) => firstStepHandle(database.env.DATABASE_URL, dataDir, id);
           const start = () =>
             startMainProcess({
               ...noRateLimits,
