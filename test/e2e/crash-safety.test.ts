@@ -15,8 +15,7 @@
 // kept the old size and MD5: the download gave the new bytes and fsck reported the difference.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync, watch, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
@@ -33,7 +32,8 @@ import {
 import { noRateLimits } from '../support/gateway.ts';
 import { startMainProcess, type MainProcess } from '../support/main-process.ts';
 import { engineDatabase, engines, skipWithout } from '../support/postgres.ts';
-import { processCallers, shellApp, type ProcessCallers } from '../support/process-callers.ts';
+import { shellApp, type ProcessCallers } from '../support/process-callers.ts';
+import { closeProcessFixture, openProcessFixture } from '../support/process-fixture.ts';
 
 const home = '/platform/home/alice';
 const projectDir = path.resolve(import.meta.dirname, '../..');
@@ -148,16 +148,13 @@ describe('SIGKILL in the middle of data-store writes', { concurrency: true }, ()
       let callers: ProcessCallers;
       let gateway: MainProcess | undefined;
       before(async () => {
-        dataDir = mkdtempSync(path.join(tmpdir(), 'crash-safety-'));
-        callers = await processCallers(() => gateway!.url);
-        database = await engineDatabase(engine);
+        ({ dataDir, database, callers } = await openProcessFixture(
+          'crash-safety-',
+          engine,
+          () => gateway!.url,
+        ));
       });
-      after(async () => {
-        await gateway?.stop('SIGKILL');
-        await callers?.close();
-        await database?.drop();
-        if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-      });
+      after(() => closeProcessFixture(gateway, { dataDir, database, callers }));
 
       const env = () => ({
         ...noRateLimits,

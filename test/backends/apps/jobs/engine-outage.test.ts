@@ -9,8 +9,7 @@
 // In CI these fail when Docker or Slurm cannot run; elsewhere they skip with the reason.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
@@ -28,7 +27,8 @@ import { startMainProcess, type MainProcess } from '../../../support/main-proces
 import { engineDatabase, engines, skipWithout } from '../../../support/postgres.ts';
 import { tally, testFile } from '../../../support/reliability.ts';
 import { startTcpProxy, type TcpProxy } from '../../../support/tcp-proxy.ts';
-import { processCallers, shellApp, type ProcessCallers } from '../../../support/process-callers.ts';
+import { shellApp, type ProcessCallers } from '../../../support/process-callers.ts';
+import { closeProcessFixture, openProcessFixture } from '../../../support/process-fixture.ts';
 
 /** The report's row of a test (docs/reliability.md): the analyses whose engine went away. */
 const outageCases = (t: { after(fn: () => void): void }, what: string, engine: string) =>
@@ -44,9 +44,11 @@ describe('the Docker engine gone mid-step', { concurrency: true }, () => {
       let callers: ProcessCallers;
       const containers: string[] = [];
       before(async () => {
-        dataDir = mkdtempSync(path.join(tmpdir(), 'engine-outage-'));
-        callers = await processCallers(() => gateway!.url);
-        database = await engineDatabase(engine);
+        ({ dataDir, database, callers } = await openProcessFixture(
+          'engine-outage-',
+          engine,
+          () => gateway!.url,
+        ));
         proxy = await startTcpProxy({ path: '/var/run/docker.sock' });
         gateway = await startMainProcess({
           ...noRateLimits,
@@ -58,14 +60,12 @@ describe('the Docker engine gone mid-step', { concurrency: true }, () => {
           DOCKER_HOST: `tcp://${proxy.host}:${proxy.port}`,
         });
       });
-      after(async () => {
-        await gateway?.stop('SIGKILL');
-        await proxy?.close();
-        for (const name of containers) docker(['rm', '--force', name]);
-        await callers?.close();
-        await database?.drop();
-        if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-      });
+      after(() =>
+        closeProcessFixture(gateway, { dataDir, database, callers }, async () => {
+          await proxy?.close();
+          for (const name of containers) docker(['rm', '--force', name]);
+        }),
+      );
       const ok: ProcessCallers['ok'] = (...args) => callers.ok(...args);
 
       test('the analysis ends Failed at once, saying its container cannot be followed and why', async (t) => {
@@ -150,9 +150,11 @@ describe("Slurm's controller gone mid-step", { concurrency: true }, () => {
       let gateway: MainProcess | undefined;
       let callers: ProcessCallers;
       before(async () => {
-        dataDir = mkdtempSync(path.join(tmpdir(), 'controller-outage-'));
-        callers = await processCallers(() => gateway!.url);
-        database = await engineDatabase(engine);
+        ({ dataDir, database, callers } = await openProcessFixture(
+          'controller-outage-',
+          engine,
+          () => gateway!.url,
+        ));
         proxy = await startTcpProxy({ host: '127.0.0.1', port: slurmctldPort() });
         gateway = await startMainProcess({
           ...noRateLimits,
@@ -167,15 +169,13 @@ describe("Slurm's controller gone mid-step", { concurrency: true }, () => {
           TOOL_EXECUTABLES_ALLOW: '/bin/sh',
         });
       });
-      after(async () => {
-        await gateway?.stop('SIGKILL');
-        await proxy?.close();
-        // Whatever of ours the controller still runs (a step given up while it was unreachable).
-        for (const job of ourJobs()) execFileSync('scancel', [job.id]);
-        await callers?.close();
-        await database?.drop();
-        if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-      });
+      after(() =>
+        closeProcessFixture(gateway, { dataDir, database, callers }, async () => {
+          await proxy?.close();
+          // Whatever of ours the controller still runs (a step given up while it was unreachable).
+          for (const job of ourJobs()) execFileSync('scancel', [job.id]);
+        }),
+      );
       const ok: ProcessCallers['ok'] = (...args) => callers.ok(...args);
 
       /** This gateway's Slurm jobs the controller knows (asked directly, not through the proxy). */

@@ -7,8 +7,7 @@
 // uploads its output and logs, and records the completion once, with one notification. In CI these
 // fail when Docker or Slurm cannot run; elsewhere they skip with the reason.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
@@ -23,7 +22,8 @@ import { startMainProcess, type MainProcess } from '../../../support/main-proces
 import { engineDatabase, engines, skipWithout } from '../../../support/postgres.ts';
 import { skipWithoutSlurm } from '../../../support/slurm.ts';
 import { firstStepHandle } from '../../../support/step-handle.ts';
-import { processCallers, shellApp, type ProcessCallers } from '../../../support/process-callers.ts';
+import { shellApp, type ProcessCallers } from '../../../support/process-callers.ts';
+import { closeProcessFixture, openProcessFixture } from '../../../support/process-fixture.ts';
 
 /** Where the step runs: its settings, and the tool it runs (`sh -c <script>`) as that engine takes it. */
 const executors: {
@@ -72,16 +72,13 @@ describe('gateways killed mid-step', { concurrency: true }, () => {
           let gateway: MainProcess | undefined;
           let callers: ProcessCallers;
           before(async () => {
-            dataDir = mkdtempSync(path.join(tmpdir(), 'takeover-'));
-            callers = await processCallers(() => gateway!.url);
-            database = await engineDatabase(engine);
+            ({ dataDir, database, callers } = await openProcessFixture(
+              'takeover-',
+              engine,
+              () => gateway!.url,
+            ));
           });
-          after(async () => {
-            await gateway?.stop('SIGKILL');
-            await callers?.close();
-            await database?.drop();
-            if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-          });
+          after(() => closeProcessFixture(gateway, { dataDir, database, callers }));
 
           /** What names the analysis's first step in its engine, read from the gateway's database. */
           const handleOf = (id: string) => firstStepHandle(database.env.DATABASE_URL, dataDir, id);
